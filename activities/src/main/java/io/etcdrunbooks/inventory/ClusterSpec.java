@@ -1,0 +1,37 @@
+package io.etcdrunbooks.inventory;
+
+import java.util.List;
+
+/**
+ * One etcd cluster.
+ *
+ * @param name cluster name used by runbook inputs
+ * @param members the members, with their hosts and paths
+ * @param service how each member's etcd is run
+ * @param ssh how to reach the hosts
+ * @param tls client TLS for the etcd client URLs (null for plain http)
+ * @param backupDir directory on the worker's host where snapshots are kept
+ * @param controlPlane kube-apiserver hosts that use this cluster
+ */
+public record ClusterSpec(
+    String name,
+    List<MemberSpec> members,
+    ServiceSpec service,
+    SshSpec ssh,
+    TlsSpec tls,
+    String backupDir,
+    List<ControlPlaneHost> controlPlane) {
+
+  public ClusterSpec {
+    members = members == null ? List.of() : List.copyOf(members);
+    controlPlane = controlPlane == null ? List.of() : List.copyOf(controlPlane);
+  }
+
+  public MemberSpec member(String memberName) {
+    return members.stream()
+        .filter(m -> m.name().equals(memberName))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("cluster '" + name + "' has no member '" + memberName + "'; members: "
+            + members.stream().map(MemberSpec::name).toList()));
+  }
+}

@@ -1,0 +1,99 @@
+package io.etcdrunbooks.inventory;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Reads and validates the inventory YAML; every problem is named with its cluster and member. */
+public final class InventoryLoader {
+
+  private static final ObjectMapper YAML =
+      new ObjectMapper(new YAMLFactory()).configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+
+  private InventoryLoader() {}
+
+  public static Inventory load(Path file) {
+    Inventory raw;
+    try {
+      raw = YAML.readValue(Files.readString(file), Inventory.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read inventory " + file + ": " + e.getMessage(), e);
+    }
+    Map<String, ClusterSpec> named = new LinkedHashMap<>();
+    raw.clusters().forEach((key, spec) -> named.put(key, withName(key, spec)));
+    Inventory inventory = new Inventory(raw.releases(), named);
+    List<String> problems = validate(inventory);
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException("inventory " + file + " is invalid:\n  " + String.join("\n  ", problems));
+    }
+    return inventory;
+  }
+
+  public static void write(Inventory inventory, Path file) {
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      YAML.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), inventory);
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write inventory " + file, e);
+    }
+  }
+
+  private static ClusterSpec withName(String key, ClusterSpec spec) {
+    return new ClusterSpec(key, spec.members(), spec.service(), spec.ssh(), spec.tls(), spec.backupDir(), spec.controlPlane());
+  }
+
+  static List<String> validate(Inventory inventory) {
+    List<String> problems = new ArrayList<>();
+    if (inventory.releases() == null
+        || (blank(inventory.releases().localDir()) && blank(inventory.releases().urlTemplate()))) {
+      problems.add("releases: set localDir or urlTemplate so that binaries can be installed");
+    }
+    inventory.clusters().forEach((name, c) -> {
+      String where = "cluster '" + name + "'";
+      if (c.members().isEmpty()) problems.add(where + ": no members");
+      if (c.ssh() == null || blank(c.ssh().user()) || blank(c.ssh().privateKeyFile()) || blank(c.ssh().knownHostsFile())) {
+        problems.add(where + ": ssh needs user, privateKeyFile and knownHostsFile (host keys are always verified)");
+      }
+      if (c.service() == null || !(ServiceSpec.PLAIN.equals(c.service().kind()) || ServiceSpec.SYSTEMD.equals(c.service().kind()))) {
+        problems.add(where + ": service.kind must be 'plain' or 'systemd'");
+      }
+      if (blank(c.backupDir())) problems.add(where + ": backupDir is required (a backup is taken before every upgrade)");
+      Set<String> names = new HashSet<>();
+      Set<String> urls = new HashSet<>();
+      for (MemberSpec m : c.members()) {
+        String mw = where + " member '" + m.name() + "'";
+        if (blank(m.name())) problems.add(where + ": a member has no name");
+        else if (!names.add(m.name())) problems.add(mw + ": duplicate name");
+        if (blank(m.host())) problems.add(mw + ": host is required");
+        for (String url : new String[] {m.clientUrl(), m.peerUrl()}) {
+          if (blank(url) || !(url.startsWith("http://") || url.startsWith("https://"))) {
+            problems.add(mw + ": clientUrl and peerUrl must be http:// or https:// URLs, got '" + url + "'");
+          } else if (!urls.add(url)) {
+            problems.add(mw + ": URL " + url + " is used twice");
+          }
+        }
+        if (blank(m.dataDir()) || blank(m.installDir())) problems.add(mw + ": dataDir and installDir are required");
+        if (c.service() != null && ServiceSpec.PLAIN.equals(c.service().kind()) && blank(m.serviceDir())) {
+          problems.add(mw + ": serviceDir is required with the plain service manager");
+        }
+      }
+    });
+    return problems;
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+}

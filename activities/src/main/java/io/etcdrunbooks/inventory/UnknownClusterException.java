@@ -1,0 +1,12 @@
+package io.etcdrunbooks.inventory;
+
+import java.util.List;
+
+/** A runbook named a cluster the inventory does not have. */
+public final class UnknownClusterException extends IllegalArgumentException {
+
+  public UnknownClusterException(String name, List<String> known) {
+    super("unknown cluster '" + name + "': the inventory has " + (known.isEmpty() ? "no clusters" : known.stream().sorted().toList())
+        + "; add it to the inventory file or check the name");
+  }
+}

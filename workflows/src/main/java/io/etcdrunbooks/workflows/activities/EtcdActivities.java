@@ -1,0 +1,41 @@
+package io.etcdrunbooks.workflows.activities;
+
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.temporal.activity.ActivityInterface;
+
+/** Everything the runbooks ask of etcd through its API. Read-only but for {@link #moveLeader}. */
+@ActivityInterface
+public interface EtcdActivities {
+
+  /** Members, ids, leader, versions, DB size, raft index, cluster version and alarms. Fails as UnknownCluster. */
+  ClusterState discover(ClusterRef cluster);
+
+  /** Waits (bounded) for raft indexes to converge, then compares hashkv of every member at one revision. */
+  ConsistencyReport checkConsistency(ClusterRef cluster);
+
+  /** Checksum of the whole keyspace at a revision (0: the current one), read page by page. */
+  KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request);
+
+  /** Hands leadership to a member; does nothing when it already leads. */
+  void moveLeader(MoveLeaderRequest request);
+
+  /** Heartbeats until the member is healthy, reports the version and has caught up with the leader. */
+  MemberStatus awaitMemberReady(AwaitMemberRequest request);
+
+  /** Heartbeats until the cluster version reaches major.minor; returns it. */
+  String awaitClusterVersion(AwaitClusterVersionRequest request);
+
+  record KeyspaceDigestRequest(String cluster, long revision) {}
+
+  record MoveLeaderRequest(String cluster, String toMember) {}
+
+  /** @param expectedVersion server version the member must report, for example 3.5.16 */
+  record AwaitMemberRequest(String cluster, String member, String expectedVersion, int timeoutSeconds) {}
+
+  /** @param minorVersion for example 3.5 */
+  record AwaitClusterVersionRequest(String cluster, String minorVersion, int timeoutSeconds) {}
+}

@@ -1,0 +1,13 @@
+package io.etcdrunbooks.workflows.activities;
+
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.temporal.activity.ActivityInterface;
+import java.util.List;
+
+/** What the configured binary source offers. */
+@ActivityInterface
+public interface ReleaseActivities {
+
+  /** Versions the binary source can install for this cluster, for example [3.3.25, 3.4.23, 3.5.16, 3.5.30]. */
+  List<String> availableVersions(ClusterRef cluster);
+}

@@ -1,0 +1,29 @@
+package io.etcdrunbooks.workflows.model;
+
+/**
+ * A verified snapshot, as kept beside its file in the cluster's backup directory.
+ *
+ * @param id backup id (unique per cluster)
+ * @param cluster cluster name
+ * @param member member the snapshot was streamed from
+ * @param etcdVersion server version of that member
+ * @param revision revision inside the snapshot
+ * @param hash snapshot hash as etcd's own tool reads it from the file
+ * @param keyCount total keys as etcd's own tool reads it from the file
+ * @param sizeBytes file size
+ * @param sha256 SHA-256 of the file as stored
+ * @param path where the file is kept (on the worker's host)
+ * @param takenAt ISO-8601 time the snapshot was taken
+ */
+public record BackupRecord(
+    String id,
+    String cluster,
+    String member,
+    String etcdVersion,
+    long revision,
+    long hash,
+    long keyCount,
+    long sizeBytes,
+    String sha256,
+    String path,
+    String takenAt) {}

@@ -1,0 +1,31 @@
+package io.etcdrunbooks.workflows.model;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A cluster as discovered through the etcd API.
+ *
+ * @param cluster inventory name
+ * @param members every inventory member, in inventory order
+ * @param leaderName inventory name of the leader, empty when no member sees one
+ * @param clusterVersion the cluster version (major.minor.0, as /version reports it), empty when unknown
+ * @param alarms raised alarms, for example "NOSPACE on m2"
+ * @param revision current revision of the keyspace
+ */
+public record ClusterState(
+    String cluster,
+    List<MemberStatus> members,
+    String leaderName,
+    String clusterVersion,
+    List<String> alarms,
+    long revision) {
+
+  public Optional<MemberStatus> member(String name) {
+    return members.stream().filter(m -> m.name().equals(name)).findFirst();
+  }
+
+  public Optional<MemberStatus> leader() {
+    return member(leaderName);
+  }
+}

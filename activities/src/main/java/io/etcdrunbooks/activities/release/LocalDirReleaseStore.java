@@ -1,0 +1,43 @@
+package io.etcdrunbooks.activities.release;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** Releases laid out as {@code <dir>/<version>/bin/etcd}, the layout deploy/scripts/fetch-etcd.sh writes. */
+public final class LocalDirReleaseStore implements ReleaseStore {
+
+  private final Path dir;
+
+  public LocalDirReleaseStore(Path dir) {
+    this.dir = dir;
+  }
+
+  @Override
+  public List<String> versions() {
+    if (!Files.isDirectory(dir)) return List.of();
+    try (Stream<Path> entries = Files.list(dir)) {
+      return entries
+          .filter(p -> Files.isExecutable(p.resolve("bin/etcd")))
+          .map(p -> p.getFileName().toString())
+          .filter(v -> v.matches("\\d+\\.\\d+\\.\\d+"))
+          .sorted(Versions.ORDER)
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list releases in " + dir, e);
+    }
+  }
+
+  @Override
+  public Path binDir(String version) {
+    Path bin = dir.resolve(version).resolve("bin");
+    if (!Files.isExecutable(bin.resolve("etcd"))) {
+      throw new IllegalArgumentException("etcd " + version + " is not in the release directory " + dir
+          + " (it has " + versions() + "); fetch it with deploy/scripts/fetch-etcd.sh or configure releases.urlTemplate");
+    }
+    return bin;
+  }
+}

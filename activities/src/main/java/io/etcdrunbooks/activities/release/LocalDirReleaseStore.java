@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.release;
 
+import io.etcdrunbooks.workflows.model.Versions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.activities.release;
+package io.etcdrunbooks.workflows.model;
 
 import java.util.Comparator;
 

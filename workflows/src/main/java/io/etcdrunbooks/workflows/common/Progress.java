@@ -1,0 +1,25 @@
+package io.etcdrunbooks.workflows.common;
+
+import java.util.List;
+
+/**
+ * A runbook's progress as its query returns it.
+ *
+ * @param runbook runbook type, for example UpgradeCluster
+ * @param cluster cluster name
+ * @param phase current phase (see {@link Phase})
+ * @param step current ladder step or sub-task, for example "3.4.23 -> 3.5.16"
+ * @param member member in hand, empty between members
+ * @param paused a pause signal is holding the runbook between members
+ * @param completed finished steps with their timings, oldest first
+ * @param message last notable event, for example the reason of a failure
+ */
+public record Progress(
+    String runbook,
+    String cluster,
+    Phase phase,
+    String step,
+    String member,
+    boolean paused,
+    List<CompletedStep> completed,
+    String message) {}

@@ -1,0 +1,52 @@
+package io.etcdrunbooks.workflows.phases;
+
+import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+
+/**
+ * Activity stubs with the timeouts and retries the runbooks use. Failures a retry cannot fix are thrown by the
+ * activities as non-retryable application failures; everything else is retried with backoff.
+ */
+public final class Activities {
+
+  /** Failure types that no retry will mend. */
+  public static final String UNKNOWN_CLUSTER = "UnknownCluster";
+
+  private static final RetryOptions RETRY = RetryOptions.newBuilder()
+      .setInitialInterval(Duration.ofSeconds(1))
+      .setBackoffCoefficient(2)
+      .setMaximumInterval(Duration.ofSeconds(15))
+      .setMaximumAttempts(5)
+      .setDoNotRetry(UNKNOWN_CLUSTER)
+      .build();
+
+  public final EtcdActivities etcd;
+  /** For waits that carry their own timeout: one attempt, heartbeats required. */
+  public final EtcdActivities etcdWait;
+  public final HostActivities host;
+  public final ReleaseActivities releases;
+  public final BackupActivities backup;
+
+  public Activities() {
+    etcd = Workflow.newActivityStub(EtcdActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(20), RETRY));
+    etcdWait = Workflow.newActivityStub(EtcdActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20),
+        RetryOptions.newBuilder(RETRY).setMaximumAttempts(1).build()));
+    host = Workflow.newActivityStub(HostActivities.class, options(Duration.ofMinutes(10), Duration.ofSeconds(20), RETRY));
+    releases = Workflow.newActivityStub(ReleaseActivities.class, options(Duration.ofMinutes(30), Duration.ofMinutes(1), RETRY));
+    backup = Workflow.newActivityStub(BackupActivities.class, options(Duration.ofHours(1), Duration.ofMinutes(1), RETRY));
+  }
+
+  private static ActivityOptions options(Duration startToClose, Duration heartbeat, RetryOptions retry) {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(startToClose)
+        .setHeartbeatTimeout(heartbeat)
+        .setRetryOptions(retry)
+        .build();
+  }
+}

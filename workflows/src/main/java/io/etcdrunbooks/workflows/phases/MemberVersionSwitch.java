@@ -1,0 +1,80 @@
+package io.etcdrunbooks.workflows.phases;
+
+import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
+import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
+import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.temporal.failure.ApplicationFailure;
+import java.util.Comparator;
+import java.util.Optional;
+
+/**
+ * Moves one member to a version: hand leadership away if it leads, stop, install, start, wait until it is healthy,
+ * caught up and reports the version. Used forwards by the upgrade and backwards by its compensation and by rollback.
+ */
+public final class MemberVersionSwitch {
+
+  /** Failure type when stopping a member would cost quorum. */
+  public static final String QUORUM_AT_RISK = "QuorumAtRisk";
+
+  private final Activities activities;
+  private final ProgressTracker progress;
+  private final String cluster;
+  private final int memberTimeoutSeconds;
+
+  public MemberVersionSwitch(Activities activities, ProgressTracker progress, String cluster, int memberTimeoutSeconds) {
+    this.activities = activities;
+    this.progress = progress;
+    this.cluster = cluster;
+    this.memberTimeoutSeconds = memberTimeoutSeconds;
+  }
+
+  /** Whether the member already runs the version and is healthy, so it needs no restart. */
+  public static boolean alreadyOn(ClusterState state, String member, String version) {
+    return state.member(member).map(m -> m.healthy() && version.equals(m.serverVersion())).orElse(false);
+  }
+
+  /**
+   * Switches the member; returns false when it already ran the version healthily and nothing was done.
+   * Throws when a step fails; the caller decides how to compensate.
+   */
+  public boolean switchTo(String member, String version) {
+    progress.member(member);
+    ClusterState state = activities.etcd.discover(new ClusterRef(cluster));
+    if (alreadyOn(state, member, version)) {
+      progress.skipped(member + ": " + version, "already running " + version + " and healthy");
+      return false;
+    }
+    MemberRef ref = new MemberRef(cluster, member);
+    Optional<String> unsafe = QuorumGuard.whyUnsafeToStop(state, member);
+    if (unsafe.isPresent() && state.member(member).map(MemberStatus::healthy).orElse(false)) {
+      throw ApplicationFailure.newNonRetryableFailure(unsafe.get(), QUORUM_AT_RISK);
+    }
+    if (member.equals(state.leaderName())) {
+      String transferee = transferee(state, member, version);
+      progress.run(member + ": hand leadership to " + transferee,
+          () -> activities.etcd.moveLeader(new MoveLeaderRequest(cluster, transferee)));
+    }
+    progress.run(member + ": stop", () -> activities.host.stopMember(ref));
+    progress.run(member + ": install " + version, () -> activities.host.installVersion(new InstallRequest(cluster, member, version)));
+    progress.run(member + ": start", () -> activities.host.startMember(ref));
+    progress.run(member + ": healthy on " + version,
+        () -> activities.etcdWait.awaitMemberReady(new AwaitMemberRequest(cluster, member, version, memberTimeoutSeconds)));
+    return true;
+  }
+
+  /** A healthy member already on the version when there is one, else any healthy voting member. */
+  private static String transferee(ClusterState state, String leader, String version) {
+    return state.members().stream()
+        .filter(m -> !m.name().equals(leader) && m.healthy() && !m.learner())
+        .sorted(Comparator.comparing((MemberStatus m) -> !version.equals(m.serverVersion())).thenComparing(MemberStatus::name))
+        .map(MemberStatus::name)
+        .findFirst()
+        .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+            "leader " + leader + " cannot hand over leadership: no other healthy voting member", QUORUM_AT_RISK));
+  }
+}

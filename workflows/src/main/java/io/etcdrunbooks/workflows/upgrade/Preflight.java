@@ -1,0 +1,65 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** The checks an upgrade must pass before anything is touched. Pure: every answer comes from discovered state. */
+public final class Preflight {
+
+  private Preflight() {}
+
+  /** Problems with the members themselves: reachability, health, alarms. Empty when all is well. */
+  public static List<String> memberProblems(ClusterState state) {
+    List<String> problems = new ArrayList<>();
+    for (MemberStatus m : state.members()) {
+      if (!m.reachable()) {
+        problems.add("member " + m.name() + " is unreachable (" + String.join("; ", m.errors())
+            + "): bring it back or replace it before upgrading");
+      } else if (!m.healthy()) {
+        problems.add("member " + m.name() + " is unhealthy (" + String.join("; ", m.errors())
+            + "): fix it before upgrading");
+      }
+      if (m.learner()) {
+        problems.add("member " + m.name() + " is a learner: promote or remove it before upgrading");
+      }
+    }
+    if (state.leaderName().isEmpty()) {
+      problems.add("no member sees a leader: the cluster has no quorum; upgrading now would make it worse");
+    }
+    for (String alarm : state.alarms()) {
+      problems.add("alarm raised: " + alarm + " (NOSPACE: compact, defragment and disarm; CORRUPT: replace the corrupt"
+          + " member from a healthy one) before upgrading");
+    }
+    return problems;
+  }
+
+  /** Problems with data agreement between members. */
+  public static List<String> consistencyProblems(ConsistencyReport report) {
+    List<String> problems = new ArrayList<>();
+    if (!report.raftIndexesConverged()) {
+      problems.add("raft indexes do not converge " + report.raftIndexByMember()
+          + ": a member is lagging; wait for it to catch up or check its disk and network");
+    }
+    if (!report.hashesEqual()) {
+      Map<Long, List<String>> byHash = report.hashByMember().entrySet().stream()
+          .collect(Collectors.groupingBy(Map.Entry::getValue, Collectors.mapping(Map.Entry::getKey, Collectors.toList())));
+      problems.add("hashkv differs between members at revision " + report.revision() + " " + report.hashByMember()
+          + " (groups " + byHash.values() + "): the data is inconsistent; do not upgrade, investigate corruption first");
+    }
+    return problems;
+  }
+
+  /** The lowest server version running: where the ladder starts. */
+  public static String runningVersion(ClusterState state) {
+    return state.members().stream()
+        .map(MemberStatus::serverVersion)
+        .filter(v -> v != null && !v.isEmpty())
+        .min(io.etcdrunbooks.workflows.model.Versions.ORDER)
+        .orElse("");
+  }
+}

@@ -1,0 +1,26 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import io.etcdrunbooks.workflows.common.Runbook;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/** Rolling upgrade of an etcd cluster, one minor version at a time, followers first and the leader last. */
+@WorkflowInterface
+public interface UpgradeClusterWorkflow extends Runbook {
+
+  String TYPE = "UpgradeCluster";
+
+  /** Failure types the runbook ends with. */
+  String PREFLIGHT_REFUSED = "PreflightRefused";
+  String ROLLED_BACK = "UpgradeRolledBack";
+  String ROLLBACK_FAILED = "UpgradeRollbackFailed";
+  String POSTFLIGHT_FAILED = "PostflightFailed";
+
+  @WorkflowMethod(name = TYPE)
+  UpgradeResult upgrade(UpgradeRequest request);
+
+  /** Workflow id that makes two upgrades of one cluster at once impossible. */
+  static String workflowId(String cluster) {
+    return "upgrade-" + cluster;
+  }
+}

@@ -1,0 +1,71 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import io.etcdrunbooks.workflows.model.Versions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Plans the versions an upgrade goes through. etcd supports rolling upgrades one minor version at a time, so:
+ * first the newest patch of the running minor (the etcd upgrade guides ask for it before a minor jump), then each
+ * following minor at its newest patch on offer, and the target itself for the last minor.
+ * Example with 3.3.25, 3.4.23, 3.5.16, 3.5.30 on offer: 3.3.25 -> 3.4.23 -> 3.5.30.
+ */
+public final class VersionLadder {
+
+  private VersionLadder() {}
+
+  /** The versions to move to, in order (the running version excluded). Throws IllegalArgumentException naming the problem. */
+  public static List<String> plan(String running, String target, List<String> available) {
+    requireVersion("running version", running);
+    requireVersion("target version", target);
+    if (!available.contains(target)) {
+      throw new IllegalArgumentException("target version " + target + " is not offered by the binary source (it has "
+          + sorted(available) + "); fetch it or pick one of those");
+    }
+    int cmp = Versions.ORDER.compare(target, running);
+    if (cmp == 0) {
+      throw new IllegalArgumentException("the cluster already runs " + running + "; nothing to upgrade");
+    }
+    if (cmp < 0) {
+      throw new IllegalArgumentException("target " + target + " is older than the running " + running
+          + ": this runbook only upgrades; use the rollback runbook to go back");
+    }
+    int[] from = Versions.parts(running);
+    int[] to = Versions.parts(target);
+    if (from[0] != to[0]) {
+      throw new IllegalArgumentException("upgrading across major versions (" + running + " -> " + target + ") is not supported");
+    }
+    List<String> ladder = new ArrayList<>();
+    if (from[1] < to[1]) {
+      newestPatch(available, from[0], from[1])
+          .filter(v -> Versions.ORDER.compare(v, running) > 0)
+          .ifPresent(ladder::add);
+    }
+    for (int minor = from[1] + 1; minor < to[1]; minor++) {
+      final int m = minor;
+      ladder.add(newestPatch(available, from[0], minor).orElseThrow(() -> new IllegalArgumentException(
+          "no " + from[0] + "." + m + ".x release is offered by the binary source (it has " + sorted(available)
+              + "); etcd upgrades one minor version at a time, so " + from[0] + "." + m + " is needed on the way to " + target)));
+    }
+    ladder.add(target);
+    return ladder;
+  }
+
+  private static Optional<String> newestPatch(List<String> available, int major, int minor) {
+    return available.stream()
+        .filter(v -> v.matches("\\d+\\.\\d+\\.\\d+"))
+        .filter(v -> Versions.parts(v)[0] == major && Versions.parts(v)[1] == minor)
+        .max(Versions.ORDER);
+  }
+
+  private static List<String> sorted(List<String> versions) {
+    return versions.stream().sorted(Versions.ORDER).toList();
+  }
+
+  private static void requireVersion(String what, String v) {
+    if (v == null || !v.matches("\\d+\\.\\d+\\.\\d+")) {
+      throw new IllegalArgumentException(what + " must look like 3.5.30, got '" + v + "'");
+    }
+  }
+}

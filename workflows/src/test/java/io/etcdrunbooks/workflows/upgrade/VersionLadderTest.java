@@ -1,0 +1,41 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class VersionLadderTest {
+
+  private static final List<String> DEBIAN = List.of("3.5.30", "3.3.25", "3.5.16", "3.4.23");
+
+  @Test
+  void climbsOneMinorAtATimeToTheTarget() {
+    assertThat(VersionLadder.plan("3.3.25", "3.5.30", DEBIAN)).containsExactly("3.4.23", "3.5.30");
+    assertThat(VersionLadder.plan("3.3.25", "3.5.16", DEBIAN)).containsExactly("3.4.23", "3.5.16");
+    assertThat(VersionLadder.plan("3.4.23", "3.5.30", DEBIAN)).containsExactly("3.5.30");
+  }
+
+  @Test
+  void patchUpgradeIsOneStep() {
+    assertThat(VersionLadder.plan("3.5.16", "3.5.30", DEBIAN)).containsExactly("3.5.30");
+  }
+
+  @Test
+  void takesTheNewestPatchOfTheRunningMinorBeforeAMinorJump() {
+    List<String> offered = List.of("3.4.20", "3.4.23", "3.5.16", "3.5.30");
+    assertThat(VersionLadder.plan("3.4.20", "3.5.30", offered)).containsExactly("3.4.23", "3.5.30");
+  }
+
+  @Test
+  void refusesDowngradeSameVersionUnknownTargetAndMissingMinor() {
+    assertThatThrownBy(() -> VersionLadder.plan("3.5.16", "3.4.23", DEBIAN)).hasMessageContaining("older than the running 3.5.16")
+        .hasMessageContaining("rollback");
+    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "3.4.23", DEBIAN)).hasMessageContaining("already runs 3.4.23");
+    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "3.5.99", DEBIAN)).hasMessageContaining("3.5.99 is not offered");
+    assertThatThrownBy(() -> VersionLadder.plan("3.3.25", "3.5.30", List.of("3.3.25", "3.5.30")))
+        .hasMessageContaining("no 3.4.x release");
+    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "latest", DEBIAN)).hasMessageContaining("must look like 3.5.30");
+  }
+}

@@ -1,0 +1,134 @@
+package io.etcdrunbooks.activities.ssh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.testing.EtcdReleases;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPairGenerator;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.sshd.common.config.keys.PublicKeyEntry;
+import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class SshConnectorTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+  private Path tmp;
+  private Sandbox sandbox;
+  private SshConnector ssh;
+  private SshTarget host;
+
+  @BeforeAll
+  void startHost(@TempDir Path dir) {
+    tmp = dir;
+    sandbox = Sandbox.create(new SandboxSpec(tmp.resolve("sb"), "ssh", 1, "3.4.23"), EtcdReleases.store());
+    ssh = new SshConnector(Duration.ofSeconds(10));
+    host = SshTarget.of(sandbox.cluster(), sandbox.cluster().member("m1"));
+  }
+
+  @AfterAll
+  void stopHost() {
+    if (ssh != null) ssh.close();
+    if (sandbox != null) sandbox.close();
+  }
+
+  @Test
+  void execReturnsExitCodeAndBothStreams() {
+    ExecResult result = ssh.exec(host, "echo hello; echo oops >&2; exit 3", TIMEOUT);
+
+    assertThat(result).isEqualTo(new ExecResult(3, "hello\n", "oops\n"));
+    assertThat(ssh.exec(host, "true", TIMEOUT).ok()).isTrue();
+  }
+
+  @Test
+  void quotedPathsSurviveTheRemoteShell() {
+    Path odd = tmp.resolve("it's a $dir; `x`");
+    ssh.exec(host, "mkdir -p " + Shell.quote(odd.toString()) + " && echo ok > " + Shell.quote(odd + "/f"), TIMEOUT)
+        .orThrow(host, "mkdir");
+
+    assertThat(odd.resolve("f")).hasContent("ok");
+    assertThat(Shell.quote("plain/path-1.2")).isEqualTo("plain/path-1.2");
+    assertThat(Shell.quote("")).isEqualTo("''");
+  }
+
+  @Test
+  void uploadsAndReadsFilesOverSftp() throws Exception {
+    Path local = Files.writeString(tmp.resolve("local.txt"), "line 1\nline 2\n");
+    String remote = tmp.resolve("remote.txt").toString();
+
+    ssh.upload(host, local, remote);
+    assertThat(ssh.readFile(host, remote)).isEqualTo("line 1\nline 2\n");
+    ssh.writeFile(host, remote, "replaced");
+    assertThat(Path.of(remote)).hasContent("replaced");
+  }
+
+  @Test
+  void aCommandOverItsTimeoutFails() {
+    assertThatThrownBy(() -> ssh.exec(host, "sleep 5", Duration.ofMillis(300)))
+        .isInstanceOf(SshCommandException.class)
+        .hasMessageContaining("did not finish within");
+  }
+
+  @Test
+  void aChangedHostKeyIsRefused() throws Exception {
+    Path knownHosts = tmp.resolve("known_hosts_changed");
+    Files.writeString(knownHosts, "[127.0.0.1]:" + host.port() + " " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n");
+    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
+
+    assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
+        .isInstanceOf(HostKeyRejectedException.class)
+        .hasMessageContaining("127.0.0.1:" + host.port())
+        .hasMessageContaining(knownHosts.toString())
+        .hasMessageContaining("does not match");
+  }
+
+  @Test
+  void aHostMissingFromKnownHostsIsRefused() throws Exception {
+    Path knownHosts = tmp.resolve("known_hosts_other");
+    Files.writeString(knownHosts, "[127.0.0.1]:1 " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n");
+    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
+    SshTarget noFile = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), tmp.resolve("absent").toString());
+
+    assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
+        .isInstanceOf(HostKeyRejectedException.class)
+        .hasMessageContaining("127.0.0.1:" + host.port())
+        .hasMessageContaining("is not in the known_hosts file " + knownHosts);
+    assertThatThrownBy(() -> ssh.exec(noFile, "true", TIMEOUT))
+        .isInstanceOf(HostKeyRejectedException.class)
+        .hasMessageContaining("is not in the known_hosts file " + tmp.resolve("absent"));
+  }
+
+  @Test
+  void anUnknownClientKeyIsRefusedWithoutShowingTheKey() throws Exception {
+    Path key = tmp.resolve("other_key");
+    try (var out = Files.newOutputStream(key)) {
+      OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(otherKey(), "other", null, out);
+    }
+    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), key.toString(), host.knownHostsFile());
+
+    assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
+        .isInstanceOf(SshException.class)
+        .isNotInstanceOf(HostKeyRejectedException.class)
+        .hasMessageContaining("cannot log in to " + host.user() + "@127.0.0.1:" + host.port())
+        .hasMessageNotContaining("PRIVATE KEY");
+  }
+
+  private static java.security.KeyPair otherKey() throws Exception {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+    generator.initialize(256);
+    return generator.generateKeyPair();
+  }
+}

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.testing;
 
+import io.etcdrunbooks.activities.etcd.TlsMaterial;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -37,13 +38,15 @@ public final class LocalEtcdCluster implements AutoCloseable {
   private final String version;
   private final Path dir;
   private final List<MemberSpec> members;
+  private final TestCertificates.Material tls;
   private final Map<String, Process> processes = new LinkedHashMap<>();
 
-  private LocalEtcdCluster(String name, String version, Path dir, List<MemberSpec> members) {
+  private LocalEtcdCluster(String name, String version, Path dir, List<MemberSpec> members, TestCertificates.Material tls) {
     this.name = name;
     this.version = version;
     this.dir = dir;
     this.members = members;
+    this.tls = tls;
   }
 
   /** The cache fetch-etcd.sh fills: $ETCD_RUNBOOKS_CACHE/etcd, else ~/.cache/etcd-runbooks/etcd. */
@@ -62,25 +65,30 @@ public final class LocalEtcdCluster implements AutoCloseable {
    * Tries again with new ports when a start fails: a port found free may be taken by a concurrent test run.
    */
   public static LocalEtcdCluster start(Path dir, String clusterName, String version, int size) {
+    return start(dir, clusterName, version, size, null);
+  }
+
+  /** As {@link #start(Path, String, String, int)}, with https client URLs that require a client certificate when tls is set. */
+  public static LocalEtcdCluster start(Path dir, String clusterName, String version, int size, TestCertificates.Material tls) {
     for (int attempt = 1; ; attempt++) {
       try {
-        return startOnce(dir.resolve("attempt-" + attempt), clusterName, version, size);
+        return startOnce(dir.resolve("attempt-" + attempt), clusterName, version, size, tls);
       } catch (IllegalStateException e) {
         if (attempt == 3) throw e;
       }
     }
   }
 
-  private static LocalEtcdCluster startOnce(Path dir, String clusterName, String version, int size) {
+  private static LocalEtcdCluster startOnce(Path dir, String clusterName, String version, int size, TestCertificates.Material tls) {
     Path etcd = releaseStore().binDir(version).resolve("etcd");
     List<MemberSpec> members = new ArrayList<>();
     for (int i = 1; i <= size; i++) {
       String member = "m" + i;
       Path home = dir.resolve(member);
-      members.add(new MemberSpec(member, "127.0.0.1", 0, "http://127.0.0.1:" + freePort(), "http://127.0.0.1:" + freePort(),
+      members.add(new MemberSpec(member, "127.0.0.1", 0, (tls == null ? "http" : "https") + "://127.0.0.1:" + freePort(), "http://127.0.0.1:" + freePort(),
           home.resolve("data").toString(), home.resolve("install").toString(), home.toString()));
     }
-    LocalEtcdCluster cluster = new LocalEtcdCluster(clusterName, version, dir, List.copyOf(members));
+    LocalEtcdCluster cluster = new LocalEtcdCluster(clusterName, version, dir, List.copyOf(members), tls);
     try {
       String initialCluster = String.join(",", members.stream().map(m -> m.name() + "=" + m.peerUrl()).toList());
       for (MemberSpec m : members) {
@@ -96,7 +104,7 @@ public final class LocalEtcdCluster implements AutoCloseable {
   }
 
   private Process launch(Path etcd, MemberSpec m, String initialCluster) throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(etcd.toString(),
+    List<String> command = new ArrayList<>(List.of(etcd.toString(),
         "--name", m.name(),
         "--data-dir", m.dataDir(),
         "--listen-client-urls", m.clientUrl(),
@@ -107,14 +115,21 @@ public final class LocalEtcdCluster implements AutoCloseable {
         "--initial-cluster-token", name + "-" + dir.getFileName(),
         "--initial-cluster-state", "new",
         "--heartbeat-interval", "50",
-        "--election-timeout", "500");
+        "--election-timeout", "500"));
+    if (tls != null) {
+      command.addAll(List.of("--cert-file", tls.serverCert().toString(), "--key-file", tls.serverKey().toString(),
+          "--trusted-ca-file", tls.client().caFile(), "--client-cert-auth"));
+    }
+    ProcessBuilder builder = new ProcessBuilder(command);
     Path log = Path.of(m.serviceDir(), "etcd.log");
     builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     return builder.start();
   }
 
   private void awaitHealthy() {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    HttpClient.Builder httpBuilder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1));
+    if (tls != null) httpBuilder.sslContext(TlsMaterial.load(tls.client()).sslContext());
+    HttpClient http = httpBuilder.build();
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     for (MemberSpec m : members) {
       while (!healthy(http, m)) {
@@ -154,7 +169,8 @@ public final class LocalEtcdCluster implements AutoCloseable {
   }
 
   public ClusterSpec cluster() {
-    return new ClusterSpec(name, members, new ServiceSpec(ServiceSpec.PLAIN, null), new SshSpec("unused", 0, "/unused", "/unused"), null,
+    return new ClusterSpec(name, members, new ServiceSpec(ServiceSpec.PLAIN, null), new SshSpec("unused", 0, "/unused", "/unused"),
+        tls == null ? null : tls.client(),
         dir.resolve("backups").toString(), List.of());
   }
 

@@ -103,7 +103,8 @@ public final class TlsMaterial {
     try (Reader reader = Files.newBufferedReader(file); PEMParser parser = new PEMParser(reader)) {
       JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
       for (Object item = parser.readObject(); item != null; item = parser.readObject()) {
-        if (item instanceof PEMKeyPair pair) return converter.getKeyPair(pair).getPrivate();
+        // SEC1 EC keys may lack the optional public key: take the private part alone
+        if (item instanceof PEMKeyPair pair) return converter.getPrivateKey(pair.getPrivateKeyInfo());
         if (item instanceof PrivateKeyInfo info) return converter.getPrivateKey(info);
       }
     }

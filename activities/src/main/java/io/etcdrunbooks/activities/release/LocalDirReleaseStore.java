@@ -17,6 +17,11 @@ public final class LocalDirReleaseStore implements ReleaseStore {
     this.dir = dir;
   }
 
+  /** The directory holding {@code <version>/bin}. */
+  public Path dir() {
+    return dir;
+  }
+
   @Override
   public List<String> versions() {
     if (!Files.isDirectory(dir)) return List.of();

@@ -1,0 +1,167 @@
+package io.etcdrunbooks.activities.host;
+
+import static io.etcdrunbooks.activities.ssh.Shell.quote;
+
+import io.etcdrunbooks.activities.ssh.ExecResult;
+import io.etcdrunbooks.activities.ssh.SshCommandException;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Puts etcd versions on a host as {@code <installDir>/versions/<version>/{etcd,etcdctl,etcdutl}}, checked with
+ * sha256sum on the host against the worker's copies, and points {@code <installDir>/current} at one of them.
+ */
+public final class BinaryInstaller {
+
+  public static final List<String> BINARIES = List.of("etcd", "etcdctl", "etcdutl");
+  private static final Pattern VERSION_LINE = Pattern.compile("etcd Version:\\s*(\\S+)");
+  private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(2);
+
+  private final SshConnector ssh;
+  private final Map<Path, CachedDigest> localDigests = new ConcurrentHashMap<>();
+
+  public BinaryInstaller(SshConnector ssh) {
+    this.ssh = ssh;
+  }
+
+  /** What an install did: whether binaries were copied and whether the current link moved. */
+  public record InstallOutcome(boolean uploaded, boolean switched) {}
+
+  /** The version {@code <installDir>/current/etcd --version} reports, "" when nothing is installed. */
+  public String installedVersion(MemberHost host) {
+    String etcd = quote(host.member().installDir() + "/current/etcd");
+    ExecResult result = run(host, "if [ -x " + etcd + " ]; then " + etcd + " --version; else echo none; fi",
+        "read the installed etcd version");
+    if (result.stdout().strip().equals("none")) return "";
+    Matcher m = VERSION_LINE.matcher(result.stdout());
+    if (!m.find()) {
+      throw new SshCommandException("etcd --version on " + host.describe() + " printed no version: " + result.stdout().strip());
+    }
+    return m.group(1);
+  }
+
+  /** Installs the binaries of binDir as the version and selects it; skips whatever is already in place. */
+  public InstallOutcome install(MemberHost host, String version, Path binDir) {
+    if (!version.matches("\\d+\\.\\d+\\.\\d+")) throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
+    Map<String, String> expected = localChecksums(binDir);
+    String versionDir = host.member().installDir() + "/versions/" + version;
+    boolean uploaded = false;
+    if (!expected.equals(remoteChecksums(host, versionDir, expected))) {
+      upload(host, version, binDir, expected, versionDir);
+      uploaded = true;
+    }
+    String link = "versions/" + version;
+    String out = run(host, "cd " + quote(host.member().installDir()) + " && if [ \"$(readlink current 2>/dev/null)\" = "
+        + quote(link) + " ]; then echo unchanged; else ln -sfn " + quote(link) + " current.tmp && mv -T current.tmp current"
+        + " && echo switched; fi", "select etcd " + version).stdout().strip();
+    return new InstallOutcome(uploaded, out.equals("switched"));
+  }
+
+  private void upload(MemberHost host, String version, Path binDir, Map<String, String> expected, String versionDir) {
+    String staging = host.member().installDir() + "/versions/." + version + ".upload-" + UUID.randomUUID().toString().substring(0, 8);
+    run(host, "mkdir -p " + quote(staging), "create " + staging);
+    try {
+      Map<String, String> mismatched = new LinkedHashMap<>(expected);
+      for (int attempt = 1; attempt <= 2 && !mismatched.isEmpty(); attempt++) {
+        for (String name : mismatched.keySet()) {
+          Heartbeat.beat("uploading " + name + " " + version + " to " + host.member().name());
+          ssh.upload(host.target(), binDir.resolve(name), staging + "/" + name);
+        }
+        Map<String, String> actual = remoteChecksums(host, staging, expected);
+        mismatched.keySet().removeIf(name -> expected.get(name).equals(actual.get(name)));
+      }
+      if (!mismatched.isEmpty()) {
+        throw new ChecksumMismatchException("etcd " + version + " binaries " + mismatched.keySet() + " uploaded to "
+            + host.describe() + " twice do not match their SHA-256 on the worker; check the host's disk and free space in "
+            + host.member().installDir());
+      }
+      run(host, "chmod 755 " + expected.keySet().stream().map(n -> quote(staging + "/" + n)).collect(Collectors.joining(" "))
+          + " && rm -rf " + quote(versionDir) + " && mv -T " + quote(staging) + " " + quote(versionDir), "put etcd " + version + " in place");
+    } finally {
+      run(host, "rm -rf " + quote(staging), "remove " + staging);
+    }
+  }
+
+  /** name -> sha256 of the binaries as they are in dir on the host; missing ones are absent. */
+  private Map<String, String> remoteChecksums(MemberHost host, String dir, Map<String, String> names) {
+    String files = names.keySet().stream().map(n -> quote(n)).collect(Collectors.joining(" "));
+    ExecResult result = ssh.exec(host.target(), "cd " + quote(dir) + " 2>/dev/null && sha256sum " + files + " 2>/dev/null", COMMAND_TIMEOUT);
+    Map<String, String> sums = new LinkedHashMap<>();
+    for (String line : result.stdout().split("\n")) {
+      String[] parts = line.strip().split("\\s+\\*?", 2);
+      if (parts.length == 2 && names.containsKey(parts[1])) sums.put(parts[1], parts[0].toLowerCase());
+    }
+    return sums;
+  }
+
+  /** name -> sha256 of the binaries in binDir, in {@link #BINARIES} order. */
+  Map<String, String> localChecksums(Path binDir) {
+    Map<String, String> sums = new LinkedHashMap<>();
+    for (String name : BINARIES) {
+      Path file = binDir.resolve(name);
+      if (Files.isRegularFile(file)) sums.put(name, sha256(file));
+    }
+    if (!sums.containsKey("etcd")) throw new IllegalArgumentException("no etcd binary in " + binDir);
+    return sums;
+  }
+
+  private String sha256(Path file) {
+    try {
+      long size = Files.size(file);
+      long modified = Files.getLastModifiedTime(file).toMillis();
+      CachedDigest cached = localDigests.get(file);
+      if (cached != null && cached.size == size && cached.modified == modified) return cached.sha256;
+      String digest = sha256Of(file);
+      localDigests.put(file, new CachedDigest(size, modified, digest));
+      return digest;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
+  /** Hex SHA-256 of a file. */
+  public static String sha256Of(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      byte[] buf = new byte[1 << 16];
+      for (int n; (n = in.read(buf)) > 0; ) md.update(buf, 0, n);
+      return HexFormat.of().formatHex(md.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private ExecResult run(MemberHost host, String command, String what) {
+    ExecResult result = ssh.exec(host.target(), command, COMMAND_TIMEOUT);
+    if (!result.ok()) {
+      throw new SshCommandException("cannot " + what + " on " + host.describe() + " (exit code " + result.exitCode() + ")"
+          + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
+    }
+    return result;
+  }
+
+  private record CachedDigest(long size, long modified, String sha256) {}
+
+  /** Binaries on the host still differ from the worker's after a second upload. */
+  public static final class ChecksumMismatchException extends RuntimeException {
+    public ChecksumMismatchException(String message) {
+      super(message);
+    }
+  }
+}

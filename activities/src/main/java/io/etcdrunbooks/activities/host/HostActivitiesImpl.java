@@ -1,0 +1,142 @@
+package io.etcdrunbooks.activities.host;
+
+import io.etcdrunbooks.activities.host.BinaryInstaller.ChecksumMismatchException;
+import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.activities.ssh.HostKeyRejectedException;
+import io.etcdrunbooks.activities.ssh.SshCommandException;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.ssh.SshException;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link HostActivities} over SSH. Each method reads the host's state first and does only what is missing.
+ *
+ * <p>Failures a retry cannot fix (unknown cluster, member or version; a refused host key; etcd exiting right after
+ * its start) are non-retryable ApplicationFailures; unreachable hosts and failed commands are retryable.
+ */
+public final class HostActivitiesImpl implements HostActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(HostActivitiesImpl.class);
+
+  private final Supplier<Inventory> inventory;
+  private final SshConnector ssh;
+  private final ReleaseStore releases;
+  private final BinaryInstaller installer;
+
+  public HostActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
+    this.inventory = inventory;
+    this.ssh = ssh;
+    this.releases = releases;
+    this.installer = new BinaryInstaller(ssh);
+  }
+
+  @Override
+  public String installedVersion(MemberRef member) {
+    return onHost(member.cluster(), member.member(), "read the installed version", (host, service) -> installer.installedVersion(host));
+  }
+
+  @Override
+  public void stopMember(MemberRef member) {
+    onHost(member.cluster(), member.member(), "stop etcd", (host, service) -> {
+      if (!service.isRunning(host)) {
+        log.info("{}: etcd is already stopped", host.describe());
+        return null;
+      }
+      service.stop(host);
+      log.info("{}: etcd stopped", host.describe());
+      return null;
+    });
+  }
+
+  @Override
+  public void installVersion(InstallRequest request) {
+    onHost(request.cluster(), request.member(), "install etcd " + request.version(), (host, service) -> {
+      Path binDir = binDir(request.version());
+      BinaryInstaller.InstallOutcome outcome = installer.install(host, request.version(), binDir);
+      log.info("{}: etcd {} {}{}", host.describe(), request.version(),
+          outcome.uploaded() ? "uploaded" : "already present", outcome.switched() ? ", now selected" : ", already selected");
+      return null;
+    });
+  }
+
+  @Override
+  public void startMember(MemberRef member) {
+    onHost(member.cluster(), member.member(), "start etcd", (host, service) -> {
+      if (service.isRunning(host)) {
+        log.info("{}: etcd already runs", host.describe());
+        return null;
+      }
+      service.start(host);
+      log.info("{}: etcd started", host.describe());
+      return null;
+    });
+  }
+
+  @Override
+  public String logTail(LogTailRequest request) {
+    return onHost(request.cluster(), request.member(), "read the etcd log",
+        (host, service) -> service.logTail(host, request.lines() <= 0 ? 100 : request.lines()));
+  }
+
+  private Path binDir(String version) {
+    try {
+      return releases.binDir(version);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownVersion");
+    }
+  }
+
+  private interface HostAction<T> {
+    T apply(MemberHost host, ServiceManager service);
+  }
+
+  private <T> T onHost(String clusterName, String memberName, String what, HostAction<T> action) {
+    ClusterSpec cluster;
+    try {
+      cluster = inventory.get().cluster(clusterName);
+    } catch (UnknownClusterException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+    }
+    MemberSpec member = cluster.members().stream().filter(m -> m.name().equals(memberName)).findFirst()
+        .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' has no member '" + memberName
+            + "' (members: " + cluster.members().stream().map(MemberSpec::name).toList() + "); check the runbook input or the inventory",
+            "UnknownMember"));
+    MemberHost host = MemberHost.of(cluster, member);
+    ServiceManager service = ServiceManager.of(cluster.service(), ssh);
+    try {
+      return action.apply(host, service);
+    } catch (ApplicationFailure e) {
+      throw e;
+    } catch (HostKeyRejectedException e) {
+      throw nonRetryable(host, what, e, "HostKeyRejected", "fix the known_hosts file named above, then run the runbook again");
+    } catch (MemberStartFailedException e) {
+      throw nonRetryable(host, what, e, "MemberStartFailed", "fix the cause in the log above, or install the previous version and start again");
+    } catch (ChecksumMismatchException e) {
+      throw nonRetryable(host, what, e, "ChecksumMismatch", "check the host's disk, then run the runbook again");
+    } catch (SshCommandException e) {
+      throw ApplicationFailure.newFailureWithCause(message(host, what, e, "it is retried; if it keeps failing, run the command by hand on the host"),
+          "HostCommandFailed", e);
+    } catch (SshException e) {
+      throw ApplicationFailure.newFailureWithCause(message(host, what, e, "it is retried; check that the host is up and its SSH server reachable"),
+          "HostUnreachable", e);
+    }
+  }
+
+  private static ApplicationFailure nonRetryable(MemberHost host, String what, Exception e, String type, String nextStep) {
+    return ApplicationFailure.newNonRetryableFailureWithCause(message(host, what, e, nextStep), type, e);
+  }
+
+  private static String message(MemberHost host, String what, Exception e, String nextStep) {
+    return "cannot " + what + " for " + host.describe() + ": " + e.getMessage() + "\nnext step: " + nextStep;
+  }
+}

@@ -1,0 +1,9 @@
+package io.etcdrunbooks.activities.host;
+
+/** etcd was started but did not stay up; the message carries the end of its log. */
+public final class MemberStartFailedException extends RuntimeException {
+
+  public MemberStartFailedException(String message) {
+    super(message);
+  }
+}

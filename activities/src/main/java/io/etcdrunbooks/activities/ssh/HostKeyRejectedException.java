@@ -1,0 +1,9 @@
+package io.etcdrunbooks.activities.ssh;
+
+/** The host presented a key that its known_hosts file does not vouch for. Retrying cannot help. */
+public final class HostKeyRejectedException extends SshException {
+
+  public HostKeyRejectedException(String message) {
+    super(message);
+  }
+}

@@ -1,0 +1,9 @@
+package io.etcdrunbooks.activities.ssh;
+
+/** A remote command ran but failed, or did not finish in time. */
+public final class SshCommandException extends SshException {
+
+  public SshCommandException(String message) {
+    super(message);
+  }
+}

@@ -1,0 +1,260 @@
+package io.etcdrunbooks.activities.ssh;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.sshd.client.SshClient;
+import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
+import org.apache.sshd.client.channel.ChannelExec;
+import org.apache.sshd.client.channel.ClientChannelEvent;
+import org.apache.sshd.client.config.hosts.HostConfigEntryResolver;
+import org.apache.sshd.client.config.hosts.KnownHostEntry;
+import org.apache.sshd.client.keyverifier.KnownHostsServerKeyVerifier;
+import org.apache.sshd.client.keyverifier.RejectAllServerKeyVerifier;
+import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.common.AttributeRepository;
+import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.NamedResource;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.keyprovider.KeyIdentityProvider;
+import org.apache.sshd.common.util.security.SecurityUtils;
+import org.apache.sshd.sftp.client.SftpClient;
+import org.apache.sshd.sftp.client.SftpClientFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker's SSH client: runs /bin/sh commands on hosts and copies files to them over SFTP.
+ *
+ * <p>Host keys are always checked against the target's known_hosts file; an unknown or changed key ends the
+ * connection with a {@link HostKeyRejectedException}. Sessions are kept per target and closed by {@link #close()}.
+ */
+public final class SshConnector implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(SshConnector.class);
+  private static final AttributeKey<HostKeyCheck> HOST_KEY_CHECK = new AttributeKey<>();
+  private static final int SFTP_BUFFER = 256 * 1024;
+
+  private final SshClient client;
+  private final Duration connectTimeout;
+  private final Map<SshTarget, ClientSession> sessions = new ConcurrentHashMap<>();
+  private final Map<SshTarget, Object> connectLocks = new ConcurrentHashMap<>();
+  private final Map<Path, KnownHostsVerifier> verifiers = new ConcurrentHashMap<>();
+
+  public SshConnector() {
+    this(Duration.ofSeconds(15));
+  }
+
+  public SshConnector(Duration connectTimeout) {
+    this.connectTimeout = connectTimeout;
+    client = SshClient.setUpDefaultClient();
+    // Nothing from ~/.ssh: no config file rewriting hosts, no default identities, no password prompts.
+    client.setHostConfigEntryResolver(HostConfigEntryResolver.EMPTY);
+    client.setKeyIdentityProvider(KeyIdentityProvider.EMPTY_KEYS_PROVIDER);
+    client.setUserAuthFactories(List.of(UserAuthPublicKeyFactory.INSTANCE));
+    client.setServerKeyVerifier(this::verifyServerKey);
+    client.start();
+  }
+
+  /** Runs a /bin/sh command string (quote arguments with {@link Shell#quote}) and waits for it, bounded. */
+  public ExecResult exec(SshTarget target, String command, Duration timeout) {
+    ClientSession session = session(target);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    log.debug("{}: {}", target.address(), command);
+    try (ChannelExec channel = session.createExecChannel(command)) {
+      channel.setOut(out);
+      channel.setErr(err);
+      channel.open().verify(timeout);
+      Set<ClientChannelEvent> events = channel.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), timeout);
+      if (events.contains(ClientChannelEvent.TIMEOUT)) {
+        throw new SshCommandException("a command on " + target.address() + " did not finish within " + timeout.toSeconds()
+            + " s: " + abbreviate(command));
+      }
+      Integer status = channel.getExitStatus();
+      if (status == null) {
+        throw new SshCommandException("a command on " + target.address() + " ended without an exit status"
+            + (channel.getExitSignal() == null ? "" : " (signal " + channel.getExitSignal() + ")") + ": " + abbreviate(command));
+      }
+      return new ExecResult(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new SshException("cannot run a command on " + target.address() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Copies a local file to remotePath over SFTP, replacing what is there. Permissions are the caller's business. */
+  public void upload(SshTarget target, Path local, String remotePath) {
+    try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(session(target));
+        OutputStream out = sftp.write(remotePath, SFTP_BUFFER)) {
+      Files.copy(local, out);
+    } catch (IOException e) {
+      throw new SshException("cannot upload " + local + " to " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The content of a remote text file, read over SFTP. */
+  public String readFile(SshTarget target, String remotePath) {
+    try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(session(target));
+        InputStream in = sftp.read(remotePath)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new SshException("cannot read " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Writes a remote text file over SFTP, replacing what is there. */
+  public void writeFile(SshTarget target, String remotePath, String content) {
+    try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(session(target));
+        OutputStream out = sftp.write(remotePath)) {
+      out.write(content.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new SshException("cannot write " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    sessions.values().forEach(SshConnector::closeQuietly);
+    sessions.clear();
+    client.stop();
+  }
+
+  private ClientSession session(SshTarget target) {
+    ClientSession cached = sessions.get(target);
+    if (usable(cached)) return cached;
+    synchronized (connectLocks.computeIfAbsent(target, t -> new Object())) {
+      cached = sessions.get(target);
+      if (usable(cached)) return cached;
+      if (cached != null) closeQuietly(cached);
+      ClientSession fresh = connect(target);
+      sessions.put(target, fresh);
+      return fresh;
+    }
+  }
+
+  private static boolean usable(ClientSession session) {
+    return session != null && session.isOpen() && session.isAuthenticated();
+  }
+
+  private ClientSession connect(SshTarget target) {
+    if (target.knownHostsFile() == null || target.knownHostsFile().isBlank()) {
+      throw new HostKeyRejectedException("no known_hosts file is configured for " + target.address()
+          + "; host keys are always verified, set ssh.knownHostsFile in the inventory");
+    }
+    HostKeyCheck check = new HostKeyCheck(target);
+    ClientSession session = null;
+    try {
+      session = client.connect(target.user(), target.host(), target.port(),
+              AttributeRepository.ofKeyValuePair(HOST_KEY_CHECK, check), null)
+          .verify(connectTimeout)
+          .getSession();
+      session.addPublicKeyIdentity(loadKeyPair(target));
+      session.auth().verify(connectTimeout);
+      return session;
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(session);
+      if (check.problem != null) throw new HostKeyRejectedException(check.problem);
+      if (e instanceof SshException known) throw known;
+      throw new SshException("cannot log in to " + target.user() + "@" + target.address() + " with the key file "
+          + target.privateKeyFile() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private boolean verifyServerKey(ClientSession session, SocketAddress remote, PublicKey key) {
+    HostKeyCheck check = checkOf(session);
+    if (check == null) return false; // a session this connector did not open: trust nothing
+    Path knownHosts = Path.of(check.target.knownHostsFile()).toAbsolutePath();
+    return verifiers.computeIfAbsent(knownHosts, KnownHostsVerifier::new).verifyServerKey(session, remote, key);
+  }
+
+  private static HostKeyCheck checkOf(ClientSession session) {
+    AttributeRepository context = session.getConnectionContext();
+    return context == null ? null : context.getAttribute(HOST_KEY_CHECK);
+  }
+
+  private static KeyPair loadKeyPair(SshTarget target) {
+    Path file = Path.of(target.privateKeyFile());
+    try (InputStream in = Files.newInputStream(file)) {
+      Iterable<KeyPair> pairs = SecurityUtils.loadKeyPairIdentities(null, NamedResource.ofName(file.toString()), in, null);
+      if (pairs != null) {
+        for (KeyPair pair : pairs) return pair;
+      }
+      throw new SshException("the SSH private key file " + file + " holds no key");
+    } catch (IOException | GeneralSecurityException | RuntimeException e) {
+      if (e instanceof SshException known) throw known;
+      // The parser's message may quote the file; only the file name and the kind of problem are reported.
+      throw new SshException("cannot read the SSH private key file " + file + " for " + target.address() + " ("
+          + e.getClass().getSimpleName() + "); it must be an unencrypted OpenSSH or PEM private key readable by the worker");
+    }
+  }
+
+  private static void closeQuietly(ClientSession session) {
+    if (session == null) return;
+    try {
+      session.close();
+    } catch (IOException | RuntimeException e) {
+      log.debug("closing SSH session to {}", session.getConnectAddress(), e);
+    }
+  }
+
+  private static String abbreviate(String command) {
+    return command.length() <= 200 ? command : command.substring(0, 200) + "...";
+  }
+
+  /** Per connection attempt: which target it is for and, when its host key was refused, why. */
+  private static final class HostKeyCheck {
+    final SshTarget target;
+    volatile String problem;
+
+    HostKeyCheck(SshTarget target) {
+      this.target = target;
+    }
+  }
+
+  /** known_hosts verification that refuses unknown and changed keys and says which one it was. */
+  private static final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
+
+    KnownHostsVerifier(Path file) {
+      super(RejectAllServerKeyVerifier.INSTANCE, file);
+    }
+
+    @Override
+    protected boolean acceptUnknownHostKey(ClientSession session, SocketAddress remote, PublicKey serverKey) {
+      HostKeyCheck check = checkOf(session);
+      if (check != null) {
+        check.problem = "host key of " + check.target.address() + " (" + KeyUtils.getKeyType(serverKey) + " "
+            + KeyUtils.getFingerPrint(serverKey) + ") is not in the known_hosts file " + getPath()
+            + "; check the host's key fingerprint out of band and add a line for [" + check.target.host() + "]:"
+            + check.target.port() + " to that file";
+      }
+      return false;
+    }
+
+    @Override
+    public boolean acceptModifiedServerKey(ClientSession session, SocketAddress remote, KnownHostEntry entry,
+        PublicKey expected, PublicKey actual) {
+      HostKeyCheck check = checkOf(session);
+      if (check != null) {
+        check.problem = "host key of " + check.target.address() + " does not match the known_hosts file " + getPath()
+            + ": expected " + KeyUtils.getFingerPrint(expected) + ", the host presented " + KeyUtils.getKeyType(actual) + " "
+            + KeyUtils.getFingerPrint(actual) + "; if the host was re-keyed on purpose, replace its line in that file,"
+            + " otherwise treat the host as compromised or impersonated";
+      }
+      return false;
+    }
+  }
+}

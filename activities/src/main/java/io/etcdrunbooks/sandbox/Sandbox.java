@@ -1,0 +1,398 @@
+package io.etcdrunbooks.sandbox;
+
+import io.etcdrunbooks.activities.host.HostActivitiesImpl;
+import io.etcdrunbooks.activities.host.PlainProcessServiceManager;
+import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
+import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.activities.release.ReleaseStores.FirstMatchReleaseStore;
+import io.etcdrunbooks.activities.release.UrlTemplateReleaseStore;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.InventoryLoader;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.ReleaseSource;
+import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.inventory.SshSpec;
+import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A local etcd cluster on 127.0.0.1 in which every member is its own "host" with its own SSH server. Members are
+ * installed and started through the product's host code over real SSH, exactly as on real hosts. etcd processes
+ * run in their own sessions, so they survive the JVM; {@link #close()} (also run at JVM shutdown) stops them.
+ */
+public final class Sandbox implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Sandbox.class);
+  private static final String MARKER = ".etcd-runbooks-sandbox";
+  private static final Duration HEALTHY_TIMEOUT = Duration.ofSeconds(60);
+
+  private final SandboxSpec spec;
+  private final Path dir;
+  private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
+  private final Thread shutdownHook = new Thread(this::close, "sandbox-shutdown");
+  private Path inventoryFile;
+  private Inventory inventory;
+  private boolean closed;
+
+  private Sandbox(SandboxSpec spec) {
+    this.spec = spec;
+    this.dir = spec.dir().toAbsolutePath().normalize();
+  }
+
+  /** Builds the sandbox in a fresh directory, starts every member and waits (bounded) until all are healthy. */
+  public static Sandbox create(SandboxSpec spec, ReleaseStore releases) {
+    Sandbox sandbox = new Sandbox(spec);
+    Runtime.getRuntime().addShutdownHook(sandbox.shutdownHook);
+    try {
+      sandbox.build(releases);
+      return sandbox;
+    } catch (IOException e) {
+      sandbox.close();
+      throw new UncheckedIOException("cannot create the sandbox in " + sandbox.dir + ": " + e.getMessage(), e);
+    } catch (RuntimeException | Error e) {
+      sandbox.close();
+      throw e;
+    }
+  }
+
+  public Path inventoryFile() {
+    return inventoryFile;
+  }
+
+  public Inventory inventory() {
+    return inventory;
+  }
+
+  public ClusterSpec cluster() {
+    return inventory.cluster(spec.cluster());
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public Path hostRoot(String member) {
+    return dir.resolve("hosts").resolve(member);
+  }
+
+  /** The member's etcd pid from its pid file, -1 when there is none or it does not run. */
+  public long pidOf(String member) {
+    return etcdPid(hostRoot(member).resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE));
+  }
+
+  /** SIGKILLs the member's etcd, as a crash would, and waits (bounded) until it is gone. */
+  public void kill(String member) {
+    long pid = pidOf(member);
+    if (pid < 0) return;
+    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    awaitGone(hostRoot(member).resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), Duration.ofSeconds(10));
+  }
+
+  /** Stops every member's etcd (SIGTERM, then SIGKILL) and every SSH server. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (closed) return;
+    closed = true;
+    long began = System.nanoTime();
+    stopEtcds(dir);
+    hosts.values().forEach(host -> {
+      try {
+        host.close();
+      } catch (IOException | RuntimeException e) {
+        log.warn("stopping a sandbox SSH server: {}", e.toString());
+      }
+    });
+    hosts.clear();
+    log.info("sandbox '{}' stopped in {} ms", spec.cluster(), (System.nanoTime() - began) / 1_000_000);
+    if (Thread.currentThread() != shutdownHook) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(shutdownHook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway and finds the sandbox closed
+      }
+    }
+  }
+
+  private void build(ReleaseStore releases) throws IOException {
+    prepareDirectory();
+    Path sshDir = Files.createDirectories(dir.resolve("ssh"));
+    KeyPair clientKey = generateKeyPair();
+    Path privateKey = sshDir.resolve("id_ecdsa");
+    writeClientKey(clientKey, privateKey);
+    String user = System.getProperty("user.name");
+
+    List<String> names = new ArrayList<>();
+    for (int i = 1; i <= spec.members(); i++) names.add("m" + i);
+    List<Integer> ports = freePorts(2 * names.size());
+    List<MemberSpec> members = new ArrayList<>();
+    List<String> knownHosts = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      String name = names.get(i);
+      Path root = hostRoot(name);
+      Files.createDirectories(root.resolve("opt/etcd"));
+      Files.createDirectories(root.resolve("etc/etcd"));
+      Files.createDirectories(root.resolve("etc/ssh"));
+      Files.createDirectories(root.resolve("var/lib"));
+      Files.createDirectory(root.resolve("var/lib/etcd"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      SandboxHost host = SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), user, clientKey.getPublic());
+      hosts.put(name, host);
+      knownHosts.add(host.knownHostsLine());
+      members.add(new MemberSpec(name, "127.0.0.1", host.port(),
+          "http://127.0.0.1:" + ports.get(2 * i), "http://127.0.0.1:" + ports.get(2 * i + 1),
+          root.resolve("var/lib/etcd").toString(), root.resolve("opt/etcd").toString(), root.resolve("etc/etcd").toString()));
+    }
+    Path knownHostsFile = sshDir.resolve("known_hosts");
+    Files.writeString(knownHostsFile, String.join("\n", knownHosts) + "\n");
+
+    String initialCluster = members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
+    for (MemberSpec m : members) {
+      Map<String, String> env = new LinkedHashMap<>();
+      env.put("ETCD_NAME", m.name());
+      env.put("ETCD_DATA_DIR", m.dataDir());
+      env.put("ETCD_LISTEN_CLIENT_URLS", m.clientUrl());
+      env.put("ETCD_ADVERTISE_CLIENT_URLS", m.clientUrl());
+      env.put("ETCD_LISTEN_PEER_URLS", m.peerUrl());
+      env.put("ETCD_INITIAL_ADVERTISE_PEER_URLS", m.peerUrl());
+      env.put("ETCD_INITIAL_CLUSTER", initialCluster);
+      env.put("ETCD_INITIAL_CLUSTER_STATE", "new");
+      env.put("ETCD_INITIAL_CLUSTER_TOKEN", spec.cluster());
+      env.putAll(spec.extraEnvByMember().getOrDefault(m.name(), Map.of()));
+      Files.writeString(Path.of(m.serviceDir()).resolve(PlainProcessServiceManager.ENV_FILE),
+          env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n").collect(Collectors.joining()));
+    }
+
+    ClusterSpec cluster = new ClusterSpec(spec.cluster(), members, new ServiceSpec(ServiceSpec.PLAIN, null),
+        new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), null, dir.resolve("backups").toString(), List.of());
+    Files.createDirectories(dir.resolve("backups"));
+    inventoryFile = dir.resolve("inventory.yaml");
+    InventoryLoader.write(new Inventory(releaseSource(releases), Map.of(spec.cluster(), cluster)), inventoryFile);
+    inventory = InventoryLoader.load(inventoryFile);
+
+    try (SshConnector ssh = new SshConnector()) {
+      HostActivitiesImpl hostActivities = new HostActivitiesImpl(() -> inventory, ssh, releases);
+      ExecutorService pool = Executors.newFixedThreadPool(names.size());
+      try {
+        List<Future<?>> started = new ArrayList<>();
+        for (String name : names) {
+          started.add(pool.submit(() -> {
+            hostActivities.installVersion(new InstallRequest(spec.cluster(), name, spec.version()));
+            hostActivities.startMember(new MemberRef(spec.cluster(), name));
+            return null;
+          }));
+        }
+        for (Future<?> f : started) f.get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while starting the sandbox", e);
+      } finally {
+        pool.shutdownNow();
+      }
+      awaitHealthy(members, hostActivities);
+    }
+    log.info("sandbox '{}' with {} members on etcd {} is up; inventory {}", spec.cluster(), members.size(), spec.version(), inventoryFile);
+  }
+
+  private void awaitHealthy(List<MemberSpec> members, HostActivitiesImpl hostActivities) {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    long deadline = System.nanoTime() + HEALTHY_TIMEOUT.toNanos();
+    List<MemberSpec> waiting = new ArrayList<>(members);
+    while (!waiting.isEmpty()) {
+      waiting.removeIf(m -> healthy(http, m.clientUrl()));
+      if (waiting.isEmpty()) return;
+      if (System.nanoTime() > deadline) {
+        String logs = waiting.stream().map(m -> m.name() + ":\n" + hostActivities.logTail(new LogTailRequest(spec.cluster(), m.name(), 15)))
+            .collect(Collectors.joining("\n"));
+        throw new IllegalStateException("sandbox members " + waiting.stream().map(MemberSpec::name).toList()
+            + " are not healthy after " + HEALTHY_TIMEOUT.toSeconds() + " s; their last log lines:\n" + logs);
+      }
+      sleep(200);
+    }
+  }
+
+  private static boolean healthy(HttpClient http, String clientUrl) {
+    try {
+      HttpResponse<String> response = http.send(
+          HttpRequest.newBuilder(URI.create(clientUrl + "/health")).timeout(Duration.ofSeconds(2)).GET().build(),
+          HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() == 200 && response.body().replace(" ", "").contains("\"health\":\"true\"");
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** Makes dir empty, stopping the etcd members of a previous sandbox there; refuses a directory it did not make. */
+  private void prepareDirectory() throws IOException {
+    if (Files.isDirectory(dir)) {
+      boolean empty;
+      try (Stream<Path> entries = Files.list(dir)) {
+        empty = entries.findAny().isEmpty();
+      }
+      if (!empty) {
+        if (!Files.exists(dir.resolve(MARKER))) {
+          throw new IllegalArgumentException("sandbox directory " + dir + " is not empty and holds no earlier sandbox; choose another");
+        }
+        stopEtcds(dir);
+        deleteTree(dir);
+      }
+    }
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(MARKER), "created by io.etcdrunbooks.sandbox.Sandbox\n");
+  }
+
+  /** Stops the etcd processes named by the pid files under dir/hosts. */
+  private static void stopEtcds(Path dir) {
+    Path hostsDir = dir.resolve("hosts");
+    if (!Files.isDirectory(hostsDir)) return;
+    List<Path> pidFiles;
+    try (Stream<Path> roots = Files.list(hostsDir)) {
+      pidFiles = roots.map(r -> r.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE)).filter(Files::exists).toList();
+    } catch (IOException e) {
+      log.warn("cannot list sandbox hosts in {}: {}", hostsDir, e.toString());
+      return;
+    }
+    for (Path pidFile : pidFiles) {
+      long pid = etcdPid(pidFile);
+      if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+    }
+    // A teardown: members stopping together spend seconds handing leadership around, so give them 2 s in all.
+    long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    for (Path pidFile : pidFiles) {
+      if (!awaitGone(pidFile, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+        long pid = etcdPid(pidFile);
+        if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    }
+    for (Path pidFile : pidFiles) awaitGone(pidFile, Duration.ofSeconds(5));
+  }
+
+  private static boolean awaitGone(Path pidFile, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (etcdPid(pidFile) > 0) {
+      if (System.nanoTime() > deadline) return false;
+      sleep(50);
+    }
+    return true;
+  }
+
+  /** The pid in the file when it names a live etcd (argv[0] is an etcd binary; zombies have no cmdline), else -1. */
+  static long etcdPid(Path pidFile) {
+    try {
+      if (!Files.exists(pidFile)) return -1;
+      String text = Files.readString(pidFile).strip();
+      if (!text.matches("\\d+")) return -1;
+      long pid = Long.parseLong(text);
+      Path cmdline = Path.of("/proc", text, "cmdline");
+      if (!Files.exists(cmdline)) return -1;
+      String argv0 = new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0", 2)[0];
+      return argv0.equals("etcd") || argv0.endsWith("/etcd") ? pid : -1;
+    } catch (IOException | RuntimeException e) {
+      return -1; // the process went away while we looked
+    }
+  }
+
+  private static ReleaseSource releaseSource(ReleaseStore releases) {
+    if (releases instanceof LocalDirReleaseStore local) {
+      return new ReleaseSource(local.dir().toAbsolutePath().toString(), null, Map.of(), null);
+    }
+    if (releases instanceof UrlTemplateReleaseStore url) {
+      return new ReleaseSource(null, url.urlTemplate(), url.sha256(), url.downloadDir().toAbsolutePath().toString());
+    }
+    if (releases instanceof FirstMatchReleaseStore combined) {
+      Optional<ReleaseSource> local = combined.stores().stream().filter(LocalDirReleaseStore.class::isInstance).findFirst().map(Sandbox::releaseSource);
+      Optional<ReleaseSource> url = combined.stores().stream().filter(UrlTemplateReleaseStore.class::isInstance).findFirst().map(Sandbox::releaseSource);
+      return new ReleaseSource(local.map(ReleaseSource::localDir).orElse(null), url.map(ReleaseSource::urlTemplate).orElse(null),
+          url.map(ReleaseSource::sha256).orElse(Map.of()), url.map(ReleaseSource::downloadDir).orElse(null));
+    }
+    throw new IllegalArgumentException("the sandbox cannot describe a " + releases.getClass().getSimpleName()
+        + " in its inventory; use a LocalDirReleaseStore or UrlTemplateReleaseStore");
+  }
+
+  private static KeyPair generateKeyPair() {
+    try {
+      KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+      generator.initialize(256);
+      return generator.generateKeyPair();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot generate the sandbox's SSH client key", e);
+    }
+  }
+
+  private static void writeClientKey(KeyPair key, Path privateKey) throws IOException {
+    Files.createFile(privateKey, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    try (OutputStream out = Files.newOutputStream(privateKey)) {
+      OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(key, "etcd-runbooks-sandbox", null, out);
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot write the sandbox's SSH client key", e);
+    }
+    try (OutputStream out = Files.newOutputStream(privateKey.resolveSibling(privateKey.getFileName() + ".pub"))) {
+      OpenSSHKeyPairResourceWriter.INSTANCE.writePublicKey(key.getPublic(), "etcd-runbooks-sandbox", out);
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot write the sandbox's SSH public key", e);
+    }
+  }
+
+  /** Distinct free ports on 127.0.0.1; all are held open until every one is picked so none repeats. */
+  private static List<Integer> freePorts(int count) throws IOException {
+    List<ServerSocket> sockets = new ArrayList<>();
+    try {
+      for (int i = 0; i < count; i++) sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+      return sockets.stream().map(ServerSocket::getLocalPort).toList();
+    } finally {
+      for (ServerSocket s : sockets) s.close();
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,251 @@
+package io.etcdrunbooks.activities.backup;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.options.GetOption;
+import io.etcdrunbooks.activities.etcd.ClusterInspector;
+import io.etcdrunbooks.activities.etcd.EtcdCallException;
+import io.etcdrunbooks.activities.etcd.EtcdClients;
+import io.etcdrunbooks.activities.etcd.Failure;
+import io.etcdrunbooks.activities.etcd.Heartbeats;
+import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link BackupActivities}: snapshots streamed through the etcd API into {@code <backupDir>/<backupId>.db}, with
+ * their {@link BackupRecord} beside them in {@code <backupId>.json}.
+ *
+ * <p>Checks before a snapshot is kept: the stream's own SHA-256 trailer; etcd's tool of the member's version
+ * reads the file; its revision is at least the revision read just before the snapshot; and the live key count
+ * at that revision is at most the tool's {@code totalKey}. The tool's {@code totalKey} counts every entry of
+ * every bucket in the file (each stored revision of each key, tombstones, and bookkeeping entries), so it can
+ * never equal the live key count and is only an upper bound of it (see {@link SnapshotStatus}).
+ */
+public final class BackupActivitiesImpl implements BackupActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(BackupActivitiesImpl.class);
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final Pattern BACKUP_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+  /** A snapshot whose stream sends nothing for this long is abandoned. */
+  private static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Supplier<Inventory> inventory;
+  private final ReleaseStore releases;
+
+  public BackupActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases) {
+    this.inventory = inventory;
+    this.releases = releases;
+  }
+
+  @Override
+  public BackupRecord takeVerifiedBackup(BackupRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    if (request.backupId() == null || !BACKUP_ID.matcher(request.backupId()).matches()) {
+      throw Failure.InvalidRequest.nonRetryable("backup id '" + request.backupId()
+          + "' must be a plain file name: letters, digits, '.', '_' and '-', starting with a letter or digit");
+    }
+    Path dir = Path.of(spec.backupDir());
+    Path db = dir.resolve(request.backupId() + ".db");
+    Path metadata = dir.resolve(request.backupId() + ".json");
+    try {
+      Files.createDirectories(dir);
+      BackupRecord kept = keptBackup(spec, request.backupId(), db, metadata);
+      if (kept != null) return kept;
+      try (EtcdClients clients = new EtcdClients(spec)) {
+        BackupRecord record = snapshot(new ClusterInspector(clients), request.backupId(), db);
+        writeAtomically(metadata, JSON.writeValueAsBytes(record));
+        log.info("backup {} of cluster {}: member {} (etcd {}), revision {}, {} bytes", record.id(), record.cluster(), record.member(),
+            record.etcdVersion(), record.revision(), record.sizeBytes());
+        return record;
+      } catch (EtcdCallException e) {
+        throw Failure.MembersUnreachable.retryable("backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(), e);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("backup " + request.backupId() + " of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The kept backup with this id when its file still matches its metadata; null when there is none. */
+  private static BackupRecord keptBackup(ClusterSpec spec, String id, Path db, Path metadata) throws IOException {
+    if (!Files.exists(metadata)) {
+      // a file without metadata was never verified (the worker stopped in between): take it again
+      Files.deleteIfExists(db);
+      return null;
+    }
+    BackupRecord record = JSON.readValue(metadata.toFile(), BackupRecord.class);
+    if (!Files.exists(db)) {
+      throw Failure.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "' has metadata " + metadata
+          + " but its file " + db + " is gone; restore the file or remove the metadata to take a new backup with this id");
+    }
+    String sha256 = sha256(db);
+    if (!sha256.equals(record.sha256())) {
+      throw Failure.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "': " + db + " has SHA-256 " + sha256
+          + " but its metadata says " + record.sha256() + "; the file changed after it was verified. Move both files away, or use another backup id");
+    }
+    return record;
+  }
+
+  private BackupRecord snapshot(ClusterInspector inspector, String id, Path db) throws IOException {
+    ClusterSpec spec = inspector.clients().spec();
+    MemberStatus source = pickSource(spec, inspector.statuses());
+    long revisionBefore = inspector.currentRevision();
+    Path part = db.resolveSibling(db.getFileName() + ".part");
+    String takenAt = Instant.now().toString();
+    try {
+      stream(inspector.clients(), source.name(), part);
+      Files.move(part, db, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      SnapshotStatus status = verify(inspector, source, db, revisionBefore);
+      return new BackupRecord(id, spec.name(), source.name(), source.serverVersion(), status.revision(), status.hash(), status.totalKey(),
+          Files.size(db), sha256(db), db.toAbsolutePath().toString(), takenAt);
+    } catch (RuntimeException | IOException e) {
+      Files.deleteIfExists(part);
+      Files.deleteIfExists(db);
+      throw e;
+    }
+  }
+
+  /** A healthy voting follower when there is one, else the healthy leader. */
+  private static MemberStatus pickSource(ClusterSpec spec, List<MemberStatus> statuses) {
+    return statuses.stream()
+        .filter(s -> s.healthy() && !s.learner())
+        .min(Comparator.comparing(MemberStatus::isLeader))
+        .orElseThrow(() -> Failure.MembersUnreachable.retryable("no healthy member of cluster '" + spec.name() + "' to take a snapshot from: "
+            + statuses.stream().map(s -> s.name() + " " + (s.reachable() ? "errors " + s.errors() : "unreachable")).toList(), null));
+  }
+
+  private static void stream(EtcdClients clients, String member, Path part) throws IOException {
+    try (SnapshotFile file = new SnapshotFile(part)) {
+      CompletableFuture<Long> done = clients.member(member).getMaintenanceClient().snapshot(file);
+      long lastBytes = -1;
+      long lastProgress = System.nanoTime();
+      while (true) {
+        try {
+          done.get(1, TimeUnit.SECONDS);
+          break;
+        } catch (TimeoutException e) {
+          long bytes = file.bytes();
+          if (bytes != lastBytes) {
+            lastBytes = bytes;
+            lastProgress = System.nanoTime();
+          } else if (System.nanoTime() - lastProgress > STALL_TIMEOUT.toNanos()) {
+            done.cancel(true);
+            throw verificationFailed("the snapshot stream from member '" + member + "' stalled at " + bytes + " bytes for "
+                + STALL_TIMEOUT.toSeconds() + " s");
+          }
+          Heartbeats.beat("snapshot from " + member + ": " + bytes + " bytes");
+        } catch (ExecutionException e) {
+          throw Failure.MembersUnreachable.retryable("snapshot stream from member '" + member + "' failed after " + file.bytes() + " bytes: "
+              + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          done.cancel(true);
+          throw new IOException("interrupted while streaming a snapshot", e);
+        }
+      }
+      if (!file.trailerMatches()) {
+        throw verificationFailed("the snapshot stream from member '" + member + "' (" + file.bytes()
+            + " bytes) does not end with the SHA-256 of its contents: it was cut or corrupted");
+      }
+    }
+  }
+
+  private SnapshotStatus verify(ClusterInspector inspector, MemberStatus source, Path db, long revisionBefore) {
+    SnapshotStatus status;
+    try {
+      status = SnapshotStatus.read(releases.binDir(source.serverVersion()), source.serverVersion(), db);
+    } catch (IOException | IllegalArgumentException e) {
+      throw verificationFailed("etcd " + source.serverVersion() + "'s tool could not read the snapshot: " + e.getMessage());
+    }
+    if (status.revision() < revisionBefore && !compactedUpTo(inspector, source, status.revision())) {
+      throw verificationFailed("the snapshot holds revision " + status.revision() + " but the cluster was at revision " + revisionBefore
+          + " before it was taken");
+    }
+    try {
+      long liveKeys = EtcdClients.await(inspector.clients().cluster().getKVClient().get(ByteSequence.from(new byte[] {0}),
+          GetOption.builder().withRange(ByteSequence.from(new byte[] {0})).withCountOnly(true).withRevision(status.revision()).build()),
+          "key count at revision " + status.revision()).getCount();
+      if (liveKeys > status.totalKey()) {
+        throw verificationFailed("the cluster had " + liveKeys + " keys at revision " + status.revision() + " but the snapshot holds only "
+            + status.totalKey() + " entries");
+      }
+    } catch (EtcdCallException e) {
+      // compacted since the snapshot: the count cannot be compared any more, the other checks stand
+      if (!e.getMessage().contains("compacted")) throw e;
+      log.warn("backup of cluster {}: revision {} was compacted before its keys could be counted", inspector.clients().spec().name(),
+          status.revision());
+    }
+    return status;
+  }
+
+  /**
+   * The file's revision is the highest one left in its key bucket; when the latest writes were deletions already
+   * compacted away, it is lower than the cluster's revision although nothing is missing.
+   */
+  private static boolean compactedUpTo(ClusterInspector inspector, MemberStatus source, long revision) {
+    long compacted = EtcdClients.await(inspector.clients().cluster().getMaintenanceClient()
+        .hashKV(EtcdClients.target(inspector.clients().spec().member(source.name())), 0), "compaction revision of '" + source.name() + "'")
+        .getCompacted();
+    return compacted >= revision;
+  }
+
+  private static RuntimeException verificationFailed(String reason) {
+    return Failure.BackupVerificationFailed.nonRetryable("snapshot not kept: " + reason);
+  }
+
+  private static void writeAtomically(Path file, byte[] content) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.write(tmp, content);
+    try (var channel = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+      channel.force(true);
+    }
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static String sha256(Path file) throws IOException {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
+        in.transferTo(java.io.OutputStream.nullOutputStream());
+      }
+      return HexFormat.of().formatHex(digest.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private ClusterSpec cluster(String name) {
+    try {
+      return inventory.get().cluster(name);
+    } catch (UnknownClusterException e) {
+      throw Failure.UnknownCluster.nonRetryable(e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package io.etcdrunbooks.activities.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.cluster.Member;
+import io.etcd.jetcd.maintenance.AlarmMember;
+import io.etcd.jetcd.maintenance.StatusResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Looks at a cluster through the etcd API: member ids, each member's status and health, the leader, the
+ * cluster version, alarms and the current revision. Never throws for an unreachable member: it comes back
+ * with {@code reachable=false} and the reason in its errors.
+ */
+public final class ClusterInspector {
+
+  private final ClusterSpec spec;
+  private final EtcdClients clients;
+  private final ClusterVersionReader http;
+  private Map<String, Long> idByName;
+
+  public ClusterInspector(EtcdClients clients) {
+    this.spec = clients.spec();
+    this.clients = clients;
+    this.http = new ClusterVersionReader(spec);
+  }
+
+  public EtcdClients clients() {
+    return clients;
+  }
+
+  public ClusterVersionReader http() {
+    return http;
+  }
+
+  /** Every inventory member with its etcd member id, from the member list (matched by peer URL, then name). */
+  public synchronized Map<String, Long> memberIds() {
+    if (idByName == null) {
+      List<Member> listed = EtcdClients.await(clients.cluster().getClusterClient().listMember(), "member list of cluster '" + spec.name() + "'")
+          .getMembers();
+      Map<String, Long> ids = new HashMap<>();
+      for (MemberSpec m : spec.members()) {
+        URI peer = URI.create(m.peerUrl());
+        listed.stream().filter(l -> l.getPeerURIs().contains(peer)).findFirst()
+            .or(() -> listed.stream().filter(l -> m.name().equals(l.getName())).findFirst())
+            .ifPresent(l -> ids.put(m.name(), l.getId()));
+      }
+      idByName = Map.copyOf(ids);
+    }
+    return idByName;
+  }
+
+  /** The member list, or an empty map with no failure when no member answers (each status then says why). */
+  private Map<String, Long> memberIdsIfReachable() {
+    try {
+      return memberIds();
+    } catch (EtcdCallException e) {
+      return Map.of();
+    }
+  }
+
+  public MemberStatus status(String memberName) {
+    MemberSpec member = spec.member(memberName);
+    long listedId = memberIdsIfReachable().getOrDefault(member.name(), 0L);
+    StatusResponse status;
+    try {
+      status = EtcdClients.await(
+          clients.cluster().getMaintenanceClient().statusMember(EtcdClients.target(member)),
+          "status of member '" + member.name() + "' at " + member.clientUrl());
+    } catch (EtcdCallException e) {
+      return new MemberStatus(member.name(), listedId, false, false, "", false, 0, 0, 0, 0, List.of(e.getMessage()));
+    }
+    List<String> errors = new ArrayList<>(status.getErrorList());
+    long id = status.getHeader().getMemberId();
+    if (listedId != 0 && id != listedId) {
+      errors.add("member '" + member.name() + "' at " + member.clientUrl() + " answers as id " + Long.toHexString(id)
+          + " but the member list gives its peer URL id " + Long.toHexString(listedId) + "; check the inventory URLs");
+    }
+    health(member).ifPresent(errors::add);
+    // etcd before 3.4 does not report the applied index
+    long applied = status.getRaftAppliedIndex() == 0 ? status.getRaftIndex() : status.getRaftAppliedIndex();
+    boolean healthy = errors.isEmpty() && status.getLeader() != 0;
+    return new MemberStatus(member.name(), id, true, healthy, status.getVersion(), status.isLearner(), status.getDbSize(),
+        status.getRaftIndex(), applied, status.getLeader(), List.copyOf(errors));
+  }
+
+  /** Why /health is not fine, empty when it is. */
+  private Optional<String> health(MemberSpec member) {
+    try {
+      return http.healthy(member.clientUrl()) ? Optional.empty() : Optional.of(member.clientUrl() + "/health reports false");
+    } catch (IOException e) {
+      return Optional.of("health check failed: " + e.getMessage());
+    }
+  }
+
+  /** Statuses of every inventory member, in inventory order. */
+  public List<MemberStatus> statuses() {
+    return spec.members().stream().map(m -> status(m.name())).toList();
+  }
+
+  /** Inventory name of the leader the most reachable members see, empty when none sees one. */
+  public String leaderName(List<MemberStatus> statuses) {
+    Map<Long, Long> votes = statuses.stream().filter(s -> s.reachable() && s.leaderId() != 0)
+        .collect(Collectors.groupingBy(MemberStatus::leaderId, Collectors.counting()));
+    Optional<Long> leaderId = votes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
+    if (leaderId.isEmpty()) return "";
+    Map<Long, String> nameById = new HashMap<>();
+    memberIdsIfReachable().forEach((name, id) -> nameById.put(id, name));
+    statuses.stream().filter(s -> s.id() != 0).forEach(s -> nameById.put(s.id(), s.name()));
+    return nameById.getOrDefault(leaderId.get(), "");
+  }
+
+  /** The cluster version from /version of the first member that answers, empty when none does. */
+  public String clusterVersion(List<MemberStatus> statuses) {
+    for (MemberStatus s : statuses) {
+      if (!s.reachable()) continue;
+      try {
+        return http.version(spec.member(s.name()).clientUrl()).etcdcluster();
+      } catch (IOException e) {
+        // try the next member
+      }
+    }
+    return "";
+  }
+
+  /** Raised alarms as "NOSPACE on m2" (the member id in hex when it is not in the inventory). */
+  public List<String> alarms() {
+    Map<Long, String> nameById = memberIds().entrySet().stream().collect(Collectors.toMap(Map.Entry::getValue, Map.Entry::getKey));
+    List<AlarmMember> alarms = EtcdClients.await(clients.cluster().getMaintenanceClient().listAlarms(), "alarms of cluster '" + spec.name() + "'")
+        .getAlarms();
+    return alarms.stream()
+        .map(a -> a.getAlarmType() + " on " + nameById.getOrDefault(a.getMemberId(), Long.toHexString(a.getMemberId())))
+        .toList();
+  }
+
+  /** The current revision, read linearizably (through the leader). */
+  public long currentRevision() {
+    return EtcdClients.await(
+        clients.cluster().getKVClient().get(ByteSequence.from(new byte[] {0}), GetOption.builder().withCountOnly(true).build()),
+        "current revision of cluster '" + spec.name() + "'").getHeader().getRevision();
+  }
+
+  /** Everything at once; parts that need a reachable cluster are left empty when none answers. */
+  public ClusterState state() {
+    List<MemberStatus> statuses = statuses();
+    boolean anyReachable = statuses.stream().anyMatch(MemberStatus::reachable);
+    List<String> alarms = anyReachable ? orElse(this::alarms, List.of()) : List.of();
+    long revision = anyReachable ? orElse(this::currentRevision, 0L) : 0L;
+    return new ClusterState(spec.name(), statuses, leaderName(statuses), clusterVersion(statuses), alarms, revision);
+  }
+
+  private static <T> T orElse(Supplier<T> read, T fallback) {
+    try {
+      return read.get();
+    } catch (EtcdCallException e) {
+      return fallback;
+    }
+  }
+}

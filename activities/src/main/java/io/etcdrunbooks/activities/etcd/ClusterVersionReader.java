@@ -1,0 +1,73 @@
+package io.etcdrunbooks.activities.etcd;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * Reads a member's {@code /version} and {@code /health} over HTTP(S) with the JDK HttpClient, using the
+ * cluster's client TLS when it has one.
+ */
+public final class ClusterVersionReader {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(3);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HttpClient http;
+
+  /** @param etcdserver the member's server version, for example 3.4.23; @param etcdcluster the cluster version, for example 3.4.0 */
+  public record VersionInfo(String etcdserver, String etcdcluster) {}
+
+  public ClusterVersionReader(ClusterSpec spec) {
+    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1);
+    if (spec.tls() != null) builder.sslContext(TlsMaterial.load(spec.tls()).sslContext());
+    this.http = builder.build();
+  }
+
+  /** GET {@code <clientUrl>/version}; fails with an {@link IOException} naming the URL. */
+  public VersionInfo version(String clientUrl) throws IOException {
+    JsonNode body = getJson(clientUrl, "/version");
+    JsonNode server = body.get("etcdserver");
+    JsonNode cluster = body.get("etcdcluster");
+    if (server == null) throw new IOException(url(clientUrl, "/version") + " answered without etcdserver: " + body);
+    // etcd reports "not_decided" while the cluster version is not yet agreed on
+    String clusterVersion = cluster == null || "not_decided".equals(cluster.asText()) ? "" : cluster.asText();
+    return new VersionInfo(server.asText(), clusterVersion);
+  }
+
+  /** GET {@code <clientUrl>/health}: true when etcd answers {"health":"true"}. */
+  public boolean healthy(String clientUrl) throws IOException {
+    JsonNode health = getJson(clientUrl, "/health").get("health");
+    return health != null && "true".equals(health.asText());
+  }
+
+  private JsonNode getJson(String clientUrl, String path) throws IOException {
+    URI uri = url(clientUrl, path);
+    HttpRequest request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET().build();
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      // /health answers 503 with {"health":"false"} when the member is unhealthy: still a readable answer
+      if (response.statusCode() != 200 && response.statusCode() != 503) {
+        throw new IOException(uri + " answered HTTP " + response.statusCode());
+      }
+      return JSON.readTree(response.body());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(uri + ": interrupted", e);
+    } catch (IOException e) {
+      String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      throw new IOException(reason.contains(uri.toString()) ? reason : uri + ": " + reason, e);
+    }
+  }
+
+  private static URI url(String clientUrl, String path) {
+    String base = clientUrl.endsWith("/") ? clientUrl.substring(0, clientUrl.length() - 1) : clientUrl;
+    return URI.create(base + path);
+  }
+}

@@ -1,0 +1,259 @@
+package io.etcdrunbooks.activities.etcd;
+
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.Versions;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/** {@link EtcdActivities} through jetcd and the members' HTTP endpoints; the inventory is read on every call. */
+public final class EtcdActivitiesImpl implements EtcdActivities {
+
+  /** Raft entries a member may be behind the leader and still count as caught up. */
+  static final long MAX_RAFT_LAG = 10;
+  static final Duration RAFT_CONVERGE_TIMEOUT = Duration.ofSeconds(10);
+  static final Duration HASH_RETRY_TIMEOUT = Duration.ofSeconds(5);
+  static final Duration LEADER_MOVE_TIMEOUT = Duration.ofSeconds(15);
+  static final long POLL_MILLIS = 200;
+
+  private final Supplier<Inventory> inventory;
+
+  public EtcdActivitiesImpl(Supplier<Inventory> inventory) {
+    this.inventory = inventory;
+  }
+
+  @Override
+  public ClusterState discover(ClusterRef cluster) {
+    return withCluster(cluster.cluster(), ClusterInspector::state);
+  }
+
+  @Override
+  public ConsistencyReport checkConsistency(ClusterRef cluster) {
+    return withCluster(cluster.cluster(), this::checkConsistency);
+  }
+
+  private ConsistencyReport checkConsistency(ClusterInspector inspector) {
+    Converged converged = awaitRaftConvergence(inspector);
+    List<String> unreachable = converged.statuses.stream().filter(s -> !s.reachable()).map(s -> s.name() + ": " + s.errors()).toList();
+    if (!unreachable.isEmpty()) {
+      throw Failure.MembersUnreachable.retryable("cannot compare hashes of cluster '" + inspector.clients().spec().name()
+          + "': members unreachable: " + unreachable, null);
+    }
+    long revision = inspector.currentRevision();
+    Map<String, Long> hashes = new LinkedHashMap<>();
+    for (MemberStatus member : converged.statuses) {
+      hashes.put(member.name(), hashKv(inspector, member.name(), revision));
+    }
+    Map<String, Long> raftIndexes = new LinkedHashMap<>();
+    converged.statuses.forEach(s -> raftIndexes.put(s.name(), s.raftIndex()));
+    return new ConsistencyReport(revision, hashes, raftIndexes, converged.converged);
+  }
+
+  private record Converged(List<MemberStatus> statuses, boolean converged) {}
+
+  /** Polls until every member's raft index is within {@link #MAX_RAFT_LAG} of the leader's, or the time is up. */
+  private Converged awaitRaftConvergence(ClusterInspector inspector) {
+    long deadline = System.nanoTime() + RAFT_CONVERGE_TIMEOUT.toNanos();
+    while (true) {
+      List<MemberStatus> statuses = inspector.statuses();
+      Optional<MemberStatus> leader = statuses.stream().filter(MemberStatus::isLeader).findFirst();
+      boolean converged = leader.isPresent() && statuses.stream()
+          .allMatch(s -> s.reachable() && leader.get().raftIndex() - s.raftIndex() <= MAX_RAFT_LAG);
+      Heartbeats.beat("raft indexes: " + indexes(statuses));
+      if (converged || System.nanoTime() > deadline) return new Converged(statuses, converged);
+      Heartbeats.pause(POLL_MILLIS);
+    }
+  }
+
+  private long hashKv(ClusterInspector inspector, String member, long revision) {
+    ClusterSpec spec = inspector.clients().spec();
+    long deadline = System.nanoTime() + HASH_RETRY_TIMEOUT.toNanos();
+    while (true) {
+      try {
+        int hash = EtcdClients.await(
+            inspector.clients().cluster().getMaintenanceClient().hashKV(EtcdClients.target(spec.member(member)), revision),
+            "hashkv of member '" + member + "' at revision " + revision).getHash();
+        return Integer.toUnsignedLong(hash);
+      } catch (EtcdCallException e) {
+        if (System.nanoTime() > deadline) {
+          throw Failure.MembersUnreachable.retryable(e.getMessage(), e);
+        }
+        // typically "required revision is a future revision": the member has not applied it yet
+        Heartbeats.beat("waiting for member '" + member + "' to apply revision " + revision);
+        Heartbeats.pause(POLL_MILLIS);
+      }
+    }
+  }
+
+  @Override
+  public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
+    return withCluster(request.cluster(), inspector -> {
+      try {
+        return new KeyspaceReader(inspector.clients().cluster().getKVClient()).digest(request.revision(), Heartbeats::beat);
+      } catch (EtcdCallException e) {
+        if (e.isCompacted() || e.isFutureRevision()) {
+          throw Failure.InvalidRequest.nonRetryable("cannot read cluster '" + request.cluster() + "' at revision " + request.revision()
+              + ": " + e.getMessage());
+        }
+        throw e;
+      }
+    });
+  }
+
+  @Override
+  public void moveLeader(MoveLeaderRequest request) {
+    withCluster(request.cluster(), inspector -> {
+      moveLeader(inspector, request.toMember());
+      return null;
+    });
+  }
+
+  private void moveLeader(ClusterInspector inspector, String toMember) {
+    String cluster = inspector.clients().spec().name();
+    MemberStatus target = inspector.status(member(inspector, toMember));
+    if (target.isLeader()) return;
+    if (!target.reachable() || target.id() == 0) {
+      throw Failure.MembersUnreachable.retryable("cannot hand leadership of cluster '" + cluster + "' to '" + toMember
+          + "': it is not reachable: " + target.errors(), null);
+    }
+    List<MemberStatus> statuses = inspector.statuses();
+    String leader = inspector.leaderName(statuses);
+    if (leader.isEmpty()) {
+      throw Failure.NoLeader.retryable("cluster '" + cluster + "' has no leader to hand leadership from; statuses: " + brief(statuses), null);
+    }
+    if (!leader.equals(toMember)) {
+      // etcd only accepts move-leader at the current leader
+      EtcdClients.await(inspector.clients().member(leader).getMaintenanceClient().moveLeader(target.id()),
+          "move leader of cluster '" + cluster + "' from '" + leader + "' to '" + toMember + "'", LEADER_MOVE_TIMEOUT);
+    }
+    long deadline = System.nanoTime() + LEADER_MOVE_TIMEOUT.toNanos();
+    MemberStatus last = target;
+    while (System.nanoTime() < deadline) {
+      last = inspector.status(toMember);
+      if (last.isLeader()) return;
+      Heartbeats.beat("waiting for '" + toMember + "' to lead");
+      Heartbeats.pause(POLL_MILLIS);
+    }
+    throw Failure.LeaderNotMoved.retryable("'" + toMember + "' of cluster '" + cluster + "' did not become leader within "
+        + LEADER_MOVE_TIMEOUT.toSeconds() + " s; it sees leader id " + Long.toHexString(last.leaderId()) + ", errors " + last.errors(), null);
+  }
+
+  @Override
+  public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
+    return withCluster(request.cluster(), inspector -> awaitMemberReady(inspector, request));
+  }
+
+  private MemberStatus awaitMemberReady(ClusterInspector inspector, AwaitMemberRequest request) {
+    String member = member(inspector, request.member());
+    String cluster = inspector.clients().spec().name();
+    long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+    MemberStatus last;
+    String notReady;
+    do {
+      last = inspector.status(member);
+      notReady = whyNotReady(inspector, last, request.expectedVersion());
+      if (notReady == null) return last;
+      Heartbeats.beat("member '" + member + "' not ready: " + notReady);
+      Heartbeats.pause(POLL_MILLIS);
+    } while (System.nanoTime() < deadline);
+    throw Failure.MemberNotReady.nonRetryable("member '" + member + "' of cluster '" + cluster + "' was not ready within "
+        + request.timeoutSeconds() + " s: " + notReady + " (last reported: reachable=" + last.reachable() + ", version="
+        + (last.serverVersion().isEmpty() ? "unknown" : last.serverVersion()) + ", raft index " + last.raftIndex() + ", errors "
+        + last.errors() + "). Next: read the member's log (logTail), check that version " + request.expectedVersion()
+        + " is installed and its service running, then retry or roll the member back.");
+  }
+
+  /** Null when ready, else the reason. */
+  private static String whyNotReady(ClusterInspector inspector, MemberStatus status, String expectedVersion) {
+    if (!status.reachable()) return "not reachable";
+    if (!status.healthy()) return status.leaderId() == 0 ? "sees no leader" : "unhealthy: " + status.errors();
+    if (!expectedVersion.equals(status.serverVersion())) {
+      return "runs " + status.serverVersion() + ", expected " + expectedVersion;
+    }
+    if (status.isLeader()) return null;
+    String leaderName = inspector.leaderName(List.of(status));
+    if (leaderName.isEmpty()) return "its leader " + Long.toHexString(status.leaderId()) + " is not an inventory member";
+    MemberStatus leader = inspector.status(leaderName);
+    if (!leader.reachable()) return "its leader '" + leaderName + "' is not reachable";
+    long lag = leader.raftIndex() - status.raftIndex();
+    return lag <= MAX_RAFT_LAG ? null : lag + " raft entries behind leader '" + leaderName + "'";
+  }
+
+  @Override
+  public String awaitClusterVersion(AwaitClusterVersionRequest request) {
+    return withCluster(request.cluster(), inspector -> awaitClusterVersion(inspector, request));
+  }
+
+  private String awaitClusterVersion(ClusterInspector inspector, AwaitClusterVersionRequest request) {
+    ClusterSpec spec = inspector.clients().spec();
+    String wanted = request.minorVersion() + ".0";
+    Versions.parts(wanted); // fails early on a malformed request
+    long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+    List<String> seen;
+    do {
+      seen = new ArrayList<>();
+      for (var member : spec.members()) {
+        try {
+          String version = inspector.http().version(member.clientUrl()).etcdcluster();
+          if (!version.isEmpty() && Versions.ORDER.compare(version, wanted) >= 0) return version;
+          seen.add(member.name() + ": " + (version.isEmpty() ? "not decided" : version));
+        } catch (IOException e) {
+          seen.add(member.name() + ": " + e.getMessage());
+        }
+      }
+      Heartbeats.beat("cluster version: " + seen);
+      Heartbeats.pause(POLL_MILLIS);
+    } while (System.nanoTime() < deadline);
+    throw Failure.ClusterVersionNotReached.nonRetryable("cluster '" + spec.name() + "' did not reach cluster version " + request.minorVersion()
+        + " within " + request.timeoutSeconds() + " s; /version reports " + seen
+        + ". The cluster version moves up only when every member runs the new version: check each member's server version.");
+  }
+
+  private <T> T withCluster(String cluster, Function<ClusterInspector, T> work) {
+    ClusterSpec spec = cluster(inventory.get(), cluster);
+    try (EtcdClients clients = new EtcdClients(spec)) {
+      return work.apply(new ClusterInspector(clients));
+    } catch (EtcdCallException e) {
+      throw Failure.MembersUnreachable.retryable(e.getMessage(), e);
+    }
+  }
+
+  static ClusterSpec cluster(Inventory inventory, String name) {
+    try {
+      return inventory.cluster(name);
+    } catch (UnknownClusterException e) {
+      throw Failure.UnknownCluster.nonRetryable(e.getMessage());
+    }
+  }
+
+  private static String member(ClusterInspector inspector, String name) {
+    try {
+      return inspector.clients().spec().member(name).name();
+    } catch (IllegalArgumentException e) {
+      throw Failure.UnknownMember.nonRetryable(e.getMessage());
+    }
+  }
+
+  private static String indexes(List<MemberStatus> statuses) {
+    return statuses.stream().map(s -> s.name() + "=" + (s.reachable() ? s.raftIndex() : "unreachable")).toList().toString();
+  }
+
+  private static String brief(List<MemberStatus> statuses) {
+    return statuses.stream().map(s -> s.name() + (s.reachable() ? " leader=" + Long.toHexString(s.leaderId()) : " unreachable " + s.errors()))
+        .toList().toString();
+  }
+}

@@ -1,7 +1,6 @@
 package io.etcdrunbooks.testing;
 
 import io.etcdrunbooks.activities.etcd.TlsMaterial;
-import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -28,7 +27,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Test-only: N real etcd processes of one cached version on 127.0.0.1 (free ports), started directly, no SSH,
- * with an {@link Inventory} that names them. For the etcd-API activities; the host activities use the sandbox.
+ * with an {@link Inventory} that names them. Unlike the sandbox it can serve https with client certificates;
+ * the TLS tests use it (fold into the sandbox once it supports TLS).
  */
 public final class LocalEtcdCluster implements AutoCloseable {
 
@@ -49,15 +49,8 @@ public final class LocalEtcdCluster implements AutoCloseable {
     this.tls = tls;
   }
 
-  /** The cache fetch-etcd.sh fills: $ETCD_RUNBOOKS_CACHE/etcd, else ~/.cache/etcd-runbooks/etcd. */
-  public static Path releaseDir() {
-    String cache = System.getenv("ETCD_RUNBOOKS_CACHE");
-    if (cache == null || cache.isBlank() || cache.startsWith("${")) cache = System.getProperty("user.home") + "/.cache/etcd-runbooks";
-    return Path.of(cache, "etcd");
-  }
-
   public static ReleaseStore releaseStore() {
-    return new LocalDirReleaseStore(releaseDir());
+    return EtcdReleases.store();
   }
 
   /**
@@ -175,7 +168,7 @@ public final class LocalEtcdCluster implements AutoCloseable {
   }
 
   public Inventory inventory() {
-    return new Inventory(new ReleaseSource(releaseDir().toString(), null, Map.of(), null), Map.of(name, cluster()));
+    return new Inventory(new ReleaseSource(EtcdReleases.dir().toString(), null, Map.of(), null), Map.of(name, cluster()));
   }
 
   /** SIGKILL, as a crash: no leadership hand-over. */

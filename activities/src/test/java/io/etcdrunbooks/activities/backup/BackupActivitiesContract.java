@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
-import io.etcdrunbooks.testing.LocalEtcdCluster;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.testing.EtcdReleases;
 import io.etcdrunbooks.testing.TestKeys;
 import io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -24,13 +26,13 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link BackupActivitiesImpl} against a real 3-member cluster; one subclass per etcd version. */
+/** {@link BackupActivitiesImpl} against a real 3-member sandbox cluster (members behind SSH, as on hosts); one subclass per etcd version. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 abstract class BackupActivitiesContract {
 
   @TempDir static Path dir;
-  private LocalEtcdCluster cluster;
+  private Sandbox cluster;
   private BackupActivitiesImpl backups;
   private long writtenRevision;
 
@@ -38,8 +40,8 @@ abstract class BackupActivitiesContract {
 
   @BeforeAll
   void startClusterWithAFewThousandKeys() throws Exception {
-    cluster = LocalEtcdCluster.start(dir.resolve("cluster"), "c1", version(), 3);
-    backups = new BackupActivitiesImpl(cluster::inventory, LocalEtcdCluster.releaseStore());
+    cluster = Sandbox.create(new SandboxSpec(dir.resolve("cluster"), "c1", 3, version()), EtcdReleases.store());
+    backups = new BackupActivitiesImpl(cluster::inventory, EtcdReleases.store());
     try (EtcdClients clients = new EtcdClients(cluster.cluster())) {
       writtenRevision = TestKeys.put(clients.cluster(), "/registry/pods/", 3000, "x".repeat(200));
       TestKeys.put(clients.cluster(), "/registry/pods/", 100, "overwritten");

@@ -33,6 +33,11 @@ public final class HostActivitiesImpl implements HostActivities {
   private final ReleaseStore releases;
   private final BinaryInstaller installer;
 
+  public HostActivitiesImpl(Inventory inventory, SshConnector ssh, ReleaseStore releases) {
+    this(() -> inventory, ssh, releases);
+  }
+
+  /** @param inventory read at every call, so that a reloaded inventory takes effect */
   public HostActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
     this.inventory = inventory;
     this.ssh = ssh;

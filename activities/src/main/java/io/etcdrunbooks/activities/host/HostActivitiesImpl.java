@@ -1,6 +1,7 @@
 package io.etcdrunbooks.activities.host;
 
 import io.etcdrunbooks.activities.host.BinaryInstaller.ChecksumMismatchException;
+import io.etcdrunbooks.activities.release.ReleaseChecksumException;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.HostKeyRejectedException;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
@@ -98,6 +99,8 @@ public final class HostActivitiesImpl implements HostActivities {
       return releases.binDir(version);
     } catch (IllegalArgumentException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownVersion");
+    } catch (ReleaseChecksumException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ReleaseChecksumMismatch");
     }
   }
 

@@ -80,8 +80,9 @@ public final class BinaryInstaller {
       Map<String, String> mismatched = new LinkedHashMap<>(expected);
       for (int attempt = 1; attempt <= 2 && !mismatched.isEmpty(); attempt++) {
         for (String name : mismatched.keySet()) {
-          Heartbeat.beat("uploading " + name + " " + version + " to " + host.member().name());
-          ssh.upload(host.target(), binDir.resolve(name), staging + "/" + name);
+          String uploading = "uploading " + name + " " + version + " to " + host.member().name();
+          Heartbeat.beat(uploading);
+          ssh.upload(host.target(), binDir.resolve(name), staging + "/" + name, copied -> Heartbeat.beat(uploading + ": " + (copied >> 20) + " MB"));
         }
         Map<String, String> actual = remoteChecksums(host, staging, expected);
         mismatched.keySet().removeIf(name -> expected.get(name).equals(actual.get(name)));

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.activities.host;
 
 import io.etcdrunbooks.activities.host.BinaryInstaller.ChecksumMismatchException;
+import io.etcdrunbooks.activities.release.ReleaseChecksumException;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.HostKeyRejectedException;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
@@ -33,6 +34,11 @@ public final class HostActivitiesImpl implements HostActivities {
   private final ReleaseStore releases;
   private final BinaryInstaller installer;
 
+  public HostActivitiesImpl(Inventory inventory, SshConnector ssh, ReleaseStore releases) {
+    this(() -> inventory, ssh, releases);
+  }
+
+  /** @param inventory read at every call, so that a reloaded inventory takes effect */
   public HostActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
     this.inventory = inventory;
     this.ssh = ssh;
@@ -93,6 +99,8 @@ public final class HostActivitiesImpl implements HostActivities {
       return releases.binDir(version);
     } catch (IllegalArgumentException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownVersion");
+    } catch (ReleaseChecksumException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ReleaseChecksumMismatch");
     }
   }
 

@@ -14,6 +14,10 @@ public final class ReleaseActivitiesImpl implements ReleaseActivities {
   private final Supplier<Inventory> inventory;
   private final ReleaseStore releases;
 
+  public ReleaseActivitiesImpl(Inventory inventory, ReleaseStore releases) {
+    this(() -> inventory, releases);
+  }
+
   public ReleaseActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases) {
     this.inventory = inventory;
     this.releases = releases;

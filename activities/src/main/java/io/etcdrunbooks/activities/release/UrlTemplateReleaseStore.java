@@ -100,7 +100,7 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
           Path tarball = work.resolve("etcd-v" + version + ".tar.gz");
           String actual = download(url(version), tarball);
           if (!actual.equalsIgnoreCase(expected.strip())) {
-            throw new IllegalStateException("the tarball of etcd " + version + " from " + url(version) + " has SHA-256 " + actual
+            throw new ReleaseChecksumException("the tarball of etcd " + version + " from " + url(version) + " has SHA-256 " + actual
                 + " but releases.sha256 says " + expected.strip().toLowerCase(Locale.ROOT)
                 + "; it was discarded. Check the mirror and the configured checksum");
           }

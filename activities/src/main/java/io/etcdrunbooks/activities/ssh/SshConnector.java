@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
 import org.apache.sshd.client.SshClient;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
 import org.apache.sshd.client.channel.ChannelExec;
@@ -48,6 +49,7 @@ public final class SshConnector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SshConnector.class);
   private static final AttributeKey<HostKeyCheck> HOST_KEY_CHECK = new AttributeKey<>();
   private static final int SFTP_BUFFER = 256 * 1024;
+  private static final long PROGRESS_STEP = 4L << 20;
 
   private final SshClient client;
   private final Duration connectTimeout;
@@ -98,9 +100,25 @@ public final class SshConnector implements AutoCloseable {
 
   /** Copies a local file to remotePath over SFTP, replacing what is there. Permissions are the caller's business. */
   public void upload(SshTarget target, Path local, String remotePath) {
+    upload(target, local, remotePath, copied -> {});
+  }
+
+  /** As {@link #upload(SshTarget, Path, String)}, telling progress the bytes copied so far after every few MB. */
+  public void upload(SshTarget target, Path local, String remotePath, LongConsumer progress) {
     try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(session(target));
+        InputStream in = Files.newInputStream(local);
         OutputStream out = sftp.write(remotePath, SFTP_BUFFER)) {
-      Files.copy(local, out);
+      byte[] buf = new byte[SFTP_BUFFER];
+      long copied = 0;
+      long reported = 0;
+      for (int n; (n = in.read(buf)) > 0; ) {
+        out.write(buf, 0, n);
+        copied += n;
+        if (copied - reported >= PROGRESS_STEP) {
+          progress.accept(copied);
+          reported = copied;
+        }
+      }
     } catch (IOException e) {
       throw new SshException("cannot upload " + local + " to " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
     }

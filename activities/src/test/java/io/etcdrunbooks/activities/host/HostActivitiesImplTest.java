@@ -97,6 +97,7 @@ class HostActivitiesImplTest {
 
     hosts.installVersion(new InstallRequest(CLUSTER, "m2", "3.5.16"));
     assertThat(hosts.installedVersion(new MemberRef(CLUSTER, "m2"))).isEqualTo("3.5.16");
+    assertThat(heartbeats).anyMatch(h -> h.startsWith("uploading etcd 3.5.16 to m2"));
     assertThat(etcd).isExecutable();
     assertThat(BinaryInstaller.sha256Of(etcd)).isEqualTo(BinaryInstaller.sha256Of(EtcdReleases.binDir("3.5.16").resolve("etcd")));
     assertThat(sandbox.hostRoot("m2").resolve("opt/etcd/versions/3.5.16/etcdutl")).isExecutable();

@@ -100,7 +100,7 @@ class UrlTemplateReleaseStoreTest {
     UrlTemplateReleaseStore store = new UrlTemplateReleaseStore(template, Map.of(VERSION, wrong), downloadDir);
 
     assertThatThrownBy(() -> store.binDir(VERSION))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(ReleaseChecksumException.class)
         .hasMessageContaining("etcd " + VERSION)
         .hasMessageContaining(sha256)
         .hasMessageContaining(wrong);

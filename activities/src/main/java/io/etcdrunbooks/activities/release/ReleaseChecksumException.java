@@ -1,0 +1,9 @@
+package io.etcdrunbooks.activities.release;
+
+/** A downloaded release tarball does not have its configured SHA-256; it was discarded. */
+public final class ReleaseChecksumException extends IllegalStateException {
+
+  public ReleaseChecksumException(String message) {
+    super(message);
+  }
+}

@@ -18,7 +18,7 @@ public final class SandboxMain {
     int members = 3;
     String version = null;
     String cluster = "sandbox";
-    Path releases = defaultReleaseDir();
+    Path releases = LocalDirReleaseStore.defaultDir();
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : null;
       switch (args[i]) {
@@ -37,14 +37,6 @@ public final class SandboxMain {
     System.out.flush();
     // The shutdown hook that Sandbox.create registered stops everything on Ctrl-C or SIGTERM.
     new CountDownLatch(1).await();
-  }
-
-  static Path defaultReleaseDir() {
-    String cache = System.getenv("ETCD_RUNBOOKS_CACHE");
-    Path root = cache == null || cache.isBlank() || cache.startsWith("${")
-        ? Path.of(System.getProperty("user.home"), ".cache", "etcd-runbooks")
-        : Path.of(cache);
-    return root.resolve("etcd");
   }
 
   private static String require(String flag, String value) {

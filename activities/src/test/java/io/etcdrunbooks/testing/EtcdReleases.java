@@ -10,12 +10,7 @@ public final class EtcdReleases {
   private EtcdReleases() {}
 
   public static Path dir() {
-    String cache = System.getenv("ETCD_RUNBOOKS_CACHE");
-    // surefire passes the literal "${env.ETCD_RUNBOOKS_CACHE}" when the variable is unset
-    Path root = cache == null || cache.isBlank() || cache.startsWith("${")
-        ? Path.of(System.getProperty("user.home"), ".cache", "etcd-runbooks")
-        : Path.of(cache);
-    return root.resolve("etcd");
+    return LocalDirReleaseStore.defaultDir();
   }
 
   public static LocalDirReleaseStore store() {

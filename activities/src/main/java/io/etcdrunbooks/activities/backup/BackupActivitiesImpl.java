@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.backup;
 
+import io.etcdrunbooks.activities.support.Heartbeats;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.etcd.jetcd.ByteSequence;
@@ -8,7 +9,6 @@ import io.etcdrunbooks.activities.etcd.ClusterInspector;
 import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.etcd.Failure;
-import io.etcdrunbooks.activities.etcd.Heartbeats;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -136,7 +136,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
   private static MemberStatus pickSource(ClusterSpec spec, List<MemberStatus> statuses) {
     return statuses.stream()
         .filter(s -> s.healthy() && !s.learner())
-        .min(Comparator.comparing(MemberStatus::isLeader))
+        .min(Comparator.comparing(MemberStatus::leads))
         .orElseThrow(() -> Failure.MembersUnreachable.retryable("no healthy member of cluster '" + spec.name() + "' to take a snapshot from: "
             + statuses.stream().map(s -> s.name() + " " + (s.reachable() ? "errors " + s.errors() : "unreachable")).toList(), null));
   }
@@ -184,7 +184,9 @@ public final class BackupActivitiesImpl implements BackupActivities {
     } catch (IOException | IllegalArgumentException e) {
       throw verificationFailed("etcd " + source.serverVersion() + "'s tool could not read the snapshot: " + e.getMessage());
     }
-    if (status.revision() < revisionBefore && !compactedUpTo(inspector, source, status.revision())) {
+    // A cluster nobody has written to reports revision 1 while its snapshot's key bucket holds revision 0.
+    boolean neverWritten = revisionBefore <= 1 && status.revision() == 0;
+    if (status.revision() < revisionBefore && !neverWritten && !compactedUpTo(inspector, source, status.revision())) {
       throw verificationFailed("the snapshot holds revision " + status.revision() + " but the cluster was at revision " + revisionBefore
           + " before it was taken");
     }

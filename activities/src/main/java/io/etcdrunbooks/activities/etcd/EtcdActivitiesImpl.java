@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.etcd;
 
+import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.UnknownClusterException;
@@ -70,7 +71,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     long deadline = System.nanoTime() + RAFT_CONVERGE_TIMEOUT.toNanos();
     while (true) {
       List<MemberStatus> statuses = inspector.statuses();
-      Optional<MemberStatus> leader = statuses.stream().filter(MemberStatus::isLeader).findFirst();
+      Optional<MemberStatus> leader = statuses.stream().filter(MemberStatus::leads).findFirst();
       boolean converged = leader.isPresent() && statuses.stream()
           .allMatch(s -> s.reachable() && leader.get().raftIndex() - s.raftIndex() <= MAX_RAFT_LAG);
       Heartbeats.beat("raft indexes: " + indexes(statuses));
@@ -125,7 +126,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   private void moveLeader(ClusterInspector inspector, String toMember) {
     String cluster = inspector.clients().spec().name();
     MemberStatus target = inspector.status(member(inspector, toMember));
-    if (target.isLeader()) return;
+    if (target.leads()) return;
     if (!target.reachable() || target.id() == 0) {
       throw Failure.MembersUnreachable.retryable("cannot hand leadership of cluster '" + cluster + "' to '" + toMember
           + "': it is not reachable: " + target.errors(), null);
@@ -144,7 +145,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     MemberStatus last = target;
     while (System.nanoTime() < deadline) {
       last = inspector.status(toMember);
-      if (last.isLeader()) return;
+      if (last.leads()) return;
       Heartbeats.beat("waiting for '" + toMember + "' to lead");
       Heartbeats.pause(POLL_MILLIS);
     }
@@ -184,7 +185,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     if (!expectedVersion.equals(status.serverVersion())) {
       return "runs " + status.serverVersion() + ", expected " + expectedVersion;
     }
-    if (status.isLeader()) return null;
+    if (status.leads()) return null;
     String leaderName = inspector.leaderName(List.of(status));
     if (leaderName.isEmpty()) return "its leader " + Long.toHexString(status.leaderId()) + " is not an inventory member";
     MemberStatus leader = inspector.status(leaderName);

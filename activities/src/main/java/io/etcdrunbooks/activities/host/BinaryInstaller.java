@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.host;
 
+import io.etcdrunbooks.activities.support.Heartbeats;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.ssh.ExecResult;
@@ -81,8 +82,8 @@ public final class BinaryInstaller {
       for (int attempt = 1; attempt <= 2 && !mismatched.isEmpty(); attempt++) {
         for (String name : mismatched.keySet()) {
           String uploading = "uploading " + name + " " + version + " to " + host.member().name();
-          Heartbeat.beat(uploading);
-          ssh.upload(host.target(), binDir.resolve(name), staging + "/" + name, copied -> Heartbeat.beat(uploading + ": " + (copied >> 20) + " MB"));
+          Heartbeats.beat(uploading);
+          ssh.upload(host.target(), binDir.resolve(name), staging + "/" + name, copied -> Heartbeats.beat(uploading + ": " + (copied >> 20) + " MB"));
         }
         Map<String, String> actual = remoteChecksums(host, staging, expected);
         mismatched.keySet().removeIf(name -> expected.get(name).equals(actual.get(name)));

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.host;
 
+import io.etcdrunbooks.activities.support.Heartbeats;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.ssh.ExecResult;
@@ -86,7 +87,7 @@ public final class PlainProcessServiceManager implements ServiceManager {
     if (out.startsWith("running ")) return;
     long deadline = System.nanoTime() + startupGrace.toNanos();
     while (System.nanoTime() < deadline) {
-      Heartbeat.beat("waiting for etcd of " + host.member().name() + " to stay up");
+      Heartbeats.beat("waiting for etcd of " + host.member().name() + " to stay up");
       sleep(POLL);
       if (!isRunning(host)) {
         throw new MemberStartFailedException("etcd of " + host.describe() + " exited right after it was started; last lines of "
@@ -120,7 +121,7 @@ public final class PlainProcessServiceManager implements ServiceManager {
   private boolean awaitStopped(MemberHost host, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      Heartbeat.beat("waiting for etcd of " + host.member().name() + " to exit");
+      Heartbeats.beat("waiting for etcd of " + host.member().name() + " to exit");
       if (!isRunning(host)) return true;
       sleep(POLL);
     }

@@ -13,6 +13,18 @@ public final class LocalDirReleaseStore implements ReleaseStore {
 
   private final Path dir;
 
+  /**
+   * Where deploy/scripts/fetch-etcd.sh puts releases: {@code $ETCD_RUNBOOKS_CACHE/etcd}, else
+   * {@code ~/.cache/etcd-runbooks/etcd}. (An unset variable that a build tool passed on literally counts as unset.)
+   */
+  public static Path defaultDir() {
+    String cache = System.getenv("ETCD_RUNBOOKS_CACHE");
+    Path root = cache == null || cache.isBlank() || cache.startsWith("${")
+        ? Path.of(System.getProperty("user.home"), ".cache", "etcd-runbooks")
+        : Path.of(cache);
+    return root.resolve("etcd");
+  }
+
   public LocalDirReleaseStore(Path dir) {
     this.dir = dir;
   }

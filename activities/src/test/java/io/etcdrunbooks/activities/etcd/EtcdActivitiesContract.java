@@ -76,7 +76,7 @@ abstract class EtcdActivitiesContract {
       assertThat(m.raftAppliedIndex()).isPositive();
     });
     assertThat(state.members()).extracting(MemberStatus::id).doesNotHaveDuplicates();
-    assertThat(state.members()).filteredOn(MemberStatus::isLeader).hasSize(1);
+    assertThat(state.members()).filteredOn(MemberStatus::leads).hasSize(1);
     assertThat(state.leader()).map(MemberStatus::name).contains(state.leaderName());
     assertThat(state.clusterVersion()).isEqualTo(version().substring(0, version().lastIndexOf('.')) + ".0");
     assertThat(state.alarms()).isEmpty();
@@ -136,7 +136,7 @@ abstract class EtcdActivitiesContract {
   @Test
   void moveLeader_handsLeadershipToAFollower_andDoesNothingWhenItAlreadyLeads() {
     ClusterState state = activities.discover(ref());
-    String follower = state.members().stream().filter(m -> !m.isLeader()).findFirst().orElseThrow().name();
+    String follower = state.members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
 
     activities.moveLeader(new MoveLeaderRequest("c1", follower));
     assertThat(activities.discover(ref()).leaderName()).isEqualTo(follower);
@@ -187,7 +187,7 @@ abstract class EtcdActivitiesContract {
     try (Sandbox own = Sandbox.create(new SandboxSpec(dir.resolve("killed"), "c2", 3, version()), EtcdReleases.store())) {
       EtcdActivitiesImpl ownActivities = new EtcdActivitiesImpl(own::inventory);
       ClusterState before = ownActivities.discover(new ClusterRef("c2"));
-      String victim = before.members().stream().filter(m -> !m.isLeader()).findFirst().orElseThrow().name();
+      String victim = before.members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
       own.kill(victim);
 
       long start = System.nanoTime();

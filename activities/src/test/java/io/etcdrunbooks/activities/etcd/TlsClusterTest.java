@@ -34,7 +34,7 @@ class TlsClusterTest {
 
       ClusterState state = activities.discover(new ClusterRef("secure"));
       assertThat(state.members()).allSatisfy(m -> assertThat(m.healthy()).as("%s", m).isTrue());
-      assertThat(state.members()).filteredOn(MemberStatus::isLeader).hasSize(1);
+      assertThat(state.members()).filteredOn(MemberStatus::leads).hasSize(1);
       assertThat(state.clusterVersion()).isEqualTo("3.5.0");
       assertThat(activities.keyspaceDigest(new KeyspaceDigestRequest("secure", written)).keyCount()).isEqualTo(10);
     }

@@ -30,7 +30,7 @@ public record MemberStatus(
     long leaderId,
     List<String> errors) {
 
-  public boolean isLeader() {
+  public boolean leads() {
     return reachable && id != 0 && id == leaderId;
   }
 }

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.activities.etcd;
+package io.etcdrunbooks.activities.support;
 
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;

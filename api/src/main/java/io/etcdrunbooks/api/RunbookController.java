@@ -1,0 +1,102 @@
+package io.etcdrunbooks.api;
+
+import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Error;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowStub;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Starts, follows and signals runbooks. */
+@Controller("/api/v1")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public final class RunbookController {
+
+  private final RunbookStarter starter;
+  private final WorkflowClient client;
+
+  public RunbookController(RunbookStarter starter, WorkflowClient client) {
+    this.starter = starter;
+    this.client = client;
+  }
+
+  /** Body: {"targetVersion":"3.5.30","dryRun":false}. Returns 202 with the workflow id. */
+  @Post("/clusters/{cluster}/upgrade")
+  public HttpResponse<RunbookStarter.Started> upgrade(@PathVariable String cluster, @Body UpgradeBody body) {
+    RunbookStarter.Started started = starter.startUpgrade(
+        new UpgradeRequest(cluster, body.targetVersion(), body.dryRun(), body.memberTimeoutSeconds()));
+    return HttpResponse.accepted().body(started);
+  }
+
+  public record UpgradeBody(String targetVersion, boolean dryRun, int memberTimeoutSeconds) {}
+
+  /** Status, progress and, once finished, the result or the failure of a runbook. */
+  @Get("/runbooks/{workflowId}")
+  public RunbookView runbook(@PathVariable String workflowId) {
+    WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
+    WorkflowExecutionStatus status = stub.describe().getStatus();
+    Progress progress = stub.query("progress", Progress.class);
+    Object result = null;
+    String failure = null;
+    if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      try {
+        result = stub.getResult(1, TimeUnit.SECONDS, Map.class);
+      } catch (WorkflowFailedException e) {
+        failure = Failures.rootMessage(e);
+      } catch (java.util.concurrent.TimeoutException e) {
+        failure = null;
+      }
+    }
+    return new RunbookView(workflowId, status.name().replace("WORKFLOW_EXECUTION_STATUS_", ""), progress, result, failure);
+  }
+
+  public record RunbookView(String workflowId, String status, Progress progress, Object result, String failure) {}
+
+  @Post("/runbooks/{workflowId}/pause")
+  public HttpResponse<Map<String, String>> pause(@PathVariable String workflowId) {
+    client.newWorkflowStub(Runbook.class, workflowId).pause();
+    return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "pause"));
+  }
+
+  @Post("/runbooks/{workflowId}/resume")
+  public HttpResponse<Map<String, String>> resume(@PathVariable String workflowId) {
+    client.newWorkflowStub(Runbook.class, workflowId).resume();
+    return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "resume"));
+  }
+
+  @Error(exception = UnknownClusterException.class)
+  public HttpResponse<ApiError> unknownCluster(UnknownClusterException e) {
+    return HttpResponse.notFound(new ApiError(e.getMessage()));
+  }
+
+  @Error(exception = IllegalArgumentException.class)
+  public HttpResponse<ApiError> badRequest(IllegalArgumentException e) {
+    return HttpResponse.badRequest(new ApiError(e.getMessage()));
+  }
+
+  @Error(exception = RunbookStarter.RunbookAlreadyRunning.class)
+  public HttpResponse<ApiError> alreadyRunning(RunbookStarter.RunbookAlreadyRunning e) {
+    return HttpResponse.<ApiError>status(HttpStatus.CONFLICT).body(new ApiError(e.getMessage(), e.workflowId()));
+  }
+
+  @Error(exception = WorkflowNotFoundException.class)
+  public HttpResponse<ApiError> notFound(WorkflowNotFoundException e) {
+    return HttpResponse.notFound(new ApiError("no runbook with id " + e.getExecution().getWorkflowId()));
+  }
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job on the embedded default: builds if needed, fetches etcd, then starts the embedded (in-memory) Temporal,
+# the worker and the API in one process, creates a 3-member sandbox at 3.3.25 and upgrades it to 3.5.30 through the API.
+# Options go to the demo command: --from=3.4.23 --to=3.5.16 --dir=DIR
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash deploy/scripts/fetch-etcd.sh
+jar=worker/target/etcd-runbooks.jar
+if [ ! -f "$jar" ] || [ -n "$(find pom.xml */pom.xml */src -newer "$jar" -print -quit)" ]; then
+  echo "building etcd-runbooks (mvn package, tests skipped)"
+  mvn -B -ntp -q -DskipTests package
+fi
+exec java -jar "$jar" demo "$@"

@@ -1,0 +1,131 @@
+package io.etcdrunbooks.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The main job on the embedded default: a 3-member sandbox at an old version, the embedded (in-memory) Temporal, the
+ * worker and the API in this process; the upgrade is started and followed through the HTTP API like any client would.
+ */
+final class Demo {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int DEMO_KEYS = 1000;
+
+  private Demo() {}
+
+  static int run(Map<String, String> options) throws Exception {
+    String from = options.getOrDefault("from", "3.3.25");
+    String to = options.getOrDefault("to", "3.5.30");
+    Path releases = LocalDirReleaseStore.defaultDir();
+    Path dir = Path.of(options.getOrDefault("dir", Files.createTempDirectory("etcd-runbooks-demo").toString()));
+    quietLogs();
+    System.out.printf("== etcd-runbooks demo: 3-member sandbox on %s, upgraded to %s%n", from, to);
+    System.out.printf("   releases from %s, sandbox in %s%n", releases, dir);
+    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir, "sandbox", 3, from, Map.of()), new LocalDirReleaseStore(releases))) {
+      System.out.println("   sandbox up: " + sandbox.cluster().members().stream().map(m -> m.name() + " " + m.clientUrl()).toList());
+      writeKeys(sandbox.cluster().members());
+      ApplicationContext context = Main.start(List.of("worker", "api"), Map.of(
+          "runbooks.inventory", sandbox.inventoryFile().toString(),
+          "temporal.address", "",
+          "temporal.embedded-port", Ports.free(),
+          "micronaut.server.port", Ports.free()));
+      try (context) {
+        String api = context.getBean(EmbeddedServer.class).getURL().toString();
+        return upgradeThroughApi(api, to);
+      }
+    }
+  }
+
+  private static int upgradeThroughApi(String api, String to) throws IOException, InterruptedException {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    JsonNode started = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/clusters/sandbox/upgrade"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"targetVersion\":\"" + to + "\",\"dryRun\":false}"))
+        .build(), HttpResponse.BodyHandlers.ofString()).body());
+    if (!started.hasNonNull("workflowId")) {
+      System.out.println("!! the API refused the upgrade: " + started);
+      return 1;
+    }
+    String id = started.get("workflowId").asText();
+    System.out.println("== started runbook " + id + " (follow it at " + api + "/api/v1/runbooks/" + id + ")");
+    Instant begin = Instant.now();
+    int printed = 0;
+    JsonNode view;
+    String lastPhase = "";
+    // Bounded: the whole ladder on loopback takes well under this.
+    Instant deadline = begin.plus(Duration.ofMinutes(20));
+    do {
+      TimeUnit.MILLISECONDS.sleep(500);
+      view = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/runbooks/" + id)).GET().build(),
+          HttpResponse.BodyHandlers.ofString()).body());
+      JsonNode progress = view.path("progress");
+      if (!progress.path("phase").asText().equals(lastPhase)) {
+        lastPhase = progress.path("phase").asText();
+        System.out.printf("-- phase %s %s%n", lastPhase, progress.path("step").asText());
+      }
+      JsonNode completed = progress.path("completed");
+      for (; printed < completed.size(); printed++) {
+        JsonNode step = completed.get(printed);
+        System.out.printf("   %-45s %6d ms  %s%n", step.path("name").asText(), step.path("durationMillis").asLong(),
+            step.path("outcome").asText());
+      }
+    } while ("RUNNING".equals(view.path("status").asText()) && Instant.now().isBefore(deadline));
+    Duration took = Duration.between(begin, Instant.now());
+    if ("COMPLETED".equals(view.path("status").asText())) {
+      JsonNode result = view.path("result");
+      System.out.printf("== upgrade COMPLETED in %d s%n", took.toSeconds());
+      System.out.println("   members:         " + result.path("memberVersions"));
+      System.out.println("   cluster version: " + result.path("clusterVersion").asText());
+      System.out.println("   backup:          " + result.path("backup").path("path").asText());
+      System.out.println("   keyspace before: " + result.path("keyspaceBefore"));
+      System.out.println("   keyspace after:  " + result.path("keyspaceAfter"));
+      System.out.println("   restarted:       " + result.path("restartedMembers"));
+      return 0;
+    }
+    System.out.printf("== upgrade %s after %d s: %s%n", view.path("status").asText(), took.toSeconds(), view.path("failure").asText());
+    return 1;
+  }
+
+  private static void writeKeys(List<MemberSpec> members) throws Exception {
+    try (Client client = Client.builder().endpoints(members.stream().map(MemberSpec::clientUrl).toArray(String[]::new)).build()) {
+      for (int i = 0; i < DEMO_KEYS; i++) {
+        client.getKVClient().put(bytes("/registry/demo/key-" + i), bytes("value-" + i)).get(10, TimeUnit.SECONDS);
+      }
+    }
+    System.out.println("   wrote " + DEMO_KEYS + " keys under /registry/demo/");
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  /** The demo prints the runbook's progress itself; the worker's own INFO lines would repeat it. */
+  static void quietLogs() {
+    if (LoggerFactory.getLogger("io.etcdrunbooks") instanceof ch.qos.logback.classic.Logger logger) {
+      logger.setLevel(ch.qos.logback.classic.Level.WARN);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package io.etcdrunbooks.worker;
+
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.temporal.internal.testservice.GRPCServerHelper;
+import io.temporal.internal.testservice.TestServicesStarter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Temporal's Java test server bound to 127.0.0.1 (TestServer.createPortBoundServer binds every interface).
+ * It keeps everything in memory: workflows survive a worker restart but not the end of this server's process.
+ */
+public final class EmbeddedTemporal implements AutoCloseable {
+
+  private final TestServicesStarter services;
+  private final Server server;
+
+  private EmbeddedTemporal(TestServicesStarter services, Server server) {
+    this.services = services;
+    this.server = server;
+  }
+
+  public static EmbeddedTemporal start(int port) {
+    TestServicesStarter services = new TestServicesStarter(false, 0);
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), port), InsecureServerCredentials.create());
+    GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);
+    try {
+      return new EmbeddedTemporal(services, builder.build().start());
+    } catch (IOException e) {
+      services.close();
+      throw new UncheckedIOException("cannot start the embedded Temporal server on 127.0.0.1:" + port
+          + " (is the port taken? set temporal.embedded-port)", e);
+    }
+  }
+
+  public String address() {
+    return "127.0.0.1:" + server.getPort();
+  }
+
+  @Override
+  public void close() {
+    server.shutdown();
+    try {
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    server.shutdownNow();
+    services.close();
+  }
+}

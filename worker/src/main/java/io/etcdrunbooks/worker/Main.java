@@ -1,0 +1,90 @@
+package io.etcdrunbooks.worker;
+
+import io.etcdrunbooks.sandbox.SandboxMain;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The etcd-runbooks command.
+ *
+ * <pre>
+ *   run [--roles=worker,api]   the worker and/or the HTTP API (configuration: application.yml, environment)
+ *   demo [--from=3.3.25] [--to=3.5.30] [--dir=DIR]
+ *                              a 3-member sandbox upgraded through the API on the embedded Temporal
+ *   sandbox --dir DIR --version 3.4.23 [--members 3] [--cluster sandbox]
+ *                              a local cluster whose members are SSH "hosts" on 127.0.0.1, until interrupted
+ *   bench [--from=3.4.23] [--to=3.5.16]
+ *                              the runbook against a bare stop/install/start/health script, with a writer during each
+ *   temporal [--port=7233]     only the embedded Temporal test server (in memory), until interrupted
+ * </pre>
+ */
+public final class Main {
+
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    String command = args.length == 0 ? "run" : args[0];
+    Map<String, String> options = Options.parse(Arrays.copyOfRange(args, Math.min(1, args.length), args.length));
+    switch (command) {
+      case "run" -> run(List.of(options.getOrDefault("roles", "worker,api").split(",")));
+      case "demo" -> System.exit(Demo.run(options));
+      case "sandbox" -> SandboxMain.main(Arrays.copyOfRange(args, 1, args.length));
+      case "bench" -> System.exit(Bench.run(options));
+      case "temporal" -> temporalOnly(Integer.parseInt(options.getOrDefault("port", "7233")));
+      default -> {
+        System.err.println("unknown command '" + command + "'; use run, demo, bench, sandbox or temporal");
+        System.exit(2);
+      }
+    }
+  }
+
+  /** Starts the roles in one Micronaut context and blocks until the process is stopped. */
+  static void run(List<String> roles) throws InterruptedException {
+    ApplicationContext context = start(roles, Map.of());
+    runUntilStopped(context::close);
+  }
+
+  /** Blocks until the process is asked to stop (SIGTERM, Ctrl-C), then runs {@code onStop}. */
+  static void runUntilStopped(Runnable onStop) throws InterruptedException {
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      onStop.run();
+      stopped.countDown();
+    }, "shutdown"));
+    stopped.await();
+  }
+
+  /** Starts a context with the given roles and extra properties; the caller closes it. */
+  public static ApplicationContext start(List<String> roles, Map<String, Object> properties) {
+    for (String role : roles) {
+      if (!role.equals("worker") && !role.equals("api")) {
+        throw new IllegalArgumentException("unknown role '" + role + "': use worker, api or worker,api");
+      }
+    }
+    ApplicationContext context = ApplicationContext.builder().properties(properties).start();
+    try {
+      if (roles.contains("worker")) {
+        context.getBean(RunbookWorker.class).start();
+      }
+      if (roles.contains("api")) {
+        EmbeddedServer server = context.getBean(EmbeddedServer.class);
+        server.start();
+        System.out.println("API listening on " + server.getURL());
+      }
+      return context;
+    } catch (RuntimeException e) {
+      context.close();
+      throw e;
+    }
+  }
+
+  private static void temporalOnly(int port) throws InterruptedException {
+    EmbeddedTemporal server = EmbeddedTemporal.start(port);
+    System.out.println("embedded Temporal (in memory) listening on " + server.address());
+    runUntilStopped(server::close);
+  }
+}

@@ -1,0 +1,65 @@
+package io.etcdrunbooks.worker;
+
+import io.etcdrunbooks.api.RunbooksConfig;
+import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflowImpl;
+import io.temporal.client.WorkflowClient;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import java.time.Duration;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The Temporal worker: polls the runbooks' task queue and runs their workflows and activities. */
+@Singleton
+public final class RunbookWorker implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RunbookWorker.class);
+
+  private final WorkerFactory factory;
+  private final String taskQueue;
+
+  public RunbookWorker(WorkflowClient client, RunbooksConfig config, EtcdActivities etcd, HostActivities host,
+      ReleaseActivities releases, BackupActivities backup) {
+    this.taskQueue = config.taskQueue();
+    this.factory = WorkerFactory.newInstance(client);
+    Worker worker = factory.newWorker(taskQueue, options());
+    register(worker, etcd, host, releases, backup);
+  }
+
+  /**
+   * Sticky execution off: a runbook is a few hundred events, cheap to replay, and a worker that dies must not leave
+   * its workflows waiting on its own sticky queue (a real server moves them back after 5 s; Temporal's Java test
+   * server, the embedded default, never does).
+   */
+  public static WorkerOptions options() {
+    return WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build();
+  }
+
+  /** Every runbook workflow and activity the worker offers; tests register through here too. */
+  public static void register(Worker worker, EtcdActivities etcd, HostActivities host, ReleaseActivities releases,
+      BackupActivities backup) {
+    worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class);
+    worker.registerActivitiesImplementations(etcd, host, releases, backup);
+  }
+
+  public void start() {
+    factory.start();
+    LOG.info("worker polling task queue {}", taskQueue);
+  }
+
+  /** Lets activities in hand finish (bounded) before the connection to Temporal goes. */
+  @PreDestroy
+  @Override
+  public void close() {
+    factory.shutdown();
+    factory.awaitTermination(10, TimeUnit.SECONDS);
+  }
+}

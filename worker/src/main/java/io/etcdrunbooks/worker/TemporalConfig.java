@@ -1,0 +1,35 @@
+package io.etcdrunbooks.worker;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.bind.annotation.Bindable;
+
+/**
+ * How to reach Temporal.
+ *
+ * @param address host:port of the Temporal frontend; empty starts Temporal's Java test server in this process
+ *     (in memory: every workflow is lost when the process ends)
+ * @param namespace Temporal namespace
+ * @param embeddedPort port of the embedded server (bound to 127.0.0.1)
+ * @param tls mTLS to the frontend (files on this host)
+ */
+@ConfigurationProperties("temporal")
+public record TemporalConfig(
+    @Nullable String address,
+    @Bindable(defaultValue = "default") String namespace,
+    @Bindable(defaultValue = "7233") int embeddedPort,
+    @Nullable Tls tls) {
+
+  public boolean embedded() {
+    return address == null || address.isBlank();
+  }
+
+  /**
+   * @param certFile client certificate chain (PEM)
+   * @param keyFile client key (PKCS#8 PEM)
+   * @param caFile CA bundle to trust (PEM); empty trusts the JVM's defaults
+   * @param serverName name to expect on the server certificate, when it differs from the address
+   */
+  @ConfigurationProperties("tls")
+  public record Tls(@Nullable String certFile, @Nullable String keyFile, @Nullable String caFile, @Nullable String serverName) {}
+}

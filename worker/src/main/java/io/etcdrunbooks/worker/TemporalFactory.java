@@ -1,0 +1,76 @@
+package io.etcdrunbooks.worker;
+
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Factory;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import jakarta.inject.Singleton;
+import java.io.File;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The connection to Temporal: the configured cluster, or the embedded in-memory test server. */
+@Factory
+public class TemporalFactory {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TemporalFactory.class);
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  public TemporalEndpoint temporalEndpoint(TemporalConfig config) {
+    if (config.embedded()) {
+      EmbeddedTemporal server = EmbeddedTemporal.start(config.embeddedPort());
+      LOG.warn("temporal.address is not set: started Temporal's Java test server on {}. It keeps workflows IN MEMORY;"
+          + " they are lost when this process ends. Set temporal.address for a real Temporal cluster.", server.address());
+      return new TemporalEndpoint(server.address(), Optional.of(server));
+    }
+    return new TemporalEndpoint(config.address(), Optional.empty());
+  }
+
+  @Singleton
+  @Bean(preDestroy = "shutdown")
+  public WorkflowServiceStubs serviceStubs(TemporalConfig config, TemporalEndpoint endpoint) {
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(endpoint.address());
+    if (config.tls() != null && config.tls().certFile() != null) {
+      options.setSslContext(sslContext(config.tls()));
+      if (config.tls().serverName() != null) {
+        options.setChannelInitializer(channel -> channel.overrideAuthority(config.tls().serverName()));
+      }
+    }
+    return WorkflowServiceStubs.newServiceStubs(options.build());
+  }
+
+  @Singleton
+  public WorkflowClient workflowClient(WorkflowServiceStubs stubs, TemporalConfig config) {
+    return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
+  }
+
+  private static SslContext sslContext(TemporalConfig.Tls tls) {
+    try {
+      SslContextBuilder builder = GrpcSslContexts.forClient().keyManager(new File(tls.certFile()), new File(tls.keyFile()));
+      if (tls.caFile() != null && !tls.caFile().isBlank()) {
+        builder.trustManager(new File(tls.caFile()));
+      }
+      return builder.build();
+    } catch (SSLException | RuntimeException e) {
+      // The message names the files, never their contents.
+      throw new IllegalStateException("cannot set up TLS to Temporal with certFile " + tls.certFile() + ", keyFile "
+          + tls.keyFile() + ", caFile " + tls.caFile() + ": " + e.getClass().getSimpleName(), e);
+    }
+  }
+
+  /** Where Temporal answers, and the embedded server when this process runs one. */
+  public record TemporalEndpoint(String address, Optional<EmbeddedTemporal> embedded) implements AutoCloseable {
+    @Override
+    public void close() {
+      embedded.ifPresent(EmbeddedTemporal::close);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package io.etcdrunbooks.worker;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client writing one key after another while a cluster is being changed: counts acknowledged and failed writes and
+ * the longest time between two acknowledged writes (the stall a client such as kube-apiserver would see).
+ */
+final class WriteProbe implements AutoCloseable {
+
+  /** What the writer saw, and how many acknowledged writes were later missing or wrong. */
+  record Report(int acknowledged, int failed, long longestStallMillis, int lost) {}
+
+  private static final int MAX_WRITES = 1_000_000;
+
+  private final Client client;
+  private final String prefix;
+  private final List<Integer> acknowledged = new ArrayList<>();
+  private final Thread thread;
+  private volatile boolean stop;
+  private int failed;
+  private long longestStallNanos;
+
+  WriteProbe(List<String> endpoints, String prefix) {
+    this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+    this.prefix = prefix;
+    this.thread = new Thread(this::write, "write-probe");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private void write() {
+    long lastAck = System.nanoTime();
+    for (int i = 0; !stop && i < MAX_WRITES; i++) {
+      try {
+        client.getKVClient().put(bytes(prefix + i), bytes("v" + i)).get(5, TimeUnit.SECONDS);
+        long now = System.nanoTime();
+        longestStallNanos = Math.max(longestStallNanos, now - lastAck);
+        lastAck = now;
+        synchronized (acknowledged) {
+          acknowledged.add(i);
+        }
+      } catch (Exception notAcknowledged) {
+        failed++;
+      }
+    }
+  }
+
+  /** Stops writing and checks that every acknowledged write is stored with its value. */
+  Report stopAndVerify() throws Exception {
+    stop = true;
+    thread.join(TimeUnit.SECONDS.toMillis(30));
+    Map<String, String> stored = new HashMap<>();
+    ByteSequence from = bytes(prefix);
+    for (KeyValue kv : client.getKVClient().get(from, GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS).getKvs()) {
+      stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().toString(StandardCharsets.UTF_8));
+    }
+    int lost = 0;
+    synchronized (acknowledged) {
+      for (int i : acknowledged) {
+        if (!("v" + i).equals(stored.get(prefix + i))) lost++;
+      }
+      return new Report(acknowledged.size(), failed, TimeUnit.NANOSECONDS.toMillis(longestStallNanos), lost);
+    }
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() {
+    stop = true;
+    client.close();
+  }
+}

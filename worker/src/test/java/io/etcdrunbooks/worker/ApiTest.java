@@ -1,0 +1,151 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/** The HTTP API of a worker+api process (embedded Temporal) over a real sandbox. */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ApiTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private Sandbox sandbox;
+  private ApplicationContext context;
+  private String api;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @BeforeAll
+  void start() throws Exception {
+    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("api-test").resolve("sandbox"), "sandbox", 3, "3.4.23", Map.of()), SandboxRunbooks.releases());
+    context = Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.inventory", sandbox.inventoryFile().toString(),
+        "runbooks.task-queue", "etcd-runbooks-api-test",
+        "temporal.address", "",
+        "temporal.embedded-port", freePort(),
+        "micronaut.server.port", freePort()));
+    EmbeddedServer server = context.getBean(EmbeddedServer.class);
+    assertThat(server.getHost()).isEqualTo("127.0.0.1");
+    api = server.getURL().toString();
+  }
+
+  @AfterAll
+  void stop() {
+    if (context != null) context.close();
+    if (sandbox != null) sandbox.close();
+  }
+
+  @Test
+  @Order(1)
+  void liveStatusListsEveryMemberWithVersionAndLeader() throws Exception {
+    JsonNode status = get("/api/v1/clusters/sandbox/status").body;
+    assertThat(status.path("members")).hasSize(3);
+    assertThat(status.path("members").findValuesAsText("serverVersion")).containsOnly("3.4.23");
+    assertThat(status.path("leaderName").asText()).isIn("m1", "m2", "m3");
+    assertThat(status.path("clusterVersion").asText()).isEqualTo("3.4.0");
+  }
+
+  @Test
+  @Order(2)
+  void aDryRunStartedThroughTheApiReturnsThePlanAndItsProgress() throws Exception {
+    Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}");
+    assertThat(started.status).isEqualTo(202);
+    String id = started.body.path("workflowId").asText();
+    assertThat(id).startsWith("upgrade-sandbox-dry-run-");
+
+    JsonNode view = awaitFinished(id);
+    assertThat(view.path("status").asText()).isEqualTo("COMPLETED");
+    assertThat(view.path("result").path("plan").path("steps").findValuesAsText("toVersion")).containsExactly("3.5.30");
+    assertThat(view.path("progress").path("phase").asText()).isEqualTo("DONE");
+    assertThat(view.path("progress").path("completed").findValuesAsText("name")).contains("discover", "consistency");
+  }
+
+  @Test
+  @Order(3)
+  void badRequestsAreRefusedWithAClearMessage() throws Exception {
+    Answer unknown = post("/api/v1/clusters/nope/upgrade", "{\"targetVersion\":\"3.5.30\"}");
+    assertThat(unknown.status).isEqualTo(404);
+    assertThat(unknown.body.path("message").asText()).contains("unknown cluster 'nope'", "sandbox");
+
+    Answer badVersion = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"latest\"}");
+    assertThat(badVersion.status).isEqualTo(400);
+    assertThat(badVersion.body.path("message").asText()).contains("targetVersion must look like 3.5.30");
+
+    assertThat(get("/api/v1/runbooks/upgrade-does-not-exist").status).isEqualTo(404);
+  }
+
+  @Test
+  @Order(4)
+  void aSecondUpgradeOfABusyClusterIsRefusedWithTheRunningOnesId() throws Exception {
+    Answer first = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.16\"}");
+    assertThat(first.status).isEqualTo(202);
+    post("/api/v1/runbooks/upgrade-sandbox/pause", "{}");
+    Answer second = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}");
+    assertThat(second.status).isEqualTo(409);
+    assertThat(second.body.path("workflowId").asText()).isEqualTo("upgrade-sandbox");
+    assertThat(second.body.path("message").asText()).contains("already running", "upgrade-sandbox");
+
+    post("/api/v1/runbooks/upgrade-sandbox/resume", "{}");
+    assertThat(awaitFinished("upgrade-sandbox").path("status").asText()).isEqualTo("COMPLETED");
+  }
+
+  private JsonNode awaitFinished(String id) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(3));
+    JsonNode view;
+    do {
+      TimeUnit.MILLISECONDS.sleep(300);
+      view = get("/api/v1/runbooks/" + id).body;
+    } while ("RUNNING".equals(view.path("status").asText()) && Instant.now().isBefore(deadline));
+    return view;
+  }
+
+  private record Answer(int status, JsonNode body) {}
+
+  private Answer get(String path) throws Exception {
+    return send(HttpRequest.newBuilder(URI.create(api + path)).GET().build());
+  }
+
+  private Answer post(String path, String body) throws Exception {
+    return send(HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+  }
+
+  private Answer send(HttpRequest request) throws Exception {
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    String body = response.body();
+    return new Answer(response.statusCode(), body == null || body.isBlank() ? JSON.nullNode() : JSON.readTree(body));
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

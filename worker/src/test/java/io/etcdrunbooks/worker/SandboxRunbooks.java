@@ -1,0 +1,83 @@
+package io.etcdrunbooks.worker;
+
+import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
+import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.activities.host.HostActivitiesImpl;
+import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
+import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
+import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * A real sandbox cluster (etcd processes, SSH hosts) and Temporal's test environment running the worker's real
+ * workflows and activities against it. Time skipping is off: the activities wait on real processes.
+ */
+final class SandboxRunbooks implements AutoCloseable {
+
+  static final String TASK_QUEUE = "etcd-runbooks-test";
+
+  final Sandbox sandbox;
+  final EtcdActivitiesImpl etcd;
+  final TestWorkflowEnvironment env;
+  private final SshConnector ssh = new SshConnector();
+
+  private SandboxRunbooks(Sandbox sandbox) {
+    this.sandbox = sandbox;
+    InventorySource inventory = new InventorySource(sandbox.inventoryFile());
+    ReleaseStore releases = releases();
+    this.etcd = new EtcdActivitiesImpl(inventory);
+    this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    Worker worker = env.newWorker(TASK_QUEUE);
+    RunbookWorker.register(worker, etcd, new HostActivitiesImpl(inventory, ssh, releases),
+        new ReleaseActivitiesImpl(inventory, releases), new BackupActivitiesImpl(inventory, releases));
+    env.start();
+  }
+
+  static ReleaseStore releases() {
+    return new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir());
+  }
+
+  static SandboxRunbooks start(Path dir, String version, Map<String, Map<String, String>> extraEnv) {
+    return new SandboxRunbooks(Sandbox.create(new SandboxSpec(dir, "sandbox", 3, version, extraEnv), releases()));
+  }
+
+  WorkflowClient client() {
+    return env.getWorkflowClient();
+  }
+
+  UpgradeClusterWorkflow upgradeStub() {
+    return client().newWorkflowStub(UpgradeClusterWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(UpgradeClusterWorkflow.workflowId("sandbox"))
+        .setTaskQueue(TASK_QUEUE)
+        .build());
+  }
+
+  UpgradeRequest request(String target) {
+    return new UpgradeRequest("sandbox", target, false, 60);
+  }
+
+  ClusterState state() {
+    return etcd.discover(new ClusterRef("sandbox"));
+  }
+
+  @Override
+  public void close() {
+    env.close();
+    ssh.close();
+    sandbox.close();
+  }
+}

@@ -1,0 +1,153 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcdrunbooks.workflows.upgrade.LadderStep;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.common.WorkflowExecutionHistory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class UpgradeClusterTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void upgradesThreeMembersFrom3_3_25To3_5_30ThroughTheLadderKeepingEveryKeyAndRevision() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of());
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      probe.putMany("/registry/pods/default/pod-", 300);
+      probe.put("/registry/configmaps/overwritten", "first");
+      probe.put("/registry/configmaps/overwritten", "second");
+      long revisionBefore = probe.revision();
+      var keysBefore = probe.dump(revisionBefore);
+
+      UpgradeClusterWorkflow workflow = runbooks.upgradeStub();
+      UpgradeResult result = workflow.upgrade(runbooks.request("3.5.30"));
+
+      assertThat(result.plan().steps()).extracting(LadderStep::label).containsExactly("3.3.25 -> 3.4.23", "3.4.23 -> 3.5.30");
+      assertThat(probe.versions()).containsOnlyKeys("m1", "m2", "m3").allSatisfy((m, v) -> assertThat(v).isEqualTo("3.5.30"));
+      assertThat(probe.clusterVersion()).isEqualTo("3.5.0");
+      assertThat(probe.dump(revisionBefore)).isEqualTo(keysBefore);
+      assertThat(probe.dump(0)).containsAllEntriesOf(keysBefore);
+      long now = probe.revision();
+      assertThat(probe.hashKvByMember(now).values()).hasSize(3).containsOnly(probe.hashKvByMember(now).get("m1"));
+      assertThat(result.keyspaceAfter()).isEqualTo(result.keyspaceBefore());
+      assertThat(result.keyspaceBefore().keyCount()).isEqualTo(keysBefore.size());
+      assertThat(result.restartedMembers().values()).allSatisfy(members -> assertThat(members).containsExactlyInAnyOrder("m1", "m2", "m3"));
+      assertThat(Path.of(result.backup().path())).exists();
+      assertThat(result.backup().revision()).isGreaterThanOrEqualTo(revisionBefore);
+
+      recordHistoryForReplayTest(runbooks.client());
+    }
+  }
+
+  @Test
+  void noAcknowledgedWriteIsLostWhileTheClusterIsUpgraded() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      List<String> acknowledged = new ArrayList<>();
+      AtomicBoolean stop = new AtomicBoolean();
+      Thread writer = new Thread(() -> {
+        for (int i = 0; !stop.get() && i < 100_000; i++) {
+          try {
+            probe.put("/writer/" + i, "v" + i);
+            synchronized (acknowledged) {
+              acknowledged.add("/writer/" + i);
+            }
+          } catch (Exception notAcknowledged) {
+            // A write that failed was never acknowledged: the client would retry it.
+          }
+        }
+      }, "writer");
+      writer.start();
+      UpgradeResult result = runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
+      stop.set(true);
+      writer.join(30_000);
+
+      assertThat(result.memberVersions()).containsOnly(Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));
+      var stored = probe.dump(0);
+      assertThat(acknowledged).hasSizeGreaterThan(50);
+      assertThat(stored.keySet()).containsAll(acknowledged);
+      acknowledged.forEach(k -> assertThat(stored.get(k).value()).isEqualTo("v" + k.substring("/writer/".length())));
+    }
+  }
+
+  @Test
+  void dryRunReturnsTheLadderAndTouchesNothing() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of())) {
+      Map<String, Long> pids = pids(runbooks);
+      UpgradeResult result = runbooks.upgradeStub().upgrade(new UpgradeRequest("sandbox", "3.5.30", true));
+
+      assertThat(result.dryRun()).isTrue();
+      assertThat(result.backup()).isNull();
+      assertThat(result.plan().steps()).extracting(LadderStep::label).containsExactly("3.3.25 -> 3.4.23", "3.4.23 -> 3.5.30");
+      assertThat(result.plan().steps().get(0).memberOrder()).hasSize(3).endsWith(runbooks.state().leaderName());
+      assertThat(pids(runbooks)).isEqualTo(pids);
+      assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.3.25"));
+      assertThat(backups(runbooks)).isEmpty();
+    }
+  }
+
+  @Test
+  void aMemberThatFailsOnTheNewVersionIsRolledBackWithTheOthersAndTheRunbookNamesTheCause() throws Exception {
+    // 3.4 accepts --logger=capnslog, 3.5 refuses it: a host whose configuration the new version rejects.
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of("m2", Map.of("ETCD_LOGGER", "capnslog")));
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      probe.putMany("/registry/secrets/s-", 100);
+      long revision = probe.revision();
+      var keys = probe.dump(revision);
+
+      assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.5.16")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(e -> assertThat(rootMessage(e))
+              .contains("failed at member m2", "3.4.23 -> 3.5.16", "--logger=capnslog is removed in v3.5", "Rolled back")
+              .contains("m1 3.4.23 healthy", "m2 3.4.23 healthy", "m3 3.4.23 healthy"));
+
+      assertThat(probe.versions()).containsOnly(Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+      assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
+      assertThat(probe.dump(revision)).isEqualTo(keys);
+      assertThat(probe.clusterVersion()).isEqualTo("3.4.0");
+    }
+  }
+
+  static Map<String, Long> pids(SandboxRunbooks runbooks) {
+    Map<String, Long> pids = new java.util.TreeMap<>();
+    runbooks.sandbox.cluster().members().forEach(m -> pids.put(m.name(), runbooks.sandbox.pidOf(m.name())));
+    return pids;
+  }
+
+  static List<Path> backups(SandboxRunbooks runbooks) throws Exception {
+    Path dir = Path.of(runbooks.sandbox.cluster().backupDir());
+    if (!Files.isDirectory(dir)) return List.of();
+    try (var files = Files.list(dir)) {
+      return files.toList();
+    }
+  }
+
+  static String rootMessage(Throwable e) {
+    return io.etcdrunbooks.workflows.common.Failures.rootMessage(e);
+  }
+
+  /** Keeps the history of a real upgrade where the replay test of the workflows module can pick it up. */
+  private static void recordHistoryForReplayTest(WorkflowClient client) throws Exception {
+    WorkflowExecutionHistory history = client.fetchHistory(UpgradeClusterWorkflow.workflowId("sandbox"));
+    Path out = Path.of("target", "recorded-upgrade-history.json");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, history.toJson(true));
+  }
+}

@@ -1,0 +1,116 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/** Each refusal leaves the cluster untouched: same processes, same versions, no backup taken. */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class UpgradePreflightTest {
+
+  /** Small enough to fill in a second, so that a real NOSPACE alarm can be raised. */
+  private static final String QUOTA_BYTES = String.valueOf(4 * 1024 * 1024);
+
+  private SandboxRunbooks runbooks;
+  private ClusterProbe probe;
+  private Map<String, Long> pidsBefore;
+
+  @BeforeAll
+  void startSandbox() throws Exception {
+    Map<String, String> quota = Map.of("ETCD_QUOTA_BACKEND_BYTES", QUOTA_BYTES);
+    runbooks = SandboxRunbooks.start(Files.createTempDirectory("preflight"), "3.4.23", Map.of("m1", quota, "m2", quota, "m3", quota));
+    probe = new ClusterProbe(runbooks.sandbox.cluster());
+    probe.putMany("/registry/x-", 10);
+    pidsBefore = UpgradeClusterTest.pids(runbooks);
+  }
+
+  @AfterAll
+  void stopSandbox() {
+    probe.close();
+    runbooks.close();
+  }
+
+  @Test
+  @Order(1)
+  void refusesAnUnknownCluster() throws Exception {
+    assertRefused(new UpgradeRequest("prod-typo", "3.5.16", false), "unknown cluster 'prod-typo'", "sandbox");
+  }
+
+  @Test
+  @Order(2)
+  void refusesADowngrade() throws Exception {
+    assertRefused(new UpgradeRequest("sandbox", "3.3.25", false), "older than the running 3.4.23", "rollback runbook");
+  }
+
+  @Test
+  @Order(3)
+  void refusesTheVersionAlreadyRunning() throws Exception {
+    assertRefused(new UpgradeRequest("sandbox", "3.4.23", false), "already runs 3.4.23");
+  }
+
+  @Test
+  @Order(4)
+  void refusesATargetTheBinarySourceDoesNotOffer() throws Exception {
+    assertRefused(new UpgradeRequest("sandbox", "3.5.99", false), "3.5.99 is not offered", "3.5.30");
+  }
+
+  @Test
+  @Order(5)
+  void refusesWhileANoSpaceAlarmIsRaised() throws Exception {
+    String big = "x".repeat(512 * 1024);
+    for (int i = 0; i < 64; i++) {
+      try {
+        probe.put("/fill/" + i, big);
+      } catch (Exception databaseSpaceExceeded) {
+        break;
+      }
+    }
+    assertThat(runbooks.state().alarms()).anySatisfy(a -> assertThat(a).contains("NOSPACE"));
+    assertRefused(new UpgradeRequest("sandbox", "3.5.16", false), "alarm raised: NOSPACE");
+  }
+
+  @Test
+  @Order(6)
+  void refusesWhenAMemberIsUnreachableAndNamesIt() throws Exception {
+    runbooks.sandbox.kill("m3");
+    pidsBefore.put("m3", -1L);
+    assertRefused(new UpgradeRequest("sandbox", "3.5.16", false), "member m3 is unreachable");
+  }
+
+  private void assertRefused(UpgradeRequest request, String... messageParts) throws Exception {
+    assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(request))
+        .isInstanceOf(WorkflowFailedException.class)
+        .satisfies(e -> {
+          assertThat(UpgradeClusterTest.rootMessage(e)).contains("refused, nothing was touched").contains(messageParts);
+          assertThat(rootFailure(e).getType()).isEqualTo(UpgradeClusterWorkflow.PREFLIGHT_REFUSED);
+        });
+    assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
+    assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();
+    runbooks.state().members().stream().filter(m -> m.reachable())
+        .forEach(m -> assertThat(m.serverVersion()).isEqualTo("3.4.23"));
+  }
+
+  private static ApplicationFailure rootFailure(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null) t = t.getCause();
+    return (ApplicationFailure) t;
+  }
+}

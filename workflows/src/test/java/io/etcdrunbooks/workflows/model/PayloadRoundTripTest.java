@@ -1,0 +1,54 @@
+package io.etcdrunbooks.workflows.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.workflows.common.CompletedStep;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.upgrade.LadderStep;
+import io.etcdrunbooks.workflows.upgrade.UpgradePlan;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.common.converter.DefaultDataConverter;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Every payload crosses Temporal's data converter unchanged (a helper method read as a property would break this). */
+class PayloadRoundTripTest {
+
+  private static final DataConverter CONVERTER = DefaultDataConverter.newDefaultInstance();
+
+  private static <T> T roundTrip(T value, Class<T> type) {
+    return CONVERTER.fromPayload(CONVERTER.toPayload(value).orElseThrow(), type, type);
+  }
+
+  @Test
+  void clusterStateAndItsMembers() {
+    MemberStatus m1 = new MemberStatus("m1", 11, true, true, "3.5.16", false, 20480, 120, 119, 11, List.of());
+    MemberStatus m2 = new MemberStatus("m2", 12, false, false, "", false, 0, 0, 0, 0, List.of("connection refused"));
+    ClusterState state = new ClusterState("prod-1", List.of(m1, m2), "m1", "3.5.0", List.of("NOSPACE on m2"), 77);
+    assertThat(roundTrip(state, ClusterState.class)).isEqualTo(state);
+  }
+
+  @Test
+  void upgradeInputResultAndProgress() {
+    UpgradeRequest request = new UpgradeRequest("prod-1", "3.5.30", true);
+    assertThat(roundTrip(request, UpgradeRequest.class)).isEqualTo(request);
+
+    UpgradePlan plan = new UpgradePlan("3.3.25", "3.5.30", List.of(new LadderStep("3.3.25", "3.4.23", List.of("m2", "m1"))));
+    BackupRecord backup = new BackupRecord("b1", "prod-1", "m2", "3.3.25", 77, 123, 300, 4096, "ab", "/b/b1.db", "2026-11-23T00:00:00Z");
+    KeyspaceDigest digest = new KeyspaceDigest(77, 300, "cd");
+    UpgradeResult result = new UpgradeResult("prod-1", false, plan, backup, Map.of("m1", "3.5.30"), "3.5.0", digest, digest,
+        Map.of("3.3.25 -> 3.4.23", List.of("m2", "m1")), List.of());
+    assertThat(roundTrip(result, UpgradeResult.class)).isEqualTo(result);
+
+    Progress progress = new Progress("UpgradeCluster", "prod-1", Phase.UPGRADE, "3.3.25 -> 3.4.23", "m2", false,
+        List.of(new CompletedStep("m2: stop", 1, 2, "done")), "");
+    assertThat(roundTrip(progress, Progress.class)).isEqualTo(progress);
+
+    ConsistencyReport report = new ConsistencyReport(5, Map.of("m1", 1L), Map.of("m1", 9L), true);
+    assertThat(roundTrip(report, ConsistencyReport.class)).isEqualTo(report);
+  }
+}

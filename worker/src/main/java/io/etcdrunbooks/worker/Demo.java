@@ -82,15 +82,15 @@ final class Demo {
       view = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/runbooks/" + id)).GET().build(),
           HttpResponse.BodyHandlers.ofString()).body());
       JsonNode progress = view.path("progress");
-      if (!progress.path("phase").asText().equals(lastPhase)) {
-        lastPhase = progress.path("phase").asText();
-        System.out.printf("-- phase %s %s%n", lastPhase, progress.path("step").asText());
-      }
       JsonNode completed = progress.path("completed");
       for (; printed < completed.size(); printed++) {
         JsonNode step = completed.get(printed);
         System.out.printf("   %-45s %6d ms  %s%n", step.path("name").asText(), step.path("durationMillis").asLong(),
             step.path("outcome").asText());
+      }
+      if (!progress.path("phase").asText().equals(lastPhase)) {
+        lastPhase = progress.path("phase").asText();
+        System.out.printf("-- phase %s %s%n", lastPhase, progress.path("step").asText());
       }
     } while ("RUNNING".equals(view.path("status").asText()) && Instant.now().isBefore(deadline));
     Duration took = Duration.between(begin, Instant.now());

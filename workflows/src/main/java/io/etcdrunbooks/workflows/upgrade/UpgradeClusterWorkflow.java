@@ -13,6 +13,7 @@ public interface UpgradeClusterWorkflow extends Runbook {
   /** Failure types the runbook ends with. */
   String PREFLIGHT_REFUSED = "PreflightRefused";
   String ROLLED_BACK = "UpgradeRolledBack";
+  String HALTED = "UpgradeHalted";
   String ROLLBACK_FAILED = "UpgradeRollbackFailed";
   String POSTFLIGHT_FAILED = "PostflightFailed";
 

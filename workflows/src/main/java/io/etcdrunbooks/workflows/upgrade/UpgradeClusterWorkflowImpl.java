@@ -149,8 +149,11 @@ public final class UpgradeClusterWorkflowImpl implements UpgradeClusterWorkflow 
       RuntimeException failure, MemberVersionSwitch switcher, BackupRecord backup) {
     String cause = Failures.rootMessage(failure);
     if (MemberVersionSwitch.QUORUM_AT_RISK.equals(Failures.rootType(failure))) {
-      return ApplicationFailure.newNonRetryableFailure("upgrade of " + cluster + " stopped before touching "
-          + failedMember + " (" + step.label() + "): " + cause + ". " + describe(cluster), ROLLED_BACK);
+      // Rolling members back would mean stopping them too: leave the (supported) mixed cluster as it is.
+      return ApplicationFailure.newNonRetryableFailure("upgrade of " + cluster + " halted before touching "
+          + failedMember + " (" + step.label() + "): " + cause + ". Members already on " + step.toVersion() + ": "
+          + switched + " (a mixed cluster is supported). " + describe(cluster) + " Next: bring the unhealthy members"
+          + " back, then start the upgrade again; members already upgraded are skipped", HALTED);
     }
     String logTail = logTail(cluster, failedMember);
     progress.phase(Phase.ROLLBACK);

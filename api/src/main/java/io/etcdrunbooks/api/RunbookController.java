@@ -4,6 +4,7 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -45,6 +46,15 @@ public final class RunbookController {
   }
 
   public record UpgradeBody(String targetVersion, boolean dryRun, int memberTimeoutSeconds) {}
+
+  /** Body: {"toVersion":"3.4.23","dryRun":false}; without toVersion, the oldest version running. Returns 202. */
+  @Post("/clusters/{cluster}/rollback")
+  public HttpResponse<RunbookStarter.Started> rollback(@PathVariable String cluster, @Body RollbackBody body) {
+    return HttpResponse.accepted().body(starter.startRollback(
+        new RollbackRequest(cluster, body.toVersion(), body.dryRun(), body.memberTimeoutSeconds())));
+  }
+
+  public record RollbackBody(String toVersion, boolean dryRun, int memberTimeoutSeconds) {}
 
   /** Status, progress and, once finished, the result or the failure of a runbook. */
   @Get("/runbooks/{workflowId}")

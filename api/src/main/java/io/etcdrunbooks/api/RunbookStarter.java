@@ -1,7 +1,10 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
+import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
@@ -34,14 +37,33 @@ public final class RunbookStarter {
     String id = request.dryRun()
         ? UpgradeClusterWorkflow.workflowId(request.cluster()) + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8)
         : UpgradeClusterWorkflow.workflowId(request.cluster());
-    UpgradeClusterWorkflow workflow = client.newWorkflowStub(UpgradeClusterWorkflow.class, WorkflowOptions.newBuilder()
+    UpgradeClusterWorkflow workflow = client.newWorkflowStub(UpgradeClusterWorkflow.class, options(id));
+    return start(id, () -> WorkflowClient.start(workflow::upgrade, request));
+  }
+
+  /** Starts a rollback of a mixed cluster to its old version (or to {@code toVersion}). */
+  public Started startRollback(RollbackRequest request) {
+    inventory.get().cluster(request.cluster());
+    if (request.toVersion() != null && !request.toVersion().isBlank() && !request.toVersion().matches("\\d+\\.\\d+\\.\\d+")) {
+      throw new IllegalArgumentException("toVersion must look like 3.4.23 (or be left out), got '" + request.toVersion() + "'");
+    }
+    String id = RollbackClusterWorkflow.workflowId(request.cluster());
+    RollbackClusterWorkflow workflow = client.newWorkflowStub(RollbackClusterWorkflow.class, options(id));
+    return start(id, () -> WorkflowClient.start(workflow::rollback, request));
+  }
+
+  private WorkflowOptions options(String id) {
+    return WorkflowOptions.newBuilder()
         .setWorkflowId(id)
         .setTaskQueue(config.taskQueue())
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
-        .build());
+        .build();
+  }
+
+  private static Started start(String id, java.util.function.Supplier<WorkflowExecution> start) {
     try {
-      var execution = WorkflowClient.start(workflow::upgrade, request);
+      WorkflowExecution execution = start.get();
       return new Started(execution.getWorkflowId(), execution.getRunId());
     } catch (WorkflowExecutionAlreadyStarted e) {
       throw new RunbookAlreadyRunning(id, e.getExecution().getRunId());
@@ -55,7 +77,7 @@ public final class RunbookStarter {
     private final String workflowId;
 
     RunbookAlreadyRunning(String workflowId, String runId) {
-      super("an upgrade of this cluster is already running: workflow " + workflowId + " (run " + runId
+      super("this runbook is already running on the cluster: workflow " + workflowId + " (run " + runId
           + "); follow it, or pause/cancel it, before starting another");
       this.workflowId = workflowId;
     }

@@ -99,10 +99,25 @@ class ApiTest {
     assertThat(badVersion.body.path("message").asText()).contains("targetVersion must look like 3.5.30");
 
     assertThat(get("/api/v1/runbooks/upgrade-does-not-exist").status).isEqualTo(404);
+
+    Answer badRollback = post("/api/v1/clusters/sandbox/rollback", "{\"toVersion\":\"3.4\"}");
+    assertThat(badRollback.status).isEqualTo(400);
+    assertThat(badRollback.body.path("message").asText()).contains("toVersion must look like 3.4.23");
   }
 
   @Test
   @Order(4)
+  void aRollbackOfAClusterWithNothingToRollBackCompletesWithoutTouchingIt() throws Exception {
+    Answer started = post("/api/v1/clusters/sandbox/rollback", "{}");
+    assertThat(started.status).isEqualTo(202);
+    JsonNode view = awaitFinished(started.body.path("workflowId").asText());
+    assertThat(view.path("status").asText()).isEqualTo("COMPLETED");
+    assertThat(view.path("result").path("toVersion").asText()).isEqualTo("3.4.23");
+    assertThat(view.path("result").path("membersToRollBack")).isEmpty();
+  }
+
+  @Test
+  @Order(5)
   void aSecondUpgradeOfABusyClusterIsRefusedWithTheRunningOnesId() throws Exception {
     Answer first = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.16\"}");
     assertThat(first.status).isEqualTo(202);

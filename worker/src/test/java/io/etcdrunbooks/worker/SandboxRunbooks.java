@@ -10,7 +10,10 @@ import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.sandbox.Sandbox;
 import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -34,6 +37,7 @@ final class SandboxRunbooks implements AutoCloseable {
   final EtcdActivitiesImpl etcd;
   final TestWorkflowEnvironment env;
   private final SshConnector ssh = new SshConnector();
+  private final HostActivitiesImpl host;
 
   private SandboxRunbooks(Sandbox sandbox) {
     this.sandbox = sandbox;
@@ -42,7 +46,8 @@ final class SandboxRunbooks implements AutoCloseable {
     this.etcd = new EtcdActivitiesImpl(inventory);
     this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     Worker worker = env.newWorker(TASK_QUEUE);
-    RunbookWorker.register(worker, etcd, new HostActivitiesImpl(inventory, ssh, releases),
+    this.host = new HostActivitiesImpl(inventory, ssh, releases);
+    RunbookWorker.register(worker, etcd, host,
         new ReleaseActivitiesImpl(inventory, releases), new BackupActivitiesImpl(inventory, releases));
     env.start();
   }
@@ -68,6 +73,15 @@ final class SandboxRunbooks implements AutoCloseable {
 
   UpgradeRequest request(String target) {
     return new UpgradeRequest("sandbox", target, false, 60);
+  }
+
+  /** What an upgrade stopped after one member leaves behind: that member on the new version, the rest on the old. */
+  void upgradeOneMemberByHand(String member, String version) {
+    MemberRef ref = new MemberRef("sandbox", member);
+    host.stopMember(ref);
+    host.installVersion(new HostActivities.InstallRequest("sandbox", member, version));
+    host.startMember(ref);
+    etcd.awaitMemberReady(new EtcdActivities.AwaitMemberRequest("sandbox", member, version, 60));
   }
 
   ClusterState state() {

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 public final class ProgressTracker {
 
   private final String runbook;
-  private final String cluster;
+  private String cluster = "";
   private final List<CompletedStep> completed = new ArrayList<>();
   private final Logger log;
   private Phase phase = Phase.STARTING;
@@ -19,10 +19,39 @@ public final class ProgressTracker {
   private String message = "";
   private boolean paused;
 
-  public ProgressTracker(String runbook, String cluster, Class<?> workflowClass) {
+  public ProgressTracker(String runbook, Class<?> workflowClass) {
     this.runbook = runbook;
-    this.cluster = cluster;
     this.log = Workflow.getLogger(workflowClass);
+  }
+
+  /** Called first thing in the workflow method. */
+  public void start(String clusterName) {
+    cluster = clusterName;
+  }
+
+  /** The pause signal: takes effect at the next {@link #awaitResumed()}. */
+  public void pause() {
+    paused = true;
+  }
+
+  public void resume() {
+    paused = false;
+  }
+
+  /** Where a runbook may be held between members. */
+  public void awaitResumed() {
+    if (paused) {
+      message("paused before the next member; signal resume to go on");
+      log.info("{} {}: paused", runbook, cluster);
+    }
+    Workflow.await(() -> !paused);
+  }
+
+  /** Marks the runbook failed with the root cause of {@code e}, which the caller rethrows. */
+  public RuntimeException failed(RuntimeException e) {
+    phase(Phase.FAILED);
+    message(Failures.rootMessage(e));
+    return e;
   }
 
   public void phase(Phase next) {
@@ -41,10 +70,6 @@ public final class ProgressTracker {
 
   public void member(String name) {
     member = name;
-  }
-
-  public void paused(boolean value) {
-    paused = value;
   }
 
   public void message(String text) {

@@ -31,19 +31,16 @@ public final class UpgradeClusterWorkflowImpl implements UpgradeClusterWorkflow 
   private static final int LOG_TAIL_LINES = 8;
 
   private final Activities activities = new Activities();
-  private ProgressTracker progress;
-  private boolean paused;
+  private final ProgressTracker progress = new ProgressTracker(TYPE, UpgradeClusterWorkflowImpl.class);
 
   @Override
   public UpgradeResult upgrade(UpgradeRequest request) {
     String cluster = request.cluster();
-    progress = new ProgressTracker(TYPE, cluster, UpgradeClusterWorkflowImpl.class);
+    progress.start(cluster);
     try {
       return run(request);
     } catch (RuntimeException e) {
-      progress.phase(Phase.FAILED);
-      progress.message(Failures.rootMessage(e));
-      throw e;
+      throw progress.failed(e);
     }
   }
 
@@ -103,7 +100,7 @@ public final class UpgradeClusterWorkflowImpl implements UpgradeClusterWorkflow 
       List<String> switched = new ArrayList<>();
       restarted.put(step.label(), switched);
       for (String member : leaderLast(activities.etcd.discover(ref))) {
-        awaitIfPaused();
+        progress.awaitResumed();
         try {
           if (switcher.switchTo(member, step.toVersion())) {
             switched.add(member);
@@ -256,27 +253,18 @@ public final class UpgradeClusterWorkflowImpl implements UpgradeClusterWorkflow 
         + String.join("\n  - ", problems), PREFLIGHT_REFUSED);
   }
 
-  private void awaitIfPaused() {
-    if (paused) {
-      progress.message("paused before the next member; signal resume to go on");
-    }
-    Workflow.await(() -> !paused);
-  }
-
   @Override
   public Progress progress() {
-    return progress == null ? null : progress.snapshot();
+    return progress.snapshot();
   }
 
   @Override
   public void pause() {
-    paused = true;
-    if (progress != null) progress.paused(true);
+    progress.pause();
   }
 
   @Override
   public void resume() {
-    paused = false;
-    if (progress != null) progress.paused(false);
+    progress.resume();
   }
 }

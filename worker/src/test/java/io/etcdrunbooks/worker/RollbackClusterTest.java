@@ -1,0 +1,108 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcdrunbooks.workflows.common.CompletedStep;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
+import io.etcdrunbooks.workflows.rollback.RollbackRequest;
+import io.etcdrunbooks.workflows.rollback.RollbackResult;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class RollbackClusterTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void aClusterWithOneOfThreeMembersUpgradedGoesBackToTheOldVersionWithEveryKey() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      probe.putMany("/registry/deployments/d-", 200);
+      String follower = runbooks.state().members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
+      runbooks.upgradeOneMemberByHand(follower, "3.5.16");
+      assertThat(probe.versions().values()).containsOnlyOnce("3.5.16").contains("3.4.23");
+      assertThat(probe.clusterVersion()).isEqualTo("3.4.0");
+      long revision = probe.revision();
+      var keys = probe.dump(revision);
+
+      RollbackResult result = rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "", false, 60));
+
+      assertThat(result.toVersion()).isEqualTo("3.4.23");
+      assertThat(result.membersToRollBack()).hasSize(1);
+      assertThat(probe.versions()).containsOnly(Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+      assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
+      assertThat(probe.dump(revision)).isEqualTo(keys);
+      long now = probe.revision();
+      assertThat(probe.hashKvByMember(now).values()).containsOnly(probe.hashKvByMember(now).get("m1"));
+    }
+  }
+
+  @Test
+  void anUpgradeTerminatedMidwayIsRolledBackIncludingAMemberItLeftStopped() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      probe.putMany("/registry/services/s-", 200);
+      long revision = probe.revision();
+      var keys = probe.dump(revision);
+      terminateUpgradeAfterItsFirstMember(runbooks);
+      assertThat(runbooks.state().members()).anySatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.5.16"));
+
+      RollbackResult result = rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60));
+
+      assertThat(result.memberVersions()).containsOnly(Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+      assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
+      assertThat(probe.dump(revision)).isEqualTo(keys);
+    }
+  }
+
+  @Test
+  void refusesOnceTheClusterVersionHasMovedAndNamesTheRestoreRunbook() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of())) {
+      runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
+      Map<String, Long> pids = UpgradeClusterTest.pids(runbooks);
+
+      assertThatThrownBy(() -> rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60)))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(e -> assertThat(UpgradeClusterTest.rootMessage(e))
+              .contains("refused, nothing was touched", "cluster version is already 3.5.0", "restore runbook"));
+      assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pids);
+    }
+  }
+
+  /** An upgrade to 3.5.16 terminated by an operator once its first member is done, wherever the next one is. */
+  private static void terminateUpgradeAfterItsFirstMember(SandboxRunbooks runbooks) throws InterruptedException {
+    UpgradeClusterWorkflow upgrade = runbooks.upgradeStub();
+    WorkflowClient.start(upgrade::upgrade, runbooks.request("3.5.16"));
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    while (Instant.now().isBefore(deadline)) {
+      Progress progress = upgrade.progress();
+      List<CompletedStep> done = progress == null ? List.of() : progress.completed();
+      if (done.stream().anyMatch(s -> s.name().endsWith(": healthy on 3.5.16"))) {
+        break;
+      }
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+    TimeUnit.MILLISECONDS.sleep(700); // into the next member's stop or install
+    WorkflowStub.fromTyped(upgrade).terminate("operator stopped the upgrade");
+  }
+
+  private static RollbackClusterWorkflow rollbackStub(SandboxRunbooks runbooks) {
+    return runbooks.client().newWorkflowStub(RollbackClusterWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(RollbackClusterWorkflow.workflowId("sandbox")).setTaskQueue(SandboxRunbooks.TASK_QUEUE).build());
+  }
+}

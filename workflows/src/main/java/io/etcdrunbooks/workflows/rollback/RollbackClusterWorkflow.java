@@ -1,0 +1,25 @@
+package io.etcdrunbooks.workflows.rollback;
+
+import io.etcdrunbooks.workflows.common.Runbook;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * Returns the members of a mixed cluster (an upgrade stopped part-way, cluster version not moved) to the old
+ * version, one at a time, leader last; no data is lost. Once the cluster version has moved, only a restore of the
+ * pre-upgrade backup goes back, and this runbook says so.
+ */
+@WorkflowInterface
+public interface RollbackClusterWorkflow extends Runbook {
+
+  String TYPE = "RollbackCluster";
+  String REFUSED = "RollbackRefused";
+  String FAILED = "RollbackFailed";
+
+  @WorkflowMethod(name = TYPE)
+  RollbackResult rollback(RollbackRequest request);
+
+  static String workflowId(String cluster) {
+    return "rollback-" + cluster;
+  }
+}

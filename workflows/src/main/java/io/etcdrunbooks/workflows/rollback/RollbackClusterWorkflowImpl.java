@@ -1,0 +1,152 @@
+package io.etcdrunbooks.workflows.rollback;
+
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
+import io.etcdrunbooks.workflows.upgrade.Preflight;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+public final class RollbackClusterWorkflowImpl implements RollbackClusterWorkflow {
+
+  private final Activities activities = new Activities();
+  private final ProgressTracker progress = new ProgressTracker(TYPE, RollbackClusterWorkflowImpl.class);
+
+  @Override
+  public RollbackResult rollback(RollbackRequest request) {
+    progress.start(request.cluster());
+    try {
+      return run(request);
+    } catch (RuntimeException e) {
+      throw progress.failed(e);
+    }
+  }
+
+  private RollbackResult run(RollbackRequest request) {
+    String cluster = request.cluster();
+    ClusterRef ref = new ClusterRef(cluster);
+    progress.phase(Phase.DISCOVER);
+    ClusterState state;
+    try {
+      state = progress.record("discover", () -> activities.etcd.discover(ref));
+    } catch (ActivityFailure e) {
+      throw refuse(cluster, Failures.rootMessage(e));
+    }
+
+    progress.phase(Phase.PREFLIGHT);
+    String toVersion = request.toVersion() == null || request.toVersion().isBlank()
+        ? Preflight.runningVersion(state) : request.toVersion();
+    if (!toVersion.matches("\\d+\\.\\d+\\.\\d+")) {
+      throw refuse(cluster, "toVersion must look like 3.4.23, got '" + toVersion + "'");
+    }
+    if (state.leaderName().isEmpty()) {
+      throw refuse(cluster, "no member sees a leader: the cluster has no quorum; a rollback cannot restart members safely."
+          + " Restore from a backup instead");
+    }
+    if (movedPast(state.clusterVersion(), toVersion)) {
+      throw refuse(cluster, "the cluster version is already " + state.clusterVersion() + ", past " + toVersion
+          + ": etcd cannot run older members any more. The only way back is restoring the pre-upgrade backup with the"
+          + " restore runbook (this loses every write made since that backup)");
+    }
+    List<String> available = progress.record("binary source", () -> activities.releases.availableVersions(ref));
+    if (!available.contains(toVersion)) {
+      throw refuse(cluster, "version " + toVersion + " is not offered by the binary source (it has " + available + ")");
+    }
+    List<String> newer = newerMembersLeaderLast(state, toVersion);
+
+    progress.phase(Phase.PLAN);
+    progress.message("roll back " + newer + " to " + toVersion);
+    if (request.dryRun() || newer.isEmpty()) {
+      progress.phase(Phase.DONE);
+      return new RollbackResult(cluster, toVersion, newer, versions(state), state.clusterVersion(), request.dryRun());
+    }
+
+    progress.phase(Phase.ROLLBACK);
+    progress.step("-> " + toVersion);
+    MemberVersionSwitch switcher = new MemberVersionSwitch(activities, progress, cluster, request.effectiveMemberTimeoutSeconds());
+    for (String member : newer) {
+      progress.awaitResumed();
+      try {
+        switcher.switchTo(member, toVersion);
+      } catch (ActivityFailure | ApplicationFailure e) {
+        throw ApplicationFailure.newNonRetryableFailure("rollback of " + cluster + " to " + toVersion + " failed at member "
+            + member + ": " + Failures.rootMessage(e) + ". Next: inspect " + member + "'s host and log, then run the"
+            + " rollback again (members already on " + toVersion + " are skipped)", FAILED);
+      }
+    }
+    progress.member("");
+
+    progress.phase(Phase.POSTFLIGHT);
+    ClusterState after = progress.record("discover", () -> activities.etcd.discover(ref));
+    List<String> problems = new ArrayList<>(Preflight.memberProblems(after));
+    after.members().stream().filter(m -> !toVersion.equals(m.serverVersion()))
+        .forEach(m -> problems.add("member " + m.name() + " runs " + m.serverVersion() + ", not " + toVersion));
+    ConsistencyReport consistency = progress.record("consistency", () -> activities.etcd.checkConsistency(ref));
+    problems.addAll(Preflight.consistencyProblems(consistency));
+    if (!problems.isEmpty()) {
+      throw ApplicationFailure.newNonRetryableFailure("rollback of " + cluster + " finished but postflight found:\n  - "
+          + String.join("\n  - ", problems), FAILED);
+    }
+    progress.phase(Phase.DONE);
+    progress.message("all members on " + toVersion);
+    return new RollbackResult(cluster, toVersion, newer, versions(after), after.clusterVersion(), false);
+  }
+
+  /** Whether the cluster version's minor is already above the target's: older binaries would refuse to join. */
+  static boolean movedPast(String clusterVersion, String toVersion) {
+    if (clusterVersion == null || clusterVersion.isEmpty()) return false;
+    int[] cluster = Versions.parts(clusterVersion);
+    int[] target = Versions.parts(toVersion);
+    return cluster[0] > target[0] || (cluster[0] == target[0] && cluster[1] > target[1]);
+  }
+
+  /**
+   * Members not healthy on the target: down ones first (restarting them costs nothing and gives quorum back its
+   * margin), then healthy followers, the leader last.
+   */
+  private static List<String> newerMembersLeaderLast(ClusterState state, String toVersion) {
+    return state.members().stream()
+        .filter(m -> !toVersion.equals(m.serverVersion()) || !m.healthy())
+        .sorted(Comparator.comparing(MemberStatus::healthy).thenComparing(m -> m.name().equals(state.leaderName())))
+        .map(MemberStatus::name)
+        .toList();
+  }
+
+  private static Map<String, String> versions(ClusterState state) {
+    Map<String, String> v = new LinkedHashMap<>();
+    state.members().forEach(m -> v.put(m.name(), m.serverVersion()));
+    return v;
+  }
+
+  private static ApplicationFailure refuse(String cluster, String why) {
+    return ApplicationFailure.newNonRetryableFailure("rollback of " + cluster + " refused, nothing was touched: " + why, REFUSED);
+  }
+
+  @Override
+  public Progress progress() {
+    return progress.snapshot();
+  }
+
+  @Override
+  public void pause() {
+    progress.pause();
+  }
+
+  @Override
+  public void resume() {
+    progress.resume();
+  }
+}

@@ -66,9 +66,11 @@ public final class InventoryLoader {
       if (c.ssh() == null || blank(c.ssh().user()) || blank(c.ssh().privateKeyFile()) || blank(c.ssh().knownHostsFile())) {
         problems.add(where + ": ssh needs user, privateKeyFile and knownHostsFile (host keys are always verified)");
       }
-      if (c.service() == null || !(ServiceSpec.PLAIN.equals(c.service().kind()) || ServiceSpec.SYSTEMD.equals(c.service().kind()))) {
-        problems.add(where + ": service.kind must be 'plain' or 'systemd'");
+      String kind = c.service() == null ? null : c.service().kind();
+      if (!(ServiceSpec.PLAIN.equals(kind) || ServiceSpec.SYSTEMD.equals(kind) || ServiceSpec.STATIC_POD.equals(kind))) {
+        problems.add(where + ": service.kind must be 'plain', 'systemd' or 'static-pod'");
       }
+      if (ServiceSpec.STATIC_POD.equals(kind)) validateStaticPod(where, c.service(), problems);
       if (blank(c.backupDir())) problems.add(where + ": backupDir is required (a backup is taken before every upgrade)");
       Set<String> names = new HashSet<>();
       Set<String> urls = new HashSet<>();
@@ -84,13 +86,39 @@ public final class InventoryLoader {
             problems.add(mw + ": URL " + url + " is used twice");
           }
         }
-        if (blank(m.dataDir()) || blank(m.installDir())) problems.add(mw + ": dataDir and installDir are required");
+        if (blank(m.dataDir())) problems.add(mw + ": dataDir is required");
+        if (!ServiceSpec.STATIC_POD.equals(kind) && blank(m.installDir())) {
+          problems.add(mw + ": installDir is required with the plain and systemd service managers");
+        }
         if (c.service() != null && ServiceSpec.PLAIN.equals(c.service().kind()) && blank(m.serviceDir())) {
           problems.add(mw + ": serviceDir is required with the plain service manager");
         }
       }
     });
     return problems;
+  }
+
+  private static void validateStaticPod(String where, ServiceSpec service, List<String> problems) {
+    String manifest = service.effectiveManifestPath();
+    String stash = service.effectiveStashDir();
+    if (!manifest.startsWith("/") || manifest.endsWith("/")) {
+      problems.add(where + ": service.manifestPath must be an absolute file path, got '" + manifest + "'");
+    }
+    if (!stash.startsWith("/")) problems.add(where + ": service.stashDir must be an absolute directory path, got '" + stash + "'");
+    String manifestsDir = manifest.contains("/") ? manifest.substring(0, manifest.lastIndexOf('/')) : "";
+    if (stripSlashes(stash).equals(stripSlashes(manifestsDir))) {
+      problems.add(where + ": service.stashDir must not be the manifests directory " + manifestsDir + ", kubelet would run what is kept there");
+    }
+    if (!service.effectiveImage().contains("{version}")) {
+      problems.add(where + ": service.image must contain {version}, got '" + service.effectiveImage() + "'");
+    }
+    if (!service.effectiveLogCommand().contains("{lines}")) {
+      problems.add(where + ": service.logCommand must contain {lines}, got '" + service.effectiveLogCommand() + "'");
+    }
+  }
+
+  private static String stripSlashes(String path) {
+    return path.replaceAll("/+$", "");
   }
 
   private static boolean blank(String s) {

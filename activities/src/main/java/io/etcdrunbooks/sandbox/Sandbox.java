@@ -6,6 +6,7 @@ import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStores.FirstMatchReleaseStore;
 import io.etcdrunbooks.activities.release.UrlTemplateReleaseStore;
+import io.etcdrunbooks.activities.ssh.Shell;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -59,10 +60,14 @@ public final class Sandbox implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Sandbox.class);
   private static final String MARKER = ".etcd-runbooks-sandbox";
   private static final Duration HEALTHY_TIMEOUT = Duration.ofSeconds(60);
+  private static final String MANIFEST = "etc/kubernetes/manifests/etcd.yaml";
+  private static final String STASH_DIR = "etc/kubernetes/etcd-runbooks-stopped";
+  private static final String STATIC_POD_LOG = "var/log/etcd.log";
 
   private final SandboxSpec spec;
   private final Path dir;
   private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
+  private final List<KubeletStandIn> kubelets = new ArrayList<>();
   private final Thread shutdownHook = new Thread(this::close, "sandbox-shutdown");
   private Path inventoryFile;
   private Inventory inventory;
@@ -109,6 +114,16 @@ public final class Sandbox implements AutoCloseable {
     return dir.resolve("hosts").resolve(member);
   }
 
+  /** Static-pod sandboxes: where the member's manifest is when kubelet runs it. */
+  public Path manifestPath(String member) {
+    return hostRoot(member).resolve(MANIFEST);
+  }
+
+  /** Static-pod sandboxes: where the stopped member's manifest is kept. */
+  public Path stashDir(String member) {
+    return hostRoot(member).resolve(STASH_DIR);
+  }
+
   /** The member's etcd pid from its pid file, -1 when there is none or it does not run. */
   public long pidOf(String member) {
     return etcdPid(hostRoot(member).resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE));
@@ -128,6 +143,8 @@ public final class Sandbox implements AutoCloseable {
     if (closed) return;
     closed = true;
     long began = System.nanoTime();
+    kubelets.forEach(KubeletStandIn::close);
+    kubelets.clear();
     stopEtcds(dir);
     hosts.values().forEach(host -> {
       try {
@@ -171,15 +188,20 @@ public final class Sandbox implements AutoCloseable {
       SandboxHost host = SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), user, clientKey.getPublic());
       hosts.put(name, host);
       knownHosts.add(host.knownHostsLine());
+      boolean plain = !spec.staticPods();
       members.add(new MemberSpec(name, "127.0.0.1", host.port(),
-          "http://127.0.0.1:" + ports.get(2 * i), "http://127.0.0.1:" + ports.get(2 * i + 1),
-          root.resolve("var/lib/etcd").toString(), root.resolve("opt/etcd").toString(), root.resolve("etc/etcd").toString()));
+          "http://127.0.0.1:" + ports.get(2 * i), "http://127.0.0.1:" + ports.get(2 * i + 1), root.resolve("var/lib/etcd").toString(),
+          plain ? root.resolve("opt/etcd").toString() : null, plain ? root.resolve("etc/etcd").toString() : null));
     }
     Path knownHostsFile = sshDir.resolve("known_hosts");
     Files.writeString(knownHostsFile, String.join("\n", knownHosts) + "\n");
 
     String initialCluster = members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
     for (MemberSpec m : members) {
+      if (spec.staticPods()) {
+        writeManifest(m, initialCluster);
+        continue;
+      }
       Map<String, String> env = new LinkedHashMap<>();
       env.put("ETCD_NAME", m.name());
       env.put("ETCD_DATA_DIR", m.dataDir());
@@ -195,7 +217,14 @@ public final class Sandbox implements AutoCloseable {
           env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n").collect(Collectors.joining()));
     }
 
-    ClusterSpec cluster = new ClusterSpec(spec.cluster(), members, new ServiceSpec(ServiceSpec.PLAIN, null),
+    if (spec.staticPods()) {
+      for (MemberSpec m : members) {
+        Path root = hostRoot(m.name());
+        kubelets.add(KubeletStandIn.start(m.name(), manifestPath(m.name()), root.resolve(STATIC_POD_LOG),
+            root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), releases));
+      }
+    }
+    ClusterSpec cluster = new ClusterSpec(spec.cluster(), members, serviceSpec(),
         new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), null, dir.resolve("backups").toString(), List.of());
     Files.createDirectories(dir.resolve("backups"));
     inventoryFile = dir.resolve("inventory.yaml");
@@ -226,6 +255,70 @@ public final class Sandbox implements AutoCloseable {
       awaitHealthy(members, hostActivities);
     }
     log.info("sandbox '{}' with {} members on etcd {} is up; inventory {}", spec.cluster(), members.size(), spec.version(), inventoryFile);
+  }
+
+  private ServiceSpec serviceSpec() {
+    if (!spec.staticPods()) return new ServiceSpec(ServiceSpec.PLAIN, null);
+    String root = dir.resolve("hosts").toString() + "/{member}/";
+    // The sandbox user owns every host's files, so no sudo; the stand-in's log file stands in for crictl logs.
+    return new ServiceSpec(ServiceSpec.STATIC_POD, null, root + MANIFEST, root + STASH_DIR, null,
+        "tail -n {lines} " + Shell.quote(root + STATIC_POD_LOG), false);
+  }
+
+  /** A manifest in kubeadm's layout (comment aside) running etcd with the spec's version. */
+  private void writeManifest(MemberSpec m, String initialCluster) throws IOException {
+    List<String> flags = new ArrayList<>(List.of(
+        "--advertise-client-urls=" + m.clientUrl(),
+        "--data-dir=" + m.dataDir(),
+        "--initial-advertise-peer-urls=" + m.peerUrl(),
+        "--initial-cluster=" + initialCluster,
+        "--initial-cluster-state=new",
+        "--initial-cluster-token=" + spec.cluster(),
+        "--listen-client-urls=" + m.clientUrl(),
+        "--listen-peer-urls=" + m.peerUrl(),
+        "--name=" + m.name()));
+    spec.extraEnvByMember().getOrDefault(m.name(), Map.of()).forEach((env, value) ->
+        flags.add("--" + env.replaceFirst("^ETCD_", "").toLowerCase(java.util.Locale.ROOT).replace('_', '-') + "=" + value));
+    StringBuilder yaml = new StringBuilder()
+        .append("# etcd of sandbox member ").append(m.name()).append(", in kubeadm's layout\n")
+        .append("apiVersion: v1\n")
+        .append("kind: Pod\n")
+        .append("metadata:\n")
+        .append("  annotations:\n")
+        .append("    kubeadm.kubernetes.io/etcd.advertise-client-urls: ").append(m.clientUrl()).append("\n")
+        .append("  creationTimestamp: null\n")
+        .append("  labels:\n")
+        .append("    component: etcd\n")
+        .append("    tier: control-plane\n")
+        .append("  name: etcd\n")
+        .append("  namespace: kube-system\n")
+        .append("spec:\n")
+        .append("  containers:\n")
+        .append("  - command:\n")
+        .append("    - etcd\n");
+    flags.forEach(f -> yaml.append("    - ").append(f).append("\n"));
+    yaml.append("    image: registry.k8s.io/etcd:").append(spec.version()).append("-0\n")
+        .append("    imagePullPolicy: IfNotPresent\n")
+        .append("    name: etcd\n")
+        .append("    resources:\n")
+        .append("      requests:\n")
+        .append("        cpu: 100m # kubeadm's default\n")
+        .append("        memory: 100Mi\n")
+        .append("    volumeMounts:\n")
+        .append("    - mountPath: ").append(m.dataDir()).append("\n")
+        .append("      name: etcd-data\n")
+        .append("  hostNetwork: true\n")
+        .append("  priorityClassName: system-node-critical\n")
+        .append("  volumes:\n")
+        .append("  - hostPath:\n")
+        .append("      path: ").append(m.dataDir()).append("\n")
+        .append("      type: DirectoryOrCreate\n")
+        .append("    name: etcd-data\n")
+        .append("status: {}\n");
+    Path manifest = manifestPath(m.name());
+    Files.createDirectories(manifest.getParent());
+    Files.createDirectories(hostRoot(m.name()).resolve("var/log"));
+    Files.writeString(manifest, yaml);
   }
 
   private void awaitHealthy(List<MemberSpec> members, HostActivitiesImpl hostActivities) {

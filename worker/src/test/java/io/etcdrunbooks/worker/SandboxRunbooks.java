@@ -8,6 +8,7 @@ import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.sandbox.Sandbox;
 import io.etcdrunbooks.sandbox.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
@@ -57,7 +58,12 @@ final class SandboxRunbooks implements AutoCloseable {
   }
 
   static SandboxRunbooks start(Path dir, String version, Map<String, Map<String, String>> extraEnv) {
-    return new SandboxRunbooks(Sandbox.create(new SandboxSpec(dir, "sandbox", 3, version, extraEnv), releases()));
+    return start(dir, version, extraEnv, ServiceSpec.PLAIN);
+  }
+
+  /** @param serviceKind how the sandbox runs its members: {@code plain} or {@code static-pod} (kubelet stand-ins) */
+  static SandboxRunbooks start(Path dir, String version, Map<String, Map<String, String>> extraEnv, String serviceKind) {
+    return new SandboxRunbooks(Sandbox.create(new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind), releases()));
   }
 
   WorkflowClient client() {

@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
  * Puts etcd versions on a host as {@code <installDir>/versions/<version>/{etcd,etcdctl,etcdutl}}, checked with
  * sha256sum on the host against the worker's copies, and points {@code <installDir>/current} at one of them.
  */
-public final class BinaryInstaller {
+public final class BinaryInstaller implements VersionInstaller {
 
   public static final List<String> BINARIES = List.of("etcd", "etcdctl", "etcdutl");
   private static final Pattern VERSION_LINE = Pattern.compile("etcd Version:\\s*(\\S+)");
@@ -45,6 +45,7 @@ public final class BinaryInstaller {
   public record InstallOutcome(boolean uploaded, boolean switched) {}
 
   /** The version {@code <installDir>/current/etcd --version} reports, "" when nothing is installed. */
+  @Override
   public String installedVersion(MemberHost host) {
     String etcd = quote(host.member().installDir() + "/current/etcd");
     ExecResult result = run(host, "if [ -x " + etcd + " ]; then " + etcd + " --version; else echo none; fi",
@@ -72,6 +73,12 @@ public final class BinaryInstaller {
         + quote(link) + " ]; then echo unchanged; else ln -sfn " + quote(link) + " current.tmp && mv -T current.tmp current"
         + " && echo switched; fi", "select etcd " + version).stdout().strip();
     return new InstallOutcome(uploaded, out.equals("switched"));
+  }
+
+  @Override
+  public String installAndSelect(MemberHost host, String version, Path binDir) {
+    InstallOutcome outcome = install(host, version, binDir);
+    return (outcome.uploaded() ? "uploaded" : "already present") + (outcome.switched() ? ", now selected" : ", already selected");
   }
 
   private void upload(MemberHost host, String version, Path binDir, Map<String, String> expected, String versionDir) {

@@ -32,7 +32,7 @@ public final class HostActivitiesImpl implements HostActivities {
   private final Supplier<Inventory> inventory;
   private final SshConnector ssh;
   private final ReleaseStore releases;
-  private final BinaryInstaller installer;
+  private final BinaryInstaller binaries;
 
   public HostActivitiesImpl(Inventory inventory, SshConnector ssh, ReleaseStore releases) {
     this(() -> inventory, ssh, releases);
@@ -43,18 +43,19 @@ public final class HostActivitiesImpl implements HostActivities {
     this.inventory = inventory;
     this.ssh = ssh;
     this.releases = releases;
-    this.installer = new BinaryInstaller(ssh);
+    this.binaries = new BinaryInstaller(ssh);
   }
 
   @Override
   public String installedVersion(MemberRef member) {
-    return onHost(member.cluster(), member.member(), "read the installed version", (host, service) -> installer.installedVersion(host));
+    return onHost(member.cluster(), member.member(), "read the installed version",
+        (host, service, versions) -> versions.installedVersion(host));
   }
 
   @Override
   public void stopMember(MemberRef member) {
-    onHost(member.cluster(), member.member(), "stop etcd", (host, service) -> {
-      if (!service.isRunning(host)) {
+    onHost(member.cluster(), member.member(), "stop etcd", (host, service, versions) -> {
+      if (service.isStopped(host)) {
         log.info("{}: etcd is already stopped", host.describe());
         return null;
       }
@@ -66,18 +67,17 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public void installVersion(InstallRequest request) {
-    onHost(request.cluster(), request.member(), "install etcd " + request.version(), (host, service) -> {
+    onHost(request.cluster(), request.member(), "install etcd " + request.version(), (host, service, versions) -> {
+      // resolved first so that a version the release store does not know is refused before the host is touched
       Path binDir = binDir(request.version());
-      BinaryInstaller.InstallOutcome outcome = installer.install(host, request.version(), binDir);
-      log.info("{}: etcd {} {}{}", host.describe(), request.version(),
-          outcome.uploaded() ? "uploaded" : "already present", outcome.switched() ? ", now selected" : ", already selected");
+      log.info("{}: etcd {}: {}", host.describe(), request.version(), versions.installAndSelect(host, request.version(), binDir));
       return null;
     });
   }
 
   @Override
   public void startMember(MemberRef member) {
-    onHost(member.cluster(), member.member(), "start etcd", (host, service) -> {
+    onHost(member.cluster(), member.member(), "start etcd", (host, service, versions) -> {
       if (service.isRunning(host)) {
         log.info("{}: etcd already runs", host.describe());
         return null;
@@ -91,7 +91,7 @@ public final class HostActivitiesImpl implements HostActivities {
   @Override
   public String logTail(LogTailRequest request) {
     return onHost(request.cluster(), request.member(), "read the etcd log",
-        (host, service) -> service.logTail(host, request.lines() <= 0 ? 100 : request.lines()));
+        (host, service, versions) -> service.logTail(host, request.lines() <= 0 ? 100 : request.lines()));
   }
 
   private Path binDir(String version) {
@@ -105,7 +105,7 @@ public final class HostActivitiesImpl implements HostActivities {
   }
 
   private interface HostAction<T> {
-    T apply(MemberHost host, ServiceManager service);
+    T apply(MemberHost host, ServiceManager service, VersionInstaller versions);
   }
 
   private <T> T onHost(String clusterName, String memberName, String what, HostAction<T> action) {
@@ -121,8 +121,9 @@ public final class HostActivitiesImpl implements HostActivities {
             "UnknownMember"));
     MemberHost host = MemberHost.of(cluster, member);
     ServiceManager service = ServiceManager.of(cluster.service(), ssh);
+    VersionInstaller versions = VersionInstaller.of(cluster.service(), ssh, binaries);
     try {
-      return action.apply(host, service);
+      return action.apply(host, service, versions);
     } catch (ApplicationFailure e) {
       throw e;
     } catch (HostKeyRejectedException e) {

@@ -8,6 +8,14 @@ public interface ServiceManager {
 
   boolean isRunning(MemberHost host);
 
+  /**
+   * Whether stop has nothing left to do. Usually not running; a static pod whose manifest is still in place is not
+   * stopped even while its container is down, since kubelet would start it again.
+   */
+  default boolean isStopped(MemberHost host) {
+    return !isRunning(host);
+  }
+
   /** Starts etcd unless it runs; fails with {@link MemberStartFailedException} when it does not stay up. */
   void start(MemberHost host);
 
@@ -21,6 +29,7 @@ public interface ServiceManager {
     String kind = spec == null ? null : spec.kind();
     if (ServiceSpec.PLAIN.equals(kind)) return new PlainProcessServiceManager(ssh);
     if (ServiceSpec.SYSTEMD.equals(kind)) return new SystemdServiceManager(ssh, spec.unit());
-    throw new IllegalArgumentException("unknown service kind '" + kind + "'; use 'plain' or 'systemd'");
+    if (ServiceSpec.STATIC_POD.equals(kind)) return new StaticPodServiceManager(ssh, spec);
+    throw new IllegalArgumentException("unknown service kind '" + kind + "'; use 'plain', 'systemd' or 'static-pod'");
   }
 }

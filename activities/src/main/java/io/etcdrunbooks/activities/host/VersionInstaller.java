@@ -1,0 +1,26 @@
+package io.etcdrunbooks.activities.host;
+
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.ServiceSpec;
+import java.nio.file.Path;
+
+/** Puts an etcd version in place for a member's service, the way its service kind needs it. */
+public interface VersionInstaller {
+
+  /** The version the member's service is set to run, "" when none is. */
+  String installedVersion(MemberHost host);
+
+  /**
+   * Makes the service run the version at its next start; does nothing that is already done.
+   *
+   * @param binDir the version's binaries on the worker, from the release store
+   * @return what was done, for the log
+   */
+  String installAndSelect(MemberHost host, String version, Path binDir);
+
+  /** A static pod's version is its manifest's image; plain and systemd run uploaded binaries. */
+  static VersionInstaller of(ServiceSpec spec, SshConnector ssh, BinaryInstaller binaries) {
+    if (spec != null && ServiceSpec.STATIC_POD.equals(spec.kind())) return new ManifestImageInstaller(ssh, spec);
+    return binaries;
+  }
+}

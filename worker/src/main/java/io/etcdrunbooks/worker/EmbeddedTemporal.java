@@ -26,7 +26,8 @@ public final class EmbeddedTemporal implements AutoCloseable {
   }
 
   public static EmbeddedTemporal start(int port) {
-    TestServicesStarter services = new TestServicesStarter(false, 0);
+    // Time skipping locked: runbooks wait on real processes, so the server's clock must be the wall clock.
+    TestServicesStarter services = new TestServicesStarter(true, 0);
     NettyServerBuilder builder = NettyServerBuilder.forAddress(
         new InetSocketAddress(InetAddress.getLoopbackAddress(), port), InsecureServerCredentials.create());
     GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);

@@ -85,6 +85,9 @@ class ApiTest {
     assertThat(view.path("result").path("plan").path("steps").findValuesAsText("toVersion")).containsExactly("3.5.30");
     assertThat(view.path("progress").path("phase").asText()).isEqualTo("DONE");
     assertThat(view.path("progress").path("completed").findValuesAsText("name")).contains("discover", "consistency");
+    long startedAt = view.path("progress").path("completed").get(0).path("startedAtMillis").asLong();
+    assertThat(startedAt).as("the embedded Temporal keeps wall-clock time (no time skipping)")
+        .isBetween(System.currentTimeMillis() - 120_000, System.currentTimeMillis());
   }
 
   @Test

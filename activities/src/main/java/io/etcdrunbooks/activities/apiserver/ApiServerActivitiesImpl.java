@@ -1,0 +1,158 @@
+package io.etcdrunbooks.activities.apiserver;
+
+import static io.etcdrunbooks.activities.ssh.Shell.quote;
+
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.ssh.SshException;
+import io.etcdrunbooks.activities.ssh.SshTarget;
+import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.ControlPlaneHost;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.activities.ApiServerActivities;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link ApiServerActivities} over SSH (the manifest) and HTTP (the health endpoint). */
+public final class ApiServerActivitiesImpl implements ApiServerActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(ApiServerActivitiesImpl.class);
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
+  private static final long POLL_MILLIS = 250;
+
+  private final Supplier<Inventory> inventory;
+  private final SshConnector ssh;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  public ApiServerActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh) {
+    this.inventory = inventory;
+    this.ssh = ssh;
+  }
+
+  @Override
+  public boolean setEtcdServers(SetEtcdServersRequest request) {
+    Located cp = locate(request.cluster(), request.host());
+    String where = cp.describe();
+    String manifest = read(cp, cp.host().manifestPath());
+    List<String> current;
+    String rewritten;
+    try {
+      current = EtcdServersFlag.read(manifest, where);
+      rewritten = EtcdServersFlag.rewrite(manifest, request.etcdServers(), where);
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ManifestNotEditable");
+    }
+    if (current.equals(request.etcdServers())) {
+      log.info("{}: --etcd-servers already {}", where, current);
+      return false;
+    }
+    String path = cp.host().manifestPath();
+    String tmp = hidden(path, "etcd-runbooks.tmp");
+    write(cp, hidden(path, "etcd-runbooks.previous"), manifest);
+    write(cp, tmp, rewritten);
+    exec(cp, "mv -f " + quote(tmp) + " " + quote(path), "replace the manifest");
+    log.info("{}: --etcd-servers {} -> {} (previous manifest kept as {})", where, current, request.etcdServers(),
+        hidden(path, "etcd-runbooks.previous"));
+    return true;
+  }
+
+  @Override
+  public void restoreManifest(ControlPlaneRef ref) {
+    Located cp = locate(ref.cluster(), ref.host());
+    String path = cp.host().manifestPath();
+    String previous = hidden(path, "etcd-runbooks.previous");
+    exec(cp, "if [ -f " + quote(previous) + " ]; then mv -f " + quote(previous) + " " + quote(path) + "; fi",
+        "put the previous manifest back");
+    log.info("{}: previous manifest restored (if one was kept)", cp.describe());
+  }
+
+  @Override
+  public void awaitHealthy(AwaitApiServerRequest request) {
+    Located cp = locate(request.cluster(), request.host());
+    Instant deadline = Instant.now().plusSeconds(Math.max(1, request.timeoutSeconds()));
+    String last = "no answer yet";
+    while (true) {
+      try {
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(cp.host().healthUrl()))
+            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() == 200) return;
+        last = "HTTP " + answer.statusCode() + " " + answer.body().strip();
+      } catch (IOException e) {
+        last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for " + cp.describe(), e);
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw ApplicationFailure.newNonRetryableFailure(cp.describe() + " is not healthy at " + cp.host().healthUrl()
+            + " after " + request.timeoutSeconds() + " s; last answer: " + last
+            + ". Next: check the kube-apiserver container's log on that host", "ApiServerUnhealthy");
+      }
+      Heartbeats.beat(cp.describe() + ": " + last);
+      Heartbeats.pause(POLL_MILLIS);
+    }
+  }
+
+  /** A file beside {@code path} whose name starts with a dot: kubelet ignores hidden files in its manifest directory. */
+  static String hidden(String path, String suffix) {
+    int slash = path.lastIndexOf('/');
+    return path.substring(0, slash + 1) + "." + path.substring(slash + 1) + "." + suffix;
+  }
+
+  private String read(Located cp, String path) {
+    try {
+      return ssh.readFile(cp.target(), path);
+    } catch (SshException e) {
+      throw ApplicationFailure.newFailure(cp.describe() + ": cannot read " + path + ": " + e.getMessage(), "HostCommandFailed");
+    }
+  }
+
+  private void write(Located cp, String path, String content) {
+    try {
+      ssh.writeFile(cp.target(), path, content);
+    } catch (SshException e) {
+      throw ApplicationFailure.newFailure(cp.describe() + ": cannot write " + path + ": " + e.getMessage(), "HostCommandFailed");
+    }
+  }
+
+  private void exec(Located cp, String command, String what) {
+    var result = ssh.exec(cp.target(), command, COMMAND_TIMEOUT);
+    if (!result.ok()) {
+      throw ApplicationFailure.newFailure(cp.describe() + ": cannot " + what + " (exit " + result.exitCode() + "): "
+          + result.stderr().strip(), "HostCommandFailed");
+    }
+  }
+
+  private Located locate(String clusterName, String hostName) {
+    ClusterSpec cluster;
+    try {
+      cluster = inventory.get().cluster(clusterName);
+    } catch (UnknownClusterException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+    }
+    ControlPlaneHost host = cluster.controlPlane().stream().filter(h -> h.name().equals(hostName)).findFirst()
+        .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' has no control-plane host '"
+            + hostName + "'; it has " + cluster.controlPlane().stream().map(ControlPlaneHost::name).toList(), "UnknownControlPlaneHost"));
+    int port = host.sshPort() != 0 ? host.sshPort() : cluster.ssh().port() != 0 ? cluster.ssh().port() : SshTarget.DEFAULT_PORT;
+    SshTarget target = new SshTarget(host.host(), port, cluster.ssh().user(), cluster.ssh().privateKeyFile(),
+        cluster.ssh().knownHostsFile());
+    return new Located(clusterName, host, target);
+  }
+
+  private record Located(String cluster, ControlPlaneHost host, SshTarget target) {
+    String describe() {
+      return "kube-apiserver on " + host.name() + " (" + target.address() + ") of cluster '" + cluster + "'";
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package io.etcdrunbooks.workflows.activities;
+
+import io.temporal.activity.ActivityInterface;
+import java.util.List;
+
+/**
+ * kube-apiserver on a control-plane host, reached as production reaches it: its static-pod manifest edited over SSH,
+ * its health endpoint polled.
+ */
+@ActivityInterface
+public interface ApiServerActivities {
+
+  /**
+   * Points the apiserver at these etcd client URLs by rewriting only the {@code --etcd-servers} line of its manifest
+   * (kubelet then restarts it). The previous manifest is kept beside it as a hidden file, which kubelet ignores.
+   * Returns false, touching nothing, when the manifest already lists exactly these servers.
+   */
+  boolean setEtcdServers(SetEtcdServersRequest request);
+
+  /** Puts back the manifest kept by the last {@link #setEtcdServers} on that host; no-op when there is none. */
+  void restoreManifest(ControlPlaneRef host);
+
+  /** Heartbeats until the apiserver's health endpoint answers 200, or fails naming the host and what it last saw. */
+  void awaitHealthy(AwaitApiServerRequest request);
+
+  record ControlPlaneRef(String cluster, String host) {}
+
+  record SetEtcdServersRequest(String cluster, String host, List<String> etcdServers) {}
+
+  record AwaitApiServerRequest(String cluster, String host, int timeoutSeconds) {}
+}

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.upgrade;
 import io.etcdrunbooks.workflows.model.Versions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -12,6 +13,12 @@ import java.util.Optional;
  * Example with 3.3.25, 3.4.23, 3.5.16, 3.5.30 on offer: 3.3.25 -> 3.4.23 -> 3.5.30.
  */
 public final class VersionLadder {
+
+  /**
+   * Minimum patch a cluster must run before it may enter a minor, from etcd's upgrade guides: 3.6 refuses to join a
+   * cluster whose members run a 3.5 older than 3.5.32 (and wants `etcdutl check v2store` clean).
+   */
+  private static final Map<String, String> MINIMUM_BEFORE = Map.of("3.6", "3.5.32");
 
   private VersionLadder() {}
 
@@ -49,7 +56,22 @@ public final class VersionLadder {
               + "); etcd upgrades one minor version at a time, so " + from[0] + "." + m + " is needed on the way to " + target)));
     }
     ladder.add(target);
+    requireMinimumBeforeMinor(running, ladder);
     return ladder;
+  }
+
+  private static void requireMinimumBeforeMinor(String running, List<String> ladder) {
+    String from = running;
+    for (String to : ladder) {
+      String minimum = MINIMUM_BEFORE.get(UpgradePlan.minorOf(to));
+      if (minimum != null && !UpgradePlan.minorOf(from).equals(UpgradePlan.minorOf(to))
+          && Versions.ORDER.compare(from, minimum) < 0) {
+        throw new IllegalArgumentException("etcd " + UpgradePlan.minorOf(to) + " needs every member on " + minimum
+            + " or later first, but the ladder reaches it from " + from + "; offer " + minimum + " or later in the"
+            + " binary source (and check the v2 store with `etcdutl check v2store`)");
+      }
+      from = to;
+    }
   }
 
   private static Optional<String> newestPatch(List<String> available, int major, int minor) {

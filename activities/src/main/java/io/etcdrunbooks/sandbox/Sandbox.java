@@ -7,6 +7,7 @@ import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStores.FirstMatchReleaseStore;
 import io.etcdrunbooks.activities.release.UrlTemplateReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
@@ -33,6 +34,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -59,6 +62,8 @@ public final class Sandbox implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Sandbox.class);
   private static final String MARKER = ".etcd-runbooks-sandbox";
   private static final Duration HEALTHY_TIMEOUT = Duration.ofSeconds(60);
+  /** Key id of the backup key every sandbox generates for itself. */
+  public static final String BACKUP_KEY_ID = "sandbox";
 
   private final SandboxSpec spec;
   private final Path dir;
@@ -195,8 +200,10 @@ public final class Sandbox implements AutoCloseable {
           env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n").collect(Collectors.joining()));
     }
 
+    Path backupKey = writeBackupKey(dir.resolve("backup.key"));
     ClusterSpec cluster = new ClusterSpec(spec.cluster(), members, new ServiceSpec(ServiceSpec.PLAIN, null),
-        new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), null, dir.resolve("backups").toString(), List.of());
+        new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), null, dir.resolve("backups").toString(), List.of(),
+        new BackupSpec(true, backupKey.toString(), BACKUP_KEY_ID, null, null));
     Files.createDirectories(dir.resolve("backups"));
     inventoryFile = dir.resolve("inventory.yaml");
     InventoryLoader.write(new Inventory(releaseSource(releases), Map.of(spec.cluster(), cluster)), inventoryFile);
@@ -354,6 +361,15 @@ public final class Sandbox implements AutoCloseable {
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot generate the sandbox's SSH client key", e);
     }
+  }
+
+  /** A fresh random 256-bit backup key, base64 in a 0600 file, as an operator would make with openssl rand -base64 32. */
+  private static Path writeBackupKey(Path file) throws IOException {
+    byte[] key = new byte[32];
+    new SecureRandom().nextBytes(key);
+    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, Base64.getEncoder().encodeToString(key) + "\n");
+    return file;
   }
 
   private static void writeClientKey(KeyPair key, Path privateKey) throws IOException {

@@ -154,6 +154,25 @@ class SnapshotCipherTest {
     assertThatThrownBy(() -> BackupKey.read(dir.resolve("missing.key"), "k")).hasMessageContaining("does not exist");
   }
 
+  @Test
+  void backupDecryption_writesTheSnapshot_andNothingWhenTheKeyIsWrong() throws Exception {
+    Path keyFile = keyFile("k.key", Base64.getEncoder().encodeToString(randomBytes(32, 10)), "rw-------");
+    Path otherKey = keyFile("other.key", Base64.getEncoder().encodeToString(randomBytes(32, 11)), "rw-------");
+    byte[] plain = randomBytes(3 * CHUNK + 5, 12);
+    Path encrypted = dir.resolve("b.db.enc");
+    try (OutputStream out = Files.newOutputStream(encrypted)) {
+      new SnapshotCipher(BackupKey.read(keyFile, "k")).encrypt(new ByteArrayInputStream(plain), out);
+    }
+
+    assertThatThrownBy(() -> BackupDecryption.decrypt(encrypted, dir.resolve("wrong.db"), otherKey, "k")).hasMessageContaining("wrong key");
+    BackupDecryption.decrypt(encrypted, dir.resolve("b.db"), keyFile, "k");
+
+    assertThat(dir.resolve("wrong.db")).doesNotExist();
+    assertThat(dir.resolve("wrong.db.part")).doesNotExist();
+    assertThat(Files.readAllBytes(dir.resolve("b.db"))).isEqualTo(plain);
+    assertThat(Files.getPosixFilePermissions(dir.resolve("b.db"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+  }
+
   private Path keyFile(String name, String content, String permissions) throws IOException {
     Path file = Files.createFile(dir.resolve(name), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, content);

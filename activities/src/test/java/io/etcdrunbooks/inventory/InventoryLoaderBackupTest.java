@@ -64,6 +64,13 @@ class InventoryLoaderBackupTest {
         .hasMessageContaining("encrypted");
   }
 
+  @Test
+  void theExampleInventory_namesABackupKeyAndRetention() {
+    BackupSpec backup = InventoryLoader.load(Path.of("..", "deploy", "examples", "inventory.yaml")).cluster("prod-1").backupSettings();
+
+    assertThat(backup).isEqualTo(new BackupSpec(null, "/etc/etcd-runbooks/backup-keys/prod-1.key", "prod-1-2026", 7, 14));
+  }
+
   private Inventory load(String yaml) throws Exception {
     Path file = dir.resolve("inventory-" + System.nanoTime() + ".yaml");
     Files.writeString(file, yaml);

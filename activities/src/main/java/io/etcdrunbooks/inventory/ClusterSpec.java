@@ -12,6 +12,7 @@ import java.util.List;
  * @param tls client TLS for the etcd client URLs (null for plain http)
  * @param backupDir directory on the worker's host where snapshots are kept
  * @param controlPlane kube-apiserver hosts that use this cluster
+ * @param backup encryption and retention of the backups (null: encrypted, see {@link BackupSpec})
  */
 public record ClusterSpec(
     String name,
@@ -20,11 +21,17 @@ public record ClusterSpec(
     SshSpec ssh,
     TlsSpec tls,
     String backupDir,
-    List<ControlPlaneHost> controlPlane) {
+    List<ControlPlaneHost> controlPlane,
+    BackupSpec backup) {
 
   public ClusterSpec {
     members = members == null ? List.of() : List.copyOf(members);
     controlPlane = controlPlane == null ? List.of() : List.copyOf(controlPlane);
+  }
+
+  /** The backup section, or what a cluster without one gets. */
+  public BackupSpec backupSettings() {
+    return backup == null ? BackupSpec.UNSET : backup;
   }
 
   public MemberSpec member(String memberName) {

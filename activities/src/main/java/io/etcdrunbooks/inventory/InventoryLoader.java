@@ -20,6 +20,8 @@ public final class InventoryLoader {
   private static final ObjectMapper YAML =
       new ObjectMapper(new YAMLFactory()).configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
 
+  private static final java.util.regex.Pattern KEY_ID = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
   private InventoryLoader() {}
 
   public static Inventory load(Path file) {
@@ -51,7 +53,8 @@ public final class InventoryLoader {
   }
 
   private static ClusterSpec withName(String key, ClusterSpec spec) {
-    return new ClusterSpec(key, spec.members(), spec.service(), spec.ssh(), spec.tls(), spec.backupDir(), spec.controlPlane());
+    return new ClusterSpec(key, spec.members(), spec.service(), spec.ssh(), spec.tls(), spec.backupDir(), spec.controlPlane(),
+        spec.backup());
   }
 
   static List<String> validate(Inventory inventory) {
@@ -72,6 +75,7 @@ public final class InventoryLoader {
       }
       if (ServiceSpec.STATIC_POD.equals(kind)) validateStaticPod(where, c.service(), problems);
       if (blank(c.backupDir())) problems.add(where + ": backupDir is required (a backup is taken before every upgrade)");
+      if (c.backup() != null) problems.addAll(backupProblems(where, c.backup()));
       Set<String> names = new HashSet<>();
       Set<String> urls = new HashSet<>();
       for (MemberSpec m : c.members()) {
@@ -119,6 +123,29 @@ public final class InventoryLoader {
 
   private static String stripSlashes(String path) {
     return path.replaceAll("/+$", "");
+  }
+
+  /** A missing backup section is valid (backups then refuse to run until a key is named); a present one must be whole. */
+  private static List<String> backupProblems(String where, BackupSpec b) {
+    List<String> problems = new ArrayList<>();
+    if (b.encrypts()) {
+      if (blank(b.keyFile()) || blank(b.keyId())) {
+        problems.add(where + ": backup.keyFile and backup.keyId are required, since backups are encrypted (snapshots hold every"
+            + " Secret); write backup.encrypt: false to store them unencrypted");
+      }
+      if (!blank(b.keyId()) && !KEY_ID.matcher(b.keyId()).matches()) {
+        problems.add(where + ": backup.keyId '" + b.keyId() + "' must be 1-64 letters, digits, '.', '_' or '-'");
+      }
+    } else if (!blank(b.keyFile()) || !blank(b.keyId())) {
+      problems.add(where + ": backup.encrypt is false but backup.keyFile or backup.keyId is set; remove them, or set encrypt: true");
+    }
+    if (b.keepLast() != null && b.keepLast() < 1) {
+      problems.add(where + ": backup.keepLast must be at least 1 (the newest backup is always kept), got " + b.keepLast());
+    }
+    if (b.keepDailyDays() != null && b.keepDailyDays() < 0) {
+      problems.add(where + ": backup.keepDailyDays must not be negative, got " + b.keepDailyDays());
+    }
+    return problems;
   }
 
   private static boolean blank(String s) {

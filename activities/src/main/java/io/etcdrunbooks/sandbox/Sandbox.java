@@ -8,6 +8,7 @@ import io.etcdrunbooks.activities.release.ReleaseStores.FirstMatchReleaseStore;
 import io.etcdrunbooks.activities.release.UrlTemplateReleaseStore;
 import io.etcdrunbooks.activities.ssh.Shell;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
@@ -34,6 +35,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -63,6 +66,8 @@ public final class Sandbox implements AutoCloseable {
   private static final String MANIFEST = "etc/kubernetes/manifests/etcd.yaml";
   private static final String STASH_DIR = "etc/kubernetes/etcd-runbooks-stopped";
   private static final String STATIC_POD_LOG = "var/log/etcd.log";
+  /** Key id of the backup key every sandbox generates for itself. */
+  public static final String BACKUP_KEY_ID = "sandbox";
 
   private final SandboxSpec spec;
   private final Path dir;
@@ -224,8 +229,10 @@ public final class Sandbox implements AutoCloseable {
             root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), releases));
       }
     }
+    Path backupKey = writeBackupKey(dir.resolve("backup.key"));
     ClusterSpec cluster = new ClusterSpec(spec.cluster(), members, serviceSpec(),
-        new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), null, dir.resolve("backups").toString(), List.of());
+        new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), null, dir.resolve("backups").toString(), List.of(),
+        new BackupSpec(true, backupKey.toString(), BACKUP_KEY_ID, null, null));
     Files.createDirectories(dir.resolve("backups"));
     inventoryFile = dir.resolve("inventory.yaml");
     InventoryLoader.write(new Inventory(releaseSource(releases), Map.of(spec.cluster(), cluster)), inventoryFile);
@@ -447,6 +454,15 @@ public final class Sandbox implements AutoCloseable {
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot generate the sandbox's SSH client key", e);
     }
+  }
+
+  /** A fresh random 256-bit backup key, base64 in a 0600 file, as an operator would make with openssl rand -base64 32. */
+  private static Path writeBackupKey(Path file) throws IOException {
+    byte[] key = new byte[32];
+    new SecureRandom().nextBytes(key);
+    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, Base64.getEncoder().encodeToString(key) + "\n");
+    return file;
   }
 
   private static void writeClientKey(KeyPair key, Path privateKey) throws IOException {

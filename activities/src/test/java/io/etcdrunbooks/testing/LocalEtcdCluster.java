@@ -164,7 +164,7 @@ public final class LocalEtcdCluster implements AutoCloseable {
   public ClusterSpec cluster() {
     return new ClusterSpec(name, members, new ServiceSpec(ServiceSpec.PLAIN, null), new SshSpec("unused", 0, "/unused", "/unused"),
         tls == null ? null : tls.client(),
-        dir.resolve("backups").toString(), List.of());
+        dir.resolve("backups").toString(), List.of(), null);
   }
 
   public Inventory inventory() {

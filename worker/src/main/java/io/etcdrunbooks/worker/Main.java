@@ -1,6 +1,9 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.activities.backup.BackupDecryption;
 import io.etcdrunbooks.sandbox.SandboxMain;
+import java.io.IOException;
+import java.nio.file.Path;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.util.Arrays;
@@ -20,6 +23,8 @@ import java.util.concurrent.CountDownLatch;
  *   bench [--from=3.4.23] [--to=3.5.16]
  *                              the runbook against a bare stop/install/start/health script, with a writer during each
  *   temporal [--port=7233]     only the embedded Temporal test server (in memory), until interrupted
+ *   decrypt-backup --in ID.db.enc --out ID.db --key-file FILE --key-id ID
+ *                              an encrypted backup back into the snapshot file etcd restores from
  * </pre>
  */
 public final class Main {
@@ -35,10 +40,28 @@ public final class Main {
       case "sandbox" -> SandboxMain.main(Arrays.copyOfRange(args, 1, args.length));
       case "bench" -> System.exit(Bench.run(options));
       case "temporal" -> temporalOnly(Integer.parseInt(options.getOrDefault("port", "7233")));
+      case "decrypt-backup" -> System.exit(decryptBackup(options));
       default -> {
-        System.err.println("unknown command '" + command + "'; use run, demo, bench, sandbox or temporal");
+        System.err.println("unknown command '" + command + "'; use run, demo, bench, sandbox, temporal or decrypt-backup");
         System.exit(2);
       }
+    }
+  }
+
+  static int decryptBackup(Map<String, String> options) {
+    for (String required : List.of("in", "out", "key-file", "key-id")) {
+      if (!options.containsKey(required)) {
+        System.err.println("decrypt-backup needs --in, --out, --key-file and --key-id; --" + required + " is missing");
+        return 2;
+      }
+    }
+    try {
+      BackupDecryption.decrypt(Path.of(options.get("in")), Path.of(options.get("out")), Path.of(options.get("key-file")), options.get("key-id"));
+      System.out.println("decrypted " + options.get("in") + " into " + options.get("out"));
+      return 0;
+    } catch (IOException e) {
+      System.err.println("cannot decrypt " + options.get("in") + ": " + e.getMessage());
+      return 1;
     }
   }
 

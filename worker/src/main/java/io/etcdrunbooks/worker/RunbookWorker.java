@@ -5,6 +5,7 @@ import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflowImpl;
 import io.temporal.client.WorkflowClient;
@@ -47,7 +48,8 @@ public final class RunbookWorker implements AutoCloseable {
   /** Every runbook workflow and activity the worker offers; tests register through here too. */
   public static void register(Worker worker, EtcdActivities etcd, HostActivities host, ReleaseActivities releases,
       BackupActivities backup) {
-    worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class, RollbackClusterWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class, RollbackClusterWorkflowImpl.class,
+        BackupClusterWorkflowImpl.class);
     worker.registerActivitiesImplementations(etcd, host, releases, backup);
   }
 

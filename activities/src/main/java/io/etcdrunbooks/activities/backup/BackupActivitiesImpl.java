@@ -10,12 +10,31 @@ import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.etcd.Failure;
 import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.RetentionResult;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.FilterOutputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.DigestOutputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -40,8 +59,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link BackupActivities}: snapshots streamed through the etcd API into {@code <backupDir>/<backupId>.db}, with
- * their {@link BackupRecord} beside them in {@code <backupId>.json}.
+ * {@link BackupActivities}: snapshots streamed through the etcd API, verified, encrypted with {@link SnapshotCipher}
+ * into {@code <backupDir>/<backupId>.db.enc} ({@code .db} when the inventory says {@code encrypt: false}), with their
+ * {@link BackupRecord} beside them in {@code <backupId>.json}.
  *
  * <p>Checks before a snapshot is kept: the stream's own SHA-256 trailer; etcd's tool of the member's version
  * reads the file; its revision is at least the revision read just before the snapshot; and the live key count
@@ -56,6 +76,9 @@ public final class BackupActivitiesImpl implements BackupActivities {
   private static final Pattern BACKUP_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   /** A snapshot whose stream sends nothing for this long is abandoned. */
   private static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
+  private static final String PLAINTEXT_SUFFIX = ".plaintext.part";
+  private static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
   private final Supplier<Inventory> inventory;
   private final ReleaseStore releases;
@@ -72,18 +95,18 @@ public final class BackupActivitiesImpl implements BackupActivities {
       throw Failure.InvalidRequest.nonRetryable("backup id '" + request.backupId()
           + "' must be a plain file name: letters, digits, '.', '_' and '-', starting with a letter or digit");
     }
+    BackupKey key = spec.backupSettings().encrypts() ? backupKey(spec) : null;
     Path dir = Path.of(spec.backupDir());
-    Path db = dir.resolve(request.backupId() + ".db");
     Path metadata = dir.resolve(request.backupId() + ".json");
     try {
       Files.createDirectories(dir);
-      BackupRecord kept = keptBackup(spec, request.backupId(), db, metadata);
+      BackupRecord kept = keptBackup(spec, request.backupId(), dir, metadata);
       if (kept != null) return kept;
       try (EtcdClients clients = new EtcdClients(spec)) {
-        BackupRecord record = snapshot(new ClusterInspector(clients), request.backupId(), db);
+        BackupRecord record = snapshot(new ClusterInspector(clients), request.backupId(), dir, key);
         writeAtomically(metadata, JSON.writeValueAsBytes(record));
-        log.info("backup {} of cluster {}: member {} (etcd {}), revision {}, {} bytes", record.id(), record.cluster(), record.member(),
-            record.etcdVersion(), record.revision(), record.sizeBytes());
+        log.info("backup {} of cluster {}: member {} (etcd {}), revision {}, {} bytes, {}", record.id(), record.cluster(), record.member(),
+            record.etcdVersion(), record.revision(), record.sizeBytes(), record.encrypted() ? "encrypted with key " + record.keyId() : "NOT encrypted");
         return record;
       } catch (EtcdCallException e) {
         throw Failure.MembersUnreachable.retryable("backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(), e);
@@ -93,14 +116,90 @@ public final class BackupActivitiesImpl implements BackupActivities {
     }
   }
 
+  @Override
+  public RetentionResult applyRetention(ClusterRef ref) {
+    ClusterSpec spec = cluster(ref.cluster());
+    BackupSpec settings = spec.backupSettings();
+    RetentionPolicy policy;
+    try {
+      policy = new RetentionPolicy(settings.keepLastOrDefault(), settings.keepDailyDaysOrDefault());
+    } catch (IllegalArgumentException e) {
+      throw Failure.InvalidRequest.nonRetryable("cluster '" + spec.name() + "': " + e.getMessage());
+    }
+    Path dir = Path.of(spec.backupDir());
+    try {
+      Map<String, BackupRecord> records = keptRecords(spec, dir);
+      List<RetentionPolicy.Candidate> candidates = new ArrayList<>();
+      List<String> unverified = new ArrayList<>();
+      for (BackupRecord r : records.values()) {
+        Path file = storedFile(dir, r);
+        boolean verified = Files.isRegularFile(file) && Files.size(file) == r.sizeBytes();
+        if (!verified) unverified.add(r.id());
+        candidates.add(new RetentionPolicy.Candidate(r.id(), Instant.parse(r.takenAt()), verified));
+      }
+      RetentionPolicy.Decision decision = policy.decide(candidates, Instant.now());
+      for (String id : decision.delete()) {
+        // the file first: metadata left without its file is unverified, and deleted by the next run
+        Files.deleteIfExists(storedFile(dir, records.get(id)));
+        Files.deleteIfExists(dir.resolve(id + ".json"));
+        log.info("retention of cluster {}: deleted backup {}", spec.name(), id);
+      }
+      return new RetentionResult(spec.name(), decision.keep(), decision.delete(), unverified);
+    } catch (IOException e) {
+      throw new UncheckedIOException("retention of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The cluster's backups with readable metadata, by id. */
+  private static Map<String, BackupRecord> keptRecords(ClusterSpec spec, Path dir) throws IOException {
+    Map<String, BackupRecord> records = new LinkedHashMap<>();
+    if (!Files.isDirectory(dir)) return records;
+    List<Path> files;
+    try (Stream<Path> list = Files.list(dir)) {
+      files = list.filter(f -> f.getFileName().toString().endsWith(".json")).sorted().toList();
+    }
+    for (Path f : files) {
+      try {
+        BackupRecord r = JSON.readValue(f.toFile(), BackupRecord.class);
+        if (spec.name().equals(r.cluster()) && f.getFileName().toString().equals(r.id() + ".json") && r.takenAt() != null) {
+          Instant.parse(r.takenAt());
+          records.put(r.id(), r);
+        }
+      } catch (IOException | RuntimeException e) {
+        log.warn("retention of cluster {}: {} is not backup metadata, left alone: {}", spec.name(), f, e.getMessage());
+      }
+    }
+    return records;
+  }
+
+  /** The backup's file in dir (the directory may have moved since the record was written). */
+  private static Path storedFile(Path dir, BackupRecord record) {
+    return dir.resolve(Path.of(record.path()).getFileName());
+  }
+
+  private BackupKey backupKey(ClusterSpec spec) {
+    BackupSpec settings = spec.backupSettings();
+    if (settings.keyFile() == null || settings.keyFile().isBlank() || settings.keyId() == null || settings.keyId().isBlank()) {
+      throw Failure.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "' has no backup key: backups are encrypted because"
+          + " snapshots hold every Kubernetes Secret. Set backup.keyFile and backup.keyId in the inventory (see docs/configuration.md),"
+          + " or write backup.encrypt: false to store them unencrypted");
+    }
+    try {
+      return BackupKey.read(Path.of(settings.keyFile()), settings.keyId());
+    } catch (IOException | IllegalArgumentException e) {
+      throw Failure.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "': " + e.getMessage());
+    }
+  }
+
   /** The kept backup with this id when its file still matches its metadata; null when there is none. */
-  private static BackupRecord keptBackup(ClusterSpec spec, String id, Path db, Path metadata) throws IOException {
+  private static BackupRecord keptBackup(ClusterSpec spec, String id, Path dir, Path metadata) throws IOException {
     if (!Files.exists(metadata)) {
-      // a file without metadata was never verified (the worker stopped in between): take it again
-      Files.deleteIfExists(db);
+      // files without metadata were never verified (the worker stopped in between): take the backup again
+      for (String suffix : List.of(".db", ".db.part", ".db.enc", ".db.enc.part", PLAINTEXT_SUFFIX)) Files.deleteIfExists(dir.resolve(id + suffix));
       return null;
     }
     BackupRecord record = JSON.readValue(metadata.toFile(), BackupRecord.class);
+    Path db = storedFile(dir, record);
     if (!Files.exists(db)) {
       throw Failure.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "' has metadata " + metadata
           + " but its file " + db + " is gone; restore the file or remove the metadata to take a new backup with this id");
@@ -113,22 +212,84 @@ public final class BackupActivitiesImpl implements BackupActivities {
     return record;
   }
 
-  private BackupRecord snapshot(ClusterInspector inspector, String id, Path db) throws IOException {
+  /**
+   * Streams the snapshot into a private plaintext file, has etcd's tool verify it, then encrypts it (and checks the
+   * encrypted file decrypts to the same bytes) before it takes its final name. The plaintext is deleted on every path.
+   */
+  private BackupRecord snapshot(ClusterInspector inspector, String id, Path dir, BackupKey key) throws IOException {
     ClusterSpec spec = inspector.clients().spec();
     MemberStatus source = pickSource(spec, inspector.statuses());
     long revisionBefore = inspector.currentRevision();
-    Path part = db.resolveSibling(db.getFileName() + ".part");
+    Path plaintext = dir.resolve(id + PLAINTEXT_SUFFIX);
+    Path stored = dir.resolve(id + (key == null ? ".db" : ".db.enc"));
+    Path part = stored.resolveSibling(stored.getFileName() + ".part");
     String takenAt = Instant.now().toString();
     try {
-      stream(inspector.clients(), source.name(), part);
-      Files.move(part, db, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      SnapshotStatus status = verify(inspector, source, db, revisionBefore);
+      Files.deleteIfExists(plaintext);
+      Files.createFile(plaintext, PRIVATE);
+      stream(inspector.clients(), source.name(), plaintext);
+      SnapshotStatus status = verify(inspector, source, plaintext, revisionBefore);
+      if (key == null) {
+        Files.move(plaintext, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } else {
+        encryptAndCheck(plaintext, part, key);
+        Files.move(part, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      }
       return new BackupRecord(id, spec.name(), source.name(), source.serverVersion(), status.revision(), status.hash(), status.totalKey(),
-          Files.size(db), sha256(db), db.toAbsolutePath().toString(), takenAt);
+          Files.size(stored), sha256(stored), stored.toAbsolutePath().toString(), takenAt, key != null, key == null ? "" : key.id());
     } catch (RuntimeException | IOException e) {
-      Files.deleteIfExists(part);
-      Files.deleteIfExists(db);
+      Files.deleteIfExists(stored);
       throw e;
+    } finally {
+      Files.deleteIfExists(plaintext);
+      Files.deleteIfExists(part);
+    }
+  }
+
+  private static void encryptAndCheck(Path plaintext, Path encrypted, BackupKey key) throws IOException {
+    SnapshotCipher cipher = new SnapshotCipher(key);
+    MessageDigest plainDigest = digest();
+    Files.deleteIfExists(encrypted);
+    Files.createFile(encrypted, PRIVATE);
+    try (FileChannel channel = FileChannel.open(encrypted, StandardOpenOption.WRITE);
+        InputStream in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(plaintext)), plainDigest)) {
+      OutputStream out = new BufferedOutputStream(new ProgressOutputStream(Channels.newOutputStream(channel), "encrypting"));
+      cipher.encrypt(in, out);
+      out.flush();
+      channel.force(true);
+    }
+    MessageDigest decryptedDigest = digest();
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(encrypted));
+        OutputStream out = new DigestOutputStream(new ProgressOutputStream(OutputStream.nullOutputStream(), "checking decryption"), decryptedDigest)) {
+      cipher.decrypt(in, out);
+    } catch (SnapshotDecryptionException e) {
+      throw verificationFailed("the encrypted file does not decrypt: " + e.getMessage());
+    }
+    if (!MessageDigest.isEqual(plainDigest.digest(), decryptedDigest.digest())) {
+      throw verificationFailed("the encrypted file decrypts to other bytes than the verified snapshot");
+    }
+  }
+
+  /** Heartbeats every 64 MiB while a large file is encrypted or read back. */
+  private static final class ProgressOutputStream extends FilterOutputStream {
+    private static final long EVERY = 64L << 20;
+    private final String what;
+    private long bytes;
+    private long nextBeat = EVERY;
+
+    ProgressOutputStream(OutputStream out, String what) {
+      super(out);
+      this.what = what;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      bytes += len;
+      if (bytes >= nextBeat) {
+        nextBeat += EVERY;
+        Heartbeats.beat(what + ": " + bytes + " bytes");
+      }
     }
   }
 
@@ -229,6 +390,14 @@ public final class BackupActivitiesImpl implements BackupActivities {
       channel.force(true);
     }
     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static MessageDigest digest() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static String sha256(Path file) throws IOException {

@@ -22,6 +22,8 @@ public enum Failure {
   BackupVerificationFailed,
   /** A kept backup no longer matches its metadata. */
   BackupCorrupt,
+  /** The cluster's backup key is not named in the inventory, or its file cannot be used. */
+  BackupKeyUnusable,
   /** The request itself is wrong (for example a backup id that is not a plain file name). */
   InvalidRequest;
 

@@ -40,7 +40,7 @@ public final class ControlPlaneStandIns implements AutoCloseable {
     Inventory inventory = sandbox.inventory();
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(cluster.name(), new ClusterSpec(cluster.name(), cluster.members(), cluster.service(), cluster.ssh(),
-        cluster.tls(), cluster.backupDir(), hosts));
+        cluster.tls(), cluster.backupDir(), hosts, cluster.backup()));
     InventoryLoader.write(new Inventory(inventory.releases(), clusters), sandbox.inventoryFile());
     return result;
   }

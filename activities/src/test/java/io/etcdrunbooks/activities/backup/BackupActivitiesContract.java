@@ -5,7 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
+import io.etcdrunbooks.inventory.BackupSpec;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import io.etcdrunbooks.sandbox.SandboxSpec;
 import io.etcdrunbooks.testing.EtcdReleases;
 import io.etcdrunbooks.testing.TestKeys;
@@ -31,6 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 abstract class BackupActivitiesContract {
 
+  private static final String SECRET_PREFIX = "/registry/secrets/default/db-password-";
+  private static final String SECRET_VALUE = "hunter2-TOP-SECRET";
+  private static final int LIVE_KEYS = 3000 + 200;
+
   @TempDir static Path dir;
   private Sandbox cluster;
   private BackupActivitiesImpl backups;
@@ -45,6 +55,7 @@ abstract class BackupActivitiesContract {
     try (EtcdClients clients = new EtcdClients(cluster.cluster())) {
       writtenRevision = TestKeys.put(clients.cluster(), "/registry/pods/", 3000, "x".repeat(200));
       TestKeys.put(clients.cluster(), "/registry/pods/", 100, "overwritten");
+      writtenRevision = TestKeys.put(clients.cluster(), SECRET_PREFIX, 200, SECRET_VALUE);
     }
   }
 
@@ -59,19 +70,86 @@ abstract class BackupActivitiesContract {
 
     BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "before-upgrade-1"));
 
-    Path file = Path.of(cluster.cluster().backupDir(), "before-upgrade-1.db");
+    Path file = Path.of(cluster.cluster().backupDir(), "before-upgrade-1.db.enc");
     assertThat(record.id()).isEqualTo("before-upgrade-1");
     assertThat(record.cluster()).isEqualTo("c1");
     assertThat(record.member()).isNotEqualTo(leader).isIn("m1", "m2", "m3");
     assertThat(record.etcdVersion()).isEqualTo(version());
-    assertThat(record.revision()).isGreaterThanOrEqualTo(writtenRevision + 1);
-    // totalKey: every stored revision of every key plus bookkeeping entries (3000 keys, 100 of them twice)
-    assertThat(record.keyCount()).isBetween(3100L, 3100L + 20);
+    assertThat(record.revision()).isGreaterThanOrEqualTo(writtenRevision);
+    // totalKey: every stored revision of every key plus bookkeeping entries (3200 keys, 100 of them twice)
+    assertThat(record.keyCount()).isBetween(LIVE_KEYS + 100L, LIVE_KEYS + 100L + 20);
+    assertThat(record.encrypted()).isTrue();
+    assertThat(record.keyId()).isEqualTo(Sandbox.BACKUP_KEY_ID);
     assertThat(record.path()).isEqualTo(file.toAbsolutePath().toString());
     assertThat(record.sizeBytes()).isEqualTo(Files.size(file));
     assertThat(record.sha256()).isEqualTo(sha256(file));
     assertThat(Path.of(cluster.cluster().backupDir(), "before-upgrade-1.json")).exists();
-    assertThat(Path.of(cluster.cluster().backupDir(), "before-upgrade-1.db.part")).doesNotExist();
+    assertThat(Files.getPosixFilePermissions(file)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+    try (var left = Files.list(Path.of(cluster.cluster().backupDir()))) {
+      assertThat(left.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("before-upgrade-1")))
+          .containsExactlyInAnyOrder("before-upgrade-1.db.enc", "before-upgrade-1.json");
+    }
+  }
+
+  @Test
+  void takeVerifiedBackup_storesNoKeyOrValueInPlaintext_andDecryptsToTheSnapshotEtcdsToolVerified() throws Exception {
+    BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "encrypted"));
+    byte[] stored = Files.readAllBytes(Path.of(record.path()));
+    Path decrypted = dir.resolve("decrypted-" + version() + ".db");
+    BackupKey key = BackupKey.read(Path.of(cluster.cluster().backup().keyFile()), cluster.cluster().backup().keyId());
+    try (var in = Files.newInputStream(Path.of(record.path())); var out = Files.newOutputStream(decrypted)) {
+      new SnapshotCipher(key).decrypt(in, out);
+    }
+    byte[] plaintext = Files.readAllBytes(decrypted);
+
+    for (String secret : new String[] {SECRET_PREFIX, SECRET_VALUE, "/registry/pods/00042", "x".repeat(64), "overwritten-7"}) {
+      assertThat(SnapshotCipherTest.indexOf(plaintext, secret.getBytes())).as("in the decrypted snapshot: %s", secret).isNotNegative();
+      assertThat(SnapshotCipherTest.indexOf(stored, secret.getBytes())).as("in the stored file: %s", secret).isEqualTo(-1);
+    }
+    SnapshotStatus status = SnapshotStatus.read(EtcdReleases.binDir(version()), version(), decrypted);
+    assertThat(status.revision()).isEqualTo(record.revision());
+    assertThat(status.hash()).isEqualTo(record.hash());
+    assertThat(status.totalKey()).isEqualTo(record.keyCount());
+    assertThat(record.sha256()).isEqualTo(sha256(Path.of(record.path())));
+    assertThat(record.sizeBytes()).isEqualTo(stored.length);
+
+    EtcdActivitiesImpl etcd = new EtcdActivitiesImpl(cluster::inventory);
+    var state = etcd.discover(new ClusterRef("c1"));
+    assertThat(state.member(record.member()).orElseThrow().serverVersion()).isEqualTo(record.etcdVersion());
+    assertThat(record.revision()).isBetween(writtenRevision, state.revision());
+    assertThat(etcd.keyspaceDigest(new KeyspaceDigestRequest("c1", record.revision())).keyCount()).isEqualTo(LIVE_KEYS);
+    String metadata = Files.readString(Path.of(cluster.cluster().backupDir(), "encrypted.json"));
+    assertThat(metadata).contains("\"keyId\" : \"" + Sandbox.BACKUP_KEY_ID + "\"").doesNotContain(Files.readString(Path.of(cluster.cluster().backup().keyFile())).strip());
+  }
+
+  @Test
+  void takeVerifiedBackup_forAClusterWithoutABackupKey_refusesBeforeTakingAnything() throws Exception {
+    BackupActivitiesImpl unkeyed = new BackupActivitiesImpl(() -> withBackup(null), EtcdReleases.store());
+
+    assertThatThrownBy(() -> unkeyed.takeVerifiedBackup(new BackupRequest("c1", "no-key")))
+        .isInstanceOfSatisfying(ApplicationFailure.class, f -> {
+          assertThat(f.getType()).isEqualTo("BackupKeyUnusable");
+          assertThat(f.getOriginalMessage()).contains("backup.keyFile", "backup.encrypt: false");
+        });
+    assertThat(Path.of(cluster.cluster().backupDir(), "no-key.json")).doesNotExist();
+  }
+
+  @Test
+  void takeVerifiedBackup_withEncryptFalseWrittenOut_keepsAPlainSnapshot() throws Exception {
+    BackupActivitiesImpl plain = new BackupActivitiesImpl(() -> withBackup(new BackupSpec(false, null, null, null, null)), EtcdReleases.store());
+
+    BackupRecord record = plain.takeVerifiedBackup(new BackupRequest("c1", "plain"));
+
+    assertThat(record.encrypted()).isFalse();
+    assertThat(record.keyId()).isEmpty();
+    assertThat(record.path()).endsWith("plain.db");
+    assertThat(SnapshotStatus.read(EtcdReleases.binDir(version()), version(), Path.of(record.path())).hash()).isEqualTo(record.hash());
+  }
+
+  private Inventory withBackup(BackupSpec backup) {
+    ClusterSpec c = cluster.cluster();
+    ClusterSpec changed = new ClusterSpec(c.name(), c.members(), c.service(), c.ssh(), c.tls(), c.backupDir(), c.controlPlane(), backup);
+    return new Inventory(cluster.inventory().releases(), Map.of(c.name(), changed));
   }
 
   @Test

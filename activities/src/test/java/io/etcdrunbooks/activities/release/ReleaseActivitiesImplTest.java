@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 class ReleaseActivitiesImplTest {
 
   private final Inventory inventory = new Inventory(new ReleaseSource(EtcdReleases.dir().toString(), null, Map.of(), null),
-      Map.of("prod", new ClusterSpec("prod", List.of(), null, null, null, "/backups", List.of())));
+      Map.of("prod", new ClusterSpec("prod", List.of(), null, null, null, "/backups", List.of(), null)));
   private final ReleaseActivitiesImpl releases = new ReleaseActivitiesImpl(() -> inventory, EtcdReleases.store());
 
   @Test

@@ -1,18 +1,27 @@
 package io.etcdrunbooks.workflows.activities;
 
 import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.RetentionResult;
 import io.temporal.activity.ActivityInterface;
 
-/** Snapshot backups kept in the cluster's backup directory. */
+/** Snapshot backups kept in the cluster's backup directory, encrypted unless the inventory says otherwise. */
 @ActivityInterface
 public interface BackupActivities {
 
   /**
    * Streams a snapshot from a healthy member (a follower when there is one), verifies it with etcd's own
-   * tool (revision, hash, key count) and keeps it with its metadata. Returns the existing record when a
+   * tool (revision, hash, key count), encrypts it with the cluster's backup key and keeps it with its metadata; the
+   * plaintext never outlives the activity. Returns the existing record when a
    * verified backup with this id is already kept.
    */
   BackupRecord takeVerifiedBackup(BackupRequest request);
+
+  /**
+   * Deletes the cluster's backups its retention settings no longer keep; never the newest verified one. Running it
+   * again deletes nothing more.
+   */
+  RetentionResult applyRetention(ClusterRef cluster);
 
   record BackupRequest(String cluster, String backupId) {}
 }

@@ -10,10 +10,12 @@ package io.etcdrunbooks.workflows.model;
  * @param revision revision inside the snapshot
  * @param hash snapshot hash as etcd's own tool reads it from the file
  * @param keyCount total keys as etcd's own tool reads it from the file
- * @param sizeBytes file size
- * @param sha256 SHA-256 of the file as stored
+ * @param sizeBytes size of the file as stored (encrypted when {@code encrypted})
+ * @param sha256 SHA-256 of the file as stored (of the encrypted file when {@code encrypted})
  * @param path where the file is kept (on the worker's host)
  * @param takenAt ISO-8601 time the snapshot was taken
+ * @param encrypted the file is AES-256-GCM encrypted (etcd-runbooks' chunked format); false for plaintext snapshots
+ * @param keyId id of the key it is encrypted with (empty when not encrypted); never the key itself
  */
 public record BackupRecord(
     String id,
@@ -26,4 +28,6 @@ public record BackupRecord(
     long sizeBytes,
     String sha256,
     String path,
-    String takenAt) {}
+    String takenAt,
+    boolean encrypted,
+    String keyId) {}

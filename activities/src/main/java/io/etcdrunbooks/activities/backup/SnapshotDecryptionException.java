@@ -1,0 +1,11 @@
+package io.etcdrunbooks.activities.backup;
+
+import java.io.IOException;
+
+/** An encrypted backup could not be decrypted: wrong key or key id, or the file is damaged. Never carries key material. */
+public final class SnapshotDecryptionException extends IOException {
+
+  public SnapshotDecryptionException(String message) {
+    super(message);
+  }
+}

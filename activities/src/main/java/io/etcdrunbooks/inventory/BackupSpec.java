@@ -1,0 +1,33 @@
+package io.etcdrunbooks.inventory;
+
+/**
+ * How a cluster's backups are stored and kept. Snapshots hold every Kubernetes Secret, so they are encrypted unless
+ * {@code encrypt: false} is written out; a cluster without this section gets encrypted backups and must name a key
+ * before its first backup.
+ *
+ * @param encrypt encrypt backups with AES-256-GCM (null: true)
+ * @param keyFile file on the worker's host holding the 256-bit key, base64 (openssl rand -base64 32), mode 0600
+ * @param keyId name of that key, recorded with every backup so the right key can be found for a restore
+ * @param keepLast retention: newest backups kept (null: 7, at least 1)
+ * @param keepDailyDays retention: the newest backup of each of this many days is kept as well (null: 14)
+ */
+public record BackupSpec(Boolean encrypt, String keyFile, String keyId, Integer keepLast, Integer keepDailyDays) {
+
+  public static final int DEFAULT_KEEP_LAST = 7;
+  public static final int DEFAULT_KEEP_DAILY_DAYS = 14;
+
+  /** What a cluster without a backup section gets: encrypted, key still to be named, default retention. */
+  public static final BackupSpec UNSET = new BackupSpec(null, null, null, null, null);
+
+  public boolean encrypts() {
+    return encrypt == null || encrypt;
+  }
+
+  public int keepLastOrDefault() {
+    return keepLast == null ? DEFAULT_KEEP_LAST : keepLast;
+  }
+
+  public int keepDailyDaysOrDefault() {
+    return keepDailyDays == null ? DEFAULT_KEEP_DAILY_DAYS : keepDailyDays;
+  }
+}

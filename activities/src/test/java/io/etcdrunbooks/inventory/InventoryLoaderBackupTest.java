@@ -1,0 +1,79 @@
+package io.etcdrunbooks.inventory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class InventoryLoaderBackupTest {
+
+  private static final String CLUSTER = """
+      releases: {localDir: /opt/releases}
+      clusters:
+        prod:
+          ssh: {user: ops, privateKeyFile: /k, knownHostsFile: /kh}
+          service: {kind: systemd, unit: etcd}
+          backupDir: /var/backups/etcd/prod
+          members:
+            - {name: m1, host: 10.0.0.1, clientUrl: "https://10.0.0.1:2379", peerUrl: "https://10.0.0.1:2380", dataDir: /d, installDir: /i}
+      """;
+
+  @TempDir Path dir;
+
+  @Test
+  void anInventoryWithoutABackupSection_staysValid_andItsBackupsAreEncrypted() throws Exception {
+    BackupSpec backup = load(CLUSTER).cluster("prod").backupSettings();
+
+    assertThat(backup.encrypts()).isTrue();
+    assertThat(backup.keyFile()).isNull();
+    assertThat(backup.keepLastOrDefault()).isEqualTo(BackupSpec.DEFAULT_KEEP_LAST);
+    assertThat(backup.keepDailyDaysOrDefault()).isEqualTo(BackupSpec.DEFAULT_KEEP_DAILY_DAYS);
+  }
+
+  @Test
+  void aWholeBackupSection_isRead() throws Exception {
+    BackupSpec backup = load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: prod-2026, keepLast: 3, keepDailyDays: 10}\n")
+        .cluster("prod").backupSettings();
+
+    assertThat(backup).isEqualTo(new BackupSpec(null, "/etc/k", "prod-2026", 3, 10));
+    assertThat(backup.encrypts()).isTrue();
+  }
+
+  @Test
+  void encryptFalseWrittenOut_isValidWithoutAKey() throws Exception {
+    assertThat(load(CLUSTER + "    backup: {encrypt: false}\n").cluster("prod").backupSettings().encrypts()).isFalse();
+  }
+
+  @Test
+  void aBackupSectionWithoutKey_orContradictory_orWithBadRetention_isRefusedNamingTheCluster() {
+    assertThatThrownBy(() -> load(CLUSTER + "    backup: {keepLast: 3}\n"))
+        .hasMessageContaining("cluster 'prod': backup.keyFile and backup.keyId are required").hasMessageContaining("encrypt: false");
+    assertThatThrownBy(() -> load(CLUSTER + "    backup: {encrypt: false, keyFile: /etc/k}\n"))
+        .hasMessageContaining("backup.encrypt is false but backup.keyFile or backup.keyId is set");
+    assertThatThrownBy(() -> load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: 'no spaces', keepLast: 0, keepDailyDays: -1}\n"))
+        .hasMessageContaining("backup.keyId 'no spaces'")
+        .hasMessageContaining("backup.keepLast must be at least 1")
+        .hasMessageContaining("backup.keepDailyDays must not be negative");
+    assertThatThrownBy(() -> load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: k, encrypted: true}\n"))
+        .hasMessageContaining("encrypted");
+  }
+
+  @Test
+  void theExampleInventory_namesABackupKeyAndRetention() {
+    BackupSpec backup = InventoryLoader.load(Path.of("..", "deploy", "examples", "inventory.yaml")).cluster("prod-1").backupSettings();
+
+    assertThat(backup).isEqualTo(new BackupSpec(null, "/etc/etcd-runbooks/backup-keys/prod-1.key", "prod-1-2026", 7, 14));
+  }
+
+  private Inventory load(String yaml) throws Exception {
+    Path file = dir.resolve("inventory-" + System.nanoTime() + ".yaml");
+    Files.writeString(file, yaml);
+    return InventoryLoader.load(file);
+  }
+}

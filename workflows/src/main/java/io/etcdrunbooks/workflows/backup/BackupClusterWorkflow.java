@@ -1,0 +1,24 @@
+package io.etcdrunbooks.workflows.backup;
+
+import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * Takes a verified, encrypted backup of a cluster and applies the cluster's retention to its backup directory.
+ * Returns the new backup's record.
+ */
+@WorkflowInterface
+public interface BackupClusterWorkflow extends Runbook {
+
+  String TYPE = "BackupCluster";
+
+  @WorkflowMethod(name = TYPE)
+  BackupRecord backup(BackupClusterRequest request);
+
+  /** Workflow id that keeps two backups of one cluster from running at once. */
+  static String workflowId(String cluster) {
+    return "backup-" + cluster;
+  }
+}

@@ -1,0 +1,71 @@
+package io.etcdrunbooks.workflows.backup;
+
+import io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.RetentionResult;
+import io.etcdrunbooks.workflows.phases.Activities;
+import io.temporal.workflow.Workflow;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+public final class BackupClusterWorkflowImpl implements BackupClusterWorkflow {
+
+  private static final DateTimeFormatter ID_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+  private final Activities activities = new Activities();
+  private final ProgressTracker progress = new ProgressTracker(TYPE, BackupClusterWorkflowImpl.class);
+
+  @Override
+  public BackupRecord backup(BackupClusterRequest request) {
+    progress.start(request.cluster());
+    try {
+      return run(request);
+    } catch (RuntimeException e) {
+      throw progress.failed(e);
+    }
+  }
+
+  private BackupRecord run(BackupClusterRequest request) {
+    String cluster = request.cluster();
+    if (request.reason() != null && !request.reason().isBlank()) progress.message("reason: " + request.reason());
+    // workflow time and run id: the same id on replay and on activity retries, so a retried backup is not taken twice
+    String id = "backup-" + ID_TIME.format(Instant.ofEpochMilli(Workflow.currentTimeMillis())) + "-"
+        + Workflow.getInfo().getRunId().substring(0, 8);
+
+    progress.awaitResumed();
+    progress.phase(Phase.BACKUP);
+    progress.step(id);
+    BackupRecord backup = progress.record("verified backup " + id,
+        () -> activities.backup.takeVerifiedBackup(new BackupRequest(cluster, id)));
+    progress.message("backup " + id + ": revision " + backup.revision() + ", " + backup.sizeBytes() + " bytes, "
+        + (backup.encrypted() ? "encrypted with key " + backup.keyId() : "NOT encrypted (encrypt: false in the inventory)"));
+
+    progress.awaitResumed();
+    progress.phase(Phase.RETENTION);
+    RetentionResult retention = progress.record("retention", () -> activities.backup.applyRetention(new ClusterRef(cluster)));
+    progress.phase(Phase.DONE);
+    progress.message("backup " + id + " kept; retention kept " + retention.kept().size() + ", deleted " + retention.deleted()
+        + (retention.unverified().isEmpty() ? "" : "; unverified backups to look at: " + retention.unverified()));
+    return backup;
+  }
+
+  @Override
+  public Progress progress() {
+    return progress.snapshot();
+  }
+
+  @Override
+  public void pause() {
+    progress.pause();
+  }
+
+  @Override
+  public void resume() {
+    progress.resume();
+  }
+}

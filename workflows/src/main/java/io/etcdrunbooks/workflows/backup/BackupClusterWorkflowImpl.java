@@ -2,8 +2,7 @@ package io.etcdrunbooks.workflows.backup;
 
 import io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest;
 import io.etcdrunbooks.workflows.common.Phase;
-import io.etcdrunbooks.workflows.common.Progress;
-import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.RetentionResult;
@@ -13,21 +12,19 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
-public final class BackupClusterWorkflowImpl implements BackupClusterWorkflow {
+public final class BackupClusterWorkflowImpl extends RunbookWorkflow implements BackupClusterWorkflow {
 
   private static final DateTimeFormatter ID_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
   private final Activities activities = new Activities();
-  private final ProgressTracker progress = new ProgressTracker(TYPE, BackupClusterWorkflowImpl.class);
+
+  public BackupClusterWorkflowImpl() {
+    super(TYPE);
+  }
 
   @Override
   public BackupRecord backup(BackupClusterRequest request) {
-    progress.start(request.cluster());
-    try {
-      return run(request);
-    } catch (RuntimeException e) {
-      throw progress.failed(e);
-    }
+    return runFor(request.cluster(), () -> run(request));
   }
 
   private BackupRecord run(BackupClusterRequest request) {
@@ -52,20 +49,5 @@ public final class BackupClusterWorkflowImpl implements BackupClusterWorkflow {
     progress.message("backup " + id + " kept; retention kept " + retention.kept().size() + ", deleted " + retention.deleted()
         + (retention.unverified().isEmpty() ? "" : "; unverified backups to look at: " + retention.unverified()));
     return backup;
-  }
-
-  @Override
-  public Progress progress() {
-    return progress.snapshot();
-  }
-
-  @Override
-  public void pause() {
-    progress.pause();
-  }
-
-  @Override
-  public void resume() {
-    progress.resume();
   }
 }

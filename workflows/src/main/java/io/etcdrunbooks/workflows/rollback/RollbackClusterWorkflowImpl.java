@@ -2,8 +2,7 @@ package io.etcdrunbooks.workflows.rollback;
 
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
-import io.etcdrunbooks.workflows.common.Progress;
-import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
@@ -20,19 +19,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-public final class RollbackClusterWorkflowImpl implements RollbackClusterWorkflow {
+public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implements RollbackClusterWorkflow {
 
   private final Activities activities = new Activities();
-  private final ProgressTracker progress = new ProgressTracker(TYPE, RollbackClusterWorkflowImpl.class);
+
+  public RollbackClusterWorkflowImpl() {
+    super(TYPE);
+  }
 
   @Override
   public RollbackResult rollback(RollbackRequest request) {
-    progress.start(request.cluster());
-    try {
-      return run(request);
-    } catch (RuntimeException e) {
-      throw progress.failed(e);
-    }
+    return runFor(request.cluster(), () -> run(request));
   }
 
   private RollbackResult run(RollbackRequest request) {
@@ -135,18 +132,4 @@ public final class RollbackClusterWorkflowImpl implements RollbackClusterWorkflo
     return ApplicationFailure.newNonRetryableFailure("rollback of " + cluster + " refused, nothing was touched: " + why, REFUSED);
   }
 
-  @Override
-  public Progress progress() {
-    return progress.snapshot();
-  }
-
-  @Override
-  public void pause() {
-    progress.pause();
-  }
-
-  @Override
-  public void resume() {
-    progress.resume();
-  }
 }

@@ -6,8 +6,7 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest
 import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
-import io.etcdrunbooks.workflows.common.Progress;
-import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -25,23 +24,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-public final class UpgradeClusterWorkflowImpl implements UpgradeClusterWorkflow {
+public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements UpgradeClusterWorkflow {
 
   private static final int CLUSTER_VERSION_TIMEOUT_SECONDS = 120;
   private static final int LOG_TAIL_LINES = 8;
 
   private final Activities activities = new Activities();
-  private final ProgressTracker progress = new ProgressTracker(TYPE, UpgradeClusterWorkflowImpl.class);
+
+  public UpgradeClusterWorkflowImpl() {
+    super(TYPE);
+  }
 
   @Override
   public UpgradeResult upgrade(UpgradeRequest request) {
-    String cluster = request.cluster();
-    progress.start(cluster);
-    try {
-      return run(request);
-    } catch (RuntimeException e) {
-      throw progress.failed(e);
-    }
+    return runFor(request.cluster(), () -> run(request));
   }
 
   private UpgradeResult run(UpgradeRequest request) {
@@ -253,18 +249,4 @@ public final class UpgradeClusterWorkflowImpl implements UpgradeClusterWorkflow 
         + String.join("\n  - ", problems), PREFLIGHT_REFUSED);
   }
 
-  @Override
-  public Progress progress() {
-    return progress.snapshot();
-  }
-
-  @Override
-  public void pause() {
-    progress.pause();
-  }
-
-  @Override
-  public void resume() {
-    progress.resume();
-  }
 }

@@ -34,6 +34,15 @@ public record ClusterSpec(
     return backup == null ? BackupSpec.UNSET : backup;
   }
 
+  /** The same cluster with other members, for example one being replaced. */
+  public ClusterSpec withMembers(List<MemberSpec> otherMembers) {
+    return new ClusterSpec(name, otherMembers, service, ssh, tls, backupDir, controlPlane, backup);
+  }
+
+  public java.util.Optional<MemberSpec> findMember(String memberName) {
+    return members.stream().filter(m -> m.name().equals(memberName)).findFirst();
+  }
+
   public MemberSpec member(String memberName) {
     return members.stream()
         .filter(m -> m.name().equals(memberName))

@@ -18,6 +18,7 @@ import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.SshSpec;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -35,6 +36,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.time.Duration;
@@ -66,6 +68,8 @@ public final class Sandbox implements AutoCloseable {
   private static final String MANIFEST = "etc/kubernetes/manifests/etcd.yaml";
   private static final String STASH_DIR = "etc/kubernetes/etcd-runbooks-stopped";
   private static final String STATIC_POD_LOG = "var/log/etcd.log";
+  private static final int PORT_RANGE_START = 20000;
+  private static final int PORT_RANGE_SIZE = 12000;
   /** Key id of the backup key every sandbox generates for itself. */
   public static final String BACKUP_KEY_ID = "sandbox";
 
@@ -76,6 +80,8 @@ public final class Sandbox implements AutoCloseable {
   private final Thread shutdownHook = new Thread(this::close, "sandbox-shutdown");
   private Path inventoryFile;
   private Inventory inventory;
+  private Path knownHostsFile;
+  private PublicKey clientKey;
   private boolean closed;
 
   private Sandbox(SandboxSpec spec) {
@@ -129,9 +135,39 @@ public final class Sandbox implements AutoCloseable {
     return hostRoot(member).resolve(STASH_DIR);
   }
 
-  /** The member's etcd pid from its pid file, -1 when there is none or it does not run. */
-  public long pidOf(String member) {
-    return etcdPid(hostRoot(member).resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE));
+  /**
+   * The etcd pid from the pid file on a host, -1 when there is none or it does not run. Hosts are named after the
+   * member they were made for, so this is the member's pid until a replacement with another name reuses the host.
+   */
+  public long pidOf(String host) {
+    return etcdPid(hostRoot(host).resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE));
+  }
+
+  /**
+   * A new, empty "host" for a member to come, as a machine an operator brings up to replace a failed one: its own
+   * SSH server and host key (added to the sandbox's known_hosts), directories, and two free ports. Nothing runs on it.
+   *
+   * @return where a member named {@code memberName} would run there; its paths follow the sandbox's layout
+   */
+  public synchronized MemberPlacement addHost(String hostName, String memberName) {
+    if (spec.staticPods()) throw new IllegalStateException("addHost is for plain sandboxes");
+    if (hosts.containsKey(hostName)) throw new IllegalArgumentException("the sandbox already has a host '" + hostName + "'");
+    try {
+      Path root = hostRoot(hostName);
+      Files.createDirectories(root.resolve("opt/etcd"));
+      Files.createDirectories(root.resolve("etc/etcd"));
+      Files.createDirectories(root.resolve("etc/ssh"));
+      Files.createDirectories(root.resolve("var/lib"));
+      SandboxHost host = SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), System.getProperty("user.name"), clientKey);
+      hosts.put(hostName, host);
+      Files.writeString(knownHostsFile, host.knownHostsLine() + "\n", java.nio.file.StandardOpenOption.APPEND);
+      List<Integer> ports = freePorts(2);
+      return new MemberPlacement(memberName, "127.0.0.1", host.port(), "http://127.0.0.1:" + ports.get(1),
+          "http://127.0.0.1:" + ports.get(0), root.resolve("var/lib/etcd").toString(), root.resolve("opt/etcd").toString(),
+          root.resolve("etc/etcd").toString());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot add host " + hostName + " to the sandbox: " + e.getMessage(), e);
+    }
   }
 
   /** SIGKILLs the member's etcd, as a crash would, and waits (bounded) until it is gone. */
@@ -172,9 +208,10 @@ public final class Sandbox implements AutoCloseable {
   private void build(ReleaseStore releases) throws IOException {
     prepareDirectory();
     Path sshDir = Files.createDirectories(dir.resolve("ssh"));
-    KeyPair clientKey = generateKeyPair();
+    KeyPair clientKeyPair = generateKeyPair();
+    clientKey = clientKeyPair.getPublic();
     Path privateKey = sshDir.resolve("id_ecdsa");
-    writeClientKey(clientKey, privateKey);
+    writeClientKey(clientKeyPair, privateKey);
     String user = System.getProperty("user.name");
 
     List<String> names = new ArrayList<>();
@@ -190,7 +227,7 @@ public final class Sandbox implements AutoCloseable {
       Files.createDirectories(root.resolve("etc/ssh"));
       Files.createDirectories(root.resolve("var/lib"));
       Files.createDirectory(root.resolve("var/lib/etcd"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-      SandboxHost host = SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), user, clientKey.getPublic());
+      SandboxHost host = SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), user, clientKey);
       hosts.put(name, host);
       knownHosts.add(host.knownHostsLine());
       boolean plain = !spec.staticPods();
@@ -198,7 +235,7 @@ public final class Sandbox implements AutoCloseable {
           "http://127.0.0.1:" + ports.get(2 * i), "http://127.0.0.1:" + ports.get(2 * i + 1), root.resolve("var/lib/etcd").toString(),
           plain ? root.resolve("opt/etcd").toString() : null, plain ? root.resolve("etc/etcd").toString() : null));
     }
-    Path knownHostsFile = sshDir.resolve("known_hosts");
+    knownHostsFile = sshDir.resolve("known_hosts");
     Files.writeString(knownHostsFile, String.join("\n", knownHosts) + "\n");
 
     String initialCluster = members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
@@ -479,11 +516,24 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  /** Distinct free ports on 127.0.0.1; all are held open until every one is picked so none repeats. */
+  /**
+   * Distinct free ports on 127.0.0.1, picked below Linux's ephemeral range (32768 and up): a port the kernel handed
+   * out for ServerSocket(0) can be taken by any outgoing connection before etcd binds it, which made sandboxes fail
+   * now and then with "address already in use". All are held open until every one is picked so none repeats.
+   */
   private static List<Integer> freePorts(int count) throws IOException {
     List<ServerSocket> sockets = new ArrayList<>();
+    java.util.Random random = new java.util.Random();
     try {
-      for (int i = 0; i < count; i++) sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+      for (int attempt = 0; sockets.size() < count && attempt < 1000; attempt++) {
+        try {
+          sockets.add(new ServerSocket(PORT_RANGE_START + random.nextInt(PORT_RANGE_SIZE), 1, InetAddress.getLoopbackAddress()));
+        } catch (IOException taken) {
+          // in use: try another
+        }
+      }
+      if (sockets.size() < count) throw new IOException("no " + count + " free ports between " + PORT_RANGE_START + " and "
+          + (PORT_RANGE_START + PORT_RANGE_SIZE));
       return sockets.stream().map(ServerSocket::getLocalPort).toList();
     } finally {
       for (ServerSocket s : sockets) s.close();

@@ -4,6 +4,8 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.http.HttpResponse;
@@ -56,6 +58,21 @@ public final class RunbookController {
 
   public record RollbackBody(String toVersion, boolean dryRun, int memberTimeoutSeconds) {}
 
+  /**
+   * Body: {"failedMember":"m2","replacement":{"name":"m4","host":"10.0.0.4",...},"force":false,"requireApproval":false,
+   * "dryRun":false,"memberTimeoutSeconds":0,"apiServerTimeoutSeconds":0}; without replacement, the new member runs on
+   * the failed member's host. Returns 202 with the workflow id.
+   */
+  @Post("/clusters/{cluster}/replace-member")
+  public HttpResponse<RunbookStarter.Started> replaceMember(@PathVariable String cluster, @Body ReplaceMemberBody body) {
+    return HttpResponse.accepted().body(starter.startReplaceMember(new ReplaceMemberRequest(cluster, body.failedMember(),
+        body.replacement(), body.force(), body.requireApproval(), body.dryRun(), body.memberTimeoutSeconds(),
+        body.apiServerTimeoutSeconds(), "api")));
+  }
+
+  public record ReplaceMemberBody(String failedMember, MemberPlacement replacement, boolean force, boolean requireApproval,
+      boolean dryRun, int memberTimeoutSeconds, int apiServerTimeoutSeconds) {}
+
   /** Status, progress and, once finished, the result or the failure of a runbook. */
   @Get("/runbooks/{workflowId}")
   public RunbookView runbook(@PathVariable String workflowId) {
@@ -88,6 +105,14 @@ public final class RunbookController {
   public HttpResponse<Map<String, String>> resume(@PathVariable String workflowId) {
     client.newWorkflowStub(Runbook.class, workflowId).resume();
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "resume"));
+  }
+
+  /** Lets a runbook that waits for approval (ReplaceMember with requireApproval) go on. */
+  @Post("/runbooks/{workflowId}/approve")
+  public HttpResponse<Map<String, String>> approve(@PathVariable String workflowId) {
+    // Untyped, so any runbook type with an approve signal can be approved here.
+    client.newUntypedWorkflowStub(workflowId).signal("approve", "api");
+    return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "approve"));
   }
 
   @Error(exception = UnknownClusterException.class)

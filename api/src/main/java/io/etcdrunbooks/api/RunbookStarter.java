@@ -1,5 +1,9 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -50,6 +54,28 @@ public final class RunbookStarter {
     String id = RollbackClusterWorkflow.workflowId(request.cluster());
     RollbackClusterWorkflow workflow = client.newWorkflowStub(RollbackClusterWorkflow.class, options(id));
     return start(id, () -> WorkflowClient.start(workflow::rollback, request));
+  }
+
+  /**
+   * Starts the replacement of a member; one per member at a time (the workflow id is derived from cluster and member),
+   * so repeated deliveries of one alert start one runbook. Dry runs get an id of their own.
+   */
+  public Started startReplaceMember(ReplaceMemberRequest request) {
+    ClusterSpec cluster = inventory.get().cluster(request.cluster());
+    if (request.failedMember() == null || request.failedMember().isBlank()) {
+      throw new IllegalArgumentException("failedMember is required: the inventory name of the member to replace; cluster '"
+          + request.cluster() + "' has " + cluster.members().stream().map(MemberSpec::name).toList());
+    }
+    cluster.member(request.failedMember());
+    if (request.memberTimeoutSeconds() < 0 || request.apiServerTimeoutSeconds() < 0) {
+      throw new IllegalArgumentException("memberTimeoutSeconds and apiServerTimeoutSeconds must be 0 (the default, "
+          + ReplaceMemberRequest.DEFAULT_MEMBER_TIMEOUT_SECONDS + " s) or more, got " + request.memberTimeoutSeconds()
+          + " and " + request.apiServerTimeoutSeconds());
+    }
+    String base = ReplaceMemberWorkflow.workflowId(request.cluster(), request.failedMember());
+    String id = request.dryRun() ? base + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8) : base;
+    ReplaceMemberWorkflow workflow = client.newWorkflowStub(ReplaceMemberWorkflow.class, options(id));
+    return start(id, () -> WorkflowClient.start(workflow::replace, request));
   }
 
   private WorkflowOptions options(String id) {

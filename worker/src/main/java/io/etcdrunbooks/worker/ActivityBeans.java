@@ -1,15 +1,10 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
-import io.etcdrunbooks.activities.host.HostActivitiesImpl;
-import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStores;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.InventorySource;
-import io.etcdrunbooks.workflows.activities.BackupActivities;
-import io.etcdrunbooks.workflows.activities.HostActivities;
-import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Singleton;
@@ -30,17 +25,7 @@ public class ActivityBeans {
   }
 
   @Singleton
-  public HostActivities hostActivities(InventorySource inventory, SshConnector ssh, ReleaseStore releases) {
-    return new HostActivitiesImpl(inventory, ssh, releases);
-  }
-
-  @Singleton
-  public ReleaseActivities releaseActivities(InventorySource inventory, ReleaseStore releases) {
-    return new ReleaseActivitiesImpl(inventory, releases);
-  }
-
-  @Singleton
-  public BackupActivities backupActivities(InventorySource inventory, ReleaseStore releases) {
-    return new BackupActivitiesImpl(inventory, releases);
+  public WorkerActivities workerActivities(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
+    return WorkerActivities.of(inventory, etcd, ssh, releases);
   }
 }

@@ -82,7 +82,9 @@ final class Bench {
     System.out.printf("== runbook / bare = %.2fx (target <= %.1fx); longest write stall: bare %d ms, runbook %d ms;"
         + " acknowledged writes lost: bare %d, runbook %d -> %s%n", ratio, TARGET_RATIO, bare.writes().longestStallMillis(),
         runbook.writes().longestStallMillis(), bare.writes().lost(), runbook.writes().lost(), ok ? "OK" : "MISSED");
-    return ok ? 0 : 1;
+    boolean replaced = options.containsKey("skip-replace")
+        || ReplaceBench.run(dir, releases, options.getOrDefault("replace-version", "3.5.30"));
+    return ok && replaced ? 0 : 1;
   }
 
   private record Measured(Duration took, WriteProbe.Report writes) {}

@@ -20,8 +20,9 @@ import java.util.concurrent.CountDownLatch;
  *                              a 3-member sandbox upgraded through the API on the embedded Temporal
  *   sandbox --dir DIR --version 3.4.23 [--members 3] [--cluster sandbox]
  *                              a local cluster whose members are SSH "hosts" on 127.0.0.1, until interrupted
- *   bench [--from=3.4.23] [--to=3.5.16]
- *                              the runbook against a bare stop/install/start/health script, with a writer during each
+ *   bench [--from=3.4.23] [--to=3.5.16] [--replace-version=3.5.30] [--skip-replace]
+ *                              the upgrade runbook against a bare stop/install/start/health script, then the time from
+ *                              a member-down alert to a healthy cluster against the bare etcdctl steps
  *   temporal [--port=7233]     only the embedded Temporal test server (in memory), until interrupted
  *   decrypt-backup --in ID.db.enc --out ID.db --key-file FILE --key-id ID
  *                              an encrypted backup back into the snapshot file etcd restores from

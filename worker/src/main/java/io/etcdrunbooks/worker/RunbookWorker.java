@@ -1,11 +1,8 @@
 package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.api.RunbooksConfig;
-import io.etcdrunbooks.workflows.activities.BackupActivities;
-import io.etcdrunbooks.workflows.activities.EtcdActivities;
-import io.etcdrunbooks.workflows.activities.HostActivities;
-import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflowImpl;
 import io.temporal.client.WorkflowClient;
@@ -28,12 +25,11 @@ public final class RunbookWorker implements AutoCloseable {
   private final WorkerFactory factory;
   private final String taskQueue;
 
-  public RunbookWorker(WorkflowClient client, RunbooksConfig config, EtcdActivities etcd, HostActivities host,
-      ReleaseActivities releases, BackupActivities backup) {
+  public RunbookWorker(WorkflowClient client, RunbooksConfig config, WorkerActivities activities) {
     this.taskQueue = config.taskQueue();
     this.factory = WorkerFactory.newInstance(client);
     Worker worker = factory.newWorker(taskQueue, options());
-    register(worker, etcd, host, releases, backup);
+    register(worker, activities);
   }
 
   /**
@@ -46,11 +42,10 @@ public final class RunbookWorker implements AutoCloseable {
   }
 
   /** Every runbook workflow and activity the worker offers; tests register through here too. */
-  public static void register(Worker worker, EtcdActivities etcd, HostActivities host, ReleaseActivities releases,
-      BackupActivities backup) {
+  public static void register(Worker worker, WorkerActivities activities) {
     worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class, RollbackClusterWorkflowImpl.class,
-        BackupClusterWorkflowImpl.class);
-    worker.registerActivitiesImplementations(etcd, host, releases, backup);
+        BackupClusterWorkflowImpl.class, ReplaceMemberWorkflowImpl.class);
+    worker.registerActivitiesImplementations(activities.all());
   }
 
   public void start() {

@@ -1,13 +1,13 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
-import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.sandbox.Sandbox;
 import io.etcdrunbooks.sandbox.SandboxSpec;
@@ -16,6 +16,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowClient;
@@ -35,6 +36,7 @@ final class SandboxRunbooks implements AutoCloseable {
   static final String TASK_QUEUE = "etcd-runbooks-test";
 
   final Sandbox sandbox;
+  final InventorySource inventory;
   final EtcdActivitiesImpl etcd;
   final TestWorkflowEnvironment env;
   private final SshConnector ssh = new SshConnector();
@@ -42,14 +44,15 @@ final class SandboxRunbooks implements AutoCloseable {
 
   private SandboxRunbooks(Sandbox sandbox) {
     this.sandbox = sandbox;
-    InventorySource inventory = new InventorySource(sandbox.inventoryFile());
+    this.inventory = new InventorySource(sandbox.inventoryFile());
     ReleaseStore releases = releases();
     this.etcd = new EtcdActivitiesImpl(inventory);
     this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     Worker worker = env.newWorker(TASK_QUEUE);
     this.host = new HostActivitiesImpl(inventory, ssh, releases);
-    RunbookWorker.register(worker, etcd, host,
-        new ReleaseActivitiesImpl(inventory, releases), new BackupActivitiesImpl(inventory, releases));
+    WorkerActivities real = WorkerActivities.of(inventory, etcd, ssh, releases);
+    RunbookWorker.register(worker, new WorkerActivities(etcd, host, real.releases(), real.backup(), real.membership(),
+        real.newMember(), real.inventory(), real.apiServer()));
     env.start();
   }
 
@@ -75,6 +78,30 @@ final class SandboxRunbooks implements AutoCloseable {
         .setWorkflowId(UpgradeClusterWorkflow.workflowId("sandbox"))
         .setTaskQueue(TASK_QUEUE)
         .build());
+  }
+
+  ReplaceMemberWorkflow replaceStub(String member) {
+    return client().newWorkflowStub(ReplaceMemberWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(ReplaceMemberWorkflow.workflowId("sandbox", member))
+        .setTaskQueue(TASK_QUEUE)
+        .build());
+  }
+
+  /** The cluster as the inventory file says now (runbooks may have changed it). */
+  ClusterSpec cluster() {
+    return inventory.get().cluster("sandbox");
+  }
+
+  /** What a dead machine leaves behind: the member's etcd SIGKILLed and its data dir gone. */
+  void destroy(String member) throws java.io.IOException {
+    MemberSpec spec = cluster().member(member);
+    sandbox.kill(member);
+    Path data = Path.of(spec.dataDir());
+    if (java.nio.file.Files.exists(data)) {
+      try (var paths = java.nio.file.Files.walk(data)) {
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.delete(p);
+      }
+    }
   }
 
   UpgradeRequest request(String target) {

@@ -19,6 +19,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -65,6 +67,36 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     log.info("{}: --etcd-servers {} -> {} (previous manifest kept as {})", where, current, request.etcdServers(),
         hidden(path, "etcd-runbooks.previous"));
     return true;
+  }
+
+  @Override
+  public boolean replaceEtcdServer(ReplaceEtcdServerRequest request) {
+    Located cp = locate(request.cluster(), request.host());
+    List<String> current;
+    try {
+      current = EtcdServersFlag.read(read(cp, cp.host().manifestPath()), cp.describe());
+    } catch (IllegalStateException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ManifestNotEditable");
+    }
+    if (!current.contains(request.oldUrl())) {
+      log.info("{}: --etcd-servers {} does not list {}; nothing to replace", cp.describe(), current, request.oldUrl());
+      return false;
+    }
+    List<String> servers = new ArrayList<>();
+    for (String server : current) {
+      String next = server.equals(request.oldUrl()) ? request.newUrl() : server;
+      if (!servers.contains(next)) servers.add(next);
+    }
+    return setEtcdServers(new SetEtcdServersRequest(request.cluster(), request.host(), servers));
+  }
+
+  @Override
+  public List<String> controlPlaneHosts(ClusterRef cluster) {
+    try {
+      return inventory.get().cluster(cluster.cluster()).controlPlane().stream().map(ControlPlaneHost::name).toList();
+    } catch (UnknownClusterException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+    }
   }
 
   @Override

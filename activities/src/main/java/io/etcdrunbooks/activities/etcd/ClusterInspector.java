@@ -48,8 +48,7 @@ public final class ClusterInspector {
   /** Every inventory member with its etcd member id, from the member list (matched by peer URL, then name). */
   public synchronized Map<String, Long> memberIds() {
     if (idByName == null) {
-      List<Member> listed = EtcdClients.await(clients.cluster().getClusterClient().listMember(), "member list of cluster '" + spec.name() + "'")
-          .getMembers();
+      List<Member> listed = listMembers();
       Map<String, Long> ids = new HashMap<>();
       for (MemberSpec m : spec.members()) {
         URI peer = URI.create(m.peerUrl());
@@ -60,6 +59,26 @@ public final class ClusterInspector {
       idByName = Map.copyOf(ids);
     }
     return idByName;
+  }
+
+  /**
+   * etcd's member list through any member; a learner (3.4 refuses the call there) is skipped for the next member.
+   */
+  private List<Member> listMembers() {
+    String what = "member list of cluster '" + spec.name() + "'";
+    try {
+      return EtcdClients.await(clients.cluster().getClusterClient().listMember(), what).getMembers();
+    } catch (EtcdCallException e) {
+      if (!e.getMessage().contains("learner")) throw e;
+      for (MemberSpec m : spec.members()) {
+        try {
+          return EtcdClients.await(clients.member(m.name()).getClusterClient().listMember(), what).getMembers();
+        } catch (EtcdCallException next) {
+          // a learner or a member that is down: the next one
+        }
+      }
+      throw e;
+    }
   }
 
   /** The member list, or an empty map with no failure when no member answers (each status then says why). */

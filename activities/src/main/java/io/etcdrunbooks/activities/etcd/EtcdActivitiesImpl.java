@@ -158,7 +158,8 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     return withCluster(request.cluster(), inspector -> awaitMemberReady(inspector, request));
   }
 
-  private MemberStatus awaitMemberReady(ClusterInspector inspector, AwaitMemberRequest request) {
+  /** Also used for members not yet in the inventory: the inspector's spec then carries them. */
+  static MemberStatus awaitMemberReady(ClusterInspector inspector, AwaitMemberRequest request) {
     String member = member(inspector, request.member());
     String cluster = inspector.clients().spec().name();
     long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();

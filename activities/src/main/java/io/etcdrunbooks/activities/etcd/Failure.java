@@ -24,6 +24,10 @@ public enum Failure {
   BackupCorrupt,
   /** The cluster's backup key is not named in the inventory, or its file cannot be used. */
   BackupKeyUnusable,
+  /** Removing the member would leave the cluster without a voting member. */
+  LastVotingMember,
+  /** etcd refused a membership change (add, remove, promote) in a way no retry mends. */
+  MembershipChangeRefused,
   /** The request itself is wrong (for example a backup id that is not a plain file name). */
   InvalidRequest;
 

@@ -20,7 +20,7 @@ import java.util.Map;
  */
 public final class ControlPlaneStandIns implements AutoCloseable {
 
-  private final List<KubeApiServerStandIn> standIns = new ArrayList<>();
+  private final Map<String, KubeApiServerStandIn> standIns = new LinkedHashMap<>();
   private final Map<String, Path> manifests = new LinkedHashMap<>();
 
   public static ControlPlaneStandIns attach(Sandbox sandbox) throws IOException {
@@ -33,7 +33,7 @@ public final class ControlPlaneStandIns implements AutoCloseable {
       Files.createDirectories(manifest.getParent());
       Files.writeString(manifest, manifest(member, servers));
       KubeApiServerStandIn standIn = new KubeApiServerStandIn(manifest);
-      result.standIns.add(standIn);
+      result.standIns.put("cp-" + member.name(), standIn);
       result.manifests.put("cp-" + member.name(), manifest);
       hosts.add(new ControlPlaneHost("cp-" + member.name(), member.host(), member.sshPort(), manifest.toString(), standIn.healthUrl()));
     }
@@ -47,6 +47,15 @@ public final class ControlPlaneStandIns implements AutoCloseable {
 
   public Path manifest(String controlPlaneHost) {
     return manifests.get(controlPlaneHost);
+  }
+
+  public KubeApiServerStandIn standIn(String controlPlaneHost) {
+    return standIns.get(controlPlaneHost);
+  }
+
+  /** Control-plane host names, cp-m1, cp-m2, ... */
+  public List<String> hosts() {
+    return List.copyOf(standIns.keySet());
   }
 
   /** Trimmed from what kubeadm writes, with a comment, so that tests can see nothing else moves. */
@@ -77,6 +86,6 @@ public final class ControlPlaneStandIns implements AutoCloseable {
 
   @Override
   public void close() {
-    standIns.forEach(KubeApiServerStandIn::close);
+    standIns.values().forEach(KubeApiServerStandIn::close);
   }
 }

@@ -32,6 +32,7 @@ public final class KubeApiServerStandIn implements AutoCloseable {
   private final Path manifest;
   private final HttpServer server;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private volatile String failWhenChangedFrom;
 
   public KubeApiServerStandIn(Path manifest) throws IOException {
     this.manifest = manifest;
@@ -58,6 +59,11 @@ public final class KubeApiServerStandIn implements AutoCloseable {
     }
   }
 
+  /** From now on, a manifest other than the current one gives an apiserver that never becomes ready (a bad flag, say). */
+  public void failAfterManifestChange() throws IOException {
+    failWhenChangedFrom = Files.readString(manifest);
+  }
+
   private String whyNotReady() throws IOException {
     String text;
     try {
@@ -65,6 +71,8 @@ public final class KubeApiServerStandIn implements AutoCloseable {
     } catch (NoSuchFileException gone) {
       return "no manifest: kubelet runs no kube-apiserver";
     }
+    String unchanged = failWhenChangedFrom;
+    if (unchanged != null && !unchanged.equals(text)) return "kube-apiserver crash-looping since its manifest changed";
     List<String> servers = EtcdServersFlag.read(text, manifest.toString());
     for (String server : servers) {
       if (!healthy(server)) return "etcd server " + server + " is not healthy";

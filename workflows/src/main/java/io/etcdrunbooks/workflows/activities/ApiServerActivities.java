@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.activities;
 
+import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.temporal.activity.ActivityInterface;
 import java.util.List;
 
@@ -17,6 +18,17 @@ public interface ApiServerActivities {
    */
   boolean setEtcdServers(SetEtcdServersRequest request);
 
+  /**
+   * Replaces one etcd client URL by another in the {@code --etcd-servers} line, keeping the order of the others (an
+   * apiserver that lists only its local etcd, as kubeadm's stacked layout does, is left alone when that is not the
+   * replaced one). The previous manifest is kept as with {@link #setEtcdServers}. Returns false, touching nothing,
+   * when the manifest does not list {@code oldUrl} (already replaced, or never listed).
+   */
+  boolean replaceEtcdServer(ReplaceEtcdServerRequest request);
+
+  /** Names of the cluster's control-plane hosts, in inventory order. */
+  List<String> controlPlaneHosts(ClusterRef cluster);
+
   /** Puts back the manifest kept by the last {@link #setEtcdServers} on that host; no-op when there is none. */
   void restoreManifest(ControlPlaneRef host);
 
@@ -26,6 +38,8 @@ public interface ApiServerActivities {
   record ControlPlaneRef(String cluster, String host) {}
 
   record SetEtcdServersRequest(String cluster, String host, List<String> etcdServers) {}
+
+  record ReplaceEtcdServerRequest(String cluster, String host, String oldUrl, String newUrl) {}
 
   record AwaitApiServerRequest(String cluster, String host, int timeoutSeconds) {}
 }

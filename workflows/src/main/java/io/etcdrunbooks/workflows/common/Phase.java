@@ -1,6 +1,6 @@
 package io.etcdrunbooks.workflows.common;
 
-/** Phases shared by the runbooks, in the order the runbooks go through them (RETENTION is the backup runbook's). */
+/** Phases shared by the runbooks, in the order the runbooks go through them (RETENTION is the backup runbook's; REMOVE, JOIN, INVENTORY and APISERVERS the member replacement's). */
 public enum Phase {
   STARTING,
   DISCOVER,
@@ -8,8 +8,13 @@ public enum Phase {
   PLAN,
   BACKUP,
   RETENTION,
+  AWAITING_APPROVAL,
   UPGRADE,
   ROLLBACK,
+  REMOVE,
+  JOIN,
+  INVENTORY,
+  APISERVERS,
   POSTFLIGHT,
   DONE,
   FAILED

@@ -1,8 +1,12 @@
 package io.etcdrunbooks.workflows.phases;
 
+import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.MembershipActivities;
+import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -32,6 +36,14 @@ public final class Activities {
   public final HostActivities host;
   public final ReleaseActivities releases;
   public final BackupActivities backup;
+  public final MembershipActivities membership;
+  /** For waits that carry their own timeout: one attempt, heartbeats required. */
+  public final MembershipActivities membershipWait;
+  public final NewMemberActivities newMember;
+  public final InventoryActivities inventory;
+  public final ApiServerActivities apiServer;
+  /** For waits that carry their own timeout: one attempt, heartbeats required. */
+  public final ApiServerActivities apiServerWait;
 
   public Activities() {
     etcd = Workflow.newActivityStub(EtcdActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(20), RETRY));
@@ -40,6 +52,13 @@ public final class Activities {
     host = Workflow.newActivityStub(HostActivities.class, options(Duration.ofMinutes(10), Duration.ofSeconds(20), RETRY));
     releases = Workflow.newActivityStub(ReleaseActivities.class, options(Duration.ofMinutes(30), Duration.ofMinutes(1), RETRY));
     backup = Workflow.newActivityStub(BackupActivities.class, options(Duration.ofHours(1), Duration.ofMinutes(1), RETRY));
+    RetryOptions once = RetryOptions.newBuilder(RETRY).setMaximumAttempts(1).build();
+    membership = Workflow.newActivityStub(MembershipActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(20), RETRY));
+    membershipWait = Workflow.newActivityStub(MembershipActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20), once));
+    newMember = Workflow.newActivityStub(NewMemberActivities.class, options(Duration.ofMinutes(10), Duration.ofSeconds(20), RETRY));
+    inventory = Workflow.newActivityStub(InventoryActivities.class, options(Duration.ofMinutes(1), Duration.ofSeconds(30), RETRY));
+    apiServer = Workflow.newActivityStub(ApiServerActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(30), RETRY));
+    apiServerWait = Workflow.newActivityStub(ApiServerActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20), once));
   }
 
   private static ActivityOptions options(Duration startToClose, Duration heartbeat, RetryOptions retry) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
 import io.etcdrunbooks.workflows.upgrade.UpgradePlan;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -50,5 +52,20 @@ class PayloadRoundTripTest {
 
     ConsistencyReport report = new ConsistencyReport(5, Map.of("m1", 1L), Map.of("m1", 9L), true);
     assertThat(roundTrip(report, ConsistencyReport.class)).isEqualTo(report);
+  }
+
+  @Test
+  void replaceMemberInputResultAndMembership() {
+    MemberPlacement m4 = new MemberPlacement("m4", "10.0.0.4", 22, "https://10.0.0.4:2380", "https://10.0.0.4:2379",
+        "/var/lib/etcd", "/opt/etcd", "/etc/etcd");
+    ReplaceMemberRequest request = new ReplaceMemberRequest("prod-1", "m2", m4, false, true, false, 0, 30, "alertmanager");
+    assertThat(roundTrip(request, ReplaceMemberRequest.class)).isEqualTo(request);
+    ReplaceMemberRequest sameHost = ReplaceMemberRequest.onSameHost("prod-1", "m2", true, "alertmanager");
+    assertThat(roundTrip(sameHost, ReplaceMemberRequest.class)).isEqualTo(sameHost);
+    ReplaceMemberResult result = new ReplaceMemberResult("prod-1", ReplaceMemberResult.REPLACED, "m2", "1a", m4, "2b", true,
+        List.of("m1", "m4", "m3"), List.of("cp-1"), List.of());
+    assertThat(roundTrip(result, ReplaceMemberResult.class)).isEqualTo(result);
+    EtcdMember member = new EtcdMember(42, "", List.of("https://10.0.0.4:2380"), List.of(), true);
+    assertThat(roundTrip(member, EtcdMember.class)).isEqualTo(member);
   }
 }

@@ -1,0 +1,118 @@
+package io.etcdrunbooks.activities.inventory;
+
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.InventoryLoader;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link InventoryActivities} on the worker's inventory file. A change is validated as a whole inventory before it is
+ * written (temp file, then rename); the file as it was is kept beside it as {@code <file>.previous}.
+ */
+public final class InventoryActivitiesImpl implements InventoryActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(InventoryActivitiesImpl.class);
+
+  private final InventorySource source;
+
+  public InventoryActivitiesImpl(InventorySource source) {
+    this.source = source;
+  }
+
+  @Override
+  public List<MemberPlacement> members(ClusterRef cluster) {
+    return cluster(cluster.cluster()).members().stream().map(InventoryActivitiesImpl::placement).toList();
+  }
+
+  @Override
+  public void checkWritable(ClusterRef cluster) {
+    cluster(cluster.cluster());
+    Path file = source.file().toAbsolutePath();
+    if (!Files.isWritable(file) || !Files.isWritable(file.getParent())) {
+      throw ApplicationFailure.newNonRetryableFailure("the inventory " + file + " (or its directory) is not writable by the"
+          + " worker, and the new membership must be recorded there. Make it writable (for example a volume rather than a"
+          + " read-only ConfigMap mount), then run again", "InventoryReadOnly");
+    }
+  }
+
+  @Override
+  public synchronized boolean recordReplacement(RecordReplacementRequest request) {
+    Inventory inventory = source.get();
+    ClusterSpec cluster = cluster(request.cluster());
+    MemberPlacement p = request.member();
+    MemberSpec added = new MemberSpec(p.name(), p.host(), p.sshPort(), p.clientUrl(), p.peerUrl(), p.dataDir(), p.installDir(),
+        p.serviceDir());
+    boolean hasNew = cluster.findMember(p.name()).map(added::equals).orElse(false);
+    boolean hasOld = cluster.findMember(request.replacedMember()).isPresent();
+    if (hasNew && !hasOld) return false;
+    List<MemberSpec> members = new ArrayList<>();
+    boolean placed = false;
+    for (MemberSpec m : cluster.members()) {
+      if (m.name().equals(request.replacedMember()) || m.name().equals(p.name())) {
+        if (!placed) members.add(added);
+        placed = true;
+      } else {
+        members.add(m);
+      }
+    }
+    if (!placed) members.add(added);
+    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
+    clusters.put(cluster.name(), cluster.withMembers(members));
+    write(new Inventory(inventory.releases(), clusters));
+    log.info("inventory {}: cluster '{}' member '{}' replaced by '{}' ({})", source.file(), cluster.name(),
+        request.replacedMember(), p.name(), p.peerUrl());
+    return true;
+  }
+
+  private void write(Inventory changed) {
+    Path file = source.file();
+    Path candidate = file.resolveSibling("." + file.getFileName() + ".candidate");
+    InventoryLoader.write(changed, candidate);
+    try {
+      InventoryLoader.load(candidate); // the same validation an operator's edit gets
+      Files.copy(file, file.resolveSibling(file.getFileName() + ".previous"), StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.COPY_ATTRIBUTES);
+      Files.move(candidate, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the inventory " + file + ": " + e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure("the changed inventory would be invalid, so " + file + " was left as it"
+          + " was: " + e.getMessage(), "InventoryInvalid");
+    } finally {
+      try {
+        Files.deleteIfExists(candidate);
+      } catch (IOException ignored) {
+        // a leftover hidden candidate is harmless and replaced next time
+      }
+    }
+  }
+
+  private ClusterSpec cluster(String name) {
+    try {
+      return source.get().cluster(name);
+    } catch (UnknownClusterException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+    }
+  }
+
+  private static MemberPlacement placement(MemberSpec m) {
+    return new MemberPlacement(m.name(), m.host(), m.sshPort(), m.peerUrl(), m.clientUrl(), m.dataDir(), m.installDir(), m.serviceDir());
+  }
+}

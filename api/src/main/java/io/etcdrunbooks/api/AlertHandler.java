@@ -1,0 +1,115 @@
+package io.etcdrunbooks.api;
+
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides what one Alertmanager alert does: a firing member-down alert starts the ReplaceMember runbook of that member,
+ * a resolved one tells a running runbook that the alert is gone; anything else is ignored with its reason.
+ */
+@Singleton
+final class AlertHandler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AlertHandler.class);
+
+  private final AlertsConfig config;
+  private final InventorySource inventory;
+  private final RunbookStarter starter;
+  private final WorkflowClient client;
+
+  AlertHandler(AlertsConfig config, InventorySource inventory, RunbookStarter starter, WorkflowClient client) {
+    this.config = config;
+    this.inventory = inventory;
+    this.starter = starter;
+    this.client = client;
+  }
+
+  AlertResult handle(AlertmanagerPayload.Alert alert, String groupStatus) {
+    AlertResult result = decide(alert, groupStatus);
+    LOG.info("alertmanager alert {} cluster={} member={} fingerprint={}: {}{}{}", printable(result.alertname()),
+        printable(result.cluster()), printable(result.member()), printable(alert == null ? null : alert.fingerprint()),
+        result.outcome(), result.workflowId() == null ? "" : " " + result.workflowId(),
+        result.reason() == null ? "" : " (" + printable(result.reason()) + ")");
+    return result;
+  }
+
+  private AlertResult decide(AlertmanagerPayload.Alert alert, String groupStatus) {
+    if (alert == null) {
+      return new AlertResult(null, null, null, AlertResult.IGNORED, null, "the alerts list holds an empty entry");
+    }
+    String alertname = alert.label("alertname");
+    String cluster = alert.label(config.clusterLabel());
+    String member = alert.label(config.memberLabel());
+    if (alertname == null || !config.memberDownAlerts().contains(alertname)) {
+      return new AlertResult(alertname, cluster, member, AlertResult.IGNORED, null, "alertname '" + alertname
+          + "' is not one of runbooks.alerts.member-down-alerts " + config.memberDownAlerts());
+    }
+    AlertTargets.Resolution resolution;
+    try {
+      resolution = AlertTargets.resolve(inventory.get(), alert.labels(), config.clusterLabel(), config.memberLabel());
+    } catch (RuntimeException e) {
+      return new AlertResult(alertname, cluster, member, AlertResult.ERROR, null, "cannot read the inventory: " + e.getMessage());
+    }
+    if (resolution instanceof AlertTargets.NotFound notFound) {
+      return new AlertResult(alertname, cluster, member, AlertResult.IGNORED, null, notFound.reason());
+    }
+    AlertTargets.Found target = (AlertTargets.Found) resolution;
+    String status = alert.status() != null ? alert.status() : groupStatus;
+    if ("firing".equals(status)) {
+      return start(alertname, target, alert.fingerprint());
+    }
+    if ("resolved".equals(status)) {
+      return signalResolved(alertname, target);
+    }
+    return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.IGNORED, null,
+        "status '" + status + "' is neither firing nor resolved");
+  }
+
+  private AlertResult start(String alertname, AlertTargets.Found target, String fingerprint) {
+    boolean approval = config.policyFor(target.cluster()) == AlertsConfig.Policy.APPROVAL;
+    ReplaceMemberRequest request = ReplaceMemberRequest.onSameHost(target.cluster(), target.member(), approval,
+        "alertmanager: " + alertname + " (fingerprint " + fingerprint + ")");
+    try {
+      RunbookStarter.Started started = starter.startReplaceMember(request);
+      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.STARTED, started.workflowId(),
+          approval ? "waits for POST /api/v1/runbooks/" + started.workflowId() + "/approve after preflight" : null);
+    } catch (RunbookStarter.RunbookAlreadyRunning e) {
+      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.ALREADY_RUNNING, e.workflowId(), null);
+    } catch (IllegalArgumentException e) {
+      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.IGNORED, null, e.getMessage());
+    } catch (RuntimeException e) {
+      return error(alertname, target, "cannot start the runbook on Temporal", e);
+    }
+  }
+
+  private AlertResult signalResolved(String alertname, AlertTargets.Found target) {
+    String id = ReplaceMemberWorkflow.workflowId(target.cluster(), target.member());
+    try {
+      // Signalling the id reaches its latest run only while it runs; a finished or missing one is "not found".
+      client.newUntypedWorkflowStub(id).signal("alertResolved");
+      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.RESOLVED_SIGNALLED, id, null);
+    } catch (WorkflowNotFoundException e) {
+      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.NOTHING_RUNNING, id,
+          "no ReplaceMember runbook runs for this member");
+    } catch (RuntimeException e) {
+      return error(alertname, target, "cannot signal " + id + " on Temporal", e);
+    }
+  }
+
+  private static AlertResult error(String alertname, AlertTargets.Found target, String what, RuntimeException e) {
+    LOG.warn("{} for alert {} on {}/{}", what, printable(alertname), target.cluster(), target.member(), e);
+    return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.ERROR, null,
+        what + ": " + e.getClass().getSimpleName() + ": " + e.getMessage() + "; Alertmanager will send the alert again");
+  }
+
+  /** Label values come from the caller: keep them on one log line. */
+  private static String printable(String value) {
+    return value == null ? "-" : value.replaceAll("\\p{Cntrl}", "?");
+  }
+}

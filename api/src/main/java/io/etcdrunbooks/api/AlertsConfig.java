@@ -1,0 +1,83 @@
+package io.etcdrunbooks.api;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.bind.annotation.Bindable;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The Alertmanager webhook ({@code POST /api/v1/alerts/alertmanager}) that starts the ReplaceMember runbook.
+ * Checked when the application starts ({@link Context}), so a wrong policy or hash stops the process at once rather
+ * than at the first alert.
+ *
+ * @param tokenSha256 hex SHA-256 of the bearer token Alertmanager sends; the token itself is never configured.
+ *     Empty: the endpoint refuses every call
+ * @param memberDownAlerts alertnames that mean "this member is down"; other alerts are ignored
+ * @param clusterLabel label naming the inventory cluster
+ * @param memberLabel label naming the member: its inventory name, or the host:port of its client or peer URL
+ * @param defaultPolicy {@code approval} (the runbook waits for an approve signal) or {@code auto}
+ * @param policies policy per cluster name, overriding the default
+ */
+@Context
+@ConfigurationProperties("runbooks.alerts")
+public record AlertsConfig(
+    @Bindable(defaultValue = "") String tokenSha256,
+    @Bindable(defaultValue = "EtcdMemberDown") List<String> memberDownAlerts,
+    @Bindable(defaultValue = "cluster") String clusterLabel,
+    @Bindable(defaultValue = "member") String memberLabel,
+    @Bindable(defaultValue = "approval") String defaultPolicy,
+    @Nullable Map<String, String> policies) {
+
+  public AlertsConfig {
+    tokenSha256 = tokenSha256 == null ? "" : tokenSha256.strip().toLowerCase(Locale.ROOT);
+    if (!tokenSha256.isEmpty() && !tokenSha256.matches("[0-9a-f]{64}")) {
+      // Never echo the value: someone may have put the plain token here by mistake.
+      throw new IllegalArgumentException("runbooks.alerts.token-sha256 must be 64 hex digits, the SHA-256 of the token"
+          + " (printf %s \"$TOKEN\" | sha256sum), not the token itself; it has " + tokenSha256.length() + " characters");
+    }
+    memberDownAlerts = memberDownAlerts == null ? List.of() : List.copyOf(memberDownAlerts);
+    policies = policies == null ? Map.of() : Map.copyOf(policies);
+    Policy.parse("runbooks.alerts.default-policy", defaultPolicy);
+    policies.forEach((cluster, policy) -> Policy.parse("runbooks.alerts.policies." + cluster, policy));
+  }
+
+  public boolean enabled() {
+    return !tokenSha256.isEmpty();
+  }
+
+  public byte[] tokenSha256Bytes() {
+    return HexFormat.of().parseHex(tokenSha256);
+  }
+
+  /** The policy of a cluster: its own entry in {@code policies}, else the default. */
+  public Policy policyFor(String cluster) {
+    String own = policies.get(cluster);
+    return own != null
+        ? Policy.parse("runbooks.alerts.policies." + cluster, own)
+        : Policy.parse("runbooks.alerts.default-policy", defaultPolicy);
+  }
+
+  /** What a member-down alert may do on its own. */
+  public enum Policy {
+    /** Start the runbook, which stops after preflight until someone approves it. */
+    APPROVAL,
+    /** Start the runbook and let it replace the member without waiting. */
+    AUTO;
+
+    static Policy parse(String key, String value) {
+      if (value != null) {
+        for (Policy policy : values()) {
+          if (policy.name().equalsIgnoreCase(value.strip())) {
+            return policy;
+          }
+        }
+      }
+      throw new IllegalArgumentException(key + " is '" + value + "': use approval (the runbook waits for"
+          + " POST /api/v1/runbooks/<id>/approve) or auto");
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package io.etcdrunbooks.worker;
+
+import io.etcdrunbooks.activities.apiserver.ApiServerActivitiesImpl;
+import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
+import io.etcdrunbooks.activities.etcd.MembershipActivitiesImpl;
+import io.etcdrunbooks.activities.host.HostActivitiesImpl;
+import io.etcdrunbooks.activities.host.NewMemberActivitiesImpl;
+import io.etcdrunbooks.activities.inventory.InventoryActivitiesImpl;
+import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
+import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.workflows.activities.ApiServerActivities;
+import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.MembershipActivities;
+import io.etcdrunbooks.workflows.activities.NewMemberActivities;
+import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+
+/** Every activity implementation a worker registers, one per system the runbooks touch. */
+public record WorkerActivities(
+    EtcdActivities etcd,
+    HostActivities host,
+    ReleaseActivities releases,
+    BackupActivities backup,
+    MembershipActivities membership,
+    NewMemberActivities newMember,
+    InventoryActivities inventory,
+    ApiServerActivities apiServer) {
+
+  /** The real implementations over one inventory file, SSH client and binary source. */
+  public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
+    return new WorkerActivities(etcd,
+        new HostActivitiesImpl(inventory, ssh, releases),
+        new ReleaseActivitiesImpl(inventory, releases),
+        new BackupActivitiesImpl(inventory, releases),
+        new MembershipActivitiesImpl(inventory),
+        new NewMemberActivitiesImpl(inventory, ssh, releases),
+        new InventoryActivitiesImpl(inventory),
+        new ApiServerActivitiesImpl(inventory, ssh));
+  }
+
+  Object[] all() {
+    return new Object[] {etcd, host, releases, backup, membership, newMember, inventory, apiServer};
+  }
+}

@@ -1,0 +1,375 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The Alertmanager webhook and the replace-member / approve endpoints of a worker+api process over a real sandbox.
+ * No accepted firing alert ever reaches a sandbox member here: the real runbook would act on the cluster (the
+ * end-to-end alert tests do that); where a firing alert is posted for a real member, a placeholder run of that member's
+ * workflow id on a task queue no worker polls already holds the id.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AlertmanagerEndpointTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String ALERTS = "/api/v1/alerts/alertmanager";
+
+  private final String token = "alert-token-" + UUID.randomUUID();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private Sandbox sandbox;
+  private ApplicationContext context;
+  private WorkflowClient client;
+  private String api;
+
+  @BeforeAll
+  void start() throws Exception {
+    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("alerts-test").resolve("sandbox"), "sandbox", 3, "3.4.23",
+        Map.of()), SandboxRunbooks.releases());
+    context = Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.inventory", sandbox.inventoryFile().toString(),
+        "runbooks.task-queue", "etcd-runbooks-alerts-test",
+        "runbooks.alerts.token-sha256", sha256Hex(token),
+        "runbooks.alerts.member-down-alerts", "EtcdMemberDown,EtcdMemberUnreachable",
+        "runbooks.alerts.default-policy", "approval",
+        "temporal.address", "",
+        "temporal.embedded-port", freePort(),
+        "micronaut.server.port", freePort()));
+    api = context.getBean(EmbeddedServer.class).getURL().toString();
+    client = context.getBean(WorkflowClient.class);
+  }
+
+  @AfterAll
+  void stop() {
+    if (context != null) context.close();
+    if (sandbox != null) sandbox.close();
+  }
+
+  @Test
+  @Order(1)
+  void callsWithoutTheRightBearerTokenAreRefusedAndStartNothing() throws Exception {
+    String firing = payload("firing", alert("firing", "EtcdMemberDown", "sandbox", "m1"));
+
+    Answer none = post(ALERTS, firing, null);
+    assertThat(none.status).isEqualTo(401);
+    assertThat(none.message()).contains("Authorization: Bearer");
+    assertThat(none.headers.firstValue("WWW-Authenticate")).hasValue("Bearer");
+
+    Answer wrong = post(ALERTS, firing, "Bearer not-" + token);
+    assertThat(wrong.status).isEqualTo(401);
+    assertThat(wrong.message()).contains("does not match runbooks.alerts.token-sha256");
+    assertThat(wrong.raw).doesNotContain("not-" + token);
+
+    Answer basic = post(ALERTS, firing, "Basic " + token);
+    assertThat(basic.status).isEqualTo(401);
+    assertThat(basic.message()).contains("not 'Bearer <token>'");
+    assertThat(basic.raw).doesNotContain(token);
+
+    assertNoRunbook(ReplaceMemberWorkflow.workflowId("sandbox", "m1"));
+  }
+
+  @Test
+  @Order(2)
+  void payloadsThatAreNotAlertmanagerVersion4AreRefusedWith400() throws Exception {
+    ObjectNode version3 = (ObjectNode) JSON.readTree(payload("firing", alert("firing", "EtcdMemberDown", "sandbox", "m1")));
+    version3.put("version", "3");
+    Answer old = post(ALERTS, version3.toString(), bearer());
+    assertThat(old.status).isEqualTo(400);
+    assertThat(old.message()).contains("unsupported payload version '3'", "version 4");
+
+    Answer malformed = post(ALERTS, "{\"version\":\"4\",\"alerts\":[", bearer());
+    assertThat(malformed.status).isEqualTo(400);
+    assertThat(malformed.message()).contains("not valid JSON");
+
+    Answer noAlerts = post(ALERTS, "{\"version\":\"4\",\"status\":\"firing\"}", bearer());
+    assertThat(noAlerts.status).isEqualTo(400);
+    assertThat(noAlerts.message()).contains("no 'alerts' list");
+
+    assertNoRunbook(ReplaceMemberWorkflow.workflowId("sandbox", "m1"));
+  }
+
+  @Test
+  @Order(3)
+  void alertsThatNameNoMemberDownOrNoInventoryMemberAreIgnoredWithTheirReason() throws Exception {
+    Answer answer = post(ALERTS, payload("firing",
+        alert("firing", "EtcdHighFsyncDurations", "sandbox", "m1"),
+        alert("firing", "EtcdMemberDown", "nope", "m1"),
+        alert("firing", "EtcdMemberDown", "sandbox", "m9"),
+        alert("firing", "EtcdMemberDown", "sandbox", "127.0.0.1:1")), bearer());
+    assertThat(answer.status).isEqualTo(200);
+    JsonNode results = answer.body.path("results");
+    assertThat(results).hasSize(4);
+    assertThat(results.findValuesAsText("outcome")).containsOnly("ignored");
+    assertThat(results.get(0).path("reason").asText()).contains("'EtcdHighFsyncDurations'", "member-down-alerts");
+    assertThat(results.get(1).path("reason").asText()).contains("cluster='nope'", "[sandbox]");
+    assertThat(results.get(2).path("reason").asText()).contains("member='m9'", "m1 (127.0.0.1:", "m2", "m3");
+    assertThat(results.get(3).path("reason").asText()).contains("member='127.0.0.1:1'");
+    for (JsonNode result : results) {
+      assertThat(result.hasNonNull("workflowId")).as("%s", result).isFalse();
+    }
+
+    assertNoRunbook(ReplaceMemberWorkflow.workflowId("sandbox", "m1"));
+    assertNoRunbook(ReplaceMemberWorkflow.workflowId("nope", "m1"));
+    assertNoRunbook(ReplaceMemberWorkflow.workflowId("sandbox", "m9"));
+    assertNoRunbook(ReplaceMemberWorkflow.workflowId("sandbox", "127.0.0.1:1"));
+  }
+
+  @Test
+  @Order(4)
+  void aPrometheusInstanceLabelResolvesToTheMemberAndAResolvedAlertStartsNothing() throws Exception {
+    String instance = authority(context.getBean(InventorySource.class).get().cluster("sandbox").member("m2").clientUrl());
+    assertThat(instance).startsWith("127.0.0.1:");
+
+    Answer answer = post(ALERTS, payload("resolved", alert("resolved", "EtcdMemberDown", "sandbox", instance)), bearer());
+    assertThat(answer.status).isEqualTo(200);
+    JsonNode result = answer.body.path("results").get(0);
+    assertThat(result.path("member").asText()).isEqualTo("m2");
+    assertThat(result.path("cluster").asText()).isEqualTo("sandbox");
+    assertThat(result.path("alertname").asText()).isEqualTo("EtcdMemberDown");
+    assertThat(result.path("outcome").asText()).isEqualTo("nothing-running");
+    assertThat(result.path("workflowId").asText()).isEqualTo("replace-member-sandbox-m2");
+
+    assertNoRunbook("replace-member-sandbox-m2");
+    assertNoRunbook("replace-member-sandbox-" + instance);
+  }
+
+  @Test
+  @Order(5)
+  void repeatedDeliveriesMeetTheRunningRunbookAndAResolvedAlertSignalsIt() throws Exception {
+    String id = ReplaceMemberWorkflow.workflowId("sandbox", "m3");
+    WorkflowExecution placeholder = holdWorkflowId(id);
+    try {
+      String firing = payload("firing", alert("firing", "EtcdMemberDown", "sandbox", "m3"),
+          alert("firing", "EtcdMemberUnreachable", "sandbox", "m3"));
+      for (int delivery = 1; delivery <= 2; delivery++) {
+        Answer answer = post(ALERTS, firing, bearer());
+        assertThat(answer.status).isEqualTo(200);
+        assertThat(answer.body.path("results").findValuesAsText("outcome")).containsExactly("already-running", "already-running");
+        assertThat(answer.body.path("results").findValuesAsText("workflowId")).containsExactly(id, id);
+      }
+      assertThat(client.newUntypedWorkflowStub(id).describe().getExecution().getRunId())
+          .as("no new run was started").isEqualTo(placeholder.getRunId());
+
+      Answer resolved = post(ALERTS, payload("resolved", alert("resolved", "EtcdMemberDown", "sandbox", "m3")), bearer());
+      assertThat(resolved.status).isEqualTo(200);
+      assertThat(resolved.body.path("results").get(0).path("outcome").asText()).isEqualTo("resolved-signalled");
+      assertThat(signalsReceived(id)).containsExactly("alertResolved");
+
+      Answer approved = post("/api/v1/runbooks/" + id + "/approve", "{}", null);
+      assertThat(approved.status).isEqualTo(202);
+      assertThat(signalsReceived(id)).containsExactly("alertResolved", "approve");
+    } finally {
+      terminate(id);
+    }
+
+    Answer afterwards = post(ALERTS, payload("resolved", alert("resolved", "EtcdMemberDown", "sandbox", "m3")), bearer());
+    assertThat(afterwards.body.path("results").get(0).path("outcome").asText()).isEqualTo("nothing-running");
+  }
+
+  @Test
+  @Order(6)
+  void replaceMemberRequestsNamingNoInventoryMemberAreRefusedAndStartNothing() throws Exception {
+    Answer unknownCluster = post("/api/v1/clusters/nope/replace-member", "{\"failedMember\":\"m1\"}", null);
+    assertThat(unknownCluster.status).isEqualTo(404);
+    assertThat(unknownCluster.message()).contains("unknown cluster 'nope'", "sandbox");
+
+    Answer unknownMember = post("/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m9\"}", null);
+    assertThat(unknownMember.status).isEqualTo(400);
+    assertThat(unknownMember.message()).contains("no member 'm9'", "m1", "m2", "m3");
+
+    Answer noMember = post("/api/v1/clusters/sandbox/replace-member", "{}", null);
+    assertThat(noMember.status).isEqualTo(400);
+    assertThat(noMember.message()).contains("failedMember is required");
+
+    Answer negative = post("/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m1\",\"memberTimeoutSeconds\":-1}", null);
+    assertThat(negative.status).isEqualTo(400);
+
+    assertThat(post("/api/v1/runbooks/replace-member-sandbox-m9/approve", "{}", null).status).isEqualTo(404);
+
+    assertNoRunbook("replace-member-nope-m1");
+    assertNoRunbook("replace-member-sandbox-m9");
+    assertNoRunbook("replace-member-sandbox-m1");
+  }
+
+  @Test
+  @Order(7)
+  void aDryRunReplacementGetsAnIdOfItsOwnWithTheRequestAsSent() throws Exception {
+    Answer started = post("/api/v1/clusters/sandbox/replace-member",
+        "{\"failedMember\":\"m1\",\"dryRun\":true,\"requireApproval\":true,\"memberTimeoutSeconds\":60}", null);
+    assertThat(started.status).isEqualTo(202);
+    String id = started.body.path("workflowId").asText();
+    try {
+      assertThat(id).startsWith("replace-member-sandbox-m1-dry-run-");
+      WorkflowStub stub = client.newUntypedWorkflowStub(id);
+      assertThat(stub.describe().getWorkflowType()).isEqualTo(ReplaceMemberWorkflow.TYPE);
+      JsonNode input = JSON.readTree(client.fetchHistory(id).getEvents().get(0)
+          .getWorkflowExecutionStartedEventAttributes().getInput().getPayloads(0).getData().toStringUtf8());
+      assertThat(input.path("cluster").asText()).isEqualTo("sandbox");
+      assertThat(input.path("failedMember").asText()).isEqualTo("m1");
+      assertThat(input.path("dryRun").asBoolean()).isTrue();
+      assertThat(input.path("requireApproval").asBoolean()).isTrue();
+      assertThat(input.path("memberTimeoutSeconds").asInt()).isEqualTo(60);
+      assertThat(input.path("trigger").asText()).isEqualTo("api");
+    } finally {
+      terminate(id);
+    }
+    assertNoRunbook("replace-member-sandbox-m1");
+  }
+
+  @Test
+  @Order(8)
+  void withoutAConfiguredHashTheEndpointIsDisabled() throws Exception {
+    try (ApplicationContext apiOnly = Main.start(List.of("api"), Map.of(
+        "runbooks.inventory", sandbox.inventoryFile().toString(),
+        "temporal.address", "",
+        "temporal.embedded-port", freePort(),
+        "micronaut.server.port", freePort()))) {
+      String url = apiOnly.getBean(EmbeddedServer.class).getURL().toString();
+      Answer answer = send(request(url + ALERTS, payload("firing", alert("firing", "EtcdMemberDown", "sandbox", "m1")), bearer()));
+      assertThat(answer.status).isEqualTo(401);
+      assertThat(answer.message()).contains("disabled until runbooks.alerts.token-sha256 is set");
+      assertThatThrownBy(() -> apiOnly.getBean(WorkflowClient.class).newUntypedWorkflowStub("replace-member-sandbox-m1").describe())
+          .isInstanceOf(WorkflowNotFoundException.class);
+    }
+  }
+
+  /** Starts a ReplaceMember run under {@code id} on a task queue no worker polls, so it holds the id and does nothing. */
+  private WorkflowExecution holdWorkflowId(String id) {
+    WorkflowStub stub = client.newUntypedWorkflowStub(ReplaceMemberWorkflow.TYPE, WorkflowOptions.newBuilder()
+        .setWorkflowId(id).setTaskQueue("nobody-polls-" + UUID.randomUUID()).build());
+    return stub.start(ReplaceMemberRequest.onSameHost("sandbox", "m3", true, "placeholder of AlertmanagerEndpointTest"));
+  }
+
+  /** Ends a run this test started; one that already finished on its own is fine. */
+  private void terminate(String id) {
+    try {
+      client.newUntypedWorkflowStub(id).terminate("test done");
+    } catch (WorkflowNotFoundException e) {
+      // finished already
+    }
+  }
+
+  private List<String> signalsReceived(String id) {
+    return client.fetchHistory(id).getEvents().stream()
+        .filter(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes)
+        .map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName())
+        .toList();
+  }
+
+  private void assertNoRunbook(String id) {
+    assertThatThrownBy(() -> client.newUntypedWorkflowStub(id).describe())
+        .as("no runbook with id %s", id)
+        .isInstanceOf(WorkflowNotFoundException.class);
+  }
+
+  private static String payload(String status, ObjectNode... alerts) {
+    ObjectNode payload = JSON.createObjectNode()
+        .put("version", "4")
+        .put("groupKey", "{}:{alertname=\"EtcdMemberDown\"}")
+        .put("truncatedAlerts", 0)
+        .put("status", status)
+        .put("receiver", "etcd-runbooks")
+        .put("externalURL", "http://alertmanager.example:9093");
+    payload.putObject("groupLabels");
+    payload.putObject("commonLabels");
+    payload.putObject("commonAnnotations");
+    payload.putArray("alerts").addAll(List.of(alerts));
+    return payload.toString();
+  }
+
+  private static ObjectNode alert(String status, String alertname, String cluster, String member) {
+    ObjectNode alert = JSON.createObjectNode().put("status", status);
+    alert.putObject("labels").put("alertname", alertname).put("cluster", cluster).put("member", member).put("job", "etcd");
+    alert.putObject("annotations").put("summary", "etcd member down");
+    return alert.put("startsAt", "2026-01-01T00:00:00Z")
+        .put("endsAt", "firing".equals(status) ? "0001-01-01T00:00:00Z" : "2026-01-01T00:05:00Z")
+        .put("generatorURL", "http://prometheus.example:9090/graph")
+        .put("fingerprint", UUID.randomUUID().toString().substring(0, 16));
+  }
+
+  private String bearer() {
+    return "Bearer " + token;
+  }
+
+  private record Answer(int status, String raw, JsonNode body, java.net.http.HttpHeaders headers) {
+    String message() {
+      return body.path("message").asText();
+    }
+  }
+
+  private Answer post(String path, String body, String authorization) throws Exception {
+    return send(request(api + path, body, authorization));
+  }
+
+  private static HttpRequest request(String url, String body, String authorization) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return request.build();
+  }
+
+  private Answer send(HttpRequest request) throws Exception {
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    String body = response.body() == null ? "" : response.body();
+    return new Answer(response.statusCode(), body, body.isBlank() ? JSON.nullNode() : JSON.readTree(body), response.headers());
+  }
+
+  private static String authority(String url) {
+    URI uri = URI.create(url);
+    return uri.getHost() + ":" + uri.getPort();
+  }
+
+  private static String sha256Hex(String value) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

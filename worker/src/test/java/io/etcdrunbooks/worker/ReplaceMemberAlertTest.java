@@ -1,0 +1,223 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.activities.apiserver.ControlPlaneStandIns;
+import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Alertmanager payloads posted to a worker+api process (embedded Temporal) replace a destroyed member of a real
+ * sandbox cluster with kube-apiserver stand-ins, as incident automation would at night.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class ReplaceMemberAlertTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String TOKEN = "alertmanager-test-token";
+
+  @TempDir Path dir;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @Test
+  void aMemberDownAlertOn3_5ReplacesTheDestroyedMemberAndEveryApiServerIsHealthyAgain() throws Exception {
+    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.5.30"), SandboxRunbooks.releases());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(sandbox);
+        ApplicationContext context = start(sandbox, "auto")) {
+      InventorySource inventory = new InventorySource(sandbox.inventoryFile());
+      Map<String, ClusterProbe.StoredKey> keys = writeKeys(inventory.get().cluster("sandbox"));
+      destroy(sandbox, inventory.get().cluster("sandbox").member("m2"));
+      assertThat(status(apiServers.standIn("cp-m1").healthUrl())).as("an apiserver listing a dead member").isEqualTo(503);
+
+      Instant alerted = Instant.now();
+      JsonNode answer = postAlert(context, "firing", "m2");
+      assertThat(answer.path("results").get(0).path("outcome").asText()).isEqualTo("started");
+      String id = answer.path("results").get(0).path("workflowId").asText();
+      assertThat(id).isEqualTo(ReplaceMemberWorkflow.workflowId("sandbox", "m2"));
+
+      ReplaceMemberResult result = client(context).newUntypedWorkflowStub(id).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
+      Duration mttr = Duration.between(alerted, Instant.now());
+
+      assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
+      assertThat(result.joinedAsLearner()).isTrue();
+      ClusterSpec cluster = inventory.get().cluster("sandbox");
+      assertThat(cluster.members()).extracting(MemberSpec::name).containsExactly("m1", "m2-r1", "m3");
+      assertIntact(inventory, keys);
+      List<String> clientUrls = cluster.members().stream().map(MemberSpec::clientUrl).toList();
+      for (String host : apiServers.hosts()) {
+        assertThat(Files.readString(apiServers.manifest(host))).contains("--etcd-servers=" + String.join(",", clientUrls));
+        assertThat(status(apiServers.standIn(host).healthUrl())).as("%s /readyz", host).isEqualTo(200);
+      }
+      System.out.println("alert -> healthy 3-member cluster: " + mttr.toMillis() + " ms");
+    }
+  }
+
+  @Test
+  void theSameAlertThreeTimesStartsOneRunbookWhichAResolvedAlertCancelsBeforeApprovalAndApprovalLetsRun() throws Exception {
+    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.4.23"), SandboxRunbooks.releases());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(sandbox);
+        ApplicationContext context = start(sandbox, "approval")) {
+      InventorySource inventory = new InventorySource(sandbox.inventoryFile());
+      Map<String, ClusterProbe.StoredKey> keys = writeKeys(inventory.get().cluster("sandbox"));
+      destroy(sandbox, inventory.get().cluster("sandbox").member("m3"));
+      String inventoryBefore = Files.readString(sandbox.inventoryFile());
+      String id = ReplaceMemberWorkflow.workflowId("sandbox", "m3");
+      WorkflowClient client = client(context);
+
+      List<String> outcomes = new java.util.ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        JsonNode result = postAlert(context, "firing", "m3").path("results").get(0);
+        outcomes.add(result.path("outcome").asText());
+        assertThat(result.path("workflowId").asText()).isEqualTo(id);
+      }
+      assertThat(outcomes).containsExactly("started", "already-running", "already-running");
+      assertThat(client.fetchHistory(id).getEvents().stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED))
+          .hasSize(1);
+      awaitPhase(client, id, Phase.AWAITING_APPROVAL);
+
+      assertThat(postAlert(context, "resolved", "m3").path("results").get(0).path("outcome").asText()).isEqualTo("resolved-signalled");
+      ReplaceMemberResult cancelled = client.newUntypedWorkflowStub(id).getResult(1, TimeUnit.MINUTES, ReplaceMemberResult.class);
+      assertThat(cancelled.outcome()).isEqualTo(ReplaceMemberResult.CANCELLED);
+      assertThat(Files.readString(sandbox.inventoryFile())).isEqualTo(inventoryBefore);
+      try (ClusterProbe probe = new ClusterProbe(inventory.get().cluster("sandbox"))) {
+        assertThat(probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers())
+            .extracting(m -> m.getName()).containsExactlyInAnyOrder("m1", "m2", "m3");
+      }
+
+      // the member is still down: the next firing alert starts a new run, which an operator approves
+      assertThat(postAlert(context, "firing", "m3").path("results").get(0).path("outcome").asText()).isEqualTo("started");
+      awaitPhase(client, id, Phase.AWAITING_APPROVAL);
+      assertThat(post(context, "/api/v1/runbooks/" + id + "/approve", "{}", null).statusCode()).isEqualTo(202);
+      ReplaceMemberResult replaced = client.newUntypedWorkflowStub(id).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
+      assertThat(replaced.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
+      assertThat(inventory.get().cluster("sandbox").members()).extracting(MemberSpec::name).containsExactly("m1", "m2", "m3-r1");
+      assertIntact(inventory, keys);
+      for (String host : apiServers.hosts()) {
+        assertThat(status(apiServers.standIn(host).healthUrl())).as("%s /readyz", host).isEqualTo(200);
+      }
+    }
+  }
+
+  private static void awaitPhase(WorkflowClient client, String id, Phase phase) throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
+    Progress progress = null;
+    while (Instant.now().isBefore(deadline)) {
+      progress = client.newWorkflowStub(ReplaceMemberWorkflow.class, id).progress();
+      if (progress.phase() == phase) return;
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+    throw new AssertionError("runbook " + id + " did not reach " + phase + "; progress " + progress);
+  }
+
+  /** Three healthy voting members, every key as before, hashkv equal on all. */
+  private static void assertIntact(InventorySource inventory, Map<String, ClusterProbe.StoredKey> keys) throws Exception {
+    EtcdActivitiesImpl etcd = new EtcdActivitiesImpl(inventory);
+    assertThat(etcd.discover(new ClusterRef("sandbox")).members()).hasSize(3).allSatisfy(m -> {
+      assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue();
+      assertThat(m.learner()).isFalse();
+    });
+    try (ClusterProbe probe = new ClusterProbe(inventory.get().cluster("sandbox"))) {
+      assertThat(probe.dump(0)).containsAllEntriesOf(keys);
+      Map<String, Long> hashes = probe.hashKvByMember(probe.revision());
+      assertThat(hashes).hasSize(3);
+      assertThat(hashes.values().stream().distinct()).hasSize(1);
+    }
+  }
+
+  private static Map<String, ClusterProbe.StoredKey> writeKeys(ClusterSpec cluster) throws Exception {
+    try (ClusterProbe probe = new ClusterProbe(cluster)) {
+      probe.putMany("/registry/secrets/kube-system/s-", 200);
+      return probe.dump(0);
+    }
+  }
+
+  private static void destroy(Sandbox sandbox, MemberSpec member) throws Exception {
+    sandbox.kill(member.name());
+    try (var paths = Files.walk(Path.of(member.dataDir()))) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);
+    }
+  }
+
+  private ApplicationContext start(Sandbox sandbox, String policy) throws Exception {
+    return Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.inventory", sandbox.inventoryFile().toString(),
+        "runbooks.task-queue", "etcd-runbooks-replace-alert-test",
+        "runbooks.alerts.token-sha256", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+            .digest(TOKEN.getBytes(StandardCharsets.UTF_8))),
+        "runbooks.alerts.default-policy", policy,
+        "temporal.address", "",
+        "temporal.embedded-port", freePort(),
+        "micronaut.server.port", freePort()));
+  }
+
+  private static WorkflowClient client(ApplicationContext context) {
+    return context.getBean(WorkflowClient.class);
+  }
+
+  private JsonNode postAlert(ApplicationContext context, String status, String member) throws Exception {
+    String body = """
+        {"version":"4","groupKey":"{}:{alertname=\\"EtcdMemberDown\\"}","status":"%s","receiver":"etcd-runbooks",
+         "groupLabels":{"alertname":"EtcdMemberDown"},"commonLabels":{},"commonAnnotations":{},"externalURL":"http://am:9093",
+         "alerts":[{"status":"%s","labels":{"alertname":"EtcdMemberDown","cluster":"sandbox","member":"%s","severity":"critical"},
+           "annotations":{"summary":"etcd member down"},"startsAt":"2026-11-23T03:00:00Z","endsAt":"0001-01-01T00:00:00Z",
+           "generatorURL":"http://prometheus/graph","fingerprint":"f00dfeed%s"}]}
+        """.formatted(status, status, member, member);
+    HttpResponse<String> response = post(context, "/api/v1/alerts/alertmanager", body, TOKEN);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return JSON.readTree(response.body());
+  }
+
+  private HttpResponse<String> post(ApplicationContext context, String path, String body, String token) throws Exception {
+    String api = context.getBean(EmbeddedServer.class).getURL().toString();
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (token != null) request.header("Authorization", "Bearer " + token);
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static int status(String url) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+        .statusCode();
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

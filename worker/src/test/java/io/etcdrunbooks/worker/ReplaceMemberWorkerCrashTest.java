@@ -1,0 +1,161 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.File;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The worker runs as its own JVM and is killed with SIGKILL after the failed member was removed and before the new one
+ * is added (held there by a pause signal); a second worker JVM finishes the replacement.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class ReplaceMemberWorkerCrashTest {
+
+  private static final String TASK_QUEUE = "etcd-runbooks-replace-crash-test";
+
+  @TempDir Path dir;
+
+  @Test
+  void aWorkerKilledBetweenRemoveAndAddIsReplacedAndTheRunbookFinishesWithOneRemovalAndOneAdd() throws Exception {
+    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.5.16"), SandboxRunbooks.releases());
+        EmbeddedTemporal temporal = EmbeddedTemporal.start(freePort())) {
+      InventorySource inventory = new InventorySource(sandbox.inventoryFile());
+      Map<String, ClusterProbe.StoredKey> keys;
+      try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
+        probe.putMany("/registry/leases/l-", 100);
+        keys = probe.dump(0);
+      }
+      sandbox.kill("m2");
+      WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
+          WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
+      WorkflowClient client = WorkflowClient.newInstance(stubs);
+      String id = ReplaceMemberWorkflow.workflowId("sandbox", "m2");
+      Process first = startWorker(sandbox, temporal, "worker-1");
+      Process second = null;
+      try {
+        ReplaceMemberWorkflow workflow = client.newWorkflowStub(ReplaceMemberWorkflow.class,
+            WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(TASK_QUEUE).build());
+        WorkflowClient.start(workflow::replace, ReplaceMemberRequest.onSameHost("sandbox", "m2", true, "test"));
+        await(workflow, first, p -> p.phase() == Phase.AWAITING_APPROVAL, "awaiting approval");
+        workflow.pause();
+        workflow.approve("test");
+        await(workflow, first, p -> p.paused() && p.phase() == Phase.JOIN, "paused after the removal");
+
+        first.destroyForcibly(); // SIGKILL: no shutdown hook, no graceful worker stop
+        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
+          assertThat(probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers())
+              .extracting(m -> m.getName()).containsExactlyInAnyOrder("m1", "m3");
+        }
+
+        second = startWorker(sandbox, temporal, "worker-2");
+        workflow.resume();
+        ReplaceMemberResult result;
+        try {
+          result = WorkflowStub.fromTyped(workflow).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
+        } catch (java.util.concurrent.TimeoutException e) {
+          throw new AssertionError("the replacement did not finish on worker-2; its log:\n" + log("worker-2"));
+        }
+
+        assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
+        assertThat(inventory.get().cluster("sandbox").members()).extracting(MemberSpec::name).containsExactly("m1", "m2-r1", "m3");
+        assertThat(new EtcdActivitiesImpl(inventory).discover(new ClusterRef("sandbox")).members())
+            .allSatisfy(m -> assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue());
+        try (ClusterProbe probe = new ClusterProbe(inventory.get().cluster("sandbox"))) {
+          assertThat(probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers())
+              .extracting(m -> m.getName()).containsExactlyInAnyOrder("m1", "m2-r1", "m3");
+          assertThat(probe.dump(0)).containsAllEntriesOf(keys);
+          Map<String, Long> hashes = probe.hashKvByMember(probe.revision());
+          assertThat(hashes.values().stream().distinct()).hasSize(1);
+        }
+        assertThat(activityCount(client, id, "RemoveMember")).isEqualTo(1);
+        assertThat(activityCount(client, id, "AddMember")).isEqualTo(1);
+        assertThat(activityCount(client, id, "NewMemberStart")).isEqualTo(1);
+      } finally {
+        first.destroyForcibly();
+        if (second != null) second.destroyForcibly();
+        stubs.shutdownNow();
+      }
+    }
+  }
+
+  private static long activityCount(WorkflowClient client, String id, String type) {
+    return client.fetchHistory(id).getEvents().stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .filter(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals(type))
+        .count();
+  }
+
+  private void await(ReplaceMemberWorkflow workflow, Process worker, Predicate<Progress> reached, String what) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    Progress progress = null;
+    while (Instant.now().isBefore(deadline)) {
+      assertThat(worker.isAlive()).as("worker-1 is running; its log:%n%s", log("worker-1")).isTrue();
+      try {
+        progress = workflow.progress();
+      } catch (io.temporal.client.WorkflowException notYetAnswered) {
+        TimeUnit.MILLISECONDS.sleep(200);
+        continue; // the worker JVM is still starting
+      }
+      if (progress != null && reached.test(progress)) return;
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    throw new AssertionError("the runbook did not get " + what + "; progress " + progress + "; worker-1 log:\n" + log("worker-1"));
+  }
+
+  private Process startWorker(Sandbox sandbox, EmbeddedTemporal temporal, String name) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        "-Drunbooks.inventory=" + sandbox.inventoryFile(),
+        "-Drunbooks.task-queue=" + TASK_QUEUE,
+        "-Dtemporal.address=" + temporal.address(),
+        Main.class.getName(), "run", "--roles=worker")
+        .redirectErrorStream(true)
+        .redirectOutput(new File(dir.toFile(), name + ".log"))
+        .start();
+  }
+
+  private String log(String worker) {
+    try {
+      String log = Files.readString(dir.resolve(worker + ".log"));
+      return log.substring(Math.max(0, log.length() - 6000));
+    } catch (java.io.IOException e) {
+      return "(unreadable: " + e + ")";
+    }
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package io.etcdrunbooks.workflows.activities;
+
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.temporal.activity.ActivityInterface;
+import java.util.List;
+
+/** The worker's inventory file, kept in step with the clusters' real membership. */
+@ActivityInterface
+public interface InventoryActivities {
+
+  /** The cluster's members as the inventory has them, in inventory order. */
+  List<MemberPlacement> members(ClusterRef cluster);
+
+  /**
+   * Fails, non-retryably, when the worker could not write the inventory file: a runbook that changes membership checks
+   * this before it touches anything, since it must record the change.
+   */
+  void checkWritable(ClusterRef cluster);
+
+  /**
+   * Writes the replacement into the inventory in place of the replaced member (same position, the replaced member's
+   * entry gone), atomically. Returns false, writing nothing, when the inventory already says so.
+   */
+  boolean recordReplacement(RecordReplacementRequest request);
+
+  record RecordReplacementRequest(String cluster, String replacedMember, MemberPlacement member) {}
+}

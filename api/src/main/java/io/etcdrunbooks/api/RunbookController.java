@@ -6,6 +6,7 @@ import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.http.HttpResponse;
@@ -53,10 +54,21 @@ public final class RunbookController {
   @Post("/clusters/{cluster}/rollback")
   public HttpResponse<RunbookStarter.Started> rollback(@PathVariable String cluster, @Body RollbackBody body) {
     return HttpResponse.accepted().body(starter.startRollback(
-        new RollbackRequest(cluster, body.toVersion(), body.dryRun(), body.memberTimeoutSeconds())));
+        new RollbackRequest(cluster, body.toVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.acknowledgeDataLoss(),
+            body.backupId())));
   }
 
-  public record RollbackBody(String toVersion, boolean dryRun, int memberTimeoutSeconds) {}
+  public record RollbackBody(String toVersion, boolean dryRun, int memberTimeoutSeconds, boolean acknowledgeDataLoss, String backupId) {}
+
+  /** Body: {"backupId":"latest","acknowledgeDataLoss":true}; refused by the runbook without acknowledgeDataLoss. Returns 202. */
+  @Post("/clusters/{cluster}/restore")
+  public HttpResponse<RunbookStarter.Started> restore(@PathVariable String cluster, @Body RestoreBody body) {
+    return HttpResponse.accepted().body(starter.startRestore(new RestoreRequest(cluster, body.backupId(), body.acknowledgeDataLoss(),
+        body.etcdVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.apiServerTimeoutSeconds())));
+  }
+
+  public record RestoreBody(String backupId, boolean acknowledgeDataLoss, String etcdVersion, boolean dryRun, int memberTimeoutSeconds,
+      int apiServerTimeoutSeconds) {}
 
   /**
    * Body: {"failedMember":"m2","replacement":{"name":"m4","host":"10.0.0.4",...},"force":false,"requireApproval":false,

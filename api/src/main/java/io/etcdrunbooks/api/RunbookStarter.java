@@ -4,6 +4,8 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
+import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -76,6 +78,26 @@ public final class RunbookStarter {
     String id = request.dryRun() ? base + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8) : base;
     ReplaceMemberWorkflow workflow = client.newWorkflowStub(ReplaceMemberWorkflow.class, options(id));
     return start(id, () -> WorkflowClient.start(workflow::replace, request));
+  }
+
+  /**
+   * Starts a restore; one per cluster at a time. A restore without acknowledgeDataLoss is refused here, before
+   * Temporal sees it (the runbook refuses it too).
+   */
+  public Started startRestore(RestoreRequest request) {
+    inventory.get().cluster(request.cluster());
+    if (!request.acknowledgeDataLoss()) {
+      throw new IllegalArgumentException("acknowledgeDataLoss must be true: a restore replaces the cluster's data with the backup's"
+          + " and every write made after the backup is lost");
+    }
+    if (request.etcdVersion() != null && !request.etcdVersion().isBlank() && !request.etcdVersion().matches("\\d+\\.\\d+\\.\\d+")) {
+      throw new IllegalArgumentException("etcdVersion must look like 3.4.23 (or be left out), got '" + request.etcdVersion() + "'");
+    }
+    String id = request.dryRun()
+        ? RestoreClusterWorkflow.workflowId(request.cluster()) + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8)
+        : RestoreClusterWorkflow.workflowId(request.cluster());
+    RestoreClusterWorkflow workflow = client.newWorkflowStub(RestoreClusterWorkflow.class, options(id));
+    return start(id, () -> WorkflowClient.start(workflow::restore, request));
   }
 
   private WorkflowOptions options(String id) {

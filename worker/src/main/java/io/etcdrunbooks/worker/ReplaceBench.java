@@ -104,7 +104,8 @@ final class ReplaceBench {
     etcdctl(etcdctl, endpoints, "member", "remove", id);
     List<String> add = new ArrayList<>(List.of("member", "add", failed.name(), "--peer-urls=" + failed.peerUrl()));
     if (learner) add.add("--learner");
-    String added = etcdctl(etcdctl, endpoints, add.toArray(String[]::new));
+    // right after a removal etcd may answer "unhealthy cluster" for a moment: a script retries, as an operator would
+    String added = etcdctlUntilItWorks(etcdctl, endpoints, add.toArray(String[]::new));
     Matcher initial = INITIAL_CLUSTER.matcher(added);
     Matcher newId = ADDED_ID.matcher(added);
     if (!initial.find() || !newId.find()) throw new IllegalStateException("unexpected member add output: " + added);
@@ -116,19 +117,21 @@ final class ReplaceBench {
         .orThrow(host.target(), "prepare " + failed.name());
     ServiceManager.of(cluster.service(), ssh).start(host);
     awaitHealthy(failed.clientUrl());
-    if (learner) {
-      Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
-      while (true) {
-        try {
-          etcdctl(etcdctl, endpoints, "member", "promote", newId.group(1));
-          break;
-        } catch (IllegalStateException notInSync) {
-          if (Instant.now().isAfter(deadline)) throw notInSync;
-          TimeUnit.MILLISECONDS.sleep(100);
-        }
+    if (learner) etcdctlUntilItWorks(etcdctl, endpoints, "member", "promote", newId.group(1));
+    for (MemberSpec m : cluster.members()) awaitHealthy(m.clientUrl());
+  }
+
+  /** etcdctl again every 100 ms until it succeeds, for at most 2 minutes. */
+  private static String etcdctlUntilItWorks(Path etcdctl, String endpoints, String... args) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    while (true) {
+      try {
+        return etcdctl(etcdctl, endpoints, args);
+      } catch (IllegalStateException notYet) {
+        if (Instant.now().isAfter(deadline)) throw notYet;
+        TimeUnit.MILLISECONDS.sleep(100);
       }
     }
-    for (MemberSpec m : cluster.members()) awaitHealthy(m.clientUrl());
   }
 
   private static List<String> memberList(Path etcdctl, String endpoints) throws Exception {

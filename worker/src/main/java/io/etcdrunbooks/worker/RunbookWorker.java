@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import io.etcdrunbooks.api.RunbooksConfig;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
+import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflowImpl;
 import io.temporal.client.WorkflowClient;
@@ -44,7 +45,7 @@ public final class RunbookWorker implements AutoCloseable {
   /** Every runbook workflow and activity the worker offers; tests register through here too. */
   public static void register(Worker worker, WorkerActivities activities) {
     worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class, RollbackClusterWorkflowImpl.class,
-        BackupClusterWorkflowImpl.class, ReplaceMemberWorkflowImpl.class);
+        BackupClusterWorkflowImpl.class, ReplaceMemberWorkflowImpl.class, RestoreClusterWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 

@@ -2,6 +2,7 @@ package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.activities.apiserver.ApiServerActivitiesImpl;
 import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
+import io.etcdrunbooks.activities.backup.RestoreActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MembershipActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.host.NewMemberActivitiesImpl;
@@ -18,6 +19,7 @@ import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.etcdrunbooks.workflows.activities.RestoreActivities;
 
 /** Every activity implementation a worker registers, one per system the runbooks touch. */
 public record WorkerActivities(
@@ -28,7 +30,8 @@ public record WorkerActivities(
     MembershipActivities membership,
     NewMemberActivities newMember,
     InventoryActivities inventory,
-    ApiServerActivities apiServer) {
+    ApiServerActivities apiServer,
+    RestoreActivities restore) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
@@ -39,10 +42,11 @@ public record WorkerActivities(
         new MembershipActivitiesImpl(inventory),
         new NewMemberActivitiesImpl(inventory, ssh, releases),
         new InventoryActivitiesImpl(inventory),
-        new ApiServerActivitiesImpl(inventory, ssh));
+        new ApiServerActivitiesImpl(inventory, ssh),
+        new RestoreActivitiesImpl(inventory, ssh, releases));
   }
 
   Object[] all() {
-    return new Object[] {etcd, host, releases, backup, membership, newMember, inventory, apiServer};
+    return new Object[] {etcd, host, releases, backup, membership, newMember, inventory, apiServer, restore};
   }
 }

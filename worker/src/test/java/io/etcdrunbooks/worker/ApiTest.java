@@ -103,6 +103,11 @@ class ApiTest {
 
     assertThat(get("/api/v1/runbooks/upgrade-does-not-exist").status).isEqualTo(404);
 
+    Answer unacknowledgedRestore = post("/api/v1/clusters/sandbox/restore", "{\"backupId\":\"latest\"}");
+    assertThat(unacknowledgedRestore.status).isEqualTo(400);
+    assertThat(unacknowledgedRestore.body.path("message").asText()).contains("acknowledgeDataLoss must be true");
+    assertThat(get("/api/v1/runbooks/restore-sandbox").status).as("no restore was started").isEqualTo(404);
+
     Answer badRollback = post("/api/v1/clusters/sandbox/rollback", "{\"toVersion\":\"3.4\"}");
     assertThat(badRollback.status).isEqualTo(400);
     assertThat(badRollback.body.path("message").asText()).contains("toVersion must look like 3.4.23");

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackResult;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
@@ -71,16 +72,35 @@ class RollbackClusterTest {
   }
 
   @Test
-  void refusesOnceTheClusterVersionHasMovedAndNamesTheRestoreRunbook() throws Exception {
-    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of())) {
-      runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
+  void afterAFullUpgradeItRefusesWithoutAcknowledgementThenRestoresThePreUpgradeBackupWithTheOldBinaries() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      probe.putMany("/registry/deployments/before-", 300);
+      UpgradeResult upgrade = runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
+      Map<String, ClusterProbe.StoredKey> preUpgrade = probe.dump(upgrade.backup().revision());
+      probe.putMany("/registry/deployments/after-", 25);
+      long lastRevision = probe.revision();
       Map<String, Long> pids = UpgradeClusterTest.pids(runbooks);
 
       assertThatThrownBy(() -> rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60)))
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(e -> assertThat(UpgradeClusterTest.rootMessage(e))
-              .contains("refused, nothing was touched", "cluster version is already 3.5.0", "restore runbook"));
+              .contains("refused, nothing was touched", "cluster version is already 3.5.0", "pre-upgrade backup",
+                  "acknowledgeDataLoss: true"));
       assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pids);
+
+      RollbackResult result = rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60, true, ""));
+
+      assertThat(result.restoredBackupId()).isEqualTo(upgrade.backup().id());
+      assertThat(result.lostRevisions()).contains((upgrade.backup().revision() + 1) + ".." + lastRevision);
+      assertThat(result.memberVersions()).containsOnly(Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+      assertThat(probe.versions().values()).containsOnly("3.4.23");
+      assertThat(probe.clusterVersion()).isEqualTo("3.4.0");
+      assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
+      assertThat(probe.dump(0)).isEqualTo(preUpgrade);
+      long now = probe.revision();
+      assertThat(now).isEqualTo(upgrade.backup().revision());
+      assertThat(probe.hashKvByMember(now).values().stream().distinct()).hasSize(1);
     }
   }
 

@@ -16,7 +16,9 @@ import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowClient;
@@ -52,7 +54,7 @@ final class SandboxRunbooks implements AutoCloseable {
     this.host = new HostActivitiesImpl(inventory, ssh, releases);
     WorkerActivities real = WorkerActivities.of(inventory, etcd, ssh, releases);
     RunbookWorker.register(worker, new WorkerActivities(etcd, host, real.releases(), real.backup(), real.membership(),
-        real.newMember(), real.inventory(), real.apiServer()));
+        real.newMember(), real.inventory(), real.apiServer(), real.restore()));
     env.start();
   }
 
@@ -76,6 +78,20 @@ final class SandboxRunbooks implements AutoCloseable {
   UpgradeClusterWorkflow upgradeStub() {
     return client().newWorkflowStub(UpgradeClusterWorkflow.class, WorkflowOptions.newBuilder()
         .setWorkflowId(UpgradeClusterWorkflow.workflowId("sandbox"))
+        .setTaskQueue(TASK_QUEUE)
+        .build());
+  }
+
+  RestoreClusterWorkflow restoreStub() {
+    return client().newWorkflowStub(RestoreClusterWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(RestoreClusterWorkflow.workflowId("sandbox"))
+        .setTaskQueue(TASK_QUEUE)
+        .build());
+  }
+
+  BackupClusterWorkflow backupStub() {
+    return client().newWorkflowStub(BackupClusterWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(BackupClusterWorkflow.workflowId("sandbox"))
         .setTaskQueue(TASK_QUEUE)
         .build());
   }

@@ -110,26 +110,67 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
   }
 
   @Override
+  public boolean stopApiServer(ControlPlaneRef ref) {
+    Located cp = locate(ref.cluster(), ref.host());
+    String path = cp.host().manifestPath();
+    String stopped = hidden(path, "etcd-runbooks.stopped");
+    String out = execOut(cp, "if [ -f " + quote(path) + " ]; then mv -f " + quote(path) + " " + quote(stopped) + " && echo moved; elif [ -f "
+        + quote(stopped) + " ]; then echo already; else echo missing; fi", "move the manifest aside");
+    if (out.equals("missing")) {
+      throw ApplicationFailure.newNonRetryableFailure(cp.describe() + ": no manifest at " + path + " and no stopped copy at " + stopped
+          + "; is manifestPath right in the inventory?", "ManifestMissing");
+    }
+    log.info("{}: stopped (manifest {} {})", cp.describe(), out.equals("moved") ? "moved to" : "already at", stopped);
+    return out.equals("moved");
+  }
+
+  @Override
+  public boolean startApiServer(ControlPlaneRef ref) {
+    Located cp = locate(ref.cluster(), ref.host());
+    String path = cp.host().manifestPath();
+    String stopped = hidden(path, "etcd-runbooks.stopped");
+    // a manifest someone put in place meanwhile wins; the stopped copy then stays for them to look at
+    String out = execOut(cp, "if [ -f " + quote(stopped) + " ] && [ ! -f " + quote(path) + " ]; then mv " + quote(stopped) + " "
+        + quote(path) + " && echo moved; else echo nothing; fi", "put the manifest back");
+    log.info("{}: {}", cp.describe(), out.equals("moved") ? "manifest put back" : "nothing to put back");
+    return out.equals("moved");
+  }
+
+  @Override
+  public void awaitStopped(AwaitApiServerRequest request) {
+    Located cp = locate(request.cluster(), request.host());
+    poll(cp, request.timeoutSeconds(), false, "still answers 200 at " + cp.host().healthUrl() + " although its manifest was moved"
+        + " aside; check kubelet on that host", "ApiServerStillRunning");
+  }
+
+  @Override
   public void awaitHealthy(AwaitApiServerRequest request) {
     Located cp = locate(request.cluster(), request.host());
-    Instant deadline = Instant.now().plusSeconds(Math.max(1, request.timeoutSeconds()));
+    poll(cp, request.timeoutSeconds(), true, "is not healthy at " + cp.host().healthUrl(), "ApiServerUnhealthy");
+  }
+
+  /** Polls the health endpoint until it answers 200 (healthy) or does not (not healthy), bounded. */
+  private void poll(Located cp, int timeoutSeconds, boolean healthy, String failure, String type) {
+    Instant deadline = Instant.now().plusSeconds(Math.max(1, timeoutSeconds));
     String last = "no answer yet";
     while (true) {
+      boolean ok;
       try {
         HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(cp.host().healthUrl()))
             .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-        if (answer.statusCode() == 200) return;
+        ok = answer.statusCode() == 200;
         last = "HTTP " + answer.statusCode() + " " + answer.body().strip();
       } catch (IOException e) {
+        ok = false;
         last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for " + cp.describe(), e);
       }
+      if (ok == healthy) return;
       if (Instant.now().isAfter(deadline)) {
-        throw ApplicationFailure.newNonRetryableFailure(cp.describe() + " is not healthy at " + cp.host().healthUrl()
-            + " after " + request.timeoutSeconds() + " s; last answer: " + last
-            + ". Next: check the kube-apiserver container's log on that host", "ApiServerUnhealthy");
+        throw ApplicationFailure.newNonRetryableFailure(cp.describe() + " " + failure + " after " + timeoutSeconds + " s; last"
+            + " answer: " + last + ". Next: check the kube-apiserver container's log on that host", type);
       }
       Heartbeats.beat(cp.describe() + ": " + last);
       Heartbeats.pause(POLL_MILLIS);
@@ -156,6 +197,15 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     } catch (SshException e) {
       throw ApplicationFailure.newFailure(cp.describe() + ": cannot write " + path + ": " + e.getMessage(), "HostCommandFailed");
     }
+  }
+
+  private String execOut(Located cp, String command, String what) {
+    var result = ssh.exec(cp.target(), command, COMMAND_TIMEOUT);
+    if (!result.ok()) {
+      throw ApplicationFailure.newFailure(cp.describe() + ": cannot " + what + " (exit " + result.exitCode() + "): "
+          + result.stderr().strip(), "HostCommandFailed");
+    }
+    return result.stdout().strip();
   }
 
   private void exec(Located cp, String command, String what) {

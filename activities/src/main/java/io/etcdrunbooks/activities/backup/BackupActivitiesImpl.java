@@ -72,12 +72,12 @@ import org.slf4j.LoggerFactory;
 public final class BackupActivitiesImpl implements BackupActivities {
 
   private static final Logger log = LoggerFactory.getLogger(BackupActivitiesImpl.class);
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   private static final Pattern BACKUP_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   /** A snapshot whose stream sends nothing for this long is abandoned. */
   private static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
   private static final String PLAINTEXT_SUFFIX = ".plaintext.part";
-  private static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
+  static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
   private final Supplier<Inventory> inventory;
@@ -151,7 +151,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
   }
 
   /** The cluster's backups with readable metadata, by id. */
-  private static Map<String, BackupRecord> keptRecords(ClusterSpec spec, Path dir) throws IOException {
+  static Map<String, BackupRecord> keptRecords(ClusterSpec spec, Path dir) throws IOException {
     Map<String, BackupRecord> records = new LinkedHashMap<>();
     if (!Files.isDirectory(dir)) return records;
     List<Path> files;
@@ -173,11 +173,11 @@ public final class BackupActivitiesImpl implements BackupActivities {
   }
 
   /** The backup's file in dir (the directory may have moved since the record was written). */
-  private static Path storedFile(Path dir, BackupRecord record) {
+  static Path storedFile(Path dir, BackupRecord record) {
     return dir.resolve(Path.of(record.path()).getFileName());
   }
 
-  private BackupKey backupKey(ClusterSpec spec) {
+  static BackupKey backupKey(ClusterSpec spec) {
     BackupSpec settings = spec.backupSettings();
     if (settings.keyFile() == null || settings.keyFile().isBlank() || settings.keyId() == null || settings.keyId().isBlank()) {
       throw Failure.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "' has no backup key: backups are encrypted because"
@@ -228,7 +228,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       Files.deleteIfExists(plaintext);
       Files.createFile(plaintext, PRIVATE);
       stream(inspector.clients(), source.name(), plaintext);
-      SnapshotStatus status = verify(inspector, source, plaintext, revisionBefore);
+      Verified status = verify(inspector, source, plaintext, revisionBefore);
       if (key == null) {
         Files.move(plaintext, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } else {
@@ -236,7 +236,8 @@ public final class BackupActivitiesImpl implements BackupActivities {
         Files.move(part, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       }
       return new BackupRecord(id, spec.name(), source.name(), source.serverVersion(), status.revision(), status.hash(), status.totalKey(),
-          Files.size(stored), sha256(stored), stored.toAbsolutePath().toString(), takenAt, key != null, key == null ? "" : key.id());
+          Files.size(stored), sha256(stored), stored.toAbsolutePath().toString(), takenAt, key != null, key == null ? "" : key.id(),
+          status.liveKeys());
     } catch (RuntimeException | IOException e) {
       Files.deleteIfExists(stored);
       throw e;
@@ -338,7 +339,22 @@ public final class BackupActivitiesImpl implements BackupActivities {
     }
   }
 
-  private SnapshotStatus verify(ClusterInspector inspector, MemberStatus source, Path db, long revisionBefore) {
+  /** What etcd's tool read from the snapshot, with the keys the cluster counted alive at its revision (0: compacted). */
+  private record Verified(SnapshotStatus status, long liveKeys) {
+    long revision() {
+      return status.revision();
+    }
+
+    long hash() {
+      return status.hash();
+    }
+
+    long totalKey() {
+      return status.totalKey();
+    }
+  }
+
+  private Verified verify(ClusterInspector inspector, MemberStatus source, Path db, long revisionBefore) {
     SnapshotStatus status;
     try {
       status = SnapshotStatus.read(releases.binDir(source.serverVersion()), source.serverVersion(), db);
@@ -351,8 +367,9 @@ public final class BackupActivitiesImpl implements BackupActivities {
       throw verificationFailed("the snapshot holds revision " + status.revision() + " but the cluster was at revision " + revisionBefore
           + " before it was taken");
     }
+    long liveKeys = 0;
     try {
-      long liveKeys = EtcdClients.await(inspector.clients().cluster().getKVClient().get(ByteSequence.from(new byte[] {0}),
+      liveKeys = EtcdClients.await(inspector.clients().cluster().getKVClient().get(ByteSequence.from(new byte[] {0}),
           GetOption.builder().withRange(ByteSequence.from(new byte[] {0})).withCountOnly(true).withRevision(status.revision()).build()),
           "key count at revision " + status.revision()).getCount();
       if (liveKeys > status.totalKey()) {
@@ -365,7 +382,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       log.warn("backup of cluster {}: revision {} was compacted before its keys could be counted", inspector.clients().spec().name(),
           status.revision());
     }
-    return status;
+    return new Verified(status, liveKeys);
   }
 
   /**
@@ -400,7 +417,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
     }
   }
 
-  private static String sha256(Path file) throws IOException {
+  static String sha256(Path file) throws IOException {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {

@@ -77,7 +77,7 @@ class BackupRetentionActivityTest {
   private void keep(String id, Instant takenAt, boolean fileIntact, String cluster) throws Exception {
     Path file = dir.resolve(id + ".db.enc");
     if (fileIntact) Files.write(file, new byte[100]);
-    BackupRecord record = new BackupRecord(id, cluster, "m1", "3.5.30", 10, 1, 20, 100, "00", file.toString(), takenAt.toString(), true, "k");
+    BackupRecord record = new BackupRecord(id, cluster, "m1", "3.5.30", 10, 1, 20, 100, "00", file.toString(), takenAt.toString(), true, "k", 5);
     Files.write(dir.resolve(id + ".json"), JSON.writeValueAsBytes(record));
   }
 

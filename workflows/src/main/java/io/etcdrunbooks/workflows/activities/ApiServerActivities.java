@@ -32,6 +32,18 @@ public interface ApiServerActivities {
   /** Puts back the manifest kept by the last {@link #setEtcdServers} on that host; no-op when there is none. */
   void restoreManifest(ControlPlaneRef host);
 
+  /**
+   * Stops the apiserver by moving its manifest aside, to a hidden file beside it that kubelet ignores. Returns false
+   * when it was stopped already. Fails when neither the manifest nor a stopped copy is there.
+   */
+  boolean stopApiServer(ControlPlaneRef host);
+
+  /** Puts a manifest stopped by {@link #stopApiServer} back; returns false when there was none to put back. */
+  boolean startApiServer(ControlPlaneRef host);
+
+  /** Heartbeats until the apiserver's health endpoint no longer answers 200 (gone, or failing). */
+  void awaitStopped(AwaitApiServerRequest request);
+
   /** Heartbeats until the apiserver's health endpoint answers 200, or fails naming the host and what it last saw. */
   void awaitHealthy(AwaitApiServerRequest request);
 

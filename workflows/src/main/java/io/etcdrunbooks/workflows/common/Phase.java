@@ -1,6 +1,10 @@
 package io.etcdrunbooks.workflows.common;
 
-/** Phases shared by the runbooks, in the order the runbooks go through them (RETENTION is the backup runbook's; REMOVE, JOIN, INVENTORY and APISERVERS the member replacement's). */
+/**
+ * Phases shared by the runbooks, in the order the runbooks go through them. RETENTION is the backup runbook's; REMOVE,
+ * JOIN and INVENTORY the member replacement's; STOP_APISERVERS, STOP_MEMBERS, RESTORE and START_MEMBERS the restore's;
+ * APISERVERS (kube-apiservers pointed at or brought back to the cluster) both of theirs.
+ */
 public enum Phase {
   STARTING,
   DISCOVER,
@@ -14,6 +18,10 @@ public enum Phase {
   REMOVE,
   JOIN,
   INVENTORY,
+  STOP_APISERVERS,
+  STOP_MEMBERS,
+  RESTORE,
+  START_MEMBERS,
   APISERVERS,
   POSTFLIGHT,
   DONE,

@@ -16,6 +16,8 @@ package io.etcdrunbooks.workflows.model;
  * @param takenAt ISO-8601 time the snapshot was taken
  * @param encrypted the file is AES-256-GCM encrypted (etcd-runbooks' chunked format); false for plaintext snapshots
  * @param keyId id of the key it is encrypted with (empty when not encrypted); never the key itself
+ * @param liveKeys keys alive at {@code revision}, as the cluster counted them when the backup was taken (0 in backups
+ *     taken before this was recorded, or when that revision was already compacted)
  */
 public record BackupRecord(
     String id,
@@ -30,4 +32,5 @@ public record BackupRecord(
     String path,
     String takenAt,
     boolean encrypted,
-    String keyId) {}
+    String keyId,
+    long liveKeys) {}

@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.workflow.Workflow;
@@ -42,6 +43,7 @@ public final class Activities {
   public final NewMemberActivities newMember;
   public final InventoryActivities inventory;
   public final ApiServerActivities apiServer;
+  public final RestoreActivities restore;
   /** For waits that carry their own timeout: one attempt, heartbeats required. */
   public final ApiServerActivities apiServerWait;
 
@@ -58,6 +60,7 @@ public final class Activities {
     newMember = Workflow.newActivityStub(NewMemberActivities.class, options(Duration.ofMinutes(10), Duration.ofSeconds(20), RETRY));
     inventory = Workflow.newActivityStub(InventoryActivities.class, options(Duration.ofMinutes(1), Duration.ofSeconds(30), RETRY));
     apiServer = Workflow.newActivityStub(ApiServerActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(30), RETRY));
+    restore = Workflow.newActivityStub(RestoreActivities.class, options(Duration.ofHours(1), Duration.ofMinutes(1), RETRY));
     apiServerWait = Workflow.newActivityStub(ApiServerActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20), once));
   }
 

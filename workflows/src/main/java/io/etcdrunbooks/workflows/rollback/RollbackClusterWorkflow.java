@@ -7,7 +7,8 @@ import io.temporal.workflow.WorkflowMethod;
 /**
  * Returns the members of a mixed cluster (an upgrade stopped part-way, cluster version not moved) to the old
  * version, one at a time, leader last; no data is lost. Once the cluster version has moved, only a restore of the
- * pre-upgrade backup goes back, and this runbook says so.
+ * pre-upgrade backup with the old binaries goes back: with {@code acknowledgeDataLoss} this runbook runs the
+ * RestoreCluster runbook as its child for that, and reports the revisions lost.
  */
 @WorkflowInterface
 public interface RollbackClusterWorkflow extends Runbook {

@@ -11,7 +11,13 @@ import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.etcdrunbooks.workflows.upgrade.Preflight;
+import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
+import io.etcdrunbooks.workflows.restore.RestoreRequest;
+import io.etcdrunbooks.workflows.restore.RestoreResult;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.Workflow;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,22 +59,25 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
       throw refuse(cluster, "no member sees a leader: the cluster has no quorum; a rollback cannot restart members safely."
           + " Restore from a backup instead");
     }
-    if (movedPast(state.clusterVersion(), toVersion)) {
+    boolean byRestore = movedPast(state.clusterVersion(), toVersion);
+    if (byRestore && !request.acknowledgeDataLoss()) {
       throw refuse(cluster, "the cluster version is already " + state.clusterVersion() + ", past " + toVersion
-          + ": etcd cannot run older members any more. The only way back is restoring the pre-upgrade backup with the"
-          + " restore runbook (this loses every write made since that backup)");
+          + ": etcd cannot run older members any more. The only way back is restoring the pre-upgrade backup with "
+          + toVersion + "'s binaries, which loses every write made since that backup: start the rollback again with"
+          + " acknowledgeDataLoss: true (and backupId, or the newest backup taken on " + minorOf(toVersion) + " is used)");
     }
     List<String> available = progress.record("binary source", () -> activities.releases.availableVersions(ref));
     if (!available.contains(toVersion)) {
       throw refuse(cluster, "version " + toVersion + " is not offered by the binary source (it has " + available + ")");
     }
+    if (byRestore) return rollbackByRestore(request, toVersion, state);
     List<String> newer = newerMembersLeaderLast(state, toVersion);
 
     progress.phase(Phase.PLAN);
     progress.message("roll back " + newer + " to " + toVersion);
     if (request.dryRun() || newer.isEmpty()) {
       progress.phase(Phase.DONE);
-      return new RollbackResult(cluster, toVersion, newer, versions(state), state.clusterVersion(), request.dryRun());
+      return new RollbackResult(cluster, toVersion, newer, versions(state), state.clusterVersion(), request.dryRun(), "", "");
     }
 
     progress.phase(Phase.ROLLBACK);
@@ -99,7 +108,43 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
     }
     progress.phase(Phase.DONE);
     progress.message("all members on " + toVersion);
-    return new RollbackResult(cluster, toVersion, newer, versions(after), after.clusterVersion(), false);
+    return new RollbackResult(cluster, toVersion, newer, versions(after), after.clusterVersion(), false, "", "");
+  }
+
+  /**
+   * The cluster version has moved: the RestoreCluster runbook, as a child, restores the pre-upgrade backup with the old
+   * version's binaries on every member (its own checks, phases and progress), and the rollback reports what it lost.
+   */
+  private RollbackResult rollbackByRestore(RollbackRequest request, String toVersion, ClusterState state) {
+    String cluster = request.cluster();
+    List<String> members = state.members().stream().map(MemberStatus::name).toList();
+    progress.phase(Phase.PLAN);
+    progress.message("restore " + (request.backupId() == null || request.backupId().isBlank()
+        ? "the newest backup taken on " + minorOf(toVersion) : "backup " + request.backupId()) + " with etcd " + toVersion
+        + " on " + members + " (RestoreCluster runbook " + RestoreClusterWorkflow.workflowId(cluster) + ")");
+    RestoreRequest restore = new RestoreRequest(cluster, request.backupId(), true, toVersion, request.dryRun(),
+        request.effectiveMemberTimeoutSeconds(), 0, minorOf(toVersion));
+    progress.phase(Phase.ROLLBACK);
+    RestoreClusterWorkflow child = Workflow.newChildWorkflowStub(RestoreClusterWorkflow.class,
+        ChildWorkflowOptions.newBuilder().setWorkflowId(RestoreClusterWorkflow.workflowId(cluster)).build());
+    RestoreResult restored;
+    try {
+      restored = progress.record("restore with etcd " + toVersion, () -> child.restore(restore));
+    } catch (ChildWorkflowFailure e) {
+      throw ApplicationFailure.newNonRetryableFailure("rollback of " + cluster + " to " + toVersion + " through a restore failed: "
+          + Failures.rootMessage(e), FAILED);
+    }
+    ClusterState after = activities.etcd.discover(new ClusterRef(cluster));
+    progress.phase(Phase.DONE);
+    progress.message(request.dryRun() ? "dry run: would restore backup " + restored.backup().id()
+        : "restored backup " + restored.backup().id() + " with etcd " + toVersion + "; lost: " + restored.lostRevisions());
+    return new RollbackResult(cluster, toVersion, members, request.dryRun() ? versions(state) : restored.memberVersions(),
+        after.clusterVersion(), request.dryRun(), restored.backup().id(), restored.lostRevisions());
+  }
+
+  private static String minorOf(String version) {
+    int[] parts = Versions.parts(version);
+    return parts[0] + "." + parts[1];
   }
 
   /** Whether the cluster version's minor is already above the target's: older binaries would refuse to join. */

@@ -8,8 +8,17 @@ package io.etcdrunbooks.workflows.rollback;
  *     upgrade left behind)
  * @param dryRun plan only
  * @param memberTimeoutSeconds how long one member may take to be healthy after its restart (0: 300 s)
+ * @param acknowledgeDataLoss once the cluster version has moved, the only way back is restoring the pre-upgrade backup
+ *     with the old binaries, which loses every write since: the rollback does that only when this is true
+ * @param backupId the backup to restore then; empty: the newest backup taken on toVersion's minor version
  */
-public record RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds) {
+public record RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds,
+    boolean acknowledgeDataLoss, String backupId) {
+
+  /** A rollback of a mixed cluster, which never loses data. */
+  public RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds) {
+    this(cluster, toVersion, dryRun, memberTimeoutSeconds, false, "");
+  }
 
   public int effectiveMemberTimeoutSeconds() {
     return memberTimeoutSeconds > 0 ? memberTimeoutSeconds : 300;

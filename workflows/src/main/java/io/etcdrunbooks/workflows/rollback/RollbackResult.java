@@ -12,6 +12,8 @@ import java.util.Map;
  * @param memberVersions each member's server version at the end
  * @param clusterVersion cluster version at the end
  * @param dryRun nothing was touched
+ * @param restoredBackupId the backup restored when the cluster version had moved ("" for a rollback without restore)
+ * @param lostRevisions what that restore lost ("" without restore)
  */
 public record RollbackResult(
     String cluster,
@@ -19,4 +21,6 @@ public record RollbackResult(
     List<String> membersToRollBack,
     Map<String, String> memberVersions,
     String clusterVersion,
-    boolean dryRun) {}
+    boolean dryRun,
+    String restoredBackupId,
+    String lostRevisions) {}

@@ -40,7 +40,7 @@ class PayloadRoundTripTest {
     assertThat(roundTrip(request, UpgradeRequest.class)).isEqualTo(request);
 
     UpgradePlan plan = new UpgradePlan("3.3.25", "3.5.30", List.of(new LadderStep("3.3.25", "3.4.23", List.of("m2", "m1"))));
-    BackupRecord backup = new BackupRecord("b1", "prod-1", "m2", "3.3.25", 77, 123, 300, 4096, "ab", "/b/b1.db.enc", "2026-11-23T00:00:00Z", true, "k1");
+    BackupRecord backup = new BackupRecord("b1", "prod-1", "m2", "3.3.25", 77, 123, 300, 4096, "ab", "/b/b1.db.enc", "2026-11-23T00:00:00Z", true, "k1", 250);
     KeyspaceDigest digest = new KeyspaceDigest(77, 300, "cd");
     UpgradeResult result = new UpgradeResult("prod-1", false, plan, backup, Map.of("m1", "3.5.30"), "3.5.0", digest, digest,
         Map.of("3.3.25 -> 3.4.23", List.of("m2", "m1")), List.of());

@@ -10,11 +10,28 @@ package io.etcdrunbooks.inventory;
  * @param keyId name of that key, recorded with every backup so the right key can be found for a restore
  * @param keepLast retention: newest backups kept (null: 7, at least 1)
  * @param keepDailyDays retention: the newest backup of each of this many days is kept as well (null: 14)
+ * @param intervalMinutes how often the BackupSchedule runbook takes a backup (null: 1440, daily); read before each wait
+ * @param copyTo a host every new backup (encrypted file and metadata) is also copied to over SFTP (null: none)
  */
-public record BackupSpec(Boolean encrypt, String keyFile, String keyId, Integer keepLast, Integer keepDailyDays) {
+public record BackupSpec(Boolean encrypt, String keyFile, String keyId, Integer keepLast, Integer keepDailyDays,
+    Integer intervalMinutes, CopyTo copyTo) {
+
+  public BackupSpec(Boolean encrypt, String keyFile, String keyId, Integer keepLast, Integer keepDailyDays) {
+    this(encrypt, keyFile, keyId, keepLast, keepDailyDays, null, null);
+  }
+
+  /**
+   * An off-site copy target, reached with the cluster's SSH user, key and known_hosts file (its host key must be there).
+   *
+   * @param host SSH host
+   * @param sshPort SSH port (0: the cluster's default)
+   * @param dir absolute directory on that host, created when missing
+   */
+  public record CopyTo(String host, int sshPort, String dir) {}
 
   public static final int DEFAULT_KEEP_LAST = 7;
   public static final int DEFAULT_KEEP_DAILY_DAYS = 14;
+  public static final int DEFAULT_INTERVAL_MINUTES = 24 * 60;
 
   /** What a cluster without a backup section gets: encrypted, key still to be named, default retention. */
   public static final BackupSpec UNSET = new BackupSpec(null, null, null, null, null);
@@ -25,6 +42,10 @@ public record BackupSpec(Boolean encrypt, String keyFile, String keyId, Integer 
 
   public int keepLastOrDefault() {
     return keepLast == null ? DEFAULT_KEEP_LAST : keepLast;
+  }
+
+  public int intervalMinutesOrDefault() {
+    return intervalMinutes == null ? DEFAULT_INTERVAL_MINUTES : intervalMinutes;
   }
 
   public int keepDailyDaysOrDefault() {

@@ -142,6 +142,12 @@ public final class InventoryLoader {
     if (b.keepLast() != null && b.keepLast() < 1) {
       problems.add(where + ": backup.keepLast must be at least 1 (the newest backup is always kept), got " + b.keepLast());
     }
+    if (b.copyTo() != null && (blank(b.copyTo().host()) || blank(b.copyTo().dir()) || !b.copyTo().dir().startsWith("/"))) {
+      problems.add(where + ": backup.copyTo needs a host and an absolute dir, got " + b.copyTo());
+    }
+    if (b.intervalMinutes() != null && b.intervalMinutes() < 1) {
+      problems.add(where + ": backup.intervalMinutes must be at least 1, got " + b.intervalMinutes());
+    }
     if (b.keepDailyDays() != null && b.keepDailyDays() < 0) {
       problems.add(where + ": backup.keepDailyDays must not be negative, got " + b.keepDailyDays());
     }

@@ -6,6 +6,7 @@ import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -59,6 +60,14 @@ public final class RunbookController {
   }
 
   public record RollbackBody(String toVersion, boolean dryRun, int memberTimeoutSeconds, boolean acknowledgeDataLoss, String backupId) {}
+
+  /** Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes). Returns 202; the schedule runs until cancelled. */
+  @Post("/clusters/{cluster}/backup-schedule")
+  public HttpResponse<RunbookStarter.Started> backupSchedule(@PathVariable String cluster, @Body BackupScheduleBody body) {
+    return HttpResponse.accepted().body(starter.startBackupSchedule(new BackupScheduleRequest(cluster, body.intervalMinutes(), 0, 0)));
+  }
+
+  public record BackupScheduleBody(int intervalMinutes) {}
 
   /** Body: {"backupId":"latest","acknowledgeDataLoss":true}; refused by the runbook without acknowledgeDataLoss. Returns 202. */
   @Post("/clusters/{cluster}/restore")

@@ -2,6 +2,8 @@ package io.etcdrunbooks.api;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
+import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -98,6 +100,18 @@ public final class RunbookStarter {
         : RestoreClusterWorkflow.workflowId(request.cluster());
     RestoreClusterWorkflow workflow = client.newWorkflowStub(RestoreClusterWorkflow.class, options(id));
     return start(id, () -> WorkflowClient.start(workflow::restore, request));
+  }
+
+  /** Starts the cluster's backup schedule (one per cluster); it runs until cancelled. */
+  public Started startBackupSchedule(BackupScheduleRequest request) {
+    inventory.get().cluster(request.cluster());
+    if (request.intervalMinutes() < 0) {
+      throw new IllegalArgumentException("intervalMinutes must be 0 (the inventory's backup.intervalMinutes) or more, got "
+          + request.intervalMinutes());
+    }
+    String id = BackupScheduleWorkflow.workflowId(request.cluster());
+    BackupScheduleWorkflow workflow = client.newWorkflowStub(BackupScheduleWorkflow.class, options(id));
+    return start(id, () -> WorkflowClient.start(workflow::run, request));
   }
 
   private WorkflowOptions options(String id) {

@@ -2,6 +2,7 @@ package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.api.RunbooksConfig;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
+import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
@@ -45,7 +46,8 @@ public final class RunbookWorker implements AutoCloseable {
   /** Every runbook workflow and activity the worker offers; tests register through here too. */
   public static void register(Worker worker, WorkerActivities activities) {
     worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class, RollbackClusterWorkflowImpl.class,
-        BackupClusterWorkflowImpl.class, ReplaceMemberWorkflowImpl.class, RestoreClusterWorkflowImpl.class);
+        BackupClusterWorkflowImpl.class, BackupScheduleWorkflowImpl.class, ReplaceMemberWorkflowImpl.class,
+        RestoreClusterWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 

@@ -38,7 +38,7 @@ public record WorkerActivities(
     return new WorkerActivities(etcd,
         new HostActivitiesImpl(inventory, ssh, releases),
         new ReleaseActivitiesImpl(inventory, releases),
-        new BackupActivitiesImpl(inventory, releases),
+        new BackupActivitiesImpl(inventory, releases, ssh),
         new MembershipActivitiesImpl(inventory),
         new NewMemberActivitiesImpl(inventory, ssh, releases),
         new InventoryActivitiesImpl(inventory),

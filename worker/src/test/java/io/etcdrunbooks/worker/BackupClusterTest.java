@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import java.nio.file.Files;
@@ -55,9 +56,32 @@ class BackupClusterTest {
       Progress progress = second.progress();
       assertThat(progress.runbook()).isEqualTo(BackupClusterWorkflow.TYPE);
       assertThat(progress.phase()).isEqualTo(Phase.DONE);
-      assertThat(progress.completed()).extracting(CompletedStep::name).containsExactly("verified backup " + kept.id(), "retention");
+      assertThat(progress.completed()).extracting(CompletedStep::name).containsExactly("verified backup " + kept.id(), "off-site copy", "retention");
       assertThat(progress.completed()).extracting(CompletedStep::outcome).containsOnly("done");
       assertThat(progress.message()).contains("deleted [" + first.id() + "]");
+    }
+  }
+
+  @Test
+  void backupCluster_copiesTheEncryptedBackupToTheOffsiteHostOverSftp_withTheSameChecksum() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      probe.putMany("/registry/secrets/default/offsite-", 300);
+      MemberPlacement offsite = runbooks.sandbox.addHost("offsite", "unused");
+      Path remoteDir = runbooks.sandbox.hostRoot("offsite").resolve("srv/etcd-backups");
+      BackupSpec current = runbooks.sandbox.cluster().backup();
+      setBackup(runbooks, new BackupSpec(true, current.keyFile(), current.keyId(), null, null, null,
+          new BackupSpec.CopyTo(offsite.host(), offsite.sshPort(), remoteDir.toString())));
+
+      BackupClusterWorkflow workflow = stub(runbooks);
+      BackupRecord kept = workflow.backup(new BackupClusterRequest("sandbox", "off-site"));
+
+      Path copy = remoteDir.resolve(kept.id() + ".db.enc");
+      assertThat(copy).exists();
+      assertThat(io.etcdrunbooks.activities.host.BinaryInstaller.sha256Of(copy)).isEqualTo(kept.sha256());
+      assertThat(remoteDir.resolve(kept.id() + ".json")).exists();
+      assertThat(new String(Files.readAllBytes(copy), java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("/registry/secrets/");
+      assertThat(workflow.progress().message()).contains("copied to " + offsite.host() + ":" + copy);
     }
   }
 

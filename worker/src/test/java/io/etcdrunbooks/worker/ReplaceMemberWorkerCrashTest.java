@@ -19,7 +19,6 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
-import java.io.File;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -133,25 +132,13 @@ class ReplaceMemberWorkerCrashTest {
   }
 
   private Process startWorker(Sandbox sandbox, EmbeddedTemporal temporal, String name) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        "-Drunbooks.inventory=" + sandbox.inventoryFile(),
-        "-Drunbooks.task-queue=" + TASK_QUEUE,
-        "-Dtemporal.address=" + temporal.address(),
-        Main.class.getName(), "run", "--roles=worker")
-        .redirectErrorStream(true)
-        .redirectOutput(new File(dir.toFile(), name + ".log"))
-        .start();
+    return WorkerJvm.start(sandbox.inventoryFile(), temporal.address(), TASK_QUEUE, dir.resolve(name + ".log"));
   }
 
   private String log(String worker) {
-    try {
-      String log = Files.readString(dir.resolve(worker + ".log"));
-      return log.substring(Math.max(0, log.length() - 6000));
-    } catch (java.io.IOException e) {
-      return "(unreadable: " + e + ")";
-    }
+    return WorkerJvm.logTail(dir.resolve(worker + ".log"));
   }
+
 
   private static int freePort() throws Exception {
     try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {

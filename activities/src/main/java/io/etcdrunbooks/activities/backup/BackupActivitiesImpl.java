@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.backup;
 
+import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -83,9 +84,17 @@ public final class BackupActivitiesImpl implements BackupActivities {
   private final Supplier<Inventory> inventory;
   private final ReleaseStore releases;
 
+  private final OffsiteCopy offsite;
+
+  /** Without an SSH client: backups that must be copied off-site (backup.copyTo) fail at the copy. */
   public BackupActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases) {
+    this(inventory, releases, null);
+  }
+
+  public BackupActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases, SshConnector ssh) {
     this.inventory = inventory;
     this.releases = releases;
+    this.offsite = ssh == null ? null : new OffsiteCopy(ssh);
   }
 
   @Override
@@ -148,6 +157,29 @@ public final class BackupActivitiesImpl implements BackupActivities {
     } catch (IOException e) {
       throw new UncheckedIOException("retention of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage(), e);
     }
+  }
+
+  @Override
+  public String copyOffsite(BackupRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    if (spec.backupSettings().copyTo() == null) return "";
+    if (offsite == null) throw Failure.InvalidRequest.nonRetryable("this worker has no SSH client to copy backups off-site");
+    Path dir = Path.of(spec.backupDir());
+    Path metadata = dir.resolve(request.backupId() + ".json");
+    if (!Files.exists(metadata)) {
+      throw Failure.InvalidRequest.nonRetryable("cluster '" + spec.name() + "' has no backup " + request.backupId() + " in " + dir);
+    }
+    try {
+      BackupRecord record = keptBackup(spec, request.backupId(), dir, metadata);
+      return offsite.copy(spec, record, storedFile(dir, record), metadata);
+    } catch (IOException e) {
+      throw new UncheckedIOException("backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public int scheduleIntervalMinutes(ClusterRef ref) {
+    return cluster(ref.cluster()).backupSettings().intervalMinutesOrDefault();
   }
 
   /** The cluster's backups with readable metadata, by id. */

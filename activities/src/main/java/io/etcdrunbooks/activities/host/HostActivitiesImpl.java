@@ -1,12 +1,8 @@
 package io.etcdrunbooks.activities.host;
 
-import io.etcdrunbooks.activities.host.BinaryInstaller.ChecksumMismatchException;
 import io.etcdrunbooks.activities.release.ReleaseChecksumException;
 import io.etcdrunbooks.activities.release.ReleaseStore;
-import io.etcdrunbooks.activities.ssh.HostKeyRejectedException;
-import io.etcdrunbooks.activities.ssh.SshCommandException;
 import io.etcdrunbooks.activities.ssh.SshConnector;
-import io.etcdrunbooks.activities.ssh.SshException;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
@@ -122,30 +118,6 @@ public final class HostActivitiesImpl implements HostActivities {
     MemberHost host = MemberHost.of(cluster, member);
     ServiceManager service = ServiceManager.of(cluster.service(), ssh);
     VersionInstaller versions = VersionInstaller.of(cluster.service(), ssh, binaries);
-    try {
-      return action.apply(host, service, versions);
-    } catch (ApplicationFailure e) {
-      throw e;
-    } catch (HostKeyRejectedException e) {
-      throw nonRetryable(host, what, e, "HostKeyRejected", "fix the known_hosts file named above, then run the runbook again");
-    } catch (MemberStartFailedException e) {
-      throw nonRetryable(host, what, e, "MemberStartFailed", "fix the cause in the log above, or install the previous version and start again");
-    } catch (ChecksumMismatchException e) {
-      throw nonRetryable(host, what, e, "ChecksumMismatch", "check the host's disk, then run the runbook again");
-    } catch (SshCommandException e) {
-      throw ApplicationFailure.newFailureWithCause(message(host, what, e, "it is retried; if it keeps failing, run the command by hand on the host"),
-          "HostCommandFailed", e);
-    } catch (SshException e) {
-      throw ApplicationFailure.newFailureWithCause(message(host, what, e, "it is retried; check that the host is up and its SSH server reachable"),
-          "HostUnreachable", e);
-    }
-  }
-
-  private static ApplicationFailure nonRetryable(MemberHost host, String what, Exception e, String type, String nextStep) {
-    return ApplicationFailure.newNonRetryableFailureWithCause(message(host, what, e, nextStep), type, e);
-  }
-
-  private static String message(MemberHost host, String what, Exception e, String nextStep) {
-    return "cannot " + what + " for " + host.describe() + ": " + e.getMessage() + "\nnext step: " + nextStep;
+    return HostFailures.translate(host, what, () -> action.apply(host, service, versions));
   }
 }

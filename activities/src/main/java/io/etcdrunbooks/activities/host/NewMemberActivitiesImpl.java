@@ -2,11 +2,9 @@ package io.etcdrunbooks.activities.host;
 
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
-import io.etcdrunbooks.activities.host.BinaryInstaller.ChecksumMismatchException;
 import io.etcdrunbooks.activities.release.ReleaseChecksumException;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
-import io.etcdrunbooks.activities.ssh.HostKeyRejectedException;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
@@ -192,30 +190,6 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
     MemberSpec spec = new MemberSpec(placement.name(), placement.host(), placement.sshPort(), placement.clientUrl(),
         placement.peerUrl(), placement.dataDir(), placement.installDir(), placement.serviceDir());
     MemberHost host = MemberHost.of(cluster, spec);
-    try {
-      return action.apply(cluster, host);
-    } catch (ApplicationFailure e) {
-      throw e;
-    } catch (HostKeyRejectedException e) {
-      throw nonRetryable(host, what, e, "HostKeyRejected", "add the new host's key to the known_hosts file after checking it out of band");
-    } catch (MemberStartFailedException e) {
-      throw nonRetryable(host, what, e, "MemberStartFailed", "fix the cause in the log above (a port in use, a bad setting), then run again");
-    } catch (ChecksumMismatchException e) {
-      throw nonRetryable(host, what, e, "ChecksumMismatch", "check the host's disk, then run again");
-    } catch (SshCommandException e) {
-      throw ApplicationFailure.newFailureWithCause(message(host, what, e, "it is retried; if it keeps failing, run it by hand"),
-          "HostCommandFailed", e);
-    } catch (SshException e) {
-      throw ApplicationFailure.newFailureWithCause(message(host, what, e, "it is retried; check that the host is up and reachable over SSH"),
-          "HostUnreachable", e);
-    }
-  }
-
-  private static ApplicationFailure nonRetryable(MemberHost host, String what, Exception e, String type, String next) {
-    return ApplicationFailure.newNonRetryableFailureWithCause(message(host, what, e, next), type, e);
-  }
-
-  private static String message(MemberHost host, String what, Exception e, String next) {
-    return "cannot " + what + " for new member " + host.describe() + ": " + e.getMessage() + "\nnext step: " + next;
+    return HostFailures.translate(host, what + " (new member)", () -> action.apply(cluster, host));
   }
 }

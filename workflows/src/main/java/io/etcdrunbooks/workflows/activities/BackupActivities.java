@@ -23,5 +23,15 @@ public interface BackupActivities {
    */
   RetentionResult applyRetention(ClusterRef cluster);
 
+  /**
+   * Copies a kept backup (its file and metadata) to the cluster's off-site host over SFTP when the inventory names one
+   * (backup.copyTo), and checks the copy's SHA-256 there. Returns where it is ("host:path"), or "" when no off-site
+   * host is configured. A copy already there with the right checksum is left as it is.
+   */
+  String copyOffsite(BackupRequest request);
+
+  /** How often the cluster's backup schedule takes a backup, from the inventory (backup.intervalMinutes, default daily). */
+  int scheduleIntervalMinutes(ClusterRef cluster);
+
   record BackupRequest(String cluster, String backupId) {}
 }

@@ -42,11 +42,18 @@ public final class BackupClusterWorkflowImpl extends RunbookWorkflow implements 
     progress.message("backup " + id + ": revision " + backup.revision() + ", " + backup.sizeBytes() + " bytes, "
         + (backup.encrypted() ? "encrypted with key " + backup.keyId() : "NOT encrypted (encrypt: false in the inventory)"));
 
+    // added after BackupCluster shipped: histories recorded before it replay without the copy
+    String offsite = "";
+    if (Workflow.getVersion("offsite-copy", Workflow.DEFAULT_VERSION, 1) >= 1) {
+      String copy = progress.record("off-site copy", () -> activities.backup.copyOffsite(new BackupRequest(cluster, id)));
+      offsite = copy.isEmpty() ? " (no off-site host in the inventory)" : " and copied to " + copy;
+    }
+
     progress.awaitResumed();
     progress.phase(Phase.RETENTION);
     RetentionResult retention = progress.record("retention", () -> activities.backup.applyRetention(new ClusterRef(cluster)));
     progress.phase(Phase.DONE);
-    progress.message("backup " + id + " kept; retention kept " + retention.kept().size() + ", deleted " + retention.deleted()
+    progress.message("backup " + id + " kept" + offsite + "; retention kept " + retention.kept().size() + ", deleted " + retention.deleted()
         + (retention.unverified().isEmpty() ? "" : "; unverified backups to look at: " + retention.unverified()));
     return backup;
   }

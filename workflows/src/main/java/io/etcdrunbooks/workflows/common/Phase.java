@@ -1,7 +1,8 @@
 package io.etcdrunbooks.workflows.common;
 
 /**
- * Phases shared by the runbooks, in the order the runbooks go through them. RETENTION is the backup runbook's; REMOVE,
+ * Phases shared by the runbooks, in the order the runbooks go through them. WAITING is the backup schedule's (until
+ * the next backup is due); RETENTION is the backup runbook's; REMOVE,
  * JOIN and INVENTORY the member replacement's; STOP_APISERVERS, STOP_MEMBERS, RESTORE and START_MEMBERS the restore's;
  * APISERVERS (kube-apiservers pointed at or brought back to the cluster) both of theirs.
  */
@@ -10,6 +11,7 @@ public enum Phase {
   DISCOVER,
   PREFLIGHT,
   PLAN,
+  WAITING,
   BACKUP,
   RETENTION,
   AWAITING_APPROVAL,

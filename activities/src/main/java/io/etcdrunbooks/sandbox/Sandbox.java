@@ -76,7 +76,8 @@ public final class Sandbox implements AutoCloseable {
   private final SandboxSpec spec;
   private final Path dir;
   private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
-  private final List<KubeletStandIn> kubelets = new ArrayList<>();
+  private final Map<String, KubeletStandIn> kubelets = new LinkedHashMap<>();
+  private ReleaseStore releases;
   private final Thread shutdownHook = new Thread(this::close, "sandbox-shutdown");
   private Path inventoryFile;
   private Inventory inventory;
@@ -150,7 +151,11 @@ public final class Sandbox implements AutoCloseable {
    * @return where a member named {@code memberName} would run there; its paths follow the sandbox's layout
    */
   public synchronized MemberPlacement addHost(String hostName, String memberName) {
-    if (spec.staticPods()) throw new IllegalStateException("addHost is for plain sandboxes");
+    if (spec.staticPods() && !hostName.equals(memberName)) {
+      // the static-pod layout finds a member's manifest by its name: {member} in the inventory's manifest path
+      throw new IllegalArgumentException("in a static-pod sandbox a host is named after its member: use addHost(\"" + memberName
+          + "\", \"" + memberName + "\")");
+    }
     if (hosts.containsKey(hostName)) throw new IllegalArgumentException("the sandbox already has a host '" + hostName + "'");
     try {
       Path root = hostRoot(hostName);
@@ -162,12 +167,28 @@ public final class Sandbox implements AutoCloseable {
       hosts.put(hostName, host);
       Files.writeString(knownHostsFile, host.knownHostsLine() + "\n", java.nio.file.StandardOpenOption.APPEND);
       List<Integer> ports = freePorts(2);
+      if (spec.staticPods()) {
+        Files.createDirectories(manifestPath(memberName).getParent());
+        Files.createDirectories(root.resolve("var/log"));
+        kubelets.put(memberName, KubeletStandIn.start(memberName, manifestPath(memberName), root.resolve(STATIC_POD_LOG),
+            root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), releases));
+      }
+      boolean plain = !spec.staticPods();
       return new MemberPlacement(memberName, "127.0.0.1", host.port(), "http://127.0.0.1:" + ports.get(1),
-          "http://127.0.0.1:" + ports.get(0), root.resolve("var/lib/etcd").toString(), root.resolve("opt/etcd").toString(),
-          root.resolve("etc/etcd").toString());
+          "http://127.0.0.1:" + ports.get(0), root.resolve("var/lib/etcd").toString(), plain ? root.resolve("opt/etcd").toString() : null,
+          plain ? root.resolve("etc/etcd").toString() : null);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot add host " + hostName + " to the sandbox: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Static-pod sandboxes: the host's kubelet stops, taking its etcd with it, as when a node fails; its SSH server
+   * stays up. No-op for a host without a kubelet stand-in.
+   */
+  public synchronized void stopKubelet(String member) {
+    KubeletStandIn kubelet = kubelets.remove(member);
+    if (kubelet != null) kubelet.close();
   }
 
   /** SIGKILLs the member's etcd, as a crash would, and waits (bounded) until it is gone. */
@@ -184,7 +205,7 @@ public final class Sandbox implements AutoCloseable {
     if (closed) return;
     closed = true;
     long began = System.nanoTime();
-    kubelets.forEach(KubeletStandIn::close);
+    kubelets.values().forEach(KubeletStandIn::close);
     kubelets.clear();
     stopEtcds(dir);
     hosts.values().forEach(host -> {
@@ -206,6 +227,7 @@ public final class Sandbox implements AutoCloseable {
   }
 
   private void build(ReleaseStore releases) throws IOException {
+    this.releases = releases;
     prepareDirectory();
     Path sshDir = Files.createDirectories(dir.resolve("ssh"));
     KeyPair clientKeyPair = generateKeyPair();
@@ -262,7 +284,7 @@ public final class Sandbox implements AutoCloseable {
     if (spec.staticPods()) {
       for (MemberSpec m : members) {
         Path root = hostRoot(m.name());
-        kubelets.add(KubeletStandIn.start(m.name(), manifestPath(m.name()), root.resolve(STATIC_POD_LOG),
+        kubelets.put(m.name(), KubeletStandIn.start(m.name(), manifestPath(m.name()), root.resolve(STATIC_POD_LOG),
             root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), releases));
       }
     }

@@ -23,9 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link NewMemberActivities} for the plain service manager: binaries under installDir, settings in
- * {@code serviceDir/etcd.env}. The settings that are not the member's own (TLS files, logger, quotas) are copied from
- * a running member's etcd.env, so the new member runs like its peers.
+ * {@link NewMemberActivities} for the plain service manager (binaries under installDir, settings in
+ * {@code serviceDir/etcd.env}) and for static pods (a manifest in kubelet's manifests directory). What is not the
+ * member's own (TLS files, logger, quotas, probes) is copied from a running member's settings or manifest, so the new
+ * member runs like its peers.
  */
 public final class NewMemberActivitiesImpl implements NewMemberActivities {
 
@@ -47,12 +48,14 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   @Override
   public void checkHost(NewMemberRequest request) {
     on(request.cluster(), request.member(), "check the host", (cluster, host) -> {
-      binDir(request.version());
-      ExecResult result = ssh.exec(host.target(), "command -v sha256sum >/dev/null && command -v setsid >/dev/null && echo ok",
-          COMMAND_TIMEOUT);
+      boolean plain = isPlain(cluster);
+      if (plain) binDir(request.version());
+      String needs = plain ? "sha256sum setsid" : "base64 pgrep";
+      ExecResult result = ssh.exec(host.target(), "for c in " + needs + "; do command -v $c >/dev/null || { echo \"missing $c\"; exit 1; };"
+          + " done; echo ok", COMMAND_TIMEOUT);
       if (!result.ok() || !result.stdout().contains("ok")) {
-        throw ApplicationFailure.newNonRetryableFailure("host of the new member " + host.describe()
-            + " lacks sha256sum or setsid, which installing and running etcd there needs", "HostNotUsable");
+        throw ApplicationFailure.newNonRetryableFailure("host of the new member " + host.describe() + " cannot run etcd the way"
+            + " this cluster does: " + result.stdout().strip() + " (it needs " + needs + ")", "HostNotUsable");
       }
       return null;
     });
@@ -61,27 +64,92 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   @Override
   public void prepare(PrepareRequest request) {
     on(request.cluster(), request.member(), "prepare the new member", (cluster, host) -> {
-      Path binDir = binDir(request.version());
       ServiceManager service = ServiceManager.of(cluster.service(), ssh);
-      MemberEnv current = MemberEnv.parse(readIfExists(host, envFile(host)));
-      boolean ours = host.member().name().equals(current.get("ETCD_NAME"));
-      if (ours && service.isRunning(host)) {
-        log.info("{}: already prepared and running", host.describe());
-        return null;
+      if (isPlain(cluster)) {
+        preparePlain(cluster, host, service, request);
+      } else {
+        prepareStaticPod(cluster, host, service, request);
       }
-      if (!ours) {
-        // an etcd still running from this service dir is the replaced member's (a forced replacement)
-        if (service.isRunning(host)) service.stop(host);
-        keepDataDirAside(host);
-      }
-      run(host, "mkdir -p " + quote(host.member().dataDir()) + " " + quote(host.member().serviceDir()) + " && chmod 700 "
-          + quote(host.member().dataDir()), "create the data and service directories");
-      log.info("{}: etcd {}: {}", host.describe(), request.version(), binaries.installAndSelect(host, request.version(), binDir));
-      MemberEnv env = MemberEnv.parse(templateEnv(cluster, host)).forJoining(host.member(), request.initialCluster());
-      writeAtomically(host, envFile(host), env.render());
-      log.info("{}: settings written to join the existing cluster as '{}'", host.describe(), host.member().name());
       return null;
     });
+  }
+
+  private void preparePlain(ClusterSpec cluster, MemberHost host, ServiceManager service, PrepareRequest request) {
+    Path binDir = binDir(request.version());
+    boolean ours = isOurs(cluster, host);
+    if (ours && service.isRunning(host)) {
+      log.info("{}: already prepared and running", host.describe());
+      return;
+    }
+    if (!ours) {
+      // an etcd still running from this service dir is the replaced member's (a forced replacement)
+      if (service.isRunning(host)) service.stop(host);
+      keepDataDirAside(host);
+    }
+    run(host, "mkdir -p " + quote(host.member().dataDir()) + " " + quote(host.member().serviceDir()) + " && chmod 700 "
+        + quote(host.member().dataDir()), "create the data and service directories");
+    log.info("{}: etcd {}: {}", host.describe(), request.version(), binaries.installAndSelect(host, request.version(), binDir));
+    MemberEnv env = MemberEnv.parse(templateEnv(cluster, host)).forJoining(host.member(), request.initialCluster());
+    writeAtomically(host, envFile(host), env.render());
+    log.info("{}: settings written to join the existing cluster as '{}'", host.describe(), host.member().name());
+  }
+
+  /**
+   * The new member's manifest, made from a running peer's, goes to the stash dir (kubelet does not run it there);
+   * {@link #start} moves it into kubelet's manifests directory. A manifest already in place that is not the new
+   * member's (its host reused) is stopped first, and its data dir kept aside.
+   */
+  private void prepareStaticPod(ClusterSpec cluster, MemberHost host, ServiceManager service, PrepareRequest request) {
+    StaticPodManifest manifests = new StaticPodManifest(ssh, cluster.service());
+    boolean ours = isOurs(cluster, host);
+    if (ours && service.isRunning(host)) {
+      log.info("{}: already prepared and running", host.describe());
+      return;
+    }
+    if (!ours) {
+      if (manifests.locate(host) == StaticPodManifest.Location.IN_PLACE) service.stop(host);
+      keepDataDirAside(host);
+    }
+    MemberHost peer = runningPeer(cluster, host, manifests);
+    String template = manifests.read(peer, manifests.inPlacePath(peer));
+    String image = cluster.service().effectiveImage().replace("{version}", request.version());
+    String manifest;
+    try {
+      manifest = JoiningManifest.from(template, peer.member(), host.member(), request.initialCluster(), image);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure("cannot make the new member's manifest from " + peer.describe() + "'s "
+          + manifests.inPlacePath(peer) + ": " + e.getMessage(), "ManifestNotEditable");
+    }
+    manifests.write(host, manifests.stashedPath(host), manifest);
+    log.info("{}: manifest made from {}'s, kept at {} until start", host.describe(), peer.member().name(), manifests.stashedPath(host));
+  }
+
+  /** The first other inventory member whose manifest is in place: the peer the new member's manifest is made from. */
+  private MemberHost runningPeer(ClusterSpec cluster, MemberHost newMember, StaticPodManifest manifests) {
+    for (MemberSpec m : cluster.members()) {
+      if (m.name().equals(newMember.member().name())) continue;
+      MemberHost peer = MemberHost.of(cluster, m);
+      try {
+        if (manifests.locate(peer) == StaticPodManifest.Location.IN_PLACE) return peer;
+      } catch (SshException e) {
+        log.info("{}: its manifest cannot be read ({}); trying the next member", peer.describe(), e.getMessage());
+      }
+    }
+    throw ApplicationFailure.newNonRetryableFailure("no member of cluster '" + cluster.name() + "' has its etcd manifest in place"
+        + " to make the new member's from", "NoPeerManifest");
+  }
+
+  /** Whether what is on the host was written for the new member (a retry or a resumed runbook finds its own work). */
+  private boolean isOurs(ClusterSpec cluster, MemberHost host) {
+    if (isPlain(cluster)) return host.member().name().equals(MemberEnv.parse(readIfExists(host, envFile(host))).get("ETCD_NAME"));
+    StaticPodManifest manifests = new StaticPodManifest(ssh, cluster.service());
+    StaticPodManifest.Location location = manifests.locate(host);
+    if (location == StaticPodManifest.Location.MISSING) return false;
+    return manifests.read(host, manifests.path(host, location)).contains("--name=" + host.member().name() + "\n");
+  }
+
+  private static boolean isPlain(ClusterSpec cluster) {
+    return ServiceSpec.PLAIN.equals(cluster.service().kind());
   }
 
   @Override
@@ -96,12 +164,11 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   public void discard(NewMemberRequest request) {
     on(request.cluster(), request.member(), "discard the new member", (cluster, host) -> {
       ServiceManager service = ServiceManager.of(cluster.service(), ssh);
-      MemberEnv current = MemberEnv.parse(readIfExists(host, envFile(host)));
-      if (!host.member().name().equals(current.get("ETCD_NAME"))) {
+      if (!isOurs(cluster, host)) {
         log.info("{}: nothing of the new member to discard", host.describe());
         return null;
       }
-      if (service.isRunning(host)) service.stop(host);
+      if (!service.isStopped(host)) service.stop(host);
       keepDataDirAside(host);
       return null;
     });
@@ -181,10 +248,10 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
     }
     String kind = cluster.service() == null ? null : cluster.service().kind();
-    if (!ServiceSpec.PLAIN.equals(kind)) {
+    if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {
       throw ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' runs etcd as '" + kind + "': preparing a new"
-          + " member's host is built for the 'plain' service manager only so far. Join the member by hand (kubeadm join,"
-          + " or your unit's settings with initial-cluster-state=existing), then run the runbook again: it skips what is done",
+          + " member's host is built for the 'plain' and 'static-pod' service managers. Join the member by hand (your unit's"
+          + " settings with initial-cluster-state=existing), then run the runbook again: it skips what is done",
           "ServiceKindNotSupported");
     }
     MemberSpec spec = new MemberSpec(placement.name(), placement.host(), placement.sshPort(), placement.clientUrl(),

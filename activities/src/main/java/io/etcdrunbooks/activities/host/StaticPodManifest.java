@@ -101,6 +101,15 @@ final class StaticPodManifest {
     run(host, script, "rewrite " + path);
   }
 
+  /** Writes a new file at path atomically (a hidden temp file beside it, then mv), creating its directory. */
+  void write(MemberHost host, String path, String content) {
+    String dir = path.substring(0, path.lastIndexOf('/'));
+    String tmp = dir + "/." + path.substring(path.lastIndexOf('/') + 1) + ".etcd-runbooks.tmp";
+    run(host, "set -e\nmkdir -p " + quote(dir) + "\nprintf '%s' "
+        + quote(Base64.getEncoder().encodeToString(content.getBytes(StandardCharsets.UTF_8))) + " | base64 -d > " + quote(tmp)
+        + "\nchmod 600 " + quote(tmp) + "\nmv -f " + quote(tmp) + " " + quote(path) + "\n", "write " + path);
+  }
+
   ExecResult run(MemberHost host, String script, String what) {
     return check(host, exec(host, script, COMMAND_TIMEOUT), what);
   }

@@ -76,7 +76,7 @@ final class AlertHandler {
     ReplaceMemberRequest request = ReplaceMemberRequest.onSameHost(target.cluster(), target.member(), approval,
         "alertmanager: " + alertname + " (fingerprint " + fingerprint + ")");
     try {
-      RunbookStarter.Started started = starter.startReplaceMember(request);
+      RunbookStarter.Started started = starter.startReplaceMember(request, "alertmanager");
       return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.STARTED, started.workflowId(),
           approval ? "waits for POST /api/v1/runbooks/" + started.workflowId() + "/approve after preflight" : null);
     } catch (RunbookStarter.RunbookAlreadyRunning e) {

@@ -10,6 +10,9 @@ import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.etcdrunbooks.api.auth.ApiAuthFilter;
+import io.etcdrunbooks.api.auth.Caller;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Body;
@@ -43,9 +46,9 @@ public final class RunbookController {
 
   /** Body: {"targetVersion":"3.5.30","dryRun":false}. Returns 202 with the workflow id. */
   @Post("/clusters/{cluster}/upgrade")
-  public HttpResponse<RunbookStarter.Started> upgrade(@PathVariable String cluster, @Body UpgradeBody body) {
+  public HttpResponse<RunbookStarter.Started> upgrade(@PathVariable String cluster, @Body UpgradeBody body, HttpRequest<?> http) {
     RunbookStarter.Started started = starter.startUpgrade(
-        new UpgradeRequest(cluster, body.targetVersion(), body.dryRun(), body.memberTimeoutSeconds()));
+        new UpgradeRequest(cluster, body.targetVersion(), body.dryRun(), body.memberTimeoutSeconds()), caller(http));
     return HttpResponse.accepted().body(started);
   }
 
@@ -53,27 +56,29 @@ public final class RunbookController {
 
   /** Body: {"toVersion":"3.4.23","dryRun":false}; without toVersion, the oldest version running. Returns 202. */
   @Post("/clusters/{cluster}/rollback")
-  public HttpResponse<RunbookStarter.Started> rollback(@PathVariable String cluster, @Body RollbackBody body) {
+  public HttpResponse<RunbookStarter.Started> rollback(@PathVariable String cluster, @Body RollbackBody body, HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startRollback(
         new RollbackRequest(cluster, body.toVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.acknowledgeDataLoss(),
-            body.backupId())));
+            body.backupId()), caller(http)));
   }
 
   public record RollbackBody(String toVersion, boolean dryRun, int memberTimeoutSeconds, boolean acknowledgeDataLoss, String backupId) {}
 
   /** Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes). Returns 202; the schedule runs until cancelled. */
   @Post("/clusters/{cluster}/backup-schedule")
-  public HttpResponse<RunbookStarter.Started> backupSchedule(@PathVariable String cluster, @Body BackupScheduleBody body) {
-    return HttpResponse.accepted().body(starter.startBackupSchedule(new BackupScheduleRequest(cluster, body.intervalMinutes(), 0, 0)));
+  public HttpResponse<RunbookStarter.Started> backupSchedule(@PathVariable String cluster, @Body BackupScheduleBody body,
+      HttpRequest<?> http) {
+    return HttpResponse.accepted().body(starter.startBackupSchedule(new BackupScheduleRequest(cluster, body.intervalMinutes(), 0, 0),
+        caller(http)));
   }
 
   public record BackupScheduleBody(int intervalMinutes) {}
 
   /** Body: {"backupId":"latest","acknowledgeDataLoss":true}; refused by the runbook without acknowledgeDataLoss. Returns 202. */
   @Post("/clusters/{cluster}/restore")
-  public HttpResponse<RunbookStarter.Started> restore(@PathVariable String cluster, @Body RestoreBody body) {
+  public HttpResponse<RunbookStarter.Started> restore(@PathVariable String cluster, @Body RestoreBody body, HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startRestore(new RestoreRequest(cluster, body.backupId(), body.acknowledgeDataLoss(),
-        body.etcdVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.apiServerTimeoutSeconds())));
+        body.etcdVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.apiServerTimeoutSeconds()), caller(http)));
   }
 
   public record RestoreBody(String backupId, boolean acknowledgeDataLoss, String etcdVersion, boolean dryRun, int memberTimeoutSeconds,
@@ -85,10 +90,11 @@ public final class RunbookController {
    * the failed member's host. Returns 202 with the workflow id.
    */
   @Post("/clusters/{cluster}/replace-member")
-  public HttpResponse<RunbookStarter.Started> replaceMember(@PathVariable String cluster, @Body ReplaceMemberBody body) {
+  public HttpResponse<RunbookStarter.Started> replaceMember(@PathVariable String cluster, @Body ReplaceMemberBody body,
+      HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startReplaceMember(new ReplaceMemberRequest(cluster, body.failedMember(),
         body.replacement(), body.force(), body.requireApproval(), body.dryRun(), body.memberTimeoutSeconds(),
-        body.apiServerTimeoutSeconds(), "api")));
+        body.apiServerTimeoutSeconds(), "api: " + caller(http)), caller(http)));
   }
 
   public record ReplaceMemberBody(String failedMember, MemberPlacement replacement, boolean force, boolean requireApproval,
@@ -130,10 +136,15 @@ public final class RunbookController {
 
   /** Lets a runbook that waits for approval (ReplaceMember with requireApproval) go on. */
   @Post("/runbooks/{workflowId}/approve")
-  public HttpResponse<Map<String, String>> approve(@PathVariable String workflowId) {
+  public HttpResponse<Map<String, String>> approve(@PathVariable String workflowId, HttpRequest<?> http) {
     // Untyped, so any runbook type with an approve signal can be approved here.
-    client.newUntypedWorkflowStub(workflowId).signal("approve", "api");
+    client.newUntypedWorkflowStub(workflowId).signal("approve", caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "approve"));
+  }
+
+  /** The name of the token the call was authorized with (set by {@link ApiAuthFilter}). */
+  private static String caller(HttpRequest<?> http) {
+    return http.getAttribute(ApiAuthFilter.CALLER, Caller.class).map(Caller::name).orElse("unknown");
   }
 
   @Error(exception = UnknownClusterException.class)

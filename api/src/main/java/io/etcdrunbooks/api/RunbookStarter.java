@@ -37,7 +37,7 @@ public final class RunbookStarter {
   }
 
   /** Starts an upgrade; one per cluster at a time (the workflow id is derived from the cluster). */
-  public Started startUpgrade(UpgradeRequest request) {
+  public Started startUpgrade(UpgradeRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (request.targetVersion() == null || !request.targetVersion().matches("\\d+\\.\\d+\\.\\d+")) {
       throw new IllegalArgumentException("targetVersion must look like 3.5.30, got '" + request.targetVersion() + "'");
@@ -45,18 +45,18 @@ public final class RunbookStarter {
     String id = request.dryRun()
         ? UpgradeClusterWorkflow.workflowId(request.cluster()) + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8)
         : UpgradeClusterWorkflow.workflowId(request.cluster());
-    UpgradeClusterWorkflow workflow = client.newWorkflowStub(UpgradeClusterWorkflow.class, options(id));
+    UpgradeClusterWorkflow workflow = client.newWorkflowStub(UpgradeClusterWorkflow.class, options(id, startedBy));
     return start(id, () -> WorkflowClient.start(workflow::upgrade, request));
   }
 
   /** Starts a rollback of a mixed cluster to its old version (or to {@code toVersion}). */
-  public Started startRollback(RollbackRequest request) {
+  public Started startRollback(RollbackRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (request.toVersion() != null && !request.toVersion().isBlank() && !request.toVersion().matches("\\d+\\.\\d+\\.\\d+")) {
       throw new IllegalArgumentException("toVersion must look like 3.4.23 (or be left out), got '" + request.toVersion() + "'");
     }
     String id = RollbackClusterWorkflow.workflowId(request.cluster());
-    RollbackClusterWorkflow workflow = client.newWorkflowStub(RollbackClusterWorkflow.class, options(id));
+    RollbackClusterWorkflow workflow = client.newWorkflowStub(RollbackClusterWorkflow.class, options(id, startedBy));
     return start(id, () -> WorkflowClient.start(workflow::rollback, request));
   }
 
@@ -64,7 +64,7 @@ public final class RunbookStarter {
    * Starts the replacement of a member; one per member at a time (the workflow id is derived from cluster and member),
    * so repeated deliveries of one alert start one runbook. Dry runs get an id of their own.
    */
-  public Started startReplaceMember(ReplaceMemberRequest request) {
+  public Started startReplaceMember(ReplaceMemberRequest request, String startedBy) {
     ClusterSpec cluster = inventory.get().cluster(request.cluster());
     if (request.failedMember() == null || request.failedMember().isBlank()) {
       throw new IllegalArgumentException("failedMember is required: the inventory name of the member to replace; cluster '"
@@ -78,7 +78,7 @@ public final class RunbookStarter {
     }
     String base = ReplaceMemberWorkflow.workflowId(request.cluster(), request.failedMember());
     String id = request.dryRun() ? base + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8) : base;
-    ReplaceMemberWorkflow workflow = client.newWorkflowStub(ReplaceMemberWorkflow.class, options(id));
+    ReplaceMemberWorkflow workflow = client.newWorkflowStub(ReplaceMemberWorkflow.class, options(id, startedBy));
     return start(id, () -> WorkflowClient.start(workflow::replace, request));
   }
 
@@ -86,7 +86,7 @@ public final class RunbookStarter {
    * Starts a restore; one per cluster at a time. A restore without acknowledgeDataLoss is refused here, before
    * Temporal sees it (the runbook refuses it too).
    */
-  public Started startRestore(RestoreRequest request) {
+  public Started startRestore(RestoreRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (!request.acknowledgeDataLoss()) {
       throw new IllegalArgumentException("acknowledgeDataLoss must be true: a restore replaces the cluster's data with the backup's"
@@ -98,25 +98,27 @@ public final class RunbookStarter {
     String id = request.dryRun()
         ? RestoreClusterWorkflow.workflowId(request.cluster()) + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8)
         : RestoreClusterWorkflow.workflowId(request.cluster());
-    RestoreClusterWorkflow workflow = client.newWorkflowStub(RestoreClusterWorkflow.class, options(id));
+    RestoreClusterWorkflow workflow = client.newWorkflowStub(RestoreClusterWorkflow.class, options(id, startedBy));
     return start(id, () -> WorkflowClient.start(workflow::restore, request));
   }
 
   /** Starts the cluster's backup schedule (one per cluster); it runs until cancelled. */
-  public Started startBackupSchedule(BackupScheduleRequest request) {
+  public Started startBackupSchedule(BackupScheduleRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (request.intervalMinutes() < 0) {
       throw new IllegalArgumentException("intervalMinutes must be 0 (the inventory's backup.intervalMinutes) or more, got "
           + request.intervalMinutes());
     }
     String id = BackupScheduleWorkflow.workflowId(request.cluster());
-    BackupScheduleWorkflow workflow = client.newWorkflowStub(BackupScheduleWorkflow.class, options(id));
+    BackupScheduleWorkflow workflow = client.newWorkflowStub(BackupScheduleWorkflow.class, options(id, startedBy));
     return start(id, () -> WorkflowClient.start(workflow::run, request));
   }
 
-  private WorkflowOptions options(String id) {
+  /** @param startedBy who started it (the API token's name, or "alertmanager"), kept in the workflow's memo */
+  private WorkflowOptions options(String id, String startedBy) {
     return WorkflowOptions.newBuilder()
         .setWorkflowId(id)
+        .setMemo(java.util.Map.of("startedBy", startedBy == null ? "unknown" : startedBy))
         .setTaskQueue(config.taskQueue())
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)

@@ -13,6 +13,12 @@ import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -47,22 +53,46 @@ final class Demo {
     try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir, "sandbox", 3, from, Map.of()), new LocalDirReleaseStore(releases))) {
       System.out.println("   sandbox up: " + sandbox.cluster().members().stream().map(m -> m.name() + " " + m.clientUrl()).toList());
       writeKeys(sandbox.cluster().members());
+      String token = HexFormat.of().formatHex(randomBytes());
+      Path tokens = writeOperatorToken(dir.resolve("api-tokens.yaml"), token);
       ApplicationContext context = Main.start(List.of("worker", "api"), Map.of(
+          "runbooks.api.tokens-file", tokens.toString(),
           "runbooks.inventory", sandbox.inventoryFile().toString(),
           "temporal.address", "",
           "temporal.embedded-port", Ports.free(),
           "micronaut.server.port", Ports.free()));
       try (context) {
         String api = context.getBean(EmbeddedServer.class).getURL().toString();
-        return upgradeThroughApi(api, to);
+        return upgradeThroughApi(api, "Bearer " + token, to);
       }
     }
   }
 
-  private static int upgradeThroughApi(String api, String to) throws IOException, InterruptedException {
+  private static byte[] randomBytes() {
+    byte[] bytes = new byte[32];
+    new SecureRandom().nextBytes(bytes);
+    return bytes;
+  }
+
+  /** The demo's own API token: an operator, valid only for this run (the file lives in the demo's directory). */
+  private static Path writeOperatorToken(Path file, String token) throws IOException {
+    String sha256;
+    try {
+      sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    Files.deleteIfExists(file);
+    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, "tokens:\n  - name: demo\n    sha256: " + sha256 + "\n    role: operator\n");
+    return file;
+  }
+
+  private static int upgradeThroughApi(String api, String authorization, String to) throws IOException, InterruptedException {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     JsonNode started = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/clusters/sandbox/upgrade"))
         .header("Content-Type", "application/json")
+        .header("Authorization", authorization)
         .POST(HttpRequest.BodyPublishers.ofString("{\"targetVersion\":\"" + to + "\",\"dryRun\":false}"))
         .build(), HttpResponse.BodyHandlers.ofString()).body());
     if (!started.hasNonNull("workflowId")) {
@@ -79,7 +109,8 @@ final class Demo {
     Instant deadline = begin.plus(Duration.ofMinutes(20));
     do {
       TimeUnit.MILLISECONDS.sleep(500);
-      view = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/runbooks/" + id)).GET().build(),
+      view = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/runbooks/" + id))
+          .header("Authorization", authorization).GET().build(),
           HttpResponse.BodyHandlers.ofString()).body());
       JsonNode progress = view.path("progress");
       JsonNode completed = progress.path("completed");

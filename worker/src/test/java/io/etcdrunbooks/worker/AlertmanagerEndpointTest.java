@@ -56,6 +56,7 @@ class AlertmanagerEndpointTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String ALERTS = "/api/v1/alerts/alertmanager";
+  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("ops", "operator");
 
   private final String token = "alert-token-" + UUID.randomUUID();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -68,7 +69,9 @@ class AlertmanagerEndpointTest {
   void start() throws Exception {
     sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("alerts-test").resolve("sandbox"), "sandbox", 3, "3.4.23",
         Map.of()), SandboxRunbooks.releases());
+    java.nio.file.Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
     context = Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.api.tokens-file", tokens.toString(),
         "runbooks.inventory", sandbox.inventoryFile().toString(),
         "runbooks.task-queue", "etcd-runbooks-alerts-test",
         "runbooks.alerts.token-sha256", sha256Hex(token),
@@ -197,7 +200,7 @@ class AlertmanagerEndpointTest {
       assertThat(resolved.body.path("results").get(0).path("outcome").asText()).isEqualTo("resolved-signalled");
       assertThat(signalsReceived(id)).containsExactly("alertResolved");
 
-      Answer approved = post("/api/v1/runbooks/" + id + "/approve", "{}", null);
+      Answer approved = post("/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR.bearer());
       assertThat(approved.status).isEqualTo(202);
       assertThat(signalsReceived(id)).containsExactly("alertResolved", "approve");
     } finally {
@@ -211,22 +214,22 @@ class AlertmanagerEndpointTest {
   @Test
   @Order(6)
   void replaceMemberRequestsNamingNoInventoryMemberAreRefusedAndStartNothing() throws Exception {
-    Answer unknownCluster = post("/api/v1/clusters/nope/replace-member", "{\"failedMember\":\"m1\"}", null);
+    Answer unknownCluster = post("/api/v1/clusters/nope/replace-member", "{\"failedMember\":\"m1\"}", OPERATOR.bearer());
     assertThat(unknownCluster.status).isEqualTo(404);
     assertThat(unknownCluster.message()).contains("unknown cluster 'nope'", "sandbox");
 
-    Answer unknownMember = post("/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m9\"}", null);
+    Answer unknownMember = post("/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m9\"}", OPERATOR.bearer());
     assertThat(unknownMember.status).isEqualTo(400);
     assertThat(unknownMember.message()).contains("no member 'm9'", "m1", "m2", "m3");
 
-    Answer noMember = post("/api/v1/clusters/sandbox/replace-member", "{}", null);
+    Answer noMember = post("/api/v1/clusters/sandbox/replace-member", "{}", OPERATOR.bearer());
     assertThat(noMember.status).isEqualTo(400);
     assertThat(noMember.message()).contains("failedMember is required");
 
-    Answer negative = post("/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m1\",\"memberTimeoutSeconds\":-1}", null);
+    Answer negative = post("/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m1\",\"memberTimeoutSeconds\":-1}", OPERATOR.bearer());
     assertThat(negative.status).isEqualTo(400);
 
-    assertThat(post("/api/v1/runbooks/replace-member-sandbox-m9/approve", "{}", null).status).isEqualTo(404);
+    assertThat(post("/api/v1/runbooks/replace-member-sandbox-m9/approve", "{}", OPERATOR.bearer()).status).isEqualTo(404);
 
     assertNoRunbook("replace-member-nope-m1");
     assertNoRunbook("replace-member-sandbox-m9");
@@ -237,7 +240,7 @@ class AlertmanagerEndpointTest {
   @Order(7)
   void aDryRunReplacementGetsAnIdOfItsOwnWithTheRequestAsSent() throws Exception {
     Answer started = post("/api/v1/clusters/sandbox/replace-member",
-        "{\"failedMember\":\"m1\",\"dryRun\":true,\"requireApproval\":true,\"memberTimeoutSeconds\":60}", null);
+        "{\"failedMember\":\"m1\",\"dryRun\":true,\"requireApproval\":true,\"memberTimeoutSeconds\":60}", OPERATOR.bearer());
     assertThat(started.status).isEqualTo(202);
     String id = started.body.path("workflowId").asText();
     try {
@@ -251,7 +254,7 @@ class AlertmanagerEndpointTest {
       assertThat(input.path("dryRun").asBoolean()).isTrue();
       assertThat(input.path("requireApproval").asBoolean()).isTrue();
       assertThat(input.path("memberTimeoutSeconds").asInt()).isEqualTo(60);
-      assertThat(input.path("trigger").asText()).isEqualTo("api");
+      assertThat(input.path("trigger").asText()).isEqualTo("api: ops");
     } finally {
       terminate(id);
     }

@@ -15,6 +15,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Timeout;
 class ApiTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("admin", "admin");
 
   private Sandbox sandbox;
   private ApplicationContext context;
@@ -45,7 +47,9 @@ class ApiTest {
   @BeforeAll
   void start() throws Exception {
     sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("api-test").resolve("sandbox"), "sandbox", 3, "3.4.23", Map.of()), SandboxRunbooks.releases());
+    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), ADMIN);
     context = Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.api.tokens-file", tokens.toString(),
         "runbooks.inventory", sandbox.inventoryFile().toString(),
         "runbooks.task-queue", "etcd-runbooks-api-test",
         "temporal.address", "",
@@ -152,11 +156,12 @@ class ApiTest {
   private record Answer(int status, JsonNode body) {}
 
   private Answer get(String path) throws Exception {
-    return send(HttpRequest.newBuilder(URI.create(api + path)).GET().build());
+    return send(HttpRequest.newBuilder(URI.create(api + path)).header("Authorization", ADMIN.bearer()).GET().build());
   }
 
   private Answer post(String path, String body) throws Exception {
     return send(HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
+        .header("Authorization", ADMIN.bearer())
         .POST(HttpRequest.BodyPublishers.ofString(body)).build());
   }
 

@@ -50,6 +50,7 @@ class ReplaceMemberAlertTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TOKEN = "alertmanager-test-token";
+  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("on-call", "operator");
 
   @TempDir Path dir;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -122,7 +123,7 @@ class ReplaceMemberAlertTest {
       // the member is still down: the next firing alert starts a new run, which an operator approves
       assertThat(postAlert(context, "firing", "m3").path("results").get(0).path("outcome").asText()).isEqualTo("started");
       awaitPhase(client, id, Phase.AWAITING_APPROVAL);
-      assertThat(post(context, "/api/v1/runbooks/" + id + "/approve", "{}", null).statusCode()).isEqualTo(202);
+      assertThat(post(context, "/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR.secret()).statusCode()).isEqualTo(202);
       ReplaceMemberResult replaced = client.newUntypedWorkflowStub(id).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
       assertThat(replaced.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
       assertThat(inventory.get().cluster("sandbox").members()).extracting(MemberSpec::name).containsExactly("m1", "m2", "m3-r1");
@@ -174,7 +175,9 @@ class ReplaceMemberAlertTest {
   }
 
   private ApplicationContext start(Sandbox sandbox, String policy) throws Exception {
+    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
     return Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.api.tokens-file", tokens.toString(),
         "runbooks.inventory", sandbox.inventoryFile().toString(),
         "runbooks.task-queue", "etcd-runbooks-replace-alert-test",
         "runbooks.alerts.token-sha256", HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")

@@ -1,0 +1,155 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Every API call needs a token with the right role for the right cluster: refused calls get 401/403 with a message
+ * naming what is missing, and start nothing (checked against Temporal, not against the API's memory).
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ApiAuthTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
+  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("on-call", "operator");
+  private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("sre-lead", "admin");
+  private static final TestApiTokens.Token STAGING = TestApiTokens.Token.of("staging-bot", "admin", "staging-*");
+  private static final String UPGRADE = "/api/v1/clusters/sandbox/upgrade";
+
+  private Sandbox sandbox;
+  private ApplicationContext context;
+  private WorkflowClient client;
+  private String api;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @BeforeAll
+  void start() throws Exception {
+    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("api-auth").resolve("sandbox"), "sandbox", 3, "3.4.23"),
+        SandboxRunbooks.releases());
+    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, ADMIN, STAGING);
+    context = Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.api.tokens-file", tokens.toString(),
+        "runbooks.inventory", sandbox.inventoryFile().toString(),
+        "runbooks.task-queue", "etcd-runbooks-auth-test",
+        "temporal.address", "",
+        "temporal.embedded-port", freePort(),
+        "micronaut.server.port", freePort()));
+    api = context.getBean(EmbeddedServer.class).getURL().toString();
+    client = context.getBean(WorkflowClient.class);
+  }
+
+  @AfterAll
+  void stop() {
+    if (context != null) context.close();
+    if (sandbox != null) sandbox.close();
+  }
+
+  @Test
+  void callsWithoutAKnownTokenAre401AndStartNothing() throws Exception {
+    String body = "{\"targetVersion\":\"3.5.16\",\"dryRun\":false}";
+    assertRefused(post(UPGRADE, body, null), 401, "missing 'Authorization: Bearer <token>'");
+    assertRefused(post(UPGRADE, body, "Bearer tok-not-a-token"), 401, "not one of runbooks.api.tokens-file");
+    assertRefused(post(UPGRADE, body, "Basic " + OPERATOR.secret()), 401, "missing 'Authorization: Bearer <token>'");
+    assertRefused(post(UPGRADE, body, "Bearer " + TestApiTokens.sha256(OPERATOR.secret())), 401, "not one of");
+    assertRefused(get("/api/v1/clusters/sandbox/status", null), 401, "missing");
+    assertRefused(get("/api/v1/clusters", "Bearer "), 401, "Bearer");
+    assertNoRunbook("upgrade-sandbox");
+  }
+
+  @Test
+  void aTokenWithoutTheRoleIs403NamingTheRoleNeeded() throws Exception {
+    assertRefused(post(UPGRADE, "{\"targetVersion\":\"3.5.16\"}", VIEWER.bearer()), 403, "role viewer", "needs operator");
+    assertRefused(post("/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m1\"}", VIEWER.bearer()), 403, "needs operator");
+    assertRefused(post("/api/v1/clusters/sandbox/restore", "{\"acknowledgeDataLoss\":true}", OPERATOR.bearer()), 403,
+        "role operator", "needs admin");
+    assertRefused(post("/api/v1/clusters/sandbox/rollback", "{\"toVersion\":\"3.4.23\"}", OPERATOR.bearer()), 403, "needs admin");
+    assertRefused(post("/api/v1/runbooks/upgrade-sandbox/approve", "{}", VIEWER.bearer()), 403, "needs operator");
+    assertRefused(post("/api/v1/runbooks/upgrade-sandbox/pause", "{}", VIEWER.bearer()), 403, "needs operator");
+    assertNoRunbook("upgrade-sandbox");
+    assertNoRunbook("replace-member-sandbox-m1");
+    assertNoRunbook("restore-sandbox");
+    assertNoRunbook("rollback-sandbox");
+  }
+
+  @Test
+  void aTokenForOtherClustersIs403EvenForReads() throws Exception {
+    assertRefused(post(UPGRADE, "{\"targetVersion\":\"3.5.16\"}", STAGING.bearer()), 403, "may act on clusters [staging-*]", "'sandbox'");
+    assertRefused(get("/api/v1/clusters/sandbox/status", STAGING.bearer()), 403, "'sandbox'");
+    assertRefused(post("/api/v1/runbooks/upgrade-sandbox/approve", "{}", STAGING.bearer()), 403, "cannot be told");
+    assertNoRunbook("upgrade-sandbox");
+  }
+
+  @Test
+  void theRightRoleGetsThrough() throws Exception {
+    HttpResponse<String> status = get("/api/v1/clusters/sandbox/status", VIEWER.bearer());
+    assertThat(status.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(status.body()).path("members")).hasSize(3);
+    // past authorization, the request itself is checked: an admin's restore without the acknowledgement is a 400
+    HttpResponse<String> restore = post("/api/v1/clusters/sandbox/restore", "{\"backupId\":\"latest\"}", ADMIN.bearer());
+    assertThat(restore.statusCode()).isEqualTo(400);
+    assertThat(restore.body()).contains("acknowledgeDataLoss must be true");
+    assertNoRunbook("restore-sandbox");
+    // the Alertmanager webhook keeps its own token: an API token is not asked for there
+    HttpResponse<String> alerts = post("/api/v1/alerts/alertmanager", "{}", ADMIN.bearer());
+    assertThat(alerts.statusCode()).isEqualTo(401);
+    assertThat(alerts.body()).contains("runbooks.alerts.token-sha256");
+  }
+
+  private void assertRefused(HttpResponse<String> response, int status, String... why) throws Exception {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+    JsonNode body = JSON.readTree(response.body());
+    assertThat(body.path("message").asText()).contains(why).doesNotContain(OPERATOR.secret(), VIEWER.secret());
+    if (status == 401) assertThat(response.headers().firstValue("WWW-Authenticate")).contains("Bearer");
+  }
+
+  private void assertNoRunbook(String workflowId) {
+    assertThatThrownBy(() -> client.newUntypedWorkflowStub(workflowId).describe()).isInstanceOf(WorkflowNotFoundException.class);
+  }
+
+  private HttpResponse<String> get(String path, String authorization) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + path)).GET();
+    if (authorization != null) request.header("Authorization", authorization);
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> post(String path, String body, String authorization) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (authorization != null) request.header("Authorization", authorization);
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

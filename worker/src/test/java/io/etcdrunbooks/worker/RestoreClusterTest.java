@@ -79,6 +79,29 @@ class RestoreClusterTest {
   }
 
   @Test
+  void aStaticPodClusterIsRestoredWithTheVersionsToolBroughtToEachNodeAndItsManifestsPutBack() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of(), io.etcdrunbooks.inventory.ServiceSpec.STATIC_POD);
+        ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      probe.putMany("/registry/leases/kube-node-lease/n-", 500);
+      BackupRecord backup = runbooks.backupStub().backup(new BackupClusterRequest("sandbox", "before the bad change"));
+      Map<String, ClusterProbe.StoredKey> atBackup = probe.dump(backup.revision());
+      probe.putMany("/registry/leases/kube-node-lease/after-", 30);
+
+      RestoreResult result = runbooks.restoreStub().restore(new RestoreRequest("sandbox", backup.id(), true, "", false, 90, 30));
+
+      assertThat(result.revisionAfter()).isEqualTo(backup.revision() + result.revisionBump());
+      assertThat(probe.dump(0)).isEqualTo(atBackup);
+      assertThat(runbooks.state().members()).hasSize(3).allSatisfy(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
+      for (MemberSpec m : runbooks.cluster().members()) {
+        assertThat(runbooks.sandbox.manifestPath(m.name())).as("%s's manifest back in place", m.name()).exists();
+        try (var files = Files.list(Path.of("/var/tmp"))) {
+          assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith("etcd-runbooks-restore."));
+        }
+      }
+    }
+  }
+
+  @Test
   void aWrongOrMissingKeyATruncatedFileOrAnotherClustersBackupIsRefusedWithNothingTouched() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);

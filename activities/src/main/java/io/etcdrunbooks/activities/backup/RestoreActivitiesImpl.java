@@ -9,6 +9,7 @@ import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.etcd.Failure;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.MemberHost;
+import io.etcdrunbooks.activities.host.VersionInstaller;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
@@ -107,9 +108,9 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     MemberHost host = host(spec, request.member());
     String data = quote(host.member().dataDir());
     String aside = quote(asidePath(host, request.restoreId()));
-    String out = run(host, "if [ -e " + aside + " ]; then echo already; "
+    String out = run(host, privileged(spec, host, "if [ -e " + aside + " ]; then echo already; "
         + "elif [ -d " + data + " ] && [ -n \"$(ls -A " + data + ")\" ]; then mv -T " + data + " " + aside + " && echo moved; "
-        + "else echo empty; fi", "keep the data dir aside").stdout().strip();
+        + "else echo empty; fi"), "keep the data dir aside").stdout().strip();
     log.info("{}: data dir {}", host.describe(), switch (out) {
       case "moved" -> "kept aside as " + asidePath(host, request.restoreId());
       case "already" -> "was kept aside already";
@@ -130,29 +131,37 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
       log.info("{}: restored already for {} (bump {})", host.describe(), request.restoreId(), done);
       return Long.parseLong(done);
     }
-    String version = binaries.installedVersion(host);
+    boolean staticPod = ServiceSpec.STATIC_POD.equals(spec.service().kind());
+    String version = VersionInstaller.of(spec.service(), ssh, binaries).installedVersion(host);
     if (version.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure(host.describe() + " has no etcd installed to restore with; install the"
           + " version first", "RestoreToolMissing");
     }
     boolean etcdutl = Versions.ORDER.compare(version, "3.5.0") >= 0;
-    String tool = host.member().installDir() + "/current/" + (etcdutl ? "etcdutl" : "etcdctl");
-    boolean bump = etcdutl && run(host, quote(tool) + " snapshot restore --help 2>&1 | grep -q -- --bump-revision && echo yes || true",
-        "ask " + tool + " for --bump-revision").stdout().contains("yes");
+    String toolName = etcdutl ? "etcdutl" : "etcdctl";
     BackupRecord record = find(spec, request.backupId(), "");
     Path plaintext = decrypt(spec, record);
-    String remoteDb = dataDir + ".restore-" + request.restoreId() + ".db";
+    // a private directory of the SSH user (mktemp -d: mode 0700): the decrypted snapshot holds every Secret
+    String staging = run(host, "mktemp -d /var/tmp/etcd-runbooks-restore.XXXXXX", "create a private staging directory").stdout().strip();
     try {
       Heartbeats.beat("uploading backup " + record.id() + " to " + request.member());
-      ssh.upload(host.target(), plaintext, remoteDb, bytes -> Heartbeats.beat("uploading backup to " + request.member() + ": "
-          + (bytes >> 20) + " MB"));
-      String script = "set -e\nchmod 600 " + quote(remoteDb) + "\n"
+      ssh.upload(host.target(), plaintext, staging + "/snapshot.db", bytes -> Heartbeats.beat("uploading backup to "
+          + request.member() + ": " + (bytes >> 20) + " MB"));
+      // a static pod's host has etcd in an image, not its tools: the version's tool goes there for the restore only
+      String tool = staticPod ? staging + "/" + toolName : host.member().installDir() + "/current/" + toolName;
+      if (staticPod) {
+        ssh.upload(host.target(), releases.binDir(version).resolve(toolName), tool);
+        run(host, "chmod 700 " + quote(tool), "make " + tool + " executable");
+      }
+      boolean bump = etcdutl && run(host, quote(tool) + " snapshot restore --help 2>&1 | grep -q -- --bump-revision && echo yes || true",
+          "ask " + tool + " for --bump-revision").stdout().contains("yes");
+      String script = "set -e\n"
           // a data dir holding anything now is what an interrupted restore left: the old one is aside already
           + "if [ -e " + quote(dataDir) + " ]; then [ -e " + quote(asidePath(host, request.restoreId())) + " ] || { echo "
           + quote("the data dir " + dataDir + " is not empty and was not kept aside; run keepDataDirAside first") + " >&2; exit 3; };"
           + " rm -rf " + quote(dataDir) + "; fi\n"
           + (etcdutl ? "" : "export ETCDCTL_API=3\n")
-          + quote(tool) + " snapshot restore " + quote(remoteDb)
+          + quote(tool) + " snapshot restore " + quote(staging + "/snapshot.db")
           + " --name " + quote(host.member().name())
           + " --initial-cluster " + quote(request.initialCluster())
           + " --initial-cluster-token " + quote(request.clusterToken())
@@ -161,14 +170,14 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
           + (bump ? " --bump-revision " + REVISION_BUMP + " --mark-compacted" : "") + "\n"
           + "chmod 700 " + quote(dataDir) + "\n"
           + "echo " + (bump ? REVISION_BUMP : 0) + " > " + quote(marker) + "\n";
-      ExecResult result = ssh.exec(host.target(), script, COMMAND_TIMEOUT);
+      ExecResult result = ssh.exec(host.target(), privileged(spec, host, script), COMMAND_TIMEOUT);
       if (!result.ok()) {
         throw ApplicationFailure.newNonRetryableFailure("restoring backup " + record.id() + " on " + host.describe() + " with "
-            + tool + " (etcd " + version + ") failed (exit " + result.exitCode() + "): " + tail(result.stderr() + result.stdout())
+            + toolName + " (etcd " + version + ") failed (exit " + result.exitCode() + "): " + tail(result.stderr() + result.stdout())
             + "\nnext step: fix the cause, then run the restore again; the old data dir stays at "
             + asidePath(host, request.restoreId()), "RestoreFailed");
       }
-      log.info("{}: backup {} restored with {} (etcd {}){}", host.describe(), record.id(), tool, version,
+      log.info("{}: backup {} restored with {} (etcd {}){}", host.describe(), record.id(), toolName, version,
           bump ? ", revision bumped by " + REVISION_BUMP : "");
       return bump ? REVISION_BUMP : 0;
     } catch (SshException e) {
@@ -176,11 +185,20 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     } finally {
       deleteQuietly(plaintext);
       try {
-        ssh.exec(host.target(), "rm -f " + quote(remoteDb), Duration.ofSeconds(30));
+        ssh.exec(host.target(), "rm -rf " + quote(staging), Duration.ofSeconds(30));
       } catch (RuntimeException e) {
-        log.warn("{}: the decrypted snapshot {} could not be removed: {}", host.describe(), remoteDb, e.getMessage());
+        log.warn("{}: the staging directory {} with the decrypted snapshot could not be removed: {}", host.describe(), staging,
+            e.getMessage());
       }
     }
+  }
+
+  /** Static pods' files belong to root: their commands go through {@code sudo -n} when the SSH user is not root. */
+  private static String privileged(ClusterSpec spec, MemberHost host, String script) {
+    if (!ServiceSpec.STATIC_POD.equals(spec.service().kind())) return script;
+    Boolean sudo = spec.service().sudo();
+    boolean needed = sudo != null ? sudo : !"root".equals(host.target().user());
+    return needed ? "sudo -n /bin/sh -c " + quote(script) : script;
   }
 
   /** The backup with this id, or the newest one whose file still has its recorded size; checked against the cluster. */
@@ -289,10 +307,11 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   }
 
   private MemberHost host(ClusterSpec spec, String member) {
-    if (spec.service() == null || !ServiceSpec.PLAIN.equals(spec.service().kind())) {
-      throw ApplicationFailure.newNonRetryableFailure("cluster '" + spec.name() + "' runs etcd as '"
-          + (spec.service() == null ? null : spec.service().kind()) + "': restoring on the hosts is built for the 'plain' service"
-          + " manager only so far; restore by hand with etcdutl (docs/runbooks/restore-cluster.md)", "ServiceKindNotSupported");
+    String kind = spec.service() == null ? null : spec.service().kind();
+    if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {
+      throw ApplicationFailure.newNonRetryableFailure("cluster '" + spec.name() + "' runs etcd as '" + kind + "': restoring on the"
+          + " hosts is built for the 'plain' and 'static-pod' service managers; restore by hand with etcdutl"
+          + " (docs/runbooks/restore-cluster.md)", "ServiceKindNotSupported");
     }
     MemberSpec m = spec.findMember(member).orElseThrow(() -> Failure.UnknownMember.nonRetryable("cluster '" + spec.name()
         + "' has no member '" + member + "'"));

@@ -304,7 +304,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
   }
 
   /** Heartbeats every 64 MiB while a large file is encrypted or read back. */
-  private static final class ProgressOutputStream extends FilterOutputStream {
+  static final class ProgressOutputStream extends FilterOutputStream {
     private static final long EVERY = 64L << 20;
     private final String what;
     private long bytes;

@@ -275,7 +275,8 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
             + " backup.keyId to that key to restore it");
       }
       try (InputStream in = new BufferedInputStream(Files.newInputStream(stored));
-          OutputStream out = new BufferedOutputStream(Files.newOutputStream(plaintext))) {
+          OutputStream out = new BufferedOutputStream(new BackupActivitiesImpl.ProgressOutputStream(Files.newOutputStream(plaintext),
+              "decrypting backup " + record.id()))) {
         new SnapshotCipher(key).decrypt(in, out);
       } catch (SnapshotDecryptionException e) {
         deleteQuietly(plaintext);

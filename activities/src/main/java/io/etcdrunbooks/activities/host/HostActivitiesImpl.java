@@ -1,6 +1,5 @@
 package io.etcdrunbooks.activities.host;
 
-import io.etcdrunbooks.activities.release.ReleaseChecksumException;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -91,14 +90,9 @@ public final class HostActivitiesImpl implements HostActivities {
   }
 
   private Path binDir(String version) {
-    try {
-      return releases.binDir(version);
-    } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownVersion");
-    } catch (ReleaseChecksumException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ReleaseChecksumMismatch");
-    }
+    return HostFailures.binDir(releases, version);
   }
+
 
   private interface HostAction<T> {
     T apply(MemberHost host, ServiceManager service, VersionInstaller versions);

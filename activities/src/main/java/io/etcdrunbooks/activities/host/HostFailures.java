@@ -38,6 +38,17 @@ final class HostFailures {
     }
   }
 
+  /** The version's binaries from the release store; an unknown version or a bad checksum is a non-retryable failure. */
+  static java.nio.file.Path binDir(io.etcdrunbooks.activities.release.ReleaseStore releases, String version) {
+    try {
+      return releases.binDir(version);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownVersion");
+    } catch (io.etcdrunbooks.activities.release.ReleaseChecksumException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ReleaseChecksumMismatch");
+    }
+  }
+
   private static ApplicationFailure nonRetryable(MemberHost host, String what, Exception e, String type, String nextStep) {
     return ApplicationFailure.newNonRetryableFailureWithCause(message(host, what, e, nextStep), type, e);
   }

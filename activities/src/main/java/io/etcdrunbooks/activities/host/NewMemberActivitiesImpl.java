@@ -2,7 +2,6 @@ package io.etcdrunbooks.activities.host;
 
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
-import io.etcdrunbooks.activities.release.ReleaseChecksumException;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
@@ -227,14 +226,9 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   }
 
   private Path binDir(String version) {
-    try {
-      return releases.binDir(version);
-    } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownVersion");
-    } catch (ReleaseChecksumException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ReleaseChecksumMismatch");
-    }
+    return HostFailures.binDir(releases, version);
   }
+
 
   private interface Action<T> {
     T apply(ClusterSpec cluster, MemberHost host);

@@ -4,6 +4,9 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.api.auth.ApiAuthFilter;
+import io.etcdrunbooks.api.auth.Caller;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Error;
@@ -12,6 +15,7 @@ import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.List;
+import java.util.Optional;
 import io.etcdrunbooks.inventory.InventorySource;
 
 /** Live status of a cluster, read from etcd now (not from any runbook). */
@@ -26,9 +30,11 @@ public final class ClusterStatusController {
     this.etcd = etcd;
   }
 
+  /** The clusters of the inventory the caller's token may act on. */
   @Get
-  public List<String> clusters() {
-    return inventory.get().clusters().keySet().stream().sorted().toList();
+  public List<String> clusters(HttpRequest<?> http) {
+    Optional<Caller> caller = http.getAttribute(ApiAuthFilter.CALLER, Caller.class);
+    return inventory.get().clusters().keySet().stream().filter(c -> caller.map(who -> who.mayActOn(c)).orElse(false)).sorted().toList();
   }
 
   @Get("/{cluster}/status")

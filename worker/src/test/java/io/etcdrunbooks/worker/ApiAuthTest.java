@@ -104,6 +104,8 @@ class ApiAuthTest {
     assertRefused(post(UPGRADE, "{\"targetVersion\":\"3.5.16\"}", STAGING.bearer()), 403, "may act on clusters [staging-*]", "'sandbox'");
     assertRefused(get("/api/v1/clusters/sandbox/status", STAGING.bearer()), 403, "'sandbox'");
     assertRefused(post("/api/v1/runbooks/upgrade-sandbox/approve", "{}", STAGING.bearer()), 403, "cannot be told");
+    assertThat(JSON.readTree(get("/api/v1/clusters", STAGING.bearer()).body())).as("clusters it may see").isEmpty();
+    assertThat(JSON.readTree(get("/api/v1/clusters", VIEWER.bearer()).body()).get(0).asText()).isEqualTo("sandbox");
     assertNoRunbook("upgrade-sandbox");
   }
 

@@ -4,7 +4,6 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
-import io.etcdrunbooks.activities.ssh.SshCommandException;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -217,12 +216,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   }
 
   private ExecResult run(MemberHost host, String script, String what) {
-    ExecResult result = ssh.exec(host.target(), script, COMMAND_TIMEOUT);
-    if (!result.ok()) {
-      throw new SshCommandException("cannot " + what + " for " + host.describe() + " (exit code " + result.exitCode() + ")"
-          + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
-    }
-    return result;
+    return ssh.exec(host.target(), script, COMMAND_TIMEOUT).orThrow(host.target(), what + " for " + host.describe());
   }
 
   private Path binDir(String version) {

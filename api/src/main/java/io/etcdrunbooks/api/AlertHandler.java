@@ -3,7 +3,10 @@ package io.etcdrunbooks.api;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionDescription;
+import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
@@ -80,7 +83,11 @@ final class AlertHandler {
       return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.STARTED, started.workflowId(),
           approval ? "waits for POST /api/v1/runbooks/" + started.workflowId() + "/approve after preflight" : null);
     } catch (RunbookStarter.RunbookAlreadyRunning e) {
-      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.ALREADY_RUNNING, e.workflowId(), null);
+      if (ReplaceMemberWorkflow.TYPE.equals(e.runningType()) && target.member().equals(e.member())) {
+        return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.ALREADY_RUNNING, e.workflowId(), null);
+      }
+      // another change of the cluster runs: answered with 503, so Alertmanager sends the alert again later
+      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.BUSY, e.workflowId(), e.getMessage());
     } catch (IllegalArgumentException e) {
       return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.IGNORED, null, e.getMessage());
     } catch (RuntimeException e) {
@@ -89,10 +96,18 @@ final class AlertHandler {
   }
 
   private AlertResult signalResolved(String alertname, AlertTargets.Found target) {
-    String id = ReplaceMemberWorkflow.workflowId(target.cluster(), target.member());
+    String id = ReplaceMemberWorkflow.workflowId(target.cluster());
     try {
-      // Signalling the id reaches its latest run only while it runs; a finished or missing one is "not found".
-      client.newUntypedWorkflowStub(id).signal("alertResolved");
+      WorkflowStub running = client.newUntypedWorkflowStub(id);
+      WorkflowExecutionDescription description = running.describe();
+      if (description.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+          || !ReplaceMemberWorkflow.TYPE.equals(description.getWorkflowType())
+          || !target.member().equals(description.getMemo(RunbookStarter.MEMBER, String.class))) {
+        return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.NOTHING_RUNNING, null,
+            "no ReplaceMember runbook runs for this member");
+      }
+      // Signalling the id reaches its latest run only while it runs; one that finished meanwhile is "not found".
+      running.signal("alertResolved");
       return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.RESOLVED_SIGNALLED, id, null);
     } catch (WorkflowNotFoundException e) {
       return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.NOTHING_RUNNING, id,

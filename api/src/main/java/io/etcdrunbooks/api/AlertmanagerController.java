@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Alertmanager's webhook receiver: a firing member-down alert starts the ReplaceMember runbook of that member (see
  * {@link AlertHandler}). Every alert gets its result in a 200 answer, so Alertmanager does not retry alerts that can
- * never succeed; only a failure that may pass (Temporal unreachable) answers 503, and Alertmanager's retry is then
- * harmless because one member has one runbook at a time.
+ * never succeed; only a failure that may pass (Temporal unreachable, another change of the cluster running) answers
+ * 503, and Alertmanager's retry is then harmless because a cluster has one change at a time.
  */
 @Controller("/api/v1/alerts")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -61,7 +61,7 @@ public final class AlertmanagerController {
       return HttpResponse.badRequest(new ApiError(e.getMessage()));
     }
     List<AlertResult> results = payload.alerts().stream().map(alert -> handler.handle(alert, payload.status())).toList();
-    boolean retry = results.stream().anyMatch(r -> AlertResult.ERROR.equals(r.outcome()));
+    boolean retry = results.stream().anyMatch(r -> AlertResult.ERROR.equals(r.outcome()) || AlertResult.BUSY.equals(r.outcome()));
     return HttpResponse.status(retry ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.OK).body(new AlertResult.Results(results));
   }
 

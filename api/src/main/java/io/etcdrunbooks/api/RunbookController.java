@@ -4,7 +4,8 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.Runbook;
-import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
@@ -28,6 +29,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowStub;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -38,67 +40,86 @@ public final class RunbookController {
 
   private final RunbookStarter starter;
   private final WorkflowClient client;
+  private final RunbookList list;
+  private final InventorySource inventory;
 
-  public RunbookController(RunbookStarter starter, WorkflowClient client) {
+  public RunbookController(RunbookStarter starter, WorkflowClient client, RunbookList list, InventorySource inventory) {
     this.starter = starter;
     this.client = client;
+    this.list = list;
+    this.inventory = inventory;
   }
 
-  /** Body: {"targetVersion":"3.5.30","dryRun":false}. Returns 202 with the workflow id. */
+  /*
+   * Start endpoints take the runbook's own input, the JSON the Temporal Web UI would start it with; "cluster" may be left
+   * out (the path names it) and must match the path when given. Each answers 202 with the workflow id, or 409 naming
+   * the runbook that already changes the cluster.
+   */
+
+  /** Body: {"targetVersion":"3.5.30","dryRun":false,"requireApproval":false,"memberTimeoutSeconds":0}. */
   @Post("/clusters/{cluster}/upgrade")
-  public HttpResponse<RunbookStarter.Started> upgrade(@PathVariable String cluster, @Body UpgradeBody body, HttpRequest<?> http) {
-    RunbookStarter.Started started = starter.startUpgrade(
-        new UpgradeRequest(cluster, body.targetVersion(), body.dryRun(), body.memberTimeoutSeconds()), caller(http));
-    return HttpResponse.accepted().body(started);
+  public HttpResponse<RunbookStarter.Started> upgrade(@PathVariable String cluster, @Body UpgradeRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted().body(starter.startUpgrade(new UpgradeRequest(inPath(cluster, body.cluster()), body.targetVersion(),
+        body.dryRun(), body.memberTimeoutSeconds(), body.requireApproval()), caller(http)));
   }
 
-  public record UpgradeBody(String targetVersion, boolean dryRun, int memberTimeoutSeconds) {}
-
-  /** Body: {"toVersion":"3.4.23","dryRun":false}; without toVersion, the oldest version running. Returns 202. */
+  /** Body: {"toVersion":"3.4.23","acknowledgeDataLoss":false,"backupId":"","requireApproval":false,"dryRun":false}. */
   @Post("/clusters/{cluster}/rollback")
-  public HttpResponse<RunbookStarter.Started> rollback(@PathVariable String cluster, @Body RollbackBody body, HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startRollback(
-        new RollbackRequest(cluster, body.toVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.acknowledgeDataLoss(),
-            body.backupId()), caller(http)));
-  }
-
-  public record RollbackBody(String toVersion, boolean dryRun, int memberTimeoutSeconds, boolean acknowledgeDataLoss, String backupId) {}
-
-  /** Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes). Returns 202; the schedule runs until cancelled. */
-  @Post("/clusters/{cluster}/backup-schedule")
-  public HttpResponse<RunbookStarter.Started> backupSchedule(@PathVariable String cluster, @Body BackupScheduleBody body,
-      HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startBackupSchedule(new BackupScheduleRequest(cluster, body.intervalMinutes(), 0, 0),
+  public HttpResponse<RunbookStarter.Started> rollback(@PathVariable String cluster, @Body RollbackRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted().body(starter.startRollback(new RollbackRequest(inPath(cluster, body.cluster()), body.toVersion(),
+        body.dryRun(), body.memberTimeoutSeconds(), body.acknowledgeDataLoss(), body.backupId(), body.requireApproval()),
         caller(http)));
   }
 
-  public record BackupScheduleBody(int intervalMinutes) {}
-
-  /** Body: {"backupId":"latest","acknowledgeDataLoss":true}; refused by the runbook without acknowledgeDataLoss. Returns 202. */
+  /** Body: {"backupId":"latest","acknowledgeDataLoss":true,"etcdVersion":"","requireApproval":false,"dryRun":false}. */
   @Post("/clusters/{cluster}/restore")
-  public HttpResponse<RunbookStarter.Started> restore(@PathVariable String cluster, @Body RestoreBody body, HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startRestore(new RestoreRequest(cluster, body.backupId(), body.acknowledgeDataLoss(),
-        body.etcdVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.apiServerTimeoutSeconds()), caller(http)));
+  public HttpResponse<RunbookStarter.Started> restore(@PathVariable String cluster, @Body RestoreRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted().body(starter.startRestore(new RestoreRequest(inPath(cluster, body.cluster()), body.backupId(),
+        body.acknowledgeDataLoss(), body.etcdVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.apiServerTimeoutSeconds(),
+        body.takenOnMinor(), body.requireApproval()), caller(http)));
   }
-
-  public record RestoreBody(String backupId, boolean acknowledgeDataLoss, String etcdVersion, boolean dryRun, int memberTimeoutSeconds,
-      int apiServerTimeoutSeconds) {}
 
   /**
    * Body: {"failedMember":"m2","replacement":{"name":"m4","host":"10.0.0.4",...},"force":false,"requireApproval":false,
-   * "dryRun":false,"memberTimeoutSeconds":0,"apiServerTimeoutSeconds":0}; without replacement, the new member runs on
-   * the failed member's host. Returns 202 with the workflow id.
+   * "dryRun":false}; without replacement, the new member runs on the failed member's host.
    */
   @Post("/clusters/{cluster}/replace-member")
-  public HttpResponse<RunbookStarter.Started> replaceMember(@PathVariable String cluster, @Body ReplaceMemberBody body,
+  public HttpResponse<RunbookStarter.Started> replaceMember(@PathVariable String cluster, @Body ReplaceMemberRequest body,
       HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startReplaceMember(new ReplaceMemberRequest(cluster, body.failedMember(),
-        body.replacement(), body.force(), body.requireApproval(), body.dryRun(), body.memberTimeoutSeconds(),
+    return HttpResponse.accepted().body(starter.startReplaceMember(new ReplaceMemberRequest(inPath(cluster, body.cluster()),
+        body.failedMember(), body.replacement(), body.force(), body.requireApproval(), body.dryRun(), body.memberTimeoutSeconds(),
         body.apiServerTimeoutSeconds(), "api: " + caller(http)), caller(http)));
   }
 
-  public record ReplaceMemberBody(String failedMember, MemberPlacement replacement, boolean force, boolean requireApproval,
-      boolean dryRun, int memberTimeoutSeconds, int apiServerTimeoutSeconds) {}
+  /** Body: {"reason":"before the node drain"} (may be {}). */
+  @Post("/clusters/{cluster}/backup")
+  public HttpResponse<RunbookStarter.Started> backup(@PathVariable String cluster, @Body BackupClusterRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted().body(starter.startBackup(new BackupClusterRequest(inPath(cluster, body.cluster()),
+        body.reason() == null ? "api: " + caller(http) : body.reason()), caller(http)));
+  }
+
+  /** Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes); the schedule runs until cancelled. */
+  @Post("/clusters/{cluster}/backup-schedule")
+  public HttpResponse<RunbookStarter.Started> backupSchedule(@PathVariable String cluster, @Body BackupScheduleRequest body,
+      HttpRequest<?> http) {
+    return HttpResponse.accepted().body(starter.startBackupSchedule(new BackupScheduleRequest(inPath(cluster, body.cluster()),
+        body.intervalMinutes(), 0, 0), caller(http)));
+  }
+
+  /** The cluster's running runbooks, then those of the last 7 days, from Temporal. */
+  @Get("/clusters/{cluster}/runbooks")
+  public List<RunbookList.RunbookSummary> runbooks(@PathVariable String cluster) {
+    inventory.get().cluster(cluster);
+    return list.forCluster(cluster);
+  }
+
+  private static String inPath(String cluster, String inBody) {
+    if (inBody != null && !inBody.isBlank() && !inBody.equals(cluster)) {
+      throw new IllegalArgumentException("the body names cluster '" + inBody + "' but the path names '" + cluster
+          + "': leave \"cluster\" out of the body, or make them agree");
+    }
+    return cluster;
+  }
 
   /** Status, progress and, once finished, the result or the failure of a runbook. */
   @Get("/runbooks/{workflowId}")
@@ -123,23 +144,38 @@ public final class RunbookController {
   public record RunbookView(String workflowId, String status, Progress progress, Object result, String failure) {}
 
   @Post("/runbooks/{workflowId}/pause")
-  public HttpResponse<Map<String, String>> pause(@PathVariable String workflowId) {
-    client.newWorkflowStub(Runbook.class, workflowId).pause();
+  public HttpResponse<Map<String, String>> pause(@PathVariable String workflowId, HttpRequest<?> http) {
+    client.newWorkflowStub(Runbook.class, workflowId).pause(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "pause"));
   }
 
   @Post("/runbooks/{workflowId}/resume")
-  public HttpResponse<Map<String, String>> resume(@PathVariable String workflowId) {
-    client.newWorkflowStub(Runbook.class, workflowId).resume();
+  public HttpResponse<Map<String, String>> resume(@PathVariable String workflowId, HttpRequest<?> http) {
+    client.newWorkflowStub(Runbook.class, workflowId).resume(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "resume"));
   }
 
-  /** Lets a runbook that waits for approval (ReplaceMember with requireApproval) go on. */
+  /** Lets a runbook started with requireApproval go on to its first change. */
   @Post("/runbooks/{workflowId}/approve")
   public HttpResponse<Map<String, String>> approve(@PathVariable String workflowId, HttpRequest<?> http) {
-    // Untyped, so any runbook type with an approve signal can be approved here.
-    client.newUntypedWorkflowStub(workflowId).signal("approve", caller(http));
+    client.newWorkflowStub(Runbook.class, workflowId).approve(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "approve"));
+  }
+
+  /**
+   * Asks a runbook to stop. A runbook that changes the cluster stops at its next safe point (before the next member,
+   * before its first change), never in the middle of a step; a backup schedule stops at once.
+   */
+  @Post("/runbooks/{workflowId}/cancel")
+  public HttpResponse<Map<String, String>> cancel(@PathVariable String workflowId, HttpRequest<?> http) {
+    WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
+    if (stub.describe().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      return HttpResponse.<Map<String, String>>status(HttpStatus.CONFLICT)
+          .body(Map.of("workflowId", workflowId, "error", "runbook " + workflowId + " is not running: nothing to cancel"));
+    }
+    stub.cancel("cancelled through the API by " + caller(http));
+    return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "cancel",
+        "note", "the runbook stops at its next safe point; follow it with GET /api/v1/runbooks/" + workflowId));
   }
 
   /** The name of the token the call was authorized with (set by {@link ApiAuthFilter}). */

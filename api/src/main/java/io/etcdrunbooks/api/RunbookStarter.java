@@ -1,7 +1,10 @@
 package io.etcdrunbooks.api;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
+import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
@@ -17,14 +20,31 @@ import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowOptions;
 import jakarta.inject.Singleton;
+import io.etcdrunbooks.activities.release.ReleaseStores;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
-import io.etcdrunbooks.inventory.InventorySource;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
-/** Starts runbooks on Temporal after checking the request against the inventory. */
+/**
+ * Starts runbooks on Temporal after checking the request against the inventory. Runbooks that change a cluster share
+ * its change id ({@link io.etcdrunbooks.workflows.common.RunbookIds#changing}), so Temporal itself refuses a second
+ * one while one runs; the refusal names the running one.
+ */
 @Singleton
 public final class RunbookStarter {
+
+  /** Memo keys every runbook started here carries; the list endpoint reads them back. */
+  public static final String STARTED_BY = "startedBy";
+  public static final String CLUSTER = "cluster";
+  public static final String MEMBER = "member";
+
+  private static final String VERSION = "\\d+\\.\\d+\\.\\d+";
 
   private final WorkflowClient client;
   private final RunbooksConfig config;
@@ -36,34 +56,29 @@ public final class RunbookStarter {
     this.inventory = inventory;
   }
 
-  /** Starts an upgrade; one per cluster at a time (the workflow id is derived from the cluster). */
   public Started startUpgrade(UpgradeRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
-    if (request.targetVersion() == null || !request.targetVersion().matches("\\d+\\.\\d+\\.\\d+")) {
+    if (request.targetVersion() == null || !request.targetVersion().matches(VERSION)) {
       throw new IllegalArgumentException("targetVersion must look like 3.5.30, got '" + request.targetVersion() + "'");
     }
-    String id = request.dryRun()
-        ? UpgradeClusterWorkflow.workflowId(request.cluster()) + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8)
-        : UpgradeClusterWorkflow.workflowId(request.cluster());
-    UpgradeClusterWorkflow workflow = client.newWorkflowStub(UpgradeClusterWorkflow.class, options(id, startedBy));
-    return start(id, () -> WorkflowClient.start(workflow::upgrade, request));
+    offered("targetVersion", request.targetVersion());
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    String id = changeId(UpgradeClusterWorkflow.workflowId(request.cluster()), request.dryRun());
+    return start(id, UpgradeClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::upgrade, request));
   }
 
-  /** Starts a rollback of a mixed cluster to its old version (or to {@code toVersion}). */
+  /** A rollback of a mixed cluster to its old version (or to {@code toVersion}), or through a restore. */
   public Started startRollback(RollbackRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
-    if (request.toVersion() != null && !request.toVersion().isBlank() && !request.toVersion().matches("\\d+\\.\\d+\\.\\d+")) {
-      throw new IllegalArgumentException("toVersion must look like 3.4.23 (or be left out), got '" + request.toVersion() + "'");
-    }
-    String id = RollbackClusterWorkflow.workflowId(request.cluster());
-    RollbackClusterWorkflow workflow = client.newWorkflowStub(RollbackClusterWorkflow.class, options(id, startedBy));
-    return start(id, () -> WorkflowClient.start(workflow::rollback, request));
+    optionalVersion("toVersion", request.toVersion());
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    String id = changeId(RollbackClusterWorkflow.workflowId(request.cluster()), request.dryRun());
+    return start(id, RollbackClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::rollback, request));
   }
 
-  /**
-   * Starts the replacement of a member; one per member at a time (the workflow id is derived from cluster and member),
-   * so repeated deliveries of one alert start one runbook. Dry runs get an id of their own.
-   */
+  /** The replacement of a member; the memo names the member, so a repeated alert for it is told from another change. */
   public Started startReplaceMember(ReplaceMemberRequest request, String startedBy) {
     ClusterSpec cluster = inventory.get().cluster(request.cluster());
     if (request.failedMember() == null || request.failedMember().isBlank()) {
@@ -71,38 +86,37 @@ public final class RunbookStarter {
           + request.cluster() + "' has " + cluster.members().stream().map(MemberSpec::name).toList());
     }
     cluster.member(request.failedMember());
-    if (request.memberTimeoutSeconds() < 0 || request.apiServerTimeoutSeconds() < 0) {
-      throw new IllegalArgumentException("memberTimeoutSeconds and apiServerTimeoutSeconds must be 0 (the default, "
-          + ReplaceMemberRequest.DEFAULT_MEMBER_TIMEOUT_SECONDS + " s) or more, got " + request.memberTimeoutSeconds()
-          + " and " + request.apiServerTimeoutSeconds());
-    }
-    String base = ReplaceMemberWorkflow.workflowId(request.cluster(), request.failedMember());
-    String id = request.dryRun() ? base + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8) : base;
-    ReplaceMemberWorkflow workflow = client.newWorkflowStub(ReplaceMemberWorkflow.class, options(id, startedBy));
-    return start(id, () -> WorkflowClient.start(workflow::replace, request));
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
+    String id = changeId(ReplaceMemberWorkflow.workflowId(request.cluster()), request.dryRun());
+    return start(id, ReplaceMemberWorkflow.class, options(id, startedBy, request.cluster(), Map.of(MEMBER, request.failedMember())),
+        workflow -> WorkflowClient.start(workflow::replace, request));
   }
 
-  /**
-   * Starts a restore; one per cluster at a time. A restore without acknowledgeDataLoss is refused here, before
-   * Temporal sees it (the runbook refuses it too).
-   */
+  /** A restore; refused here without acknowledgeDataLoss, before Temporal sees it (the runbook refuses it too). */
   public Started startRestore(RestoreRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (!request.acknowledgeDataLoss()) {
       throw new IllegalArgumentException("acknowledgeDataLoss must be true: a restore replaces the cluster's data with the backup's"
           + " and every write made after the backup is lost");
     }
-    if (request.etcdVersion() != null && !request.etcdVersion().isBlank() && !request.etcdVersion().matches("\\d+\\.\\d+\\.\\d+")) {
-      throw new IllegalArgumentException("etcdVersion must look like 3.4.23 (or be left out), got '" + request.etcdVersion() + "'");
-    }
-    String id = request.dryRun()
-        ? RestoreClusterWorkflow.workflowId(request.cluster()) + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8)
-        : RestoreClusterWorkflow.workflowId(request.cluster());
-    RestoreClusterWorkflow workflow = client.newWorkflowStub(RestoreClusterWorkflow.class, options(id, startedBy));
-    return start(id, () -> WorkflowClient.start(workflow::restore, request));
+    optionalVersion("etcdVersion", request.etcdVersion());
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
+    String id = changeId(RestoreClusterWorkflow.workflowId(request.cluster()), request.dryRun());
+    return start(id, RestoreClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::restore, request));
   }
 
-  /** Starts the cluster's backup schedule (one per cluster); it runs until cancelled. */
+  /** A backup now; it shares the scheduled backups' id, so two backups of a cluster never run at once. */
+  public Started startBackup(BackupClusterRequest request, String startedBy) {
+    inventory.get().cluster(request.cluster());
+    String id = BackupClusterWorkflow.workflowId(request.cluster());
+    return start(id, BackupClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::backup, request));
+  }
+
+  /** The cluster's backup schedule (one per cluster); it runs until cancelled. */
   public Started startBackupSchedule(BackupScheduleRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (request.intervalMinutes() < 0) {
@@ -110,44 +124,119 @@ public final class RunbookStarter {
           + request.intervalMinutes());
     }
     String id = BackupScheduleWorkflow.workflowId(request.cluster());
-    BackupScheduleWorkflow workflow = client.newWorkflowStub(BackupScheduleWorkflow.class, options(id, startedBy));
-    return start(id, () -> WorkflowClient.start(workflow::run, request));
+    return start(id, BackupScheduleWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::run, request));
   }
 
-  /** @param startedBy who started it (the API token's name, or "alertmanager"), kept in the workflow's memo */
-  private WorkflowOptions options(String id, String startedBy) {
+  /** Dry runs change nothing: they get an id of their own instead of holding the cluster's change id. */
+  private static String changeId(String changeId, boolean dryRun) {
+    return dryRun ? changeId + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8) : changeId;
+  }
+
+  private void optionalVersion(String field, String value) {
+    if (value != null && !value.isBlank() && !value.matches(VERSION)) {
+      throw new IllegalArgumentException(field + " must look like 3.4.23 (or be left out), got '" + value + "'");
+    }
+    if (value != null && !value.isBlank()) offered(field, value);
+  }
+
+  /**
+   * Refuses a version the inventory's binary source does not offer, before anything starts. When this process cannot
+   * read the source (an API host without the release cache), the runbook's own preflight still refuses it.
+   */
+  private void offered(String field, String version) {
+    List<String> versions;
+    try {
+      versions = ReleaseStores.from(inventory.get().releases()).versions();
+    } catch (RuntimeException e) {
+      return;
+    }
+    if (!versions.isEmpty() && !versions.contains(version)) {
+      throw new IllegalArgumentException(field + " " + version + " is not offered by the inventory's binary source"
+          + " (releases): it offers " + versions + ". Fetch it into releases.localDir or add its SHA-256 to releases.sha256");
+    }
+  }
+
+  private static void requireTimeout(String field, int seconds) {
+    if (seconds < 0 || seconds > 86_400) {
+      throw new IllegalArgumentException(field + " must be 0 (the runbook's default) to 86400 seconds, got " + seconds);
+    }
+  }
+
+  /** @param startedBy who started it (the API token's name, "slack:<user>" or "alertmanager"), kept in the memo */
+  private WorkflowOptions options(String id, String startedBy, String cluster, Map<String, String> extraMemo) {
+    Map<String, Object> memo = new LinkedHashMap<>(extraMemo);
+    memo.put(STARTED_BY, startedBy == null ? "unknown" : startedBy);
+    memo.put(CLUSTER, cluster);
     return WorkflowOptions.newBuilder()
         .setWorkflowId(id)
-        .setMemo(java.util.Map.of("startedBy", startedBy == null ? "unknown" : startedBy))
+        .setMemo(memo)
         .setTaskQueue(config.taskQueue())
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
         .build();
   }
 
-  private static Started start(String id, java.util.function.Supplier<WorkflowExecution> start) {
+  private <W> Started start(String id, Class<W> type, WorkflowOptions options, Function<W, WorkflowExecution> start) {
+    W workflow = client.newWorkflowStub(type, options);
     try {
-      WorkflowExecution execution = start.get();
+      WorkflowExecution execution = start.apply(workflow);
       return new Started(execution.getWorkflowId(), execution.getRunId());
     } catch (WorkflowExecutionAlreadyStarted e) {
-      throw new RunbookAlreadyRunning(id, e.getExecution().getRunId());
+      throw running(id, e.getExecution().getRunId());
     }
+  }
+
+  private RunbookAlreadyRunning running(String id, String runId) {
+    String type = "";
+    String member = "";
+    String startedBy = "";
+    try {
+      WorkflowExecutionDescription running = client.newUntypedWorkflowStub(id).describe();
+      type = running.getWorkflowType();
+      member = memo(() -> (String) running.getMemo(MEMBER, String.class));
+      startedBy = memo(() -> (String) running.getMemo(STARTED_BY, String.class));
+    } catch (RuntimeException e) {
+      // the refusal stands without the details: Temporal refused the start either way
+    }
+    return new RunbookAlreadyRunning(id, runId, type, member, startedBy);
+  }
+
+  private static String memo(Supplier<String> read) {
+    String value = read.get();
+    return value == null ? "" : value;
   }
 
   public record Started(String workflowId, String runId) {}
 
-  /** A mutating runbook already runs on the cluster. */
+  /** A runbook of the same id already runs: another change of the cluster, or the same backup or schedule. */
   public static final class RunbookAlreadyRunning extends RuntimeException {
     private final String workflowId;
+    private final String runningType;
+    private final String member;
 
-    RunbookAlreadyRunning(String workflowId, String runId) {
-      super("this runbook is already running on the cluster: workflow " + workflowId + " (run " + runId
-          + "); follow it, or pause/cancel it, before starting another");
+    RunbookAlreadyRunning(String workflowId, String runId, String runningType, String member, String startedBy) {
+      super("refused: " + (runningType.isEmpty() ? "a runbook" : runningType + (member.isEmpty() ? "" : " of " + member))
+          + (startedBy.isEmpty() ? "" : " started by " + startedBy) + " is already running as workflow " + workflowId
+          + " (run " + runId + "), and a cluster has one such runbook at a time. Follow it with GET /api/v1/runbooks/"
+          + workflowId + ", or pause or cancel it, then start this one again");
       this.workflowId = workflowId;
+      this.runningType = runningType;
+      this.member = member;
     }
 
     public String workflowId() {
       return workflowId;
+    }
+
+    /** The workflow type of the running one (empty when it could not be read). */
+    public String runningType() {
+      return runningType;
+    }
+
+    /** The member the running one replaces (empty for other runbooks). */
+    public String member() {
+      return member;
     }
   }
 }

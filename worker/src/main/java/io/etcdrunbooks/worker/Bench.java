@@ -66,7 +66,8 @@ final class Bench {
             "runbooks.inventory", sandbox.inventoryFile().toString(),
             "runbooks.task-queue", "etcd-runbooks-bench",
             "temporal.address", "",
-            "temporal.embedded-port", Ports.free()));
+            "temporal.embedded-port", Ports.free(),
+            "micronaut.server.port", Ports.free()));
         WriteProbe writes = new WriteProbe(clientUrls(sandbox.cluster()), "/bench/runbook/")) {
       UpgradeClusterWorkflow workflow = context.getBean(WorkflowClient.class).newWorkflowStub(UpgradeClusterWorkflow.class,
           WorkflowOptions.newBuilder().setWorkflowId(UpgradeClusterWorkflow.workflowId("bench"))

@@ -89,16 +89,17 @@ public final class Main {
         throw new IllegalArgumentException("unknown role '" + role + "': use worker, api or worker,api");
       }
     }
-    ApplicationContext context = ApplicationContext.builder().properties(properties).start();
+    Map<String, Object> withRoles = new java.util.HashMap<>(properties);
+    withRoles.put("runbooks.roles", String.join(",", roles));
+    ApplicationContext context = ApplicationContext.builder().properties(withRoles).start();
     try {
       if (roles.contains("worker")) {
         context.getBean(RunbookWorker.class).start();
       }
-      if (roles.contains("api")) {
-        EmbeddedServer server = context.getBean(EmbeddedServer.class);
-        server.start();
-        System.out.println("API listening on " + server.getURL());
-      }
+      // every process serves /health and /metrics; only one with the api role serves /api and /slack (RolesFilter)
+      EmbeddedServer server = context.getBean(EmbeddedServer.class);
+      server.start();
+      System.out.println((roles.contains("api") ? "API" : "health and metrics") + " listening on " + server.getURL());
       return context;
     } catch (RuntimeException e) {
       context.close();

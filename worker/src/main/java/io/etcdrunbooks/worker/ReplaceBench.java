@@ -78,7 +78,7 @@ final class ReplaceBench {
           Instant alerted = Instant.now();
           postAlert(context.getBean(EmbeddedServer.class).getURL().toString(), token, "m3");
           ReplaceMemberResult result = context.getBean(WorkflowClient.class)
-              .newUntypedWorkflowStub(ReplaceMemberWorkflow.workflowId("bench", "m3"))
+              .newUntypedWorkflowStub(ReplaceMemberWorkflow.workflowId("bench"))
               .getResult(5, TimeUnit.MINUTES, ReplaceMemberResult.class);
           Duration mttr = Duration.between(alerted, Instant.now());
           List<MemberSpec> members = inventory.get().cluster("bench").members();

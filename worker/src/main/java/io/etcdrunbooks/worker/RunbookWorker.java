@@ -51,6 +51,11 @@ public final class RunbookWorker implements AutoCloseable {
     worker.registerActivitiesImplementations(activities.all());
   }
 
+  /** Started and not shut down: the worker polls its task queue. */
+  public boolean isPolling() {
+    return factory.isStarted() && !factory.isShutdown() && !factory.isTerminated();
+  }
+
   public void start() {
     factory.start();
     LOG.info("worker polling task queue {}", taskQueue);

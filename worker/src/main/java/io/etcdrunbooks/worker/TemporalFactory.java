@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import com.uber.m3.tally.Scope;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
@@ -36,8 +37,10 @@ public class TemporalFactory {
 
   @Singleton
   @Bean(preDestroy = "shutdown")
-  public WorkflowServiceStubs serviceStubs(TemporalConfig config, TemporalEndpoint endpoint) {
-    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(endpoint.address());
+  public WorkflowServiceStubs serviceStubs(TemporalConfig config, TemporalEndpoint endpoint, Scope metricsScope) {
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(endpoint.address())
+        .setMetricsScope(metricsScope);
     if (config.tls() != null && config.tls().certFile() != null) {
       options.setSslContext(sslContext(config.tls()));
       if (config.tls().serverName() != null) {

@@ -81,7 +81,7 @@ class ApiAuthTest {
     assertRefused(post(UPGRADE, body, "Bearer " + TestApiTokens.sha256(OPERATOR.secret())), 401, "not one of");
     assertRefused(get("/api/v1/clusters/sandbox/status", null), 401, "missing");
     assertRefused(get("/api/v1/clusters", "Bearer "), 401, "Bearer");
-    assertNoRunbook("upgrade-sandbox");
+    assertNoRunbook("change-sandbox");
   }
 
   @Test
@@ -91,22 +91,19 @@ class ApiAuthTest {
     assertRefused(post("/api/v1/clusters/sandbox/restore", "{\"acknowledgeDataLoss\":true}", OPERATOR.bearer()), 403,
         "role operator", "needs admin");
     assertRefused(post("/api/v1/clusters/sandbox/rollback", "{\"toVersion\":\"3.4.23\"}", OPERATOR.bearer()), 403, "needs admin");
-    assertRefused(post("/api/v1/runbooks/upgrade-sandbox/approve", "{}", VIEWER.bearer()), 403, "needs operator");
-    assertRefused(post("/api/v1/runbooks/upgrade-sandbox/pause", "{}", VIEWER.bearer()), 403, "needs operator");
-    assertNoRunbook("upgrade-sandbox");
-    assertNoRunbook("replace-member-sandbox-m1");
-    assertNoRunbook("restore-sandbox");
-    assertNoRunbook("rollback-sandbox");
+    assertRefused(post("/api/v1/runbooks/change-sandbox/approve", "{}", VIEWER.bearer()), 403, "needs operator");
+    assertRefused(post("/api/v1/runbooks/change-sandbox/pause", "{}", VIEWER.bearer()), 403, "needs operator");
+    assertNoRunbook("change-sandbox");
   }
 
   @Test
   void aTokenForOtherClustersIs403EvenForReads() throws Exception {
     assertRefused(post(UPGRADE, "{\"targetVersion\":\"3.5.16\"}", STAGING.bearer()), 403, "may act on clusters [staging-*]", "'sandbox'");
     assertRefused(get("/api/v1/clusters/sandbox/status", STAGING.bearer()), 403, "'sandbox'");
-    assertRefused(post("/api/v1/runbooks/upgrade-sandbox/approve", "{}", STAGING.bearer()), 403, "cannot be told");
+    assertRefused(post("/api/v1/runbooks/change-sandbox/approve", "{}", STAGING.bearer()), 403, "cannot be told");
     assertThat(JSON.readTree(get("/api/v1/clusters", STAGING.bearer()).body())).as("clusters it may see").isEmpty();
     assertThat(JSON.readTree(get("/api/v1/clusters", VIEWER.bearer()).body()).get(0).asText()).isEqualTo("sandbox");
-    assertNoRunbook("upgrade-sandbox");
+    assertNoRunbook("change-sandbox");
   }
 
   @Test
@@ -118,7 +115,7 @@ class ApiAuthTest {
     HttpResponse<String> restore = post("/api/v1/clusters/sandbox/restore", "{\"backupId\":\"latest\"}", ADMIN.bearer());
     assertThat(restore.statusCode()).isEqualTo(400);
     assertThat(restore.body()).contains("acknowledgeDataLoss must be true");
-    assertNoRunbook("restore-sandbox");
+    assertNoRunbook("change-sandbox");
     // the Alertmanager webhook keeps its own token: an API token is not asked for there
     HttpResponse<String> alerts = post("/api/v1/alerts/alertmanager", "{}", ADMIN.bearer());
     assertThat(alerts.statusCode()).isEqualTo(401);

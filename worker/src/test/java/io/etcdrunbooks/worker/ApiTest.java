@@ -82,7 +82,7 @@ class ApiTest {
     Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}");
     assertThat(started.status).isEqualTo(202);
     String id = started.body.path("workflowId").asText();
-    assertThat(id).startsWith("upgrade-sandbox-dry-run-");
+    assertThat(id).startsWith("change-sandbox-dry-run-");
 
     JsonNode view = awaitFinished(id);
     assertThat(view.path("status").asText()).isEqualTo("COMPLETED");
@@ -133,14 +133,14 @@ class ApiTest {
   void aSecondUpgradeOfABusyClusterIsRefusedWithTheRunningOnesId() throws Exception {
     Answer first = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.16\"}");
     assertThat(first.status).isEqualTo(202);
-    post("/api/v1/runbooks/upgrade-sandbox/pause", "{}");
+    post("/api/v1/runbooks/change-sandbox/pause", "{}");
     Answer second = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}");
     assertThat(second.status).isEqualTo(409);
-    assertThat(second.body.path("workflowId").asText()).isEqualTo("upgrade-sandbox");
-    assertThat(second.body.path("message").asText()).contains("already running", "upgrade-sandbox");
+    assertThat(second.body.path("workflowId").asText()).isEqualTo("change-sandbox");
+    assertThat(second.body.path("message").asText()).contains("already running", "change-sandbox");
 
-    post("/api/v1/runbooks/upgrade-sandbox/resume", "{}");
-    assertThat(awaitFinished("upgrade-sandbox").path("status").asText()).isEqualTo("COMPLETED");
+    post("/api/v1/runbooks/change-sandbox/resume", "{}");
+    assertThat(awaitFinished("change-sandbox").path("status").asText()).isEqualTo("COMPLETED");
   }
 
   private JsonNode awaitFinished(String id) throws Exception {

@@ -69,7 +69,7 @@ class ReplaceMemberAlertTest {
       JsonNode answer = postAlert(context, "firing", "m2");
       assertThat(answer.path("results").get(0).path("outcome").asText()).isEqualTo("started");
       String id = answer.path("results").get(0).path("workflowId").asText();
-      assertThat(id).isEqualTo(ReplaceMemberWorkflow.workflowId("sandbox", "m2"));
+      assertThat(id).isEqualTo(ReplaceMemberWorkflow.workflowId("sandbox"));
 
       ReplaceMemberResult result = client(context).newUntypedWorkflowStub(id).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
       Duration mttr = Duration.between(alerted, Instant.now());
@@ -97,7 +97,7 @@ class ReplaceMemberAlertTest {
       Map<String, ClusterProbe.StoredKey> keys = writeKeys(inventory.get().cluster("sandbox"));
       destroy(sandbox, inventory.get().cluster("sandbox").member("m3"));
       String inventoryBefore = Files.readString(sandbox.inventoryFile());
-      String id = ReplaceMemberWorkflow.workflowId("sandbox", "m3");
+      String id = ReplaceMemberWorkflow.workflowId("sandbox");
       WorkflowClient client = client(context);
 
       List<String> outcomes = new java.util.ArrayList<>();

@@ -59,7 +59,7 @@ class ReplaceMemberTest {
 
       Path out = Path.of("target", "recorded-replace-member-history.json");
       Files.createDirectories(out.getParent());
-      Files.writeString(out, runbooks.client().fetchHistory(ReplaceMemberWorkflow.workflowId("sandbox", "m2")).toJson(true));
+      Files.writeString(out, runbooks.client().fetchHistory(ReplaceMemberWorkflow.workflowId("sandbox")).toJson(true));
     }
   }
 

@@ -57,7 +57,7 @@ class ReplaceMemberWorkerCrashTest {
       WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
           WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
       WorkflowClient client = WorkflowClient.newInstance(stubs);
-      String id = ReplaceMemberWorkflow.workflowId("sandbox", "m2");
+      String id = ReplaceMemberWorkflow.workflowId("sandbox");
       Process first = startWorker(sandbox, temporal, "worker-1");
       Process second = null;
       try {
@@ -65,7 +65,7 @@ class ReplaceMemberWorkerCrashTest {
             WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(TASK_QUEUE).build());
         WorkflowClient.start(workflow::replace, ReplaceMemberRequest.onSameHost("sandbox", "m2", true, "test"));
         await(workflow, first, p -> p.phase() == Phase.AWAITING_APPROVAL, "awaiting approval");
-        workflow.pause();
+        workflow.pause("test");
         workflow.approve("test");
         await(workflow, first, p -> p.paused() && p.phase() == Phase.JOIN, "paused after the removal");
 
@@ -77,7 +77,7 @@ class ReplaceMemberWorkerCrashTest {
         }
 
         second = startWorker(sandbox, temporal, "worker-2");
-        workflow.resume();
+        workflow.resume("test");
         ReplaceMemberResult result;
         try {
           result = WorkflowStub.fromTyped(workflow).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);

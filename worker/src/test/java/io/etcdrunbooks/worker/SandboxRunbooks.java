@@ -98,7 +98,7 @@ final class SandboxRunbooks implements AutoCloseable {
 
   ReplaceMemberWorkflow replaceStub(String member) {
     return client().newWorkflowStub(ReplaceMemberWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(ReplaceMemberWorkflow.workflowId("sandbox", member))
+        .setWorkflowId(ReplaceMemberWorkflow.workflowId("sandbox"))
         .setTaskQueue(TASK_QUEUE)
         .build());
   }

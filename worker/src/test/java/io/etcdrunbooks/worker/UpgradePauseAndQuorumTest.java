@@ -31,11 +31,11 @@ class UpgradePauseAndQuorumTest {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of())) {
       UpgradeClusterWorkflow workflow = runbooks.upgradeStub();
       WorkflowClient.start(workflow::upgrade, runbooks.request("3.5.16"));
-      workflow.pause();
+      workflow.pause("test");
 
       Progress paused = awaitPaused(workflow);
       assertThat(paused.phase()).isEqualTo(Phase.UPGRADE);
-      assertThat(paused.message()).contains("paused before the next member");
+      assertThat(paused.message()).contains("paused before member", "signal resume");
       Map<String, Long> pids = UpgradeClusterTest.pids(runbooks);
       TimeUnit.SECONDS.sleep(2);
       assertThat(UpgradeClusterTest.pids(runbooks)).as("nothing restarted while paused").isEqualTo(pids);
@@ -45,7 +45,7 @@ class UpgradePauseAndQuorumTest {
       String leader = runbooks.state().leaderName();
       List<String> followers = runbooks.state().members().stream().map(MemberStatus::name).filter(n -> !n.equals(leader)).toList();
       runbooks.sandbox.kill(followers.get(1));
-      workflow.resume();
+      workflow.resume("test");
 
       assertThatThrownBy(() -> WorkflowStub.fromTyped(workflow).getResult(2, TimeUnit.MINUTES, Object.class))
           .isInstanceOf(WorkflowFailedException.class)

@@ -15,6 +15,7 @@ final class WorkerJvm {
         "-Drunbooks.inventory=" + inventory,
         "-Drunbooks.task-queue=" + taskQueue,
         "-Dtemporal.address=" + temporalAddress,
+        "-Dmicronaut.server.port=" + Ports.free(), // its /health and /metrics
         Main.class.getName(), "run", "--roles=worker")
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())

@@ -6,8 +6,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The role an API call needs and the cluster it acts on, from its method and path. Reads are for viewers; starting,
- * approving, pausing and resuming runbooks for operators; restore and rollback (which can lose data) for admins;
+ * The role an API call needs and the cluster it acts on, from its method and path. Reads are for viewers; starting
+ * upgrades, backups and member replacements, and approving, pausing, resuming and cancelling runbooks, for operators; restore and rollback (which can lose data) for admins;
  * anything else that changes something for admins too.
  *
  * @param cluster the cluster named in the path, empty when the path names a runbook or none
@@ -26,7 +26,7 @@ public record RequiredAccess(Role role, Optional<String> cluster, Optional<Strin
     if (method == HttpMethod.GET || method == HttpMethod.HEAD) return new RequiredAccess(Role.VIEWER, cluster, runbook);
     String action = c.matches() ? c.group(3) : r.matches() ? r.group(3) : null;
     Role role = switch (action == null ? "" : action) {
-      case "upgrade", "replace-member", "backup-schedule", "approve", "pause", "resume" -> Role.OPERATOR;
+      case "upgrade", "replace-member", "backup", "backup-schedule", "approve", "pause", "resume", "cancel" -> Role.OPERATOR;
       default -> Role.ADMIN; // restore, rollback, and whatever is added later until it is placed here
     };
     return new RequiredAccess(role, cluster, runbook);

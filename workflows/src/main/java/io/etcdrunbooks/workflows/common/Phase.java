@@ -27,5 +27,7 @@ public enum Phase {
   APISERVERS,
   POSTFLIGHT,
   DONE,
-  FAILED
+  FAILED,
+  /** Stopped at a safe point by a cancel request. */
+  CANCELLED
 }

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.common;
 
+import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,9 @@ public final class ProgressTracker {
   private String member = "";
   private String message = "";
   private boolean paused;
+  private String cancelRequest = "";
+  private RunbookMetrics metrics;
+  private long phaseSince;
 
   public ProgressTracker(String runbook, Class<?> workflowClass) {
     this.runbook = runbook;
@@ -27,6 +31,19 @@ public final class ProgressTracker {
   /** Called first thing in the workflow method. */
   public void start(String clusterName) {
     cluster = clusterName;
+    metrics = RunbookMetrics.of(runbook, clusterName == null ? "" : clusterName);
+    metrics.started();
+    phaseSince = Workflow.currentTimeMillis();
+  }
+
+  /** Counts the runbook's end: completed, failed or cancelled. */
+  void finished(String outcome) {
+    if (metrics != null) metrics.finished(outcome);
+  }
+
+  /** A member stopped, switched and healthy again, for the restart-duration metric. */
+  public void memberRestarted(String name, long startedAtMillis) {
+    if (metrics != null) metrics.memberRestart(name, Workflow.currentTimeMillis() - startedAtMillis);
   }
 
   /** The pause signal: takes effect at the next {@link #awaitResumed()}. */
@@ -47,14 +64,59 @@ public final class ProgressTracker {
     Workflow.await(() -> !paused);
   }
 
-  /** Marks the runbook failed with the root cause of {@code e}, which the caller rethrows. */
+  /**
+   * A cancel request: the runbook stops at its next {@link #safePoint}, never in the middle of a member or a restore.
+   *
+   * @param by who asked (the Temporal cancel request's reason), for the progress and the failure message
+   */
+  public void cancelRequested(String by) {
+    if (!cancelRequest.isEmpty()) return;
+    cancelRequest = by == null || by.isBlank() ? "a cancel request" : by;
+    message("cancel requested (" + cancelRequest + "): stopping at the next safe point");
+    log.info("{} {}: cancel requested by {}", runbook, cluster, cancelRequest);
+  }
+
+  public boolean isCancelRequested() {
+    return !cancelRequest.isEmpty();
+  }
+
+  /**
+   * Where a cancel request stops a runbook without holding it for a pause (places that did not honour pause when the
+   * runbook shipped, so replaying a paused history stays the same).
+   */
+  public void stopIfCancelled(String next) {
+    if (isCancelRequested()) safePoint(next);
+  }
+
+  /**
+   * Where a runbook may be held (pause) or stopped (cancel): before its first change and between members. A cancelled
+   * runbook ends here with {@link CanceledFailure}, naming what it did not do.
+   *
+   * @param next what would come next, for example "member m2"
+   */
+  public void safePoint(String next) {
+    if (paused && !isCancelRequested()) {
+      message("paused before " + next + "; signal resume to go on");
+      log.info("{} {}: paused", runbook, cluster);
+    }
+    Workflow.await(() -> !paused || isCancelRequested());
+    if (isCancelRequested()) {
+      throw new CanceledFailure("cancelled by " + cancelRequest + " before " + next + "; the cluster was left as it was"
+          + " after the last finished step");
+    }
+  }
+
+  /** Marks the runbook failed (or cancelled) with the root cause of {@code e}, which the caller rethrows. */
   public RuntimeException failed(RuntimeException e) {
-    phase(Phase.FAILED);
+    phase(e instanceof CanceledFailure ? Phase.CANCELLED : Phase.FAILED);
     message(Failures.rootMessage(e));
     return e;
   }
 
   public void phase(Phase next) {
+    long now = Workflow.currentTimeMillis();
+    if (metrics != null && next != phase) metrics.phase(phase, now - phaseSince);
+    if (next != phase) phaseSince = now;
     phase = next;
     member = "";
     log.info("{} {}: phase {}", runbook, cluster, next);
@@ -102,6 +164,7 @@ public final class ProgressTracker {
 
   private void add(String name, long start, String outcome) {
     completed.add(new CompletedStep(name, start, Workflow.currentTimeMillis() - start, outcome));
+    if (metrics != null && !member.isEmpty()) metrics.memberStep(member, phase, Workflow.currentTimeMillis() - start);
     log.info("{} {}: {} -> {}", runbook, cluster, name, outcome);
   }
 

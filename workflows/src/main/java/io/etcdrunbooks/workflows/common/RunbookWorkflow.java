@@ -1,25 +1,99 @@
 package io.etcdrunbooks.workflows.common;
 
+import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
 /**
- * What every runbook implementation shares: its progress, the pause/resume signals, and marking the runbook failed
- * with the root cause before the failure leaves the workflow.
+ * What every runbook implementation shares: its progress, the pause/resume/approve signals (each kept in the memo), the
+ * approval gate, and marking the runbook failed with the root cause before the failure leaves the workflow.
  */
 public abstract class RunbookWorkflow implements Runbook {
 
+  /** Memo key of the controls the runbook received: "2026-11-23T10:00:00Z approve by on-call", oldest first. */
+  public static final String CONTROLS_MEMO = "controls";
+
   protected final ProgressTracker progress;
+  private final List<String> controls = new ArrayList<>();
+  private String approvedBy;
 
   protected RunbookWorkflow(String runbookType) {
     this.progress = new ProgressTracker(runbookType, getClass());
   }
 
-  /** Runs a runbook's body for one cluster; a failure is recorded in the progress, then rethrown. */
-  protected final <T> T runFor(String cluster, java.util.function.Supplier<T> body) {
+  /**
+   * Runs the body of a runbook that does not change the cluster: a cancel request stops it at once. A failure is
+   * recorded in the progress, then rethrown.
+   */
+  protected final <T> T runFor(String cluster, Supplier<T> body) {
     progress.start(cluster);
     try {
-      return body.get();
+      return finished(body.get());
     } catch (RuntimeException e) {
-      throw progress.failed(e);
+      throw failed(e);
     }
+  }
+
+  /**
+   * Runs the body of a runbook that changes the cluster. A cancel request (the API's cancel, or Cancel in the Temporal
+   * Web UI) does not interrupt the step in hand: the body runs in a detached scope and stops at its next
+   * {@link ProgressTracker#safePoint}, so a member is never left half-switched or a restore half-done.
+   */
+  protected final <T> T runToSafePoint(String cluster, Supplier<T> body) {
+    progress.start(cluster);
+    CancellationScope workflowScope = CancellationScope.current();
+    List<Promise<T>> outcome = new ArrayList<>(1);
+    Workflow.newDetachedCancellationScope(() -> outcome.add(Async.function(body::get))).run();
+    workflowScope.getCancellationRequest().thenApply(reason -> {
+      progress.cancelRequested(reason == null || reason.isBlank() ? "a Temporal cancel request" : reason);
+      return reason;
+    });
+    try {
+      return finished(outcome.get(0).get()); // get(), not cancellableGet(): waits for the body whatever the workflow scope
+    } catch (RuntimeException e) {
+      throw failed(e);
+    }
+  }
+
+  private <T> T finished(T result) {
+    progress.finished("completed");
+    return result;
+  }
+
+  private RuntimeException failed(RuntimeException e) {
+    progress.failed(e);
+    progress.finished(e instanceof CanceledFailure ? "cancelled" : "failed");
+    return e;
+  }
+
+  /**
+   * Holds a runbook started with requireApproval before its first change until an operator approves it, it is
+   * cancelled (ends here with CanceledFailure), or {@code stopWaiting} becomes true.
+   *
+   * @param firstChange what approval lets happen, for the progress message
+   * @return true once approved, false when {@code stopWaiting} ended the wait
+   */
+  protected final boolean awaitApproval(String firstChange, BooleanSupplier stopWaiting) {
+    if (approvedBy != null) return true;
+    progress.phase(Phase.AWAITING_APPROVAL);
+    progress.message("waiting for approval before " + firstChange + ": POST /api/v1/runbooks/" + Workflow.getInfo().getWorkflowId()
+        + "/approve (operator), '/etcd approve " + Workflow.getInfo().getWorkflowId() + "' in Slack, or signal approve"
+        + " from the Temporal Web UI");
+    Workflow.await(() -> approvedBy != null || stopWaiting.getAsBoolean() || progress.isCancelRequested());
+    if (approvedBy == null && progress.isCancelRequested()) progress.safePoint(firstChange);
+    return approvedBy != null;
+  }
+
+  protected final boolean approved() {
+    return approvedBy != null;
   }
 
   @Override
@@ -28,12 +102,31 @@ public abstract class RunbookWorkflow implements Runbook {
   }
 
   @Override
-  public final void pause() {
+  public final void pause(String by) {
     progress.pause();
+    control("pause", by);
   }
 
   @Override
-  public final void resume() {
+  public final void resume(String by) {
     progress.resume();
+    control("resume", by);
+  }
+
+  @Override
+  public final void approve(String by) {
+    if (approvedBy != null) return;
+    approvedBy = by == null || by.isBlank() ? "an operator" : by;
+    progress.message("approved by " + approvedBy);
+    control("approve", by);
+  }
+
+  /** Keeps a control in the memo, so the Web UI and the API's list show who paused, resumed or approved the runbook. */
+  private void control(String what, String by) {
+    // added after the runbooks shipped: histories recorded before it replay without the memo update
+    if (Workflow.getVersion("controls-memo", Workflow.DEFAULT_VERSION, 1) < 1) return;
+    controls.add(Instant.ofEpochMilli(Workflow.currentTimeMillis()) + " " + what + " by "
+        + (by == null || by.isBlank() ? "(not named)" : by));
+    Workflow.upsertMemo(Map.of(CONTROLS_MEMO, List.copyOf(controls)));
   }
 }

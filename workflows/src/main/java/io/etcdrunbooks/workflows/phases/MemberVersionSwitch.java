@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Comparator;
+import io.temporal.workflow.Workflow;
 import java.util.Optional;
 
 /**
@@ -59,11 +60,13 @@ public final class MemberVersionSwitch {
       progress.run(member + ": hand leadership to " + transferee,
           () -> activities.etcd.moveLeader(new MoveLeaderRequest(cluster, transferee)));
     }
+    long restartFrom = Workflow.currentTimeMillis();
     progress.run(member + ": stop", () -> activities.host.stopMember(ref));
     progress.run(member + ": install " + version, () -> activities.host.installVersion(new InstallRequest(cluster, member, version)));
     progress.run(member + ": start", () -> activities.host.startMember(ref));
     progress.run(member + ": healthy on " + version,
         () -> activities.etcdWait.awaitMemberReady(new AwaitMemberRequest(cluster, member, version, memberTimeoutSeconds)));
+    progress.memberRestarted(member, restartFrom);
     return true;
   }
 

@@ -23,10 +23,6 @@ public interface ReplaceMemberWorkflow extends Runbook {
   @WorkflowMethod(name = TYPE)
   ReplaceMemberResult replace(ReplaceMemberRequest request);
 
-  /** Lets a runbook started with requireApproval go past preflight. */
-  @SignalMethod
-  void approve(String approvedBy);
-
   /**
    * The alert that started this runbook resolved: a runbook still waiting for approval ends without touching
    * anything; one already approved goes on (the member was down long enough to be replaced).
@@ -34,8 +30,8 @@ public interface ReplaceMemberWorkflow extends Runbook {
   @SignalMethod
   void alertResolved();
 
-  /** One runbook per member at a time, so repeated deliveries of one alert start one runbook. */
-  static String workflowId(String cluster, String member) {
-    return "replace-member-" + cluster + "-" + member;
+  /** The cluster's change id ({@link io.etcdrunbooks.workflows.common.RunbookIds#changing}): no replacement while another change runs. */
+  static String workflowId(String cluster) {
+    return io.etcdrunbooks.workflows.common.RunbookIds.changing(cluster);
   }
 }

@@ -38,7 +38,6 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
   private static final java.time.Duration QUORUM_LOOK_INTERVAL = java.time.Duration.ofSeconds(3);
 
   private final Activities activities = new Activities();
-  private boolean approved;
   private boolean alertResolved;
 
   public ReplaceMemberWorkflowImpl() {
@@ -47,19 +46,13 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
 
   @Override
   public ReplaceMemberResult replace(ReplaceMemberRequest request) {
-    return runFor(request.cluster(), () -> run(request));
-  }
-
-  @Override
-  public void approve(String approvedBy) {
-    if (!approved) progress.message("approved by " + (approvedBy == null || approvedBy.isBlank() ? "an operator" : approvedBy));
-    approved = true;
+    return runToSafePoint(request.cluster(), () -> run(request));
   }
 
   @Override
   public void alertResolved() {
     alertResolved = true;
-    if (!approved) progress.message("the alert resolved before approval");
+    if (!approved()) progress.message("the alert resolved before approval");
   }
 
   private ReplaceMemberResult run(ReplaceMemberRequest request) {
@@ -103,11 +96,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
     }
 
     if (request.requireApproval()) {
-      progress.phase(Phase.AWAITING_APPROVAL);
-      progress.message("waiting for approval before anything is removed: signal approve (API: POST /api/v1/runbooks/"
-          + Workflow.getInfo().getWorkflowId() + "/approve, or the Temporal Web UI)");
-      Workflow.await(() -> approved || alertResolved);
-      if (!approved) {
+      if (!awaitApproval(failed.name() + " is removed", () -> alertResolved)) {
         progress.phase(Phase.DONE);
         progress.message("cancelled: the alert resolved before approval; nothing was touched");
         return result(request, ReplaceMemberResult.CANCELLED, "", replacement, "", learner, found.etcdMembers(), List.of(),
@@ -119,6 +108,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
       if (!now.isEmpty()) throw refuse(cluster, failed.name(), now);
     }
 
+    progress.stopIfCancelled(failed.name() + " is removed");
     progress.phase(Phase.REMOVE);
     moveLeadershipAwayFrom(cluster, failed.name());
     long removedId = progress.record("remove " + failed.name() + " from the etcd membership",

@@ -20,7 +20,8 @@ public interface RestoreClusterWorkflow extends Runbook {
   @WorkflowMethod(name = TYPE)
   RestoreResult restore(RestoreRequest request);
 
+  /** The cluster's change id ({@link io.etcdrunbooks.workflows.common.RunbookIds#changing}): no restore while another change runs. */
   static String workflowId(String cluster) {
-    return "restore-" + cluster;
+    return io.etcdrunbooks.workflows.common.RunbookIds.changing(cluster);
   }
 }

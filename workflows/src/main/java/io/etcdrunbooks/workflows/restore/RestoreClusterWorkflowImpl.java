@@ -43,7 +43,7 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public RestoreResult restore(RestoreRequest request) {
-    return runFor(request.cluster(), () -> run(request));
+    return runToSafePoint(request.cluster(), () -> run(request));
   }
 
   private RestoreResult run(RestoreRequest request) {
@@ -112,6 +112,8 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements
       return new RestoreResult(cluster, chosen, restoreId, lastSeen, lost, 0, 0, 0, versions, Map.of(), List.of(), true);
     }
 
+    if (request.requireApproval()) awaitApproval("the kube-apiservers and members are stopped", () -> false);
+    progress.stopIfCancelled("the kube-apiservers and members are stopped");
     try {
       return restore(request, chosen, restoreId, members, controlPlane, versions, lastSeen, lost);
     } catch (ActivityFailure | ApplicationFailure e) {

@@ -12,6 +12,7 @@ package io.etcdrunbooks.workflows.restore;
  * @param memberTimeoutSeconds how long the restored members may take to be healthy (0: 300 s)
  * @param apiServerTimeoutSeconds how long each kube-apiserver may take to go and to come back (0: 300 s)
  * @param takenOnMinor with backupId "latest": the newest backup taken on this minor version, for example 3.4 (empty: any)
+ * @param requireApproval stop after preflight until an operator approves, before anything is stopped
  */
 public record RestoreRequest(
     String cluster,
@@ -21,11 +22,18 @@ public record RestoreRequest(
     boolean dryRun,
     int memberTimeoutSeconds,
     int apiServerTimeoutSeconds,
-    String takenOnMinor) {
+    String takenOnMinor,
+    boolean requireApproval) {
 
   public RestoreRequest(String cluster, String backupId, boolean acknowledgeDataLoss, String etcdVersion, boolean dryRun,
       int memberTimeoutSeconds, int apiServerTimeoutSeconds) {
     this(cluster, backupId, acknowledgeDataLoss, etcdVersion, dryRun, memberTimeoutSeconds, apiServerTimeoutSeconds, "");
+  }
+
+  public RestoreRequest(String cluster, String backupId, boolean acknowledgeDataLoss, String etcdVersion, boolean dryRun,
+      int memberTimeoutSeconds, int apiServerTimeoutSeconds, String takenOnMinor) {
+    this(cluster, backupId, acknowledgeDataLoss, etcdVersion, dryRun, memberTimeoutSeconds, apiServerTimeoutSeconds,
+        takenOnMinor, false);
   }
 
   public int effectiveMemberTimeoutSeconds() {

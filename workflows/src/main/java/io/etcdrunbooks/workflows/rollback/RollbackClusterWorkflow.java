@@ -20,7 +20,8 @@ public interface RollbackClusterWorkflow extends Runbook {
   @WorkflowMethod(name = TYPE)
   RollbackResult rollback(RollbackRequest request);
 
+  /** The cluster's change id ({@link io.etcdrunbooks.workflows.common.RunbookIds#changing}): no rollback while another change runs. */
   static String workflowId(String cluster) {
-    return "rollback-" + cluster;
+    return io.etcdrunbooks.workflows.common.RunbookIds.changing(cluster);
   }
 }

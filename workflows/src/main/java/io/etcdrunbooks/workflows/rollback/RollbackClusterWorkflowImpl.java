@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.rollback;
 
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -35,7 +36,7 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
 
   @Override
   public RollbackResult rollback(RollbackRequest request) {
-    return runFor(request.cluster(), () -> run(request));
+    return runToSafePoint(request.cluster(), () -> run(request));
   }
 
   private RollbackResult run(RollbackRequest request) {
@@ -80,11 +81,13 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
       return new RollbackResult(cluster, toVersion, newer, versions(state), state.clusterVersion(), request.dryRun(), "", "");
     }
 
+    if (request.requireApproval()) awaitApproval("the first member goes back to " + toVersion, () -> false);
+    progress.stopIfCancelled("the first member goes back to " + toVersion);
     progress.phase(Phase.ROLLBACK);
     progress.step("-> " + toVersion);
     MemberVersionSwitch switcher = new MemberVersionSwitch(activities, progress, cluster, request.effectiveMemberTimeoutSeconds());
     for (String member : newer) {
-      progress.awaitResumed();
+      progress.safePoint("member " + member);
       try {
         switcher.switchTo(member, toVersion);
       } catch (ActivityFailure | ApplicationFailure e) {
@@ -121,12 +124,14 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
     progress.phase(Phase.PLAN);
     progress.message("restore " + (request.backupId() == null || request.backupId().isBlank()
         ? "the newest backup taken on " + minorOf(toVersion) : "backup " + request.backupId()) + " with etcd " + toVersion
-        + " on " + members + " (RestoreCluster runbook " + RestoreClusterWorkflow.workflowId(cluster) + ")");
+        + " on " + members + " (RestoreCluster runbook " + restoreChildId(cluster) + ")");
     RestoreRequest restore = new RestoreRequest(cluster, request.backupId(), true, toVersion, request.dryRun(),
         request.effectiveMemberTimeoutSeconds(), 0, minorOf(toVersion));
+    if (request.requireApproval() && !request.dryRun()) awaitApproval("the restore with etcd " + toVersion, () -> false);
+    progress.stopIfCancelled("the restore with etcd " + toVersion);
     progress.phase(Phase.ROLLBACK);
     RestoreClusterWorkflow child = Workflow.newChildWorkflowStub(RestoreClusterWorkflow.class,
-        ChildWorkflowOptions.newBuilder().setWorkflowId(RestoreClusterWorkflow.workflowId(cluster)).build());
+        ChildWorkflowOptions.newBuilder().setWorkflowId(restoreChildId(cluster)).build());
     RestoreResult restored;
     try {
       restored = progress.record("restore with etcd " + toVersion, () -> child.restore(restore));
@@ -140,6 +145,13 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
         : "restored backup " + restored.backup().id() + " with etcd " + toVersion + "; lost: " + restored.lostRevisions());
     return new RollbackResult(cluster, toVersion, members, request.dryRun() ? versions(state) : restored.memberVersions(),
         after.clusterVersion(), request.dryRun(), restored.backup().id(), restored.lostRevisions());
+  }
+
+  /** The child runs while this rollback holds the cluster's change id, so it gets an id of its own. */
+  private static String restoreChildId(String cluster) {
+    // before the change id, the child ran as "restore-<cluster>": histories recorded then replay with it
+    return Workflow.getVersion("restore-child-id", Workflow.DEFAULT_VERSION, 1) < 1
+        ? "restore-" + cluster : RunbookIds.changing(cluster) + "-restore";
   }
 
   private static String minorOf(String version) {

@@ -11,9 +11,15 @@ package io.etcdrunbooks.workflows.rollback;
  * @param acknowledgeDataLoss once the cluster version has moved, the only way back is restoring the pre-upgrade backup
  *     with the old binaries, which loses every write since: the rollback does that only when this is true
  * @param backupId the backup to restore then; empty: the newest backup taken on toVersion's minor version
+ * @param requireApproval stop after the plan until an operator approves, before the first member or the restore
  */
 public record RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds,
-    boolean acknowledgeDataLoss, String backupId) {
+    boolean acknowledgeDataLoss, String backupId, boolean requireApproval) {
+
+  public RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds,
+      boolean acknowledgeDataLoss, String backupId) {
+    this(cluster, toVersion, dryRun, memberTimeoutSeconds, acknowledgeDataLoss, backupId, false);
+  }
 
   /** A rollback of a mixed cluster, which never loses data. */
   public RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds) {

@@ -20,8 +20,8 @@ public interface UpgradeClusterWorkflow extends Runbook {
   @WorkflowMethod(name = TYPE)
   UpgradeResult upgrade(UpgradeRequest request);
 
-  /** Workflow id that makes two upgrades of one cluster at once impossible. */
+  /** The cluster's change id ({@link io.etcdrunbooks.workflows.common.RunbookIds#changing}): no upgrade while another change runs. */
   static String workflowId(String cluster) {
-    return "upgrade-" + cluster;
+    return io.etcdrunbooks.workflows.common.RunbookIds.changing(cluster);
   }
 }

@@ -37,7 +37,7 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public UpgradeResult upgrade(UpgradeRequest request) {
-    return runFor(request.cluster(), () -> run(request));
+    return runToSafePoint(request.cluster(), () -> run(request));
   }
 
   private UpgradeResult run(UpgradeRequest request) {
@@ -82,6 +82,9 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
           List.of("dry run: nothing was touched"));
     }
 
+    if (request.requireApproval()) awaitApproval("the pre-upgrade backup and the first member", () -> false);
+    progress.stopIfCancelled("the pre-upgrade backup");
+
     progress.phase(Phase.BACKUP);
     BackupRecord backup = progress.record("verified backup", () -> activities.backup.takeVerifiedBackup(
         new BackupRequest(cluster, "pre-upgrade-" + Workflow.getInfo().getRunId().substring(0, 8))));
@@ -96,7 +99,7 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
       List<String> switched = new ArrayList<>();
       restarted.put(step.label(), switched);
       for (String member : leaderLast(activities.etcd.discover(ref))) {
-        progress.awaitResumed();
+        progress.safePoint("member " + member + " (" + step.label() + ")");
         try {
           if (switcher.switchTo(member, step.toVersion())) {
             switched.add(member);

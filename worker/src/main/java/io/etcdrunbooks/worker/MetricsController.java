@@ -1,0 +1,27 @@
+package io.etcdrunbooks.worker;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Produces;
+
+/**
+ * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and outcome), phase, member
+ * step and member restart durations, Temporal's worker and client metrics ({@code temporal_*}), and the JVM's. No token:
+ * scrapers rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
+ */
+@Controller
+public final class MetricsController {
+
+  private final PrometheusMeterRegistry registry;
+
+  public MetricsController(PrometheusMeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  @Get("/metrics")
+  @Produces("text/plain; version=0.0.4; charset=utf-8")
+  public String scrape() {
+    return registry.scrape();
+  }
+}

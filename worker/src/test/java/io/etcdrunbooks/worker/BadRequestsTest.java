@@ -1,0 +1,229 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
+import io.temporal.client.WorkflowClient;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Bad requests against a real worker+API over a real sandbox: each is answered with the right 4xx and a message that
+ * names what is wrong, and none starts a workflow. "Nothing started" is read from Temporal's own lists of open and
+ * closed executions, not from the API: this test's Temporal must hold no execution at all after every request.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BadRequestsTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
+  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("on-call", "operator");
+  private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("sre-lead", "admin");
+  private static final TestApiTokens.Token STAGING = TestApiTokens.Token.of("staging-bot", "admin", "staging-*");
+  private static final String NOT_A_TOKEN = "Bearer tok-" + java.util.UUID.randomUUID();
+  private static final String C = "/api/v1/clusters/sandbox";
+  private static final String JSON_TYPE = "application/json";
+
+  private Sandbox sandbox;
+  private ApplicationContext context;
+  private WorkflowClient client;
+  private String api;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @BeforeAll
+  void start() throws Exception {
+    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("bad-requests").resolve("sandbox"), "sandbox", 3, "3.5.16"),
+        SandboxRunbooks.releases());
+    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, ADMIN, STAGING);
+    context = Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.api.tokens-file", tokens.toString(),
+        "runbooks.inventory", sandbox.inventoryFile().toString(),
+        "runbooks.task-queue", "etcd-runbooks-bad-requests",
+        "temporal.address", "",
+        "temporal.embedded-port", freePort(),
+        "micronaut.server.port", freePort()));
+    api = context.getBean(EmbeddedServer.class).getURL().toString();
+    client = context.getBean(WorkflowClient.class);
+  }
+
+  @AfterAll
+  void stop() {
+    if (context != null) context.close();
+    if (sandbox != null) sandbox.close();
+  }
+
+  /** One bad request: what is sent and what must come back. */
+  record Bad(String name, String method, String path, String contentType, String body, String authorization, int status,
+      String... words) {}
+
+  @TestFactory
+  Stream<DynamicTest> everyBadRequestIsRefusedWithTheRightStatusAndMessageAndStartsNothing() {
+    List<Bad> cases = cases();
+    assertThat(cases).as("the issue asks for at least 50").hasSizeGreaterThanOrEqualTo(50);
+    return cases.stream().map(bad -> DynamicTest.dynamicTest(bad.status() + " " + bad.name(), () -> check(bad)));
+  }
+
+  private List<Bad> cases() {
+    String upgrade = "{\"targetVersion\":\"3.5.30\"}";
+    String big = "{\"targetVersion\":\"3.5.30\",\"padding\":\"" + "x".repeat(300 * 1024) + "\"}";
+    List<Bad> c = new ArrayList<>();
+    // no token, or one that is not in the tokens file
+    c.add(new Bad("upgrade without a token", "POST", C + "/upgrade", JSON_TYPE, upgrade, null, 401, "missing 'Authorization: Bearer"));
+    c.add(new Bad("status without a token", "GET", C + "/status", null, null, null, 401, "missing"));
+    c.add(new Bad("runbook list without a token", "GET", C + "/runbooks", null, null, null, 401, "missing"));
+    c.add(new Bad("approve without a token", "POST", "/api/v1/runbooks/change-sandbox/approve", JSON_TYPE, "{}", null, 401, "missing"));
+    c.add(new Bad("cancel without a token", "POST", "/api/v1/runbooks/change-sandbox/cancel", JSON_TYPE, "{}", null, 401, "missing"));
+    c.add(new Bad("cluster list without a token", "GET", "/api/v1/clusters", null, null, null, 401, "missing"));
+    c.add(new Bad("upgrade with an unknown token", "POST", C + "/upgrade", JSON_TYPE, upgrade, NOT_A_TOKEN, 401, "not one of runbooks.api.tokens-file"));
+    c.add(new Bad("restore with an unknown token", "POST", C + "/restore", JSON_TYPE, "{\"acknowledgeDataLoss\":true}", NOT_A_TOKEN, 401, "not one of"));
+    c.add(new Bad("a Basic instead of a Bearer token", "POST", C + "/upgrade", JSON_TYPE, upgrade, "Basic " + OPERATOR.secret(), 401, "Bearer"));
+    c.add(new Bad("an empty Bearer token", "POST", C + "/upgrade", JSON_TYPE, upgrade, "Bearer ", 401, "Bearer"));
+    c.add(new Bad("the token's hash sent as the token", "POST", C + "/upgrade", JSON_TYPE, upgrade,
+        "Bearer " + TestApiTokens.sha256(OPERATOR.secret()), 401, "not one of"));
+    c.add(new Bad("a token with a character changed", "POST", C + "/upgrade", JSON_TYPE, upgrade,
+        OPERATOR.bearer().substring(0, OPERATOR.bearer().length() - 1) + "!", 401, "not one of"));
+    // a known token without the role, or not for this cluster
+    c.add(new Bad("a viewer's upgrade", "POST", C + "/upgrade", JSON_TYPE, upgrade, VIEWER.bearer(), 403, "role viewer", "needs operator"));
+    c.add(new Bad("a viewer's replacement", "POST", C + "/replace-member", JSON_TYPE, "{\"failedMember\":\"m2\"}", VIEWER.bearer(), 403, "needs operator"));
+    c.add(new Bad("a viewer's backup", "POST", C + "/backup", JSON_TYPE, "{}", VIEWER.bearer(), 403, "needs operator"));
+    c.add(new Bad("a viewer's backup schedule", "POST", C + "/backup-schedule", JSON_TYPE, "{}", VIEWER.bearer(), 403, "needs operator"));
+    c.add(new Bad("a viewer's approval", "POST", "/api/v1/runbooks/change-sandbox/approve", JSON_TYPE, "{}", VIEWER.bearer(), 403, "needs operator"));
+    c.add(new Bad("a viewer's pause", "POST", "/api/v1/runbooks/change-sandbox/pause", JSON_TYPE, "{}", VIEWER.bearer(), 403, "needs operator"));
+    c.add(new Bad("a viewer's resume", "POST", "/api/v1/runbooks/change-sandbox/resume", JSON_TYPE, "{}", VIEWER.bearer(), 403, "needs operator"));
+    c.add(new Bad("a viewer's cancel", "POST", "/api/v1/runbooks/change-sandbox/cancel", JSON_TYPE, "{}", VIEWER.bearer(), 403, "needs operator"));
+    c.add(new Bad("an operator's restore", "POST", C + "/restore", JSON_TYPE, "{\"acknowledgeDataLoss\":true}", OPERATOR.bearer(), 403, "role operator", "needs admin"));
+    c.add(new Bad("an operator's rollback", "POST", C + "/rollback", JSON_TYPE, "{\"toVersion\":\"3.4.23\"}", OPERATOR.bearer(), 403, "needs admin"));
+    c.add(new Bad("a staging-only token's upgrade", "POST", C + "/upgrade", JSON_TYPE, upgrade, STAGING.bearer(), 403, "[staging-*]", "'sandbox'"));
+    c.add(new Bad("a staging-only token's status read", "GET", C + "/status", null, null, STAGING.bearer(), 403, "'sandbox'"));
+    c.add(new Bad("a staging-only token's approval of a runbook it cannot place", "POST", "/api/v1/runbooks/change-sandbox/approve",
+        JSON_TYPE, "{}", STAGING.bearer(), 403, "cannot be told"));
+    // bodies that are not the JSON the runbook takes
+    c.add(new Bad("truncated JSON", "POST", C + "/upgrade", JSON_TYPE, "{\"targetVersion\":", OPERATOR.bearer(), 400, "JSON"));
+    c.add(new Bad("not JSON at all", "POST", C + "/upgrade", JSON_TYPE, "upgrade please", OPERATOR.bearer(), 400, "JSON"));
+    c.add(new Bad("a JSON array instead of an object", "POST", C + "/upgrade", JSON_TYPE, "[\"3.5.30\"]", OPERATOR.bearer(), 400, "JSON body"));
+    c.add(new Bad("a misspelt field", "POST", C + "/upgrade", JSON_TYPE, "{\"targetVersoin\":\"3.5.30\"}", OPERATOR.bearer(), 400, "targetVersoin"));
+    c.add(new Bad("an empty body", "POST", C + "/upgrade", JSON_TYPE, "", OPERATOR.bearer(), 400, "body"));
+    c.add(new Bad("an object where a name is expected", "POST", C + "/replace-member", JSON_TYPE, "{\"failedMember\":{\"name\":\"m2\"}}",
+        OPERATOR.bearer(), 400, "failedMember"));
+    c.add(new Bad("text where a number is expected", "POST", C + "/upgrade", JSON_TYPE,
+        "{\"targetVersion\":\"3.5.30\",\"memberTimeoutSeconds\":\"soon\"}", OPERATOR.bearer(), 400, "memberTimeoutSeconds"));
+    c.add(new Bad("text where a boolean is expected", "POST", C + "/restore", JSON_TYPE, "{\"acknowledgeDataLoss\":\"maybe\"}",
+        ADMIN.bearer(), 400, "acknowledgeDataLoss"));
+    // clusters and members the inventory does not have
+    c.add(new Bad("an upgrade of an unknown cluster", "POST", "/api/v1/clusters/nope/upgrade", JSON_TYPE, upgrade, OPERATOR.bearer(), 404, "unknown cluster 'nope'", "sandbox"));
+    c.add(new Bad("a replacement in an unknown cluster", "POST", "/api/v1/clusters/nope/replace-member", JSON_TYPE, "{\"failedMember\":\"m1\"}",
+        OPERATOR.bearer(), 404, "unknown cluster 'nope'"));
+    c.add(new Bad("a restore of an unknown cluster", "POST", "/api/v1/clusters/nope/restore", JSON_TYPE, "{\"acknowledgeDataLoss\":true}",
+        ADMIN.bearer(), 404, "unknown cluster 'nope'"));
+    c.add(new Bad("a backup of an unknown cluster", "POST", "/api/v1/clusters/nope/backup", JSON_TYPE, "{}", OPERATOR.bearer(), 404, "unknown cluster 'nope'"));
+    c.add(new Bad("the status of an unknown cluster", "GET", "/api/v1/clusters/nope/status", null, null, VIEWER.bearer(), 404, "unknown cluster 'nope'"));
+    c.add(new Bad("the runbooks of an unknown cluster", "GET", "/api/v1/clusters/nope/runbooks", null, null, VIEWER.bearer(), 404, "unknown cluster 'nope'"));
+    c.add(new Bad("a body naming another cluster than the path", "POST", C + "/upgrade", JSON_TYPE,
+        "{\"cluster\":\"prod-1\",\"targetVersion\":\"3.5.30\"}", OPERATOR.bearer(), 400, "'prod-1'", "'sandbox'"));
+    c.add(new Bad("a replacement of an unknown member", "POST", C + "/replace-member", JSON_TYPE, "{\"failedMember\":\"m9\"}",
+        OPERATOR.bearer(), 400, "no member 'm9'", "m1"));
+    c.add(new Bad("a replacement naming no member", "POST", C + "/replace-member", JSON_TYPE, "{}", OPERATOR.bearer(), 400, "failedMember is required"));
+    // versions
+    c.add(new Bad("a version the binary source does not offer", "POST", C + "/upgrade", JSON_TYPE, "{\"targetVersion\":\"3.9.99\"}",
+        OPERATOR.bearer(), 400, "3.9.99 is not offered", "3.5.30"));
+    c.add(new Bad("a version that is not one", "POST", C + "/upgrade", JSON_TYPE, "{\"targetVersion\":\"latest\"}", OPERATOR.bearer(), 400,
+        "must look like 3.5.30", "'latest'"));
+    c.add(new Bad("no version", "POST", C + "/upgrade", JSON_TYPE, "{\"dryRun\":true}", OPERATOR.bearer(), 400, "targetVersion"));
+    c.add(new Bad("a rollback to a partial version", "POST", C + "/rollback", JSON_TYPE, "{\"toVersion\":\"3.4\"}", ADMIN.bearer(), 400,
+        "toVersion must look like"));
+    c.add(new Bad("a restore onto a version not offered", "POST", C + "/restore", JSON_TYPE,
+        "{\"acknowledgeDataLoss\":true,\"etcdVersion\":\"3.6.0\"}", ADMIN.bearer(), 400, "3.6.0 is not offered"));
+    // other refusals before Temporal
+    c.add(new Bad("a negative member timeout", "POST", C + "/upgrade", JSON_TYPE, "{\"targetVersion\":\"3.5.30\",\"memberTimeoutSeconds\":-1}",
+        OPERATOR.bearer(), 400, "memberTimeoutSeconds"));
+    c.add(new Bad("a restore without acknowledging the data loss", "POST", C + "/restore", JSON_TYPE, "{\"backupId\":\"latest\"}",
+        ADMIN.bearer(), 400, "acknowledgeDataLoss must be true"));
+    c.add(new Bad("a negative backup interval", "POST", C + "/backup-schedule", JSON_TYPE, "{\"intervalMinutes\":-5}", OPERATOR.bearer(), 400,
+        "intervalMinutes"));
+    // size and content type
+    c.add(new Bad("an oversize upgrade body", "POST", C + "/upgrade", JSON_TYPE, big, OPERATOR.bearer(), 413, "content length"));
+    c.add(new Bad("an oversize Alertmanager payload", "POST", "/api/v1/alerts/alertmanager", JSON_TYPE, big, OPERATOR.bearer(), 413,
+        "content length"));
+    c.add(new Bad("plain text instead of JSON", "POST", C + "/upgrade", "text/plain", upgrade, OPERATOR.bearer(), 415, "Content Type", "application/json"));
+    c.add(new Bad("XML instead of JSON", "POST", C + "/restore", "application/xml", "<restore/>", ADMIN.bearer(), 415, "Content Type", "application/json"));
+    c.add(new Bad("a form instead of JSON", "POST", C + "/replace-member", "application/x-www-form-urlencoded", "failedMember=m2",
+        OPERATOR.bearer(), 415, "Content Type", "application/json"));
+    // runbooks that do not exist
+    c.add(new Bad("approving a runbook that does not exist", "POST", "/api/v1/runbooks/no-such-runbook/approve", JSON_TYPE, "{}",
+        OPERATOR.bearer(), 404, "no runbook with id no-such-runbook"));
+    c.add(new Bad("cancelling a runbook that does not exist", "POST", "/api/v1/runbooks/no-such-runbook/cancel", JSON_TYPE, "{}",
+        OPERATOR.bearer(), 404, "no runbook with id no-such-runbook"));
+    c.add(new Bad("reading a runbook that does not exist", "GET", "/api/v1/runbooks/no-such-runbook", null, null, VIEWER.bearer(), 404,
+        "no runbook with id no-such-runbook"));
+    return c;
+  }
+
+  private void check(Bad bad) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + bad.path()));
+    if (bad.contentType() != null) request.header("Content-Type", bad.contentType());
+    if (bad.authorization() != null) request.header("Authorization", bad.authorization());
+    request.method(bad.method(), bad.body() == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(bad.body()));
+    HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    String message = messageOf(response.body());
+    assertThat(response.statusCode()).as("%s: %s", bad.name(), response.body()).isEqualTo(bad.status());
+    assertThat(message).as("%s: the answer's message", bad.name()).contains(bad.words());
+    assertThat(message).as("%s: no secret echoed", bad.name()).doesNotContain(OPERATOR.secret(), VIEWER.secret(), ADMIN.secret());
+    assertThat(executionsInTemporal()).as("%s: workflows in Temporal", bad.name()).isEmpty();
+  }
+
+  /** The answer's "message", and Micronaut's own error details when it answered before our code ran. */
+  private static String messageOf(String body) {
+    if (body == null || body.isBlank()) return "";
+    try {
+      JsonNode json = JSON.readTree(body);
+      StringBuilder text = new StringBuilder(json.path("message").asText(""));
+      for (JsonNode error : json.path("_embedded").path("errors")) text.append(" | ").append(error.path("message").asText(""));
+      return text.toString();
+    } catch (Exception e) {
+      return body;
+    }
+  }
+
+  private List<String> executionsInTemporal() {
+    var stub = client.getWorkflowServiceStubs().blockingStub();
+    String namespace = client.getOptions().getNamespace();
+    List<String> ids = new ArrayList<>();
+    stub.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder().setNamespace(namespace).build())
+        .getExecutionsList().forEach(e -> ids.add(e.getExecution().getWorkflowId()));
+    stub.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder().setNamespace(namespace).build())
+        .getExecutionsList().forEach(e -> ids.add(e.getExecution().getWorkflowId()));
+    return ids;
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

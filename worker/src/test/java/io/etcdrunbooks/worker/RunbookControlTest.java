@@ -1,0 +1,274 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionDescription;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Runbook control through the API on a real 3-member sandbox: one change per cluster (Temporal refuses a second start
+ * of the cluster's change id, whatever its type), approval by an operator and not a viewer, the per-cluster list read
+ * from Temporal, and cancel, which stops a runbook at a safe point and never in the middle of a member.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RunbookControlTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
+  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("on-call", "operator");
+  private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("sre-lead", "admin");
+  private static final String CHANGE = "change-sandbox";
+
+  private Sandbox sandbox;
+  private ApplicationContext context;
+  private WorkflowClient client;
+  private String api;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @BeforeAll
+  void start() throws Exception {
+    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("control").resolve("sandbox"), "sandbox", 3, "3.4.23"),
+        SandboxRunbooks.releases());
+    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, ADMIN);
+    context = Main.start(List.of("worker", "api"), Map.of(
+        "runbooks.api.tokens-file", tokens.toString(),
+        "runbooks.inventory", sandbox.inventoryFile().toString(),
+        "runbooks.task-queue", "etcd-runbooks-control-test",
+        "temporal.address", "",
+        "temporal.embedded-port", freePort(),
+        "micronaut.server.port", freePort()));
+    api = context.getBean(EmbeddedServer.class).getURL().toString();
+    client = context.getBean(WorkflowClient.class);
+  }
+
+  @AfterAll
+  void stop() {
+    if (context != null) context.close();
+    if (sandbox != null) sandbox.close();
+  }
+
+  @Test
+  @Order(1)
+  void anApprovalRunbookWaitsRefusesOtherChangesAndRunsOnceAnOperatorApproves() throws Exception {
+    Answer started = post("/api/v1/clusters/sandbox/upgrade",
+        "{\"cluster\":\"sandbox\",\"targetVersion\":\"3.5.16\",\"requireApproval\":true}", OPERATOR);
+    assertThat(started.status).as(started.body.toString()).isEqualTo(202);
+    assertThat(started.body.path("workflowId").asText()).isEqualTo(CHANGE);
+    String runId = started.body.path("runId").asText();
+    awaitProgress(CHANGE, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
+
+    // one change per cluster: another upgrade, a replacement or a restore is refused naming the running upgrade
+    for (String[] other : List.of(
+        new String[] {"/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}"},
+        new String[] {"/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m2\"}"},
+        new String[] {"/api/v1/clusters/sandbox/restore", "{\"backupId\":\"latest\",\"acknowledgeDataLoss\":true}"})) {
+      Answer refused = post(other[0], other[1], ADMIN);
+      assertThat(refused.status).as(other[0] + ": " + refused.body).isEqualTo(409);
+      assertThat(refused.body.path("workflowId").asText()).isEqualTo(CHANGE);
+      assertThat(refused.body.path("message").asText()).contains("UpgradeCluster", "started by on-call", CHANGE, runId);
+    }
+    assertThat(client.newUntypedWorkflowStub(CHANGE).describe().getExecution().getRunId()).as("still the first run").isEqualTo(runId);
+
+    // a viewer may not approve; the runbook keeps waiting
+    Answer viewerApproval = post("/api/v1/runbooks/" + CHANGE + "/approve", "{}", VIEWER);
+    assertThat(viewerApproval.status).isEqualTo(403);
+    assertThat(viewerApproval.body.path("message").asText()).contains("role viewer", "needs operator");
+    TimeUnit.SECONDS.sleep(2);
+    assertThat(get("/api/v1/runbooks/" + CHANGE, VIEWER).body.path("progress").path("phase").asText()).isEqualTo("AWAITING_APPROVAL");
+    assertThat(sandbox.cluster().members()).allSatisfy(m ->
+        assertThat(runningVersion(m.name())).isEqualTo("3.4.23"));
+
+    // the cluster's list shows it running, started by the operator
+    JsonNode list = get("/api/v1/clusters/sandbox/runbooks", VIEWER).body;
+    assertThat(list.get(0).path("workflowId").asText()).isEqualTo(CHANGE);
+    assertThat(list.get(0).path("status").asText()).isEqualTo("RUNNING");
+    assertThat(list.get(0).path("type").asText()).isEqualTo("UpgradeCluster");
+    assertThat(list.get(0).path("startedBy").asText()).isEqualTo("on-call");
+
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/approve", "{}", OPERATOR).status).isEqualTo(202);
+    JsonNode done = awaitFinished(CHANGE);
+    assertThat(done.path("status").asText()).as(done.toString()).isEqualTo("COMPLETED");
+    for (var m : sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
+
+    WorkflowExecutionDescription description = client.newUntypedWorkflowStub(CHANGE).describe();
+    Object controls = description.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
+    assertThat(controls).asList().hasSize(1).first().asString().endsWith("approve by on-call");
+    assertThat(get("/api/v1/clusters/sandbox/runbooks", VIEWER).body.get(0).path("controls").get(0).asText()).endsWith("approve by on-call");
+  }
+
+  @Test
+  @Order(2)
+  void cancellingARunbookThatWaitsForApprovalTouchesNothing() throws Exception {
+    Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\",\"requireApproval\":true}", OPERATOR);
+    assertThat(started.status).isEqualTo(202);
+    awaitProgress(CHANGE, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", VIEWER).status).isEqualTo(403);
+
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status).isEqualTo(202);
+    JsonNode view = awaitFinished(CHANGE);
+    assertThat(view.path("status").asText()).isEqualTo("CANCELED");
+    assertThat(view.path("progress").path("phase").asText()).isEqualTo("CANCELLED");
+    assertThat(view.path("progress").path("message").asText()).contains("cancelled through the API by on-call");
+    for (var m : sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status).as("nothing left to cancel").isEqualTo(409);
+  }
+
+  @Test
+  @Order(3)
+  void aCancelDuringAMemberFinishesThatMemberThenStopsWithTheClusterHealthy() throws Exception {
+    Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}", OPERATOR);
+    assertThat(started.status).isEqualTo(202);
+    JsonNode inHand = awaitProgress(CHANGE, p -> p.path("phase").asText().equals("UPGRADE") && !p.path("member").asText().isEmpty());
+    String first = inHand.path("member").asText();
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status).isEqualTo(202);
+
+    JsonNode view = awaitFinished(CHANGE);
+    assertThat(view.path("status").asText()).as(view.toString()).isEqualTo("CANCELED");
+    assertThat(runningVersion(first)).as("the member in hand when the cancel came is finished").isEqualTo("3.5.30");
+    List<String> versions = new ArrayList<>();
+    for (var m : sandbox.cluster().members()) versions.add(runningVersion(m.name()));
+    assertThat(versions).as("stopped before the remaining members").contains("3.5.16").allMatch(v -> v.equals("3.5.16") || v.equals("3.5.30"));
+    JsonNode status = get("/api/v1/clusters/sandbox/status", VIEWER).body;
+    assertThat(status.path("members").findValuesAsText("healthy")).containsOnly("true");
+    assertThat(view.path("progress").path("message").asText()).contains("cancelled", "before member");
+  }
+
+  @Test
+  @Order(4)
+  void prometheusShowsTheRunbooksPhasesMemberRestartsAndTemporalsOwnMetricsAndHealthIsUp() throws Exception {
+    // three upgrades ran above: one completed, two cancelled. Tally hands counters to Micrometer every 2 s (timers at
+    // once), so the last cancel may need a report to show
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
+    String metrics = scrape();
+    while (!metrics.contains("outcome=\"cancelled\"") || sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"cancelled\"") < 2) {
+      if (Instant.now().isAfter(deadline)) break;
+      TimeUnit.MILLISECONDS.sleep(500);
+      metrics = scrape();
+    }
+    Files.writeString(Path.of("target", "runbook-control-metrics.txt"), metrics); // kept for a failing run's reader
+    assertThat(sample(metrics, "etcd_runbooks_runbooks_started_total", "runbook=\"UpgradeCluster\"")).isEqualTo(3.0);
+    assertThat(sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"completed\"")).isEqualTo(1.0);
+    assertThat(sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"cancelled\"")).isEqualTo(2.0);
+    assertThat(sample(metrics, "etcd_runbooks_phase_duration_seconds_count", "phase=\"UPGRADE\"")).isGreaterThanOrEqualTo(2.0);
+    assertThat(sample(metrics, "etcd_runbooks_phase_duration_seconds_count", "phase=\"AWAITING_APPROVAL\"")).isEqualTo(2.0);
+    // the first upgrade restarted each of the 3 members once, the third at least the member in hand
+    assertThat(sample(metrics, "etcd_runbooks_member_restart_duration_seconds_count", "cluster=\"sandbox\"")).isGreaterThanOrEqualTo(4.0);
+    assertThat(sample(metrics, "etcd_runbooks_member_step_duration_seconds_count", "member=\"m1\"")).isGreaterThan(0.0);
+    assertThat(metrics).contains("cluster=\"sandbox\"", "temporal_workflow_completed_total", "temporal_activity_execution_latency");
+
+    HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(api + "/health")).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+    JsonNode body = JSON.readTree(health.body());
+    assertThat(body.path("status").asText()).isEqualTo("UP");
+    assertThat(body.path("temporal").path("status").asText()).isEqualTo("UP");
+    assertThat(body.path("worker").path("status").asText()).isEqualTo("UP");
+  }
+
+  private String scrape() throws Exception {
+    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(api + "/metrics")).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    return response.body();
+  }
+
+  /** The sum of the samples of a metric whose labels contain {@code label}. */
+  private static double sample(String metrics, String name, String label) {
+    double sum = 0;
+    boolean found = false;
+    for (String line : metrics.split("\n")) {
+      if (line.startsWith(name + "{") && line.contains(label)) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        found = true;
+      }
+    }
+    if (!found) throw new AssertionError("no " + name + " with " + label + " in the scrape:\n" + metrics.lines()
+        .filter(l -> l.startsWith("etcd_runbooks")).reduce("", (a, b) -> a + b + "\n"));
+    return sum;
+  }
+
+  private String runningVersion(String member) throws Exception {
+    JsonNode status = get("/api/v1/clusters/sandbox/status", VIEWER).body;
+    for (JsonNode m : status.path("members")) {
+      if (m.path("name").asText().equals(member)) return m.path("serverVersion").asText();
+    }
+    throw new AssertionError("no member " + member + " in " + status);
+  }
+
+  private JsonNode awaitProgress(String id, Predicate<JsonNode> condition) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    while (Instant.now().isBefore(deadline)) {
+      JsonNode view = get("/api/v1/runbooks/" + id, VIEWER).body;
+      if (condition.test(view.path("progress"))) return view.path("progress");
+      if (!"RUNNING".equals(view.path("status").asText())) throw new AssertionError("runbook ended first: " + view);
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    throw new AssertionError("progress of " + id + " never reached the condition");
+  }
+
+  private JsonNode awaitFinished(String id) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(3));
+    while (Instant.now().isBefore(deadline)) {
+      WorkflowExecutionStatus status = client.newUntypedWorkflowStub(id).describe().getStatus();
+      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return get("/api/v1/runbooks/" + id, VIEWER).body;
+      TimeUnit.MILLISECONDS.sleep(300);
+    }
+    throw new AssertionError(id + " did not finish in 3 minutes");
+  }
+
+  private record Answer(int status, JsonNode body) {}
+
+  private Answer get(String path, TestApiTokens.Token token) throws Exception {
+    return send(HttpRequest.newBuilder(URI.create(api + path)).header("Authorization", token.bearer()).GET().build());
+  }
+
+  private Answer post(String path, String body, TestApiTokens.Token token) throws Exception {
+    return send(HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
+        .header("Authorization", token.bearer()).POST(HttpRequest.BodyPublishers.ofString(body)).build());
+  }
+
+  private Answer send(HttpRequest request) throws Exception {
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    String body = response.body();
+    return new Answer(response.statusCode(), body == null || body.isBlank() ? JSON.nullNode() : JSON.readTree(body));
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

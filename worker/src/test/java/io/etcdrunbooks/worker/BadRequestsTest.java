@@ -4,21 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.etcdrunbooks.sandbox.Sandbox;
-import io.etcdrunbooks.sandbox.SandboxSpec;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
 import io.temporal.client.WorkflowClient;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,32 +42,21 @@ class BadRequestsTest {
   private static final String C = "/api/v1/clusters/sandbox";
   private static final String JSON_TYPE = "application/json";
 
-  private Sandbox sandbox;
-  private ApplicationContext context;
+  private ApiSandbox env;
   private WorkflowClient client;
   private String api;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
   void start() throws Exception {
-    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("bad-requests").resolve("sandbox"), "sandbox", 3, "3.5.16"),
-        SandboxRunbooks.releases());
-    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, ADMIN, STAGING);
-    context = Main.start(List.of("worker", "api"), Map.of(
-        "runbooks.api.tokens-file", tokens.toString(),
-        "runbooks.inventory", sandbox.inventoryFile().toString(),
-        "runbooks.task-queue", "etcd-runbooks-bad-requests",
-        "temporal.address", "",
-        "temporal.embedded-port", freePort(),
-        "micronaut.server.port", freePort()));
-    api = context.getBean(EmbeddedServer.class).getURL().toString();
-    client = context.getBean(WorkflowClient.class);
+    env = ApiSandbox.start("bad-requests", "3.5.16", Map.of(), VIEWER, OPERATOR, ADMIN, STAGING);
+    client = env.client;
+    api = env.api;
   }
 
   @AfterAll
   void stop() {
-    if (context != null) context.close();
-    if (sandbox != null) sandbox.close();
+    if (env != null) env.close();
   }
 
   /** One bad request: what is sent and what must come back. */
@@ -219,11 +200,5 @@ class BadRequestsTest {
     stub.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder().setNamespace(namespace).build())
         .getExecutionsList().forEach(e -> ids.add(e.getExecution().getWorkflowId()));
     return ids;
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

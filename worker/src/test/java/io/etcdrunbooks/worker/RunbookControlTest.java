@@ -4,16 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.etcdrunbooks.sandbox.Sandbox;
-import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.worker.ApiSandbox.Answer;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,32 +47,21 @@ class RunbookControlTest {
   private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("sre-lead", "admin");
   private static final String CHANGE = "change-sandbox";
 
-  private Sandbox sandbox;
-  private ApplicationContext context;
+  private ApiSandbox env;
   private WorkflowClient client;
   private String api;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
   void start() throws Exception {
-    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("control").resolve("sandbox"), "sandbox", 3, "3.4.23"),
-        SandboxRunbooks.releases());
-    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, ADMIN);
-    context = Main.start(List.of("worker", "api"), Map.of(
-        "runbooks.api.tokens-file", tokens.toString(),
-        "runbooks.inventory", sandbox.inventoryFile().toString(),
-        "runbooks.task-queue", "etcd-runbooks-control-test",
-        "temporal.address", "",
-        "temporal.embedded-port", freePort(),
-        "micronaut.server.port", freePort()));
-    api = context.getBean(EmbeddedServer.class).getURL().toString();
-    client = context.getBean(WorkflowClient.class);
+    env = ApiSandbox.start("control", "3.4.23", Map.of(), VIEWER, OPERATOR, ADMIN);
+    client = env.client;
+    api = env.api;
   }
 
   @AfterAll
   void stop() {
-    if (context != null) context.close();
-    if (sandbox != null) sandbox.close();
+    if (env != null) env.close();
   }
 
   @Test
@@ -85,9 +69,9 @@ class RunbookControlTest {
   void anApprovalRunbookWaitsRefusesOtherChangesAndRunsOnceAnOperatorApproves() throws Exception {
     Answer started = post("/api/v1/clusters/sandbox/upgrade",
         "{\"cluster\":\"sandbox\",\"targetVersion\":\"3.5.16\",\"requireApproval\":true}", OPERATOR);
-    assertThat(started.status).as(started.body.toString()).isEqualTo(202);
-    assertThat(started.body.path("workflowId").asText()).isEqualTo(CHANGE);
-    String runId = started.body.path("runId").asText();
+    assertThat(started.status()).as(started.body().toString()).isEqualTo(202);
+    assertThat(started.body().path("workflowId").asText()).isEqualTo(CHANGE);
+    String runId = started.body().path("runId").asText();
     awaitProgress(CHANGE, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
 
     // one change per cluster: another upgrade, a replacement or a restore is refused naming the running upgrade
@@ -96,72 +80,72 @@ class RunbookControlTest {
         new String[] {"/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m2\"}"},
         new String[] {"/api/v1/clusters/sandbox/restore", "{\"backupId\":\"latest\",\"acknowledgeDataLoss\":true}"})) {
       Answer refused = post(other[0], other[1], ADMIN);
-      assertThat(refused.status).as(other[0] + ": " + refused.body).isEqualTo(409);
-      assertThat(refused.body.path("workflowId").asText()).isEqualTo(CHANGE);
-      assertThat(refused.body.path("message").asText()).contains("UpgradeCluster", "started by on-call", CHANGE, runId);
+      assertThat(refused.status()).as(other[0] + ": " + refused.body()).isEqualTo(409);
+      assertThat(refused.body().path("workflowId").asText()).isEqualTo(CHANGE);
+      assertThat(refused.body().path("message").asText()).contains("UpgradeCluster", "started by on-call", CHANGE, runId);
     }
     assertThat(client.newUntypedWorkflowStub(CHANGE).describe().getExecution().getRunId()).as("still the first run").isEqualTo(runId);
 
     // a viewer may not approve; the runbook keeps waiting
     Answer viewerApproval = post("/api/v1/runbooks/" + CHANGE + "/approve", "{}", VIEWER);
-    assertThat(viewerApproval.status).isEqualTo(403);
-    assertThat(viewerApproval.body.path("message").asText()).contains("role viewer", "needs operator");
+    assertThat(viewerApproval.status()).isEqualTo(403);
+    assertThat(viewerApproval.body().path("message").asText()).contains("role viewer", "needs operator");
     TimeUnit.SECONDS.sleep(2);
-    assertThat(get("/api/v1/runbooks/" + CHANGE, VIEWER).body.path("progress").path("phase").asText()).isEqualTo("AWAITING_APPROVAL");
-    assertThat(sandbox.cluster().members()).allSatisfy(m ->
+    assertThat(get("/api/v1/runbooks/" + CHANGE, VIEWER).body().path("progress").path("phase").asText()).isEqualTo("AWAITING_APPROVAL");
+    assertThat(env.sandbox.cluster().members()).allSatisfy(m ->
         assertThat(runningVersion(m.name())).isEqualTo("3.4.23"));
 
     // the cluster's list shows it running, started by the operator
-    JsonNode list = get("/api/v1/clusters/sandbox/runbooks", VIEWER).body;
+    JsonNode list = get("/api/v1/clusters/sandbox/runbooks", VIEWER).body();
     assertThat(list.get(0).path("workflowId").asText()).isEqualTo(CHANGE);
     assertThat(list.get(0).path("status").asText()).isEqualTo("RUNNING");
     assertThat(list.get(0).path("type").asText()).isEqualTo("UpgradeCluster");
     assertThat(list.get(0).path("startedBy").asText()).isEqualTo("on-call");
 
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/approve", "{}", OPERATOR).status).isEqualTo(202);
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/approve", "{}", OPERATOR).status()).isEqualTo(202);
     JsonNode done = awaitFinished(CHANGE);
     assertThat(done.path("status").asText()).as(done.toString()).isEqualTo("COMPLETED");
-    for (var m : sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
+    for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
 
     WorkflowExecutionDescription description = client.newUntypedWorkflowStub(CHANGE).describe();
     Object controls = description.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
     assertThat(controls).asList().hasSize(1).first().asString().endsWith("approve by on-call");
-    assertThat(get("/api/v1/clusters/sandbox/runbooks", VIEWER).body.get(0).path("controls").get(0).asText()).endsWith("approve by on-call");
+    assertThat(get("/api/v1/clusters/sandbox/runbooks", VIEWER).body().get(0).path("controls").get(0).asText()).endsWith("approve by on-call");
   }
 
   @Test
   @Order(2)
   void cancellingARunbookThatWaitsForApprovalTouchesNothing() throws Exception {
     Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\",\"requireApproval\":true}", OPERATOR);
-    assertThat(started.status).isEqualTo(202);
+    assertThat(started.status()).isEqualTo(202);
     awaitProgress(CHANGE, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", VIEWER).status).isEqualTo(403);
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", VIEWER).status()).isEqualTo(403);
 
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status).isEqualTo(202);
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status()).isEqualTo(202);
     JsonNode view = awaitFinished(CHANGE);
     assertThat(view.path("status").asText()).isEqualTo("CANCELED");
     assertThat(view.path("progress").path("phase").asText()).isEqualTo("CANCELLED");
     assertThat(view.path("progress").path("message").asText()).contains("cancelled through the API by on-call");
-    for (var m : sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status).as("nothing left to cancel").isEqualTo(409);
+    for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status()).as("nothing left to cancel").isEqualTo(409);
   }
 
   @Test
   @Order(3)
   void aCancelDuringAMemberFinishesThatMemberThenStopsWithTheClusterHealthy() throws Exception {
     Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}", OPERATOR);
-    assertThat(started.status).isEqualTo(202);
+    assertThat(started.status()).isEqualTo(202);
     JsonNode inHand = awaitProgress(CHANGE, p -> p.path("phase").asText().equals("UPGRADE") && !p.path("member").asText().isEmpty());
     String first = inHand.path("member").asText();
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status).isEqualTo(202);
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status()).isEqualTo(202);
 
     JsonNode view = awaitFinished(CHANGE);
     assertThat(view.path("status").asText()).as(view.toString()).isEqualTo("CANCELED");
     assertThat(runningVersion(first)).as("the member in hand when the cancel came is finished").isEqualTo("3.5.30");
     List<String> versions = new ArrayList<>();
-    for (var m : sandbox.cluster().members()) versions.add(runningVersion(m.name()));
+    for (var m : env.sandbox.cluster().members()) versions.add(runningVersion(m.name()));
     assertThat(versions).as("stopped before the remaining members").contains("3.5.16").allMatch(v -> v.equals("3.5.16") || v.equals("3.5.30"));
-    JsonNode status = get("/api/v1/clusters/sandbox/status", VIEWER).body;
+    JsonNode status = get("/api/v1/clusters/sandbox/status", VIEWER).body();
     assertThat(status.path("members").findValuesAsText("healthy")).containsOnly("true");
     assertThat(view.path("progress").path("message").asText()).contains("cancelled", "before member");
   }
@@ -221,7 +205,7 @@ class RunbookControlTest {
   }
 
   private String runningVersion(String member) throws Exception {
-    JsonNode status = get("/api/v1/clusters/sandbox/status", VIEWER).body;
+    JsonNode status = get("/api/v1/clusters/sandbox/status", VIEWER).body();
     for (JsonNode m : status.path("members")) {
       if (m.path("name").asText().equals(member)) return m.path("serverVersion").asText();
     }
@@ -231,7 +215,7 @@ class RunbookControlTest {
   private JsonNode awaitProgress(String id, Predicate<JsonNode> condition) throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
     while (Instant.now().isBefore(deadline)) {
-      JsonNode view = get("/api/v1/runbooks/" + id, VIEWER).body;
+      JsonNode view = get("/api/v1/runbooks/" + id, VIEWER).body();
       if (condition.test(view.path("progress"))) return view.path("progress");
       if (!"RUNNING".equals(view.path("status").asText())) throw new AssertionError("runbook ended first: " + view);
       TimeUnit.MILLISECONDS.sleep(100);
@@ -243,32 +227,17 @@ class RunbookControlTest {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(3));
     while (Instant.now().isBefore(deadline)) {
       WorkflowExecutionStatus status = client.newUntypedWorkflowStub(id).describe().getStatus();
-      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return get("/api/v1/runbooks/" + id, VIEWER).body;
+      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return get("/api/v1/runbooks/" + id, VIEWER).body();
       TimeUnit.MILLISECONDS.sleep(300);
     }
     throw new AssertionError(id + " did not finish in 3 minutes");
   }
 
-  private record Answer(int status, JsonNode body) {}
-
   private Answer get(String path, TestApiTokens.Token token) throws Exception {
-    return send(HttpRequest.newBuilder(URI.create(api + path)).header("Authorization", token.bearer()).GET().build());
+    return env.get(path, token);
   }
 
   private Answer post(String path, String body, TestApiTokens.Token token) throws Exception {
-    return send(HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
-        .header("Authorization", token.bearer()).POST(HttpRequest.BodyPublishers.ofString(body)).build());
-  }
-
-  private Answer send(HttpRequest request) throws Exception {
-    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-    String body = response.body();
-    return new Answer(response.statusCode(), body == null || body.isBlank() ? JSON.nullNode() : JSON.readTree(body));
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return env.post(path, body, token);
   }
 }

@@ -1,17 +1,22 @@
 package io.etcdrunbooks.worker;
 
 import com.uber.m3.tally.Scope;
+import io.etcdrunbooks.api.codec.AesGcmPayloadCodec;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
+import io.micronaut.core.annotation.Nullable;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.converter.CodecDataConverter;
+import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import jakarta.inject.Singleton;
 import java.io.File;
+import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -22,6 +27,8 @@ import org.slf4j.LoggerFactory;
 public class TemporalFactory {
 
   private static final Logger LOG = LoggerFactory.getLogger(TemporalFactory.class);
+  /** Failure messages and stack traces name clusters, members and URLs too. */
+  private static final boolean ENCODE_FAILURE_ATTRIBUTES = true;
 
   @Singleton
   @Bean(preDestroy = "close")
@@ -50,9 +57,21 @@ public class TemporalFactory {
     return WorkflowServiceStubs.newServiceStubs(options.build());
   }
 
+  /**
+   * The one client of the worker and the API. With a payload codec, workflow and activity inputs and results, query
+   * answers, heartbeat details, memo values and failure messages and stack traces go through it, so Temporal's history
+   * holds them encrypted; workflow ids, types, task queues and search attributes stay readable.
+   */
   @Singleton
-  public WorkflowClient workflowClient(WorkflowServiceStubs stubs, TemporalConfig config) {
-    return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
+  public WorkflowClient workflowClient(WorkflowServiceStubs stubs, TemporalConfig config, @Nullable AesGcmPayloadCodec codec) {
+    WorkflowClientOptions.Builder options = WorkflowClientOptions.newBuilder().setNamespace(config.namespace());
+    if (codec != null) {
+      options.setDataConverter(new CodecDataConverter(DefaultDataConverter.newDefaultInstance(), List.of(codec), ENCODE_FAILURE_ATTRIBUTES));
+    } else {
+      LOG.warn("runbooks.codec.keys-file is not set: runbook inputs, results and progress (cluster and member names, URLs,"
+          + " versions) are stored in PLAINTEXT in Temporal's history. Set it to encrypt them; see docs/configuration.md.");
+    }
+    return WorkflowClient.newInstance(stubs, options.build());
   }
 
   private static SslContext sslContext(TemporalConfig.Tls tls) {

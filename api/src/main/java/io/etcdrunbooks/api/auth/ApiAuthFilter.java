@@ -61,6 +61,10 @@ public final class ApiAuthFilter {
       return refuse(request, who, HttpStatus.FORBIDDEN, "token '" + who.name() + "' has role " + name(who.role()) + "; "
           + request.getMethod() + " " + path + " needs " + name(needed.role()));
     }
+    if (needed.everyCluster() && !who.clusters().isEmpty()) {
+      return refuse(request, who, HttpStatus.FORBIDDEN, "token '" + who.name() + "' may act on clusters " + who.clusters()
+          + "; " + request.getMethod() + " " + path + " can reach any cluster's runbooks, so it needs a token for every cluster");
+    }
     Optional<String> cluster = needed.cluster().or(() -> needed.workflowId().flatMap(this::clusterOf));
     if (cluster.isEmpty() && needed.workflowId().isPresent() && !who.clusters().isEmpty()) {
       // fail closed: a token limited to some clusters acts on no runbook whose cluster cannot be told

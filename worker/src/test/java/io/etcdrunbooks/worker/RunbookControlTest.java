@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.etcdrunbooks.worker.ApiSandbox.Answer;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runbook control through the API on a real 3-member sandbox: one change per cluster (Temporal refuses a second start
@@ -52,8 +56,12 @@ class RunbookControlTest {
   private String api;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+  private final ListAppender<ILoggingEvent> audit = new ListAppender<>();
+
   @BeforeAll
   void start() throws Exception {
+    audit.start();
+    ((Logger) LoggerFactory.getLogger("etcd-runbooks.audit")).addAppender(audit);
     env = ApiSandbox.start("control", "3.4.23", Map.of(), VIEWER, OPERATOR, ADMIN);
     client = env.client;
     api = env.api;
@@ -61,6 +69,7 @@ class RunbookControlTest {
 
   @AfterAll
   void stop() {
+    ((Logger) LoggerFactory.getLogger("etcd-runbooks.audit")).detachAppender(audit);
     if (env != null) env.close();
   }
 
@@ -111,6 +120,11 @@ class RunbookControlTest {
     Object controls = description.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
     assertThat(controls).asList().hasSize(1).first().asString().endsWith("approve by on-call");
     assertThat(get("/api/v1/clusters/sandbox/runbooks", VIEWER).body().get(0).path("controls").get(0).asText()).endsWith("approve by on-call");
+    // the audit log: who, which cluster, which workflow, what, the answer
+    assertThat(audit.list).extracting(ILoggingEvent::getFormattedMessage)
+        .anyMatch(line -> line.startsWith("who=on-call role=operator cluster=sandbox workflow=" + CHANGE + " POST /api/v1/clusters/sandbox/upgrade -> 202"))
+        .anyMatch(line -> line.startsWith("who=on-call role=operator cluster=sandbox workflow=" + CHANGE + " POST /api/v1/runbooks/" + CHANGE + "/approve -> 202"))
+        .anyMatch(line -> line.contains("who=dashboard refused POST /api/v1/runbooks/" + CHANGE + "/approve -> 403"));
   }
 
   @Test

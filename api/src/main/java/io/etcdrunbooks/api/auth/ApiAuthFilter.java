@@ -1,6 +1,7 @@
 package io.etcdrunbooks.api.auth;
 
 import io.etcdrunbooks.api.ApiError;
+import io.etcdrunbooks.api.RunbookStarter.Started;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiAuthFilter {
 
   public static final String CALLER = "etcd-runbooks.caller";
+  private static final String CLUSTER = "etcd-runbooks.cluster";
   private static final Logger AUDIT = LoggerFactory.getLogger("etcd-runbooks.audit");
   private static final String ALERTS = "/api/v1/alerts/alertmanager";
 
@@ -76,6 +78,7 @@ public final class ApiAuthFilter {
           + ", not on '" + cluster.get() + "'");
     }
     request.setAttribute(CALLER, who);
+    cluster.ifPresent(c -> request.setAttribute(CLUSTER, c));
     return null;
   }
 
@@ -84,7 +87,12 @@ public final class ApiAuthFilter {
     if (request.getMethod() == HttpMethod.GET || request.getPath().equals(ALERTS)) return;
     Optional<Caller> who = request.getAttribute(CALLER, Caller.class);
     if (who.isEmpty()) return; // refused calls were audited when refused
-    AUDIT.info("who={} role={} {} {} -> {}", who.get().name(), name(who.get().role()), request.getMethod(), request.getPath(),
+    // which runbook: the one in the path, or the one a start answered with
+    String workflow = RequiredAccess.of(request.getMethod(), request.getPath()).workflowId()
+        .or(() -> response.getBody().filter(Started.class::isInstance).map(b -> ((Started) b).workflowId()))
+        .orElse("-");
+    AUDIT.info("who={} role={} cluster={} workflow={} {} {} -> {}", who.get().name(), name(who.get().role()),
+        request.getAttribute(CLUSTER, String.class).orElse("-"), workflow, request.getMethod(), request.getPath(),
         response.code());
   }
 

@@ -116,6 +116,8 @@ class RunbookControlTest {
     assertThat(done.path("status").asText()).as(done.toString()).isEqualTo("COMPLETED");
     for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
 
+    // the workflows module replays this history (approval, controls memo) against later code
+    Files.writeString(Path.of("target", "recorded-approved-upgrade-history.json"), client.fetchHistory(CHANGE).toJson(true));
     WorkflowExecutionDescription description = client.newUntypedWorkflowStub(CHANGE).describe();
     Object controls = description.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
     assertThat(controls).asList().hasSize(1).first().asString().endsWith("approve by on-call");
@@ -162,6 +164,7 @@ class RunbookControlTest {
     JsonNode status = get("/api/v1/clusters/sandbox/status", VIEWER).body();
     assertThat(status.path("members").findValuesAsText("healthy")).containsOnly("true");
     assertThat(view.path("progress").path("message").asText()).contains("cancelled", "before member");
+    Files.writeString(Path.of("target", "recorded-cancelled-upgrade-history.json"), client.fetchHistory(CHANGE).toJson(true));
   }
 
   @Test

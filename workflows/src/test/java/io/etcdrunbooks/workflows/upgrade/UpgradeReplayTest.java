@@ -15,4 +15,18 @@ class UpgradeReplayTest {
     WorkflowReplayer.replayWorkflowExecutionFromResource(
         "histories/upgrade-3.3.25-to-3.5.30.json", UpgradeClusterWorkflowImpl.class);
   }
+
+  /** requireApproval, a viewer's refused and an operator's accepted approve, the controls memo (RunbookControlTest). */
+  @Test
+  void todaysCodeReplaysAnUpgradeThatWaitedForApproval() throws Exception {
+    WorkflowReplayer.replayWorkflowExecutionFromResource(
+        "histories/upgrade-3.4.23-to-3.5.16-approved.json", UpgradeClusterWorkflowImpl.class);
+  }
+
+  /** A cancel request while a member was being switched: the member finished, then the runbook stopped (RunbookControlTest). */
+  @Test
+  void todaysCodeReplaysAnUpgradeCancelledInTheMiddleOfAMember() throws Exception {
+    WorkflowReplayer.replayWorkflowExecutionFromResource(
+        "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json", UpgradeClusterWorkflowImpl.class);
+  }
 }

@@ -5,22 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.etcdrunbooks.sandbox.Sandbox;
-import io.etcdrunbooks.sandbox.SandboxSpec;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -44,32 +35,21 @@ class ApiAuthTest {
   private static final TestApiTokens.Token STAGING = TestApiTokens.Token.of("staging-bot", "admin", "staging-*");
   private static final String UPGRADE = "/api/v1/clusters/sandbox/upgrade";
 
-  private Sandbox sandbox;
-  private ApplicationContext context;
+  private ApiSandbox env;
   private WorkflowClient client;
   private String api;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
   void start() throws Exception {
-    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("api-auth").resolve("sandbox"), "sandbox", 3, "3.4.23"),
-        SandboxRunbooks.releases());
-    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, ADMIN, STAGING);
-    context = Main.start(List.of("worker", "api"), Map.of(
-        "runbooks.api.tokens-file", tokens.toString(),
-        "runbooks.inventory", sandbox.inventoryFile().toString(),
-        "runbooks.task-queue", "etcd-runbooks-auth-test",
-        "temporal.address", "",
-        "temporal.embedded-port", freePort(),
-        "micronaut.server.port", freePort()));
-    api = context.getBean(EmbeddedServer.class).getURL().toString();
-    client = context.getBean(WorkflowClient.class);
+    env = ApiSandbox.start("api-auth", "3.4.23", Map.of(), VIEWER, OPERATOR, ADMIN, STAGING);
+    client = env.client;
+    api = env.api;
   }
 
   @AfterAll
   void stop() {
-    if (context != null) context.close();
-    if (sandbox != null) sandbox.close();
+    if (env != null) env.close();
   }
 
   @Test
@@ -144,11 +124,5 @@ class ApiAuthTest {
         .POST(HttpRequest.BodyPublishers.ofString(body));
     if (authorization != null) request.header("Authorization", authorization);
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -4,21 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.etcdrunbooks.sandbox.Sandbox;
-import io.etcdrunbooks.sandbox.SandboxSpec;
-import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -39,31 +31,20 @@ class ApiTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("admin", "admin");
 
-  private Sandbox sandbox;
-  private ApplicationContext context;
+  private ApiSandbox env;
   private String api;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
   void start() throws Exception {
-    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("api-test").resolve("sandbox"), "sandbox", 3, "3.4.23", Map.of()), SandboxRunbooks.releases());
-    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), ADMIN);
-    context = Main.start(List.of("worker", "api"), Map.of(
-        "runbooks.api.tokens-file", tokens.toString(),
-        "runbooks.inventory", sandbox.inventoryFile().toString(),
-        "runbooks.task-queue", "etcd-runbooks-api-test",
-        "temporal.address", "",
-        "temporal.embedded-port", freePort(),
-        "micronaut.server.port", freePort()));
-    EmbeddedServer server = context.getBean(EmbeddedServer.class);
-    assertThat(server.getHost()).isEqualTo("127.0.0.1");
-    api = server.getURL().toString();
+    env = ApiSandbox.start("api-test", "3.4.23", Map.of(), ADMIN);
+    assertThat(env.context.getBean(EmbeddedServer.class).getHost()).isEqualTo("127.0.0.1");
+    api = env.api;
   }
 
   @AfterAll
   void stop() {
-    if (context != null) context.close();
-    if (sandbox != null) sandbox.close();
+    if (env != null) env.close();
   }
 
   @Test
@@ -169,11 +150,5 @@ class ApiTest {
     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
     String body = response.body();
     return new Answer(response.statusCode(), body == null || body.isBlank() ? JSON.nullNode() : JSON.readTree(body));
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Slack's request signature, checked against the worked example of Slack's "Verifying requests from Slack"
- * (api.slack.com/authentication/verifying-requests-from-slack): its secret, timestamp, body and signature.
+ * (api.slack.com/docs/verifying-requests-from-slack): its secret, timestamp, body and signature.
  */
 class SlackSignatureTest {
 

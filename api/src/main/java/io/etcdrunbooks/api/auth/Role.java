@@ -15,7 +15,7 @@ public enum Role {
     return compareTo(needed) >= 0;
   }
 
-  static Role parse(String where, String value) {
+  public static Role parse(String where, String value) {
     try {
       return Role.valueOf(value == null ? "" : value.strip().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {

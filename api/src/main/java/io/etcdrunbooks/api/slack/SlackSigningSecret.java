@@ -1,0 +1,83 @@
+package io.etcdrunbooks.api.slack;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The Slack app's signing secret, read from {@code runbooks.slack.signing-secret-file} and again whenever the file
+ * changes, so it can be rotated without a restart. A file that is missing, empty or readable by group or others loads
+ * no secret at all, and every request is refused until it is fixed. The secret never leaves this class but as an HMAC
+ * key.
+ */
+public final class SlackSigningSecret {
+
+  private static final Set<PosixFilePermission> TOO_OPEN = EnumSet.of(PosixFilePermission.GROUP_READ,
+      PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
+
+  private final Path file;
+  private FileTime loadedAt;
+  private byte[] secret;
+  private String problem;
+
+  /** @param file the file holding the secret; null or blank: Slack is not configured */
+  public SlackSigningSecret(String file) {
+    this.file = file == null || file.isBlank() ? null : Path.of(file);
+  }
+
+  /** The secret as HMAC key bytes; empty when none is loaded ({@link #unusable()} says why). */
+  public synchronized Optional<byte[]> key() {
+    reloadIfChanged();
+    return Optional.ofNullable(secret).map(byte[]::clone);
+  }
+
+  /** Why no request can be verified, for the log (it names the file); empty when a secret is loaded. */
+  public synchronized Optional<String> unusable() {
+    reloadIfChanged();
+    if (file == null) {
+      return Optional.of("runbooks.slack.signing-secret-file (ETCD_RUNBOOKS_SLACK_SIGNING_SECRET_FILE) is not set");
+    }
+    return secret == null ? Optional.of(problem) : Optional.empty();
+  }
+
+  // Permissions are checked on every call, not only when the file changes: a chmod does not change the mtime.
+  private void reloadIfChanged() {
+    if (file == null) return;
+    try {
+      checkPermissions(file);
+      FileTime modified = Files.getLastModifiedTime(file);
+      if (secret != null && modified.equals(loadedAt)) return;
+      secret = read(file);
+      loadedAt = modified;
+      problem = null;
+    } catch (IOException | IllegalArgumentException e) {
+      secret = null;
+      problem = e instanceof IOException
+          ? "cannot read the signing secret file " + file + " (" + e.getClass().getSimpleName() + ")"
+          : e.getMessage();
+    }
+  }
+
+  private static void checkPermissions(Path file) throws IOException {
+    Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
+    if (permissions.stream().anyMatch(TOO_OPEN::contains)) {
+      throw new IllegalArgumentException("the signing secret file " + file + " is readable or writable by group or others;"
+          + " chmod 600 it");
+    }
+  }
+
+  private static byte[] read(Path file) throws IOException {
+    String value = Files.readString(file, StandardCharsets.UTF_8).strip();
+    if (value.isEmpty()) {
+      throw new IllegalArgumentException("the signing secret file " + file + " is empty: put the Slack app's Signing Secret"
+          + " (Basic Information > App Credentials) in it");
+    }
+    return value.getBytes(StandardCharsets.UTF_8);
+  }
+}

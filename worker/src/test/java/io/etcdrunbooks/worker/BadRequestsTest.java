@@ -11,6 +11,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +45,9 @@ class BadRequestsTest {
   private static final String NOT_A_TOKEN = "Bearer tok-" + java.util.UUID.randomUUID();
   private static final String C = "/api/v1/clusters/sandbox";
   private static final String JSON_TYPE = "application/json";
+  private static final String FORM = "application/x-www-form-urlencoded";
+  private static final String SLACK_SECRET = "slack-secret-" + java.util.UUID.randomUUID();
+  private static final String SLACK_OPERATOR = "U0OPERATOR1";
 
   private ApiSandbox env;
   private WorkflowClient client;
@@ -49,7 +56,12 @@ class BadRequestsTest {
 
   @BeforeAll
   void start() throws Exception {
-    env = ApiSandbox.start("bad-requests", "3.5.16", Map.of(), VIEWER, OPERATOR, ADMIN, STAGING);
+    Path secretFile = Files.createTempDirectory("bad-requests-slack").resolve("signing-secret");
+    Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(secretFile, SLACK_SECRET + "\n");
+    env = ApiSandbox.start("bad-requests", "3.5.16", Map.of(
+        "runbooks.slack.signing-secret-file", secretFile.toString(),
+        "runbooks.slack.users." + SLACK_OPERATOR + ".role", "operator"), VIEWER, OPERATOR, ADMIN, STAGING);
     client = env.client;
     api = env.api;
   }
@@ -60,8 +72,23 @@ class BadRequestsTest {
   }
 
   /** One bad request: what is sent and what must come back. */
-  record Bad(String name, String method, String path, String contentType, String body, String authorization, int status,
-      String... words) {}
+  record Bad(String name, String method, String path, String contentType, String body, String authorization,
+      Map<String, String> headers, int status, String... words) {
+
+    Bad(String name, String method, String path, String contentType, String body, String authorization, int status,
+        String... words) {
+      this(name, method, path, contentType, body, authorization, Map.of(), status, words);
+    }
+
+    /** A slash command to /slack/commands with the given Slack signature headers (null: left out). */
+    static Bad slack(String name, String contentType, String body, String timestamp, String signature, int status,
+        String... words) {
+      Map<String, String> headers = new java.util.HashMap<>();
+      if (timestamp != null) headers.put("X-Slack-Request-Timestamp", timestamp);
+      if (signature != null) headers.put("X-Slack-Signature", signature);
+      return new Bad(name, "POST", "/slack/commands", contentType, body, null, headers, status, words);
+    }
+  }
 
   @TestFactory
   Stream<DynamicTest> everyBadRequestIsRefusedWithTheRightStatusAndMessageAndStartsNothing() {
@@ -162,13 +189,51 @@ class BadRequestsTest {
         OPERATOR.bearer(), 404, "no runbook with id no-such-runbook"));
     c.add(new Bad("reading a runbook that does not exist", "GET", "/api/v1/runbooks/no-such-runbook", null, null, VIEWER.bearer(), 404,
         "no runbook with id no-such-runbook"));
+    // Slack: every check of the request signature, and the form's size and type, before any command is read
+    String command = "token=x&team_id=T1&user_id=" + SLACK_OPERATOR + "&user_name=ops&command=%2Fetcd&text=upgrade+sandbox+3.5.30"
+        + "&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2Fx";
+    String now = String.valueOf(java.time.Instant.now().getEpochSecond());
+    String old = String.valueOf(java.time.Instant.now().getEpochSecond() - 400);
+    String ahead = String.valueOf(java.time.Instant.now().getEpochSecond() + 400);
+    String flipped = command.replace("3.5.30", "3.5.31");
+    c.add(Bad.slack("a slash command without Slack's headers", FORM, command, null, null, 401, "missing X-Slack-Request-Timestamp"));
+    c.add(Bad.slack("a slash command without a signature", FORM, command, now, null, 401, "missing X-Slack-Signature"));
+    c.add(Bad.slack("a slash command signed with another secret", FORM, command, now, slackSignature("not-the-secret", now, command),
+        401, "does not match"));
+    c.add(Bad.slack("a slash command whose body changed after signing", FORM, flipped, now, slackSignature(SLACK_SECRET, now, command),
+        401, "does not match", "body was changed"));
+    c.add(Bad.slack("a replayed slash command, 400 s old", FORM, command, old, slackSignature(SLACK_SECRET, old, command), 401,
+        " s old", "more than 5 minutes"));
+    c.add(Bad.slack("a slash command dated 400 s ahead", FORM, command, ahead, slackSignature(SLACK_SECRET, ahead, command), 401,
+        "in the future"));
+    c.add(Bad.slack("a slash command signed for another timestamp", FORM, command, now, slackSignature(SLACK_SECRET, old, command),
+        401, "does not match"));
+    c.add(Bad.slack("a slash command with a malformed signature", FORM, command, now, "v0=abc", 401, "64 hex digits"));
+    c.add(Bad.slack("a slash command with a timestamp that is not one", FORM, command, "yesterday", slackSignature(SLACK_SECRET,
+        "yesterday", command), 401, "not a number"));
+    c.add(Bad.slack("a signed slash command sent as JSON", JSON_TYPE, command, now, slackSignature(SLACK_SECRET, now, command), 415,
+        "Content-Type must be application/x-www-form-urlencoded"));
+    String padded = command + "&padding=" + "x".repeat(10 * 1024);
+    c.add(Bad.slack("an oversize slash command", FORM, padded, now, slackSignature(SLACK_SECRET, now, padded), 413, "bytes"));
     return c;
+  }
+
+  /** Slack's signature, computed here rather than by the code under test. */
+  private static String slackSignature(String secret, String timestamp, String body) {
+    try {
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new javax.crypto.spec.SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+      return "v0=" + java.util.HexFormat.of().formatHex(mac.doFinal(("v0:" + timestamp + ":" + body).getBytes(StandardCharsets.UTF_8)));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private void check(Bad bad) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + bad.path()));
     if (bad.contentType() != null) request.header("Content-Type", bad.contentType());
     if (bad.authorization() != null) request.header("Authorization", bad.authorization());
+    bad.headers().forEach(request::header);
     request.method(bad.method(), bad.body() == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(bad.body()));
     HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     String message = messageOf(response.body());

@@ -144,6 +144,8 @@ class RunbookControlTest {
     assertThat(view.path("progress").path("message").asText()).contains("cancelled through the API by on-call");
     for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
     assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status()).as("nothing left to cancel").isEqualTo(409);
+    Object controls = client.newUntypedWorkflowStub(CHANGE).describe().getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
+    assertThat(controls).asList().singleElement().asString().endsWith("cancel by cancelled through the API by on-call");
   }
 
   @Test

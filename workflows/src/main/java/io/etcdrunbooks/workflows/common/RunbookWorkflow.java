@@ -53,7 +53,9 @@ public abstract class RunbookWorkflow implements Runbook {
     List<Promise<T>> outcome = new ArrayList<>(1);
     Workflow.newDetachedCancellationScope(() -> outcome.add(Async.function(body::get))).run();
     workflowScope.getCancellationRequest().thenApply(reason -> {
-      progress.cancelRequested(reason == null || reason.isBlank() ? "a Temporal cancel request" : reason);
+      String by = reason == null || reason.isBlank() ? "a Temporal cancel request" : reason;
+      progress.cancelRequested(by);
+      control("cancel", by);
       return reason;
     });
     try {
@@ -121,7 +123,7 @@ public abstract class RunbookWorkflow implements Runbook {
     control("approve", by);
   }
 
-  /** Keeps a control in the memo, so the Web UI and the API's list show who paused, resumed or approved the runbook. */
+  /** Keeps a control in the memo, so the Web UI and the API's list show who paused, resumed, approved or cancelled it. */
   private void control(String what, String by) {
     // added after the runbooks shipped: histories recorded before it replay without the memo update
     if (Workflow.getVersion("controls-memo", Workflow.DEFAULT_VERSION, 1) < 1) return;

@@ -18,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -55,8 +56,12 @@ final class Demo {
       writeKeys(sandbox.cluster().members());
       String token = HexFormat.of().formatHex(randomBytes());
       Path tokens = writeOperatorToken(dir.resolve("api-tokens.yaml"), token);
+      Path codecKeys = writePrivate(dir.resolve("codec-keys.yaml"),
+          "current: demo\nkeys:\n  demo: " + Base64.getEncoder().encodeToString(randomBytes()) + "\n");
+      System.out.println("   Temporal payloads encrypted with AES-256-GCM key 'demo' (" + codecKeys + ")");
       ApplicationContext context = Main.start(List.of("worker", "api"), Map.of(
           "runbooks.api.tokens-file", tokens.toString(),
+          "runbooks.codec.keys-file", codecKeys.toString(),
           "runbooks.inventory", sandbox.inventoryFile().toString(),
           "temporal.address", "",
           "temporal.embedded-port", Ports.free(),
@@ -82,9 +87,14 @@ final class Demo {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+    return writePrivate(file, "tokens:\n  - name: demo\n    sha256: " + sha256 + "\n    role: operator\n");
+  }
+
+  /** A file only its owner may read (mode 0600 from its creation), as the tokens and keys files must be. */
+  private static Path writePrivate(Path file, String text) throws IOException {
     Files.deleteIfExists(file);
     Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(file, "tokens:\n  - name: demo\n    sha256: " + sha256 + "\n    role: operator\n");
+    Files.writeString(file, text);
     return file;
   }
 

@@ -91,11 +91,11 @@ public final class RunbookController {
         body.apiServerTimeoutSeconds(), "api: " + caller(http)), caller(http)));
   }
 
-  /** Body: {"reason":"before the node drain"} (may be {}). */
+  /** Body: {"reason":"before the node drain","requireApproval":false} (may be {}). */
   @Post("/clusters/{cluster}/backup")
   public HttpResponse<RunbookStarter.Started> backup(@PathVariable String cluster, @Body BackupClusterRequest body, HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startBackup(new BackupClusterRequest(inPath(cluster, body.cluster()),
-        body.reason() == null ? "api: " + caller(http) : body.reason()), caller(http)));
+        body.reason() == null ? "api: " + caller(http) : body.reason(), body.requireApproval()), caller(http)));
   }
 
   /** Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes); the schedule runs until cancelled. */

@@ -201,6 +201,24 @@ class RunbookControlTest {
     assertThat(body.path("worker").path("status").asText()).isEqualTo("UP");
   }
 
+  @Test
+  @Order(5)
+  void aBackupStartedWithRequireApprovalWaitsForAnOperator() throws Exception {
+    Answer started = post("/api/v1/clusters/sandbox/backup", "{\"reason\":\"before the drain\",\"requireApproval\":true}", OPERATOR);
+    assertThat(started.status()).as(started.text()).isEqualTo(202);
+    String id = started.body().path("workflowId").asText();
+    assertThat(id).isEqualTo("backup-sandbox");
+    awaitProgress(id, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
+    TimeUnit.SECONDS.sleep(1);
+    assertThat(get("/api/v1/runbooks/" + id, VIEWER).body().path("progress").path("completed")).as("nothing taken yet").isEmpty();
+
+    assertThat(post("/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR).status()).isEqualTo(202);
+    JsonNode done = awaitFinished(id);
+    assertThat(done.path("status").asText()).as(done.toString()).isEqualTo("COMPLETED");
+    assertThat(done.path("result").path("sha256").asText()).as(done.toString()).hasSize(64);
+    assertThat(done.path("result").path("encrypted").asBoolean()).isTrue();
+  }
+
   private String scrape() throws Exception {
     HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(api + "/metrics")).GET().build(),
         HttpResponse.BodyHandlers.ofString());

@@ -6,5 +6,11 @@ package io.etcdrunbooks.workflows.backup;
  *
  * @param cluster inventory name of the cluster
  * @param reason why the backup is taken, for the runbook's history and progress (may be empty)
+ * @param requireApproval wait for an operator's approve before the backup is taken
  */
-public record BackupClusterRequest(String cluster, String reason) {}
+public record BackupClusterRequest(String cluster, String reason, boolean requireApproval) {
+
+  public BackupClusterRequest(String cluster, String reason) {
+    this(cluster, reason, false);
+  }
+}

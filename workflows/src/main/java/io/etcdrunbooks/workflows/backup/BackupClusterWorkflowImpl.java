@@ -34,6 +34,7 @@ public final class BackupClusterWorkflowImpl extends RunbookWorkflow implements 
     String id = "backup-" + ID_TIME.format(Instant.ofEpochMilli(Workflow.currentTimeMillis())) + "-"
         + Workflow.getInfo().getRunId().substring(0, 8);
 
+    if (request.requireApproval()) awaitApproval("the backup " + id + " is taken", () -> false);
     progress.awaitResumed();
     progress.phase(Phase.BACKUP);
     progress.step(id);

@@ -71,7 +71,7 @@ class ReplaceMemberAlertTest {
       String id = answer.path("results").get(0).path("workflowId").asText();
       assertThat(id).isEqualTo(ReplaceMemberWorkflow.workflowId("sandbox"));
 
-      ReplaceMemberResult result = client(context).newUntypedWorkflowStub(id).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
+      ReplaceMemberResult result = resultOf(client(context), id, 3);
       Duration mttr = Duration.between(alerted, Instant.now());
 
       assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
@@ -112,7 +112,7 @@ class ReplaceMemberAlertTest {
       awaitPhase(client, id, Phase.AWAITING_APPROVAL);
 
       assertThat(postAlert(context, "resolved", "m3").path("results").get(0).path("outcome").asText()).isEqualTo("resolved-signalled");
-      ReplaceMemberResult cancelled = client.newUntypedWorkflowStub(id).getResult(1, TimeUnit.MINUTES, ReplaceMemberResult.class);
+      ReplaceMemberResult cancelled = resultOf(client, id, 1);
       assertThat(cancelled.outcome()).isEqualTo(ReplaceMemberResult.CANCELLED);
       assertThat(Files.readString(sandbox.inventoryFile())).isEqualTo(inventoryBefore);
       try (ClusterProbe probe = new ClusterProbe(inventory.get().cluster("sandbox"))) {
@@ -124,7 +124,7 @@ class ReplaceMemberAlertTest {
       assertThat(postAlert(context, "firing", "m3").path("results").get(0).path("outcome").asText()).isEqualTo("started");
       awaitPhase(client, id, Phase.AWAITING_APPROVAL);
       assertThat(post(context, "/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR.secret()).statusCode()).isEqualTo(202);
-      ReplaceMemberResult replaced = client.newUntypedWorkflowStub(id).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
+      ReplaceMemberResult replaced = resultOf(client, id, 3);
       assertThat(replaced.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
       assertThat(inventory.get().cluster("sandbox").members()).extracting(MemberSpec::name).containsExactly("m1", "m2", "m3-r1");
       assertIntact(inventory, keys);
@@ -134,15 +134,50 @@ class ReplaceMemberAlertTest {
     }
   }
 
+  /** The runbook's result; when it failed, an assertion error that quotes why, so CI's summary line names the cause. */
+  private static ReplaceMemberResult resultOf(WorkflowClient client, String id, int minutes) throws Exception {
+    try {
+      return client.newUntypedWorkflowStub(id).getResult(minutes, TimeUnit.MINUTES, ReplaceMemberResult.class);
+    } catch (io.temporal.client.WorkflowFailedException e) {
+      throw new AssertionError("runbook " + id + " failed: " + UpgradeClusterTest.rootMessage(e) + "\nits last steps:\n"
+          + lastSteps(client, id), e);
+    }
+  }
+
+  /** Scheduled activities with their event ids, and how each failed attempt failed, from the run's history. */
+  private static String lastSteps(WorkflowClient client, String id) {
+    StringBuilder steps = new StringBuilder();
+    Map<Long, String> types = new java.util.HashMap<>();
+    for (var event : client.fetchHistory(id).getEvents()) {
+      if (event.hasActivityTaskScheduledEventAttributes()) {
+        String type = event.getActivityTaskScheduledEventAttributes().getActivityType().getName();
+        types.put(event.getEventId(), type);
+        steps.append("  #").append(event.getEventId()).append(' ').append(type).append('\n');
+      } else if (event.hasActivityTaskFailedEventAttributes()) {
+        var failed = event.getActivityTaskFailedEventAttributes();
+        steps.append("  #").append(event.getEventId()).append(" failed ").append(types.get(failed.getScheduledEventId()))
+            .append(": ").append(failed.getFailure().getMessage()).append('\n');
+      } else if (event.hasActivityTaskTimedOutEventAttributes()) {
+        steps.append("  #").append(event.getEventId()).append(" timed out\n");
+      }
+    }
+    return steps.toString();
+  }
+
   private static void awaitPhase(WorkflowClient client, String id, Phase phase) throws InterruptedException {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
     Progress progress = null;
+    String queryFailure = "";
     while (Instant.now().isBefore(deadline)) {
-      progress = client.newWorkflowStub(ReplaceMemberWorkflow.class, id).progress();
-      if (progress.phase() == phase) return;
+      try {
+        progress = client.newWorkflowStub(ReplaceMemberWorkflow.class, id).progress();
+        if (progress.phase() == phase) return;
+      } catch (io.temporal.client.WorkflowServiceException slowWorker) {
+        queryFailure = "; last query failure: " + slowWorker.getCause(); // a busy worker may miss a query's deadline
+      }
       TimeUnit.MILLISECONDS.sleep(200);
     }
-    throw new AssertionError("runbook " + id + " did not reach " + phase + "; progress " + progress);
+    throw new AssertionError("runbook " + id + " did not reach " + phase + "; progress " + progress + queryFailure);
   }
 
   /** Three healthy voting members, every key as before, hashkv equal on all. */

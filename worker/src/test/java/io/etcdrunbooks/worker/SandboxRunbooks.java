@@ -28,6 +28,7 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * A real sandbox cluster (etcd processes, SSH hosts) and Temporal's test environment running the worker's real
@@ -45,6 +46,11 @@ final class SandboxRunbooks implements AutoCloseable {
   private final HostActivitiesImpl host;
 
   private SandboxRunbooks(Sandbox sandbox) {
+    this(sandbox, UnaryOperator.identity());
+  }
+
+  /** @param wrapEtcd wraps the etcd activities the worker registers (the runbook's own {@link #etcd} stays real) */
+  private SandboxRunbooks(Sandbox sandbox, UnaryOperator<EtcdActivities> wrapEtcd) {
     this.sandbox = sandbox;
     this.inventory = new InventorySource(sandbox.inventoryFile());
     ReleaseStore releases = releases();
@@ -53,7 +59,7 @@ final class SandboxRunbooks implements AutoCloseable {
     Worker worker = env.newWorker(TASK_QUEUE);
     this.host = new HostActivitiesImpl(inventory, ssh, releases);
     WorkerActivities real = WorkerActivities.of(inventory, etcd, ssh, releases);
-    RunbookWorker.register(worker, new WorkerActivities(etcd, host, real.releases(), real.backup(), real.membership(),
+    RunbookWorker.register(worker, new WorkerActivities(wrapEtcd.apply(etcd), host, real.releases(), real.backup(), real.membership(),
         real.newMember(), real.inventory(), real.apiServer(), real.restore()));
     env.start();
   }
@@ -69,6 +75,12 @@ final class SandboxRunbooks implements AutoCloseable {
   /** @param serviceKind how the sandbox runs its members: {@code plain} or {@code static-pod} (kubelet stand-ins) */
   static SandboxRunbooks start(Path dir, String version, Map<String, Map<String, String>> extraEnv, String serviceKind) {
     return new SandboxRunbooks(Sandbox.create(new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind), releases()));
+  }
+
+  /** As {@link #start(Path, String, Map)}, the worker's etcd activities wrapped (to inject a fault). */
+  static SandboxRunbooks start(Path dir, String version, UnaryOperator<EtcdActivities> wrapEtcd) {
+    return new SandboxRunbooks(Sandbox.create(new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN), releases()),
+        wrapEtcd);
   }
 
   WorkflowClient client() {

@@ -6,6 +6,7 @@ import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
 import io.etcdrunbooks.activities.ssh.SshTarget;
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.ControlPlaneHost;
 import io.etcdrunbooks.inventory.Inventory;
@@ -18,7 +19,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import java.util.ArrayList;
 import java.util.List;
@@ -151,7 +151,7 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
 
   /** Polls the health endpoint until it answers 200 (healthy) or does not (not healthy), bounded. */
   private void poll(Located cp, int timeoutSeconds, boolean healthy, String failure, String type) {
-    Instant deadline = Instant.now().plusSeconds(Math.max(1, timeoutSeconds));
+    WaitDeadline deadline = WaitDeadline.afterSeconds(Math.max(1, timeoutSeconds));
     String last = "no answer yet";
     while (true) {
       boolean ok;
@@ -168,7 +168,7 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
         throw new IllegalStateException("interrupted while waiting for " + cp.describe(), e);
       }
       if (ok == healthy) return;
-      if (Instant.now().isAfter(deadline)) {
+      if (deadline.passed()) {
         throw ApplicationFailure.newNonRetryableFailure(cp.describe() + " " + failure + " after " + timeoutSeconds + " s; last"
             + " answer: " + last + ". Next: check the kube-apiserver container's log on that host", type);
       }

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.activities.etcd;
 
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.UnknownClusterException;
@@ -162,16 +163,17 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   static MemberStatus awaitMemberReady(ClusterInspector inspector, AwaitMemberRequest request) {
     String member = member(inspector, request.member());
     String cluster = inspector.clients().spec().name();
-    long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+    WaitDeadline deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
     MemberStatus last;
     String notReady;
     do {
       last = inspector.status(member);
+      Heartbeats.beat("member '" + member + "': status read");
       notReady = whyNotReady(inspector, last, request.expectedVersion());
       if (notReady == null) return last;
       Heartbeats.beat("member '" + member + "' not ready: " + notReady);
       Heartbeats.pause(POLL_MILLIS);
-    } while (System.nanoTime() < deadline);
+    } while (!deadline.passed());
     throw Failure.MemberNotReady.nonRetryable("member '" + member + "' of cluster '" + cluster + "' was not ready within "
         + request.timeoutSeconds() + " s: " + notReady + " (last reported: reachable=" + last.reachable() + ", version="
         + (last.serverVersion().isEmpty() ? "unknown" : last.serverVersion()) + ", raft index " + last.raftIndex() + ", errors "
@@ -188,6 +190,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     }
     if (status.leads()) return null;
     String leaderName = inspector.leaderName(List.of(status));
+    Heartbeats.beat("member '" + status.name() + "': leader is '" + leaderName + "'");
     if (leaderName.isEmpty()) return "its leader " + Long.toHexString(status.leaderId()) + " is not an inventory member";
     MemberStatus leader = inspector.status(leaderName);
     if (!leader.reachable()) return "its leader '" + leaderName + "' is not reachable";
@@ -204,7 +207,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     ClusterSpec spec = inspector.clients().spec();
     String wanted = request.minorVersion() + ".0";
     Versions.parts(wanted); // fails early on a malformed request
-    long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+    WaitDeadline deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
     List<String> seen;
     do {
       seen = new ArrayList<>();
@@ -219,7 +222,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       }
       Heartbeats.beat("cluster version: " + seen);
       Heartbeats.pause(POLL_MILLIS);
-    } while (System.nanoTime() < deadline);
+    } while (!deadline.passed());
     throw Failure.ClusterVersionNotReached.nonRetryable("cluster '" + spec.name() + "' did not reach cluster version " + request.minorVersion()
         + " within " + request.timeoutSeconds() + " s; /version reports " + seen
         + ". The cluster version moves up only when every member runs the new version: check each member's server version.");

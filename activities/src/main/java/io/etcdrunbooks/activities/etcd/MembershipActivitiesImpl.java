@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.etcd;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.cluster.Member;
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
@@ -13,7 +14,6 @@ import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -97,7 +97,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
   @Override
   public EtcdMember promoteMember(PromoteMemberRequest request) {
     return withClients(request.cluster(), voter -> {
-      long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+      WaitDeadline deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
       String last = "";
       while (true) {
         EtcdMember member = byPeerUrl(list(voter), request.peerUrl()).orElseThrow(() -> Failure.UnknownMember.nonRetryable(
@@ -112,7 +112,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
           if (!e.getMessage().contains("in sync")) throw e;
           last = e.getMessage();
         }
-        if (System.nanoTime() > deadline) {
+        if (deadline.passed()) {
           throw Failure.MemberNotReady.nonRetryable("learner " + describe(member) + " of cluster '" + request.cluster()
               + "' could not be promoted within " + request.timeoutSeconds() + " s: " + last
               + ". It has not caught up with the leader: check its disk and network, and its log");

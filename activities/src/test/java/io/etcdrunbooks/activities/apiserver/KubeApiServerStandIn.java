@@ -49,8 +49,9 @@ public final class KubeApiServerStandIn implements AutoCloseable {
     String problem;
     try {
       problem = whyNotReady();
-    } catch (RuntimeException e) {
-      problem = e.getMessage();
+    } catch (RuntimeException | IOException e) {
+      // an answer, never a dropped connection: kube-apiserver's /readyz reports failing checks as 503
+      problem = e.toString();
     }
     byte[] body = (problem == null ? "ok" : problem).getBytes(StandardCharsets.UTF_8);
     exchange.sendResponseHeaders(problem == null ? 200 : 503, body.length);

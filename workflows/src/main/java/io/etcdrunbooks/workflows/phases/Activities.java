@@ -31,37 +31,41 @@ public final class Activities {
       .setDoNotRetry(UNKNOWN_CLUSTER)
       .build();
 
+  /**
+   * For waits that carry their own timeout. The activity measures that timeout from the first attempt, so a retry
+   * (after a lost connection, a missed heartbeat or a worker crash) finishes the same wait rather than extending it.
+   */
+  private static final RetryOptions WAIT_RETRY = RetryOptions.newBuilder(RETRY).setMaximumAttempts(3).build();
+
   public final EtcdActivities etcd;
-  /** For waits that carry their own timeout: one attempt, heartbeats required. */
+  /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final EtcdActivities etcdWait;
   public final HostActivities host;
   public final ReleaseActivities releases;
   public final BackupActivities backup;
   public final MembershipActivities membership;
-  /** For waits that carry their own timeout: one attempt, heartbeats required. */
+  /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final MembershipActivities membershipWait;
   public final NewMemberActivities newMember;
   public final InventoryActivities inventory;
   public final ApiServerActivities apiServer;
   public final RestoreActivities restore;
-  /** For waits that carry their own timeout: one attempt, heartbeats required. */
+  /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final ApiServerActivities apiServerWait;
 
   public Activities() {
     etcd = Workflow.newActivityStub(EtcdActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(20), RETRY));
-    etcdWait = Workflow.newActivityStub(EtcdActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20),
-        RetryOptions.newBuilder(RETRY).setMaximumAttempts(1).build()));
+    etcdWait = Workflow.newActivityStub(EtcdActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20), WAIT_RETRY));
     host = Workflow.newActivityStub(HostActivities.class, options(Duration.ofMinutes(10), Duration.ofSeconds(20), RETRY));
     releases = Workflow.newActivityStub(ReleaseActivities.class, options(Duration.ofMinutes(30), Duration.ofMinutes(1), RETRY));
     backup = Workflow.newActivityStub(BackupActivities.class, options(Duration.ofHours(1), Duration.ofMinutes(1), RETRY));
-    RetryOptions once = RetryOptions.newBuilder(RETRY).setMaximumAttempts(1).build();
     membership = Workflow.newActivityStub(MembershipActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(20), RETRY));
-    membershipWait = Workflow.newActivityStub(MembershipActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20), once));
+    membershipWait = Workflow.newActivityStub(MembershipActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20), WAIT_RETRY));
     newMember = Workflow.newActivityStub(NewMemberActivities.class, options(Duration.ofMinutes(10), Duration.ofSeconds(20), RETRY));
     inventory = Workflow.newActivityStub(InventoryActivities.class, options(Duration.ofMinutes(1), Duration.ofSeconds(30), RETRY));
     apiServer = Workflow.newActivityStub(ApiServerActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(30), RETRY));
     restore = Workflow.newActivityStub(RestoreActivities.class, options(Duration.ofHours(1), Duration.ofMinutes(1), RETRY));
-    apiServerWait = Workflow.newActivityStub(ApiServerActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20), once));
+    apiServerWait = Workflow.newActivityStub(ApiServerActivities.class, options(Duration.ofMinutes(30), Duration.ofSeconds(20), WAIT_RETRY));
   }
 
   private static ActivityOptions options(Duration startToClose, Duration heartbeat, RetryOptions retry) {

@@ -1,0 +1,109 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityInfo;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A wait that loses its connection to etcd (or its worker) is attempted again and finishes the same wait, measured
+ * from the first attempt, instead of failing the runbook mid-upgrade.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class WaitRetryTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void anUpgradeWhoseMemberWaitFailsOnceStillFinishesAndTheRetryKeepsTheFirstAttemptsClock() throws Exception {
+    FirstWaitFails faulty = new FirstWaitFails();
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", etcd -> faulty.around(etcd));
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      probe.putMany("/registry/configmaps/c-", 100);
+      var keys = probe.dump(0);
+
+      UpgradeResult result = runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
+
+      assertThat(result.memberVersions()).containsOnly(Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));
+      assertThat(probe.dump(0)).containsAllEntriesOf(keys);
+      long revision = probe.revision();
+      assertThat(probe.hashKvByMember(revision).values()).hasSize(3).containsOnly(probe.hashKvByMember(revision).get("m1"));
+      assertThat(faulty.attempts).as("attempts of the first member wait").containsExactly(1, 2);
+      assertThat(faulty.retryScheduledAfterFirstMillis).as("the retry's attempt was scheduled after the first, and"
+          + " ActivityInfo keeps the first's time, which the wait's deadline counts from").isGreaterThanOrEqualTo(2000);
+    }
+  }
+
+  /** Real etcd activities, but the first attempt of the first member wait loses its connection after 2 s. */
+  static final class FirstWaitFails {
+    final List<Integer> attempts = new CopyOnWriteArrayList<>();
+    volatile long retryScheduledAfterFirstMillis = -1;
+    private final AtomicBoolean failedOnce = new AtomicBoolean();
+
+    EtcdActivities around(EtcdActivities real) {
+      return new EtcdActivities() {
+        @Override public ClusterState discover(ClusterRef cluster) {
+          return real.discover(cluster);
+        }
+
+        @Override public ConsistencyReport checkConsistency(ClusterRef cluster) {
+          return real.checkConsistency(cluster);
+        }
+
+        @Override public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
+          return real.keyspaceDigest(request);
+        }
+
+        @Override public void moveLeader(MoveLeaderRequest request) {
+          real.moveLeader(request);
+        }
+
+        @Override public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
+          ActivityInfo info = Activity.getExecutionContext().getInfo();
+          if (info.getAttempt() == 1 && failedOnce.compareAndSet(false, true)) {
+            attempts.add(1);
+            Activity.getExecutionContext().heartbeat("waiting");
+            sleep(2000);
+            throw ApplicationFailure.newFailure("status of member '" + request.member() + "': connection reset (injected)",
+                "MembersUnreachable");
+          }
+          if (info.getAttempt() > 1) {
+            attempts.add(info.getAttempt());
+            retryScheduledAfterFirstMillis = info.getCurrentAttemptScheduledTimestamp() - info.getScheduledTimestamp();
+          }
+          return real.awaitMemberReady(request);
+        }
+
+        @Override public String awaitClusterVersion(AwaitClusterVersionRequest request) {
+          return real.awaitClusterVersion(request);
+        }
+      };
+    }
+
+    private static void sleep(long millis) {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+}

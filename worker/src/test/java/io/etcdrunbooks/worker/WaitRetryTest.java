@@ -2,6 +2,7 @@ package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -80,7 +81,7 @@ class WaitRetryTest {
           if (info.getAttempt() == 1 && failedOnce.compareAndSet(false, true)) {
             attempts.add(1);
             Activity.getExecutionContext().heartbeat("waiting");
-            sleep(2000);
+            Heartbeats.pause(2000);
             throw ApplicationFailure.newFailure("status of member '" + request.member() + "': connection reset (injected)",
                 "MembersUnreachable");
           }
@@ -95,15 +96,6 @@ class WaitRetryTest {
           return real.awaitClusterVersion(request);
         }
       };
-    }
-
-    private static void sleep(long millis) {
-      try {
-        Thread.sleep(millis);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
     }
   }
 }

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -49,6 +50,8 @@ class WaitRetryTest {
       assertThat(faulty.attempts).as("attempts of the first member wait").containsExactly(1, 2);
       assertThat(faulty.retryScheduledAfterFirstMillis).as("the retry's attempt was scheduled after the first, and"
           + " ActivityInfo keeps the first's time, which the wait's deadline counts from").isGreaterThanOrEqualTo(2000);
+      assertThat(faulty.twoSecondWaitOver).as("on the retry, a 2 s wait begun by the first attempt is over").isTrue();
+      assertThat(faulty.minuteWaitOver).as("on the retry, a 60 s wait is not").isFalse();
     }
   }
 
@@ -56,6 +59,9 @@ class WaitRetryTest {
   static final class FirstWaitFails {
     final List<Integer> attempts = new CopyOnWriteArrayList<>();
     volatile long retryScheduledAfterFirstMillis = -1;
+    /** On the retry: whether a 2 s wait had already ended, and a 60 s one not (the first attempt spent over 2 s). */
+    volatile boolean twoSecondWaitOver;
+    volatile boolean minuteWaitOver = true;
     private final AtomicBoolean failedOnce = new AtomicBoolean();
 
     EtcdActivities around(EtcdActivities real) {
@@ -88,6 +94,8 @@ class WaitRetryTest {
           if (info.getAttempt() > 1) {
             attempts.add(info.getAttempt());
             retryScheduledAfterFirstMillis = info.getCurrentAttemptScheduledTimestamp() - info.getScheduledTimestamp();
+            twoSecondWaitOver = WaitDeadline.afterSeconds(2).passed();
+            minuteWaitOver = WaitDeadline.afterSeconds(60).passed();
           }
           return real.awaitMemberReady(request);
         }

@@ -5,9 +5,9 @@ import io.temporal.activity.ActivityInfo;
 import java.time.Duration;
 
 /**
- * The end of a wait that carries its own timeout. Inside an activity it counts from when the workflow first scheduled
- * the step, so a retried attempt (after a worker crash or a lost connection) finishes the same wait instead of starting
- * a new one; elsewhere it counts from now.
+ * The end of a wait that carries its own timeout. A retried attempt (after a worker crash, a missed heartbeat or a lost
+ * connection) subtracts the time since the first attempt was scheduled, so it finishes the same wait instead of starting
+ * a new one. Both times come from Temporal's clock, so a worker whose clock is off does not shorten the wait.
  */
 public final class WaitDeadline {
 
@@ -18,22 +18,23 @@ public final class WaitDeadline {
   }
 
   public static WaitDeadline afterSeconds(long timeoutSeconds) {
-    return after(Duration.ofSeconds(timeoutSeconds), firstScheduledMillis(), System.currentTimeMillis(), System.nanoTime());
+    return after(Duration.ofSeconds(timeoutSeconds), spentByEarlierAttemptsMillis(), System.nanoTime());
   }
 
-  static WaitDeadline after(Duration timeout, long firstScheduledMillis, long nowMillis, long nowNanos) {
-    long elapsedMillis = firstScheduledMillis > 0 ? Math.max(0, nowMillis - firstScheduledMillis) : 0;
-    return new WaitDeadline(nowNanos + timeout.toNanos() - Duration.ofMillis(elapsedMillis).toNanos());
+  static WaitDeadline after(Duration timeout, long spentByEarlierAttemptsMillis, long nowNanos) {
+    return new WaitDeadline(nowNanos + timeout.toNanos() - Duration.ofMillis(Math.max(0, spentByEarlierAttemptsMillis)).toNanos());
   }
 
-  /** Epoch millis of the first attempt's scheduling, 0 outside an activity. */
-  private static long firstScheduledMillis() {
+  /** From the first attempt's scheduling to this attempt's; 0 for a first attempt and outside an activity. */
+  private static long spentByEarlierAttemptsMillis() {
+    ActivityInfo info;
     try {
-      ActivityInfo info = Activity.getExecutionContext().getInfo();
-      return info.getScheduledTimestamp();
+      info = Activity.getExecutionContext().getInfo();
     } catch (IllegalStateException notInAnActivity) {
       return 0;
     }
+    if (info.getAttempt() <= 1 || info.getScheduledTimestamp() <= 0) return 0;
+    return info.getCurrentAttemptScheduledTimestamp() - info.getScheduledTimestamp();
   }
 
   public boolean passed() {

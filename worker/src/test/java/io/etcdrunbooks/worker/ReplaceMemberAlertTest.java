@@ -144,7 +144,7 @@ class ReplaceMemberAlertTest {
     }
   }
 
-  /** Scheduled activities with their event ids, and how each failed attempt failed, from the run's history. */
+  /** Scheduled steps with their event ids, and why each failed or timed-out step ended so (its last attempt), from history. */
   private static String lastSteps(WorkflowClient client, String id) {
     StringBuilder steps = new StringBuilder();
     Map<Long, String> types = new java.util.HashMap<>();
@@ -158,7 +158,9 @@ class ReplaceMemberAlertTest {
         steps.append("  #").append(event.getEventId()).append(" failed ").append(types.get(failed.getScheduledEventId()))
             .append(": ").append(failed.getFailure().getMessage()).append('\n');
       } else if (event.hasActivityTaskTimedOutEventAttributes()) {
-        steps.append("  #").append(event.getEventId()).append(" timed out\n");
+        var timedOut = event.getActivityTaskTimedOutEventAttributes();
+        steps.append("  #").append(event.getEventId()).append(" timed out ").append(types.get(timedOut.getScheduledEventId()))
+            .append(": ").append(timedOut.getFailure().getMessage()).append('\n');
       }
     }
     return steps.toString();

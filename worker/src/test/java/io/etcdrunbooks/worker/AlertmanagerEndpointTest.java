@@ -31,7 +31,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -45,6 +45,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
@@ -58,6 +59,9 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AlertmanagerEndpointTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String ALERTS = "/api/v1/alerts/alertmanager";
@@ -73,7 +77,7 @@ class AlertmanagerEndpointTest {
 
   @BeforeAll
   void start() throws Exception {
-    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("alerts-test").resolve("sandbox"), "sandbox", 3, "3.4.23",
+    sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sandbox"), "sandbox", 3, "3.4.23",
         Map.of()), SandboxRunbooks.releases());
     java.nio.file.Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
     context = Main.start(List.of("worker", "api"), Map.of(

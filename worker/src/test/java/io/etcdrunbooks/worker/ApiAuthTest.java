@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import java.nio.file.Path;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -27,6 +29,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApiAuthTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
@@ -42,7 +47,7 @@ class ApiAuthTest {
 
   @BeforeAll
   void start() throws Exception {
-    env = ApiSandbox.start("api-auth", "3.4.23", Map.of(), VIEWER, OPERATOR, ADMIN, STAGING);
+    env = ApiSandbox.start(classDir, "api-auth", "3.4.23", Map.of(), VIEWER, OPERATOR, ADMIN, STAGING);
     client = env.client;
     api = env.api;
   }

@@ -11,7 +11,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -40,11 +39,12 @@ final class ApiSandbox implements AutoCloseable {
   }
 
   /**
-   * @param name names the temp dir and the task queue
+   * @param dir the test class's temp dir, which JUnit removes afterwards
+   * @param name names the task queue
    * @param extra more application properties (they win over the defaults here)
    */
-  static ApiSandbox start(String name, String version, Map<String, Object> extra, TestApiTokens.Token... tokens) throws Exception {
-    Sandbox sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory(name).resolve("sandbox"), "sandbox", 3, version),
+  static ApiSandbox start(Path dir, String name, String version, Map<String, Object> extra, TestApiTokens.Token... tokens) throws Exception {
+    Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, version),
         SandboxRunbooks.releases());
     try {
       Path tokensFile = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), tokens);

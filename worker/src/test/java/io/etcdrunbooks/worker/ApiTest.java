@@ -18,8 +18,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import java.nio.file.Path;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 
 /** The HTTP API of a worker+api process (embedded Temporal) over a real sandbox. */
@@ -27,6 +29,9 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ApiTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("admin", "admin");
@@ -37,7 +42,7 @@ class ApiTest {
 
   @BeforeAll
   void start() throws Exception {
-    env = ApiSandbox.start("api-test", "3.4.23", Map.of(), ADMIN);
+    env = ApiSandbox.start(classDir, "api-test", "3.4.23", Map.of(), ADMIN);
     assertThat(env.context.getBean(EmbeddedServer.class).getHost()).isEqualTo("127.0.0.1");
     api = env.api;
   }

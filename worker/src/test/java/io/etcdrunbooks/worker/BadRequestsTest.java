@@ -26,6 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -36,6 +37,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BadRequestsTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
@@ -56,10 +60,10 @@ class BadRequestsTest {
 
   @BeforeAll
   void start() throws Exception {
-    Path secretFile = Files.createTempDirectory("bad-requests-slack").resolve("signing-secret");
+    Path secretFile = classDir.resolve("signing-secret");
     Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(secretFile, SLACK_SECRET + "\n");
-    env = ApiSandbox.start("bad-requests", "3.5.16", Map.of(
+    env = ApiSandbox.start(classDir, "bad-requests", "3.5.16", Map.of(
         "runbooks.slack.signing-secret-file", secretFile.toString(),
         "runbooks.slack.users." + SLACK_OPERATOR + ".role", "operator"), VIEWER, OPERATOR, ADMIN, STAGING);
     client = env.client;

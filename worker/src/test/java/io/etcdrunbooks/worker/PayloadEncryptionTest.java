@@ -43,6 +43,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -53,6 +54,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PayloadEncryptionTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String CLUSTER = "vault-east";
@@ -79,7 +83,7 @@ class PayloadEncryptionTest {
 
   @BeforeAll
   void startADryRunOnEncryptedTemporal() throws Exception {
-    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("payload-encryption").resolve("sandbox"), CLUSTER, 3, FROM),
+    sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sandbox"), CLUSTER, 3, FROM),
         SandboxRunbooks.releases());
     Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, STAGING);
     context = Main.start(List.of("worker", "api"), Map.of(

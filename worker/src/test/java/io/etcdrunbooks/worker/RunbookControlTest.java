@@ -31,6 +31,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,9 @@ import org.slf4j.LoggerFactory;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RunbookControlTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
@@ -62,7 +66,7 @@ class RunbookControlTest {
   void start() throws Exception {
     audit.start();
     ((Logger) LoggerFactory.getLogger("etcd-runbooks.audit")).addAppender(audit);
-    env = ApiSandbox.start("control", "3.4.23", Map.of(), VIEWER, OPERATOR, ADMIN);
+    env = ApiSandbox.start(classDir, "control", "3.4.23", Map.of(), VIEWER, OPERATOR, ADMIN);
     client = env.client;
     api = env.api;
   }

@@ -47,6 +47,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
@@ -60,6 +61,9 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SlackSlashCommandTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String OPERATOR = "U0OPERATOR1";
@@ -97,7 +101,7 @@ class SlackSlashCommandTest {
     });
     responseUrls.start();
 
-    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("slack-test").resolve("sandbox"), "sandbox", 3, "3.4.23"),
+    sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sandbox"), "sandbox", 3, "3.4.23"),
         SandboxRunbooks.releases());
     Path secretFile = sandbox.dir().resolve("slack-signing-secret");
     Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));

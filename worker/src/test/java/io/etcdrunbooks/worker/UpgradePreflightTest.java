@@ -7,7 +7,6 @@ import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +16,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +25,9 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class UpgradePreflightTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   /** Small enough to fill in a second, so that a real NOSPACE alarm can be raised. */
   private static final String QUOTA_BYTES = String.valueOf(4 * 1024 * 1024);
@@ -36,7 +39,7 @@ class UpgradePreflightTest {
   @BeforeAll
   void startSandbox() throws Exception {
     Map<String, String> quota = Map.of("ETCD_QUOTA_BACKEND_BYTES", QUOTA_BYTES);
-    runbooks = SandboxRunbooks.start(Files.createTempDirectory("preflight"), "3.4.23", Map.of("m1", quota, "m2", quota, "m3", quota));
+    runbooks = SandboxRunbooks.start(classDir, "3.4.23", Map.of("m1", quota, "m2", quota, "m3", quota));
     probe = new ClusterProbe(runbooks.sandbox.cluster());
     probe.putMany("/registry/x-", 10);
     pidsBefore = UpgradeClusterTest.pids(runbooks);

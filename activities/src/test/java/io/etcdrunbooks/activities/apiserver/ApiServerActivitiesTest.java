@@ -21,12 +21,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 
 /** The manifest edited over real SSH, the health endpoint of a stand-in that reads that manifest as kubelet would. */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApiServerActivitiesTest {
+
+  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
+  @TempDir static Path classDir;
 
   private Sandbox sandbox;
   private ControlPlaneStandIns controlPlane;
@@ -36,7 +40,7 @@ class ApiServerActivitiesTest {
 
   @BeforeAll
   void start() throws Exception {
-    sandbox = Sandbox.create(new SandboxSpec(Files.createTempDirectory("apiserver").resolve("sb"), "sandbox", 3, "3.4.23"),
+    sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sb"), "sandbox", 3, "3.4.23"),
         EtcdReleases.store());
     controlPlane = ControlPlaneStandIns.attach(sandbox);
     ssh = new SshConnector();

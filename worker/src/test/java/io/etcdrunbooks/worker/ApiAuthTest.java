@@ -1,5 +1,9 @@
 package io.etcdrunbooks.worker;
 
+import static io.etcdrunbooks.worker.TestApiTokens.VIEWER;
+import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
+import static io.etcdrunbooks.worker.TestApiTokens.ADMIN;
+import static io.etcdrunbooks.worker.TestApiTokens.STAGING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -34,10 +38,6 @@ class ApiAuthTest {
   @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
-  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("on-call", "operator");
-  private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("sre-lead", "admin");
-  private static final TestApiTokens.Token STAGING = TestApiTokens.Token.of("staging-bot", "admin", "staging-*");
   private static final String UPGRADE = "/api/v1/clusters/sandbox/upgrade";
 
   private ApiSandbox env;

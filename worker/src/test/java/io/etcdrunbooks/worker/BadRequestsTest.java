@@ -1,5 +1,9 @@
 package io.etcdrunbooks.worker;
 
+import static io.etcdrunbooks.worker.TestApiTokens.VIEWER;
+import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
+import static io.etcdrunbooks.worker.TestApiTokens.ADMIN;
+import static io.etcdrunbooks.worker.TestApiTokens.STAGING;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -42,10 +46,6 @@ class BadRequestsTest {
   @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
-  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("on-call", "operator");
-  private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("sre-lead", "admin");
-  private static final TestApiTokens.Token STAGING = TestApiTokens.Token.of("staging-bot", "admin", "staging-*");
   private static final String NOT_A_TOKEN = "Bearer tok-" + java.util.UUID.randomUUID();
   private static final String C = "/api/v1/clusters/sandbox";
   private static final String JSON_TYPE = "application/json";

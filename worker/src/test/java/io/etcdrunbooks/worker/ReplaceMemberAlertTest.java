@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -50,7 +51,6 @@ class ReplaceMemberAlertTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TOKEN = "alertmanager-test-token";
-  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("on-call", "operator");
 
   @TempDir Path dir;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -1,5 +1,8 @@
 package io.etcdrunbooks.worker;
 
+import static io.etcdrunbooks.worker.TestApiTokens.VIEWER;
+import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
+import static io.etcdrunbooks.worker.TestApiTokens.ADMIN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -50,9 +53,6 @@ class RunbookControlTest {
   @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("dashboard", "viewer");
-  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("on-call", "operator");
-  private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("sre-lead", "admin");
   private static final String CHANGE = "change-sandbox";
 
   private ApiSandbox env;

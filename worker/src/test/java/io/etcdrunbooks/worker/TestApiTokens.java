@@ -15,6 +15,12 @@ import java.util.UUID;
 final class TestApiTokens {
 
   /** A token and what the tokens file says about it. */
+  /** The tokens the API tests share: one per role, and an admin limited to staging clusters. Fresh secrets per JVM. */
+  static final Token VIEWER = Token.of("dashboard", "viewer");
+  static final Token OPERATOR = Token.of("on-call", "operator");
+  static final Token ADMIN = Token.of("sre-lead", "admin");
+  static final Token STAGING = Token.of("staging-bot", "admin", "staging-*");
+
   record Token(String name, String role, List<String> clusters, String secret) {
     static Token of(String name, String role, String... clusters) {
       return new Token(name, role, List.of(clusters), "tok-" + UUID.randomUUID());

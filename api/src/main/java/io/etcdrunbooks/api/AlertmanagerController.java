@@ -1,5 +1,6 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.api.auth.OwnAuthentication;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -43,6 +44,7 @@ public final class AlertmanagerController {
     this.handler = handler;
   }
 
+  @OwnAuthentication("Alertmanager's own bearer token, runbooks.alerts.token-sha256")
   @Post(uri = "/alertmanager", consumes = {MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN})
   public HttpResponse<?> alertmanager(@Nullable @Header(HttpHeaders.AUTHORIZATION) String authorization,
       @Nullable @Body String body) {

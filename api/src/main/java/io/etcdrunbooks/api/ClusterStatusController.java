@@ -1,5 +1,7 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.api.auth.ApiAction;
+import io.etcdrunbooks.api.auth.Access;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -32,12 +34,14 @@ public final class ClusterStatusController {
 
   /** The clusters of the inventory the caller's token may act on. */
   @Get
+  @Access(ApiAction.LIST_CLUSTERS)
   public List<String> clusters(HttpRequest<?> http) {
     Optional<Caller> caller = http.getAttribute(ApiAuthFilter.CALLER, Caller.class);
     return inventory.get().clusters().keySet().stream().filter(c -> caller.map(who -> who.mayActOn(c)).orElse(false)).sorted().toList();
   }
 
   @Get("/{cluster}/status")
+  @Access(ApiAction.CLUSTER_STATUS)
   @ExecuteOn(TaskExecutors.BLOCKING)
   public ClusterState status(@PathVariable String cluster) {
     inventory.get().cluster(cluster);

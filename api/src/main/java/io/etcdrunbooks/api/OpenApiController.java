@@ -1,5 +1,6 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.api.auth.OwnAuthentication;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
@@ -26,6 +27,7 @@ public final class OpenApiController {
     }
   }
 
+  @OwnAuthentication("public: the API's documentation")
   @Get("/openapi.yaml")
   @Produces("application/yaml")
   public HttpResponse<String> openapi() {

@@ -1,5 +1,7 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.api.auth.ApiAction;
+import io.etcdrunbooks.api.auth.Access;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
@@ -58,6 +60,7 @@ public final class RunbookController {
 
   /** Body: {"targetVersion":"3.5.30","dryRun":false,"requireApproval":false,"memberTimeoutSeconds":0}. */
   @Post("/clusters/{cluster}/upgrade")
+  @Access(ApiAction.UPGRADE)
   public HttpResponse<RunbookStarter.Started> upgrade(@PathVariable String cluster, @Body UpgradeRequest body, HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startUpgrade(new UpgradeRequest(inPath(cluster, body.cluster()), body.targetVersion(),
         body.dryRun(), body.memberTimeoutSeconds(), body.requireApproval()), caller(http)));
@@ -65,6 +68,7 @@ public final class RunbookController {
 
   /** Body: {"toVersion":"3.4.23","acknowledgeDataLoss":false,"backupId":"","requireApproval":false,"dryRun":false}. */
   @Post("/clusters/{cluster}/rollback")
+  @Access(ApiAction.ROLLBACK)
   public HttpResponse<RunbookStarter.Started> rollback(@PathVariable String cluster, @Body RollbackRequest body, HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startRollback(new RollbackRequest(inPath(cluster, body.cluster()), body.toVersion(),
         body.dryRun(), body.memberTimeoutSeconds(), body.acknowledgeDataLoss(), body.backupId(), body.requireApproval()),
@@ -73,6 +77,7 @@ public final class RunbookController {
 
   /** Body: {"backupId":"latest","acknowledgeDataLoss":true,"etcdVersion":"","requireApproval":false,"dryRun":false}. */
   @Post("/clusters/{cluster}/restore")
+  @Access(ApiAction.RESTORE)
   public HttpResponse<RunbookStarter.Started> restore(@PathVariable String cluster, @Body RestoreRequest body, HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startRestore(new RestoreRequest(inPath(cluster, body.cluster()), body.backupId(),
         body.acknowledgeDataLoss(), body.etcdVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.apiServerTimeoutSeconds(),
@@ -84,6 +89,7 @@ public final class RunbookController {
    * "dryRun":false}; without replacement, the new member runs on the failed member's host.
    */
   @Post("/clusters/{cluster}/replace-member")
+  @Access(ApiAction.REPLACE_MEMBER)
   public HttpResponse<RunbookStarter.Started> replaceMember(@PathVariable String cluster, @Body ReplaceMemberRequest body,
       HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startReplaceMember(new ReplaceMemberRequest(inPath(cluster, body.cluster()),
@@ -93,6 +99,7 @@ public final class RunbookController {
 
   /** Body: {"reason":"before the node drain","requireApproval":false} (may be {}). */
   @Post("/clusters/{cluster}/backup")
+  @Access(ApiAction.BACKUP)
   public HttpResponse<RunbookStarter.Started> backup(@PathVariable String cluster, @Body BackupClusterRequest body, HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startBackup(new BackupClusterRequest(inPath(cluster, body.cluster()),
         body.reason() == null ? "api: " + caller(http) : body.reason(), body.requireApproval()), caller(http)));
@@ -100,6 +107,7 @@ public final class RunbookController {
 
   /** Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes); the schedule runs until cancelled. */
   @Post("/clusters/{cluster}/backup-schedule")
+  @Access(ApiAction.BACKUP_SCHEDULE)
   public HttpResponse<RunbookStarter.Started> backupSchedule(@PathVariable String cluster, @Body BackupScheduleRequest body,
       HttpRequest<?> http) {
     return HttpResponse.accepted().body(starter.startBackupSchedule(new BackupScheduleRequest(inPath(cluster, body.cluster()),
@@ -108,6 +116,7 @@ public final class RunbookController {
 
   /** The cluster's running runbooks, then those of the last 7 days, from Temporal. */
   @Get("/clusters/{cluster}/runbooks")
+  @Access(ApiAction.LIST_RUNBOOKS)
   public List<RunbookList.RunbookSummary> runbooks(@PathVariable String cluster) {
     inventory.get().cluster(cluster);
     return list.forCluster(cluster);
@@ -123,6 +132,7 @@ public final class RunbookController {
 
   /** Status, progress and, once finished, the result or the failure of a runbook. */
   @Get("/runbooks/{workflowId}")
+  @Access(ApiAction.READ_RUNBOOK)
   public RunbookView runbook(@PathVariable String workflowId) {
     WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
     WorkflowExecutionStatus status = stub.describe().getStatus();
@@ -144,12 +154,14 @@ public final class RunbookController {
   public record RunbookView(String workflowId, String status, Progress progress, Object result, String failure) {}
 
   @Post("/runbooks/{workflowId}/pause")
+  @Access(ApiAction.PAUSE)
   public HttpResponse<Map<String, String>> pause(@PathVariable String workflowId, HttpRequest<?> http) {
     client.newWorkflowStub(Runbook.class, workflowId).pause(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "pause"));
   }
 
   @Post("/runbooks/{workflowId}/resume")
+  @Access(ApiAction.RESUME)
   public HttpResponse<Map<String, String>> resume(@PathVariable String workflowId, HttpRequest<?> http) {
     client.newWorkflowStub(Runbook.class, workflowId).resume(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "resume"));
@@ -157,6 +169,7 @@ public final class RunbookController {
 
   /** Lets a runbook started with requireApproval go on to its first change. */
   @Post("/runbooks/{workflowId}/approve")
+  @Access(ApiAction.APPROVE)
   public HttpResponse<Map<String, String>> approve(@PathVariable String workflowId, HttpRequest<?> http) {
     client.newWorkflowStub(Runbook.class, workflowId).approve(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "approve"));
@@ -167,6 +180,7 @@ public final class RunbookController {
    * before its first change), never in the middle of a step; a backup schedule stops at once.
    */
   @Post("/runbooks/{workflowId}/cancel")
+  @Access(ApiAction.CANCEL)
   public HttpResponse<Map<String, String>> cancel(@PathVariable String workflowId, HttpRequest<?> http) {
     WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
     if (stub.describe().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {

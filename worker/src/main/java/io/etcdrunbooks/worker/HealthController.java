@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.auth.OwnAuthentication;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.http.HttpResponse;
@@ -37,6 +38,7 @@ public final class HealthController {
     this.roles = List.of(roles.split(","));
   }
 
+  @OwnAuthentication("public: for load balancers and probes; names no cluster")
   @Get("/health")
   public HttpResponse<Map<String, Object>> health() {
     Map<String, Object> checks = new LinkedHashMap<>();

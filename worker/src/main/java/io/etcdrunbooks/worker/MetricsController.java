@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.auth.OwnAuthentication;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
@@ -19,6 +20,7 @@ public final class MetricsController {
     this.registry = registry;
   }
 
+  @OwnAuthentication("public to the scraper, as Prometheus endpoints are; keep the port off the internet")
   @Get("/metrics")
   @Produces("text/plain; version=0.0.4; charset=utf-8")
   public String scrape() {

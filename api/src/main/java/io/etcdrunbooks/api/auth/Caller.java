@@ -13,6 +13,11 @@ public record Caller(String name, Role role, List<String> clusters) {
     clusters = clusters == null ? List.of() : List.copyOf(clusters);
   }
 
+  /** The token may act on some clusters only. */
+  public boolean isLimited() {
+    return !clusters.isEmpty();
+  }
+
   public boolean mayActOn(String cluster) {
     return clusters.isEmpty() || clusters.stream().anyMatch(glob -> glob(glob).matcher(cluster).matches());
   }

@@ -1,5 +1,7 @@
 package io.etcdrunbooks.api.codec;
 
+import io.etcdrunbooks.api.auth.ApiAction;
+import io.etcdrunbooks.api.auth.Access;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.etcdrunbooks.api.ApiError;
@@ -22,7 +24,7 @@ import java.util.function.UnaryOperator;
  * The codec server the Temporal Web UI and CLI call to show encrypted histories: {@code POST .../encode} and
  * {@code POST .../decode} with Temporal {@code Payloads} in protobuf JSON form, as in
  * {@code {"payloads":[{"metadata":{"encoding":"<base64>"},"data":"<base64>"}]}}. Needs a viewer token (see
- * {@link io.etcdrunbooks.api.auth.RequiredAccess}).
+ * {@link ApiAction#CODEC}).
  */
 @Controller("/api/v1/codec")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -38,12 +40,14 @@ public final class CodecController {
   }
 
   @Post("/encode")
+  @Access(ApiAction.CODEC)
   @Consumes(MediaType.ALL)
   public HttpResponse<?> encode(@Body @Nullable String body) {
     return convert(body, payloads -> codec.encode(payloads));
   }
 
   @Post("/decode")
+  @Access(ApiAction.CODEC)
   @Consumes(MediaType.ALL)
   public HttpResponse<?> decode(@Body @Nullable String body) {
     return convert(body, payloads -> codec.decode(payloads));

@@ -1,13 +1,12 @@
 package io.etcdrunbooks.api.slack;
 
-import io.etcdrunbooks.api.auth.RequiredAccess;
+import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.api.auth.Role;
-import io.micronaut.http.HttpMethod;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * What a slash command's text asks for. Each command needs the role its HTTP API call needs ({@link RequiredAccess} of
+ * What a slash command's text asks for. Each command needs the role its HTTP API call needs ({@link ApiAction} of
  * the same call), so Slack and the API never disagree about who may do what.
  */
 public sealed interface SlackCommand {
@@ -18,28 +17,28 @@ public sealed interface SlackCommand {
   /** {@code status <cluster>}: live member status, read from etcd now. */
   record Status(String cluster) implements SlackCommand {
     public Role requiredRole() {
-      return RequiredAccess.of(HttpMethod.GET, "/api/v1/clusters/" + cluster + "/status").role();
+      return ApiAction.CLUSTER_STATUS.role();
     }
   }
 
   /** {@code upgrade <cluster> <version>}: starts UpgradeCluster. */
   record Upgrade(String cluster, String version) implements SlackCommand {
     public Role requiredRole() {
-      return RequiredAccess.of(HttpMethod.POST, "/api/v1/clusters/" + cluster + "/upgrade").role();
+      return ApiAction.UPGRADE.role();
     }
   }
 
   /** {@code replace <cluster> <member>}: starts ReplaceMember with the new member on the failed member's host. */
   record Replace(String cluster, String member) implements SlackCommand {
     public Role requiredRole() {
-      return RequiredAccess.of(HttpMethod.POST, "/api/v1/clusters/" + cluster + "/replace-member").role();
+      return ApiAction.REPLACE_MEMBER.role();
     }
   }
 
   /** {@code approve <workflowId>}: lets a runbook that waits for approval go on. */
   record Approve(String workflowId) implements SlackCommand {
     public Role requiredRole() {
-      return RequiredAccess.of(HttpMethod.POST, "/api/v1/runbooks/" + workflowId + "/approve").role();
+      return ApiAction.APPROVE.role();
     }
   }
 

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.api.slack;
 
+import io.etcdrunbooks.api.auth.OwnAuthentication;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -51,6 +52,7 @@ public final class SlackCommandController {
 
   // consumes ALL, and the body as bytes: Micronaut then hands over the bytes exactly as received, which the signature
   // is computed over; the content type is checked here so that a wrong one gets a message saying what is expected.
+  @OwnAuthentication("Slack's request signature; the command then needs the Slack user's role for its ApiAction")
   @Post(uri = "/commands", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> command(HttpRequest<?> request, @Nullable @Body byte[] body) {
     byte[] raw = body == null ? new byte[0] : body;

@@ -2,10 +2,10 @@ package io.etcdrunbooks.api.slack;
 
 import static io.etcdrunbooks.api.slack.SlackReply.escape;
 
+import io.etcdrunbooks.api.RunbookClusters;
 import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InventorySource;
-import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowClient;
@@ -37,9 +37,10 @@ public final class SlackCommandHandler {
   private final InventorySource inventory;
   private final SlackStatusReader status;
   private final SlackProgressFollower follower;
+  private final RunbookClusters runbooks;
 
   SlackCommandHandler(SlackConfig config, RunbookStarter starter, WorkflowClient client, InventorySource inventory,
-      SlackStatusReader status, SlackProgressFollower follower) {
+      SlackStatusReader status, SlackProgressFollower follower, RunbookClusters runbooks) {
     this.config = config;
     this.users = config.slackUsers();
     this.starter = starter;
@@ -47,6 +48,7 @@ public final class SlackCommandHandler {
     this.inventory = inventory;
     this.status = status;
     this.follower = follower;
+    this.runbooks = runbooks;
   }
 
   public SlackReply handle(SlackForm form) {
@@ -134,23 +136,14 @@ public final class SlackCommandHandler {
     Optional<String> cluster = command instanceof SlackCommand.Status s ? Optional.of(s.cluster())
         : command instanceof SlackCommand.Upgrade u ? Optional.of(u.cluster())
         : command instanceof SlackCommand.Replace r ? Optional.of(r.cluster())
-        : clusterOfRunbook(((SlackCommand.Approve) command).workflowId());
+        : runbooks.clusterOf(((SlackCommand.Approve) command).workflowId());
     if (cluster.isEmpty()) {
       // fail closed, as the HTTP API does: a user limited to some clusters acts on no runbook whose cluster is unknown
       return Optional.of("you may act on clusters " + who.clusters() + ", and the cluster of runbook `"
-          + escape(((SlackCommand.Approve) command).workflowId()) + "` cannot be told (no such runbook, or no worker answers).");
+          + escape(((SlackCommand.Approve) command).workflowId()) + "` cannot be told (no such runbook, or its input names no cluster).");
     }
     return who.mayActOn(cluster.get()) ? Optional.empty()
         : Optional.of("you may act on clusters " + who.clusters() + ", not on *" + cluster.get() + "*.");
-  }
-
-  private Optional<String> clusterOfRunbook(String workflowId) {
-    try {
-      Progress progress = client.newUntypedWorkflowStub(workflowId).query("progress", Progress.class);
-      return Optional.ofNullable(progress).map(Progress::cluster).filter(c -> !c.isEmpty());
-    } catch (WorkflowException | io.grpc.StatusRuntimeException e) {
-      return Optional.empty();
-    }
   }
 
   private SlackReply help(SlackForm form, Optional<SlackUsers.SlackUser> user) {

@@ -5,8 +5,16 @@ import java.util.List;
 /** A runbook named a cluster the inventory does not have. */
 public final class UnknownClusterException extends IllegalArgumentException {
 
+  private final String name;
+
   public UnknownClusterException(String name, List<String> known) {
     super("unknown cluster '" + name + "': the inventory has " + (known.isEmpty() ? "no clusters" : known.stream().sorted().toList())
         + "; add it to the inventory file or check the name");
+    this.name = name;
+  }
+
+  /** The name asked for. */
+  public String name() {
+    return name;
   }
 }

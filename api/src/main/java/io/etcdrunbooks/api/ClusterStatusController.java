@@ -49,7 +49,7 @@ public final class ClusterStatusController {
   }
 
   @Error(exception = UnknownClusterException.class)
-  public HttpResponse<ApiError> unknownCluster(UnknownClusterException e) {
-    return HttpResponse.notFound(new ApiError(e.getMessage()));
+  public HttpResponse<ApiError> unknownCluster(HttpRequest<?> http, UnknownClusterException e) {
+    return HttpResponse.notFound(new ApiError(UnknownClusters.message(http, e, inventory)));
   }
 }

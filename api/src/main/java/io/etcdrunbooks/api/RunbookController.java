@@ -3,8 +3,6 @@ package io.etcdrunbooks.api;
 import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.api.auth.Access;
 import io.etcdrunbooks.inventory.UnknownClusterException;
-import io.etcdrunbooks.workflows.common.Failures;
-import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
@@ -28,12 +26,10 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowStub;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /** Starts, follows and signals runbooks. */
 @Controller("/api/v1")
@@ -44,12 +40,15 @@ public final class RunbookController {
   private final WorkflowClient client;
   private final RunbookList list;
   private final InventorySource inventory;
+  private final RunbookReader reader;
 
-  public RunbookController(RunbookStarter starter, WorkflowClient client, RunbookList list, InventorySource inventory) {
+  public RunbookController(RunbookStarter starter, WorkflowClient client, RunbookList list, InventorySource inventory,
+      RunbookReader reader) {
     this.starter = starter;
     this.client = client;
     this.list = list;
     this.inventory = inventory;
+    this.reader = reader;
   }
 
   /*
@@ -130,28 +129,15 @@ public final class RunbookController {
     return cluster;
   }
 
-  /** Status, progress and, once finished, the result or the failure of a runbook. */
+  /**
+   * Status, progress and, once finished, the result or the failure of a runbook; within a few seconds also when no
+   * worker runs (then without the live progress, and saying so).
+   */
   @Get("/runbooks/{workflowId}")
   @Access(ApiAction.READ_RUNBOOK)
-  public RunbookView runbook(@PathVariable String workflowId) {
-    WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
-    WorkflowExecutionStatus status = stub.describe().getStatus();
-    Progress progress = stub.query("progress", Progress.class);
-    Object result = null;
-    String failure = null;
-    if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
-      try {
-        result = stub.getResult(1, TimeUnit.SECONDS, Map.class);
-      } catch (WorkflowFailedException e) {
-        failure = Failures.rootMessage(e);
-      } catch (java.util.concurrent.TimeoutException e) {
-        failure = null;
-      }
-    }
-    return new RunbookView(workflowId, status.name().replace("WORKFLOW_EXECUTION_STATUS_", ""), progress, result, failure);
+  public RunbookReader.RunbookView runbook(@PathVariable String workflowId) {
+    return reader.read(workflowId);
   }
-
-  public record RunbookView(String workflowId, String status, Progress progress, Object result, String failure) {}
 
   @Post("/runbooks/{workflowId}/pause")
   @Access(ApiAction.PAUSE)
@@ -198,8 +184,13 @@ public final class RunbookController {
   }
 
   @Error(exception = UnknownClusterException.class)
-  public HttpResponse<ApiError> unknownCluster(UnknownClusterException e) {
-    return HttpResponse.notFound(new ApiError(e.getMessage()));
+  public HttpResponse<ApiError> unknownCluster(HttpRequest<?> http, UnknownClusterException e) {
+    return HttpResponse.notFound(new ApiError(UnknownClusters.message(http, e, inventory)));
+  }
+
+  @Error(exception = StartChecks.RunbookRefused.class)
+  public HttpResponse<ApiError> refused(StartChecks.RunbookRefused e) {
+    return HttpResponse.<ApiError>status(HttpStatus.CONFLICT).body(new ApiError(e.getMessage()));
   }
 
   @Error(exception = IllegalArgumentException.class)

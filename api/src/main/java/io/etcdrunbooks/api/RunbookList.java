@@ -1,6 +1,12 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
+import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
+import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
@@ -14,12 +20,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The running and recent runbooks of a cluster, read from Temporal's visibility (not from the API's memory), matched by
- * the cluster in their memo. Uses the list-open and list-closed calls, which both a Temporal cluster and the embedded
- * test server answer.
+ * The running and recent runbooks of a cluster, read from Temporal's visibility (not from the API's memory), whoever
+ * started them: matched by the cluster in their memo, or, for runbooks started without it (the Temporal Web UI, the
+ * CLI), by the cluster of their input. Uses the list-open and list-closed calls, which both a Temporal cluster and the
+ * embedded test server answer.
  */
 @Singleton
 public final class RunbookList {
@@ -27,10 +35,16 @@ public final class RunbookList {
   static final Duration RECENT = Duration.ofDays(7);
   private static final int PAGE = 200;
 
-  private final WorkflowClient client;
+  /** Workflow types that are runbooks; other workflows in the namespace are not read. */
+  private static final Set<String> RUNBOOK_TYPES = Set.of(UpgradeClusterWorkflow.TYPE, RollbackClusterWorkflow.TYPE,
+      RestoreClusterWorkflow.TYPE, ReplaceMemberWorkflow.TYPE, BackupClusterWorkflow.TYPE, BackupScheduleWorkflow.TYPE);
 
-  public RunbookList(WorkflowClient client) {
+  private final WorkflowClient client;
+  private final RunbookClusters clusters;
+
+  public RunbookList(WorkflowClient client, RunbookClusters clusters) {
     this.client = client;
+    this.clusters = clusters;
   }
 
   /** Running runbooks first, then those closed in the last 7 days; newest first within each. */
@@ -48,9 +62,9 @@ public final class RunbookList {
         .setNamespace(namespace).setMaximumPageSize(PAGE).setStartTimeFilter(window).build()).getExecutionsList();
     List<RunbookSummary> found = new ArrayList<>();
     Stream.concat(open.stream(), closed.stream())
-        .filter(info -> info.hasMemo() || mayBelongTo(info.getExecution().getWorkflowId(), cluster))
+        .filter(info -> RUNBOOK_TYPES.contains(info.getType().getName()))
         .map(this::withMemo)
-        .filter(run -> cluster.equals(memo(run, RunbookStarter.CLUSTER)))
+        .filter(run -> cluster.equals(clusterOf(run)))
         .map(RunbookList::summary)
         .sorted(Comparator.comparing(RunbookSummary::running).reversed().thenComparing(RunbookSummary::startTime,
             Comparator.reverseOrder()))
@@ -58,9 +72,11 @@ public final class RunbookList {
     return found;
   }
 
-  /** Ids the runbooks of a cluster run under; only used to narrow down lists that come without memo. */
-  private static boolean mayBelongTo(String workflowId, String cluster) {
-    return workflowId.contains(cluster);
+  /** The memo's cluster, which the API and the runbooks set; else the cluster of the run's input. */
+  private String clusterOf(WorkflowExecutionMetadata run) {
+    String inMemo = memo(run, RunbookStarter.CLUSTER);
+    if (!inMemo.isEmpty()) return inMemo;
+    return clusters.clusterOf(run.getExecution().getWorkflowId(), run.getExecution().getRunId()).orElse("");
   }
 
   /** Some visibility stores (the embedded test server's) list executions without their memo: describe those. */

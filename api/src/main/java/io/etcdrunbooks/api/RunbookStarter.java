@@ -21,6 +21,8 @@ import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowExecutionDescription;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowOptions;
 import jakarta.inject.Singleton;
 import io.etcdrunbooks.activities.release.ReleaseStores;
@@ -49,21 +51,30 @@ public final class RunbookStarter {
   private final WorkflowClient client;
   private final RunbooksConfig config;
   private final InventorySource inventory;
+  private final StartChecks checks;
 
-  public RunbookStarter(WorkflowClient client, RunbooksConfig config, InventorySource inventory) {
+  public RunbookStarter(WorkflowClient client, RunbooksConfig config, InventorySource inventory, StartChecks checks) {
     this.client = client;
     this.config = config;
     this.inventory = inventory;
+    this.checks = checks;
   }
 
   public Started startUpgrade(UpgradeRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
-    if (request.targetVersion() == null || !request.targetVersion().matches(VERSION)) {
+    if (request.targetVersion() == null || request.targetVersion().isBlank()) {
+      throw new IllegalArgumentException("targetVersion is required: the etcd version to end on, such as 3.5.30");
+    }
+    if (!request.targetVersion().matches(VERSION)) {
       throw new IllegalArgumentException("targetVersion must look like 3.5.30, got '" + request.targetVersion() + "'");
     }
     offered("targetVersion", request.targetVersion());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     String id = changeId(UpgradeClusterWorkflow.workflowId(request.cluster()), request.dryRun());
+    if (!request.dryRun()) {
+      refuseIfRunning(id);
+      checks.upgrade(request.cluster(), request.targetVersion());
+    }
     return start(id, UpgradeClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::upgrade, request));
   }
@@ -73,7 +84,12 @@ public final class RunbookStarter {
     inventory.get().cluster(request.cluster());
     optionalVersion("toVersion", request.toVersion());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    StartChecks.backupId("backupId", request.backupId());
     String id = changeId(RollbackClusterWorkflow.workflowId(request.cluster()), request.dryRun());
+    if (!request.dryRun()) {
+      refuseIfRunning(id);
+      checks.rollback(request.cluster(), request.toVersion(), request.acknowledgeDataLoss());
+    }
     return start(id, RollbackClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::rollback, request));
   }
@@ -89,6 +105,10 @@ public final class RunbookStarter {
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
     String id = changeId(ReplaceMemberWorkflow.workflowId(request.cluster()), request.dryRun());
+    if (!request.dryRun()) {
+      refuseIfRunning(id);
+      checks.replaceMember(request.cluster(), request.failedMember(), request.force());
+    }
     return start(id, ReplaceMemberWorkflow.class, options(id, startedBy, request.cluster(), Map.of(MEMBER, request.failedMember())),
         workflow -> WorkflowClient.start(workflow::replace, request));
   }
@@ -101,6 +121,7 @@ public final class RunbookStarter {
           + " and every write made after the backup is lost");
     }
     optionalVersion("etcdVersion", request.etcdVersion());
+    StartChecks.backupId("backupId", request.backupId());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
     String id = changeId(RestoreClusterWorkflow.workflowId(request.cluster()), request.dryRun());
@@ -126,6 +147,21 @@ public final class RunbookStarter {
     String id = BackupScheduleWorkflow.workflowId(request.cluster());
     return start(id, BackupScheduleWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::run, request));
+  }
+
+  /**
+   * Another change of the cluster runs: refused naming it before the cluster is read (Temporal's refusal of the same
+   * id stays the guard; this only puts the more useful answer first).
+   */
+  private void refuseIfRunning(String id) {
+    try {
+      WorkflowExecutionDescription running = client.newUntypedWorkflowStub(id).describe();
+      if (running.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+        throw running(id, running.getExecution().getRunId());
+      }
+    } catch (WorkflowNotFoundException e) {
+      // nothing runs under the change id
+    }
   }
 
   /** Dry runs change nothing: they get an id of their own instead of holding the cluster's change id. */

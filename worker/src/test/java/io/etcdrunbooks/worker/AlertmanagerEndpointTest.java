@@ -223,7 +223,7 @@ class AlertmanagerEndpointTest {
   void replaceMemberRequestsNamingNoInventoryMemberAreRefusedAndStartNothing() throws Exception {
     Answer unknownCluster = post("/api/v1/clusters/nope/replace-member", "{\"failedMember\":\"m1\"}", OPERATOR.bearer());
     assertThat(unknownCluster.status).isEqualTo(404);
-    assertThat(unknownCluster.message()).contains("unknown cluster 'nope'", "sandbox");
+    assertThat(unknownCluster.message()).contains("no cluster 'nope'", "[sandbox]");
 
     Answer unknownMember = post("/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m9\"}", OPERATOR.bearer());
     assertThat(unknownMember.status).isEqualTo(400);

@@ -85,7 +85,7 @@ class ApiTest {
   void badRequestsAreRefusedWithAClearMessage() throws Exception {
     Answer unknown = post("/api/v1/clusters/nope/upgrade", "{\"targetVersion\":\"3.5.30\"}");
     assertThat(unknown.status).isEqualTo(404);
-    assertThat(unknown.body.path("message").asText()).contains("unknown cluster 'nope'", "sandbox");
+    assertThat(unknown.body.path("message").asText()).contains("no cluster 'nope'", "[sandbox]");
 
     Answer badVersion = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"latest\"}");
     assertThat(badVersion.status).isEqualTo(400);

@@ -173,7 +173,7 @@ class SlackSlashCommandTest {
     assertEphemeral(command(STAGING_OPERATOR, "upgrade sandbox 3.5.16"), "may act on clusters [staging-*], not on *sandbox*");
     assertEphemeral(command(STAGING_OPERATOR, "approve " + UPGRADE_ID), "cannot be told");
     // allowed, but not a runbook that can start
-    assertEphemeral(command(OPERATOR, "upgrade prod-9 3.5.16"), "unknown cluster 'prod-9'", "[sandbox]");
+    assertEphemeral(command(OPERATOR, "upgrade prod-9 3.5.16"), "no cluster `prod-9` in the inventory");
     assertEphemeral(command(OPERATOR, "upgrade sandbox 3.5"), "targetVersion must look like 3.5.30");
     assertEphemeral(command(OPERATOR, "replace sandbox m9"), "has no member 'm9'", "[m1, m2, m3]");
     assertEphemeral(command(OPERATOR, "approve change-sandbox"), "no runbook `change-sandbox` is running");

@@ -6,6 +6,7 @@ import io.etcdrunbooks.api.RunbookClusters;
 import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowClient;
@@ -75,7 +76,9 @@ public final class SlackCommandHandler {
       return run(command, who, form);
     } catch (RunbookStarter.RunbookAlreadyRunning e) {
       return refuse(form, who.name(), escape(e.getMessage()));
-    } catch (IllegalArgumentException e) { // UnknownClusterException is one, as are a bad version and an unknown member
+    } catch (UnknownClusterException e) { // its message lists the whole inventory, which this user may not see
+      return refuse(form, who.name(), "no cluster `" + escape(e.name()) + "` in the inventory." + nothingStarted(command));
+    } catch (IllegalArgumentException e) { // a bad version, an unknown member, a state the runbook would refuse
       return refuse(form, who.name(), escape(e.getMessage()) + "." + nothingStarted(command));
     } catch (WorkflowNotFoundException e) {
       return refuse(form, who.name(), "no runbook `" + escape(e.getExecution().getWorkflowId()) + "` is running (a finished"

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.api.codec;
 
+import io.etcdrunbooks.secrets.SecretFiles;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
@@ -27,10 +28,10 @@ public class CodecBeans {
       LOG.info("Temporal payloads are encrypted (AES-256-GCM) with key '{}' of {}; payloads of keys {} can be read",
           keys.currentKeyId(), file, keys.keys().keySet().stream().sorted().toList());
       return new AesGcmPayloadCodec(keys);
+    } catch (SecretFiles.Refused | IllegalArgumentException e) {
+      throw new IllegalStateException("runbooks.codec.keys-file: " + e.getMessage());
     } catch (IOException e) {
       throw new IllegalStateException("cannot read runbooks.codec.keys-file " + file + " (" + e.getClass().getSimpleName() + ")");
-    } catch (IllegalArgumentException e) {
-      throw new IllegalStateException("runbooks.codec.keys-file: " + e.getMessage());
     }
   }
 }

@@ -39,7 +39,8 @@ class CodecBeansTest {
     Path file = keysFile("rw-rw-r--");
     try (ApplicationContext context = ApplicationContext.run(Map.of("runbooks.codec.keys-file", file.toString()))) {
       assertThatThrownBy(() -> context.getBean(AesGcmPayloadCodec.class))
-          .hasStackTraceContaining("runbooks.codec.keys-file: " + file + " is readable or writable by group or others")
+          .hasStackTraceContaining("runbooks.codec.keys-file: the codec keys file " + file + " has mode 0664")
+          .hasStackTraceContaining("chmod 600 " + file)
           .message().doesNotContain(KEY);
     }
   }

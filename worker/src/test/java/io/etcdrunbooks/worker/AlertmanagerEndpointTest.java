@@ -1,5 +1,10 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.workflow.Workflow;
 import org.junit.jupiter.api.BeforeEach;
 import java.time.Instant;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -53,7 +58,7 @@ import org.junit.jupiter.api.Timeout;
  * The Alertmanager webhook and the replace-member / approve endpoints of a worker+api process over a real sandbox.
  * No accepted firing alert ever reaches a sandbox member here: the real runbook would act on the cluster (the
  * end-to-end alert tests do that); where a firing alert is posted for a real member, a placeholder run of that member's
- * workflow id on a task queue no worker polls already holds the id.
+ * workflow id on a task queue of its own already holds the id.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -189,7 +194,8 @@ class AlertmanagerEndpointTest {
   @Order(5)
   void repeatedDeliveriesMeetTheRunningRunbookAndAResolvedAlertSignalsIt() throws Exception {
     String id = ReplaceMemberWorkflow.workflowId("sandbox");
-    WorkflowExecution placeholder = holdWorkflowId(id);
+    WorkerFactory placeholders = WorkerFactory.newInstance(client);
+    WorkflowExecution placeholder = holdWorkflowId(id, placeholders);
     try {
       String firing = payload("firing", alert("firing", "EtcdMemberDown", "sandbox", "m3"),
           alert("firing", "EtcdMemberUnreachable", "sandbox", "m3"));
@@ -205,13 +211,14 @@ class AlertmanagerEndpointTest {
       Answer resolved = post(ALERTS, payload("resolved", alert("resolved", "EtcdMemberDown", "sandbox", "m3")), bearer());
       assertThat(resolved.status).isEqualTo(200);
       assertThat(resolved.body.path("results").get(0).path("outcome").asText()).isEqualTo("resolved-signalled");
-      assertThat(signalsReceived(id)).containsExactly("alertResolved");
+      awaitSignals(id, "alertResolved");
 
       Answer approved = post("/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR.bearer());
       assertThat(approved.status).isEqualTo(202);
-      assertThat(signalsReceived(id)).containsExactly("alertResolved", "approve");
+      awaitSignals(id, "alertResolved", "approve");
     } finally {
       terminate(id);
+      placeholders.shutdownNow();
     }
 
     Answer afterwards = post(ALERTS, payload("resolved", alert("resolved", "EtcdMemberDown", "sandbox", "m3")), bearer());
@@ -284,12 +291,45 @@ class AlertmanagerEndpointTest {
     }
   }
 
-  /** Starts a ReplaceMember run under {@code id} on a task queue no worker polls, so it holds the id and does nothing. */
-  private WorkflowExecution holdWorkflowId(String id) {
+  /**
+   * Starts a ReplaceMember run under {@code id} that holds the id and does nothing, on a task queue of its own whose
+   * worker ({@link PlaceholderReplaceMember}) answers the progress query. Without that worker the API's token check,
+   * which asks a runbook's progress for its cluster, waited a minute for an answer at every call on the run.
+   */
+  private WorkflowExecution holdWorkflowId(String id, WorkerFactory placeholders) {
+    String taskQueue = "placeholder-" + UUID.randomUUID();
+    placeholders.newWorker(taskQueue).registerWorkflowImplementationTypes(PlaceholderReplaceMember.class);
+    placeholders.start();
     WorkflowStub stub = client.newUntypedWorkflowStub(ReplaceMemberWorkflow.TYPE, WorkflowOptions.newBuilder()
-        .setWorkflowId(id).setTaskQueue("nobody-polls-" + UUID.randomUUID())
+        .setWorkflowId(id).setTaskQueue(taskQueue)
         .setMemo(Map.of(RunbookStarter.MEMBER, "m3", RunbookStarter.CLUSTER, "sandbox")).build());
     return stub.start(ReplaceMemberRequest.onSameHost("sandbox", "m3", true, "placeholder of AlertmanagerEndpointTest"));
+  }
+
+  /** A ReplaceMember run that waits until it is terminated, touching nothing; signals only go into its history. */
+  public static final class PlaceholderReplaceMember implements ReplaceMemberWorkflow {
+    @Override
+    public ReplaceMemberResult replace(ReplaceMemberRequest request) {
+      Workflow.await(() -> false);
+      return null;
+    }
+
+    @Override
+    public Progress progress() {
+      return new Progress(TYPE, "sandbox", Phase.AWAITING_APPROVAL, "", "m3", false, List.of(), "placeholder");
+    }
+
+    @Override
+    public void alertResolved() {}
+
+    @Override
+    public void pause(String by) {}
+
+    @Override
+    public void resume(String by) {}
+
+    @Override
+    public void approve(String by) {}
   }
 
   /** Ends a run this test started; one that already finished on its own is fine. */
@@ -299,6 +339,15 @@ class AlertmanagerEndpointTest {
     } catch (WorkflowNotFoundException e) {
       // finished already
     }
+  }
+
+  /** The run's history holds these signals, in order; a signal that comes while its worker is busy is written after. */
+  private void awaitSignals(String id, String... expected) throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+    while (!signalsReceived(id).equals(List.of(expected)) && Instant.now().isBefore(deadline)) {
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+    assertThat(signalsReceived(id)).containsExactly(expected);
   }
 
   private List<String> signalsReceived(String id) {

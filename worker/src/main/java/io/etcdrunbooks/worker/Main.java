@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
+import io.temporal.client.WorkflowClient;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -115,6 +116,9 @@ public final class Main {
     try {
       if (roles.contains("worker")) {
         context.getBean(RunbookWorker.class).start();
+      } else {
+        // made now rather than at the first call, so its TLS files and codec keys are checked before anything is served
+        context.getBean(WorkflowClient.class);
       }
       // every process serves /health and /metrics; only one with the api role serves /api and /slack (RolesFilter)
       EmbeddedServer server = context.getBean(EmbeddedServer.class);

@@ -39,8 +39,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * A process with the api role loads its secrets before it serves anything, and an exception no handler expects is
- * answered with a generic 500 and a reference to the log line, never with the exception's text.
+ * A process with the api role loads its secrets (codec keys, Temporal client key) before it serves anything, and an
+ * exception no handler expects is answered with a generic 500 and a reference to the log line, never with the
+ * exception's text.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ApiStartAndInternalErrorTest {
@@ -97,6 +98,27 @@ class ApiStartAndInternalErrorTest {
         .satisfies(e -> assertThat(Main.reason(e)).isEqualTo("runbooks.codec.keys-file: the codec keys file " + keys
             + " has mode 0640: its group may read it; a secret file must be for its owner only (0600 or 0400): chmod 600 " + keys))
         .satisfies(e -> assertThat(e).hasStackTraceContaining(keys.toString()).message().doesNotContain(key));
+    assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
+        .as("nothing listens on the API port").isInstanceOf(ConnectException.class);
+  }
+
+  @Test
+  void anApiProcessWithATemporalClientKeyOpenToOthersDoesNotStart() throws Exception {
+    Path cert = Files.writeString(dir.resolve("temporal-client.crt"), "not read: the key is refused first\n");
+    Path key = Files.createFile(dir.resolve("temporal-client.key"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(key, "-----BEGIN PRIVATE KEY-----\nnot-a-real-key\n-----END PRIVATE KEY-----\n");
+    Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw----r--"));
+    int port = Ports.free();
+
+    assertThatThrownBy(() -> Main.start(List.of("api"), Map.of(
+        "runbooks.inventory", dir.resolve("inventory.yaml").toString(),
+        "temporal.address", "127.0.0.1:1",
+        "temporal.tls.cert-file", cert.toString(),
+        "temporal.tls.key-file", key.toString(),
+        "micronaut.server.port", port)).close())
+        .satisfies(e -> assertThat(Main.reason(e)).isEqualTo("the Temporal client key file (temporal.tls.key-file) " + key
+            + " has mode 0604: others may read it; a secret file must be for its owner only (0600 or 0400): chmod 600 " + key))
+        .satisfies(e -> assertThat(e).hasStackTraceContaining(key.toString()).message().doesNotContain("not-a-real-key"));
     assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
         .as("nothing listens on the API port").isInstanceOf(ConnectException.class);
   }

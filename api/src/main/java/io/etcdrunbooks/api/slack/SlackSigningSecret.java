@@ -11,8 +11,8 @@ import java.util.Optional;
 /**
  * The Slack app's signing secret, read from {@code runbooks.slack.signing-secret-file} and again whenever the file
  * changes, so it can be rotated without a restart. A file that is missing, empty or breaks the secret file rule
- * ({@link SecretFiles}: mode 0600 or 0400, owned by this process's user or root) loads no secret at all, and every request is refused until it is fixed. The secret never leaves this class but as an HMAC
- * key.
+ * ({@link SecretFiles}: mode 0600 or 0400, owned by this process's user or root) loads no secret at all, and every
+ * request is refused until it is fixed. The secret never leaves this class but as an HMAC key.
  */
 public final class SlackSigningSecret {
 

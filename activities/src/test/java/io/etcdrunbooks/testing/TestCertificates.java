@@ -51,7 +51,7 @@ public final class TestCertificates {
     Path serverCert = pem(dir.resolve("server.crt"), server);
     Path serverKey = pem(dir.resolve("server.key"), serverKeys);
     Path clientCert = pem(dir.resolve("client.crt"), client);
-    Path clientKey = pem(dir.resolve("client.key"), clientKeys);
+    Path clientKey = ownerOnly(pem(dir.resolve("client.key"), clientKeys));
     return new Material(new TlsSpec(caFile.toString(), clientCert.toString(), clientKey.toString()), serverCert, serverKey);
   }
 
@@ -81,6 +81,12 @@ public final class TestCertificates {
     }
     String algorithm = issuerKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
     return new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(issuerKey)));
+  }
+
+  /** A key file as the secret file rule wants it: mode 0600. */
+  private static Path ownerOnly(Path file) throws IOException {
+    Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    return file;
   }
 
   private static Path pem(Path file, Object object) throws IOException {

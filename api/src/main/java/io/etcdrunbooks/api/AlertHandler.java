@@ -1,6 +1,9 @@
 package io.etcdrunbooks.api;
 
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -9,36 +12,52 @@ import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Singleton;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Decides what one Alertmanager alert does: a firing member-down alert starts the ReplaceMember runbook of that member,
- * a resolved one tells a running runbook that the alert is gone; anything else is ignored with its reason.
+ * a resolved one tells a running runbook that the alert is gone; anything else is ignored with its reason. Before a
+ * start, three checks: the member's replacement runs already ({@code already-running}); the same alert (by fingerprint)
+ * started a runbook lately, which has ended since ({@code duplicate}); etcd says now that the member is healthy
+ * ({@code member-healthy}). Every outcome about an inventory member is written to the audit log.
  */
 @Singleton
 final class AlertHandler {
 
   private static final Logger LOG = LoggerFactory.getLogger(AlertHandler.class);
+  private static final Logger AUDIT = LoggerFactory.getLogger("etcd-runbooks.audit");
 
   private final AlertsConfig config;
   private final InventorySource inventory;
   private final RunbookStarter starter;
   private final WorkflowClient client;
+  private final EtcdActivities etcd;
+  private final AlertFingerprints fingerprints;
 
-  AlertHandler(AlertsConfig config, InventorySource inventory, RunbookStarter starter, WorkflowClient client) {
+  AlertHandler(AlertsConfig config, InventorySource inventory, RunbookStarter starter, WorkflowClient client, EtcdActivities etcd,
+      AlertFingerprints fingerprints) {
     this.config = config;
     this.inventory = inventory;
     this.starter = starter;
     this.client = client;
+    this.etcd = etcd;
+    this.fingerprints = fingerprints;
   }
 
   AlertResult handle(AlertmanagerPayload.Alert alert, String groupStatus) {
     AlertResult result = decide(alert, groupStatus);
+    String fingerprint = printable(alert == null ? null : alert.fingerprint());
     LOG.info("alertmanager alert {} cluster={} member={} fingerprint={}: {}{}{}", printable(result.alertname()),
-        printable(result.cluster()), printable(result.member()), printable(alert == null ? null : alert.fingerprint()),
+        printable(result.cluster()), printable(result.member()), fingerprint,
         result.outcome(), result.workflowId() == null ? "" : " " + result.workflowId(),
         result.reason() == null ? "" : " (" + printable(result.reason()) + ")");
+    if (!AlertResult.IGNORED.equals(result.outcome())) {
+      AUDIT.info("who=alertmanager cluster={} member={} workflow={} alert {} fingerprint={} -> {}", printable(result.cluster()),
+          printable(result.member()), result.workflowId() == null ? "-" : result.workflowId(), printable(result.alertname()),
+          fingerprint, result.outcome());
+    }
     return result;
   }
 
@@ -68,6 +87,7 @@ final class AlertHandler {
       return start(alertname, target, alert.fingerprint());
     }
     if ("resolved".equals(status)) {
+      fingerprints.resolved(alert.fingerprint());
       return signalResolved(alertname, target);
     }
     return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.IGNORED, null,
@@ -75,11 +95,28 @@ final class AlertHandler {
   }
 
   private AlertResult start(String alertname, AlertTargets.Found target, String fingerprint) {
+    if (replacementRunning(target)) {
+      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.ALREADY_RUNNING,
+          ReplaceMemberWorkflow.workflowId(target.cluster()), null);
+    }
+    Optional<AlertFingerprints.Started> earlier = fingerprints.startedWithin(fingerprint);
+    if (earlier.isPresent()) {
+      return duplicate(alertname, target, fingerprint, earlier.get());
+    }
+    Optional<MemberStatus> healthy = healthyNow(target);
+    if (healthy.isPresent()) {
+      return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.MEMBER_HEALTHY, null, "member '"
+          + target.member() + "' of cluster '" + target.cluster() + "' is healthy now (etcd " + healthy.get().serverVersion()
+          + ", answers and sees a leader): nothing to replace. A stale or flapping alert? If the member must go all the same,"
+          + " POST /api/v1/clusters/" + target.cluster() + "/replace-member {\"failedMember\":\"" + target.member()
+          + "\",\"force\":true}");
+    }
     boolean approval = config.policyFor(target.cluster()) == AlertsConfig.Policy.APPROVAL;
     ReplaceMemberRequest request = ReplaceMemberRequest.onSameHost(target.cluster(), target.member(), approval,
         "alertmanager: " + alertname + " (fingerprint " + fingerprint + ")");
     try {
       RunbookStarter.Started started = starter.startReplaceMember(request, "alertmanager");
+      fingerprints.started(fingerprint, started.workflowId(), started.runId());
       return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.STARTED, started.workflowId(),
           approval ? "waits for POST /api/v1/runbooks/" + started.workflowId() + "/approve after preflight" : null);
     } catch (RunbookStarter.RunbookAlreadyRunning e) {
@@ -95,14 +132,49 @@ final class AlertHandler {
     }
   }
 
+  private AlertResult duplicate(String alertname, AlertTargets.Found target, String fingerprint, AlertFingerprints.Started earlier) {
+    return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.DUPLICATE, earlier.workflowId(),
+        "this alert (fingerprint " + fingerprint + ") started runbook " + earlier.workflowId() + " (run " + earlier.runId()
+            + ") at " + earlier.at() + "; it starts no other within runbooks.alerts.dedupe-minutes ("
+            + fingerprints.window().toMinutes() + "), even once that runbook has ended, unless it resolves first. Follow it"
+            + " with GET /api/v1/runbooks/" + earlier.workflowId() + ", or start a replacement with POST /api/v1/clusters/"
+            + target.cluster() + "/replace-member");
+  }
+
+  /** A ReplaceMember runbook of this member runs now; false when none does or Temporal cannot tell (the start will). */
+  private boolean replacementRunning(AlertTargets.Found target) {
+    try {
+      return replaces(client.newUntypedWorkflowStub(ReplaceMemberWorkflow.workflowId(target.cluster())).describe(), target);
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static boolean replaces(WorkflowExecutionDescription description, AlertTargets.Found target) {
+    return description.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+        && ReplaceMemberWorkflow.TYPE.equals(description.getWorkflowType())
+        && target.member().equals(description.getMemo(RunbookStarter.MEMBER, String.class));
+  }
+
+  /**
+   * The member's status when etcd says, read now, that it answers and is healthy; empty when it is not, or when the
+   * cluster cannot be read (the runbook's preflight looks again).
+   */
+  private Optional<MemberStatus> healthyNow(AlertTargets.Found target) {
+    try {
+      return etcd.discover(new ClusterRef(target.cluster())).member(target.member()).filter(m -> m.reachable() && m.healthy());
+    } catch (RuntimeException e) {
+      LOG.warn("cannot read the health of member {} of cluster {} before replacing it; its replacement starts, and its"
+          + " preflight looks again: {}", target.member(), target.cluster(), e.toString());
+      return Optional.empty();
+    }
+  }
+
   private AlertResult signalResolved(String alertname, AlertTargets.Found target) {
     String id = ReplaceMemberWorkflow.workflowId(target.cluster());
     try {
       WorkflowStub running = client.newUntypedWorkflowStub(id);
-      WorkflowExecutionDescription description = running.describe();
-      if (description.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
-          || !ReplaceMemberWorkflow.TYPE.equals(description.getWorkflowType())
-          || !target.member().equals(description.getMemo(RunbookStarter.MEMBER, String.class))) {
+      if (!replaces(running.describe(), target)) {
         return new AlertResult(alertname, target.cluster(), target.member(), AlertResult.NOTHING_RUNNING, null,
             "no ReplaceMember runbook runs for this member");
       }

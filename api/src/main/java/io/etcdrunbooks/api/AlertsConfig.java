@@ -21,6 +21,8 @@ import java.util.Map;
  * @param memberLabel label naming the member: its inventory name, or the host:port of its client or peer URL
  * @param defaultPolicy {@code approval} (the runbook waits for an approve signal) or {@code auto}
  * @param policies policy per cluster name, overriding the default
+ * @param dedupeMinutes how long an alert (by its Alertmanager fingerprint) that started a runbook starts no other, even
+ *     once that runbook has ended; its resolution ends that at once. 0: no such memory
  */
 @Context
 @ConfigurationProperties("runbooks.alerts")
@@ -30,7 +32,8 @@ public record AlertsConfig(
     @Bindable(defaultValue = "cluster") String clusterLabel,
     @Bindable(defaultValue = "member") String memberLabel,
     @Bindable(defaultValue = "approval") String defaultPolicy,
-    @Nullable Map<String, String> policies) {
+    @Nullable Map<String, String> policies,
+    @Bindable(defaultValue = "30") int dedupeMinutes) {
 
   public AlertsConfig {
     tokenSha256 = tokenSha256 == null ? "" : tokenSha256.strip().toLowerCase(Locale.ROOT);
@@ -43,7 +46,14 @@ public record AlertsConfig(
     policies = policies == null ? Map.of() : Map.copyOf(policies);
     Policy.parse("runbooks.alerts.default-policy", defaultPolicy);
     policies.forEach((cluster, policy) -> Policy.parse("runbooks.alerts.policies." + cluster, policy));
+    if (dedupeMinutes < 0 || dedupeMinutes > MAX_DEDUPE_MINUTES) {
+      throw new IllegalArgumentException("runbooks.alerts.dedupe-minutes is " + dedupeMinutes + ": use 0 (no memory of"
+          + " fingerprints) to " + MAX_DEDUPE_MINUTES + " (a week)");
+    }
   }
+
+  /** A week: longer would keep a member that goes down again unreplaced for longer than anyone would want. */
+  static final int MAX_DEDUPE_MINUTES = 7 * 24 * 60;
 
   public boolean enabled() {
     return !tokenSha256.isEmpty();

@@ -22,6 +22,7 @@ class AlertsConfigTest {
       assertThat(config.clusterLabel()).isEqualTo("cluster");
       assertThat(config.memberLabel()).isEqualTo("member");
       assertThat(config.policyFor("anything")).isEqualTo(AlertsConfig.Policy.APPROVAL);
+      assertThat(config.dedupeMinutes()).isEqualTo(30);
     }
   }
 
@@ -45,13 +46,24 @@ class AlertsConfigTest {
   void anInvalidPolicyStopsTheStartNamingTheKey() {
     assertThatThrownBy(() -> ApplicationContext.run(Map.of("runbooks.alerts.policies.prod-1", "sometimes")).close())
         .hasStackTraceContaining("runbooks.alerts.policies.prod-1 is 'sometimes': use approval");
-    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "manual", Map.of()))
+    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "manual", Map.of(), 30))
         .hasMessageContaining("runbooks.alerts.default-policy is 'manual'");
   }
 
   @Test
+  void theDedupeWindowIsBoundNamedInItsRefusalAndAtMostAWeek() {
+    try (ApplicationContext context = ApplicationContext.run(Map.of("runbooks.alerts.dedupe-minutes", "0"))) {
+      assertThat(context.getBean(AlertsConfig.class).dedupeMinutes()).isZero();
+    }
+    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), -1))
+        .hasMessageContaining("runbooks.alerts.dedupe-minutes is -1");
+    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), 7 * 24 * 60 + 1))
+        .hasMessageContaining("runbooks.alerts.dedupe-minutes is 10081");
+  }
+
+  @Test
   void aPlainTokenInsteadOfItsHashIsRefusedWithoutEchoingIt() {
-    assertThatThrownBy(() -> new AlertsConfig("s3cret-token", List.of(), "c", "m", "approval", Map.of()))
+    assertThatThrownBy(() -> new AlertsConfig("s3cret-token", List.of(), "c", "m", "approval", Map.of(), 30))
         .hasMessageContaining("must be 64 hex digits")
         .hasMessageNotContaining("s3cret-token");
   }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
+import io.temporal.client.WorkflowClient;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -66,10 +67,30 @@ public final class Main {
     }
   }
 
-  /** Starts the roles in one Micronaut context and blocks until the process is stopped. */
+  /**
+   * Starts the roles in one Micronaut context and blocks until the process is stopped. A start that fails (a secret file
+   * that does not load, a wrong setting) ends the process with status 1, its reason on the first line of stderr.
+   */
   static void run(List<String> roles) throws InterruptedException {
-    ApplicationContext context = start(roles, Map.of());
+    ApplicationContext context;
+    try {
+      context = start(roles, Map.of());
+    } catch (RuntimeException e) {
+      System.err.println("etcd-runbooks cannot start: " + reason(e));
+      e.printStackTrace();
+      System.exit(1);
+      return;
+    }
     runUntilStopped(context::close);
+  }
+
+  /** The innermost message: ours, written for the operator, rather than the bean path Micronaut wraps it in. */
+  static String reason(Throwable e) {
+    String reason = String.valueOf(e.getMessage());
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause.getMessage() != null) reason = cause.getMessage();
+    }
+    return reason;
   }
 
   /** Blocks until the process is asked to stop (SIGTERM, Ctrl-C), then runs {@code onStop}. */
@@ -95,6 +116,9 @@ public final class Main {
     try {
       if (roles.contains("worker")) {
         context.getBean(RunbookWorker.class).start();
+      } else {
+        // made now rather than at the first call, so its TLS files and codec keys are checked before anything is served
+        context.getBean(WorkflowClient.class);
       }
       // every process serves /health and /metrics; only one with the api role serves /api and /slack (RolesFilter)
       EmbeddedServer server = context.getBean(EmbeddedServer.class);

@@ -2,6 +2,7 @@ package io.etcdrunbooks.worker;
 
 import com.uber.m3.tally.Scope;
 import io.etcdrunbooks.api.codec.AesGcmPayloadCodec;
+import io.etcdrunbooks.secrets.SecretFiles;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
@@ -16,6 +17,8 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import jakarta.inject.Singleton;
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
@@ -74,7 +77,8 @@ public class TemporalFactory {
     return WorkflowClient.newInstance(stubs, options.build());
   }
 
-  private static SslContext sslContext(TemporalConfig.Tls tls) {
+  static SslContext sslContext(TemporalConfig.Tls tls) {
+    checkKeyFile(tls);
     try {
       SslContextBuilder builder = GrpcSslContexts.forClient().keyManager(new File(tls.certFile()), new File(tls.keyFile()));
       if (tls.caFile() != null && !tls.caFile().isBlank()) {
@@ -85,6 +89,21 @@ public class TemporalFactory {
       // The message names the files, never their contents.
       throw new IllegalStateException("cannot set up TLS to Temporal with certFile " + tls.certFile() + ", keyFile "
           + tls.keyFile() + ", caFile " + tls.caFile() + ": " + e.getClass().getSimpleName(), e);
+    }
+  }
+
+  /** The client key is a secret file ({@link SecretFiles}); netty would read one of any mode. */
+  private static void checkKeyFile(TemporalConfig.Tls tls) {
+    if (tls.keyFile() == null || tls.keyFile().isBlank()) {
+      throw new IllegalStateException("temporal.tls.cert-file is set but temporal.tls.key-file is not: mTLS needs both");
+    }
+    Path keyFile = Path.of(tls.keyFile());
+    try {
+      SecretFiles.check("the Temporal client key file (temporal.tls.key-file)", keyFile);
+    } catch (SecretFiles.Refused e) {
+      throw new IllegalStateException(e.getMessage());
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read temporal.tls.key-file " + keyFile + " (" + e.getClass().getSimpleName() + ")");
     }
   }
 

@@ -1,6 +1,15 @@
 package io.etcdrunbooks.worker;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.workflow.Workflow;
 import org.junit.jupiter.api.BeforeEach;
+import org.slf4j.LoggerFactory;
 import java.time.Instant;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowExecutionDescription;
@@ -51,9 +60,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The Alertmanager webhook and the replace-member / approve endpoints of a worker+api process over a real sandbox.
- * No accepted firing alert ever reaches a sandbox member here: the real runbook would act on the cluster (the
- * end-to-end alert tests do that); where a firing alert is posted for a real member, a placeholder run of that member's
- * workflow id on a task queue no worker polls already holds the id.
+ * No accepted firing alert changes a sandbox member here (the end-to-end alert tests do that): where a firing alert is
+ * posted for a healthy member, etcd's answer that it is healthy keeps the runbook from starting, or a placeholder run of
+ * that member's workflow id on a task queue of its own already holds the id; the last test kills a member, and the
+ * runbook its alert starts waits for an approval that never comes and is cancelled.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -72,11 +82,14 @@ class AlertmanagerEndpointTest {
   private Sandbox sandbox;
   private ApplicationContext context;
   private Instant testStarted = Instant.now();
+  private final ListAppender<ILoggingEvent> audit = new ListAppender<>();
   private WorkflowClient client;
   private String api;
 
   @BeforeAll
   void start() throws Exception {
+    audit.start();
+    ((Logger) LoggerFactory.getLogger("etcd-runbooks.audit")).addAppender(audit);
     sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sandbox"), "sandbox", 3, "3.4.23",
         Map.of()), SandboxRunbooks.releases());
     java.nio.file.Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
@@ -96,6 +109,7 @@ class AlertmanagerEndpointTest {
 
   @AfterAll
   void stop() {
+    ((Logger) LoggerFactory.getLogger("etcd-runbooks.audit")).detachAppender(audit);
     if (context != null) context.close();
     if (sandbox != null) sandbox.close();
   }
@@ -189,7 +203,8 @@ class AlertmanagerEndpointTest {
   @Order(5)
   void repeatedDeliveriesMeetTheRunningRunbookAndAResolvedAlertSignalsIt() throws Exception {
     String id = ReplaceMemberWorkflow.workflowId("sandbox");
-    WorkflowExecution placeholder = holdWorkflowId(id);
+    WorkerFactory placeholders = WorkerFactory.newInstance(client);
+    WorkflowExecution placeholder = holdWorkflowId(id, placeholders);
     try {
       String firing = payload("firing", alert("firing", "EtcdMemberDown", "sandbox", "m3"),
           alert("firing", "EtcdMemberUnreachable", "sandbox", "m3"));
@@ -205,13 +220,14 @@ class AlertmanagerEndpointTest {
       Answer resolved = post(ALERTS, payload("resolved", alert("resolved", "EtcdMemberDown", "sandbox", "m3")), bearer());
       assertThat(resolved.status).isEqualTo(200);
       assertThat(resolved.body.path("results").get(0).path("outcome").asText()).isEqualTo("resolved-signalled");
-      assertThat(signalsReceived(id)).containsExactly("alertResolved");
+      awaitSignals(id, "alertResolved");
 
       Answer approved = post("/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR.bearer());
       assertThat(approved.status).isEqualTo(202);
-      assertThat(signalsReceived(id)).containsExactly("alertResolved", "approve");
+      awaitSignals(id, "alertResolved", "approve");
     } finally {
       terminate(id);
+      placeholders.shutdownNow();
     }
 
     Answer afterwards = post(ALERTS, payload("resolved", alert("resolved", "EtcdMemberDown", "sandbox", "m3")), bearer());
@@ -284,12 +300,121 @@ class AlertmanagerEndpointTest {
     }
   }
 
-  /** Starts a ReplaceMember run under {@code id} on a task queue no worker polls, so it holds the id and does nothing. */
-  private WorkflowExecution holdWorkflowId(String id) {
+  @Test
+  @Order(9)
+  void firingAlertsForAHealthyMemberStartNothing() throws Exception {
+    String firing = payload("firing", alert("firing", "EtcdMemberDown", "sandbox", "m2"));
+    audit.list.clear();
+
+    for (int delivery = 1; delivery <= 4; delivery++) {
+      Answer answer = post(ALERTS, firing, bearer());
+      assertThat(answer.status).isEqualTo(200);
+      JsonNode result = answer.body.path("results").get(0);
+      assertThat(result.path("outcome").asText()).as("delivery %d: %s", delivery, result).isEqualTo("member-healthy");
+      assertThat(result.hasNonNull("workflowId")).isFalse();
+      assertThat(result.path("reason").asText()).contains("member 'm2' of cluster 'sandbox' is healthy now (etcd 3.4.23",
+          "\"failedMember\":\"m2\",\"force\":true");
+    }
+
+    assertNoRunbook(ReplaceMemberWorkflow.workflowId("sandbox"));
+    assertThat(audit.list).extracting(ILoggingEvent::getFormattedMessage).hasSize(4)
+        .allSatisfy(line -> assertThat(line).startsWith("who=alertmanager cluster=sandbox member=m2 workflow=- alert EtcdMemberDown")
+            .endsWith("-> member-healthy"));
+  }
+
+  @Test
+  @Order(10)
+  void anAlertRepeatedAfterItsRunbookEndedStartsNoOtherUntilItResolves() throws Exception {
+    String id = ReplaceMemberWorkflow.workflowId("sandbox");
+    sandbox.kill("m1");
+    ObjectNode down = alert("firing", "EtcdMemberDown", "sandbox", "m1");
+    String fingerprint = down.path("fingerprint").asText();
+    String firing = payload("firing", down);
+    try {
+      Answer first = post(ALERTS, firing, bearer());
+      assertThat(first.body.path("results").get(0).path("outcome").asText()).as(first.raw).isEqualTo("started");
+      String runId = client.newUntypedWorkflowStub(id).describe().getExecution().getRunId();
+
+      // an operator cancels it while it waits for approval; Alertmanager goes on sending the alert, still firing
+      assertThat(post("/api/v1/runbooks/" + id + "/cancel", "{}", OPERATOR.bearer()).status).isEqualTo(202);
+      awaitClosed(id);
+      for (int repeat = 1; repeat <= 2; repeat++) {
+        Answer again = post(ALERTS, firing, bearer());
+        assertThat(again.status).isEqualTo(200);
+        JsonNode result = again.body.path("results").get(0);
+        assertThat(result.path("outcome").asText()).as("repeat %d: %s", repeat, result).isEqualTo("duplicate");
+        assertThat(result.path("workflowId").asText()).isEqualTo(id);
+        assertThat(result.path("reason").asText()).contains("fingerprint " + fingerprint, "started runbook " + id + " (run " + runId + ")",
+            "runbooks.alerts.dedupe-minutes (30)", "POST /api/v1/clusters/sandbox/replace-member");
+      }
+      WorkflowExecutionDescription last = client.newUntypedWorkflowStub(id).describe();
+      assertThat(last.getExecution().getRunId()).as("no new run was started").isEqualTo(runId);
+      assertThat(last.getStatus()).isNotEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+
+      // once the alert has resolved, its next firing is a new outage, and the member is still down
+      assertThat(post(ALERTS, payload("resolved", alertLike(down, "resolved")), bearer()).body.path("results").get(0)
+          .path("outcome").asText()).isEqualTo("nothing-running");
+      Answer anew = post(ALERTS, firing, bearer());
+      assertThat(anew.body.path("results").get(0).path("outcome").asText()).as(anew.raw).isEqualTo("started");
+      assertThat(client.newUntypedWorkflowStub(id).describe().getExecution().getRunId()).isNotEqualTo(runId);
+    } finally {
+      terminate(id);
+    }
+  }
+
+  private void awaitClosed(String id) throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    while (client.newUntypedWorkflowStub(id).describe().getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      assertThat(Instant.now()).as("%s still runs after its cancel", id).isBefore(deadline);
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+  }
+
+  /** The same alert (labels, fingerprint) with another status, as Alertmanager sends its resolution. */
+  private static ObjectNode alertLike(ObjectNode alert, String status) {
+    ObjectNode copy = alert.deepCopy().put("status", status);
+    return "resolved".equals(status) ? copy.put("endsAt", "2026-01-01T00:05:00Z") : copy;
+  }
+
+  /**
+   * Starts a ReplaceMember run under {@code id} that holds the id and does nothing, on a task queue of its own whose
+   * worker ({@link PlaceholderReplaceMember}) answers the progress query. Without that worker the API's token check,
+   * which asks a runbook's progress for its cluster, waited a minute for an answer at every call on the run.
+   */
+  private WorkflowExecution holdWorkflowId(String id, WorkerFactory placeholders) {
+    String taskQueue = "placeholder-" + UUID.randomUUID();
+    placeholders.newWorker(taskQueue).registerWorkflowImplementationTypes(PlaceholderReplaceMember.class);
+    placeholders.start();
     WorkflowStub stub = client.newUntypedWorkflowStub(ReplaceMemberWorkflow.TYPE, WorkflowOptions.newBuilder()
-        .setWorkflowId(id).setTaskQueue("nobody-polls-" + UUID.randomUUID())
+        .setWorkflowId(id).setTaskQueue(taskQueue)
         .setMemo(Map.of(RunbookStarter.MEMBER, "m3", RunbookStarter.CLUSTER, "sandbox")).build());
     return stub.start(ReplaceMemberRequest.onSameHost("sandbox", "m3", true, "placeholder of AlertmanagerEndpointTest"));
+  }
+
+  /** A ReplaceMember run that waits until it is terminated, touching nothing; signals only go into its history. */
+  public static final class PlaceholderReplaceMember implements ReplaceMemberWorkflow {
+    @Override
+    public ReplaceMemberResult replace(ReplaceMemberRequest request) {
+      Workflow.await(() -> false);
+      return null;
+    }
+
+    @Override
+    public Progress progress() {
+      return new Progress(TYPE, "sandbox", Phase.AWAITING_APPROVAL, "", "m3", false, List.of(), "placeholder");
+    }
+
+    @Override
+    public void alertResolved() {}
+
+    @Override
+    public void pause(String by) {}
+
+    @Override
+    public void resume(String by) {}
+
+    @Override
+    public void approve(String by) {}
   }
 
   /** Ends a run this test started; one that already finished on its own is fine. */
@@ -299,6 +424,15 @@ class AlertmanagerEndpointTest {
     } catch (WorkflowNotFoundException e) {
       // finished already
     }
+  }
+
+  /** The run's history holds these signals, in order; a signal that comes while its worker is busy is written after. */
+  private void awaitSignals(String id, String... expected) throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+    while (!signalsReceived(id).equals(List.of(expected)) && Instant.now().isBefore(deadline)) {
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+    assertThat(signalsReceived(id)).containsExactly(expected);
   }
 
   private List<String> signalsReceived(String id) {

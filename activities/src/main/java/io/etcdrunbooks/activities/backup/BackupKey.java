@@ -1,32 +1,27 @@
 package io.etcdrunbooks.activities.backup;
 
+import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.EnumSet;
-import java.util.Set;
 import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A 256-bit backup encryption key and the id it is known by. The key file holds the key base64-encoded (as
- * {@code openssl rand -base64 32} prints it) and must not be readable by group or others. Neither
+ * {@code openssl rand -base64 32} prints it) and is a secret file ({@link SecretFiles}: mode 0600 or 0400). Neither
  * {@link #toString()} nor any message of this class shows key material.
  */
 public final class BackupKey {
 
   public static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
   private static final int KEY_BYTES = 32;
-  private static final Set<PosixFilePermission> GROUP_OR_OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ,
-      PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
 
   private final String id;
   private final SecretKeySpec encryptionKey;
@@ -52,15 +47,7 @@ public final class BackupKey {
   /** Reads a key file; failures name the file and what is wrong with it, never its contents. */
   public static BackupKey read(Path file, String id) throws IOException {
     if (!Files.isRegularFile(file)) throw new IOException("backup key file " + file + " does not exist or is not a regular file");
-    try {
-      Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
-      if (permissions.stream().anyMatch(GROUP_OR_OTHERS::contains)) {
-        throw new IOException("backup key file " + file + " is readable or writable by group or others; chmod 600 it");
-      }
-    } catch (UnsupportedOperationException notPosix) {
-      // permissions are the file system's business there
-    }
-    byte[] text = Files.readAllBytes(file);
+    byte[] text = SecretFiles.readAllBytes("backup key file", file);
     byte[] key;
     try {
       key = Base64.getDecoder().decode(new String(text, StandardCharsets.US_ASCII).strip());

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.activities.etcd;
 
 import io.etcdrunbooks.inventory.TlsSpec;
+import io.etcdrunbooks.secrets.SecretFiles;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,8 +26,8 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
  * Client TLS for etcd from PEM files: a CA bundle, and optionally a client certificate and its key
- * (PKCS#8, PKCS#1 RSA or SEC1 EC, unencrypted). Used for both gRPC (jetcd) and HTTP (/version, /health).
- * Error messages name the files, never their contents.
+ * (PKCS#8, PKCS#1 RSA or SEC1 EC, unencrypted), a secret file ({@link SecretFiles}: mode 0600 or 0400). Used for both
+ * gRPC (jetcd) and HTTP (/version, /health). Error messages name the files, never their contents.
  */
 public final class TlsMaterial {
 
@@ -69,6 +70,8 @@ public final class TlsMaterial {
         kmf.init(keys, IN_MEMORY_PASSWORD);
       }
       return new TlsMaterial(tmf, kmf);
+    } catch (SecretFiles.Refused e) {
+      throw new IllegalArgumentException("cannot set up client TLS from " + describe(spec) + ": " + e.getMessage());
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalArgumentException("cannot set up client TLS from " + describe(spec) + ": " + e.getClass().getSimpleName(), e);
     }
@@ -100,6 +103,7 @@ public final class TlsMaterial {
   }
 
   private static PrivateKey privateKey(Path file) throws IOException {
+    SecretFiles.check("the client key file (tls.keyFile)", file);
     try (Reader reader = Files.newBufferedReader(file); PEMParser parser = new PEMParser(reader)) {
       JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
       for (Object item = parser.readObject(); item != null; item = parser.readObject()) {

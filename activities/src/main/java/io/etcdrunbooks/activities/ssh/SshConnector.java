@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.ssh;
 
+import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -206,12 +207,17 @@ public final class SshConnector implements AutoCloseable {
 
   private static KeyPair loadKeyPair(SshTarget target) {
     Path file = Path.of(target.privateKeyFile());
-    try (InputStream in = Files.newInputStream(file)) {
-      Iterable<KeyPair> pairs = SecurityUtils.loadKeyPairIdentities(null, NamedResource.ofName(file.toString()), in, null);
-      if (pairs != null) {
-        for (KeyPair pair : pairs) return pair;
+    try {
+      SecretFiles.check("the SSH private key file", file);
+      try (InputStream in = Files.newInputStream(file)) {
+        Iterable<KeyPair> pairs = SecurityUtils.loadKeyPairIdentities(null, NamedResource.ofName(file.toString()), in, null);
+        if (pairs != null) {
+          for (KeyPair pair : pairs) return pair;
+        }
       }
       throw new SshException("the SSH private key file " + file + " holds no key");
+    } catch (SecretFiles.Refused e) {
+      throw new SshException(e.getMessage());
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
       if (e instanceof SshException known) throw known;
       // The parser's message may quote the file; only the file name and the kind of problem are reported.

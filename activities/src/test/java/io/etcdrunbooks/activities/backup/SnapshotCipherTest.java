@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.backup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -152,6 +153,23 @@ class SnapshotCipherTest {
     assertThatThrownBy(() -> BackupKey.read(keyFile("text.key", "not base64 at all!", "rw-------"), "k"))
         .hasMessageContaining("base64").hasMessageNotContaining("at all");
     assertThatThrownBy(() -> BackupKey.read(dir.resolve("missing.key"), "k")).hasMessageContaining("does not exist");
+  }
+
+  @Test
+  void keyFile_followsTheSecretFileRule_ownerOnly() throws Exception {
+    String secret = Base64.getEncoder().encodeToString(randomBytes(32, 13));
+    for (String[] open : new String[][] {{"rw-r-----", "0640", "its group may read it"}, {"rw----r--", "0604", "others may read it"},
+        {"rw-r--r--", "0644", "its group may read it and others may read it"}}) {
+      Path file = keyFile("open-" + open[1] + ".key", secret, open[0]);
+      assertThatThrownBy(() -> BackupKey.read(file, "k"))
+          .as(open[0])
+          .isInstanceOf(SecretFiles.Refused.class)
+          .hasMessage("backup key file " + file + " has mode " + open[1] + ": " + open[2]
+              + "; a secret file must be for its owner only (0600 or 0400): chmod 600 " + file)
+          .hasMessageNotContaining(secret);
+    }
+    assertThat(BackupKey.read(keyFile("owner-only.key", secret, "rw-------"), "k").id()).isEqualTo("k");
+    assertThat(BackupKey.read(keyFile("read-only.key", secret, "r--------"), "k").id()).isEqualTo("k");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.activities.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testing.LocalEtcdCluster;
 import io.etcdrunbooks.testing.TestCertificates;
@@ -9,7 +10,9 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,10 +46,30 @@ class TlsClusterTest {
   @Test
   void tlsMaterial_withoutTheKeyFile_failsNamingTheFileNotItsContents() throws Exception {
     TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"), false);
-    var spec = new io.etcdrunbooks.inventory.TlsSpec(certs.client().caFile(), certs.client().certFile(), certs.client().caFile());
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> TlsMaterial.load(spec))
+    Path notAKey = Files.copy(Path.of(certs.client().caFile()), dir.resolve("ca-as-key.pem"));
+    Files.setPosixFilePermissions(notAKey, PosixFilePermissions.fromString("rw-------"));
+    var spec = new io.etcdrunbooks.inventory.TlsSpec(certs.client().caFile(), certs.client().certFile(), notAKey.toString());
+    assertThatThrownBy(() -> TlsMaterial.load(spec))
         .hasMessageContaining("no unencrypted PEM private key")
-        .hasMessageContaining(certs.client().caFile())
+        .hasMessageContaining(notAKey.toString())
         .hasMessageNotContaining("BEGIN");
+  }
+
+  @Test
+  void tlsMaterial_withAKeyFileOpenToItsGroupOrOthers_isRefusedNamingTheFileAndTheFix() throws Exception {
+    TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"), false);
+    Path key = Path.of(certs.client().keyFile());
+    for (String[] open : new String[][] {{"rw-r-----", "0640", "its group may read it"}, {"rw-r--r--", "0644",
+        "its group may read it and others may read it"}}) {
+      Files.setPosixFilePermissions(key, PosixFilePermissions.fromString(open[0]));
+      assertThatThrownBy(() -> TlsMaterial.load(certs.client()))
+          .as(open[0])
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageEndingWith("the client key file (tls.keyFile) " + key + " has mode " + open[1] + ": " + open[2]
+              + "; a secret file must be for its owner only (0600 or 0400): chmod 600 " + key)
+          .hasMessageNotContaining("BEGIN");
+    }
+    Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+    assertThat(TlsMaterial.load(certs.client())).isNotNull();
   }
 }

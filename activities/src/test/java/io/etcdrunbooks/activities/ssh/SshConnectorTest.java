@@ -8,6 +8,7 @@ import io.etcdrunbooks.sandbox.SandboxSpec;
 import io.etcdrunbooks.testing.EtcdReleases;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPairGenerator;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -113,7 +114,7 @@ class SshConnectorTest {
 
   @Test
   void anUnknownClientKeyIsRefusedWithoutShowingTheKey() throws Exception {
-    Path key = tmp.resolve("other_key");
+    Path key = Files.createFile(tmp.resolve("other_key"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try (var out = Files.newOutputStream(key)) {
       OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(otherKey(), "other", null, out);
     }
@@ -124,6 +125,23 @@ class SshConnectorTest {
         .isNotInstanceOf(HostKeyRejectedException.class)
         .hasMessageContaining("cannot log in to " + host.user() + "@127.0.0.1:" + host.port())
         .hasMessageNotContaining("PRIVATE KEY");
+  }
+
+  @Test
+  void aClientKeyFileOpenToItsGroupOrOthersIsRefusedBeforeLoggingIn() throws Exception {
+    Path key = tmp.resolve("copied_key");
+    Files.copy(Path.of(host.privateKeyFile()), key);
+    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), key.toString(), host.knownHostsFile());
+    for (String[] open : new String[][] {{"rw-r-----", "0640", "its group may read it"}, {"rw----r--", "0604", "others may read it"}}) {
+      Files.setPosixFilePermissions(key, PosixFilePermissions.fromString(open[0]));
+      assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
+          .as(open[0])
+          .isInstanceOf(SshException.class)
+          .hasMessage("the SSH private key file " + key + " has mode " + open[1] + ": " + open[2]
+              + "; a secret file must be for its owner only (0600 or 0400): chmod 600 " + key);
+    }
+    Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+    assertThat(ssh.exec(target, "true", TIMEOUT).ok()).isTrue();
   }
 
   private static java.security.KeyPair otherKey() throws Exception {

@@ -3,12 +3,12 @@ package io.etcdrunbooks.api.auth;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -21,10 +21,13 @@ import java.util.Set;
 /**
  * The API's bearer tokens, as SHA-256 hashes with a name, a role and the clusters they may act on, from a YAML file
  * (see docs/configuration.md). The file is read again when it changes, so tokens can be added and revoked without a
- * restart; a file that does not load keeps the tokens loaded before, or refuses everyone when there were none.
+ * restart; a file that does not load keeps the tokens loaded before, or refuses everyone when there were none. A file
+ * that breaks the secret file rule ({@link SecretFiles}: mode 0600 or 0400, owned by this process's user or root)
+ * loads no token at all, whatever was loaded before, until it is fixed.
  */
 public final class ApiTokens {
 
+  private static final String WHAT = "the API tokens file";
   private static final ObjectMapper YAML =
       new ObjectMapper(new YAMLFactory()).configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
 
@@ -64,25 +67,35 @@ public final class ApiTokens {
     return Optional.empty();
   }
 
+  // The secret file rule is checked on every call, not only when the file changes: a chmod does not change the mtime.
   private void reloadIfChanged() {
     if (file == null) return;
+    try {
+      SecretFiles.check(WHAT, file);
+    } catch (SecretFiles.Refused e) {
+      tokens = List.of(); // fail closed: tokens others may have read or changed are not trusted
+      loadedAt = null;
+      problem = e.getMessage();
+      return;
+    } catch (IOException e) {
+      problem = "cannot read it (" + e.getClass().getSimpleName() + ")";
+      return;
+    }
     try {
       FileTime modified = Files.getLastModifiedTime(file);
       if (modified.equals(loadedAt)) return;
       loadedAt = modified;
       tokens = load(file);
       problem = null;
-    } catch (IOException | IllegalArgumentException e) {
-      problem = e instanceof IOException ? "cannot read it (" + e.getClass().getSimpleName() + ")" : e.getMessage();
+    } catch (SecretFiles.Refused | IllegalArgumentException e) {
+      problem = e.getMessage();
+    } catch (IOException e) {
+      problem = "cannot read it (" + e.getClass().getSimpleName() + ")";
     }
   }
 
   static List<Loaded> load(Path file) throws IOException {
-    Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
-    if (permissions.contains(PosixFilePermission.OTHERS_READ) || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
-      throw new IllegalArgumentException(file + " is readable or writable by others; chmod 600 it");
-    }
-    File parsed = YAML.readValue(Files.readString(file), File.class);
+    File parsed = YAML.readValue(SecretFiles.readString(WHAT, file), File.class);
     List<Loaded> loaded = new ArrayList<>();
     Set<String> names = new HashSet<>();
     Set<String> hashes = new HashSet<>();

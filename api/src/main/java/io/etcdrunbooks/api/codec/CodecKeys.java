@@ -4,18 +4,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import javax.crypto.SecretKey;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -38,8 +34,6 @@ public record CodecKeys(Path file, String currentKeyId, Map<String, SecretKey> k
 
   static final int KEY_BYTES = 32;
   private static final String KEY_ID = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}";
-  private static final Set<PosixFilePermission> NOT_FOR_GROUP_OR_OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ,
-      PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
   private static final ObjectMapper YAML =
       new ObjectMapper(new YAMLFactory()).configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
 
@@ -62,16 +56,17 @@ public record CodecKeys(Path file, String currentKeyId, Map<String, SecretKey> k
     return keys.get(currentKeyId);
   }
 
-  /** Reads and checks the keys file: mode 0600 or stricter, a current key, every key 32 bytes of base64. */
+  /**
+   * Reads and checks the keys file: a secret file ({@link SecretFiles}: mode 0600 or 0400, owned by this process's user
+   * or root), a current key, every key 32 bytes of base64.
+   *
+   * @throws SecretFiles.Refused when the file breaks the secret file rule
+   */
   public static CodecKeys load(Path file) throws IOException {
-    Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
-    if (permissions.stream().anyMatch(NOT_FOR_GROUP_OR_OTHERS::contains)) {
-      throw new IllegalArgumentException(file + " is readable or writable by group or others (mode "
-          + PosixFilePermissions.toString(permissions) + "); chmod 600 it");
-    }
+    String text = SecretFiles.readString("the codec keys file", file);
     KeysFile parsed;
     try {
-      parsed = YAML.readValue(Files.readString(file), KeysFile.class);
+      parsed = YAML.readValue(text, KeysFile.class);
     } catch (JsonProcessingException e) {
       // the parser's own message can quote the file, and so a key: only the line is kept
       int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();

@@ -1,25 +1,20 @@
 package io.etcdrunbooks.api.slack;
 
+import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.EnumSet;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The Slack app's signing secret, read from {@code runbooks.slack.signing-secret-file} and again whenever the file
- * changes, so it can be rotated without a restart. A file that is missing, empty or readable by group or others loads
- * no secret at all, and every request is refused until it is fixed. The secret never leaves this class but as an HMAC
- * key.
+ * changes, so it can be rotated without a restart. A file that is missing, empty or breaks the secret file rule
+ * ({@link SecretFiles}: mode 0600 or 0400, owned by this process's user or root) loads no secret at all, and every
+ * request is refused until it is fixed. The secret never leaves this class but as an HMAC key.
  */
 public final class SlackSigningSecret {
-
-  private static final Set<PosixFilePermission> TOO_OPEN = EnumSet.of(PosixFilePermission.GROUP_READ,
-      PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
 
   private final Path file;
   private FileTime loadedAt;
@@ -50,25 +45,18 @@ public final class SlackSigningSecret {
   private void reloadIfChanged() {
     if (file == null) return;
     try {
-      checkPermissions(file);
+      SecretFiles.check("the Slack signing secret file", file);
       FileTime modified = Files.getLastModifiedTime(file);
       if (secret != null && modified.equals(loadedAt)) return;
       secret = read(file);
       loadedAt = modified;
       problem = null;
-    } catch (IOException | IllegalArgumentException e) {
+    } catch (SecretFiles.Refused | IllegalArgumentException e) {
       secret = null;
-      problem = e instanceof IOException
-          ? "cannot read the signing secret file " + file + " (" + e.getClass().getSimpleName() + ")"
-          : e.getMessage();
-    }
-  }
-
-  private static void checkPermissions(Path file) throws IOException {
-    Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
-    if (permissions.stream().anyMatch(TOO_OPEN::contains)) {
-      throw new IllegalArgumentException("the signing secret file " + file + " is readable or writable by group or others;"
-          + " chmod 600 it");
+      problem = e.getMessage();
+    } catch (IOException e) {
+      secret = null;
+      problem = "cannot read the signing secret file " + file + " (" + e.getClass().getSimpleName() + ")";
     }
   }
 

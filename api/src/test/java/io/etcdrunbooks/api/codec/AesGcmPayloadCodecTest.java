@@ -9,6 +9,7 @@ import io.temporal.common.converter.CodecDataConverter;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.payload.codec.PayloadCodecException;
+import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -121,7 +122,7 @@ class AesGcmPayloadCodecTest {
     for (String mode : List.of("rw-r--r--", "rw-r-----")) {
       Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(mode));
       assertThatThrownBy(() -> CodecKeys.load(file))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(SecretFiles.Refused.class)
           .hasMessageContaining(file.toString())
           .hasMessageContaining("chmod 600")
           .message().doesNotContain(K1);

@@ -87,7 +87,7 @@ class SlackConfigTest {
     Path file = secretFile("rw-r-----", "s3cr3t-signing-secret\n");
     SlackSigningSecret secret = new SlackSigningSecret(file.toString());
     assertThat(secret.key()).isEmpty();
-    assertThat(secret.unusable()).get().asString().contains("readable or writable by group or others", "chmod 600")
+    assertThat(secret.unusable()).get().asString().contains(file + " has mode 0640: its group may read it", "chmod 600 " + file)
         .doesNotContain("s3cr3t");
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     assertThat(secret.key()).get().isEqualTo("s3cr3t-signing-secret".getBytes());

@@ -131,6 +131,7 @@ final class StaticPodManifest {
     return result;
   }
 
+  /** A path template with {@code {member}} filled in; the caller quotes the whole path. */
   static String forMember(String template, MemberHost host) {
     return template.replace("{member}", host.member().name());
   }

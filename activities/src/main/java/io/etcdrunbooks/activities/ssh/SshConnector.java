@@ -94,7 +94,7 @@ public final class SshConnector implements AutoCloseable {
       }
       return new ExecResult(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new SshException("cannot run a command on " + target.address() + ": " + e.getMessage(), e);
+      throw failed("cannot run a command on " + target.address(), e);
     }
   }
 
@@ -120,7 +120,7 @@ public final class SshConnector implements AutoCloseable {
         }
       }
     } catch (IOException e) {
-      throw new SshException("cannot upload " + local + " to " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+      throw failed("cannot upload " + local + " to " + target.address() + ":" + remotePath, e);
     }
   }
 
@@ -130,7 +130,7 @@ public final class SshConnector implements AutoCloseable {
         InputStream in = sftp.read(remotePath)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new SshException("cannot read " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+      throw failed("cannot read " + target.address() + ":" + remotePath, e);
     }
   }
 
@@ -140,7 +140,7 @@ public final class SshConnector implements AutoCloseable {
         OutputStream out = sftp.write(remotePath)) {
       out.write(content.getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new SshException("cannot write " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+      throw failed("cannot write " + target.address() + ":" + remotePath, e);
     }
   }
 
@@ -174,12 +174,18 @@ public final class SshConnector implements AutoCloseable {
           + "; host keys are always verified, set ssh.knownHostsFile in the inventory");
     }
     HostKeyCheck check = new HostKeyCheck(target);
-    ClientSession session = null;
+    ClientSession session;
     try {
       session = client.connect(target.user(), target.host(), target.port(),
               AttributeRepository.ofKeyValuePair(HOST_KEY_CHECK, check), null)
           .verify(connectTimeout)
           .getSession();
+    } catch (IOException | RuntimeException e) {
+      if (check.problem != null) throw new HostKeyRejectedException(check.problem);
+      log.debug("connecting to {}", target.address(), e);
+      throw new SshException(ConnectFailure.describe(target, e, connectTimeout));
+    }
+    try {
       session.addPublicKeyIdentity(loadKeyPair(target));
       session.auth().verify(connectTimeout);
       return session;
@@ -187,9 +193,20 @@ public final class SshConnector implements AutoCloseable {
       closeQuietly(session);
       if (check.problem != null) throw new HostKeyRejectedException(check.problem);
       if (e instanceof SshException known) throw known;
+      log.debug("logging in to {}", target.address(), e);
       throw new SshException("cannot log in to " + target.user() + "@" + target.address() + " with the key file "
-          + target.privateKeyFile() + ": " + e.getMessage(), e);
+          + target.privateKeyFile() + ": " + ConnectFailure.rootMessage(e) + "; check that the key's public half is in that"
+          + " user's authorized_keys on the host");
     }
+  }
+
+  /**
+   * An SshException saying what failed where and why, without the low-level exception as its cause: a runbook's
+   * failure shows the innermost cause's message, which must name the host rather than say only "Connection reset".
+   */
+  private static SshException failed(String what, IOException e) {
+    log.debug("{}", what, e);
+    return new SshException(what + ": " + ConnectFailure.rootMessage(e));
   }
 
   private boolean verifyServerKey(ClientSession session, SocketAddress remote, PublicKey key) {

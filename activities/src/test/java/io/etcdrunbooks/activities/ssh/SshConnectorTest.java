@@ -83,6 +83,26 @@ class SshConnectorTest {
   }
 
   @Test
+  void aHostThatRefusesTheConnection_isNamedWithItsAddressPortAndWhatToCheck_withoutALowLevelCause() throws Exception {
+    int closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closed = socket.getLocalPort();
+    }
+    SshTarget down = new SshTarget("localhost", closed, host.user(), host.privateKeyFile(), host.knownHostsFile());
+
+    assertThatThrownBy(() -> ssh.exec(down, "true", TIMEOUT))
+        .isInstanceOf(SshException.class)
+        .hasMessageContaining("cannot connect to SSH on localhost (127.0.0.1) port " + closed)
+        .hasMessageContaining("connection refused")
+        .hasMessageContaining("check that the host is up, that its SSH server listens on port " + closed)
+        .hasNoCause();
+    SshTarget unknown = new SshTarget("no-such-host.invalid", 22, host.user(), host.privateKeyFile(), host.knownHostsFile());
+    assertThatThrownBy(() -> ssh.exec(unknown, "true", TIMEOUT))
+        .isInstanceOf(SshException.class)
+        .hasMessageContaining("cannot connect to SSH on no-such-host.invalid port 22: the host name no-such-host.invalid does not resolve");
+  }
+
+  @Test
   void aChangedHostKeyIsRefused() throws Exception {
     Path knownHosts = tmp.resolve("known_hosts_changed");
     Files.writeString(knownHosts, "[127.0.0.1]:" + host.port() + " " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n");

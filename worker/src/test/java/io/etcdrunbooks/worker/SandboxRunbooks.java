@@ -88,8 +88,13 @@ final class SandboxRunbooks implements AutoCloseable {
   }
 
   UpgradeClusterWorkflow upgradeStub() {
+    return upgradeStub("sandbox");
+  }
+
+  /** An upgrade of another cluster (one the inventory may not have) under that cluster's change id. */
+  UpgradeClusterWorkflow upgradeStub(String cluster) {
     return client().newWorkflowStub(UpgradeClusterWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(UpgradeClusterWorkflow.workflowId("sandbox"))
+        .setWorkflowId(UpgradeClusterWorkflow.workflowId(cluster))
         .setTaskQueue(TASK_QUEUE)
         .build());
   }

@@ -99,7 +99,7 @@ class UpgradePreflightTest {
   }
 
   private void assertRefused(UpgradeRequest request, String... messageParts) throws Exception {
-    assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(request))
+    assertThatThrownBy(() -> runbooks.upgradeStub(request.cluster()).upgrade(request))
         .isInstanceOf(WorkflowFailedException.class)
         .satisfies(e -> {
           assertThat(UpgradeClusterTest.rootMessage(e)).contains("refused, nothing was touched").contains(messageParts);

@@ -46,7 +46,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
 
   @Override
   public ReplaceMemberResult replace(ReplaceMemberRequest request) {
-    return runToSafePoint(request.cluster(), () -> run(request));
+    return runChange(request.cluster(), request.dryRun(), () -> run(request));
   }
 
   @Override

@@ -43,7 +43,7 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public RestoreResult restore(RestoreRequest request) {
-    return runToSafePoint(request.cluster(), () -> run(request));
+    return runChange(request.cluster(), request.dryRun(), () -> run(request));
   }
 
   private RestoreResult run(RestoreRequest request) {

@@ -36,7 +36,7 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
 
   @Override
   public RollbackResult rollback(RollbackRequest request) {
-    return runToSafePoint(request.cluster(), () -> run(request));
+    return runChange(request.cluster(), request.dryRun(), () -> run(request));
   }
 
   private RollbackResult run(RollbackRequest request) {

@@ -37,7 +37,7 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public UpgradeResult upgrade(UpgradeRequest request) {
-    return runToSafePoint(request.cluster(), () -> run(request));
+    return runChange(request.cluster(), request.dryRun(), () -> run(request));
   }
 
   private UpgradeResult run(UpgradeRequest request) {

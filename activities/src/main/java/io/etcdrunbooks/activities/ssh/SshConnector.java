@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * The worker's SSH client: runs /bin/sh commands on hosts and copies files to them over SFTP.
  *
  * <p>Host keys are always checked against the target's known_hosts file; an unknown or changed key ends the
- * connection with a {@link HostKeyRejectedException}. Sessions are kept per target and closed by {@link #close()}.
+ * connection with a {@link HostKeyRejectedException}. Sessions are kept per target and closed by {@link #close()}; a
+ * session is not reused once the known_hosts file it was verified against has changed (time, size or content): the
+ * next call connects again and checks the host's key against the file as it is now.
  */
 public final class SshConnector implements AutoCloseable {
 
@@ -53,9 +55,15 @@ public final class SshConnector implements AutoCloseable {
 
   private final SshClient client;
   private final Duration connectTimeout;
-  private final Map<SshTarget, ClientSession> sessions = new ConcurrentHashMap<>();
+  private final Map<SshTarget, OpenSession> sessions = new ConcurrentHashMap<>();
   private final Map<SshTarget, Object> connectLocks = new ConcurrentHashMap<>();
-  private final Map<Path, KnownHostsVerifier> verifiers = new ConcurrentHashMap<>();
+  private final Map<Path, StampedVerifier> verifiers = new ConcurrentHashMap<>();
+
+  /** A logged-in session and the known_hosts file's stamp when its host key was checked. */
+  private record OpenSession(ClientSession session, KnownHostsStamp knownHosts) {}
+
+  /** A verifier loaded from the known_hosts file as the stamp describes it. */
+  private record StampedVerifier(KnownHostsVerifier verifier, KnownHostsStamp stamp) {}
 
   public SshConnector() {
     this(Duration.ofSeconds(15));
@@ -146,34 +154,48 @@ public final class SshConnector implements AutoCloseable {
 
   @Override
   public void close() {
-    sessions.values().forEach(SshConnector::closeQuietly);
+    sessions.values().forEach(open -> closeQuietly(open.session()));
     sessions.clear();
     client.stop();
   }
 
   private ClientSession session(SshTarget target) {
-    ClientSession cached = sessions.get(target);
-    if (usable(cached)) return cached;
+    KnownHostsStamp knownHosts = knownHostsStamp(target);
+    OpenSession cached = sessions.get(target);
+    if (usable(cached, knownHosts)) return cached.session();
     synchronized (connectLocks.computeIfAbsent(target, t -> new Object())) {
       cached = sessions.get(target);
-      if (usable(cached)) return cached;
-      if (cached != null) closeQuietly(cached);
-      ClientSession fresh = connect(target);
-      sessions.put(target, fresh);
+      if (usable(cached, knownHosts)) return cached.session();
+      if (cached != null) {
+        if (!cached.knownHosts().equals(knownHosts)) {
+          log.info("{}: {} changed since the session was opened; connecting again to check the host key", target.address(),
+              target.knownHostsFile());
+        }
+        sessions.remove(target);
+        closeQuietly(cached.session());
+      }
+      ClientSession fresh = connect(target, knownHosts);
+      sessions.put(target, new OpenSession(fresh, knownHosts));
       return fresh;
     }
   }
 
-  private static boolean usable(ClientSession session) {
-    return session != null && session.isOpen() && session.isAuthenticated();
+  private static boolean usable(OpenSession cached, KnownHostsStamp knownHostsNow) {
+    return cached != null && cached.session().isOpen() && cached.session().isAuthenticated()
+        && cached.knownHosts().equals(knownHostsNow);
   }
 
-  private ClientSession connect(SshTarget target) {
+  private static KnownHostsStamp knownHostsStamp(SshTarget target) {
     if (target.knownHostsFile() == null || target.knownHostsFile().isBlank()) {
       throw new HostKeyRejectedException("no known_hosts file is configured for " + target.address()
           + "; host keys are always verified, set ssh.knownHostsFile in the inventory");
     }
-    HostKeyCheck check = new HostKeyCheck(target);
+    return KnownHostsStamp.of(Path.of(target.knownHostsFile()).toAbsolutePath());
+  }
+
+  /** @param knownHosts the known_hosts file's stamp, taken before connecting: the key is checked against that content or newer */
+  private ClientSession connect(SshTarget target, KnownHostsStamp knownHosts) {
+    HostKeyCheck check = new HostKeyCheck(target, knownHosts);
     ClientSession session;
     try {
       session = client.connect(target.user(), target.host(), target.port(),
@@ -213,7 +235,10 @@ public final class SshConnector implements AutoCloseable {
     HostKeyCheck check = checkOf(session);
     if (check == null) return false; // a session this connector did not open: trust nothing
     Path knownHosts = Path.of(check.target.knownHostsFile()).toAbsolutePath();
-    return verifiers.computeIfAbsent(knownHosts, KnownHostsVerifier::new).verifyServerKey(session, remote, key);
+    // a verifier per content of the file: one loaded before the file changed never answers for the new content
+    StampedVerifier stamped = verifiers.compute(knownHosts, (file, current) -> current != null && current.stamp().equals(check.knownHosts)
+        ? current : new StampedVerifier(new KnownHostsVerifier(file), check.knownHosts));
+    return stamped.verifier().verifyServerKey(session, remote, key);
   }
 
   private static HostKeyCheck checkOf(ClientSession session) {
@@ -253,10 +278,12 @@ public final class SshConnector implements AutoCloseable {
   /** Per connection attempt: which target it is for and, when its host key was refused, why. */
   private static final class HostKeyCheck {
     final SshTarget target;
+    final KnownHostsStamp knownHosts;
     volatile String problem;
 
-    HostKeyCheck(SshTarget target) {
+    HostKeyCheck(SshTarget target, KnownHostsStamp knownHosts) {
       this.target = target;
+      this.knownHosts = knownHosts;
     }
   }
 

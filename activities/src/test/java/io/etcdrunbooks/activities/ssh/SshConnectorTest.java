@@ -115,6 +115,33 @@ class SshConnectorTest {
         .hasMessageContaining("does not match");
   }
 
+  /**
+   * A session opened while known_hosts vouched for the host is not reused after the file changed: the next command
+   * connects again and the host's key, no longer the one the file names, is refused. The new line is as long as the
+   * old one and the file keeps its modification time, so only its content tells the change.
+   */
+  @Test
+  void aSessionOpenedBeforeKnownHostsChanged_isNotReusedAfterwards() throws Exception {
+    Path knownHosts = tmp.resolve("known_hosts_edited");
+    Files.copy(Path.of(host.knownHostsFile()), knownHosts);
+    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
+    assertThat(ssh.exec(target, "true", TIMEOUT).ok()).isTrue();
+
+    var modified = Files.getLastModifiedTime(knownHosts);
+    String before = Files.readString(knownHosts);
+    String rekeyed = "[127.0.0.1]:" + host.port() + " " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n";
+    assertThat(rekeyed).hasSameSizeAs(before);
+    Files.writeString(knownHosts, rekeyed);
+    Files.setLastModifiedTime(knownHosts, modified);
+
+    assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
+        .isInstanceOf(HostKeyRejectedException.class)
+        .hasMessageContaining("does not match the known_hosts file " + knownHosts);
+
+    Files.writeString(knownHosts, before);
+    assertThat(ssh.exec(target, "true", TIMEOUT).ok()).as("the right key again: a new session").isTrue();
+  }
+
   @Test
   void aHostMissingFromKnownHostsIsRefused() throws Exception {
     Path knownHosts = tmp.resolve("known_hosts_other");

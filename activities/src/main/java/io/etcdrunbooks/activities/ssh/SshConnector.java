@@ -82,7 +82,24 @@ public final class SshConnector implements AutoCloseable {
 
   /** Runs a /bin/sh command string (quote arguments with {@link Shell#quote}) and waits for it, bounded. */
   public ExecResult exec(SshTarget target, String command, Duration timeout) {
-    ClientSession session = session(target);
+    return exec(session(target), target, command, timeout);
+  }
+
+  /**
+   * As {@link #exec}, over a session of its own opened now and closed after: the host's key is checked against its
+   * known_hosts file as it is at this moment, whatever session is cached for the target, and no cached session is
+   * disturbed. For checks before a runbook's first change.
+   */
+  public ExecResult execOnNewSession(SshTarget target, String command, Duration timeout) {
+    ClientSession session = connect(target, knownHostsStamp(target));
+    try {
+      return exec(session, target, command, timeout);
+    } finally {
+      closeQuietly(session);
+    }
+  }
+
+  private ExecResult exec(ClientSession session, SshTarget target, String command, Duration timeout) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     log.debug("{}: {}", target.address(), command);

@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -69,6 +70,7 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }
+    problems.addAll(HostAccessPreflight.problems(activities, progress, cluster, List.of(), false));
     if (!problems.isEmpty()) {
       throw refuse(cluster, problems);
     }

@@ -158,6 +158,12 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
     return "";
   }
 
+  /** Every host can be used. */
+  @Override
+  public List<String> checkAccess(HostAccessRequest request) {
+    return List.of();
+  }
+
   @Override
   public List<String> availableVersions(ClusterRef cluster) {
     return available;

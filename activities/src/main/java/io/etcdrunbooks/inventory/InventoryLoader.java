@@ -64,7 +64,7 @@ public final class InventoryLoader {
       problems.add("releases: set localDir or urlTemplate so that binaries can be installed");
     }
     inventory.clusters().forEach((name, c) -> {
-      String where = "cluster '" + name + "'";
+      String where = "cluster '" + InventoryFieldRules.printable(name) + "'";
       if (c.members().isEmpty()) problems.add(where + ": no members");
       if (c.ssh() == null || blank(c.ssh().user()) || blank(c.ssh().privateKeyFile()) || blank(c.ssh().knownHostsFile())) {
         problems.add(where + ": ssh needs user, privateKeyFile and knownHostsFile (host keys are always verified)");
@@ -79,7 +79,7 @@ public final class InventoryLoader {
       Set<String> names = new HashSet<>();
       Set<String> urls = new HashSet<>();
       for (MemberSpec m : c.members()) {
-        String mw = where + " member '" + m.name() + "'";
+        String mw = where + " member '" + InventoryFieldRules.printable(m.name()) + "'";
         if (blank(m.name())) problems.add(where + ": a member has no name");
         else if (!names.add(m.name())) problems.add(mw + ": duplicate name");
         if (blank(m.host())) problems.add(mw + ": host is required");
@@ -99,6 +99,7 @@ public final class InventoryLoader {
         }
       }
     });
+    problems.addAll(InventoryFieldRules.problems(inventory));
     return problems;
   }
 

@@ -13,7 +13,8 @@ package io.etcdrunbooks.inventory;
  *     (default {@value #DEFAULT_STASH_DIR}); may contain {@code {member}}
  * @param image static-pod: the etcd image of a version, with {@code {version}} (default {@value #DEFAULT_IMAGE})
  * @param logCommand static-pod: shell command printing the member's last log lines, with {@code {lines}} and optionally
- *     {@code {member}} (default {@value #DEFAULT_LOG_COMMAND})
+ *     {@code {member}}, which becomes the member's name as one quoted shell word, so write it outside quotes
+ *     (default {@value #DEFAULT_LOG_COMMAND})
  * @param sudo static-pod: run host commands through {@code sudo -n} (default: when the SSH user is not root)
  */
 public record ServiceSpec(String kind, String unit, String manifestPath, String stashDir, String image, String logCommand, Boolean sudo) {

@@ -325,10 +325,12 @@ public final class Sandbox implements AutoCloseable {
 
   private ServiceSpec serviceSpec() {
     if (!spec.staticPods()) return new ServiceSpec(ServiceSpec.PLAIN, null);
-    String root = dir.resolve("hosts").toString() + "/{member}/";
+    String hosts = dir.resolve("hosts").toString() + "/";
+    String root = hosts + "{member}/";
     // The sandbox user owns every host's files, so no sudo; the stand-in's log file stands in for crictl logs.
+    // {member} is filled in as a quoted shell word, so in the command it stands outside the quoted parts.
     return new ServiceSpec(ServiceSpec.STATIC_POD, null, root + MANIFEST, root + STASH_DIR, null,
-        "tail -n {lines} " + Shell.quote(root + STATIC_POD_LOG), false);
+        "tail -n {lines} " + Shell.quote(hosts) + "{member}" + Shell.quote("/" + STATIC_POD_LOG), false);
   }
 
   /** A manifest in kubeadm's layout (comment aside) running etcd with the spec's version. */

@@ -107,6 +107,31 @@ class ReplaceMemberTest {
     }
   }
 
+  /**
+   * The preflight logs in to every host the replacement needs, checking its key: not the failed member's (the machine
+   * may be gone, or re-imaged with a new key), but every other member's, and the new member's.
+   */
+  @Test
+  void theFailedMembersHostIsNotRequired_butAnotherMembersHostWithAnUnknownKeyIsRefused() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of())) {
+      runbooks.destroy("m2");
+      runbooks.distrustHostOf("m2");
+      MemberPlacement m4 = runbooks.sandbox.addHost("host-4", "m4");
+      ReplaceMemberRequest dryRun = new ReplaceMemberRequest("sandbox", "m2", m4, false, false, true, 30, 30, "test");
+
+      assertThat(runbooks.replaceStub("m2").replace(dryRun).outcome()).isEqualTo(ReplaceMemberResult.DRY_RUN);
+
+      String m3 = "127.0.0.1:" + runbooks.cluster().member("m3").sshPort();
+      runbooks.distrustHostOf("m3");
+      assertThatThrownBy(() -> runbooks.replaceStub("m2").replace(dryRun))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(e -> assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
+              .contains("replacement of m2 in cluster sandbox refused, nothing was touched")
+              .contains("member m3 (" + m3 + "): host key of " + m3 + " does not match the known_hosts file")
+              .doesNotContain("member m2 ("));
+    }
+  }
+
   @Test
   void aReplacementThatCannotStartIsRemovedAgainAndTheClusterIsAsItWas() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of())) {

@@ -4,6 +4,7 @@ import static io.etcdrunbooks.worker.TestApiTokens.VIEWER;
 import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
 import static io.etcdrunbooks.worker.TestApiTokens.ADMIN;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,10 +12,20 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.etcdrunbooks.worker.ApiSandbox.Answer;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,6 +37,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
@@ -75,6 +87,33 @@ class RunbookControlTest {
   void stop() {
     ((Logger) LoggerFactory.getLogger("etcd-runbooks.audit")).detachAppender(audit);
     if (env != null) env.close();
+  }
+
+  /**
+   * One change per cluster rests on the change id, so a changing runbook started elsewhere under another id (the
+   * Temporal Web UI, the CLI, any client) refuses at once, before it discovers anything or waits for approval. The
+   * next test starts an upgrade under change-sandbox, which runs.
+   */
+  @Test
+  @Order(0)
+  void anUpgradeStartedUnderAnotherIdThanTheChangeId_failsAtOnceNamingIt_andTouchesNothing() throws Exception {
+    String id = "web-ui-" + UUID.randomUUID();
+    UpgradeClusterWorkflow upgrade = client.newWorkflowStub(UpgradeClusterWorkflow.class,
+        WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue("etcd-runbooks-control").build());
+    WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("sandbox", "3.5.16", false, 0, true));
+
+    // without the check it would wait for approval here, and a second upgrade under change-sandbox could start beside it
+    assertThatThrownBy(() -> WorkflowStub.fromTyped(upgrade).getResult(30, TimeUnit.SECONDS, UpgradeResult.class))
+        .isInstanceOf(WorkflowFailedException.class)
+        .satisfies(e -> {
+          assertThat(Failures.rootType(e)).isEqualTo(RunbookIds.WRONG_WORKFLOW_ID);
+          assertThat(Failures.rootMessage(e)).contains("UpgradeCluster of cluster 'sandbox' refused, nothing was touched",
+              "workflow id '" + id + "'", "Start it again with workflow id " + CHANGE);
+        });
+    Progress progress = upgrade.progress();
+    assertThat(progress.completed()).as("no step ran, not even discovery").isEmpty();
+    assertThat(progress.phase()).isEqualTo(Phase.FAILED);
+    for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.4.23");
   }
 
   @Test
@@ -186,7 +225,8 @@ class RunbookControlTest {
       metrics = scrape();
     }
     Files.writeString(Path.of("target", "runbook-control-metrics.txt"), metrics); // kept for a failing run's reader
-    assertThat(sample(metrics, "etcd_runbooks_runbooks_started_total", "runbook=\"UpgradeCluster\"")).isEqualTo(3.0);
+    // and one refused at once for its workflow id
+    assertThat(sample(metrics, "etcd_runbooks_runbooks_started_total", "runbook=\"UpgradeCluster\"")).isEqualTo(4.0);
     assertThat(sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"completed\"")).isEqualTo(1.0);
     assertThat(sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"cancelled\"")).isEqualTo(2.0);
     assertThat(sample(metrics, "etcd_runbooks_phase_duration_seconds_count", "phase=\"UPGRADE\"")).isGreaterThanOrEqualTo(2.0);

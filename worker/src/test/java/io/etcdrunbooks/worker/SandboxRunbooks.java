@@ -88,8 +88,13 @@ final class SandboxRunbooks implements AutoCloseable {
   }
 
   UpgradeClusterWorkflow upgradeStub() {
+    return upgradeStub("sandbox");
+  }
+
+  /** An upgrade of another cluster (one the inventory may not have) under that cluster's change id. */
+  UpgradeClusterWorkflow upgradeStub(String cluster) {
     return client().newWorkflowStub(UpgradeClusterWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(UpgradeClusterWorkflow.workflowId("sandbox"))
+        .setWorkflowId(UpgradeClusterWorkflow.workflowId(cluster))
         .setTaskQueue(TASK_QUEUE)
         .build());
   }
@@ -147,6 +152,33 @@ final class SandboxRunbooks implements AutoCloseable {
 
   ClusterState state() {
     return etcd.discover(new ClusterRef("sandbox"));
+  }
+
+  /** The member's installed version, read over the worker's SSH connector (which then keeps a session to its host). */
+  String installedVersion(String member) {
+    return host.installedVersion(new MemberRef("sandbox", member));
+  }
+
+  /**
+   * What a re-keyed or impersonated host looks like to the worker: the member's line in the cluster's known_hosts file
+   * names another key (of the same type). Returns the file as it was, for {@link #restoreKnownHosts}.
+   */
+  String distrustHostOf(String member) throws Exception {
+    java.nio.file.Path file = java.nio.file.Path.of(cluster().ssh().knownHostsFile());
+    String before = java.nio.file.Files.readString(file);
+    String prefix = "[" + cluster().member(member).host() + "]:" + cluster().member(member).sshPort() + " ";
+    java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
+    generator.initialize(256);
+    String otherKey = org.apache.sshd.common.config.keys.PublicKeyEntry.toString(generator.generateKeyPair().getPublic());
+    String after = before.lines().map(line -> line.startsWith(prefix) ? prefix + otherKey : line)
+        .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+    if (after.equals(before)) throw new IllegalStateException("no line for " + prefix + "in " + file);
+    java.nio.file.Files.writeString(file, after);
+    return before;
+  }
+
+  void restoreKnownHosts(String content) throws java.io.IOException {
+    java.nio.file.Files.writeString(java.nio.file.Path.of(cluster().ssh().knownHostsFile()), content);
   }
 
   @Override

@@ -51,6 +51,29 @@ class UpgradePreflightTest {
     runbooks.close();
   }
 
+  /**
+   * One member's host no longer shows the key known_hosts has for it. An upgrade used to upgrade the other members,
+   * move leadership and fail on that host; now its preflight logs in to every host first. The host chosen leads, so it
+   * would have been the last one touched; the worker holds a session to it from before the change.
+   */
+  @Test
+  @Order(0)
+  void refusesWhenAMembersHostKeyDoesNotMatchKnownHostsAndNamesTheMemberAndHost() throws Exception {
+    String leader = runbooks.state().leaderName();
+    assertThat(runbooks.installedVersion(leader)).isEqualTo("3.4.23");
+    String address = "127.0.0.1:" + runbooks.cluster().member(leader).sshPort();
+    String knownHosts = runbooks.distrustHostOf(leader);
+    try {
+      assertRefused(new UpgradeRequest("sandbox", "3.5.16", false), "member " + leader + " (" + address + "): host key of "
+          + address + " does not match the known_hosts file " + runbooks.cluster().ssh().knownHostsFile(),
+          "otherwise treat the host as compromised");
+    } finally {
+      runbooks.restoreKnownHosts(knownHosts);
+    }
+    assertThat(runbooks.upgradeStub().upgrade(new UpgradeRequest("sandbox", "3.5.16", true)).dryRun())
+        .as("with the key known again, a dry run passes its preflight").isTrue();
+  }
+
   @Test
   @Order(1)
   void refusesAnUnknownCluster() throws Exception {
@@ -99,7 +122,7 @@ class UpgradePreflightTest {
   }
 
   private void assertRefused(UpgradeRequest request, String... messageParts) throws Exception {
-    assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(request))
+    assertThatThrownBy(() -> runbooks.upgradeStub(request.cluster()).upgrade(request))
         .isInstanceOf(WorkflowFailedException.class)
         .satisfies(e -> {
           assertThat(UpgradeClusterTest.rootMessage(e)).contains("refused, nothing was touched").contains(messageParts);

@@ -226,10 +226,7 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     ControlPlaneHost host = cluster.controlPlane().stream().filter(h -> h.name().equals(hostName)).findFirst()
         .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' has no control-plane host '"
             + hostName + "'; it has " + cluster.controlPlane().stream().map(ControlPlaneHost::name).toList(), "UnknownControlPlaneHost"));
-    int port = host.sshPort() != 0 ? host.sshPort() : cluster.ssh().port() != 0 ? cluster.ssh().port() : SshTarget.DEFAULT_PORT;
-    SshTarget target = new SshTarget(host.host(), port, cluster.ssh().user(), cluster.ssh().privateKeyFile(),
-        cluster.ssh().knownHostsFile());
-    return new Located(clusterName, host, target);
+    return new Located(clusterName, host, SshTarget.of(cluster, host));
   }
 
   private record Located(String cluster, ControlPlaneHost host, SshTarget target) {

@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,7 @@ public final class HostActivitiesImpl implements HostActivities {
   private final SshConnector ssh;
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
+  private final HostAccessCheck access;
 
   public HostActivitiesImpl(Inventory inventory, SshConnector ssh, ReleaseStore releases) {
     this(() -> inventory, ssh, releases);
@@ -39,6 +41,7 @@ public final class HostActivitiesImpl implements HostActivities {
     this.ssh = ssh;
     this.releases = releases;
     this.binaries = new BinaryInstaller(ssh);
+    this.access = new HostAccessCheck(ssh);
   }
 
   @Override
@@ -89,6 +92,16 @@ public final class HostActivitiesImpl implements HostActivities {
         (host, service, versions) -> service.logTail(host, request.lines() <= 0 ? 100 : request.lines()));
   }
 
+  @Override
+  public List<String> checkAccess(HostAccessRequest request) {
+    ClusterSpec cluster = cluster(request.cluster());
+    List<String> problems = access.problems(cluster, request.exceptMembers() == null ? List.of() : request.exceptMembers(),
+        request.controlPlaneEdits());
+    if (problems.isEmpty()) log.info("cluster '{}': every host it takes is reachable, its key known and its commands usable", cluster.name());
+    else problems.forEach(p -> log.warn("cluster '{}': {}", cluster.name(), p));
+    return problems;
+  }
+
   private Path binDir(String version) {
     return HostFailures.binDir(releases, version);
   }
@@ -98,13 +111,16 @@ public final class HostActivitiesImpl implements HostActivities {
     T apply(MemberHost host, ServiceManager service, VersionInstaller versions);
   }
 
-  private <T> T onHost(String clusterName, String memberName, String what, HostAction<T> action) {
-    ClusterSpec cluster;
+  private ClusterSpec cluster(String clusterName) {
     try {
-      cluster = inventory.get().cluster(clusterName);
+      return inventory.get().cluster(clusterName);
     } catch (UnknownClusterException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
     }
+  }
+
+  private <T> T onHost(String clusterName, String memberName, String what, HostAction<T> action) {
+    ClusterSpec cluster = cluster(clusterName);
     MemberSpec member = cluster.members().stream().filter(m -> m.name().equals(memberName)).findFirst()
         .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' has no member '" + memberName
             + "' (members: " + cluster.members().stream().map(MemberSpec::name).toList() + "); check the runbook input or the inventory",

@@ -119,8 +119,18 @@ final class StaticPodManifest {
   }
 
   private String withSudo(MemberHost host, String script) {
-    boolean sudo = spec.sudo() != null ? spec.sudo() : !"root".equals(host.target().user());
-    return sudo ? "sudo -n /bin/sh -c " + quote(script) : script;
+    return usesSudo(host) ? "sudo -n /bin/sh -c " + quote(script) : script;
+  }
+
+  /** Whether commands on the host go through {@code sudo -n}: as the inventory says, else when the SSH user is not root. */
+  boolean usesSudo(MemberHost host) {
+    return spec.sudo() != null ? spec.sudo() : !"root".equals(host.target().user());
+  }
+
+  /** kubelet's manifests directory on the host: where the manifest lies while the member runs. */
+  String manifestsDir(MemberHost host) {
+    String manifest = inPlacePath(host);
+    return manifest.substring(0, manifest.lastIndexOf('/'));
   }
 
   private static ExecResult check(MemberHost host, ExecResult result, String what) {
@@ -131,6 +141,7 @@ final class StaticPodManifest {
     return result;
   }
 
+  /** A path template with {@code {member}} filled in; the caller quotes the whole path. */
   static String forMember(String template, MemberHost host) {
     return template.replace("{member}", host.member().name());
   }

@@ -133,8 +133,15 @@ public final class StaticPodServiceManager implements ServiceManager {
 
   @Override
   public String logTail(MemberHost host, int lines) {
-    String command = StaticPodManifest.forMember(logCommand, host).replace("{lines}", Integer.toString(Math.max(1, lines)));
-    return manifest.exec(host, command + " 2>&1; true", STATUS_TIMEOUT).stdout();
+    return manifest.exec(host, logCommand(logCommand, host, lines) + " 2>&1; true", STATUS_TIMEOUT).stdout();
+  }
+
+  /**
+   * The inventory's logCommand for this member: {@code {member}} becomes the member's name as one quoted shell word
+   * (a name is data, never shell syntax), {@code {lines}} the line count.
+   */
+  static String logCommand(String template, MemberHost host, int lines) {
+    return template.replace("{member}", quote(host.member().name())).replace("{lines}", Integer.toString(Math.max(1, lines)));
   }
 
   /** pgrep -f extended regex: argv[0] is etcd or a path ending in /etcd, and an argument is exactly --name=<member>. */

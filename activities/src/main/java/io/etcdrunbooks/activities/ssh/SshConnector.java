@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * The worker's SSH client: runs /bin/sh commands on hosts and copies files to them over SFTP.
  *
  * <p>Host keys are always checked against the target's known_hosts file; an unknown or changed key ends the
- * connection with a {@link HostKeyRejectedException}. Sessions are kept per target and closed by {@link #close()}.
+ * connection with a {@link HostKeyRejectedException}. Sessions are kept per target and closed by {@link #close()}; a
+ * session is not reused once the known_hosts file it was verified against has changed (time, size or content): the
+ * next call connects again and checks the host's key against the file as it is now.
  */
 public final class SshConnector implements AutoCloseable {
 
@@ -54,9 +56,15 @@ public final class SshConnector implements AutoCloseable {
 
   private final SshClient client;
   private final Duration connectTimeout;
-  private final Map<SshTarget, ClientSession> sessions = new ConcurrentHashMap<>();
+  private final Map<SshTarget, OpenSession> sessions = new ConcurrentHashMap<>();
   private final Map<SshTarget, Object> connectLocks = new ConcurrentHashMap<>();
-  private final Map<Path, KnownHostsVerifier> verifiers = new ConcurrentHashMap<>();
+  private final Map<Path, StampedVerifier> verifiers = new ConcurrentHashMap<>();
+
+  /** A logged-in session and the known_hosts file's stamp when its host key was checked. */
+  private record OpenSession(ClientSession session, KnownHostsStamp knownHosts) {}
+
+  /** A verifier loaded from the known_hosts file as the stamp describes it. */
+  private record StampedVerifier(KnownHostsVerifier verifier, KnownHostsStamp stamp) {}
 
   public SshConnector() {
     this(Duration.ofSeconds(15));
@@ -75,7 +83,24 @@ public final class SshConnector implements AutoCloseable {
 
   /** Runs a /bin/sh command string (quote arguments with {@link Shell#quote}) and waits for it, bounded. */
   public ExecResult exec(SshTarget target, String command, Duration timeout) {
-    ClientSession session = session(target);
+    return exec(session(target), target, command, timeout);
+  }
+
+  /**
+   * As {@link #exec}, over a session of its own opened now and closed after: the host's key is checked against its
+   * known_hosts file as it is at this moment, whatever session is cached for the target, and no cached session is
+   * disturbed. For checks before a runbook's first change.
+   */
+  public ExecResult execOnNewSession(SshTarget target, String command, Duration timeout) {
+    ClientSession session = connect(target, knownHostsStamp(target));
+    try {
+      return exec(session, target, command, timeout);
+    } finally {
+      closeQuietly(session);
+    }
+  }
+
+  private ExecResult exec(ClientSession session, SshTarget target, String command, Duration timeout) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     log.debug("{}: {}", target.address(), command);
@@ -95,7 +120,7 @@ public final class SshConnector implements AutoCloseable {
       }
       return new ExecResult(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new SshException("cannot run a command on " + target.address() + ": " + e.getMessage(), e);
+      throw failed("cannot run a command on " + target.address(), e);
     }
   }
 
@@ -121,7 +146,7 @@ public final class SshConnector implements AutoCloseable {
         }
       }
     } catch (IOException e) {
-      throw new SshException("cannot upload " + local + " to " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+      throw failed("cannot upload " + local + " to " + target.address() + ":" + remotePath, e);
     }
   }
 
@@ -131,7 +156,7 @@ public final class SshConnector implements AutoCloseable {
         InputStream in = sftp.read(remotePath)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new SshException("cannot read " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+      throw failed("cannot read " + target.address() + ":" + remotePath, e);
     }
   }
 
@@ -141,46 +166,66 @@ public final class SshConnector implements AutoCloseable {
         OutputStream out = sftp.write(remotePath)) {
       out.write(content.getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new SshException("cannot write " + target.address() + ":" + remotePath + ": " + e.getMessage(), e);
+      throw failed("cannot write " + target.address() + ":" + remotePath, e);
     }
   }
 
   @Override
   public void close() {
-    sessions.values().forEach(SshConnector::closeQuietly);
+    sessions.values().forEach(open -> closeQuietly(open.session()));
     sessions.clear();
     client.stop();
   }
 
   private ClientSession session(SshTarget target) {
-    ClientSession cached = sessions.get(target);
-    if (usable(cached)) return cached;
+    KnownHostsStamp knownHosts = knownHostsStamp(target);
+    OpenSession cached = sessions.get(target);
+    if (usable(cached, knownHosts)) return cached.session();
     synchronized (connectLocks.computeIfAbsent(target, t -> new Object())) {
       cached = sessions.get(target);
-      if (usable(cached)) return cached;
-      if (cached != null) closeQuietly(cached);
-      ClientSession fresh = connect(target);
-      sessions.put(target, fresh);
+      if (usable(cached, knownHosts)) return cached.session();
+      if (cached != null) {
+        if (!cached.knownHosts().equals(knownHosts)) {
+          log.info("{}: {} changed since the session was opened; connecting again to check the host key", target.address(),
+              target.knownHostsFile());
+        }
+        sessions.remove(target);
+        closeQuietly(cached.session());
+      }
+      ClientSession fresh = connect(target, knownHosts);
+      sessions.put(target, new OpenSession(fresh, knownHosts));
       return fresh;
     }
   }
 
-  private static boolean usable(ClientSession session) {
-    return session != null && session.isOpen() && session.isAuthenticated();
+  private static boolean usable(OpenSession cached, KnownHostsStamp knownHostsNow) {
+    return cached != null && cached.session().isOpen() && cached.session().isAuthenticated()
+        && cached.knownHosts().equals(knownHostsNow);
   }
 
-  private ClientSession connect(SshTarget target) {
+  private static KnownHostsStamp knownHostsStamp(SshTarget target) {
     if (target.knownHostsFile() == null || target.knownHostsFile().isBlank()) {
       throw new HostKeyRejectedException("no known_hosts file is configured for " + target.address()
           + "; host keys are always verified, set ssh.knownHostsFile in the inventory");
     }
-    HostKeyCheck check = new HostKeyCheck(target);
-    ClientSession session = null;
+    return KnownHostsStamp.of(Path.of(target.knownHostsFile()).toAbsolutePath());
+  }
+
+  /** @param knownHosts the known_hosts file's stamp, taken before connecting: the key is checked against that content or newer */
+  private ClientSession connect(SshTarget target, KnownHostsStamp knownHosts) {
+    HostKeyCheck check = new HostKeyCheck(target, knownHosts);
+    ClientSession session;
     try {
       session = client.connect(target.user(), target.host(), target.port(),
               AttributeRepository.ofKeyValuePair(HOST_KEY_CHECK, check), null)
           .verify(connectTimeout)
           .getSession();
+    } catch (IOException | RuntimeException e) {
+      if (check.problem != null) throw new HostKeyRejectedException(check.problem);
+      log.debug("connecting to {}", target.address(), e);
+      throw new SshException(ConnectFailure.describe(target, e, connectTimeout));
+    }
+    try {
       session.addPublicKeyIdentity(loadKeyPair(target));
       session.auth().verify(connectTimeout);
       return session;
@@ -188,16 +233,30 @@ public final class SshConnector implements AutoCloseable {
       closeQuietly(session);
       if (check.problem != null) throw new HostKeyRejectedException(check.problem);
       if (e instanceof SshException known) throw known;
+      log.debug("logging in to {}", target.address(), e);
       throw new SshException("cannot log in to " + target.user() + "@" + target.address() + " with the key file "
-          + target.privateKeyFile() + ": " + e.getMessage(), e);
+          + target.privateKeyFile() + ": " + ConnectFailure.rootMessage(e) + "; check that the key's public half is in that"
+          + " user's authorized_keys on the host");
     }
+  }
+
+  /**
+   * An SshException saying what failed where and why, without the low-level exception as its cause: a runbook's
+   * failure shows the innermost cause's message, which must name the host rather than say only "Connection reset".
+   */
+  private static SshException failed(String what, IOException e) {
+    log.debug("{}", what, e);
+    return new SshException(what + ": " + ConnectFailure.rootMessage(e));
   }
 
   private boolean verifyServerKey(ClientSession session, SocketAddress remote, PublicKey key) {
     HostKeyCheck check = checkOf(session);
     if (check == null) return false; // a session this connector did not open: trust nothing
     Path knownHosts = Path.of(check.target.knownHostsFile()).toAbsolutePath();
-    return verifiers.computeIfAbsent(knownHosts, KnownHostsVerifier::new).verifyServerKey(session, remote, key);
+    // a verifier per content of the file: one loaded before the file changed never answers for the new content
+    StampedVerifier stamped = verifiers.compute(knownHosts, (file, current) -> current != null && current.stamp().equals(check.knownHosts)
+        ? current : new StampedVerifier(new KnownHostsVerifier(file), check.knownHosts));
+    return stamped.verifier().verifyServerKey(session, remote, key);
   }
 
   private static HostKeyCheck checkOf(ClientSession session) {
@@ -242,10 +301,12 @@ public final class SshConnector implements AutoCloseable {
   /** Per connection attempt: which target it is for and, when its host key was refused, why. */
   private static final class HostKeyCheck {
     final SshTarget target;
+    final KnownHostsStamp knownHosts;
     volatile String problem;
 
-    HostKeyCheck(SshTarget target) {
+    HostKeyCheck(SshTarget target, KnownHostsStamp knownHosts) {
       this.target = target;
+      this.knownHosts = knownHosts;
     }
   }
 

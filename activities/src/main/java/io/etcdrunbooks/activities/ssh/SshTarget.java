@@ -1,6 +1,7 @@
 package io.etcdrunbooks.activities.ssh;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.ControlPlaneHost;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.SshSpec;
 
@@ -15,10 +16,19 @@ public record SshTarget(String host, int port, String user, String privateKeyFil
 
   /** The member's host with the cluster's SSH settings; port: the member's, else the cluster's, else 22. */
   public static SshTarget of(ClusterSpec cluster, MemberSpec member) {
+    return of(cluster, member.host(), member.sshPort());
+  }
+
+  /** A control-plane host with the cluster's SSH settings; port: the host's, else the cluster's, else 22. */
+  public static SshTarget of(ClusterSpec cluster, ControlPlaneHost host) {
+    return of(cluster, host.host(), host.sshPort());
+  }
+
+  private static SshTarget of(ClusterSpec cluster, String host, int sshPort) {
     SshSpec ssh = cluster.ssh();
     if (ssh == null) throw new IllegalArgumentException("cluster '" + cluster.name() + "' has no ssh settings");
-    int port = member.sshPort() != 0 ? member.sshPort() : ssh.port() != 0 ? ssh.port() : DEFAULT_PORT;
-    return new SshTarget(member.host(), port, ssh.user(), ssh.privateKeyFile(), ssh.knownHostsFile());
+    int port = sshPort != 0 ? sshPort : ssh.port() != 0 ? ssh.port() : DEFAULT_PORT;
+    return new SshTarget(host, port, ssh.user(), ssh.privateKeyFile(), ssh.knownHostsFile());
   }
 
   /** host:port, for messages. */

@@ -84,6 +84,26 @@ class SshConnectorTest {
   }
 
   @Test
+  void aHostThatRefusesTheConnection_isNamedWithItsAddressPortAndWhatToCheck_withoutALowLevelCause() throws Exception {
+    int closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closed = socket.getLocalPort();
+    }
+    SshTarget down = new SshTarget("localhost", closed, host.user(), host.privateKeyFile(), host.knownHostsFile());
+
+    assertThatThrownBy(() -> ssh.exec(down, "true", TIMEOUT))
+        .isInstanceOf(SshException.class)
+        .hasMessageContaining("cannot connect to SSH on localhost (127.0.0.1) port " + closed)
+        .hasMessageContaining("connection refused")
+        .hasMessageContaining("check that the host is up, that its SSH server listens on port " + closed)
+        .hasNoCause();
+    SshTarget unknown = new SshTarget("no-such-host.invalid", 22, host.user(), host.privateKeyFile(), host.knownHostsFile());
+    assertThatThrownBy(() -> ssh.exec(unknown, "true", TIMEOUT))
+        .isInstanceOf(SshException.class)
+        .hasMessageContaining("cannot connect to SSH on no-such-host.invalid port 22: the host name no-such-host.invalid does not resolve");
+  }
+
+  @Test
   void aChangedHostKeyIsRefused() throws Exception {
     Path knownHosts = tmp.resolve("known_hosts_changed");
     Files.writeString(knownHosts, "[127.0.0.1]:" + host.port() + " " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n");
@@ -94,6 +114,33 @@ class SshConnectorTest {
         .hasMessageContaining("127.0.0.1:" + host.port())
         .hasMessageContaining(knownHosts.toString())
         .hasMessageContaining("does not match");
+  }
+
+  /**
+   * A session opened while known_hosts vouched for the host is not reused after the file changed: the next command
+   * connects again and the host's key, no longer the one the file names, is refused. The new line is as long as the
+   * old one and the file keeps its modification time, so only its content tells the change.
+   */
+  @Test
+  void aSessionOpenedBeforeKnownHostsChanged_isNotReusedAfterwards() throws Exception {
+    Path knownHosts = tmp.resolve("known_hosts_edited");
+    Files.copy(Path.of(host.knownHostsFile()), knownHosts);
+    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
+    assertThat(ssh.exec(target, "true", TIMEOUT).ok()).isTrue();
+
+    var modified = Files.getLastModifiedTime(knownHosts);
+    String before = Files.readString(knownHosts);
+    String rekeyed = "[127.0.0.1]:" + host.port() + " " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n";
+    assertThat(rekeyed).hasSameSizeAs(before);
+    Files.writeString(knownHosts, rekeyed);
+    Files.setLastModifiedTime(knownHosts, modified);
+
+    assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
+        .isInstanceOf(HostKeyRejectedException.class)
+        .hasMessageContaining("does not match the known_hosts file " + knownHosts);
+
+    Files.writeString(knownHosts, before);
+    assertThat(ssh.exec(target, "true", TIMEOUT).ok()).as("the right key again: a new session").isTrue();
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.activities;
 
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.activity.ActivityInterface;
+import java.util.List;
 
 /**
  * What the runbooks do on a member's host over SSH, through the cluster's service manager.
@@ -25,7 +26,23 @@ public interface HostActivities {
   /** Last lines of the member's etcd log. */
   String logTail(LogTailRequest request);
 
+  /**
+   * Logs in to every member's host and every control-plane host of the cluster, each over a new session whose host key
+   * is checked against known_hosts as it is now, and runs a harmless command showing that the runbooks' commands can
+   * run there (the service manager's commands, sudo when the inventory uses it, the install and service directories).
+   * Touches nothing. Returns one problem per host that fails, naming the member or host, its address and what to do;
+   * empty when every host is usable.
+   */
+  List<String> checkAccess(HostAccessRequest request);
+
   record InstallRequest(String cluster, String member, String version) {}
 
   record LogTailRequest(String cluster, String member, int lines) {}
+
+  /**
+   * @param exceptMembers members whose hosts are not required (a failed member's host may be down)
+   * @param controlPlaneEdits the runbook edits the kube-apiserver manifests (restore, member replacement): their
+   *     directories must be writable by the SSH user
+   */
+  record HostAccessRequest(String cluster, List<String> exceptMembers, boolean controlPlaneEdits) {}
 }

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.common;
 
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
@@ -22,10 +23,12 @@ public abstract class RunbookWorkflow implements Runbook {
   public static final String CONTROLS_MEMO = "controls";
 
   protected final ProgressTracker progress;
+  private final String runbookType;
   private final List<String> controls = new ArrayList<>();
   private String approvedBy;
 
   protected RunbookWorkflow(String runbookType) {
+    this.runbookType = runbookType;
     this.progress = new ProgressTracker(runbookType, getClass());
   }
 
@@ -43,11 +46,29 @@ public abstract class RunbookWorkflow implements Runbook {
   }
 
   /**
-   * Runs the body of a runbook that changes the cluster. A cancel request (the API's cancel, or Cancel in the Temporal
-   * Web UI) does not interrupt the step in hand: the body runs in a detached scope and stops at its next
+   * Runs the body of a runbook that changes the cluster. Unless it is a dry run, it first refuses to run under any
+   * workflow id but the cluster's change id ({@link RunbookIds#whyNotChangeId}), before it looks at anything: one change
+   * per cluster rests on that id, whoever starts the runbook. A cancel request (the API's cancel, or Cancel in the
+   * Temporal Web UI) does not interrupt the step in hand: the body runs in a detached scope and stops at its next
    * {@link ProgressTracker#safePoint}, so a member is never left half-switched or a restore half-done.
    */
-  protected final <T> T runToSafePoint(String cluster, Supplier<T> body) {
+  protected final <T> T runChange(String cluster, boolean dryRun, Supplier<T> body) {
+    return runToSafePoint(cluster, () -> {
+      requireChangeId(cluster, dryRun);
+      return body.get();
+    });
+  }
+
+  private void requireChangeId(String cluster, boolean dryRun) {
+    // added after the runbooks shipped: histories recorded before it replay without the check
+    if (Workflow.getVersion("change-id-guard", Workflow.DEFAULT_VERSION, 1) < 1 || dryRun) return;
+    String parent = Workflow.getInfo().getParentWorkflowId().orElse(null);
+    RunbookIds.whyNotChangeId(runbookType, cluster, Workflow.getInfo().getWorkflowId(), parent).ifPresent(why -> {
+      throw ApplicationFailure.newNonRetryableFailure(why, RunbookIds.WRONG_WORKFLOW_ID);
+    });
+  }
+
+  private <T> T runToSafePoint(String cluster, Supplier<T> body) {
     progress.start(cluster);
     CancellationScope workflowScope = CancellationScope.current();
     List<Promise<T>> outcome = new ArrayList<>(1);

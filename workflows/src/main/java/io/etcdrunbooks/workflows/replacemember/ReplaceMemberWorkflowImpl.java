@@ -22,6 +22,7 @@ import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.upgrade.Preflight;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -46,7 +47,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
 
   @Override
   public ReplaceMemberResult replace(ReplaceMemberRequest request) {
-    return runToSafePoint(request.cluster(), () -> run(request));
+    return runChange(request.cluster(), request.dryRun(), () -> run(request));
   }
 
   @Override
@@ -74,6 +75,8 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
     } catch (ActivityFailure e) {
       problems.add(Failures.rootMessage(e));
     }
+    // the failed member's host may be down: it is not required; the replacement's host is checked next
+    problems.addAll(HostAccessPreflight.problems(activities, progress, cluster, List.of(failed.name()), true));
     if (problems.isEmpty()) {
       try {
         progress.run("host of " + replacement.name() + " (" + replacement.host() + ") usable for etcd " + version,

@@ -21,6 +21,7 @@ import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.upgrade.Preflight;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -43,7 +44,7 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public RestoreResult restore(RestoreRequest request) {
-    return runToSafePoint(request.cluster(), () -> run(request));
+    return runChange(request.cluster(), request.dryRun(), () -> run(request));
   }
 
   private RestoreResult run(RestoreRequest request) {
@@ -100,6 +101,7 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements
         }
       }
     }
+    problems.addAll(HostAccessPreflight.problems(activities, progress, cluster, List.of(), true));
     if (!problems.isEmpty()) throw refuse(cluster, problems);
     BackupRecord chosen = backup;
 

@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.etcdrunbooks.workflows.upgrade.Preflight;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -36,7 +37,7 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
 
   @Override
   public RollbackResult rollback(RollbackRequest request) {
-    return runToSafePoint(request.cluster(), () -> run(request));
+    return runChange(request.cluster(), request.dryRun(), () -> run(request));
   }
 
   private RollbackResult run(RollbackRequest request) {
@@ -71,6 +72,8 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
     if (!available.contains(toVersion)) {
       throw refuse(cluster, "version " + toVersion + " is not offered by the binary source (it has " + available + ")");
     }
+    List<String> hostProblems = HostAccessPreflight.problems(activities, progress, cluster, List.of(), false);
+    if (!hostProblems.isEmpty()) throw refuse(cluster, "not every host can be used:\n  - " + String.join("\n  - ", hostProblems));
     if (byRestore) return rollbackByRestore(request, toVersion, state);
     List<String> newer = newerMembersLeaderLast(state, toVersion);
 

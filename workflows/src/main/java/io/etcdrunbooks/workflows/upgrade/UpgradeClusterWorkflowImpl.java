@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -37,7 +38,7 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public UpgradeResult upgrade(UpgradeRequest request) {
-    return runToSafePoint(request.cluster(), () -> run(request));
+    return runChange(request.cluster(), request.dryRun(), () -> run(request));
   }
 
   private UpgradeResult run(UpgradeRequest request) {
@@ -69,6 +70,7 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }
+    problems.addAll(HostAccessPreflight.problems(activities, progress, cluster, List.of(), false));
     if (!problems.isEmpty()) {
       throw refuse(cluster, problems);
     }
@@ -165,19 +167,38 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
     List<String> toRollBack = new ArrayList<>();
     toRollBack.add(failedMember);
     switched.stream().filter(m -> !m.equals(failedMember)).forEach(toRollBack::add);
+    List<String> rolledBack = new ArrayList<>();
     try {
       for (String member : toRollBack) {
-        switcher.switchTo(member, step.fromVersion());
+        if (switcher.switchTo(member, step.fromVersion())) rolledBack.add(member);
       }
     } catch (ActivityFailure | ApplicationFailure e) {
       return ApplicationFailure.newNonRetryableFailure("upgrade of " + cluster + " failed at member " + failedMember
           + " (" + step.label() + "): " + cause + logTail + ". Putting " + step.fromVersion() + " back failed too: "
-          + Failures.rootMessage(e) + ". " + describe(cluster) + " Next: inspect the members named above; backup "
-          + backup.id() + " holds the pre-upgrade data", ROLLBACK_FAILED);
+          + Failures.rootMessage(e) + ". " + (namesOnlySwitchedMembers() ? "Rolled back before that: " + rolledBack + ". " : "")
+          + describe(cluster) + " Next: inspect the members named above; backup " + backup.id() + " holds the pre-upgrade data",
+          ROLLBACK_FAILED);
     }
+    String undone = namesOnlySwitchedMembers() ? rolledBackSentence(failedMember, step.fromVersion(), rolledBack)
+        : "Rolled back " + toRollBack + " to " + step.fromVersion() + ".";
     return ApplicationFailure.newNonRetryableFailure("upgrade of " + cluster + " failed at member " + failedMember + " ("
-        + step.label() + "): " + cause + logTail + ". Rolled back " + toRollBack + " to " + step.fromVersion() + ". "
+        + step.label() + "): " + cause + logTail + ". " + undone + " "
         + describe(cluster) + " Next: fix " + failedMember + "'s host (see its log) and start the upgrade again", ROLLED_BACK);
+  }
+
+  /**
+   * Whether a compensation's failure names only the members it switched back; runs recorded before this listed the
+   * failed member as rolled back even when it had never left the old version.
+   */
+  private static boolean namesOnlySwitchedMembers() {
+    return Workflow.getVersion("rolled-back-names-switched-only", Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  /** "Rolled back [m1, m2] to 3.4.23. m3 was still healthy on 3.4.23 and was left as it was." */
+  static String rolledBackSentence(String failedMember, String fromVersion, List<String> rolledBack) {
+    String sentence = rolledBack.isEmpty() ? "No member had to be rolled back." : "Rolled back " + rolledBack + " to " + fromVersion + ".";
+    return rolledBack.contains(failedMember) ? sentence
+        : sentence + " " + failedMember + " was still healthy on " + fromVersion + " and was left as it was.";
   }
 
   private String logTail(String cluster, String member) {

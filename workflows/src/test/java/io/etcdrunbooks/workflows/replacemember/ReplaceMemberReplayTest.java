@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.replacemember;
 
+import io.etcdrunbooks.workflows.testing.RecordedHistories;
 import io.temporal.testing.WorkflowReplayer;
 import org.junit.jupiter.api.Test;
 
@@ -15,5 +16,11 @@ class ReplaceMemberReplayTest {
   void todaysCodeReplaysARecordedReplacementOnANewHost() throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource(
         "histories/replace-member-3.4.23-new-host.json", ReplaceMemberWorkflowImpl.class);
+  }
+
+  /** The same replacement recorded with the change-id-guard and host-access-preflight markers, under its id change-sandbox. */
+  @Test
+  void todaysCodeReplaysAReplacementRecordedWithTheIdAndHostChecks() throws Exception {
+    RecordedHistories.replay("histories/replace-member-3.4.23-new-host-id-and-hosts-checked.json", "change-sandbox", ReplaceMemberWorkflowImpl.class);
   }
 }

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.restore;
 
+import io.etcdrunbooks.workflows.testing.RecordedHistories;
 import io.temporal.testing.WorkflowReplayer;
 import org.junit.jupiter.api.Test;
 
@@ -14,5 +15,11 @@ class RestoreReplayTest {
   void todaysCodeReplaysARecordedRestore() throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/restore-3.5.16-two-of-three-destroyed.json",
         RestoreClusterWorkflowImpl.class);
+  }
+
+  /** The same restore recorded with the change-id-guard and host-access-preflight markers, under its id change-sandbox. */
+  @Test
+  void todaysCodeReplaysARestoreRecordedWithTheIdAndHostChecks() throws Exception {
+    RecordedHistories.replay("histories/restore-3.5.16-two-of-three-destroyed-id-and-hosts-checked.json", "change-sandbox", RestoreClusterWorkflowImpl.class);
   }
 }

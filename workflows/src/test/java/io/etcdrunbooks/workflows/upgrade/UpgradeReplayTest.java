@@ -1,5 +1,8 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcdrunbooks.workflows.testing.RecordedHistories;
 import io.temporal.testing.WorkflowReplayer;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +17,19 @@ class UpgradeReplayTest {
   void todaysCodeReplaysARecordedFullLadderUpgrade() throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource(
         "histories/upgrade-3.3.25-to-3.5.30.json", UpgradeClusterWorkflowImpl.class);
+  }
+
+  /** The same ladder recorded with the change-id-guard and host-access-preflight markers, under its id change-sandbox. */
+  @Test
+  void todaysCodeReplaysAFullLadderUpgradeRecordedWithTheIdAndHostChecks() throws Exception {
+    RecordedHistories.replay("histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json", "change-sandbox", UpgradeClusterWorkflowImpl.class);
+  }
+
+  /** Replayed under another id, the same history meets the change-id check, which the recorded run passed. */
+  @Test
+  void theRecordedUpgradeUnderAnotherIdIsNotReplayed() {
+    assertThatThrownBy(() -> RecordedHistories.replay("histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
+        "web-ui-1", UpgradeClusterWorkflowImpl.class)).hasMessageContaining("NonDeterministicException");
   }
 
   /** requireApproval, a viewer's refused and an operator's accepted approve, the controls memo (RunbookControlTest). */

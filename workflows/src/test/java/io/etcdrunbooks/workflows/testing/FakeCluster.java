@@ -1,0 +1,192 @@
+package io.etcdrunbooks.workflows.testing;
+
+import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.RetentionResult;
+import io.etcdrunbooks.workflows.model.Versions;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiPredicate;
+
+/**
+ * A cluster in memory for workflow tests: members with an installed and a running version, a leader, and the etcd,
+ * host, release and backup activities acting on them as the real ones act on hosts. Faults are injected by member.
+ */
+public final class FakeCluster implements EtcdActivities, HostActivities, ReleaseActivities, BackupActivities {
+
+  private static final class Member {
+    final long id;
+    String installed;
+    String running = "";
+
+    Member(long id, String version) {
+      this.id = id;
+      this.installed = version;
+      this.running = version;
+    }
+  }
+
+  private final String name;
+  private final Map<String, Member> members = new LinkedHashMap<>();
+  private final List<String> available;
+  private String leader;
+  private boolean moveLeaderFails;
+  private BiPredicate<String, String> installFails = (member, version) -> false;
+
+  /** @param leader the member leading at first; every member starts healthy on version */
+  public FakeCluster(String name, List<String> memberNames, String version, String leader, List<String> available) {
+    this.name = name;
+    long id = 1;
+    for (String m : memberNames) members.put(m, new Member(id++, version));
+    this.leader = leader;
+    this.available = List.copyOf(available);
+  }
+
+  /** Leadership cannot be handed over: a leader cannot be switched. */
+  public synchronized FakeCluster moveLeaderFails() {
+    moveLeaderFails = true;
+    return this;
+  }
+
+  /** Installing a version on a member fails when the predicate says so (after the member was stopped). */
+  public synchronized FakeCluster installFails(BiPredicate<String, String> memberAndVersion) {
+    installFails = memberAndVersion;
+    return this;
+  }
+
+  /** Member name to the version it runs ("" when stopped). */
+  public synchronized Map<String, String> running() {
+    Map<String, String> versions = new LinkedHashMap<>();
+    members.forEach((n, m) -> versions.put(n, m.running));
+    return versions;
+  }
+
+  @Override
+  public synchronized ClusterState discover(ClusterRef cluster) {
+    if (leader.isEmpty() || members.get(leader).running.isEmpty()) {
+      leader = members.entrySet().stream().filter(e -> !e.getValue().running.isEmpty()).map(Map.Entry::getKey).findFirst().orElse("");
+    }
+    long leaderId = leader.isEmpty() ? 0 : members.get(leader).id;
+    List<MemberStatus> statuses = new ArrayList<>();
+    members.forEach((n, m) -> {
+      boolean up = !m.running.isEmpty();
+      statuses.add(new MemberStatus(n, m.id, up, up, m.running, false, 1024, 100, 100, leaderId,
+          up ? List.of() : List.of("connection refused")));
+    });
+    String lowest = members.values().stream().map(m -> m.running).filter(v -> !v.isEmpty()).min(Versions.ORDER).orElse("");
+    String clusterVersion = lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
+    return new ClusterState(name, statuses, leader, clusterVersion, List.of(), 10);
+  }
+
+  @Override
+  public synchronized ConsistencyReport checkConsistency(ClusterRef cluster) {
+    Map<String, Long> hashes = new LinkedHashMap<>();
+    Map<String, Long> indexes = new LinkedHashMap<>();
+    members.keySet().forEach(n -> {
+      hashes.put(n, 42L);
+      indexes.put(n, 100L);
+    });
+    return new ConsistencyReport(10, hashes, indexes, true);
+  }
+
+  @Override
+  public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
+    return new KeyspaceDigest(10, 0, "e3b0c442");
+  }
+
+  @Override
+  public synchronized void moveLeader(MoveLeaderRequest request) {
+    if (moveLeaderFails) {
+      throw ApplicationFailure.newNonRetryableFailure("leader " + leader + " did not hand over to " + request.toMember(), "MoveLeaderFailed");
+    }
+    leader = request.toMember();
+  }
+
+  @Override
+  public synchronized MemberStatus awaitMemberReady(AwaitMemberRequest request) {
+    Member m = members.get(request.member());
+    if (!m.running.equals(request.expectedVersion())) {
+      throw ApplicationFailure.newNonRetryableFailure(request.member() + " runs '" + m.running + "', not " + request.expectedVersion(),
+          "MemberNotReady");
+    }
+    return discover(new ClusterRef(name)).member(request.member()).orElseThrow();
+  }
+
+  @Override
+  public String awaitClusterVersion(AwaitClusterVersionRequest request) {
+    return request.minorVersion() + ".0";
+  }
+
+  @Override
+  public synchronized String installedVersion(MemberRef member) {
+    return members.get(member.member()).installed;
+  }
+
+  @Override
+  public synchronized void stopMember(MemberRef member) {
+    members.get(member.member()).running = "";
+  }
+
+  @Override
+  public synchronized void installVersion(InstallRequest request) {
+    if (installFails.test(request.member(), request.version())) {
+      throw ApplicationFailure.newNonRetryableFailure("cannot install etcd " + request.version() + " on " + request.member(), "InstallFailed");
+    }
+    members.get(request.member()).installed = request.version();
+  }
+
+  @Override
+  public synchronized void startMember(MemberRef member) {
+    Member m = members.get(member.member());
+    m.running = m.installed;
+  }
+
+  @Override
+  public String logTail(LogTailRequest request) {
+    return "";
+  }
+
+  /** Every host can be used. */
+  @Override
+  public List<String> checkAccess(HostAccessRequest request) {
+    return List.of();
+  }
+
+  @Override
+  public List<String> availableVersions(ClusterRef cluster) {
+    return available;
+  }
+
+  @Override
+  public BackupRecord takeVerifiedBackup(BackupRequest request) {
+    return new BackupRecord(request.backupId(), name, "m1", "3.4.23", 10, 42, 0, 1024, "sha", "/backups/" + request.backupId(),
+        "2026-01-01T00:00:00Z", true, "k", 0);
+  }
+
+  @Override
+  public RetentionResult applyRetention(ClusterRef cluster) {
+    throw new UnsupportedOperationException("not used by these tests");
+  }
+
+  @Override
+  public String copyOffsite(BackupRequest request) {
+    return "";
+  }
+
+  @Override
+  public int scheduleIntervalMinutes(ClusterRef cluster) {
+    return 1440;
+  }
+}

@@ -5,7 +5,7 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.Versions;
-import io.etcdrunbooks.workflows.upgrade.Preflight;
+import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Optional;
@@ -55,9 +55,9 @@ public final class StartChecks {
   /** An upgrade to {@code target}: every member up and healthy, and the target newer than what runs. */
   public void upgrade(String cluster, String target) {
     discover(cluster).ifPresent(state -> {
-      List<String> problems = Preflight.memberProblems(state);
+      List<String> problems = ClusterChecks.memberProblems(state);
       if (!problems.isEmpty()) throw refused("upgrade of " + cluster, problems);
-      String running = Preflight.runningVersion(state);
+      String running = ClusterChecks.runningVersion(state);
       if (running.isEmpty()) return;
       int order = Versions.ORDER.compare(target, running);
       if (order == 0 && state.members().stream().allMatch(m -> target.equals(m.serverVersion()))) {

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import static io.etcdrunbooks.worker.TestApiTokens.VIEWER;
 import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
 import static io.etcdrunbooks.worker.TestApiTokens.ADMIN;
@@ -106,7 +107,7 @@ class RunbookControlTest {
     assertThatThrownBy(() -> WorkflowStub.fromTyped(upgrade).getResult(30, TimeUnit.SECONDS, UpgradeResult.class))
         .isInstanceOf(WorkflowFailedException.class)
         .satisfies(e -> {
-          assertThat(Failures.rootType(e)).isEqualTo(RunbookIds.WRONG_WORKFLOW_ID);
+          assertThat(Failures.rootType(e)).isEqualTo(FailureType.WrongWorkflowId.name());
           assertThat(Failures.rootMessage(e)).contains("UpgradeCluster of cluster 'sandbox' refused, nothing was touched",
               "workflow id '" + id + "'", "Start it again with workflow id " + CHANGE);
         });

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -50,7 +51,7 @@ class UpgradePauseAndQuorumTest {
       assertThatThrownBy(() -> WorkflowStub.fromTyped(workflow).getResult(2, TimeUnit.MINUTES, Object.class))
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(e -> {
-            assertThat(rootFailure(e).getType()).isEqualTo(UpgradeClusterWorkflow.HALTED);
+            assertThat(rootFailure(e).getType()).isEqualTo(FailureType.UpgradeHalted.name());
             assertThat(UpgradeClusterTest.rootMessage(e))
                 .contains("halted before touching " + followers.get(0), "below quorum 2",
                     followers.get(1));

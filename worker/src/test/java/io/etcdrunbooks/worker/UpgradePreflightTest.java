@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -126,7 +127,7 @@ class UpgradePreflightTest {
         .isInstanceOf(WorkflowFailedException.class)
         .satisfies(e -> {
           assertThat(UpgradeClusterTest.rootMessage(e)).contains("refused, nothing was touched").contains(messageParts);
-          assertThat(rootFailure(e).getType()).isEqualTo(UpgradeClusterWorkflow.PREFLIGHT_REFUSED);
+          assertThat(rootFailure(e).getType()).isEqualTo(FailureType.PreflightRefused.name());
         });
     assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
     assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.apiserver;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.ssh.SshConnector;
@@ -95,7 +96,7 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     try {
       return inventory.get().cluster(cluster.cluster()).controlPlane().stream().map(ControlPlaneHost::name).toList();
     } catch (UnknownClusterException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 
@@ -221,7 +222,7 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     try {
       cluster = inventory.get().cluster(clusterName);
     } catch (UnknownClusterException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
     ControlPlaneHost host = cluster.controlPlane().stream().filter(h -> h.name().equals(hostName)).findFirst()
         .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' has no control-plane host '"

@@ -9,7 +9,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.etcd.ClusterInspector;
 import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
-import io.etcdrunbooks.activities.etcd.Failure;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -101,7 +101,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
   public BackupRecord takeVerifiedBackup(BackupRequest request) {
     ClusterSpec spec = cluster(request.cluster());
     if (request.backupId() == null || !BACKUP_ID.matcher(request.backupId()).matches()) {
-      throw Failure.InvalidRequest.nonRetryable("backup id '" + request.backupId()
+      throw FailureType.InvalidRequest.nonRetryable("backup id '" + request.backupId()
           + "' must be a plain file name: letters, digits, '.', '_' and '-', starting with a letter or digit");
     }
     BackupKey key = spec.backupSettings().encrypts() ? backupKey(spec) : null;
@@ -118,7 +118,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
             record.etcdVersion(), record.revision(), record.sizeBytes(), record.encrypted() ? "encrypted with key " + record.keyId() : "NOT encrypted");
         return record;
       } catch (EtcdCallException e) {
-        throw Failure.MembersUnreachable.retryable("backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(), e);
+        throw FailureType.MembersUnreachable.retryable("backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(), e);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("backup " + request.backupId() + " of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage(), e);
@@ -133,7 +133,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
     try {
       policy = new RetentionPolicy(settings.keepLastOrDefault(), settings.keepDailyDaysOrDefault());
     } catch (IllegalArgumentException e) {
-      throw Failure.InvalidRequest.nonRetryable("cluster '" + spec.name() + "': " + e.getMessage());
+      throw FailureType.InvalidRequest.nonRetryable("cluster '" + spec.name() + "': " + e.getMessage());
     }
     Path dir = Path.of(spec.backupDir());
     try {
@@ -163,11 +163,11 @@ public final class BackupActivitiesImpl implements BackupActivities {
   public String copyOffsite(BackupRequest request) {
     ClusterSpec spec = cluster(request.cluster());
     if (spec.backupSettings().copyTo() == null) return "";
-    if (offsite == null) throw Failure.InvalidRequest.nonRetryable("this worker has no SSH client to copy backups off-site");
+    if (offsite == null) throw FailureType.InvalidRequest.nonRetryable("this worker has no SSH client to copy backups off-site");
     Path dir = Path.of(spec.backupDir());
     Path metadata = dir.resolve(request.backupId() + ".json");
     if (!Files.exists(metadata)) {
-      throw Failure.InvalidRequest.nonRetryable("cluster '" + spec.name() + "' has no backup " + request.backupId() + " in " + dir);
+      throw FailureType.InvalidRequest.nonRetryable("cluster '" + spec.name() + "' has no backup " + request.backupId() + " in " + dir);
     }
     try {
       BackupRecord record = keptBackup(spec, request.backupId(), dir, metadata);
@@ -212,14 +212,14 @@ public final class BackupActivitiesImpl implements BackupActivities {
   static BackupKey backupKey(ClusterSpec spec) {
     BackupSpec settings = spec.backupSettings();
     if (settings.keyFile() == null || settings.keyFile().isBlank() || settings.keyId() == null || settings.keyId().isBlank()) {
-      throw Failure.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "' has no backup key: backups are encrypted because"
+      throw FailureType.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "' has no backup key: backups are encrypted because"
           + " snapshots hold every Kubernetes Secret. Set backup.keyFile and backup.keyId in the inventory (see docs/configuration.md),"
           + " or write backup.encrypt: false to store them unencrypted");
     }
     try {
       return BackupKey.read(Path.of(settings.keyFile()), settings.keyId());
     } catch (IOException | IllegalArgumentException e) {
-      throw Failure.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "': " + e.getMessage());
+      throw FailureType.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "': " + e.getMessage());
     }
   }
 
@@ -233,12 +233,12 @@ public final class BackupActivitiesImpl implements BackupActivities {
     BackupRecord record = JSON.readValue(metadata.toFile(), BackupRecord.class);
     Path db = storedFile(dir, record);
     if (!Files.exists(db)) {
-      throw Failure.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "' has metadata " + metadata
+      throw FailureType.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "' has metadata " + metadata
           + " but its file " + db + " is gone; restore the file or remove the metadata to take a new backup with this id");
     }
     String sha256 = sha256(db);
     if (!sha256.equals(record.sha256())) {
-      throw Failure.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "': " + db + " has SHA-256 " + sha256
+      throw FailureType.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "': " + db + " has SHA-256 " + sha256
           + " but its metadata says " + record.sha256() + "; the file changed after it was verified. Move both files away, or use another backup id");
     }
     return record;
@@ -331,7 +331,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
     return statuses.stream()
         .filter(s -> s.healthy() && !s.learner())
         .min(Comparator.comparing(MemberStatus::leads))
-        .orElseThrow(() -> Failure.MembersUnreachable.retryable("no healthy member of cluster '" + spec.name() + "' to take a snapshot from: "
+        .orElseThrow(() -> FailureType.MembersUnreachable.retryable("no healthy member of cluster '" + spec.name() + "' to take a snapshot from: "
             + statuses.stream().map(s -> s.name() + " " + (s.reachable() ? "errors " + s.errors() : "unreachable")).toList(), null));
   }
 
@@ -356,7 +356,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
           }
           Heartbeats.beat("snapshot from " + member + ": " + bytes + " bytes");
         } catch (ExecutionException e) {
-          throw Failure.MembersUnreachable.retryable("snapshot stream from member '" + member + "' failed after " + file.bytes() + " bytes: "
+          throw FailureType.MembersUnreachable.retryable("snapshot stream from member '" + member + "' failed after " + file.bytes() + " bytes: "
               + e.getCause().getMessage(), e.getCause());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -429,7 +429,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
   }
 
   private static RuntimeException verificationFailed(String reason) {
-    return Failure.BackupVerificationFailed.nonRetryable("snapshot not kept: " + reason);
+    return FailureType.BackupVerificationFailed.nonRetryable("snapshot not kept: " + reason);
   }
 
   private static void writeAtomically(Path file, byte[] content) throws IOException {
@@ -465,7 +465,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
     try {
       return inventory.get().cluster(name);
     } catch (UnknownClusterException e) {
-      throw Failure.UnknownCluster.nonRetryable(e.getMessage());
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 }

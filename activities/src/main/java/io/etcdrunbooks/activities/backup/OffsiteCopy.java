@@ -2,7 +2,7 @@ package io.etcdrunbooks.activities.backup;
 
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
-import io.etcdrunbooks.activities.etcd.Failure;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
@@ -61,7 +61,7 @@ final class OffsiteCopy {
     } catch (SshException e) {
       throw ApplicationFailure.newFailureWithCause("cannot copy backup " + record.id() + " of cluster '" + spec.name() + "' to "
           + where + ": " + e.getMessage(), e instanceof io.etcdrunbooks.activities.ssh.HostKeyRejectedException
-          ? Failure.InvalidRequest.name() : "HostUnreachable", e);
+          ? FailureType.InvalidRequest.name() : "HostUnreachable", e);
     }
   }
 

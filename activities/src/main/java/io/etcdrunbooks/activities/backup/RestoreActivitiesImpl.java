@@ -6,7 +6,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
-import io.etcdrunbooks.activities.etcd.Failure;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.MemberHost;
 import io.etcdrunbooks.activities.host.VersionInstaller;
@@ -211,27 +211,27 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
             .filter(r -> isWhole(dir, r))
             .filter(r -> takenOnMinor == null || takenOnMinor.isBlank() || r.etcdVersion().startsWith(takenOnMinor + "."))
             .max(Comparator.comparing(BackupRecord::takenAt))
-            .orElseThrow(() -> Failure.BackupCorrupt.nonRetryable("cluster '" + spec.name() + "' has no kept backup in " + dir
+            .orElseThrow(() -> FailureType.BackupCorrupt.nonRetryable("cluster '" + spec.name() + "' has no kept backup in " + dir
                 + " whose file is whole" + (takenOnMinor == null || takenOnMinor.isBlank() ? "" : " taken on etcd " + takenOnMinor)
                 + " (backups there: " + kept.keySet() + "); name a backup explicitly, or copy one there"));
         return checked(spec, dir, newest);
       }
       if (!ID.matcher(backupId).matches()) {
-        throw Failure.InvalidRequest.nonRetryable("backup id '" + backupId + "' must be a plain file name, as the backup runbook makes them");
+        throw FailureType.InvalidRequest.nonRetryable("backup id '" + backupId + "' must be a plain file name, as the backup runbook makes them");
       }
       Path metadata = dir.resolve(backupId + ".json");
       if (!Files.exists(metadata)) {
-        throw Failure.InvalidRequest.nonRetryable("cluster '" + spec.name() + "' has no backup '" + backupId + "' in " + dir
+        throw FailureType.InvalidRequest.nonRetryable("cluster '" + spec.name() + "' has no backup '" + backupId + "' in " + dir
             + "; it has " + BackupActivitiesImpl.keptRecords(spec, dir).keySet());
       }
       BackupRecord record = BackupActivitiesImpl.JSON.readValue(metadata.toFile(), BackupRecord.class);
       if (!spec.name().equals(record.cluster())) {
-        throw Failure.InvalidRequest.nonRetryable("backup '" + backupId + "' in " + dir + " is a backup of cluster '" + record.cluster()
+        throw FailureType.InvalidRequest.nonRetryable("backup '" + backupId + "' in " + dir + " is a backup of cluster '" + record.cluster()
             + "', not of '" + spec.name() + "': restoring it would give this cluster another cluster's data");
       }
       return checked(spec, dir, record);
     } catch (IOException e) {
-      throw Failure.BackupCorrupt.nonRetryable("cannot read the backups of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage());
+      throw FailureType.BackupCorrupt.nonRetryable("cannot read the backups of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage());
     }
   }
 
@@ -270,7 +270,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
       BackupKey key = BackupActivitiesImpl.backupKey(spec);
       if (!key.id().equals(record.keyId())) {
         deleteQuietly(plaintext);
-        throw Failure.BackupKeyUnusable.nonRetryable("backup " + record.id() + " is encrypted with key '" + record.keyId()
+        throw FailureType.BackupKeyUnusable.nonRetryable("backup " + record.id() + " is encrypted with key '" + record.keyId()
             + "', but cluster '" + spec.name() + "' names key '" + key.id() + "' in the inventory; set backup.keyFile and"
             + " backup.keyId to that key to restore it");
       }
@@ -280,7 +280,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
         new SnapshotCipher(key).decrypt(in, out);
       } catch (SnapshotDecryptionException e) {
         deleteQuietly(plaintext);
-        throw Failure.BackupKeyUnusable.nonRetryable("backup " + record.id() + " does not decrypt with the key in "
+        throw FailureType.BackupKeyUnusable.nonRetryable("backup " + record.id() + " does not decrypt with the key in "
             + spec.backupSettings().keyFile() + " (id '" + key.id() + "'): " + e.getMessage());
       }
       return plaintext;
@@ -314,7 +314,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
           + " hosts is built for the 'plain' and 'static-pod' service managers; restore by hand with etcdutl"
           + " (docs/runbooks/restore-cluster.md)", "ServiceKindNotSupported");
     }
-    MemberSpec m = spec.findMember(member).orElseThrow(() -> Failure.UnknownMember.nonRetryable("cluster '" + spec.name()
+    MemberSpec m = spec.findMember(member).orElseThrow(() -> FailureType.UnknownMember.nonRetryable("cluster '" + spec.name()
         + "' has no member '" + member + "'"));
     return MemberHost.of(spec, m);
   }
@@ -323,12 +323,12 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     try {
       return inventory.get().cluster(name);
     } catch (UnknownClusterException e) {
-      throw Failure.UnknownCluster.nonRetryable(e.getMessage());
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 
   private static ApplicationFailure corrupt(BackupRecord record, String why) {
-    return Failure.BackupCorrupt.nonRetryable("backup " + record.id() + " of cluster '" + record.cluster() + "' cannot be restored: "
+    return FailureType.BackupCorrupt.nonRetryable("backup " + record.id() + " of cluster '" + record.cluster() + "' cannot be restored: "
         + why + ". Choose another backup (restore input backupId)");
   }
 

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.etcd;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -52,7 +53,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     Converged converged = awaitRaftConvergence(inspector);
     List<String> unreachable = converged.statuses.stream().filter(s -> !s.reachable()).map(s -> s.name() + ": " + s.errors()).toList();
     if (!unreachable.isEmpty()) {
-      throw Failure.MembersUnreachable.retryable("cannot compare hashes of cluster '" + inspector.clients().spec().name()
+      throw FailureType.MembersUnreachable.retryable("cannot compare hashes of cluster '" + inspector.clients().spec().name()
           + "': members unreachable: " + unreachable, null);
     }
     long revision = inspector.currentRevision();
@@ -92,7 +93,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
         return Integer.toUnsignedLong(hash);
       } catch (EtcdCallException e) {
         if (System.nanoTime() > deadline) {
-          throw Failure.MembersUnreachable.retryable(e.getMessage(), e);
+          throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
         }
         // typically "required revision is a future revision": the member has not applied it yet
         Heartbeats.beat("waiting for member '" + member + "' to apply revision " + revision);
@@ -108,7 +109,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
         return new KeyspaceReader(inspector.clients().cluster().getKVClient()).digest(request.revision(), Heartbeats::beat);
       } catch (EtcdCallException e) {
         if (e.isCompacted() || e.isFutureRevision()) {
-          throw Failure.InvalidRequest.nonRetryable("cannot read cluster '" + request.cluster() + "' at revision " + request.revision()
+          throw FailureType.InvalidRequest.nonRetryable("cannot read cluster '" + request.cluster() + "' at revision " + request.revision()
               + ": " + e.getMessage());
         }
         throw e;
@@ -129,13 +130,13 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     MemberStatus target = inspector.status(member(inspector, toMember));
     if (target.leads()) return;
     if (!target.reachable() || target.id() == 0) {
-      throw Failure.MembersUnreachable.retryable("cannot hand leadership of cluster '" + cluster + "' to '" + toMember
+      throw FailureType.MembersUnreachable.retryable("cannot hand leadership of cluster '" + cluster + "' to '" + toMember
           + "': it is not reachable: " + target.errors(), null);
     }
     List<MemberStatus> statuses = inspector.statuses();
     String leader = inspector.leaderName(statuses);
     if (leader.isEmpty()) {
-      throw Failure.NoLeader.retryable("cluster '" + cluster + "' has no leader to hand leadership from; statuses: " + brief(statuses), null);
+      throw FailureType.NoLeader.retryable("cluster '" + cluster + "' has no leader to hand leadership from; statuses: " + brief(statuses), null);
     }
     if (!leader.equals(toMember)) {
       // etcd only accepts move-leader at the current leader
@@ -150,7 +151,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       Heartbeats.beat("waiting for '" + toMember + "' to lead");
       Heartbeats.pause(POLL_MILLIS);
     }
-    throw Failure.LeaderNotMoved.retryable("'" + toMember + "' of cluster '" + cluster + "' did not become leader within "
+    throw FailureType.LeaderNotMoved.retryable("'" + toMember + "' of cluster '" + cluster + "' did not become leader within "
         + LEADER_MOVE_TIMEOUT.toSeconds() + " s; it sees leader id " + Long.toHexString(last.leaderId()) + ", errors " + last.errors(), null);
   }
 
@@ -174,7 +175,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       Heartbeats.beat("member '" + member + "' not ready: " + notReady);
       Heartbeats.pause(POLL_MILLIS);
     } while (!deadline.passed());
-    throw Failure.MemberNotReady.nonRetryable("member '" + member + "' of cluster '" + cluster + "' was not ready within "
+    throw FailureType.MemberNotReady.nonRetryable("member '" + member + "' of cluster '" + cluster + "' was not ready within "
         + request.timeoutSeconds() + " s: " + notReady + " (last reported: reachable=" + last.reachable() + ", version="
         + (last.serverVersion().isEmpty() ? "unknown" : last.serverVersion()) + ", raft index " + last.raftIndex() + ", errors "
         + last.errors() + "). Next: read the member's log (logTail), check that version " + request.expectedVersion()
@@ -223,7 +224,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       Heartbeats.beat("cluster version: " + seen);
       Heartbeats.pause(POLL_MILLIS);
     } while (!deadline.passed());
-    throw Failure.ClusterVersionNotReached.nonRetryable("cluster '" + spec.name() + "' did not reach cluster version " + request.minorVersion()
+    throw FailureType.ClusterVersionNotReached.nonRetryable("cluster '" + spec.name() + "' did not reach cluster version " + request.minorVersion()
         + " within " + request.timeoutSeconds() + " s; /version reports " + seen
         + ". The cluster version moves up only when every member runs the new version: check each member's server version.");
   }
@@ -233,7 +234,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     try (EtcdClients clients = new EtcdClients(spec)) {
       return work.apply(new ClusterInspector(clients));
     } catch (EtcdCallException e) {
-      throw Failure.MembersUnreachable.retryable(e.getMessage(), e);
+      throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
     }
   }
 
@@ -241,7 +242,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     try {
       return inventory.cluster(name);
     } catch (UnknownClusterException e) {
-      throw Failure.UnknownCluster.nonRetryable(e.getMessage());
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 
@@ -249,7 +250,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     try {
       return inspector.clients().spec().member(name).name();
     } catch (IllegalArgumentException e) {
-      throw Failure.UnknownMember.nonRetryable(e.getMessage());
+      throw FailureType.UnknownMember.nonRetryable(e.getMessage());
     }
   }
 

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.etcd;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.cluster.Member;
 import io.etcdrunbooks.activities.support.Heartbeats;
@@ -51,7 +52,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
       EtcdMember member = target.get();
       long voters = members.stream().filter(m -> !m.learner()).count();
       if (!member.learner() && voters <= 1) {
-        throw Failure.LastVotingMember.nonRetryable("refusing to remove member " + describe(member) + " of cluster '"
+        throw FailureType.LastVotingMember.nonRetryable("refusing to remove member " + describe(member) + " of cluster '"
             + request.cluster() + "': it is the last voting member, the cluster would be gone. Restore from a backup instead");
       }
       try {
@@ -84,7 +85,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
         Optional<EtcdMember> raced = byPeerUrl(list(voter), request.peerUrl());
         if (raced.isPresent()) return raced.get();
         if (refusedForGood(e)) {
-          throw Failure.MembershipChangeRefused.nonRetryable("cannot " + what + ": " + e.getMessage());
+          throw FailureType.MembershipChangeRefused.nonRetryable("cannot " + what + ": " + e.getMessage());
         }
         throw e;
       }
@@ -100,7 +101,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
       WaitDeadline deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
       String last = "";
       while (true) {
-        EtcdMember member = byPeerUrl(list(voter), request.peerUrl()).orElseThrow(() -> Failure.UnknownMember.nonRetryable(
+        EtcdMember member = byPeerUrl(list(voter), request.peerUrl()).orElseThrow(() -> FailureType.UnknownMember.nonRetryable(
             "cluster '" + request.cluster() + "' has no member with peer URL " + request.peerUrl() + " to promote; was it removed?"));
         if (!member.learner()) return member;
         try {
@@ -113,7 +114,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
           last = e.getMessage();
         }
         if (deadline.passed()) {
-          throw Failure.MemberNotReady.nonRetryable("learner " + describe(member) + " of cluster '" + request.cluster()
+          throw FailureType.MemberNotReady.nonRetryable("learner " + describe(member) + " of cluster '" + request.cluster()
               + "' could not be promoted within " + request.timeoutSeconds() + " s: " + last
               + ". It has not caught up with the leader: check its disk and network, and its log");
         }
@@ -130,7 +131,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
       return EtcdActivitiesImpl.awaitMemberReady(new ClusterInspector(clients), new AwaitMemberRequest(request.cluster(),
           request.member().name(), request.expectedVersion(), request.timeoutSeconds()));
     } catch (EtcdCallException e) {
-      throw Failure.MembersUnreachable.retryable(e.getMessage(), e);
+      throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
     }
   }
 
@@ -181,7 +182,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
     try (EtcdClients clients = new EtcdClients(spec)) {
       return work.apply(voter(clients));
     } catch (EtcdCallException e) {
-      throw Failure.MembersUnreachable.retryable(e.getMessage(), e);
+      throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.host;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -115,7 +116,7 @@ public final class HostActivitiesImpl implements HostActivities {
     try {
       return inventory.get().cluster(clusterName);
     } catch (UnknownClusterException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.host;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.release.ReleaseStore;
@@ -233,7 +234,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
     try {
       cluster = inventory.get().cluster(clusterName);
     } catch (UnknownClusterException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
     String kind = cluster.service() == null ? null : cluster.service().kind();
     if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {

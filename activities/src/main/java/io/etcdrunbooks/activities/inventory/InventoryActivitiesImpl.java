@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.inventory;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
@@ -108,7 +109,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     try {
       return source.get().cluster(name);
     } catch (UnknownClusterException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 

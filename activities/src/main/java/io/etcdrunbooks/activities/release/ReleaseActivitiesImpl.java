@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.release;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
@@ -28,7 +29,7 @@ public final class ReleaseActivitiesImpl implements ReleaseActivities {
     try {
       inventory.get().cluster(cluster.cluster());
     } catch (UnknownClusterException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "UnknownCluster");
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
     return releases.versions();
   }

@@ -16,6 +16,8 @@ public enum Phase {
   RETENTION,
   AWAITING_APPROVAL,
   UPGRADE,
+  /** A changing runbook puts back what it changed after a step failed (the upgrade's members, say). */
+  COMPENSATE,
   ROLLBACK,
   REMOVE,
   JOIN,

@@ -11,9 +11,6 @@ import java.util.Optional;
  */
 public final class RunbookIds {
 
-  /** Failure type of a changing runbook refused for running under an id other than its cluster's change id. */
-  public static final String WRONG_WORKFLOW_ID = "WrongWorkflowId";
-
   private RunbookIds() {}
 
   public static String changing(String cluster) {

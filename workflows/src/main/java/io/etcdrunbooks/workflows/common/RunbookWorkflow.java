@@ -1,6 +1,5 @@
 package io.etcdrunbooks.workflows.common;
 
-import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
@@ -17,7 +16,7 @@ import java.util.function.Supplier;
  * What every runbook implementation shares: its progress, the pause/resume/approve signals (each kept in the memo), the
  * approval gate, and marking the runbook failed with the root cause before the failure leaves the workflow.
  */
-public abstract class RunbookWorkflow implements Runbook {
+public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
 
   /** Memo key of the controls the runbook received: "2026-11-23T10:00:00Z approve by on-call", oldest first. */
   public static final String CONTROLS_MEMO = "controls";
@@ -64,7 +63,7 @@ public abstract class RunbookWorkflow implements Runbook {
     if (Workflow.getVersion("change-id-guard", Workflow.DEFAULT_VERSION, 1) < 1 || dryRun) return;
     String parent = Workflow.getInfo().getParentWorkflowId().orElse(null);
     RunbookIds.whyNotChangeId(runbookType, cluster, Workflow.getInfo().getWorkflowId(), parent).ifPresent(why -> {
-      throw ApplicationFailure.newNonRetryableFailure(why, RunbookIds.WRONG_WORKFLOW_ID);
+      throw FailureType.WrongWorkflowId.nonRetryable(why);
     });
   }
 
@@ -104,7 +103,8 @@ public abstract class RunbookWorkflow implements Runbook {
    * @param firstChange what approval lets happen, for the progress message
    * @return true once approved, false when {@code stopWaiting} ended the wait
    */
-  protected final boolean awaitApproval(String firstChange, BooleanSupplier stopWaiting) {
+  @Override
+  public final boolean awaitApproval(String firstChange, BooleanSupplier stopWaiting) {
     if (approvedBy != null) return true;
     progress.phase(Phase.AWAITING_APPROVAL);
     progress.message("waiting for approval before " + firstChange + ": POST /api/v1/runbooks/" + Workflow.getInfo().getWorkflowId()

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.phases;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
@@ -20,15 +21,12 @@ import java.time.Duration;
  */
 public final class Activities {
 
-  /** Failure types that no retry will mend. */
-  public static final String UNKNOWN_CLUSTER = "UnknownCluster";
-
   private static final RetryOptions RETRY = RetryOptions.newBuilder()
       .setInitialInterval(Duration.ofSeconds(1))
       .setBackoffCoefficient(2)
       .setMaximumInterval(Duration.ofSeconds(15))
       .setMaximumAttempts(5)
-      .setDoNotRetry(UNKNOWN_CLUSTER)
+      .setDoNotRetry(FailureType.UnknownCluster.name())
       .build();
 
   /**

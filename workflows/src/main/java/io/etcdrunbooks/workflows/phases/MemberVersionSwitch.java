@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.phases;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
@@ -8,7 +9,6 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.temporal.failure.ApplicationFailure;
 import java.util.Comparator;
 import io.temporal.workflow.Workflow;
 import java.util.Optional;
@@ -18,9 +18,6 @@ import java.util.Optional;
  * caught up and reports the version. Used forwards by the upgrade and backwards by its compensation and by rollback.
  */
 public final class MemberVersionSwitch {
-
-  /** Failure type when stopping a member would cost quorum. */
-  public static final String QUORUM_AT_RISK = "QuorumAtRisk";
 
   private final Activities activities;
   private final ProgressTracker progress;
@@ -53,7 +50,7 @@ public final class MemberVersionSwitch {
     MemberRef ref = new MemberRef(cluster, member);
     Optional<String> unsafe = QuorumGuard.whyUnsafeToStop(state, member);
     if (unsafe.isPresent() && state.member(member).map(MemberStatus::healthy).orElse(false)) {
-      throw ApplicationFailure.newNonRetryableFailure(unsafe.get(), QUORUM_AT_RISK);
+      throw FailureType.QuorumAtRisk.nonRetryable(unsafe.get());
     }
     if (member.equals(state.leaderName())) {
       String transferee = transferee(state, member, version);
@@ -77,7 +74,7 @@ public final class MemberVersionSwitch {
         .sorted(Comparator.comparing((MemberStatus m) -> !version.equals(m.serverVersion())).thenComparing(MemberStatus::name))
         .map(MemberStatus::name)
         .findFirst()
-        .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
-            "leader " + leader + " cannot hand over leadership: no other healthy voting member", QUORUM_AT_RISK));
+        .orElseThrow(() -> FailureType.QuorumAtRisk.nonRetryable(
+            "leader " + leader + " cannot hand over leadership: no other healthy voting member"));
   }
 }

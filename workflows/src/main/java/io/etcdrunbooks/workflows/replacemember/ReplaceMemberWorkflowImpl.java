@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.replacemember;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.ReplaceEtcdServerRequest;
@@ -23,7 +24,7 @@ import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
-import io.etcdrunbooks.workflows.upgrade.Preflight;
+import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -66,7 +67,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
     Discovered found = discover(request);
     MemberPlacement failed = found.failed();
     MemberPlacement replacement = found.replacement();
-    String version = Preflight.runningVersion(found.state());
+    String version = ClusterChecks.runningVersion(found.state());
 
     progress.phase(Phase.PREFLIGHT);
     List<String> problems = new ArrayList<>(found.problems());
@@ -148,7 +149,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
     try {
       inventoryMembers = activities.inventory.members(ref);
     } catch (ActivityFailure e) {
-      if (Activities.UNKNOWN_CLUSTER.equals(Failures.rootType(e))) throw refuse(cluster, request.failedMember(), List.of(Failures.rootMessage(e)));
+      if (FailureType.UnknownCluster.name().equals(Failures.rootType(e))) throw refuse(cluster, request.failedMember(), List.of(Failures.rootMessage(e)));
       throw e;
     }
     MemberPlacement failed = inventoryMembers.stream().filter(m -> m.name().equals(request.failedMember())).findFirst()
@@ -308,7 +309,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
   private List<EtcdMember> postflight(String cluster) {
     ClusterRef ref = new ClusterRef(cluster);
     ClusterState state = progress.record("discover", () -> activities.etcd.discover(ref));
-    List<String> problems = new ArrayList<>(Preflight.memberProblems(state));
+    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(state));
     List<EtcdMember> members = progress.record("etcd member list", () -> activities.membership.listMembers(ref));
     if (members.size() != state.members().size()) {
       problems.add("etcd has " + members.size() + " members " + names(members, null) + ", the inventory "
@@ -316,7 +317,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
     }
     if (problems.isEmpty()) {
       ConsistencyReport consistency = progress.record("consistency", () -> activities.etcd.checkConsistency(ref));
-      problems.addAll(Preflight.consistencyProblems(consistency));
+      problems.addAll(ClusterChecks.consistencyProblems(consistency));
     }
     if (!problems.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure("member replacement in cluster " + cluster + " finished but postflight found:"

@@ -22,7 +22,7 @@ import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
-import io.etcdrunbooks.workflows.upgrade.Preflight;
+import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -180,7 +180,7 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements
 
     progress.phase(Phase.POSTFLIGHT);
     ClusterState state = progress.record("discover", () -> activities.etcd.discover(ref));
-    List<String> problems = new ArrayList<>(Preflight.memberProblems(state));
+    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(state));
     KeyspaceDigest digest = progress.record("keyspace", () -> activities.etcd.keyspaceDigest(new KeyspaceDigestRequest(cluster, 0)));
     long expectedRevision = backup.revision() + bump;
     if (digest.revision() != expectedRevision) {
@@ -191,7 +191,7 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements
       problems.add("the restored cluster holds " + digest.keyCount() + " keys, the backup " + backup.liveKeys());
     }
     ConsistencyReport consistency = progress.record("consistency", () -> activities.etcd.checkConsistency(ref));
-    problems.addAll(Preflight.consistencyProblems(consistency));
+    problems.addAll(ClusterChecks.consistencyProblems(consistency));
     if (!problems.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure("restore of " + cluster + " from backup " + backup.id() + " finished but the"
           + " check found:\n  - " + String.join("\n  - ", problems) + "\nThe kube-apiservers were left stopped. " + leftBehind(), FAILED);

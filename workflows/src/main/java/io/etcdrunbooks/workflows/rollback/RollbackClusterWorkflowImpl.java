@@ -12,7 +12,7 @@ import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
-import io.etcdrunbooks.workflows.upgrade.Preflight;
+import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.restore.RestoreResult;
@@ -53,7 +53,7 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
 
     progress.phase(Phase.PREFLIGHT);
     String toVersion = request.toVersion() == null || request.toVersion().isBlank()
-        ? Preflight.runningVersion(state) : request.toVersion();
+        ? ClusterChecks.runningVersion(state) : request.toVersion();
     if (!toVersion.matches("\\d+\\.\\d+\\.\\d+")) {
       throw refuse(cluster, "toVersion must look like 3.4.23, got '" + toVersion + "'");
     }
@@ -103,11 +103,11 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
 
     progress.phase(Phase.POSTFLIGHT);
     ClusterState after = progress.record("discover", () -> activities.etcd.discover(ref));
-    List<String> problems = new ArrayList<>(Preflight.memberProblems(after));
+    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(after));
     after.members().stream().filter(m -> !toVersion.equals(m.serverVersion()))
         .forEach(m -> problems.add("member " + m.name() + " runs " + m.serverVersion() + ", not " + toVersion));
     ConsistencyReport consistency = progress.record("consistency", () -> activities.etcd.checkConsistency(ref));
-    problems.addAll(Preflight.consistencyProblems(consistency));
+    problems.addAll(ClusterChecks.consistencyProblems(consistency));
     if (!problems.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure("rollback of " + cluster + " finished but postflight found:\n  - "
           + String.join("\n  - ", problems), FAILED);

@@ -10,12 +10,11 @@ public interface UpgradeClusterWorkflow extends Runbook {
 
   String TYPE = "UpgradeCluster";
 
-  /** Failure types the runbook ends with. */
-  String PREFLIGHT_REFUSED = "PreflightRefused";
-  String ROLLED_BACK = "UpgradeRolledBack";
-  String HALTED = "UpgradeHalted";
-  String ROLLBACK_FAILED = "UpgradeRollbackFailed";
-  String POSTFLIGHT_FAILED = "PostflightFailed";
+  /** Failure types the runbook ends with ({@link io.etcdrunbooks.workflows.common.FailureType}). */
+  java.util.List<io.etcdrunbooks.workflows.common.FailureType> FAILURES = java.util.List.of(
+      io.etcdrunbooks.workflows.common.FailureType.WrongWorkflowId, io.etcdrunbooks.workflows.common.FailureType.PreflightRefused,
+      io.etcdrunbooks.workflows.common.FailureType.UpgradeHalted, io.etcdrunbooks.workflows.common.FailureType.UpgradeRolledBack,
+      io.etcdrunbooks.workflows.common.FailureType.UpgradeRollbackFailed, io.etcdrunbooks.workflows.common.FailureType.PostflightFailed);
 
   @WorkflowMethod(name = TYPE)
   UpgradeResult upgrade(UpgradeRequest request);

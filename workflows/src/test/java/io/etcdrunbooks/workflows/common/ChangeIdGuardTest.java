@@ -105,7 +105,7 @@ class ChangeIdGuardTest {
 
     Throwable failure = failure(runbook, id, false);
 
-    assertThat(Failures.rootType(failure)).isEqualTo(RunbookIds.WRONG_WORKFLOW_ID);
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.WrongWorkflowId.name());
     assertThat(Failures.rootMessage(failure)).contains(runbook.type + " of cluster 'c' refused, nothing was touched",
         "workflow id '" + id + "'", "Start it again with workflow id change-c; dry runs may use any id");
     assertThat(activities.calls()).isEmpty();
@@ -116,7 +116,7 @@ class ChangeIdGuardTest {
   void aDryRunUnderAnyId_isNotRefused(Changing runbook) {
     Throwable failure = failure(runbook, "change-c-dry-run-" + UUID.randomUUID(), true);
 
-    assertThat(Failures.rootType(failure)).isNotEqualTo(RunbookIds.WRONG_WORKFLOW_ID);
+    assertThat(Failures.rootType(failure)).isNotEqualTo(FailureType.WrongWorkflowId.name());
     assertThat(activities.calls()).as("it went on to its first activity").isNotEmpty();
   }
 
@@ -125,7 +125,7 @@ class ChangeIdGuardTest {
   void underItsClustersChangeId_itGoesOn(Changing runbook) {
     Throwable failure = failure(runbook, RunbookIds.changing(CLUSTER), false);
 
-    assertThat(Failures.rootType(failure)).isNotEqualTo(RunbookIds.WRONG_WORKFLOW_ID);
+    assertThat(Failures.rootType(failure)).isNotEqualTo(FailureType.WrongWorkflowId.name());
     assertThat(activities.calls()).as("it went on to its first activity").isNotEmpty();
   }
 
@@ -136,7 +136,7 @@ class ChangeIdGuardTest {
     assertThat(activities.calls()).isNotEmpty();
 
     assertThat(parent("ui-" + UUID.randomUUID()).restoreAsChild(RunbookIds.changing(CLUSTER) + "-restore"))
-        .isEqualTo(RunbookIds.WRONG_WORKFLOW_ID);
+        .isEqualTo(FailureType.WrongWorkflowId.name());
   }
 
   @Test

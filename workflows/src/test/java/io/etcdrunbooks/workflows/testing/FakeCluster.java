@@ -44,6 +44,12 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   private String leader;
   private boolean moveLeaderFails;
   private BiPredicate<String, String> installFails = (member, version) -> false;
+  private List<String> hostProblems = List.of();
+  private String pinnedClusterVersion = "";
+  private String downWhenStarted = "";
+  private String goesDown = "";
+  private int digestReads;
+  private boolean keyspaceChanges;
 
   /** @param leader the member leading at first; every member starts healthy on version */
   public FakeCluster(String name, List<String> memberNames, String version, String leader, List<String> available) {
@@ -63,6 +69,31 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   /** Installing a version on a member fails when the predicate says so (after the member was stopped). */
   public synchronized FakeCluster installFails(BiPredicate<String, String> memberAndVersion) {
     installFails = memberAndVersion;
+    return this;
+  }
+
+  /** The host access check finds these problems. */
+  public synchronized FakeCluster hostProblems(String... problems) {
+    hostProblems = List.of(problems);
+    return this;
+  }
+
+  /** The cluster version stays this, whatever the members run (as when it moved ahead of a member put back). */
+  public synchronized FakeCluster clusterVersion(String version) {
+    pinnedClusterVersion = version;
+    return this;
+  }
+
+  /** When {@code started} is started, {@code down} stops (another member failing during the upgrade). */
+  public synchronized FakeCluster whenStarted(String started, String down) {
+    downWhenStarted = started;
+    goesDown = down;
+    return this;
+  }
+
+  /** The keyspace checksum read after the change differs from the one read before. */
+  public synchronized FakeCluster keyspaceChanges() {
+    keyspaceChanges = true;
     return this;
   }
 
@@ -86,7 +117,8 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
           up ? List.of() : List.of("connection refused")));
     });
     String lowest = members.values().stream().map(m -> m.running).filter(v -> !v.isEmpty()).min(Versions.ORDER).orElse("");
-    String clusterVersion = lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
+    String clusterVersion = !pinnedClusterVersion.isEmpty() ? pinnedClusterVersion
+        : lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
     return new ClusterState(name, statuses, leader, clusterVersion, List.of(), 10);
   }
 
@@ -102,8 +134,9 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   }
 
   @Override
-  public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
-    return new KeyspaceDigest(10, 0, "e3b0c442");
+  public synchronized KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
+    digestReads++;
+    return new KeyspaceDigest(10, 0, keyspaceChanges && digestReads > 1 ? "changed0" : "e3b0c442");
   }
 
   @Override
@@ -151,6 +184,7 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   public synchronized void startMember(MemberRef member) {
     Member m = members.get(member.member());
     m.running = m.installed;
+    if (member.member().equals(downWhenStarted)) members.get(goesDown).running = "";
   }
 
   @Override
@@ -158,10 +192,10 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
     return "";
   }
 
-  /** Every host can be used. */
+  /** Every host can be used, unless {@link #hostProblems} says otherwise. */
   @Override
-  public List<String> checkAccess(HostAccessRequest request) {
-    return List.of();
+  public synchronized List<String> checkAccess(HostAccessRequest request) {
+    return hostProblems;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -42,7 +43,7 @@ class UpgradeCompensationTest {
 
     String message = failedUpgrade(cluster);
 
-    assertThat(message).contains("failed at member m3", "Rolled back [m1, m2] to 3.4.23.",
+    assertThat(message).contains("failed at member m3", "Rolled back [m2, m1] to 3.4.23.", // newest first: the saga undoes in reverse
         "m3 was still healthy on 3.4.23 and was left as it was.");
     assertThat(message).doesNotContain("Rolled back [m3");
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
@@ -61,7 +62,7 @@ class UpgradeCompensationTest {
 
   @Test
   void theSentenceSaysWhenNoMemberNeededRollingBack() {
-    assertThat(UpgradeClusterWorkflowImpl.rolledBackSentence("m1", "3.4.23", List.of()))
+    assertThat(UpgradeCompensation.rolledBackSentence("m1", "3.4.23", List.of()))
         .isEqualTo("No member had to be rolled back. m1 was still healthy on 3.4.23 and was left as it was.");
   }
 
@@ -76,7 +77,7 @@ class UpgradeCompensationTest {
     assertThatThrownBy(() -> upgrade.upgrade(new UpgradeRequest("c", "3.5.16", false, 60)))
         .isInstanceOf(WorkflowFailedException.class)
         .satisfies(e -> failure[0] = e);
-    assertThat(Failures.rootType(failure[0])).isEqualTo(UpgradeClusterWorkflow.ROLLED_BACK);
+    assertThat(Failures.rootType(failure[0])).isEqualTo(FailureType.UpgradeRolledBack.name());
     return Failures.rootMessage(failure[0]);
   }
 }

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.workflows.upgrade;
+package io.etcdrunbooks.workflows.phases;
 
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** The checks an upgrade must pass before anything is touched. Pure: every answer comes from discovered state. */
-public final class Preflight {
+/** Checks of a discovered cluster that every runbook makes before and after its change. Pure: every answer comes from discovered state. */
+public final class ClusterChecks {
 
-  private Preflight() {}
+  private ClusterChecks() {}
 
   /** Problems with the members themselves: reachability, health, alarms. Empty when all is well. */
   public static List<String> memberProblems(ClusterState state) {

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.workflows.upgrade;
+package io.etcdrunbooks.workflows.phases;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Checks that real clusters cannot easily be brought into (diverging hashes, lagging raft) are tested on reports. */
-class PreflightTest {
+class ClusterChecksTest {
 
   private static MemberStatus healthy(String name, String version) {
     return new MemberStatus(name, name.hashCode(), true, true, version, false, 1024, 100, 100, 7, List.of());
@@ -21,8 +21,8 @@ class PreflightTest {
   void aHealthyClusterHasNoProblemsAndStartsFromItsLowestVersion() {
     ClusterState state = new ClusterState("c", List.of(healthy("m1", "3.5.16"), healthy("m2", "3.4.23"), healthy("m3", "3.4.23")),
         "m1", "3.4.0", List.of(), 10);
-    assertThat(Preflight.memberProblems(state)).isEmpty();
-    assertThat(Preflight.runningVersion(state)).isEqualTo("3.4.23");
+    assertThat(ClusterChecks.memberProblems(state)).isEmpty();
+    assertThat(ClusterChecks.runningVersion(state)).isEqualTo("3.4.23");
   }
 
   @Test
@@ -30,7 +30,7 @@ class PreflightTest {
     MemberStatus learner = new MemberStatus("m3", 3, true, true, "3.5.16", true, 0, 100, 100, 0, List.of());
     ClusterState state = new ClusterState("c", List.of(healthy("m1", "3.5.16"), healthy("m2", "3.5.16"), learner), "",
         "3.5.0", List.of("NOSPACE on m2"), 10);
-    assertThat(String.join("\n", Preflight.memberProblems(state)))
+    assertThat(String.join("\n", ClusterChecks.memberProblems(state)))
         .contains("member m3 is a learner", "no member sees a leader", "alarm raised: NOSPACE on m2");
   }
 
@@ -38,13 +38,13 @@ class PreflightTest {
   void differingHashesAndLaggingRaftIndexesAreRefusedWithTheMembersNamed() {
     Map<String, Long> hashes = new LinkedHashMap<>(Map.of("m1", 11L, "m2", 11L, "m3", 99L));
     ConsistencyReport report = new ConsistencyReport(42, hashes, Map.of("m1", 500L, "m2", 500L, "m3", 20L), false);
-    String problems = String.join("\n", Preflight.consistencyProblems(report));
+    String problems = String.join("\n", ClusterChecks.consistencyProblems(report));
     assertThat(problems).contains("hashkv differs between members at revision 42", "m3=99", "raft indexes do not converge", "m3=20");
   }
 
   @Test
   void equalHashesAndConvergedIndexesPass() {
     ConsistencyReport report = new ConsistencyReport(42, Map.of("m1", 11L, "m2", 11L), Map.of("m1", 500L, "m2", 500L), true);
-    assertThat(Preflight.consistencyProblems(report)).isEmpty();
+    assertThat(ClusterChecks.consistencyProblems(report)).isEmpty();
   }
 }

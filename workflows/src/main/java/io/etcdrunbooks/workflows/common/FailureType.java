@@ -1,13 +1,38 @@
-package io.etcdrunbooks.activities.etcd;
+package io.etcdrunbooks.workflows.common;
 
 import io.temporal.failure.ApplicationFailure;
 
-/** Failure types the etcd and backup activities report; the names become {@link ApplicationFailure} types. */
-public enum Failure {
+/**
+ * Every way a runbook or one of its steps can end in failure. The constant's name is the {@link ApplicationFailure}
+ * type the Temporal Web UI, the API and scripts see, so names never change once shipped. docs/runbooks/phases.md lists
+ * which runbook ends with which.
+ */
+public enum FailureType {
+  // Runbooks: refused before anything was touched
+  /** An upgrade's preflight found a reason not to start; nothing was touched. */
+  PreflightRefused,
+  RollbackRefused,
+  RestoreRefused,
+  ReplaceRefused,
+  /** A changing runbook started under another id than its cluster's change id. */
+  WrongWorkflowId,
+  // Runbooks: failed after changing something
+  UpgradeRolledBack,
+  UpgradeHalted,
+  UpgradeRollbackFailed,
+  RollbackFailed,
+  RestoreFailed,
+  ReplacementJoinFailed,
+  ApiServerUpdateFailed,
+  /** The runbook did its work but its final checks found problems. */
+  PostflightFailed,
+  // Steps (activities), and steps the workflow stops itself
   /** The inventory has no such cluster. */
   UnknownCluster,
   /** The cluster has no such member. */
   UnknownMember,
+  /** Stopping the member would cost quorum. */
+  QuorumAtRisk,
   /** Members could not be reached (retryable: they may come back). */
   MembersUnreachable,
   /** No member sees a leader (retryable: an election may be under way). */
@@ -37,5 +62,10 @@ public enum Failure {
 
   public ApplicationFailure retryable(String message, Throwable cause) {
     return ApplicationFailure.newFailureWithCause(message, name(), cause);
+  }
+
+  /** Whether the failure (or its innermost application failure) is of this type. */
+  public boolean isTypeOf(Throwable failure) {
+    return name().equals(Failures.rootType(failure));
   }
 }

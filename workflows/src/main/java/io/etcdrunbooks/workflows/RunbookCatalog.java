@@ -1,0 +1,22 @@
+package io.etcdrunbooks.workflows;
+
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.phases.PhaseRunner;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradePhases;
+import java.util.List;
+
+/**
+ * Every runbook built from phases, with its phases and the failure types it ends with: what docs/runbooks/phases.md
+ * lists, and what its test holds the doc to.
+ */
+public final class RunbookCatalog {
+
+  private RunbookCatalog() {}
+
+  public static List<Entry> all() {
+    return List.of(new Entry(UpgradeClusterWorkflow.TYPE, UpgradePhases.RUNNER.described(), UpgradeClusterWorkflow.FAILURES));
+  }
+
+  public record Entry(String runbook, List<PhaseRunner.Described> phases, List<FailureType> failures) {}
+}

@@ -1,0 +1,36 @@
+package io.etcdrunbooks.workflows.phases;
+
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The POSTFLIGHT every changing runbook ends with: the cluster discovered again, every member healthy, the runbook's
+ * own expectations, and raft indexes and hashkv equal on all members.
+ */
+public final class PostflightCheck {
+
+  private PostflightCheck() {}
+
+  /** @param runbookChecks the runbook's own expectations of the cluster it leaves (versions, membership) */
+  public static Found check(RunContext ctx, Function<ClusterState, List<String>> runbookChecks) {
+    ClusterState state = ctx.progress().record("discover", () -> ctx.activities().etcd.discover(ctx.ref()));
+    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(state));
+    problems.addAll(runbookChecks.apply(state));
+    ConsistencyReport consistency = ctx.progress().record("consistency", () -> ctx.activities().etcd.checkConsistency(ctx.ref()));
+    problems.addAll(ClusterChecks.consistencyProblems(consistency));
+    return new Found(state, problems);
+  }
+
+  /** @param what the runbook and its object, "upgrade of prod-1" */
+  public static ApplicationFailure failed(String what, List<String> problems) {
+    return FailureType.PostflightFailed.nonRetryable(what + " finished but postflight found:\n  - " + String.join("\n  - ", problems));
+  }
+
+  /** The cluster as the postflight found it, and what is wrong with it (empty: all is well). */
+  public record Found(ClusterState state, List<String> problems) {}
+}

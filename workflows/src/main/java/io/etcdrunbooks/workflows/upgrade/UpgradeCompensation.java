@@ -1,0 +1,109 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
+import io.etcdrunbooks.workflows.phases.ClusterDescription;
+import io.etcdrunbooks.workflows.phases.Compensation;
+import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A member did not come up on its rung's version. While the cluster version has not moved, the rung's members go back
+ * to the rung's old version, newest first, and the runbook fails naming the member, the cause and the cluster's state.
+ * A member that could not be stopped without costing quorum halts the upgrade instead: the mixed cluster is supported.
+ */
+final class UpgradeCompensation {
+
+  private final UpgradeRun run;
+  private final LadderStep step;
+  private final String failedMember;
+  private final List<String> switched;
+  private final MemberVersionSwitch switcher;
+  private final Compensation compensation;
+
+  UpgradeCompensation(UpgradeRun run, LadderStep step, String failedMember, List<String> switched, MemberVersionSwitch switcher,
+      Compensation compensation) {
+    this.run = run;
+    this.step = step;
+    this.failedMember = failedMember;
+    this.switched = switched;
+    this.switcher = switcher;
+    this.compensation = compensation;
+  }
+
+  /** Compensates as far as it may and returns the runbook's failure. */
+  RuntimeException failWith(RuntimeException failure) {
+    String cause = Failures.rootMessage(failure);
+    if (FailureType.QuorumAtRisk.isTypeOf(failure)) return halted(cause);
+    String logTail = ClusterDescription.logTail(run.ctx.activities(), run.cluster(), failedMember);
+    run.ctx.progress().phase(Phase.COMPENSATE);
+    run.ctx.progress().message(failedMember + " failed on " + step.toVersion() + ": " + cause);
+    ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
+    String failedAt = run.what() + " failed at member " + failedMember + " (" + step.label() + "): " + cause + logTail;
+    if (versionMoved(state)) {
+      return FailureType.UpgradeRollbackFailed.nonRetryable(failedAt + ". The cluster version has already moved to "
+          + state.clusterVersion() + ", so the old binaries cannot be put back; the way back is restoring backup "
+          + run.backup.id() + " with the restore runbook. " + describe());
+    }
+    List<String> rolledBack;
+    try {
+      rolledBack = putBack();
+    } catch (Compensation.UndoFailed e) {
+      return FailureType.UpgradeRollbackFailed.nonRetryable(failedAt + ". Putting " + step.fromVersion() + " back failed"
+          + " too: " + Failures.rootMessage(e.getCause()) + ". Rolled back before that: " + e.undoneBefore() + ". "
+          + describe() + " Next: inspect the members named above; backup " + run.backup.id() + " holds the pre-upgrade data");
+    }
+    return FailureType.UpgradeRolledBack.nonRetryable(failedAt + ". " + rolledBackSentence(failedMember, step.fromVersion(),
+        rolledBack) + " " + describe() + " Next: fix " + failedMember + "'s host (see its log) and start the upgrade again");
+  }
+
+  private ApplicationFailure halted(String cause) {
+    compensation.commit(); // rolling members back would mean stopping them too
+    return FailureType.UpgradeHalted.nonRetryable(run.what() + " halted before touching " + failedMember + " ("
+        + step.label() + "): " + cause + ". Members already on " + step.toVersion() + ": " + switched
+        + " (a mixed cluster is supported). " + describe() + " Next: bring the unhealthy members back, then start the"
+        + " upgrade again; members already upgraded are skipped");
+  }
+
+  /** Once the cluster version has reached the rung's minor, members of the old minor cannot join any more. */
+  private boolean versionMoved(ClusterState state) {
+    EtcdVersion from = EtcdVersion.parse(step.fromVersion());
+    EtcdVersion to = EtcdVersion.parse(step.toVersion());
+    return !from.sameMinor(to) && EtcdVersion.find(state.clusterVersion()).map(to::sameMinor).orElse(false);
+  }
+
+  /** The members put back on the old version, in the order they were put back. */
+  private List<String> putBack() {
+    if (Workflow.getVersion("saga-compensation", Workflow.DEFAULT_VERSION, 1) >= 1) return compensation.undo().undone();
+    // runs recorded before: the failed member first, then the others in the order they were switched
+    List<String> order = new ArrayList<>(List.of(failedMember));
+    switched.stream().filter(m -> !m.equals(failedMember)).forEach(order::add);
+    List<String> done = new ArrayList<>();
+    for (String member : order) {
+      try {
+        if (switcher.switchTo(member, step.fromVersion())) done.add(member);
+      } catch (ActivityFailure | ApplicationFailure e) {
+        throw new Compensation.UndoFailed(member, done, e);
+      }
+    }
+    return done;
+  }
+
+  private String describe() {
+    return ClusterDescription.describe(run.ctx.activities(), run.cluster());
+  }
+
+  /** "Rolled back [m1, m2] to 3.4.23. m3 was still healthy on 3.4.23 and was left as it was." */
+  static String rolledBackSentence(String failedMember, String fromVersion, List<String> rolledBack) {
+    String sentence = rolledBack.isEmpty() ? "No member had to be rolled back." : "Rolled back " + rolledBack + " to " + fromVersion + ".";
+    return rolledBack.contains(failedMember) ? sentence
+        : sentence + " " + failedMember + " was still healthy on " + fromVersion + " and was left as it was.";
+  }
+}

@@ -1,0 +1,34 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.ClusterChecks;
+import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
+import io.etcdrunbooks.workflows.phases.Refusal;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The PREFLIGHT phase of an upgrade: every reason not to start, or none. */
+final class UpgradePreflight {
+
+  private UpgradePreflight() {}
+
+  static void run(UpgradeRun run) {
+    Activities activities = run.ctx.activities();
+    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
+    if (problems.isEmpty()) {
+      ConsistencyReport consistency = run.ctx.progress().record("consistency", () -> activities.etcd.checkConsistency(run.ctx.ref()));
+      problems.addAll(ClusterChecks.consistencyProblems(consistency));
+    }
+    List<String> available = run.ctx.progress().record("binary source", () -> activities.releases.availableVersions(run.ctx.ref()));
+    run.running = ClusterChecks.runningVersion(run.state);
+    try {
+      run.ladder = VersionLadder.plan(run.running, run.request.targetVersion(), available);
+    } catch (IllegalArgumentException e) {
+      problems.add(e.getMessage());
+    }
+    problems.addAll(HostAccessPreflight.problems(activities, run.ctx.progress(), run.cluster(), List.of(), false));
+    if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.PreflightRefused);
+  }
+}

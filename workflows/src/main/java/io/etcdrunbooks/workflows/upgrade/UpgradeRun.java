@@ -1,0 +1,55 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.phases.RunContext;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What one upgrade has found and done so far; each phase reads it and adds to it. */
+final class UpgradeRun {
+
+  final RunContext ctx;
+  final UpgradeRequest request;
+  /** The cluster as discovered first, and again by the postflight. */
+  ClusterState state;
+  String running = "";
+  List<String> ladder = List.of();
+  UpgradePlan plan;
+  BackupRecord backup;
+  KeyspaceDigest before;
+  KeyspaceDigest after;
+  final Map<String, List<String>> restarted = new LinkedHashMap<>();
+  final List<String> notes = new java.util.ArrayList<>();
+
+  UpgradeRun(RunContext ctx, UpgradeRequest request) {
+    this.ctx = ctx;
+    this.request = request;
+  }
+
+  String cluster() {
+    return ctx.cluster();
+  }
+
+  boolean changes() {
+    return !request.dryRun();
+  }
+
+  /** "upgrade of prod-1", for failure messages. */
+  String what() {
+    return "upgrade of " + cluster();
+  }
+
+  UpgradeResult result() {
+    Map<String, String> versions = new LinkedHashMap<>();
+    state.members().forEach(m -> versions.put(m.name(), m.serverVersion()));
+    if (request.dryRun()) {
+      return new UpgradeResult(cluster(), true, plan, null, versions, state.clusterVersion(), null, null, Map.of(),
+          List.of("dry run: nothing was touched"));
+    }
+    return new UpgradeResult(cluster(), false, plan, backup, versions, state.clusterVersion(), before, after, restarted,
+        notes);
+  }
+}

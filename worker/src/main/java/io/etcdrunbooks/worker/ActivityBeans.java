@@ -7,6 +7,7 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
+import io.temporal.client.WorkflowClient;
 import jakarta.inject.Singleton;
 
 /** The activity implementations the worker registers; secrets are read from files here and go nowhere else. */
@@ -25,7 +26,8 @@ public class ActivityBeans {
   }
 
   @Singleton
-  public WorkerActivities workerActivities(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
-    return WorkerActivities.of(inventory, etcd, ssh, releases);
+  public WorkerActivities workerActivities(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases,
+      WorkflowClient client) {
+    return WorkerActivities.of(inventory, etcd, ssh, releases, new TemporalRunLiveness(client));
   }
 }

@@ -5,6 +5,7 @@ import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
 import io.etcdrunbooks.activities.backup.RestoreActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MembershipActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
+import io.etcdrunbooks.activities.support.RunLiveness;
 import io.etcdrunbooks.activities.host.NewMemberActivitiesImpl;
 import io.etcdrunbooks.activities.inventory.InventoryActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
@@ -35,8 +36,14 @@ public record WorkerActivities(
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
+    return of(inventory, etcd, ssh, releases, RunLiveness.ALWAYS_OPEN);
+  }
+
+  /** @param liveness asked before a host is switched to a version, so a step of a terminated run does not switch it */
+  public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases,
+      RunLiveness liveness) {
     return new WorkerActivities(etcd,
-        new HostActivitiesImpl(inventory, ssh, releases),
+        new HostActivitiesImpl(inventory, ssh, releases).withRunLiveness(liveness),
         new ReleaseActivitiesImpl(inventory, releases),
         new BackupActivitiesImpl(inventory, releases, ssh),
         new MembershipActivitiesImpl(inventory),

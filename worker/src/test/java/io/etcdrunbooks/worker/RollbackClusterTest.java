@@ -117,8 +117,19 @@ class RollbackClusterTest {
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }
-    TimeUnit.MILLISECONDS.sleep(700); // into the next member's stop or install
+    // into the next member's install: its upload is under way when the run is terminated, and the activity goes on on
+    // the worker; it must not select 3.5.16 after the rollback has put 3.4.23 back
+    while (Instant.now().isBefore(deadline) && upgrade.progress().completed().stream().noneMatch(s -> s.name().endsWith(": stop")
+        && !s.name().startsWith(firstSwitched(upgrade)))) {
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
     WorkflowStub.fromTyped(upgrade).terminate("operator stopped the upgrade");
+  }
+
+  /** The member the upgrade switched first, from its "mX: healthy on 3.5.16" step. */
+  private static String firstSwitched(UpgradeClusterWorkflow upgrade) {
+    return upgrade.progress().completed().stream().map(CompletedStep::name).filter(n -> n.endsWith(": healthy on 3.5.16"))
+        .map(n -> n.substring(0, n.indexOf(':'))).findFirst().orElse("?");
   }
 
   private static RollbackClusterWorkflow rollbackStub(SandboxRunbooks runbooks) {

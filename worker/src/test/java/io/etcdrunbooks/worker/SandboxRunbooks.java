@@ -57,7 +57,7 @@ final class SandboxRunbooks implements AutoCloseable {
     this.etcd = new EtcdActivitiesImpl(inventory);
     this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     Worker worker = env.newWorker(TASK_QUEUE);
-    this.host = new HostActivitiesImpl(inventory, ssh, releases);
+    this.host = new HostActivitiesImpl(inventory, ssh, releases).withRunLiveness(new TemporalRunLiveness(env.getWorkflowClient()));
     WorkerActivities real = WorkerActivities.of(inventory, etcd, ssh, releases);
     RunbookWorker.register(worker, new WorkerActivities(wrapEtcd.apply(etcd), host, real.releases(), real.backup(), real.membership(),
         real.newMember(), real.inventory(), real.apiServer(), real.restore()));

@@ -60,6 +60,11 @@ public final class BinaryInstaller implements VersionInstaller {
 
   /** Installs the binaries of binDir as the version and selects it; skips whatever is already in place. */
   public InstallOutcome install(MemberHost host, String version, Path binDir) {
+    return install(host, version, binDir, () -> {});
+  }
+
+  /** @param beforeSwitch runs after the upload, before the current link moves; may throw to stop there */
+  public InstallOutcome install(MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
     if (!version.matches("\\d+\\.\\d+\\.\\d+")) throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
     Map<String, String> expected = localChecksums(binDir);
     String versionDir = host.member().installDir() + "/versions/" + version;
@@ -69,6 +74,7 @@ public final class BinaryInstaller implements VersionInstaller {
       uploaded = true;
     }
     String link = "versions/" + version;
+    beforeSwitch.run();
     String out = run(host, "cd " + quote(host.member().installDir()) + " && if [ \"$(readlink current 2>/dev/null)\" = "
         + quote(link) + " ]; then echo unchanged; else ln -sfn " + quote(link) + " current.tmp && mv -T current.tmp current"
         + " && echo switched; fi", "select etcd " + version).stdout().strip();
@@ -76,8 +82,8 @@ public final class BinaryInstaller implements VersionInstaller {
   }
 
   @Override
-  public String installAndSelect(MemberHost host, String version, Path binDir) {
-    InstallOutcome outcome = install(host, version, binDir);
+  public String installAndSelect(MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
+    InstallOutcome outcome = install(host, version, binDir, beforeSwitch);
     return (outcome.uploaded() ? "uploaded" : "already present") + (outcome.switched() ? ", now selected" : ", already selected");
   }
 

@@ -10,6 +10,7 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.failure.ApplicationFailure;
+import io.etcdrunbooks.activities.support.RunLiveness;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Supplier;
@@ -31,6 +32,7 @@ public final class HostActivitiesImpl implements HostActivities {
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
   private final HostAccessCheck access;
+  private volatile RunLiveness liveness = RunLiveness.ALWAYS_OPEN;
 
   public HostActivitiesImpl(Inventory inventory, SshConnector ssh, ReleaseStore releases) {
     this(() -> inventory, ssh, releases);
@@ -43,6 +45,12 @@ public final class HostActivitiesImpl implements HostActivities {
     this.releases = releases;
     this.binaries = new BinaryInstaller(ssh);
     this.access = new HostAccessCheck(ssh);
+  }
+
+  /** Asks Temporal before a version is selected whether the run that asked for it is still open. */
+  public HostActivitiesImpl withRunLiveness(RunLiveness liveness) {
+    this.liveness = liveness;
+    return this;
   }
 
   @Override
@@ -69,7 +77,8 @@ public final class HostActivitiesImpl implements HostActivities {
     onHost(request.cluster(), request.member(), "install etcd " + request.version(), (host, service, versions) -> {
       // resolved first so that a version the release store does not know is refused before the host is touched
       Path binDir = binDir(request.version());
-      log.info("{}: etcd {}: {}", host.describe(), request.version(), versions.installAndSelect(host, request.version(), binDir));
+      log.info("{}: etcd {}: {}", host.describe(), request.version(), versions.installAndSelect(host, request.version(), binDir,
+          () -> liveness.requireOpen("select etcd " + request.version() + " on " + request.member())));
       return null;
     });
   }

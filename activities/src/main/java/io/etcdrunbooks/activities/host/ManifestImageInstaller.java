@@ -31,7 +31,7 @@ public final class ManifestImageInstaller implements VersionInstaller {
   }
 
   @Override
-  public String installAndSelect(MemberHost host, String version, Path binDir) {
+  public String installAndSelect(MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
     Location location = manifest.locate(host);
     if (location == Location.MISSING) {
       throw new SshCommandException("no etcd manifest for " + host.describe() + " at " + manifest.inPlacePath(host)
@@ -47,6 +47,7 @@ public final class ManifestImageInstaller implements VersionInstaller {
       throw new SshCommandException("cannot set image " + image + " in " + path + " of " + host.describe() + ": " + e.getMessage());
     }
     if (after.equals(before)) return "image " + image + " already set in " + path;
+    beforeSwitch.run();
     manifest.replace(host, path, before, after);
     return "image set to " + image + " in " + path + " (previous manifest kept as " + manifest.backupPath(host) + ")";
   }

@@ -16,7 +16,15 @@ public interface VersionInstaller {
    * @param binDir the version's binaries on the worker, from the release store
    * @return what was done, for the log
    */
-  String installAndSelect(MemberHost host, String version, Path binDir);
+  default String installAndSelect(MemberHost host, String version, Path binDir) {
+    return installAndSelect(host, version, binDir, () -> {});
+  }
+
+  /**
+   * As {@link #installAndSelect(MemberHost, String, Path)}; {@code beforeSwitch} runs just before the service is
+   * pointed at the version (after any upload), and may throw to stop there.
+   */
+  String installAndSelect(MemberHost host, String version, Path binDir, Runnable beforeSwitch);
 
   /** A static pod's version is its manifest's image; plain and systemd run uploaded binaries. */
   static VersionInstaller of(ServiceSpec spec, SshConnector ssh, BinaryInstaller binaries) {

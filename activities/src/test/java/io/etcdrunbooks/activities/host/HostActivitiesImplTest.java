@@ -1,5 +1,7 @@
 package io.etcdrunbooks.activities.host;
 
+import io.etcdrunbooks.workflows.common.Failures;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -89,6 +91,24 @@ class HostActivitiesImplTest {
     assertThat(pid).isPositive();
     hosts.startMember(m1);
     assertThat(sandbox.pidOf("m1")).isEqualTo(pid);
+  }
+
+  @Test
+  void givenItsRunHasEnded_anInstallUploadsButDoesNotSelectTheVersion() {
+    TestActivityEnvironment ended = TestActivityEnvironment.newInstance();
+    try {
+      ended.registerActivitiesImplementations(new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store())
+          .withRunLiveness((workflowId, runId) -> false));
+      HostActivities stale = ended.newActivityStub(HostActivities.class, ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofMinutes(2)).setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+          .build());
+      assertThatThrownBy(() -> stale.installVersion(new InstallRequest(CLUSTER, "m1", "3.5.16")))
+          .isInstanceOf(ActivityFailure.class)
+          .satisfies(e -> assertThat(Failures.rootMessage(e)).contains("has ended", "before it would select etcd 3.5.16 on m1"));
+    } finally {
+      ended.close();
+    }
+    assertThat(hosts.installedVersion(new MemberRef(CLUSTER, "m1"))).isEqualTo("3.4.23");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -75,7 +76,7 @@ class AlertmanagerEndpointTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String ALERTS = "/api/v1/alerts/alertmanager";
-  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("ops", "operator");
+  private static final TestTokens.Token OPERATOR = TestTokens.Token.of("ops", "operator");
 
   private final String token = "alert-token-" + UUID.randomUUID();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -92,7 +93,7 @@ class AlertmanagerEndpointTest {
     ((Logger) LoggerFactory.getLogger("etcd-runbooks.audit")).addAppender(audit);
     sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sandbox"), "sandbox", 3, "3.4.23",
         Map.of()), SandboxRunbooks.releases());
-    java.nio.file.Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
+    java.nio.file.Path tokens = TestTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
     context = Main.start(List.of("worker", "api"), Map.of(
         "runbooks.api.tokens-file", tokens.toString(),
         "runbooks.inventory", sandbox.inventoryFile().toString(),

@@ -1,9 +1,10 @@
 package io.etcdrunbooks.worker;
 
-import static io.etcdrunbooks.worker.TestApiTokens.VIEWER;
-import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
-import static io.etcdrunbooks.worker.TestApiTokens.ADMIN;
-import static io.etcdrunbooks.worker.TestApiTokens.STAGING;
+import io.etcdrunbooks.api.testing.TestTokens;
+import static io.etcdrunbooks.api.testing.TestTokens.VIEWER;
+import static io.etcdrunbooks.api.testing.TestTokens.OPERATOR;
+import static io.etcdrunbooks.api.testing.TestTokens.ADMIN;
+import static io.etcdrunbooks.api.testing.TestTokens.STAGING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -63,7 +64,7 @@ class ApiAuthTest {
     assertRefused(post(UPGRADE, body, null), 401, "missing 'Authorization: Bearer <token>'");
     assertRefused(post(UPGRADE, body, "Bearer tok-not-a-token"), 401, "not one of runbooks.api.tokens-file");
     assertRefused(post(UPGRADE, body, "Basic " + OPERATOR.secret()), 401, "missing 'Authorization: Bearer <token>'");
-    assertRefused(post(UPGRADE, body, "Bearer " + TestApiTokens.sha256(OPERATOR.secret())), 401, "not one of");
+    assertRefused(post(UPGRADE, body, "Bearer " + TestTokens.sha256(OPERATOR.secret())), 401, "not one of");
     assertRefused(get("/api/v1/clusters/sandbox/status", null), 401, "missing");
     assertRefused(get("/api/v1/clusters", "Bearer "), 401, "Bearer");
     assertNoRunbook("change-sandbox");

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.sandbox.Sandbox;
@@ -43,11 +44,11 @@ final class ApiSandbox implements AutoCloseable {
    * @param name names the task queue
    * @param extra more application properties (they win over the defaults here)
    */
-  static ApiSandbox start(Path dir, String name, String version, Map<String, Object> extra, TestApiTokens.Token... tokens) throws Exception {
+  static ApiSandbox start(Path dir, String name, String version, Map<String, Object> extra, TestTokens.Token... tokens) throws Exception {
     Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, version),
         SandboxRunbooks.releases());
     try {
-      Path tokensFile = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), tokens);
+      Path tokensFile = TestTokens.write(sandbox.dir().resolve("api-tokens.yaml"), tokens);
       Map<String, Object> properties = new HashMap<>(Map.of(
           "runbooks.api.tokens-file", tokensFile.toString(),
           "runbooks.inventory", sandbox.inventoryFile().toString(),
@@ -70,13 +71,13 @@ final class ApiSandbox implements AutoCloseable {
     }
   }
 
-  Answer get(String path, TestApiTokens.Token token) throws Exception {
+  Answer get(String path, TestTokens.Token token) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + path)).GET();
     if (token != null) request.header("Authorization", token.bearer());
     return send(request.build());
   }
 
-  Answer post(String path, String body, TestApiTokens.Token token) throws Exception {
+  Answer post(String path, String body, TestTokens.Token token) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body));
     if (token != null) request.header("Authorization", token.bearer());

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -60,7 +61,7 @@ class ApiStartAndInternalErrorTest {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process api = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
         "-Drunbooks.codec.keys-file=" + keys,
-        "-Drunbooks.api.tokens-file=" + TestApiTokens.write(dir.resolve("api-tokens.yaml"), TestApiTokens.VIEWER),
+        "-Drunbooks.api.tokens-file=" + TestTokens.write(dir.resolve("api-tokens.yaml"), TestTokens.VIEWER),
         "-Drunbooks.inventory=" + dir.resolve("inventory.yaml"),
         "-Dtemporal.address=127.0.0.1:1",
         "-Dmicronaut.server.port=" + Ports.free(),
@@ -132,7 +133,7 @@ class ApiStartAndInternalErrorTest {
     // the inventory is not there: GET /api/v1/clusters fails inside the controller, where nothing expects it
     Path inventory = dir.resolve("moved-away").resolve("inventory.yaml");
     try (ApplicationContext context = Main.start(List.of("api"), Map.of(
-        "runbooks.api.tokens-file", TestApiTokens.write(dir.resolve("api-tokens.yaml"), TestApiTokens.OPERATOR).toString(),
+        "runbooks.api.tokens-file", TestTokens.write(dir.resolve("api-tokens.yaml"), TestTokens.OPERATOR).toString(),
         "runbooks.inventory", inventory.toString(),
         "temporal.address", "",
         "temporal.embedded-port", Ports.free(),
@@ -140,7 +141,7 @@ class ApiStartAndInternalErrorTest {
       String api = context.getBean(EmbeddedServer.class).getURL().toString();
 
       HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/clusters"))
-          .header("Authorization", TestApiTokens.OPERATOR.bearer()).GET().build(), HttpResponse.BodyHandlers.ofString());
+          .header("Authorization", TestTokens.OPERATOR.bearer()).GET().build(), HttpResponse.BodyHandlers.ofString());
 
       assertThat(answer.statusCode()).isEqualTo(500);
       JsonNode body = JSON.readTree(answer.body());
@@ -157,7 +158,7 @@ class ApiStartAndInternalErrorTest {
 
       // a failure with a handler of its own keeps it: a body that is not JSON is still a 400 that says so
       HttpResponse<String> malformed = http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/clusters/c1/upgrade"))
-          .header("Authorization", TestApiTokens.OPERATOR.bearer()).header("Content-Type", "application/json")
+          .header("Authorization", TestTokens.OPERATOR.bearer()).header("Content-Type", "application/json")
           .POST(HttpRequest.BodyPublishers.ofString("{\"targetVersion\":")).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(malformed.statusCode()).as(malformed.body()).isEqualTo(400);
     } finally {

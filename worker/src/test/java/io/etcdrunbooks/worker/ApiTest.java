@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,7 +35,7 @@ class ApiTest {
   @TempDir static Path classDir;
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final TestApiTokens.Token ADMIN = TestApiTokens.Token.of("admin", "admin");
+  private static final TestTokens.Token ADMIN = TestTokens.Token.of("admin", "admin");
 
   private ApiSandbox env;
   private String api;

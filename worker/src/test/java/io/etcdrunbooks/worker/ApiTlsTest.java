@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,8 +46,8 @@ class ApiTlsTest {
         .redirectErrorStream(true).start();
     assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(keytool.exitValue()).as(new String(keytool.getInputStream().readAllBytes())).isZero();
-    TestApiTokens.Token viewer = TestApiTokens.Token.of("dashboard", "viewer");
-    Path tokens = TestApiTokens.write(dir.resolve("api-tokens.yaml"), viewer);
+    TestTokens.Token viewer = TestTokens.Token.of("dashboard", "viewer");
+    Path tokens = TestTokens.write(dir.resolve("api-tokens.yaml"), viewer);
     int tlsPort = Ports.free();
 
     try (ApplicationContext context = Main.start(List.of("api"), Map.<String, Object>ofEntries(

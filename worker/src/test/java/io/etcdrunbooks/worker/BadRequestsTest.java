@@ -1,9 +1,10 @@
 package io.etcdrunbooks.worker;
 
-import static io.etcdrunbooks.worker.TestApiTokens.VIEWER;
-import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
-import static io.etcdrunbooks.worker.TestApiTokens.ADMIN;
-import static io.etcdrunbooks.worker.TestApiTokens.STAGING;
+import io.etcdrunbooks.api.testing.TestTokens;
+import static io.etcdrunbooks.api.testing.TestTokens.VIEWER;
+import static io.etcdrunbooks.api.testing.TestTokens.OPERATOR;
+import static io.etcdrunbooks.api.testing.TestTokens.ADMIN;
+import static io.etcdrunbooks.api.testing.TestTokens.STAGING;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -123,7 +124,7 @@ class BadRequestsTest {
     c.add(new Bad("a Basic instead of a Bearer token", "POST", C + "/upgrade", JSON_TYPE, upgrade, "Basic " + OPERATOR.secret(), 401, "Bearer"));
     c.add(new Bad("an empty Bearer token", "POST", C + "/upgrade", JSON_TYPE, upgrade, "Bearer ", 401, "Bearer"));
     c.add(new Bad("the token's hash sent as the token", "POST", C + "/upgrade", JSON_TYPE, upgrade,
-        "Bearer " + TestApiTokens.sha256(OPERATOR.secret()), 401, "not one of"));
+        "Bearer " + TestTokens.sha256(OPERATOR.secret()), 401, "not one of"));
     c.add(new Bad("a token with a character changed", "POST", C + "/upgrade", JSON_TYPE, upgrade,
         OPERATOR.bearer().substring(0, OPERATOR.bearer().length() - 1) + "!", 401, "not one of"));
     // a known token without the role, or not for this cluster

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micronaut.context.ApplicationContext;
@@ -35,7 +36,7 @@ class OpenApiTest {
 
   @Test
   void theServedDocumentIsTheCheckedInOneAndListsEveryRouteAndNoOther() throws Exception {
-    Path tokens = TestApiTokens.write(dir.resolve("api-tokens.yaml"), TestApiTokens.Token.of("dashboard", "viewer"));
+    Path tokens = TestTokens.write(dir.resolve("api-tokens.yaml"), TestTokens.Token.of("dashboard", "viewer"));
     try (ApplicationContext context = Main.start(List.of("api"), Map.of(
         "runbooks.api.tokens-file", tokens.toString(),
         "runbooks.inventory", dir.resolve("inventory.yaml").toString(),

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -62,9 +63,9 @@ class PayloadEncryptionTest {
   private static final String CLUSTER = "vault-east";
   private static final String FROM = "3.4.23";
   private static final String TARGET = "3.5.30";
-  private static final TestApiTokens.Token VIEWER = TestApiTokens.Token.of("ui-reader", "viewer");
-  private static final TestApiTokens.Token OPERATOR = TestApiTokens.Token.of("codec-operator", "operator");
-  private static final TestApiTokens.Token STAGING = TestApiTokens.Token.of("staging-reader", "viewer", "staging-*");
+  private static final TestTokens.Token VIEWER = TestTokens.Token.of("ui-reader", "viewer");
+  private static final TestTokens.Token OPERATOR = TestTokens.Token.of("codec-operator", "operator");
+  private static final TestTokens.Token STAGING = TestTokens.Token.of("staging-reader", "viewer", "staging-*");
   private static final String UI_ORIGIN = "https://temporal-ui.example:8233";
   private static final String DECODE = "/api/v1/codec/decode";
   private static final String ENCODE = "/api/v1/codec/encode";
@@ -85,7 +86,7 @@ class PayloadEncryptionTest {
   void startADryRunOnEncryptedTemporal() throws Exception {
     sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sandbox"), CLUSTER, 3, FROM),
         SandboxRunbooks.releases());
-    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, STAGING);
+    Path tokens = TestTokens.write(sandbox.dir().resolve("api-tokens.yaml"), VIEWER, OPERATOR, STAGING);
     context = Main.start(List.of("worker", "api"), Map.of(
         "runbooks.api.tokens-file", tokens.toString(),
         "runbooks.codec.keys-file", keysFile(sandbox.dir().resolve("codec-keys.yaml")).toString(),
@@ -166,7 +167,7 @@ class PayloadEncryptionTest {
   @Test
   void theCodecEndpointRefusesCallersWithoutAKnownTokenForEveryCluster() throws Exception {
     String body = payloadsJson(payloadsOf(history).subList(0, 3));
-    for (String authorization : new String[] {null, "Bearer tok-not-a-token", "Bearer " + TestApiTokens.sha256(VIEWER.secret())}) {
+    for (String authorization : new String[] {null, "Bearer tok-not-a-token", "Bearer " + TestTokens.sha256(VIEWER.secret())}) {
       HttpResponse<String> refused = post(DECODE, body, authorization, null);
       assertThat(refused.statusCode()).as(String.valueOf(authorization)).isEqualTo(401);
       assertThat(refused.headers().firstValue("WWW-Authenticate")).contains("Bearer");

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.worker;
 
-import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
+import io.etcdrunbooks.api.testing.TestTokens;
+import static io.etcdrunbooks.api.testing.TestTokens.OPERATOR;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -212,7 +213,7 @@ class ReplaceMemberAlertTest {
   }
 
   private ApplicationContext start(Sandbox sandbox, String policy) throws Exception {
-    Path tokens = TestApiTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
+    Path tokens = TestTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
     return Main.start(List.of("worker", "api"), Map.of(
         "runbooks.api.tokens-file", tokens.toString(),
         "runbooks.inventory", sandbox.inventoryFile().toString(),

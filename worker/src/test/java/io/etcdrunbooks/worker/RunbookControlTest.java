@@ -1,9 +1,10 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.workflows.common.FailureType;
-import static io.etcdrunbooks.worker.TestApiTokens.VIEWER;
-import static io.etcdrunbooks.worker.TestApiTokens.OPERATOR;
-import static io.etcdrunbooks.worker.TestApiTokens.ADMIN;
+import static io.etcdrunbooks.api.testing.TestTokens.VIEWER;
+import static io.etcdrunbooks.api.testing.TestTokens.OPERATOR;
+import static io.etcdrunbooks.api.testing.TestTokens.ADMIN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -315,11 +316,11 @@ class RunbookControlTest {
     throw new AssertionError(id + " did not finish in 3 minutes");
   }
 
-  private Answer get(String path, TestApiTokens.Token token) throws Exception {
+  private Answer get(String path, TestTokens.Token token) throws Exception {
     return env.get(path, token);
   }
 
-  private Answer post(String path, String body, TestApiTokens.Token token) throws Exception {
+  private Answer post(String path, String body, TestTokens.Token token) throws Exception {
     return env.post(path, body, token);
   }
 }

@@ -35,6 +35,11 @@ public final class TestTokens {
   private TestTokens() {}
 
   /** Writes the tokens file (mode 0600) and returns its path. */
+  public static Path write(Path file, Token... tokens) throws IOException {
+    return write(file, List.of(tokens));
+  }
+
+  /** Writes the tokens file (mode 0600) and returns its path. */
   public static Path write(Path file, List<Token> tokens) throws IOException {
     StringBuilder yaml = new StringBuilder("tokens:\n");
     for (Token t : tokens) {

@@ -32,6 +32,42 @@ class UpgradeReplayTest {
         "web-ui-1", UpgradeClusterWorkflowImpl.class)).hasMessageContaining("NonDeterministicException");
   }
 
+  /**
+   * The guard can fail: the same recorded history against an upgrade whose code dropped its consistency check without
+   * Workflow.getVersion is refused as non-deterministic.
+   */
+  @Test
+  void aChangeWithoutGetVersionDoesNotReplay() {
+    assertThatThrownBy(() -> WorkflowReplayer.replayWorkflowExecutionFromResource("histories/upgrade-3.3.25-to-3.5.30.json",
+        WithoutConsistencyCheck.class)).hasMessageContaining("NonDeterministicException");
+  }
+
+  /** The upgrade as it is, but for one activity call taken out of its preflight, unguarded. */
+  public static final class WithoutConsistencyCheck extends io.etcdrunbooks.workflows.common.RunbookWorkflow
+      implements UpgradeClusterWorkflow {
+    private final io.etcdrunbooks.workflows.phases.Activities activities = new io.etcdrunbooks.workflows.phases.Activities();
+
+    public WithoutConsistencyCheck() {
+      super(TYPE);
+    }
+
+    @Override
+    public UpgradeResult upgrade(UpgradeRequest request) {
+      return runChange(request.cluster(), request.dryRun(), () -> {
+        UpgradeRun run = new UpgradeRun(new io.etcdrunbooks.workflows.phases.RunContext(activities, progress, this,
+            request.cluster()), request);
+        run.state = activities.etcd.discover(run.ctx.ref());
+        run.running = io.etcdrunbooks.workflows.phases.ClusterChecks.runningVersion(run.state);
+        run.ladder = VersionLadder.plan(run.running, request.targetVersion(), activities.releases.availableVersions(run.ctx.ref()));
+        UpgradePhases.RUNNER.phases().stream().skip(2).filter(p -> p.runsWhen().test(run)).forEach(p -> {
+          progress.phase(p.name());
+          p.body().accept(run);
+        });
+        return run.result();
+      });
+    }
+  }
+
   /** requireApproval, a viewer's refused and an operator's accepted approve, the controls memo (RunbookControlTest). */
   @Test
   void todaysCodeReplaysAnUpgradeThatWaitedForApproval() throws Exception {

@@ -22,7 +22,8 @@ public interface RollbackClusterWorkflow extends Runbook {
    * Failure types the runbook ends with ({@link FailureType}); a failed restore child ends it as RollbackFailed, the
    * restore's own type as its cause.
    */
-  List<FailureType> FAILURES = List.of(FailureType.WrongWorkflowId, FailureType.RollbackRefused, FailureType.RollbackFailed);
+  List<FailureType> FAILURES = List.of(FailureType.WrongWorkflowId, FailureType.RollbackRefused, FailureType.RollbackFailed,
+      FailureType.PostflightFailed);
 
   @WorkflowMethod(name = TYPE)
   RollbackResult rollback(RollbackRequest request);

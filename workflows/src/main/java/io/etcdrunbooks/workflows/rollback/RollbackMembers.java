@@ -54,10 +54,7 @@ final class RollbackMembers {
         .map(m -> "member " + m.name() + " runs " + m.serverVersion() + ", not " + run.toVersion)
         .toList());
     run.after = found.state();
-    if (!found.problems().isEmpty()) {
-      throw FailureType.RollbackFailed.nonRetryable(run.what() + " finished but postflight found:\n  - "
-          + String.join("\n  - ", found.problems()));
-    }
+    if (!found.problems().isEmpty()) throw PostflightCheck.failed(run.what(), found.problems());
   }
 
   /**

@@ -211,7 +211,7 @@ class RollbackControlFlowTest {
 
     Throwable failure = failure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
-    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackFailed.name());
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("rollback of c finished but postflight found", "member m2 is unreachable");
   }
 

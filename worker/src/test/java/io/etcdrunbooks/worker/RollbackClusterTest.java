@@ -119,6 +119,11 @@ class RollbackClusterTest {
     }
     TimeUnit.MILLISECONDS.sleep(700); // into the next member's stop or install
     WorkflowStub.fromTyped(upgrade).terminate("operator stopped the upgrade");
+    // Terminating does not stop the activity the upgrade was running: the worker finishes the step in hand (an install
+    // uploads a release, about 1.5 s here). A rollback started at once raced it, and an install finishing after the
+    // rollback's switched the member back to the new version; an operator starts the rollback after reading the
+    // terminated upgrade, which is what this waits for.
+    TimeUnit.SECONDS.sleep(5);
   }
 
   private static RollbackClusterWorkflow rollbackStub(SandboxRunbooks runbooks) {

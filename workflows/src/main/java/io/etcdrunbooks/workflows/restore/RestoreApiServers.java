@@ -20,7 +20,8 @@ final class RestoreApiServers {
     progress.stopIfCancelled("the kube-apiservers and members are stopped");
     for (String host : run.controlPlane) {
       progress.member(host);
-      progress.run(host + ": stop kube-apiserver", () -> activities.apiServer.stopApiServer(new ControlPlaneRef(run.cluster(), host)));
+      progress.run(host + ": stop kube-apiserver",
+          () -> activities.apiServer.stopApiServer(new ControlPlaneRef(run.cluster(), host)));
       run.apiServersStopped.add(host);
       progress.run(host + ": kube-apiserver gone",
           () -> activities.apiServerWait.awaitStopped(new AwaitApiServerRequest(run.cluster(), host, timeout)));
@@ -33,7 +34,8 @@ final class RestoreApiServers {
     int timeout = run.request.effectiveApiServerTimeoutSeconds();
     for (String host : run.controlPlane) {
       progress.member(host);
-      progress.run(host + ": start kube-apiserver", () -> activities.apiServer.startApiServer(new ControlPlaneRef(run.cluster(), host)));
+      progress.run(host + ": start kube-apiserver",
+          () -> activities.apiServer.startApiServer(new ControlPlaneRef(run.cluster(), host)));
       progress.run(host + ": kube-apiserver healthy",
           () -> activities.apiServerWait.awaitHealthy(new AwaitApiServerRequest(run.cluster(), host, timeout)));
       run.apiServersStopped.remove(host);

@@ -43,7 +43,8 @@ final class RestoreMembers {
     for (MemberPlacement m : run.members) {
       progress.member(m.name());
       run.bump = progress.record(m.name() + ": restore backup " + run.backup.id(), () -> run.ctx.activities().restore
-          .restoreMember(new RestoreMemberRequest(run.cluster(), m.name(), run.backup.id(), run.restoreId, initialCluster, token)));
+          .restoreMember(new RestoreMemberRequest(run.cluster(), m.name(), run.backup.id(), run.restoreId, initialCluster,
+              token)));
     }
   }
 
@@ -60,7 +61,8 @@ final class RestoreMembers {
           new AwaitMemberRequest(run.cluster(), m.name(), run.versions.get(m.name()), timeout)));
     }
     // a restored cluster reports version 3.0.0 until its members agree on one again
-    String minor = run.versions.values().stream().map(EtcdVersion::parse).min(EtcdVersion::compareTo).orElseThrow().minorLabel();
+    String minor = run.versions.values().stream().map(EtcdVersion::parse).min(EtcdVersion::compareTo).orElseThrow()
+        .minorLabel();
     progress.run("cluster version " + minor, () -> activities.etcdWait.awaitClusterVersion(
         new AwaitClusterVersionRequest(run.cluster(), minor, timeout)));
   }

@@ -21,7 +21,9 @@ final class RollbackPreflight {
     ClusterState state = run.state;
     String asked = run.request.toVersion();
     run.toVersion = asked == null || asked.isBlank() ? ClusterChecks.runningVersion(state) : asked;
-    if (!EtcdVersion.isVersion(run.toVersion)) throw refused(run, "toVersion must look like 3.4.23, got '" + run.toVersion + "'");
+    if (!EtcdVersion.isVersion(run.toVersion)) {
+      throw refused(run, "toVersion must look like 3.4.23, got '" + run.toVersion + "'");
+    }
     if (state.leaderName().isEmpty()) {
       throw refused(run, "no member sees a leader: the cluster has no quorum; a rollback cannot restart members safely."
           + " Restore from a backup instead");
@@ -39,7 +41,8 @@ final class RollbackPreflight {
     if (!available.contains(run.toVersion)) {
       throw refused(run, "version " + run.toVersion + " is not offered by the binary source (it has " + available + ")");
     }
-    List<String> hostProblems = HostAccessPreflight.problems(run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), false);
+    List<String> hostProblems =
+        HostAccessPreflight.problems(run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), false);
     if (!hostProblems.isEmpty()) throw Refusal.of(run.what(), hostProblems, FailureType.RollbackRefused);
   }
 

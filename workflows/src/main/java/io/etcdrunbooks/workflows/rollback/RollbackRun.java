@@ -5,6 +5,7 @@ import io.etcdrunbooks.workflows.phases.ClusterDescription;
 import io.etcdrunbooks.workflows.phases.RunContext;
 import io.etcdrunbooks.workflows.restore.RestoreResult;
 import java.util.List;
+import java.util.Map;
 
 /** What one rollback has found and done so far; each phase reads it and adds to it. */
 final class RollbackRun {
@@ -48,8 +49,9 @@ final class RollbackRun {
 
   RollbackResult result() {
     if (byRestore) {
-      return new RollbackResult(cluster(), toVersion, members, request.dryRun() ? ClusterDescription.memberVersions(state)
-          : restored.memberVersions(), after.clusterVersion(), request.dryRun(), restored.backup().id(), restored.lostRevisions());
+      Map<String, String> versions = request.dryRun() ? ClusterDescription.memberVersions(state) : restored.memberVersions();
+      return new RollbackResult(cluster(), toVersion, members, versions, after.clusterVersion(), request.dryRun(),
+          restored.backup().id(), restored.lostRevisions());
     }
     ClusterState end = after == null ? state : after;
     return new RollbackResult(cluster(), toVersion, members, ClusterDescription.memberVersions(end), end.clusterVersion(),

@@ -2,6 +2,10 @@ package io.etcdrunbooks.workflows;
 
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
+import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
+import io.etcdrunbooks.workflows.restore.RestorePhases;
+import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
+import io.etcdrunbooks.workflows.rollback.RollbackPhases;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradePhases;
 import java.util.List;
@@ -15,7 +19,10 @@ public final class RunbookCatalog {
   private RunbookCatalog() {}
 
   public static List<Entry> all() {
-    return List.of(new Entry(UpgradeClusterWorkflow.TYPE, UpgradePhases.RUNNER.described(), UpgradeClusterWorkflow.FAILURES));
+    return List.of(
+        new Entry(UpgradeClusterWorkflow.TYPE, UpgradePhases.RUNNER.described(), UpgradeClusterWorkflow.FAILURES),
+        new Entry(RollbackClusterWorkflow.TYPE, RollbackPhases.RUNNER.described(), RollbackClusterWorkflow.FAILURES),
+        new Entry(RestoreClusterWorkflow.TYPE, RestorePhases.RUNNER.described(), RestoreClusterWorkflow.FAILURES));
   }
 
   public record Entry(String runbook, List<PhaseRunner.Described> phases, List<FailureType> failures) {}

@@ -175,7 +175,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
         throw ApplicationFailure.newNonRetryableFailure("restoring backup " + record.id() + " on " + host.describe() + " with "
             + toolName + " (etcd " + version + ") failed (exit " + result.exitCode() + "): " + tail(result.stderr() + result.stdout())
             + "\nnext step: fix the cause, then run the restore again; the old data dir stays at "
-            + asidePath(host, request.restoreId()), "RestoreFailed");
+            + asidePath(host, request.restoreId()), FailureType.RestoreFailed.name());
       }
       log.info("{}: backup {} restored with {} (etcd {}){}", host.describe(), record.id(), toolName, version,
           bump ? ", revision bumped by " + REVISION_BUMP : "");

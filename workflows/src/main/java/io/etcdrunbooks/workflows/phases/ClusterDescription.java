@@ -5,6 +5,8 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.temporal.failure.ActivityFailure;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /** What failure messages say about the cluster and a member, read when the failure happens. */
@@ -35,5 +37,12 @@ public final class ClusterDescription {
     } catch (ActivityFailure e) {
       return ". (log of " + member + " unreadable: " + Failures.rootMessage(e) + ")";
     }
+  }
+
+  /** Each member's server version ("" when it did not answer), in inventory order: what a runbook's result reports. */
+  public static Map<String, String> memberVersions(ClusterState state) {
+    Map<String, String> versions = new LinkedHashMap<>();
+    state.members().forEach(m -> versions.put(m.name(), m.serverVersion()));
+    return versions;
   }
 }

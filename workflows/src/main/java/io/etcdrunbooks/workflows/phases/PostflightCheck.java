@@ -28,7 +28,21 @@ public final class PostflightCheck {
 
   /** @param what the runbook and its object, "upgrade of prod-1" */
   public static ApplicationFailure failed(String what, List<String> problems) {
-    return FailureType.PostflightFailed.nonRetryable(what + " finished but postflight found:\n  - " + String.join("\n  - ", problems));
+    return FailureType.PostflightFailed.nonRetryable(found(what, problems));
+  }
+
+  /**
+   * As {@link #failed(String, List)}, for a runbook whose postflight failure is its own type, saying what it left as it
+   * was and why.
+   *
+   * @param leftAsItWas for example "The kube-apiservers were left stopped."
+   */
+  public static ApplicationFailure failed(String what, List<String> problems, FailureType type, String leftAsItWas) {
+    return type.nonRetryable(found(what, problems) + "\n" + leftAsItWas);
+  }
+
+  private static String found(String what, List<String> problems) {
+    return what + " finished but postflight found:\n  - " + String.join("\n  - ", problems);
   }
 
   /** The cluster as the postflight found it, and what is wrong with it (empty: all is well). */

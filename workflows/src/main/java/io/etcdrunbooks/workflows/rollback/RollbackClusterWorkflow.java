@@ -1,8 +1,11 @@
 package io.etcdrunbooks.workflows.rollback;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
+import java.util.List;
 
 /**
  * Returns the members of a mixed cluster (an upgrade stopped part-way, cluster version not moved) to the old
@@ -14,14 +17,19 @@ import io.temporal.workflow.WorkflowMethod;
 public interface RollbackClusterWorkflow extends Runbook {
 
   String TYPE = "RollbackCluster";
-  String REFUSED = "RollbackRefused";
-  String FAILED = "RollbackFailed";
+
+  /**
+   * Failure types the runbook ends with ({@link FailureType}); a failed restore child ends it as RollbackFailed, the
+   * restore's own type as its cause.
+   */
+  List<FailureType> FAILURES = List.of(FailureType.WrongWorkflowId, FailureType.RollbackRefused, FailureType.RollbackFailed,
+      FailureType.PostflightFailed);
 
   @WorkflowMethod(name = TYPE)
   RollbackResult rollback(RollbackRequest request);
 
-  /** The cluster's change id ({@link io.etcdrunbooks.workflows.common.RunbookIds#changing}): no rollback while another change runs. */
+  /** The cluster's change id ({@link RunbookIds#changing}): no rollback while another change runs. */
   static String workflowId(String cluster) {
-    return io.etcdrunbooks.workflows.common.RunbookIds.changing(cluster);
+    return RunbookIds.changing(cluster);
   }
 }

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.upgrade;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.phases.ClusterDescription;
 import io.etcdrunbooks.workflows.phases.RunContext;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,8 +44,7 @@ final class UpgradeRun {
   }
 
   UpgradeResult result() {
-    Map<String, String> versions = new LinkedHashMap<>();
-    state.members().forEach(m -> versions.put(m.name(), m.serverVersion()));
+    Map<String, String> versions = ClusterDescription.memberVersions(state);
     if (request.dryRun()) {
       return new UpgradeResult(cluster(), true, plan, null, versions, state.clusterVersion(), null, null, Map.of(),
           List.of("dry run: nothing was touched"));

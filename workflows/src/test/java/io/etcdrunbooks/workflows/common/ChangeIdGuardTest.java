@@ -132,7 +132,7 @@ class ChangeIdGuardTest {
   @Test
   void aRestoreRunsAsAChildOfTheChangeId_butNotOfAnyOtherWorkflow() {
     assertThat(parent(RunbookIds.changing(CLUSTER)).restoreAsChild(RunbookIds.changing(CLUSTER) + "-restore"))
-        .isEqualTo(RestoreClusterWorkflow.REFUSED); // its preflight found no inventory here: the guard let it through
+        .isEqualTo(FailureType.RestoreRefused.name()); // its preflight found no inventory here: the guard let it through
     assertThat(activities.calls()).isNotEmpty();
 
     assertThat(parent("ui-" + UUID.randomUUID()).restoreAsChild(RunbookIds.changing(CLUSTER) + "-restore"))

@@ -1,0 +1,166 @@
+package io.etcdrunbooks.workflows.restore;
+
+import io.etcdrunbooks.workflows.activities.ApiServerActivities;
+import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.RestoreActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a restore needs besides a cluster ({@link io.etcdrunbooks.workflows.testing.FakeCluster} has the members): the
+ * inventory, control-plane hosts whose kube-apiservers are stopped and started, and kept backups restored on members.
+ * Faults are injected by host or member.
+ */
+public final class FakeRestoreHosts implements InventoryActivities, ApiServerActivities, RestoreActivities {
+
+  private final List<String> members;
+  private final List<String> controlPlane;
+  private final Set<String> stopped = new LinkedHashSet<>();
+  private final List<String> restored = new ArrayList<>();
+  private BackupRecord backup;
+  private String backupProblem = "";
+  private long lastSeen = 250;
+  private boolean unknownCluster;
+  private String apiServerStopFails = "";
+  private String restoreFails = "";
+
+  public FakeRestoreHosts(List<String> members, List<String> controlPlane) {
+    this.members = List.copyOf(members);
+    this.controlPlane = List.copyOf(controlPlane);
+    this.backup = backup("b-1", "3.4.23", 10);
+  }
+
+  /** A verified backup as the restore activities keep it (keys not counted: the key check is skipped). */
+  public static BackupRecord backup(String id, String etcdVersion, long revision) {
+    return new BackupRecord(id, "c", "m1", etcdVersion, revision, 42, 100, 1024, "sha", "/backups/" + id,
+        "2026-01-01T00:00:00Z", true, "k", 0);
+  }
+
+  /** The backup checkBackup finds (for any id asked for). */
+  public synchronized FakeRestoreHosts keeps(BackupRecord kept) {
+    backup = kept;
+    return this;
+  }
+
+  /** checkBackup fails, as for a file that no longer matches its SHA-256. */
+  public synchronized FakeRestoreHosts backupCorrupt(String problem) {
+    backupProblem = problem;
+    return this;
+  }
+
+  /** The inventory has no such cluster. */
+  public synchronized FakeRestoreHosts unknownCluster() {
+    unknownCluster = true;
+    return this;
+  }
+
+  public synchronized FakeRestoreHosts apiServerStopFails(String host) {
+    apiServerStopFails = host;
+    return this;
+  }
+
+  public synchronized FakeRestoreHosts restoreFails(String member) {
+    restoreFails = member;
+    return this;
+  }
+
+  /** Control-plane hosts whose kube-apiserver is stopped now, in the order they were stopped. */
+  public synchronized List<String> stoppedApiServers() {
+    return List.copyOf(stopped);
+  }
+
+  /** Members restored so far, in order. */
+  public synchronized List<String> restored() {
+    return List.copyOf(restored);
+  }
+
+  @Override
+  public synchronized List<MemberPlacement> members(ClusterRef ref) {
+    if (unknownCluster) throw FailureType.UnknownCluster.nonRetryable("no cluster '" + ref.cluster() + "' in the inventory");
+    return members.stream().map(m -> new MemberPlacement(m, m + ".example", 22, "https://" + m + ":2380",
+        "https://" + m + ":2379", "/var/lib/etcd-" + m, "/opt/etcd", "/srv/" + m)).toList();
+  }
+
+  @Override
+  public void checkWritable(ClusterRef ref) {}
+
+  @Override
+  public boolean recordReplacement(RecordReplacementRequest request) {
+    throw new UnsupportedOperationException("not used by a restore");
+  }
+
+  @Override
+  public List<String> controlPlaneHosts(ClusterRef ref) {
+    return controlPlane;
+  }
+
+  @Override
+  public synchronized boolean stopApiServer(ControlPlaneRef host) {
+    if (host.host().equals(apiServerStopFails)) {
+      throw ApplicationFailure.newNonRetryableFailure("no manifest on " + host.host(), "ManifestMissing");
+    }
+    return stopped.add(host.host());
+  }
+
+  @Override
+  public synchronized boolean startApiServer(ControlPlaneRef host) {
+    return stopped.remove(host.host());
+  }
+
+  @Override
+  public void awaitStopped(AwaitApiServerRequest request) {}
+
+  @Override
+  public synchronized void awaitHealthy(AwaitApiServerRequest request) {
+    if (stopped.contains(request.host())) {
+      throw ApplicationFailure.newNonRetryableFailure(request.host() + " is stopped", "ApiServerNotHealthy");
+    }
+  }
+
+  @Override
+  public boolean setEtcdServers(SetEtcdServersRequest request) {
+    throw new UnsupportedOperationException("not used by a restore");
+  }
+
+  @Override
+  public boolean replaceEtcdServer(ReplaceEtcdServerRequest request) {
+    throw new UnsupportedOperationException("not used by a restore");
+  }
+
+  @Override
+  public void restoreManifest(ControlPlaneRef host) {
+    throw new UnsupportedOperationException("not used by a restore");
+  }
+
+  @Override
+  public synchronized BackupRecord checkBackup(CheckBackupRequest request) {
+    if (!backupProblem.isEmpty()) throw FailureType.BackupCorrupt.nonRetryable(backupProblem);
+    return backup;
+  }
+
+  @Override
+  public synchronized long lastSeenRevision(ClusterRef ref) {
+    return lastSeen;
+  }
+
+  @Override
+  public String keepDataDirAside(MemberRestoreRequest request) {
+    return "/var/lib/etcd-" + request.member() + ".before-restore-" + request.restoreId();
+  }
+
+  @Override
+  public synchronized long restoreMember(RestoreMemberRequest request) {
+    if (request.member().equals(restoreFails)) {
+      throw ApplicationFailure.newNonRetryableFailure("etcdutl snapshot restore failed on " + request.member(), "RestoreToolFailed");
+    }
+    restored.add(request.member());
+    return 0;
+  }
+}

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.api.codec;
+package io.etcdrunbooks.runtime.codec;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;

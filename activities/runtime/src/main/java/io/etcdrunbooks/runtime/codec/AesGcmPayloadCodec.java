@@ -1,4 +1,4 @@
-package io.etcdrunbooks.api.codec;
+package io.etcdrunbooks.runtime.codec;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;

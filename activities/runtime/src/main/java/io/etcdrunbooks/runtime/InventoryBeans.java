@@ -1,4 +1,4 @@
-package io.etcdrunbooks.api;
+package io.etcdrunbooks.runtime;
 
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.inventory.InventorySource;

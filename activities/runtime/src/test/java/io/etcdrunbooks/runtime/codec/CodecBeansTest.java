@@ -1,4 +1,4 @@
-package io.etcdrunbooks.api.codec;
+package io.etcdrunbooks.runtime.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.api;
+package io.etcdrunbooks.runtime;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;

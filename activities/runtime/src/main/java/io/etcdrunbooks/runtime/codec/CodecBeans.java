@@ -1,4 +1,4 @@
-package io.etcdrunbooks.api.codec;
+package io.etcdrunbooks.runtime.codec;
 
 import io.etcdrunbooks.secrets.SecretFiles;
 import io.micronaut.context.annotation.Context;

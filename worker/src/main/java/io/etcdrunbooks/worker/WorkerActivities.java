@@ -35,9 +35,15 @@ public record WorkerActivities(
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
+    return of(inventory, etcd, new ReleaseActivitiesImpl(inventory, releases), ssh, releases);
+  }
+
+  /** As {@link #of(InventorySource, EtcdActivities, SshConnector, ReleaseStore)}, with the process's release activities. */
+  public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, ReleaseActivities releaseActivities,
+      SshConnector ssh, ReleaseStore releases) {
     return new WorkerActivities(etcd,
         new HostActivitiesImpl(inventory, ssh, releases),
-        new ReleaseActivitiesImpl(inventory, releases),
+        releaseActivities,
         new BackupActivitiesImpl(inventory, releases, ssh),
         new MembershipActivitiesImpl(inventory),
         new NewMemberActivitiesImpl(inventory, ssh, releases),

@@ -1,6 +1,5 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.api;
 
-import io.etcdrunbooks.api.ApiError;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;
@@ -12,7 +11,8 @@ import java.util.List;
 
 /**
  * A process without the api role still serves {@code /health} and {@code /metrics}, but not the API or the Slack
- * endpoint: those answer 404 naming the role, so a worker-only process is never an unplanned way in.
+ * endpoint: those answer 404 naming the role, so a worker-only process is never an unplanned way in. The roles are the
+ * property {@code runbooks.roles} the etcd-runbooks command sets ({@code run --roles=worker}); without it, the API is on.
  */
 @ServerFilter({"/api/**", "/slack/**"})
 public final class RolesFilter implements Ordered {

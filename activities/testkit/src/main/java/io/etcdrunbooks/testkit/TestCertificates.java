@@ -1,0 +1,98 @@
+package io.etcdrunbooks.testkit;
+
+import io.etcdrunbooks.inventory.TlsSpec;
+import java.io.IOException;
+import java.io.Writer;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * Test-only: a CA, a server certificate for 127.0.0.1 and a client certificate, as PEM files with keys in the
+ * traditional formats kubeadm and cfssl write (PKCS#1 "RSA PRIVATE KEY", SEC1 "EC PRIVATE KEY").
+ */
+public final class TestCertificates {
+
+  /** @param client what the inventory's tls section points at; serverCert/serverKey: for etcd's --cert-file/--key-file */
+  public record Material(TlsSpec client, Path serverCert, Path serverKey) {}
+
+  private TestCertificates() {}
+
+  public static Material write(Path dir, boolean ecClientKey) throws Exception {
+    Files.createDirectories(dir);
+    KeyPair caKeys = rsa();
+    X509Certificate ca = sign(new X500Name("CN=test-etcd-ca"), caKeys, caKeys.getPrivate(), new X500Name("CN=test-etcd-ca"), true, null);
+    KeyPair serverKeys = rsa();
+    X509Certificate server = sign(new X500Name("CN=etcd-server"), serverKeys, caKeys.getPrivate(), new X500Name("CN=test-etcd-ca"), false,
+        KeyPurposeId.id_kp_serverAuth);
+    KeyPair clientKeys = ecClientKey ? ec() : rsa();
+    X509Certificate client = sign(new X500Name("CN=etcd-runbooks"), clientKeys, caKeys.getPrivate(), new X500Name("CN=test-etcd-ca"), false,
+        KeyPurposeId.id_kp_clientAuth);
+    Path caFile = pem(dir.resolve("ca.crt"), ca);
+    Path serverCert = pem(dir.resolve("server.crt"), server);
+    Path serverKey = pem(dir.resolve("server.key"), serverKeys);
+    Path clientCert = pem(dir.resolve("client.crt"), client);
+    Path clientKey = ownerOnly(pem(dir.resolve("client.key"), clientKeys));
+    return new Material(new TlsSpec(caFile.toString(), clientCert.toString(), clientKey.toString()), serverCert, serverKey);
+  }
+
+  private static KeyPair rsa() throws Exception {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+    generator.initialize(2048);
+    return generator.generateKeyPair();
+  }
+
+  private static KeyPair ec() throws Exception {
+    // BouncyCastle's keys carry the named curve into the SEC1 PEM, as openssl writes it
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC", new org.bouncycastle.jce.provider.BouncyCastleProvider());
+    generator.initialize(new java.security.spec.ECGenParameterSpec("secp256r1"));
+    return generator.generateKeyPair();
+  }
+
+  private static X509Certificate sign(X500Name subject, KeyPair keys, PrivateKey issuerKey, X500Name issuer, boolean isCa,
+      KeyPurposeId purpose) throws Exception {
+    Instant now = Instant.now();
+    X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(now.toEpochMilli()),
+        Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))), subject, keys.getPublic());
+    builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
+    if (purpose != null) {
+      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
+      builder.addExtension(Extension.subjectAlternativeName, false,
+          new GeneralNames(new GeneralName[] {new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}));
+    }
+    String algorithm = issuerKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
+    return new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(issuerKey)));
+  }
+
+  /** A key file as the secret file rule wants it: mode 0600. */
+  private static Path ownerOnly(Path file) throws IOException {
+    Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    return file;
+  }
+
+  private static Path pem(Path file, Object object) throws IOException {
+    try (Writer out = Files.newBufferedWriter(file); JcaPEMWriter pem = new JcaPEMWriter(out)) {
+      pem.writeObject(object);
+    }
+    return file;
+  }
+}

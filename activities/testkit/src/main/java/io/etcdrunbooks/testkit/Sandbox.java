@@ -1,5 +1,6 @@
 package io.etcdrunbooks.testkit;
 
+import io.etcdrunbooks.activities.etcd.TlsMaterial;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.host.PlainProcessServiceManager;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
@@ -59,6 +60,8 @@ import org.slf4j.LoggerFactory;
  * A local etcd cluster on 127.0.0.1 in which every member is its own "host" with its own SSH server. Members are
  * installed and started through the product's host code over real SSH, exactly as on real hosts. etcd processes
  * run in their own sessions, so they survive the JVM; {@link #close()} (also run at JVM shutdown) stops them.
+ * With {@link SandboxSpec#tls()}, members serve clients over https and require a client certificate of the sandbox's
+ * own CA. Tests usually get one through {@link EtcdSandboxExtension}.
  */
 public final class Sandbox implements AutoCloseable {
 
@@ -83,6 +86,7 @@ public final class Sandbox implements AutoCloseable {
   private Inventory inventory;
   private Path knownHostsFile;
   private PublicKey clientKey;
+  private TestCertificates.Material certificates;
   private boolean closed;
 
   private Sandbox(SandboxSpec spec) {
@@ -120,6 +124,11 @@ public final class Sandbox implements AutoCloseable {
 
   public Path dir() {
     return dir;
+  }
+
+  /** The CA, server and client certificates of a sandbox with {@link SandboxSpec#tls()}; empty without. */
+  public Optional<TestCertificates.Material> certificates() {
+    return Optional.ofNullable(certificates);
   }
 
   public Path hostRoot(String member) {
@@ -174,7 +183,7 @@ public final class Sandbox implements AutoCloseable {
             root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), releases));
       }
       boolean plain = !spec.staticPods();
-      return new MemberPlacement(memberName, "127.0.0.1", host.port(), "http://127.0.0.1:" + ports.get(1),
+      return new MemberPlacement(memberName, "127.0.0.1", host.port(), clientScheme() + "://127.0.0.1:" + ports.get(1),
           "http://127.0.0.1:" + ports.get(0), root.resolve("var/lib/etcd").toString(), plain ? root.resolve("opt/etcd").toString() : null,
           plain ? root.resolve("etc/etcd").toString() : null);
     } catch (IOException e) {
@@ -235,6 +244,13 @@ public final class Sandbox implements AutoCloseable {
     Path privateKey = sshDir.resolve("id_ecdsa");
     writeClientKey(clientKeyPair, privateKey);
     String user = System.getProperty("user.name");
+    if (spec.tls()) {
+      try {
+        certificates = TestCertificates.write(dir.resolve("pki"));
+      } catch (Exception e) {
+        throw new IOException("cannot write the sandbox's TLS certificates: " + e, e);
+      }
+    }
 
     List<String> names = new ArrayList<>();
     for (int i = 1; i <= spec.members(); i++) names.add("m" + i);
@@ -254,7 +270,7 @@ public final class Sandbox implements AutoCloseable {
       knownHosts.add(host.knownHostsLine());
       boolean plain = !spec.staticPods();
       members.add(new MemberSpec(name, "127.0.0.1", host.port(),
-          "http://127.0.0.1:" + ports.get(2 * i), "http://127.0.0.1:" + ports.get(2 * i + 1), root.resolve("var/lib/etcd").toString(),
+          clientScheme() + "://127.0.0.1:" + ports.get(2 * i), "http://127.0.0.1:" + ports.get(2 * i + 1), root.resolve("var/lib/etcd").toString(),
           plain ? root.resolve("opt/etcd").toString() : null, plain ? root.resolve("etc/etcd").toString() : null));
     }
     knownHostsFile = sshDir.resolve("known_hosts");
@@ -276,6 +292,7 @@ public final class Sandbox implements AutoCloseable {
       env.put("ETCD_INITIAL_CLUSTER", initialCluster);
       env.put("ETCD_INITIAL_CLUSTER_STATE", "new");
       env.put("ETCD_INITIAL_CLUSTER_TOKEN", spec.cluster());
+      env.putAll(tlsSettings());
       env.putAll(spec.extraEnvByMember().getOrDefault(m.name(), Map.of()));
       Files.writeString(Path.of(m.serviceDir()).resolve(PlainProcessServiceManager.ENV_FILE),
           env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n").collect(Collectors.joining()));
@@ -290,7 +307,8 @@ public final class Sandbox implements AutoCloseable {
     }
     Path backupKey = writeBackupKey(dir.resolve("backup.key"));
     ClusterSpec cluster = new ClusterSpec(spec.cluster(), members, serviceSpec(),
-        new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), null, dir.resolve("backups").toString(), List.of(),
+        new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), spec.tls() ? certificates.rsaClient() : null,
+        dir.resolve("backups").toString(), List.of(),
         new BackupSpec(true, backupKey.toString(), BACKUP_KEY_ID, null, null));
     Files.createDirectories(dir.resolve("backups"));
     inventoryFile = dir.resolve("inventory.yaml");
@@ -323,6 +341,21 @@ public final class Sandbox implements AutoCloseable {
     log.info("sandbox '{}' with {} members on etcd {} is up; inventory {}", spec.cluster(), members.size(), spec.version(), inventoryFile);
   }
 
+  private String clientScheme() {
+    return spec.tls() ? "https" : "http";
+  }
+
+  /** etcd's settings (as its environment variables) that make it serve clients over https with client certificates. */
+  private Map<String, String> tlsSettings() {
+    if (!spec.tls()) return Map.of();
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("ETCD_CERT_FILE", certificates.serverCert().toString());
+    settings.put("ETCD_KEY_FILE", certificates.serverKey().toString());
+    settings.put("ETCD_TRUSTED_CA_FILE", certificates.caFile().toString());
+    settings.put("ETCD_CLIENT_CERT_AUTH", "true");
+    return settings;
+  }
+
   private ServiceSpec serviceSpec() {
     if (!spec.staticPods()) return new ServiceSpec(ServiceSpec.PLAIN, null);
     String hosts = dir.resolve("hosts").toString() + "/";
@@ -345,7 +378,9 @@ public final class Sandbox implements AutoCloseable {
         "--listen-client-urls=" + m.clientUrl(),
         "--listen-peer-urls=" + m.peerUrl(),
         "--name=" + m.name()));
-    spec.extraEnvByMember().getOrDefault(m.name(), Map.of()).forEach((env, value) ->
+    Map<String, String> settings = new LinkedHashMap<>(tlsSettings());
+    settings.putAll(spec.extraEnvByMember().getOrDefault(m.name(), Map.of()));
+    settings.forEach((env, value) ->
         flags.add("--" + env.replaceFirst("^ETCD_", "").toLowerCase(java.util.Locale.ROOT).replace('_', '-') + "=" + value));
     StringBuilder yaml = new StringBuilder()
         .append("# etcd of sandbox member ").append(m.name()).append(", in kubeadm's layout\n")
@@ -390,7 +425,9 @@ public final class Sandbox implements AutoCloseable {
   }
 
   private void awaitHealthy(List<MemberSpec> members, HostActivitiesImpl hostActivities) {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+    if (spec.tls()) builder.sslContext(TlsMaterial.load(certificates.rsaClient()).sslContext());
+    HttpClient http = builder.build();
     long deadline = System.nanoTime() + HEALTHY_TIMEOUT.toNanos();
     List<MemberSpec> waiting = new ArrayList<>(members);
     while (!waiting.isEmpty()) {

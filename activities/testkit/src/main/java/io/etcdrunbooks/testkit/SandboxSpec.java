@@ -15,9 +15,11 @@ import java.util.Map;
  *     for plain members, {@code --logger=capnslog} flags in the manifest for static-pod members
  * @param serviceKind {@code plain} (default): etcd processes started over SSH; {@code static-pod}: kubeadm-like
  *     manifests run by a kubelet stand-in per host
+ * @param tls clients reach etcd over https and must show a certificate of the sandbox's own CA
+ *     ({@link Sandbox#certificates()}); the inventory's {@code tls} section names the RSA client's files
  */
 public record SandboxSpec(Path dir, String cluster, int members, String version, Map<String, Map<String, String>> extraEnvByMember,
-    String serviceKind) {
+    String serviceKind, boolean tls) {
 
   public SandboxSpec {
     extraEnvByMember = extraEnvByMember == null ? Map.of() : Map.copyOf(extraEnvByMember);
@@ -28,12 +30,22 @@ public record SandboxSpec(Path dir, String cluster, int members, String version,
     }
   }
 
+  public SandboxSpec(Path dir, String cluster, int members, String version, Map<String, Map<String, String>> extraEnvByMember,
+      String serviceKind) {
+    this(dir, cluster, members, version, extraEnvByMember, serviceKind, false);
+  }
+
   public SandboxSpec(Path dir, String cluster, int members, String version, Map<String, Map<String, String>> extraEnvByMember) {
     this(dir, cluster, members, version, extraEnvByMember, ServiceSpec.PLAIN);
   }
 
   public SandboxSpec(Path dir, String cluster, int members, String version) {
     this(dir, cluster, members, version, Map.of());
+  }
+
+  /** This spec with client TLS on or off. */
+  public SandboxSpec withTls(boolean tls) {
+    return new SandboxSpec(dir, cluster, members, version, extraEnvByMember, serviceKind, tls);
   }
 
   public boolean staticPods() {

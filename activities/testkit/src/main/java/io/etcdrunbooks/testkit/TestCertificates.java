@@ -27,32 +27,53 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * Test-only: a CA, a server certificate for 127.0.0.1 and a client certificate, as PEM files with keys in the
- * traditional formats kubeadm and cfssl write (PKCS#1 "RSA PRIVATE KEY", SEC1 "EC PRIVATE KEY").
+ * A CA, a server certificate for 127.0.0.1 and localhost, and two client certificates, as PEM files with keys in the
+ * traditional formats kubeadm and cfssl write (PKCS#1 "RSA PRIVATE KEY", SEC1 "EC PRIVATE KEY"). Client key files are
+ * mode 0600, as the inventory's secret file rule wants them.
  */
 public final class TestCertificates {
 
-  /** @param client what the inventory's tls section points at; serverCert/serverKey: for etcd's --cert-file/--key-file */
-  public record Material(TlsSpec client, Path serverCert, Path serverKey) {}
+  /**
+   * @param rsaClient what an inventory's tls section points at, the client key an RSA key in PKCS#1 form (kubeadm's)
+   * @param ecClient the same with a client key that is an EC key in SEC1 form (cfssl's)
+   * @param serverCert for etcd's --cert-file
+   * @param serverKey for etcd's --key-file
+   */
+  public record Material(TlsSpec rsaClient, TlsSpec ecClient, Path serverCert, Path serverKey) {
+
+    /** The CA that signed every certificate here, for etcd's --trusted-ca-file. */
+    public Path caFile() {
+      return Path.of(rsaClient.caFile());
+    }
+
+    public TlsSpec client(boolean ecKey) {
+      return ecKey ? ecClient : rsaClient;
+    }
+  }
 
   private TestCertificates() {}
 
-  public static Material write(Path dir, boolean ecClientKey) throws Exception {
+  public static Material write(Path dir) throws Exception {
     Files.createDirectories(dir);
+    X500Name caName = new X500Name("CN=test-etcd-ca");
     KeyPair caKeys = rsa();
-    X509Certificate ca = sign(new X500Name("CN=test-etcd-ca"), caKeys, caKeys.getPrivate(), new X500Name("CN=test-etcd-ca"), true, null);
+    X509Certificate ca = sign(caName, caKeys, caKeys.getPrivate(), caName, true, null);
     KeyPair serverKeys = rsa();
-    X509Certificate server = sign(new X500Name("CN=etcd-server"), serverKeys, caKeys.getPrivate(), new X500Name("CN=test-etcd-ca"), false,
+    X509Certificate server = sign(new X500Name("CN=etcd-server"), serverKeys, caKeys.getPrivate(), caName, false,
         KeyPurposeId.id_kp_serverAuth);
-    KeyPair clientKeys = ecClientKey ? ec() : rsa();
-    X509Certificate client = sign(new X500Name("CN=etcd-runbooks"), clientKeys, caKeys.getPrivate(), new X500Name("CN=test-etcd-ca"), false,
-        KeyPurposeId.id_kp_clientAuth);
     Path caFile = pem(dir.resolve("ca.crt"), ca);
     Path serverCert = pem(dir.resolve("server.crt"), server);
-    Path serverKey = pem(dir.resolve("server.key"), serverKeys);
-    Path clientCert = pem(dir.resolve("client.crt"), client);
-    Path clientKey = ownerOnly(pem(dir.resolve("client.key"), clientKeys));
-    return new Material(new TlsSpec(caFile.toString(), clientCert.toString(), clientKey.toString()), serverCert, serverKey);
+    Path serverKey = ownerOnly(pem(dir.resolve("server.key"), serverKeys));
+    return new Material(client(dir, "client", rsa(), caKeys, caName, caFile), client(dir, "client-ec", ec(), caKeys, caName, caFile),
+        serverCert, serverKey);
+  }
+
+  private static TlsSpec client(Path dir, String name, KeyPair keys, KeyPair caKeys, X500Name caName, Path caFile) throws Exception {
+    X509Certificate client = sign(new X500Name("CN=etcd-runbooks"), keys, caKeys.getPrivate(), caName, false,
+        KeyPurposeId.id_kp_clientAuth);
+    Path cert = pem(dir.resolve(name + ".crt"), client);
+    Path key = ownerOnly(pem(dir.resolve(name + ".key"), keys));
+    return new TlsSpec(caFile.toString(), cert.toString(), key.toString());
   }
 
   private static KeyPair rsa() throws Exception {

@@ -3,7 +3,12 @@ package io.etcdrunbooks.activities.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.testkit.LocalEtcdCluster;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.TlsSpec;
+import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.Sandbox;
+import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.testkit.TestCertificates;
 import io.etcdrunbooks.testkit.TestKeys;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
@@ -13,6 +18,7 @@ import io.etcdrunbooks.workflows.model.MemberStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,26 +35,30 @@ class TlsClusterTest {
   @ParameterizedTest(name = "EC client key: {0}")
   @ValueSource(booleans = {false, true})
   void discoverAndDigest_overTlsWithAClientCertificate_work(boolean ecClientKey) throws Exception {
-    TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"), ecClientKey);
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.start(dir.resolve("cluster"), "secure", "3.5.30", 3, certs);
-        EtcdClients clients = new EtcdClients(cluster.cluster())) {
-      EtcdActivitiesImpl activities = new EtcdActivitiesImpl(cluster::inventory);
-      long written = TestKeys.put(clients.cluster(), "/tls/", 10, "v");
+    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("cluster"), "secure", 3, "3.5.30").withTls(true),
+        EtcdReleases.store())) {
+      TlsSpec client = sandbox.certificates().orElseThrow().client(ecClientKey);
+      Inventory inventory = withClientTls(sandbox.inventory(), client);
+      assertThat(inventory.cluster("secure").members()).allSatisfy(m -> assertThat(m.clientUrl()).startsWith("https://"));
+      try (EtcdClients clients = new EtcdClients(inventory.cluster("secure"))) {
+        EtcdActivitiesImpl activities = new EtcdActivitiesImpl(() -> inventory);
+        long written = TestKeys.put(clients.cluster(), "/tls/", 10, "v");
 
-      ClusterState state = activities.discover(new ClusterRef("secure"));
-      assertThat(state.members()).allSatisfy(m -> assertThat(m.healthy()).as("%s", m).isTrue());
-      assertThat(state.members()).filteredOn(MemberStatus::leads).hasSize(1);
-      assertThat(state.clusterVersion()).isEqualTo("3.5.0");
-      assertThat(activities.keyspaceDigest(new KeyspaceDigestRequest("secure", written)).keyCount()).isEqualTo(10);
+        ClusterState state = activities.discover(new ClusterRef("secure"));
+        assertThat(state.members()).allSatisfy(m -> assertThat(m.healthy()).as("%s", m).isTrue());
+        assertThat(state.members()).filteredOn(MemberStatus::leads).hasSize(1);
+        assertThat(state.clusterVersion()).isEqualTo("3.5.0");
+        assertThat(activities.keyspaceDigest(new KeyspaceDigestRequest("secure", written)).keyCount()).isEqualTo(10);
+      }
     }
   }
 
   @Test
   void tlsMaterial_withoutTheKeyFile_failsNamingTheFileNotItsContents() throws Exception {
-    TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"), false);
-    Path notAKey = Files.copy(Path.of(certs.client().caFile()), dir.resolve("ca-as-key.pem"));
+    TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"));
+    Path notAKey = Files.copy(Path.of(certs.rsaClient().caFile()), dir.resolve("ca-as-key.pem"));
     Files.setPosixFilePermissions(notAKey, PosixFilePermissions.fromString("rw-------"));
-    var spec = new io.etcdrunbooks.inventory.TlsSpec(certs.client().caFile(), certs.client().certFile(), notAKey.toString());
+    var spec = new TlsSpec(certs.rsaClient().caFile(), certs.rsaClient().certFile(), notAKey.toString());
     assertThatThrownBy(() -> TlsMaterial.load(spec))
         .hasMessageContaining("no unencrypted PEM private key")
         .hasMessageContaining(notAKey.toString())
@@ -57,12 +67,12 @@ class TlsClusterTest {
 
   @Test
   void tlsMaterial_withAKeyFileOpenToItsGroupOrOthers_isRefusedNamingTheFileAndTheFix() throws Exception {
-    TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"), false);
-    Path key = Path.of(certs.client().keyFile());
+    TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"));
+    Path key = Path.of(certs.rsaClient().keyFile());
     for (String[] open : new String[][] {{"rw-r-----", "0640", "its group may read it"}, {"rw-r--r--", "0644",
         "its group may read it and others may read it"}}) {
       Files.setPosixFilePermissions(key, PosixFilePermissions.fromString(open[0]));
-      assertThatThrownBy(() -> TlsMaterial.load(certs.client()))
+      assertThatThrownBy(() -> TlsMaterial.load(certs.rsaClient()))
           .as(open[0])
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageEndingWith("the client key file (tls.keyFile) " + key + " has mode " + open[1] + ": " + open[2]
@@ -70,6 +80,13 @@ class TlsClusterTest {
           .hasMessageNotContaining("BEGIN");
     }
     Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
-    assertThat(TlsMaterial.load(certs.client())).isNotNull();
+    assertThat(TlsMaterial.load(certs.rsaClient())).isNotNull();
+  }
+
+  /** The inventory with the cluster's client TLS files replaced, as an operator switching to another client key would. */
+  private static Inventory withClientTls(Inventory inventory, TlsSpec tls) {
+    ClusterSpec c = inventory.cluster("secure");
+    return new Inventory(inventory.releases(), Map.of("secure",
+        new ClusterSpec(c.name(), c.members(), c.service(), c.ssh(), tls, c.backupDir(), c.controlPlane(), c.backup())));
   }
 }

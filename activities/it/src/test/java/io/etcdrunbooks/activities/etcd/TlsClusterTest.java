@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.TlsSpec;
-import io.etcdrunbooks.testkit.EtcdReleases;
-import io.etcdrunbooks.testkit.Sandbox;
-import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import io.etcdrunbooks.testkit.TestCertificates;
 import io.etcdrunbooks.testkit.TestKeys;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
@@ -22,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -30,26 +29,26 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class TlsClusterTest {
 
+  @RegisterExtension
+  static final EtcdSandboxExtension etcd = EtcdSandboxExtension.builder().cluster("secure").members(3).version("3.5.30").tls().build();
+
   @TempDir Path dir;
 
   @ParameterizedTest(name = "EC client key: {0}")
   @ValueSource(booleans = {false, true})
   void discoverAndDigest_overTlsWithAClientCertificate_work(boolean ecClientKey) throws Exception {
-    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("cluster"), "secure", 3, "3.5.30").withTls(true),
-        EtcdReleases.store())) {
-      TlsSpec client = sandbox.certificates().orElseThrow().client(ecClientKey);
-      Inventory inventory = withClientTls(sandbox.inventory(), client);
-      assertThat(inventory.cluster("secure").members()).allSatisfy(m -> assertThat(m.clientUrl()).startsWith("https://"));
-      try (EtcdClients clients = new EtcdClients(inventory.cluster("secure"))) {
-        EtcdActivitiesImpl activities = new EtcdActivitiesImpl(() -> inventory);
-        long written = TestKeys.put(clients.cluster(), "/tls/", 10, "v");
+    TlsSpec client = etcd.sandbox().certificates().orElseThrow().client(ecClientKey);
+    Inventory inventory = withClientTls(etcd.inventory(), client);
+    assertThat(inventory.cluster("secure").members()).allSatisfy(m -> assertThat(m.clientUrl()).startsWith("https://"));
+    try (EtcdClients clients = new EtcdClients(inventory.cluster("secure"))) {
+      EtcdActivitiesImpl activities = new EtcdActivitiesImpl(() -> inventory);
+      long written = TestKeys.put(clients.cluster(), "/tls/", 10, "v");
 
-        ClusterState state = activities.discover(new ClusterRef("secure"));
-        assertThat(state.members()).allSatisfy(m -> assertThat(m.healthy()).as("%s", m).isTrue());
-        assertThat(state.members()).filteredOn(MemberStatus::leads).hasSize(1);
-        assertThat(state.clusterVersion()).isEqualTo("3.5.0");
-        assertThat(activities.keyspaceDigest(new KeyspaceDigestRequest("secure", written)).keyCount()).isEqualTo(10);
-      }
+      ClusterState state = activities.discover(new ClusterRef("secure"));
+      assertThat(state.members()).allSatisfy(m -> assertThat(m.healthy()).as("%s", m).isTrue());
+      assertThat(state.members()).filteredOn(MemberStatus::leads).hasSize(1);
+      assertThat(state.clusterVersion()).isEqualTo("3.5.0");
+      assertThat(activities.keyspaceDigest(new KeyspaceDigestRequest("secure", written)).keyCount()).isEqualTo(10);
     }
   }
 

@@ -3,9 +3,7 @@ package io.etcdrunbooks.activities.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.testkit.Sandbox;
-import io.etcdrunbooks.testkit.SandboxSpec;
-import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -19,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -27,23 +26,24 @@ class SshConnectorTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
+  /** One member: its SSH "host" is the one the tests talk to. */
+  @RegisterExtension
+  static final EtcdSandboxExtension etcd = EtcdSandboxExtension.builder().cluster("ssh").members(1).version("3.4.23").build();
+
   private Path tmp;
-  private Sandbox sandbox;
   private SshConnector ssh;
   private SshTarget host;
 
   @BeforeAll
-  void startHost(@TempDir Path dir) {
+  void connect(@TempDir Path dir) {
     tmp = dir;
-    sandbox = Sandbox.create(new SandboxSpec(tmp.resolve("sb"), "ssh", 1, "3.4.23"), EtcdReleases.store());
     ssh = new SshConnector(Duration.ofSeconds(10));
-    host = SshTarget.of(sandbox.cluster(), sandbox.cluster().member("m1"));
+    host = SshTarget.of(etcd.cluster(), etcd.cluster().member("m1"));
   }
 
   @AfterAll
-  void stopHost() {
+  void disconnect() {
     if (ssh != null) ssh.close();
-    if (sandbox != null) sandbox.close();
   }
 
   @Test

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash deploy/scripts/fetch-etcd.sh
 jar=worker/target/etcd-runbooks.jar
-if [ ! -f "$jar" ] || [ -n "$(find pom.xml */pom.xml */src -newer "$jar" -print -quit)" ]; then
+if [ ! -f "$jar" ] || [ -n "$(find pom.xml */pom.xml */*/pom.xml */src */*/src -newer "$jar" -print -quit)" ]; then
   echo "building etcd-runbooks (mvn package, tests skipped)"
   mvn -B -ntp -q -DskipTests package
 fi

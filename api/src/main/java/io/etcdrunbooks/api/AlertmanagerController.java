@@ -1,6 +1,6 @@
 package io.etcdrunbooks.api;
 
-import io.etcdrunbooks.api.auth.OwnAuthentication;
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;

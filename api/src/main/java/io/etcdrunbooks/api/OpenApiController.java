@@ -1,6 +1,6 @@
 package io.etcdrunbooks.api;
 
-import io.etcdrunbooks.api.auth.OwnAuthentication;
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;

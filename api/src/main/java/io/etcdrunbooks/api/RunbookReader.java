@@ -1,5 +1,6 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.runtime.RunbooksConfig;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.grpc.Status;

@@ -3,10 +3,13 @@ package io.etcdrunbooks.api;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.runtime.RunbooksConfig;
+import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
+import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -24,8 +27,8 @@ import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowOptions;
+import io.micronaut.context.BeanProvider;
 import jakarta.inject.Singleton;
-import io.etcdrunbooks.activities.release.ReleaseStores;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,12 +55,19 @@ public final class RunbookStarter {
   private final RunbooksConfig config;
   private final InventorySource inventory;
   private final StartChecks checks;
+  private final BeanProvider<ReleaseActivities> releases;
 
-  public RunbookStarter(WorkflowClient client, RunbooksConfig config, InventorySource inventory, StartChecks checks) {
+  /**
+   * @param releases what the inventory's binary source offers, as the worker's preflight reads it; looked up at each
+   *     start, so that an inventory without a usable releases section only skips that check
+   */
+  public RunbookStarter(WorkflowClient client, RunbooksConfig config, InventorySource inventory, StartChecks checks,
+      BeanProvider<ReleaseActivities> releases) {
     this.client = client;
     this.config = config;
     this.inventory = inventory;
     this.checks = checks;
+    this.releases = releases;
   }
 
   public Started startUpgrade(UpgradeRequest request, String startedBy) {
@@ -68,7 +78,7 @@ public final class RunbookStarter {
     if (!request.targetVersion().matches(VERSION)) {
       throw new IllegalArgumentException("targetVersion must look like 3.5.30, got '" + request.targetVersion() + "'");
     }
-    offered("targetVersion", request.targetVersion());
+    offered(request.cluster(), "targetVersion", request.targetVersion());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     String id = changeId(UpgradeClusterWorkflow.workflowId(request.cluster()), request.dryRun());
     if (!request.dryRun()) {
@@ -82,7 +92,7 @@ public final class RunbookStarter {
   /** A rollback of a mixed cluster to its old version (or to {@code toVersion}), or through a restore. */
   public Started startRollback(RollbackRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
-    optionalVersion("toVersion", request.toVersion());
+    optionalVersion(request.cluster(), "toVersion", request.toVersion());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     StartChecks.backupId("backupId", request.backupId());
     String id = changeId(RollbackClusterWorkflow.workflowId(request.cluster()), request.dryRun());
@@ -120,7 +130,7 @@ public final class RunbookStarter {
       throw new IllegalArgumentException("acknowledgeDataLoss must be true: a restore replaces the cluster's data with the backup's"
           + " and every write made after the backup is lost");
     }
-    optionalVersion("etcdVersion", request.etcdVersion());
+    optionalVersion(request.cluster(), "etcdVersion", request.etcdVersion());
     StartChecks.backupId("backupId", request.backupId());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
@@ -169,21 +179,21 @@ public final class RunbookStarter {
     return dryRun ? changeId + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8) : changeId;
   }
 
-  private void optionalVersion(String field, String value) {
+  private void optionalVersion(String cluster, String field, String value) {
     if (value != null && !value.isBlank() && !value.matches(VERSION)) {
       throw new IllegalArgumentException(field + " must look like 3.4.23 (or be left out), got '" + value + "'");
     }
-    if (value != null && !value.isBlank()) offered(field, value);
+    if (value != null && !value.isBlank()) offered(cluster, field, value);
   }
 
   /**
    * Refuses a version the inventory's binary source does not offer, before anything starts. When this process cannot
    * read the source (an API host without the release cache), the runbook's own preflight still refuses it.
    */
-  private void offered(String field, String version) {
+  private void offered(String cluster, String field, String version) {
     List<String> versions;
     try {
-      versions = ReleaseStores.from(inventory.get().releases()).versions();
+      versions = releases.get().availableVersions(new ClusterRef(cluster));
     } catch (RuntimeException e) {
       return;
     }

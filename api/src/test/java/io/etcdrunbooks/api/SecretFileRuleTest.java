@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.api.auth.ApiTokens;
-import io.etcdrunbooks.api.codec.CodecKeys;
+import io.etcdrunbooks.runtime.codec.CodecKeys;
 import io.etcdrunbooks.api.slack.SlackSigningSecret;
 import io.etcdrunbooks.secrets.SecretFiles;
 import java.nio.file.Files;

@@ -1,16 +1,19 @@
 package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.activities.release.ReleaseStore;
-import io.etcdrunbooks.activities.release.ReleaseStores;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.temporal.client.WorkflowClient;
 import jakarta.inject.Singleton;
 
-/** The activity implementations the worker registers; secrets are read from files here and go nowhere else. */
+/**
+ * The activity implementations the worker registers; secrets are read from files here and go nowhere else. The
+ * inventory, the etcd and release activities and the release store are the runtime module's beans, shared with the API.
+ */
 @Factory
 public class ActivityBeans {
 
@@ -21,13 +24,8 @@ public class ActivityBeans {
   }
 
   @Singleton
-  public ReleaseStore releaseStore(InventorySource inventory) {
-    return ReleaseStores.from(inventory.get().releases());
-  }
-
-  @Singleton
-  public WorkerActivities workerActivities(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases,
-      WorkflowClient client) {
-    return WorkerActivities.of(inventory, etcd, ssh, releases, new TemporalRunLiveness(client));
+  public WorkerActivities workerActivities(InventorySource inventory, EtcdActivities etcd, ReleaseActivities releaseActivities,
+      SshConnector ssh, ReleaseStore releases, WorkflowClient client) {
+    return WorkerActivities.of(inventory, etcd, releaseActivities, ssh, releases, new TemporalRunLiveness(client));
   }
 }

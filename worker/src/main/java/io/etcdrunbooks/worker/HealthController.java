@@ -1,6 +1,6 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.api.auth.OwnAuthentication;
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.http.HttpResponse;

@@ -1,7 +1,7 @@
 package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.activities.backup.BackupDecryption;
-import io.etcdrunbooks.sandbox.SandboxMain;
+import io.etcdrunbooks.testkit.SandboxMain;
 import java.io.IOException;
 import java.nio.file.Path;
 import io.micronaut.context.ApplicationContext;

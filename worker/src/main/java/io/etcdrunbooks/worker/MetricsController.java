@@ -1,6 +1,6 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.api.auth.OwnAuthentication;
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;

@@ -1,6 +1,6 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.api.RunbooksConfig;
+import io.etcdrunbooks.runtime.RunbooksConfig;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;

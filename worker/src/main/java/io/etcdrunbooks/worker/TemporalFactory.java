@@ -1,7 +1,7 @@
 package io.etcdrunbooks.worker;
 
 import com.uber.m3.tally.Scope;
-import io.etcdrunbooks.api.codec.AesGcmPayloadCodec;
+import io.etcdrunbooks.runtime.codec.AesGcmPayloadCodec;
 import io.etcdrunbooks.secrets.SecretFiles;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;

@@ -36,15 +36,19 @@ public record WorkerActivities(
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
-    return of(inventory, etcd, ssh, releases, RunLiveness.ALWAYS_OPEN);
+    return of(inventory, etcd, new ReleaseActivitiesImpl(inventory, releases), ssh, releases, RunLiveness.ALWAYS_OPEN);
   }
 
-  /** @param liveness asked before a host is switched to a version, so a step of a terminated run does not switch it */
-  public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases,
-      RunLiveness liveness) {
+  /**
+   * As {@link #of(InventorySource, EtcdActivities, SshConnector, ReleaseStore)}, with the process's release activities.
+   *
+   * @param liveness asked before a host is switched to a version, so a step of a terminated run does not switch it
+   */
+  public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, ReleaseActivities releaseActivities,
+      SshConnector ssh, ReleaseStore releases, RunLiveness liveness) {
     return new WorkerActivities(etcd,
         new HostActivitiesImpl(inventory, ssh, releases).withRunLiveness(liveness),
-        new ReleaseActivitiesImpl(inventory, releases),
+        releaseActivities,
         new BackupActivitiesImpl(inventory, releases, ssh),
         new MembershipActivitiesImpl(inventory),
         new NewMemberActivitiesImpl(inventory, ssh, releases),

@@ -7,7 +7,7 @@ import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
-import io.etcdrunbooks.sandbox.Sandbox;
+import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.CompletedStep;

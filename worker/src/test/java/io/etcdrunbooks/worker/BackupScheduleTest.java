@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.InventorySource;
-import io.etcdrunbooks.sandbox.Sandbox;
-import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleResult;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
@@ -26,7 +25,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The backup schedule in Temporal's time-skipping test environment, taking real backups of a real sandbox: its worker
@@ -37,14 +36,15 @@ class BackupScheduleTest {
 
   private static final String QUEUE = "etcd-runbooks-schedule-test";
 
-  @TempDir Path dir;
+  /** A fresh sandbox for the test (an instance field: one per test), removed after it. */
+  @RegisterExtension
+  final EtcdSandboxExtension etcd = EtcdSandboxExtension.builder().members(3).version("3.4.23").build();
 
   @Test
   void theScheduleSurvivesAWorkerRestartAndTakesItsNextBackupsOnTime() throws Exception {
-    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.4.23"), SandboxRunbooks.releases());
-        TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
         SshConnector ssh = new SshConnector()) {
-      InventorySource inventory = new InventorySource(sandbox.inventoryFile());
+      InventorySource inventory = new InventorySource(etcd.inventoryFile());
       WorkerActivities activities = WorkerActivities.of(inventory, new EtcdActivitiesImpl(inventory), ssh, SandboxRunbooks.releases());
       WorkflowClient client = env.getWorkflowClient();
       WorkerFactory first = startWorker(client, activities);
@@ -64,7 +64,7 @@ class BackupScheduleTest {
         assertThat(result.failures()).isEmpty();
         assertThat(result.backupIds()).hasSize(3).doesNotHaveDuplicates();
         for (String id : result.backupIds()) {
-          assertThat(Path.of(sandbox.cluster().backupDir()).resolve(id + ".db.enc")).exists();
+          assertThat(Path.of(etcd.cluster().backupDir()).resolve(id + ".db.enc")).exists();
         }
         List<Long> startedAt = schedule.progress().completed().stream()
             .filter(s -> s.name().startsWith("scheduled backup ")).map(CompletedStep::startedAtMillis).toList();

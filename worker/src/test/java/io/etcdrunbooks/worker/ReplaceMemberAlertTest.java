@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.etcdrunbooks.activities.apiserver.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
-import io.etcdrunbooks.sandbox.Sandbox;
-import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.testkit.Sandbox;
+import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.ClusterRef;

@@ -3,7 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.activities.apiserver.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;

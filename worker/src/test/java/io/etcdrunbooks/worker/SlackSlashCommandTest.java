@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
-import io.etcdrunbooks.sandbox.Sandbox;
-import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.micronaut.context.ApplicationContext;
@@ -47,7 +46,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
@@ -62,8 +61,9 @@ import org.junit.jupiter.api.Timeout;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SlackSlashCommandTest {
 
-  /** Removed by JUnit after the class: the sandbox's etcd binaries and data take hundreds of MB. */
-  @TempDir static Path classDir;
+  /** Up before {@link #start}, closed and removed after {@link #stop}. */
+  @RegisterExtension
+  static final EtcdSandboxExtension etcd = EtcdSandboxExtension.builder().members(3).version("3.4.23").build();
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String OPERATOR = "U0OPERATOR1";
@@ -76,7 +76,6 @@ class SlackSlashCommandTest {
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final BlockingQueue<Posted> posted = new LinkedBlockingQueue<>();
   private HttpServer responseUrls;
-  private Sandbox sandbox;
   private ApplicationContext context;
   private WorkflowClient client;
   private String slack;
@@ -101,14 +100,12 @@ class SlackSlashCommandTest {
     });
     responseUrls.start();
 
-    sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sandbox"), "sandbox", 3, "3.4.23"),
-        SandboxRunbooks.releases());
-    Path secretFile = sandbox.dir().resolve("slack-signing-secret");
+    Path secretFile = etcd.sandbox().dir().resolve("slack-signing-secret");
     Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(secretFile, secret + "\n");
 
     Map<String, Object> properties = new HashMap<>();
-    properties.put("runbooks.inventory", sandbox.inventoryFile().toString());
+    properties.put("runbooks.inventory", etcd.inventoryFile().toString());
     properties.put("runbooks.task-queue", "etcd-runbooks-slack-test");
     properties.put("runbooks.slack.signing-secret-file", secretFile.toString());
     properties.put("runbooks.slack.response-url-prefix", "http://127.0.0.1:" + responseUrls.getAddress().getPort() + "/");
@@ -128,7 +125,6 @@ class SlackSlashCommandTest {
   @AfterAll
   void stop() {
     if (context != null) context.close();
-    if (sandbox != null) sandbox.close();
     if (responseUrls != null) responseUrls.stop(0);
   }
 

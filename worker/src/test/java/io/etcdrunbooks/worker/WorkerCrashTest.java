@@ -3,8 +3,8 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.inventory.MemberSpec;
-import io.etcdrunbooks.sandbox.Sandbox;
-import io.etcdrunbooks.sandbox.SandboxSpec;
+import io.etcdrunbooks.testkit.Sandbox;
+import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;

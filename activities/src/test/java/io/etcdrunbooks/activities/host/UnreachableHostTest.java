@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.host;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -10,7 +11,6 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ReleaseSource;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.SshSpec;
-import io.etcdrunbooks.testing.EtcdReleases;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities.NewMemberRequest;
@@ -54,10 +54,10 @@ class UnreachableHostTest {
         "/opt/etcd", "/etc/etcd");
     ClusterSpec cluster = new ClusterSpec("prod", List.of(m1), new ServiceSpec(ServiceSpec.STATIC_POD, null),
         new SshSpec("ops", 22, "/etc/etcd-runbooks/id_ed25519", "/etc/etcd-runbooks/known_hosts"), null, "/var/backups", List.of(), null);
-    Inventory inventory = new Inventory(new ReleaseSource(EtcdReleases.dir().toString(), null, Map.of(), null), Map.of("prod", cluster));
+    Inventory inventory = new Inventory(new ReleaseSource(LocalDirReleaseStore.defaultDir().toString(), null, Map.of(), null), Map.of("prod", cluster));
     env = TestActivityEnvironment.newInstance();
-    env.registerActivitiesImplementations(new HostActivitiesImpl(() -> inventory, ssh, EtcdReleases.store()),
-        new NewMemberActivitiesImpl(() -> inventory, ssh, EtcdReleases.store()));
+    env.registerActivitiesImplementations(new HostActivitiesImpl(() -> inventory, ssh, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())),
+        new NewMemberActivitiesImpl(() -> inventory, ssh, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())));
   }
 
   @AfterEach

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.ReleaseSource;
-import io.etcdrunbooks.testing.EtcdReleases;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
@@ -17,9 +16,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class ReleaseActivitiesImplTest {
 
-  private final Inventory inventory = new Inventory(new ReleaseSource(EtcdReleases.dir().toString(), null, Map.of(), null),
+  private final Inventory inventory = new Inventory(new ReleaseSource(LocalDirReleaseStore.defaultDir().toString(), null, Map.of(), null),
       Map.of("prod", new ClusterSpec("prod", List.of(), null, null, null, "/backups", List.of(), null)));
-  private final ReleaseActivitiesImpl releases = new ReleaseActivitiesImpl(() -> inventory, EtcdReleases.store());
+  private final ReleaseActivitiesImpl releases = new ReleaseActivitiesImpl(() -> inventory, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir()));
 
   @Test
   void offersTheCachedVersionsOldestFirst() {

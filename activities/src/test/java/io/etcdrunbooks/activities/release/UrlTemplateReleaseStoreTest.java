@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
-import io.etcdrunbooks.testing.EtcdReleases;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -38,7 +37,7 @@ class UrlTemplateReleaseStoreTest {
   void serveTarball(@TempDir Path tmp) throws Exception {
     Path root = Files.createDirectories(tmp.resolve("etcd-v" + VERSION + "-linux-amd64"));
     for (String name : List.of("etcd", "etcdctl", "etcdutl")) {
-      Files.copy(EtcdReleases.binDir(VERSION).resolve(name), root.resolve(name));
+      Files.copy(cachedBin().resolve(name), root.resolve(name));
     }
     tarball = tmp.resolve("etcd-v" + VERSION + "-linux-amd64.tar.gz");
     Process tar = new ProcessBuilder("tar", "-I", "gzip -1", "-cf", tarball.toString(), "-C", tmp.toString(), root.getFileName().toString())
@@ -80,7 +79,7 @@ class UrlTemplateReleaseStoreTest {
     assertThat(bin).isEqualTo(downloadDir.resolve(VERSION).resolve("bin"));
     for (String name : List.of("etcd", "etcdctl", "etcdutl")) {
       assertThat(bin.resolve(name)).isExecutable();
-      assertThat(BinaryInstaller.sha256Of(bin.resolve(name))).isEqualTo(BinaryInstaller.sha256Of(EtcdReleases.binDir(VERSION).resolve(name)));
+      assertThat(BinaryInstaller.sha256Of(bin.resolve(name))).isEqualTo(BinaryInstaller.sha256Of(cachedBin().resolve(name)));
     }
     Process version = new ProcessBuilder(bin.resolve("etcd").toString(), "--version").redirectErrorStream(true).start();
     assertThat(new String(version.getInputStream().readAllBytes())).contains("etcd Version: " + VERSION);
@@ -124,12 +123,17 @@ class UrlTemplateReleaseStoreTest {
   @Test
   void theLocalDirectoryComesFirstThenTheUrlTemplate(@TempDir Path downloadDir) {
     ReleaseStore store = ReleaseStores.from(new io.etcdrunbooks.inventory.ReleaseSource(
-        EtcdReleases.dir().toString(), template, Map.of(VERSION, sha256, "3.6.0", "cd".repeat(32)), downloadDir.toString()));
+        LocalDirReleaseStore.defaultDir().toString(), template, Map.of(VERSION, sha256, "3.6.0", "cd".repeat(32)), downloadDir.toString()));
     int before = downloads.get();
 
     assertThat(store.versions()).contains("3.4.23", "3.5.16", VERSION, "3.6.0");
-    assertThat(store.binDir(VERSION)).isEqualTo(EtcdReleases.dir().resolve(VERSION).resolve("bin"));
+    assertThat(store.binDir(VERSION)).isEqualTo(LocalDirReleaseStore.defaultDir().resolve(VERSION).resolve("bin"));
     assertThat(downloads.get()).isEqualTo(before);
     assertThatThrownBy(() -> store.binDir("3.7.0")).hasMessageContaining("3.7.0");
+  }
+
+  /** The cached release deploy/scripts/fetch-etcd.sh put in place; fails naming the script when it is missing. */
+  private static Path cachedBin() {
+    return new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir()).binDir(VERSION);
   }
 }

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.api.auth;
 
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

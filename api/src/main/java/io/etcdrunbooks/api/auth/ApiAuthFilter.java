@@ -3,6 +3,7 @@ package io.etcdrunbooks.api.auth;
 import io.etcdrunbooks.api.ApiError;
 import io.etcdrunbooks.api.RunbookClusters;
 import io.etcdrunbooks.api.RunbookStarter.Started;
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;
 import io.micronaut.http.HttpHeaders;

@@ -5,6 +5,7 @@ import io.etcdrunbooks.api.auth.Access;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.etcdrunbooks.api.ApiError;
+import io.etcdrunbooks.runtime.codec.AesGcmPayloadCodec;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;

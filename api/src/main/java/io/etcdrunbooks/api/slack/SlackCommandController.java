@@ -1,6 +1,6 @@
 package io.etcdrunbooks.api.slack;
 
-import io.etcdrunbooks.api.auth.OwnAuthentication;
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;

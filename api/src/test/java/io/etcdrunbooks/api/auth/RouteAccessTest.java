@@ -6,6 +6,7 @@ import io.etcdrunbooks.api.testing.ApiHarness;
 import io.etcdrunbooks.api.testing.RawHttp.Answer;
 import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.api.testing.TestTokens.Token;
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;

@@ -1,0 +1,42 @@
+package io.etcdrunbooks.runtime;
+
+import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
+import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.activities.release.ReleaseStores;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.micronaut.context.annotation.Factory;
+import jakarta.inject.Singleton;
+import java.nio.file.Path;
+
+/**
+ * The inventory, and the activities that read what a cluster is and what it can be upgraded to. The worker registers
+ * these very beans with Temporal; the API injects them by their interfaces, so both read clusters the same way and the
+ * API never builds an activity implementation itself.
+ */
+@Factory
+public class InventoryBeans {
+
+  @Singleton
+  public InventorySource inventorySource(RunbooksConfig config) {
+    return new InventorySource(Path.of(config.inventory()));
+  }
+
+  @Singleton
+  public EtcdActivities etcdActivities(InventorySource inventory) {
+    return new EtcdActivitiesImpl(inventory);
+  }
+
+  /** The inventory's binary source (its {@code releases} section), as it was when first needed. */
+  @Singleton
+  public ReleaseStore releaseStore(InventorySource inventory) {
+    return ReleaseStores.from(inventory.get().releases());
+  }
+
+  @Singleton
+  public ReleaseActivities releaseActivities(InventorySource inventory, ReleaseStore releases) {
+    return new ReleaseActivitiesImpl(inventory, releases);
+  }
+}

@@ -253,13 +253,13 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
       }
     }).run();
     String state = describe(cluster);
-    return ApplicationFailure.newNonRetryableFailure("replacement of " + failed.name() + " in cluster " + cluster + " failed: "
+    return FailureType.ReplacementJoinFailed.nonRetryable("replacement of " + failed.name() + " in cluster " + cluster + " failed: "
         + "the new member " + replacement.name() + " (" + replacement.peerUrl() + " on " + replacement.host() + ") could not join: "
         + why + log + (undoProblems.isEmpty()
             ? ". It was removed from the membership again and its etcd stopped; its data dir is kept aside."
             : ". Undoing it was not complete: " + String.join("; ", undoProblems) + ".")
         + " " + failed.name() + " stays removed. " + state + " Next: fix " + replacement.host()
-        + " (see the log above), then start ReplaceMember for " + failed.name() + " again: it skips the removal", JOIN_FAILED);
+        + " (see the log above), then start ReplaceMember for " + failed.name() + " again: it skips the removal");
   }
 
   /**
@@ -292,12 +292,12 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
           }
         }
         List<String> notYet = hosts.subList(hosts.indexOf(host) + 1, hosts.size());
-        throw ApplicationFailure.newNonRetryableFailure("replacement of " + failed.name() + " in cluster " + cluster + ": the"
+        throw FailureType.ApiServerUpdateFailed.nonRetryable("replacement of " + failed.name() + " in cluster " + cluster + ": the"
             + " kube-apiserver on " + host + " did not become healthy" + (changed ? " after its --etcd-servers changed to list "
             + replacement.clientUrl() : "") + ": " + Failures.rootMessage(e) + "." + restored + " The etcd side is done and"
             + " recorded: " + replacement.name() + " replaced " + failed.name() + ". Apiservers already on the new set: " + done
             + "; not yet: " + notYet + ". Next: read that apiserver's log, fix it, then start ReplaceMember for "
-            + failed.name() + " again or edit the remaining manifests by hand", APISERVER_FAILED);
+            + failed.name() + " again or edit the remaining manifests by hand");
       }
       done.add(host);
       if (changed) updated.add(host);
@@ -320,8 +320,8 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
       problems.addAll(ClusterChecks.consistencyProblems(consistency));
     }
     if (!problems.isEmpty()) {
-      throw ApplicationFailure.newNonRetryableFailure("member replacement in cluster " + cluster + " finished but postflight found:"
-          + "\n  - " + String.join("\n  - ", problems), POSTFLIGHT_FAILED);
+      throw FailureType.PostflightFailed.nonRetryable("member replacement in cluster " + cluster + " finished but postflight found:"
+          + "\n  - " + String.join("\n  - ", problems));
     }
     return members;
   }
@@ -332,9 +332,9 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
     for (EtcdMember m : members) {
       String name = m.hasPeerUrl(replacement.peerUrl()) ? replacement.name() : m.name();
       if (name.isEmpty()) {
-        throw ApplicationFailure.newNonRetryableFailure("etcd member " + m.hexId() + " " + m.peerUrls() + " was added but never"
+        throw FailureType.ReplacementJoinFailed.nonRetryable("etcd member " + m.hexId() + " " + m.peerUrls() + " was added but never"
             + " started, so the new member's initial cluster cannot name it; remove it (etcdctl member remove " + m.hexId()
-            + ") and run again", JOIN_FAILED);
+            + ") and run again");
       }
       m.peerUrls().forEach(url -> entries.add(name + "=" + url));
     }
@@ -372,7 +372,7 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
   }
 
   private static ApplicationFailure refuse(String cluster, String member, List<String> problems) {
-    return ApplicationFailure.newNonRetryableFailure("replacement of " + member + " in cluster " + cluster
-        + " refused, nothing was touched:\n  - " + String.join("\n  - ", problems), REFUSED);
+    return FailureType.ReplaceRefused.nonRetryable("replacement of " + member + " in cluster " + cluster
+        + " refused, nothing was touched:\n  - " + String.join("\n  - ", problems));
   }
 }

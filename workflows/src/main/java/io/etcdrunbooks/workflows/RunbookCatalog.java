@@ -2,6 +2,8 @@ package io.etcdrunbooks.workflows;
 
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.etcdrunbooks.workflows.replacemember.ReplacePhases;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradePhases;
 import java.util.List;
@@ -15,7 +17,9 @@ public final class RunbookCatalog {
   private RunbookCatalog() {}
 
   public static List<Entry> all() {
-    return List.of(new Entry(UpgradeClusterWorkflow.TYPE, UpgradePhases.RUNNER.described(), UpgradeClusterWorkflow.FAILURES));
+    return List.of(
+        new Entry(UpgradeClusterWorkflow.TYPE, UpgradePhases.RUNNER.described(), UpgradeClusterWorkflow.FAILURES),
+        new Entry(ReplaceMemberWorkflow.TYPE, ReplacePhases.RUNNER.described(), ReplaceMemberWorkflow.FAILURES));
   }
 
   public record Entry(String runbook, List<PhaseRunner.Described> phases, List<FailureType> failures) {}

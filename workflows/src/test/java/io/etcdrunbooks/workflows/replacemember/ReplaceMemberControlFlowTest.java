@@ -85,7 +85,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenRequireApproval_itWaits_andLooksAtTheClusterAgainOnceApproved() {
+  void givenRequireApproval_itWaits_looksAtTheClusterAgainOnceApproved_andEntersPreflightOnce() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
@@ -96,6 +96,8 @@ class ReplaceMemberControlFlowTest {
 
     assertThat(WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class).outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
     assertThat(recording.calls().stream().filter("InventoryActivities.members"::equals)).as("discovered again").hasSize(2);
+    assertThat(phases.left("ReplaceMember")).containsExactly("STARTING", "DISCOVER", "PREFLIGHT", "PLAN", "AWAITING_APPROVAL",
+        "REMOVE", "JOIN", "INVENTORY", "APISERVERS", "POSTFLIGHT");
   }
 
   @Test
@@ -193,6 +195,7 @@ class ReplaceMemberControlFlowTest {
     assertThat(cluster.inventoryMembers()).containsExactly("m1", "m2", "m3");
     assertThat(recording.calls()).containsSubsequence("NewMemberActivities.start", "NewMemberActivities.logTail",
         "MembershipActivities.removeMember", "NewMemberActivities.discard", "EtcdActivities.discover");
+    assertThat(phases.left("ReplaceMember")).endsWith("JOIN", "COMPENSATE");
   }
 
   @Test
@@ -223,6 +226,7 @@ class ReplaceMemberControlFlowTest {
     assertThat(cluster.etcdServers("cp-3")).contains(M2_CLIENT);
     assertThat(cluster.undone()).containsExactly("restore manifest cp-2");
     assertThat(cluster.inventoryMembers()).as("the etcd side is done and recorded").containsExactly("m1", "m4", "m3");
+    assertThat(phases.left("ReplaceMember")).endsWith("APISERVERS", "COMPENSATE");
   }
 
   @Test

@@ -1,5 +1,9 @@
 package io.etcdrunbooks.workflows;
 
+import io.etcdrunbooks.workflows.backup.BackupClusterPhases;
+import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
+import io.etcdrunbooks.workflows.backup.BackupSchedulePhases;
+import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
@@ -19,7 +23,9 @@ public final class RunbookCatalog {
   public static List<Entry> all() {
     return List.of(
         new Entry(UpgradeClusterWorkflow.TYPE, UpgradePhases.RUNNER.described(), UpgradeClusterWorkflow.FAILURES),
-        new Entry(ReplaceMemberWorkflow.TYPE, ReplacePhases.RUNNER.described(), ReplaceMemberWorkflow.FAILURES));
+        new Entry(ReplaceMemberWorkflow.TYPE, ReplacePhases.RUNNER.described(), ReplaceMemberWorkflow.FAILURES),
+        new Entry(BackupClusterWorkflow.TYPE, BackupClusterPhases.RUNNER.described(), BackupClusterWorkflow.FAILURES),
+        new Entry(BackupScheduleWorkflow.TYPE, BackupSchedulePhases.RUNNER.described(), BackupScheduleWorkflow.FAILURES));
   }
 
   public record Entry(String runbook, List<PhaseRunner.Described> phases, List<FailureType> failures) {}

@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.within;
 
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -92,6 +93,19 @@ class BackupScheduleControlFlowTest {
     assertThat(recording.calls().stream().filter("BackupActivities.scheduleIntervalMinutes"::equals)).hasSize(2);
     List<Long> t = startTimes(schedule);
     assertThat(t.get(1) - t.get(0)).isBetween(1_800_000L, 1_860_000L);
+  }
+
+  @Test
+  void afterFiftyBackups_itContinuesAsNew_carryingTheNextTimeAndTheBackupsStillToTake() {
+    FakeBackups backups = new FakeBackups(100);
+    BackupScheduleWorkflow schedule = stub(backups);
+
+    BackupScheduleResult result = schedule.run(new BackupScheduleRequest("c", 60, 0, 52));
+
+    assertThat(backups.kept()).hasSize(52).doesNotHaveDuplicates();
+    assertThat(result.backupIds()).as("the second run's").containsExactlyElementsOf(backups.kept().subList(50, 52));
+    List<Long> t = startTimes(schedule);
+    assertThat(t.get(1) - t.get(0)).as("the new run keeps the slots of the old one").isCloseTo(3_600_000L, within(60_000L));
   }
 
   @Test

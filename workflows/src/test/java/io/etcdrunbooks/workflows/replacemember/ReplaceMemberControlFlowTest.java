@@ -101,6 +101,24 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
+  void givenAPause_itRemovesTheFailedMemberThenHoldsBeforeTheJoinUntilResumed() {
+    FakeReplacement cluster = new FakeReplacement("c").down("m2");
+    ReplaceMemberWorkflow replace = stub(cluster);
+    WorkflowClient.start(replace::replace, request(true, false));
+    awaitPhase(replace, Phase.AWAITING_APPROVAL);
+    replace.pause("on-call");
+    replace.approve("on-call");
+
+    awaitPhase(replace, Phase.JOIN);
+    assertThat(replace.progress().paused()).isTrue();
+    assertThat(cluster.etcdMembers()).containsExactly("m1", "m3");
+    assertThat(recording.calls()).doesNotContain("MembershipActivities.addMember");
+
+    replace.resume("on-call");
+    assertThat(WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class).outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
+  }
+
+  @Test
   void givenTheAlertResolvesBeforeApproval_itEndsCancelledHavingTouchedNothing() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);

@@ -1,11 +1,17 @@
 package io.etcdrunbooks.workflows;
 
+import io.etcdrunbooks.workflows.backup.BackupClusterPhases;
+import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
+import io.etcdrunbooks.workflows.backup.BackupSchedulePhases;
+import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestorePhases;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackPhases;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.etcdrunbooks.workflows.replacemember.ReplacePhases;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradePhases;
 import java.util.List;
@@ -22,7 +28,10 @@ public final class RunbookCatalog {
     return List.of(
         new Entry(UpgradeClusterWorkflow.TYPE, UpgradePhases.RUNNER.described(), UpgradeClusterWorkflow.FAILURES),
         new Entry(RollbackClusterWorkflow.TYPE, RollbackPhases.RUNNER.described(), RollbackClusterWorkflow.FAILURES),
-        new Entry(RestoreClusterWorkflow.TYPE, RestorePhases.RUNNER.described(), RestoreClusterWorkflow.FAILURES));
+        new Entry(RestoreClusterWorkflow.TYPE, RestorePhases.RUNNER.described(), RestoreClusterWorkflow.FAILURES),
+        new Entry(ReplaceMemberWorkflow.TYPE, ReplacePhases.RUNNER.described(), ReplaceMemberWorkflow.FAILURES),
+        new Entry(BackupClusterWorkflow.TYPE, BackupClusterPhases.RUNNER.described(), BackupClusterWorkflow.FAILURES),
+        new Entry(BackupScheduleWorkflow.TYPE, BackupSchedulePhases.RUNNER.described(), BackupScheduleWorkflow.FAILURES));
   }
 
   public record Entry(String runbook, List<PhaseRunner.Described> phases, List<FailureType> failures) {}

@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.backup;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.model.BackupRecord;
+import java.util.List;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
@@ -13,6 +15,13 @@ import io.temporal.workflow.WorkflowMethod;
 public interface BackupClusterWorkflow extends Runbook {
 
   String TYPE = "BackupCluster";
+
+  /**
+   * Failure types the runbook ends with ({@link FailureType}): its steps' own, unwrapped. An off-site copy that cannot
+   * reach its host ends with that step's HostUnreachable.
+   */
+  List<FailureType> FAILURES = List.of(FailureType.UnknownCluster, FailureType.BackupKeyUnusable,
+      FailureType.BackupVerificationFailed, FailureType.BackupCorrupt, FailureType.MembersUnreachable, FailureType.InvalidRequest);
 
   @WorkflowMethod(name = TYPE)
   BackupRecord backup(BackupClusterRequest request);

@@ -1,6 +1,8 @@
 package io.etcdrunbooks.workflows.backup;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Runbook;
+import java.util.List;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
@@ -13,6 +15,12 @@ import io.temporal.workflow.WorkflowMethod;
 public interface BackupScheduleWorkflow extends Runbook {
 
   String TYPE = "BackupSchedule";
+
+  /**
+   * Failure types the runbook ends with ({@link FailureType}): only a cluster unknown when the inventory's interval is
+   * read; a failed backup is recorded and the schedule goes on. Cancel it to stop it.
+   */
+  List<FailureType> FAILURES = List.of(FailureType.UnknownCluster);
 
   @WorkflowMethod(name = TYPE)
   BackupScheduleResult run(BackupScheduleRequest request);

@@ -1,6 +1,8 @@
 package io.etcdrunbooks.workflows.replacemember;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Runbook;
+import java.util.List;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
@@ -14,11 +16,9 @@ public interface ReplaceMemberWorkflow extends Runbook {
 
   String TYPE = "ReplaceMember";
 
-  /** Failure types the runbook ends with. */
-  String REFUSED = "ReplaceRefused";
-  String JOIN_FAILED = "ReplacementJoinFailed";
-  String APISERVER_FAILED = "ApiServerUpdateFailed";
-  String POSTFLIGHT_FAILED = "PostflightFailed";
+  /** Failure types the runbook ends with ({@link FailureType}). */
+  List<FailureType> FAILURES = List.of(FailureType.WrongWorkflowId, FailureType.ReplaceRefused,
+      FailureType.ReplacementJoinFailed, FailureType.ApiServerUpdateFailed, FailureType.PostflightFailed);
 
   @WorkflowMethod(name = TYPE)
   ReplaceMemberResult replace(ReplaceMemberRequest request);

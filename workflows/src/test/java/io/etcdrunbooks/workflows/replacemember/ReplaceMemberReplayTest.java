@@ -3,6 +3,8 @@ package io.etcdrunbooks.workflows.replacemember;
 import io.etcdrunbooks.workflows.testing.RecordedHistories;
 import io.temporal.testing.WorkflowReplayer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Replays the history of a real member replacement (m2 of a 3-member 3.4.23 sandbox replaced by m4 on a new host,
@@ -22,5 +24,17 @@ class ReplaceMemberReplayTest {
   @Test
   void todaysCodeReplaysAReplacementRecordedWithTheIdAndHostChecks() throws Exception {
     RecordedHistories.replay("histories/replace-member-3.4.23-new-host-id-and-hosts-checked.json", "change-sandbox", ReplaceMemberWorkflowImpl.class);
+  }
+
+  /**
+   * Replacements that ended in every other way, recorded in memory by ReplaceMemberControlFlowTest with the code before
+   * the runbook was built from phases (see HistoryExport): the phases, the saga and the shared apiserver rollout call
+   * the same activities in the same order as that code did.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"join-failed", "second-apiserver-unhealthy", "approved", "alert-resolved", "cancelled-awaiting-approval",
+      "dry-run", "postflight-failed", "refused"})
+  void todaysCodeReplaysAnInMemoryReplacementRecordedBeforeThePhases(String name) throws Exception {
+    RecordedHistories.replay("histories/replace-member-in-memory-" + name + ".json", "change-c", ReplaceMemberWorkflowImpl.class);
   }
 }

@@ -1,0 +1,135 @@
+package io.etcdrunbooks.workflows.phases;
+
+import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
+import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
+import io.etcdrunbooks.workflows.activities.ApiServerActivities.ReplaceEtcdServerRequest;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The phase that points every kube-apiserver at a new set of etcd servers: one control-plane host at a time, its
+ * static-pod manifest edited, then its health endpoint must answer before the next host is touched. The way back of a
+ * host (its previous manifest) is registered in a {@link Compensation} before its edit; a host that does not come back
+ * healthy gets it back (COMPENSATE) and the rollout stops. Hosts already healthy on the new set keep it: they work, and
+ * the etcd side they follow is already changed. Shared by the runbooks that change the members the apiservers use.
+ */
+public final class ApiServerRollout {
+
+  /**
+   * The edit of one host's manifest.
+   *
+   * @param what what changes, for the host's step ("--etcd-servers https://a:2379 -> https://b:2379")
+   * @param onHost makes the edit on a host; answers whether the manifest changed (false: it already said so)
+   */
+  public record Edit(String what, Predicate<String> onHost) {}
+
+  /**
+   * Where and why the rollout stopped, for the runbook's failure.
+   *
+   * @param changed the host's manifest had been edited
+   * @param putBack what became of its previous manifest, as a sentence ("" when it was never edited)
+   * @param done hosts healthy on the new set; {@code notYet} hosts not touched
+   */
+  public record Stopped(String host, boolean changed, String cause, String putBack, List<String> done, List<String> notYet) {}
+
+  private final RunContext ctx;
+  private final int healthTimeoutSeconds;
+
+  public ApiServerRollout(RunContext ctx, int healthTimeoutSeconds) {
+    this.ctx = ctx;
+    this.healthTimeoutSeconds = healthTimeoutSeconds;
+  }
+
+  /** The failed member's client URL replaced by the new member's in {@code --etcd-servers}, the others kept in order. */
+  public static Edit replacingEtcdServer(RunContext ctx, String oldUrl, String newUrl) {
+    return new Edit("--etcd-servers " + oldUrl + " -> " + newUrl, host -> ctx.activities().apiServer.replaceEtcdServer(
+        new ReplaceEtcdServerRequest(ctx.cluster(), host, oldUrl, newUrl)));
+  }
+
+  /**
+   * Rolls the edit out to every control-plane host, in inventory order; {@code pause} holds it before each host.
+   *
+   * @param failure the runbook's failure, made from where the rollout stopped; thrown
+   * @return the hosts whose manifest changed, in order
+   */
+  public List<String> run(Edit edit, Function<Stopped, ApplicationFailure> failure) {
+    List<String> hosts = ctx.activities().apiServer.controlPlaneHosts(ctx.ref());
+    List<String> changed = new ArrayList<>();
+    List<String> done = new ArrayList<>();
+    for (String host : hosts) {
+      progress().awaitResumed();
+      progress().member(host);
+      HostEdit onHost = new HostEdit(host);
+      if (!onHost.rollOut(edit)) {
+        throw failure.apply(onHost.stopped(done, hosts.subList(hosts.indexOf(host) + 1, hosts.size())));
+      }
+      done.add(host);
+      if (onHost.changed) changed.add(host);
+    }
+    progress().member("");
+    return changed;
+  }
+
+  private ProgressTracker progress() {
+    return ctx.progress();
+  }
+
+  /** One host: its undo registered, its edit made, its health awaited, and its undo run when it stays unhealthy. */
+  private final class HostEdit {
+    final String host;
+    final Compensation undo = new Compensation();
+    boolean changed;
+    String cause = "";
+    String putBack = "";
+
+    HostEdit(String host) {
+      this.host = host;
+    }
+
+    /** Whether the host came back healthy; when not, its previous manifest is put back (if this edit changed it). */
+    boolean rollOut(Edit edit) {
+      // only a manifest this edit changed is put back: an older previous manifest may lie beside an unchanged one
+      undo.register(host + ": previous manifest", () -> changed && putBack());
+      changed = progress().record(host + ": " + edit.what(), () -> edit.onHost().test(host));
+      try {
+        progress().run(host + ": kube-apiserver healthy", () -> ctx.activities().apiServerWait.awaitHealthy(
+            new AwaitApiServerRequest(ctx.cluster(), host, healthTimeoutSeconds)));
+      } catch (ActivityFailure e) {
+        cause = Failures.rootMessage(e);
+        putBack = compensate();
+        return false;
+      }
+      undo.commit();
+      return true;
+    }
+
+    Stopped stopped(List<String> done, List<String> notYet) {
+      return new Stopped(host, changed, cause, putBack, List.copyOf(done), List.copyOf(notYet));
+    }
+
+    private String compensate() {
+      if (!changed) return "";
+      progress().phase(Phase.COMPENSATE);
+      try {
+        undo.undo();
+        return "Its previous manifest was put back.";
+      } catch (Compensation.UndoFailed e) {
+        return "Putting its previous manifest back failed too (" + Failures.rootMessage(e.getCause()) + "): restore it by"
+            + " hand from the hidden .etcd-runbooks.previous file beside it.";
+      }
+    }
+
+    private boolean putBack() {
+      progress().run(host + ": put the previous manifest back",
+          () -> ctx.activities().apiServer.restoreManifest(new ControlPlaneRef(ctx.cluster(), host)));
+      return true;
+    }
+  }
+}

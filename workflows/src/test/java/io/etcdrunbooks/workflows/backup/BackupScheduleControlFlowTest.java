@@ -1,0 +1,139 @@
+package io.etcdrunbooks.workflows.backup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.within;
+
+import io.etcdrunbooks.workflows.common.CompletedStep;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.testing.HistoryExport;
+import io.etcdrunbooks.workflows.testing.PhaseLog;
+import io.etcdrunbooks.workflows.testing.RecordingActivities;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The backup schedule on workflow time that the test environment skips, with its BackupCluster children on a backup
+ * directory in memory ({@link FakeBackups}). The worker module's BackupScheduleTest takes real backups.
+ */
+@Timeout(value = 1, unit = TimeUnit.MINUTES)
+class BackupScheduleControlFlowTest {
+
+  private static final String QUEUE = "backup-schedule-control-flow";
+  private static final String ID = BackupScheduleWorkflow.workflowId("c");
+
+  private final PhaseLog phases = new PhaseLog();
+  private final TestWorkflowEnvironment env = phases.environment();
+  private RecordingActivities recording;
+  private String testName;
+
+  @BeforeEach
+  void name(TestInfo info) {
+    testName = info.getTestMethod().orElseThrow().getName();
+  }
+
+  @AfterEach
+  void close() {
+    HistoryExport.ifAsked(env, ID, "backup-schedule-in-memory-" + testName);
+    env.close();
+  }
+
+  @Test
+  void givenMaxBackups_itTakesThatManyAnIntervalApart_andEnds() {
+    FakeBackups backups = new FakeBackups(7);
+    BackupScheduleWorkflow schedule = stub(backups);
+
+    BackupScheduleResult result = schedule.run(new BackupScheduleRequest("c", 60, 0, 3));
+
+    assertThat(result.backupIds()).hasSize(3).doesNotHaveDuplicates();
+    assertThat(result.failures()).isEmpty();
+    assertThat(backups.kept()).containsExactlyElementsOf(result.backupIds());
+    assertThat(startTimes(schedule)).satisfies(t -> {
+      assertThat(t.get(1) - t.get(0)).isBetween(3_600_000L, 3_660_000L);
+      assertThat(t.get(2) - t.get(0)).isBetween(7_200_000L, 7_260_000L);
+    });
+    assertThat(schedule.progress().phase()).isEqualTo(Phase.DONE);
+    assertThat(recording.calls()).doesNotContain("BackupActivities.scheduleIntervalMinutes");
+    assertThat(phases.left(BackupScheduleWorkflow.TYPE)).containsExactly("STARTING", "WAITING", "BACKUP", "WAITING", "BACKUP",
+        "WAITING", "BACKUP");
+  }
+
+  @Test
+  void givenABackupFails_theScheduleRecordsItAndGoesOn() {
+    FakeBackups backups = new FakeBackups(7).failing(FailureType.BackupVerificationFailed, 1);
+    BackupScheduleWorkflow schedule = stub(backups);
+
+    BackupScheduleResult result = schedule.run(new BackupScheduleRequest("c", 60, 0, 2));
+
+    assertThat(result.failures()).singleElement().asString().contains("failed (BackupVerificationFailed)");
+    assertThat(result.backupIds()).hasSize(1);
+  }
+
+  @Test
+  void givenNoIntervalInTheRequest_itReadsTheInventorysBeforeEachWait() {
+    FakeBackups backups = new FakeBackups(7).intervalMinutes(30);
+    BackupScheduleWorkflow schedule = stub(backups);
+
+    schedule.run(new BackupScheduleRequest("c", 0, 0, 2));
+
+    assertThat(recording.calls().stream().filter("BackupActivities.scheduleIntervalMinutes"::equals)).hasSize(2);
+    List<Long> t = startTimes(schedule);
+    assertThat(t.get(1) - t.get(0)).isBetween(1_800_000L, 1_860_000L);
+  }
+
+  @Test
+  void afterFiftyBackups_itContinuesAsNew_carryingTheNextTimeAndTheBackupsStillToTake() {
+    FakeBackups backups = new FakeBackups(100);
+    BackupScheduleWorkflow schedule = stub(backups);
+
+    BackupScheduleResult result = schedule.run(new BackupScheduleRequest("c", 60, 0, 52));
+
+    assertThat(backups.kept()).hasSize(52).doesNotHaveDuplicates();
+    assertThat(result.backupIds()).as("the second run's").containsExactlyElementsOf(backups.kept().subList(50, 52));
+    List<Long> t = startTimes(schedule);
+    assertThat(t.get(1) - t.get(0)).as("the new run keeps the slots of the old one").isCloseTo(3_600_000L, within(60_000L));
+  }
+
+  @Test
+  void givenACancelWhileWaiting_itStops() {
+    FakeBackups backups = new FakeBackups(7);
+    BackupScheduleWorkflow schedule = stub(backups);
+    WorkflowClient.start(schedule::run, new BackupScheduleRequest("c", 60, 0, 0));
+    for (int i = 0; i < 200 && backups.kept().isEmpty(); i++) env.sleep(Duration.ofMillis(50));
+    assertThat(backups.kept()).hasSize(1);
+
+    WorkflowStub.fromTyped(schedule).cancel();
+
+    Throwable failure = catchThrowable(() -> WorkflowStub.fromTyped(schedule).getResult(BackupScheduleResult.class));
+    assertThat(failure).isInstanceOf(WorkflowFailedException.class).hasRootCauseInstanceOf(CanceledFailure.class);
+  }
+
+  private List<Long> startTimes(BackupScheduleWorkflow schedule) {
+    return schedule.progress().completed().stream().filter(s -> s.name().startsWith("scheduled backup "))
+        .map(CompletedStep::startedAtMillis).toList();
+  }
+
+  private BackupScheduleWorkflow stub(FakeBackups backups) {
+    Worker worker = env.newWorker(QUEUE);
+    worker.registerWorkflowImplementationTypes(BackupScheduleWorkflowImpl.class, BackupClusterWorkflowImpl.class);
+    recording = new RecordingActivities(backups);
+    recording.registerOn(worker);
+    env.start();
+    return env.getWorkflowClient().newWorkflowStub(BackupScheduleWorkflow.class,
+        WorkflowOptions.newBuilder().setWorkflowId(ID).setTaskQueue(QUEUE).build());
+  }
+}

@@ -1,0 +1,84 @@
+package io.etcdrunbooks.workflows.backup;
+
+import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.RetentionResult;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A cluster's backup directory in memory: every backup taken is kept until retention, which keeps the newest
+ * {@code keepLast}. An off-site host and a failing backup are injected.
+ */
+final class FakeBackups implements BackupActivities {
+
+  private final List<String> kept = new ArrayList<>();
+  private final List<String> copied = new ArrayList<>();
+  private final int keepLast;
+  private String offsite = "";
+  private FailureType failsWith;
+  private int failuresLeft;
+  private int intervalMinutes = 60;
+
+  FakeBackups(int keepLast) {
+    this.keepLast = keepLast;
+  }
+
+  /** Copies go to this off-site directory ("host:path"); none without. */
+  synchronized FakeBackups offsite(String where) {
+    offsite = where;
+    return this;
+  }
+
+  /** The next {@code times} backups fail, non-retryably, with this type. */
+  synchronized FakeBackups failing(FailureType type, int times) {
+    failsWith = type;
+    failuresLeft = times;
+    return this;
+  }
+
+  synchronized FakeBackups intervalMinutes(int minutes) {
+    intervalMinutes = minutes;
+    return this;
+  }
+
+  synchronized List<String> kept() {
+    return List.copyOf(kept);
+  }
+
+  synchronized List<String> copied() {
+    return List.copyOf(copied);
+  }
+
+  @Override
+  public synchronized BackupRecord takeVerifiedBackup(BackupRequest request) {
+    if (failuresLeft > 0) {
+      failuresLeft--;
+      throw failsWith.nonRetryable("backup " + request.backupId() + " of " + request.cluster() + " failed (" + failsWith + ")");
+    }
+    if (!kept.contains(request.backupId())) kept.add(request.backupId());
+    return new BackupRecord(request.backupId(), request.cluster(), "m1", "3.5.16", 100 + kept.size(), 42, 10, 2048, "sha",
+        "/backups/" + request.backupId() + ".db.enc", "2026-01-01T00:00:00Z", true, "k1", 10);
+  }
+
+  @Override
+  public synchronized RetentionResult applyRetention(ClusterRef cluster) {
+    List<String> deleted = new ArrayList<>();
+    while (kept.size() > keepLast) deleted.add(0, kept.remove(0));
+    return new RetentionResult(cluster.cluster(), List.copyOf(kept), deleted, List.of());
+  }
+
+  @Override
+  public synchronized String copyOffsite(BackupRequest request) {
+    if (offsite.isEmpty()) return "";
+    copied.add(request.backupId());
+    return offsite + "/" + request.backupId() + ".db.enc";
+  }
+
+  @Override
+  public synchronized int scheduleIntervalMinutes(ClusterRef cluster) {
+    return intervalMinutes;
+  }
+}

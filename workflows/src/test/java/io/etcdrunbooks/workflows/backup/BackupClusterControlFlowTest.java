@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.backup;
 
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
+
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -12,13 +14,11 @@ import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.PhaseLog;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,7 +90,7 @@ class BackupClusterControlFlowTest {
     FakeBackups backups = new FakeBackups(7);
     BackupClusterWorkflow workflow = stub(backups);
     WorkflowClient.start(workflow::backup, new BackupClusterRequest("c", "before maintenance", true));
-    awaitPhase(workflow, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, workflow, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).isEmpty();
 
     workflow.approve("on-call");
@@ -105,11 +105,11 @@ class BackupClusterControlFlowTest {
     FakeBackups backups = new FakeBackups(7);
     BackupClusterWorkflow workflow = stub(backups);
     WorkflowClient.start(workflow::backup, new BackupClusterRequest("c", "", true));
-    awaitPhase(workflow, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, workflow, Phase.AWAITING_APPROVAL);
 
     WorkflowStub.fromTyped(workflow).cancel();
 
-    Throwable failure = failure(() -> WorkflowStub.fromTyped(workflow).getResult(BackupRecord.class));
+    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(BackupRecord.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(recording.calls()).isEmpty();
   }
@@ -120,7 +120,7 @@ class BackupClusterControlFlowTest {
     FakeBackups backups = new FakeBackups(7).failing(type, 1);
     BackupClusterWorkflow workflow = stub(backups);
 
-    Throwable failure = failure(() -> workflow.backup(new BackupClusterRequest("c", "")));
+    Throwable failure = workflowFailure(() -> workflow.backup(new BackupClusterRequest("c", "")));
 
     assertThat(Failures.rootType(failure)).isEqualTo(type.name());
     assertThat(workflow.progress().phase()).isEqualTo(Phase.FAILED);
@@ -138,14 +138,4 @@ class BackupClusterControlFlowTest {
         WorkflowOptions.newBuilder().setWorkflowId(BackupClusterWorkflow.workflowId("c")).setTaskQueue(QUEUE).build());
   }
 
-  private void awaitPhase(BackupClusterWorkflow workflow, Phase phase) {
-    for (int i = 0; i < 200 && workflow.progress().phase() != phase; i++) env.sleep(Duration.ofMillis(50));
-    assertThat(workflow.progress().phase()).isEqualTo(phase);
-  }
-
-  private static Throwable failure(Runnable run) {
-    Throwable thrown = catchThrowable(run::run);
-    assertThat(thrown).isInstanceOf(WorkflowFailedException.class);
-    return thrown;
-  }
 }

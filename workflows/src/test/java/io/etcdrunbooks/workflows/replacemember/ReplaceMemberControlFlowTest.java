@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.replacemember;
 
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
+
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -12,13 +14,11 @@ import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.PhaseLog;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -89,7 +89,7 @@ class ReplaceMemberControlFlowTest {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
-    awaitPhase(replace, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, replace, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).doesNotContain("MembershipActivities.removeMember");
 
     replace.approve("on-call");
@@ -105,11 +105,11 @@ class ReplaceMemberControlFlowTest {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
-    awaitPhase(replace, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, replace, Phase.AWAITING_APPROVAL);
     replace.pause("on-call");
     replace.approve("on-call");
 
-    awaitPhase(replace, Phase.JOIN);
+    awaitPhase(env, replace, Phase.JOIN);
     assertThat(replace.progress().paused()).isTrue();
     assertThat(cluster.etcdMembers()).containsExactly("m1", "m3");
     assertThat(recording.calls()).doesNotContain("MembershipActivities.addMember");
@@ -123,7 +123,7 @@ class ReplaceMemberControlFlowTest {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
-    awaitPhase(replace, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, replace, Phase.AWAITING_APPROVAL);
 
     replace.alertResolved();
 
@@ -140,11 +140,11 @@ class ReplaceMemberControlFlowTest {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
-    awaitPhase(replace, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, replace, Phase.AWAITING_APPROVAL);
 
     WorkflowStub.fromTyped(replace).cancel();
 
-    Throwable failure = failure(() -> WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class));
+    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(cluster.etcdMembers()).containsExactly("m1", "m2", "m3");
     assertThat(recording.calls()).doesNotContain("MembershipActivities.removeMember");
@@ -168,7 +168,7 @@ class ReplaceMemberControlFlowTest {
   void givenTwoOfThreeMembersDown_itRefusesNamingTheRestoreRunbook() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2", "m3");
 
-    Throwable failure = failure(() -> stub(cluster).replace(request(false, false)));
+    Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ReplaceRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("replacement of m2 in cluster c refused, nothing was touched", "quorum",
@@ -181,7 +181,7 @@ class ReplaceMemberControlFlowTest {
     FakeReplacement cluster = new FakeReplacement("c").down("m2")
         .hostProblems("member m3 (10.0.0.3:22): host key does not match known_hosts");
 
-    Throwable failure = failure(() -> stub(cluster).replace(request(false, false)));
+    Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ReplaceRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("refused, nothing was touched", "member m3 (10.0.0.3:22)");
@@ -193,7 +193,7 @@ class ReplaceMemberControlFlowTest {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster, "ui-1");
 
-    Throwable failure = failure(() -> replace.replace(request(false, false)));
+    Throwable failure = workflowFailure(() -> replace.replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.WrongWorkflowId.name());
     assertThat(recording.calls()).isEmpty();
@@ -203,7 +203,7 @@ class ReplaceMemberControlFlowTest {
   void givenTheNewMemberCannotStart_itIsRemovedAgainAndStopped_andTheRunbookEndsJoinFailed() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2").startFails("bind: address already in use");
 
-    Throwable failure = failure(() -> stub(cluster).replace(request(false, false)));
+    Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ReplacementJoinFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("the new member m4", "could not join: bind: address already in use",
@@ -221,7 +221,7 @@ class ReplaceMemberControlFlowTest {
     FakeReplacement cluster = new FakeReplacement("c").down("m2").startFails("bind: address already in use")
         .removeFailsFor(M4.peerUrl());
 
-    Throwable failure = failure(() -> stub(cluster).replace(request(false, false)));
+    Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ReplacementJoinFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("Undoing it was not complete: removing it again failed",
@@ -233,7 +233,7 @@ class ReplaceMemberControlFlowTest {
   void givenTheSecondApiServerStaysUnhealthy_itsManifestIsPutBack_theFirstStaysOnTheNewSet_andTheRunbookEndsApiServerUpdateFailed() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2").unhealthyAfterChange("cp-2");
 
-    Throwable failure = failure(() -> stub(cluster).replace(request(false, false)));
+    Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ApiServerUpdateFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("the kube-apiserver on cp-2 did not become healthy after its"
@@ -251,7 +251,7 @@ class ReplaceMemberControlFlowTest {
   void givenPuttingTheManifestBackFailsToo_theFailureSaysToRestoreItByHand() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2").unhealthyAfterChange("cp-1").restoreFails("cp-1");
 
-    Throwable failure = failure(() -> stub(cluster).replace(request(false, false)));
+    Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ApiServerUpdateFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("Putting its previous manifest back failed too (cannot write the"
@@ -262,7 +262,7 @@ class ReplaceMemberControlFlowTest {
   void givenTheNewMemberStaysALearner_thePostflightFails() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2").staysLearner();
 
-    Throwable failure = failure(() -> stub(cluster).replace(request(false, false)));
+    Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("member replacement in cluster c finished but postflight found",
@@ -289,14 +289,4 @@ class ReplaceMemberControlFlowTest {
         WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(QUEUE).build());
   }
 
-  private void awaitPhase(ReplaceMemberWorkflow replace, Phase phase) {
-    for (int i = 0; i < 200 && replace.progress().phase() != phase; i++) env.sleep(Duration.ofMillis(50));
-    assertThat(replace.progress().phase()).isEqualTo(phase);
-  }
-
-  private static Throwable failure(Runnable run) {
-    Throwable thrown = catchThrowable(run::run);
-    assertThat(thrown).isInstanceOf(WorkflowFailedException.class);
-    return thrown;
-  }
 }

@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.restore;
 
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
+
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -10,13 +12,11 @@ import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -86,7 +86,7 @@ class RestoreControlFlowTest {
 
   @Test
   void givenNoAcknowledgementOfDataLoss_itRefusesBeforeItsFirstActivity() {
-    Throwable failure = failure(() -> stub().restore(new RestoreRequest("c", "", false, "", false, 60, 30)));
+    Throwable failure = workflowFailure(() -> stub().restore(new RestoreRequest("c", "", false, "", false, 60, 30)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("restore of c refused, nothing was touched",
@@ -96,7 +96,7 @@ class RestoreControlFlowTest {
 
   @Test
   void givenAnEtcdVersionThatIsNoVersion_itRefusesBeforeItsFirstActivity() {
-    Throwable failure = failure(() -> stub().restore(new RestoreRequest("c", "", true, "3.5", false, 60, 30)));
+    Throwable failure = workflowFailure(() -> stub().restore(new RestoreRequest("c", "", true, "3.5", false, 60, 30)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("etcdVersion must look like 3.4.23", "got '3.5'");
@@ -106,7 +106,7 @@ class RestoreControlFlowTest {
   @Test
   void givenAClusterTheInventoryDoesNotHave_itRefusesNamingIt() {
     hosts.unknownCluster();
-    Throwable failure = failure(() -> stub().restore(restore(false)));
+    Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("no cluster 'c' in the inventory");
@@ -116,7 +116,7 @@ class RestoreControlFlowTest {
   void givenACorruptBackupAndAHostItCannotTrust_itRefusesNamingBothBeforeStoppingAnything() {
     hosts.backupCorrupt("backup b-1 is truncated");
     cluster.hostProblems("control-plane host cp2 (10.0.0.2:22): host key does not match known_hosts");
-    Throwable failure = failure(() -> stub().restore(restore(false)));
+    Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("refused, nothing was touched", "backup b-1 is truncated",
@@ -127,7 +127,7 @@ class RestoreControlFlowTest {
   @Test
   void givenAnEtcdVersionOfAnOlderMinorThanTheBackups_itRefusesNamingEachMember() {
     hosts.keeps(FakeRestoreHosts.backup("b-2", "3.5.16", 10));
-    Throwable failure = failure(() -> stub().restore(new RestoreRequest("c", "b-2", true, "3.4.23", false, 60, 30)));
+    Throwable failure = workflowFailure(() -> stub().restore(new RestoreRequest("c", "b-2", true, "3.4.23", false, 60, 30)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("member m1 would run etcd 3.4.23, older than the 3.5.16 that took"
@@ -138,7 +138,7 @@ class RestoreControlFlowTest {
   @Test
   void givenAMemberWhoseRestoreFails_itEndsRestoreFailedNamingThePhaseTheDataDirsKeptAsideAndTheApiServersLeftStopped() {
     hosts.restoreFails("m2");
-    Throwable failure = failure(() -> stub().restore(restore(false)));
+    Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("restore of c from backup b-1 stopped in phase RESTORE",
@@ -152,7 +152,7 @@ class RestoreControlFlowTest {
   @Test
   void givenAKubeApiServerThatCannotBeStopped_itEndsRestoreFailedNamingTheOnesAlreadyStoppedAndTouchesNoMember() {
     hosts.apiServerStopFails("cp2");
-    Throwable failure = failure(() -> stub().restore(restore(false)));
+    Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("stopped in phase STOP_APISERVERS", "no manifest on cp2",
@@ -163,7 +163,7 @@ class RestoreControlFlowTest {
   @Test
   void givenARestoredRevisionThatIsNotTheBackups_thePostflightFailsLeavingTheApiServersStopped() {
     hosts.keeps(FakeRestoreHosts.backup("b-3", "3.4.23", 7));
-    Throwable failure = failure(() -> stub().restore(restore(false)));
+    Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("restore of c from backup b-3 finished but postflight found",
@@ -176,7 +176,7 @@ class RestoreControlFlowTest {
   void givenRequireApproval_itStopsNothingUntilApprovedThenRestores() {
     RestoreClusterWorkflow restore = stub();
     WorkflowClient.start(restore::restore, approved(true));
-    awaitPhase(restore, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, restore, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer");
 
     restore.approve("on-call");
@@ -189,11 +189,11 @@ class RestoreControlFlowTest {
   void givenACancelWhileAwaitingApproval_itStopsHavingStoppedNothing() {
     RestoreClusterWorkflow restore = stub();
     WorkflowClient.start(restore::restore, approved(true));
-    awaitPhase(restore, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, restore, Phase.AWAITING_APPROVAL);
 
     WorkflowStub.fromTyped(restore).cancel();
 
-    Throwable failure = failure(() -> WorkflowStub.fromTyped(restore).getResult(RestoreResult.class));
+    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(restore).getResult(RestoreResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(restore.progress().phase()).isEqualTo(Phase.CANCELLED);
     assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
@@ -218,14 +218,4 @@ class RestoreControlFlowTest {
         WorkflowOptions.newBuilder().setWorkflowId(RunbookIds.changing("c")).setTaskQueue(QUEUE).build());
   }
 
-  private void awaitPhase(RestoreClusterWorkflow restore, Phase phase) {
-    for (int i = 0; i < 200 && restore.progress().phase() != phase; i++) env.sleep(Duration.ofMillis(50));
-    assertThat(restore.progress().phase()).isEqualTo(phase);
-  }
-
-  private static Throwable failure(Runnable run) {
-    Throwable thrown = catchThrowable(run::run);
-    assertThat(thrown).isInstanceOf(WorkflowFailedException.class);
-    return thrown;
-  }
 }

@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.rollback;
 
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
+
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -14,13 +16,11 @@ import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -104,7 +104,7 @@ class RollbackControlFlowTest {
   @Test
   void givenAClusterNoMemberOfWhichAnswers_itRefusesSayingSo() {
     FakeCluster cluster = mixed();
-    Throwable failure = failure(() -> stub(cluster, new HeldEtcd(cluster).unreachable())
+    Throwable failure = workflowFailure(() -> stub(cluster, new HeldEtcd(cluster).unreachable())
         .rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertRefused(failure, "no member of cluster 'c' answers");
@@ -112,7 +112,7 @@ class RollbackControlFlowTest {
 
   @Test
   void givenAToVersionThatIsNoVersion_itRefusesNamingIt() {
-    Throwable failure = failure(() -> stub(mixed()).rollback(new RollbackRequest("c", "3.4", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(mixed()).rollback(new RollbackRequest("c", "3.4", false, 60)));
 
     assertRefused(failure, "toVersion must look like 3.4.23, got '3.4'");
   }
@@ -122,14 +122,14 @@ class RollbackControlFlowTest {
     FakeCluster cluster = mixed();
     MEMBERS.forEach(m -> cluster.stopMember(new MemberRef("c", m)));
 
-    Throwable failure = failure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertRefused(failure, "no member sees a leader", "Restore from a backup instead");
   }
 
   @Test
   void givenAToVersionTheBinarySourceDoesNotOffer_itRefusesNamingWhatItOffers() {
-    Throwable failure = failure(() -> stub(onNewVersion(mixed(), "m1")).rollback(new RollbackRequest("c", "3.4.22", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(onNewVersion(mixed(), "m1")).rollback(new RollbackRequest("c", "3.4.22", false, 60)));
 
     assertRefused(failure, "version 3.4.22 is not offered by the binary source (it has [3.4.23, 3.5.16])");
   }
@@ -138,7 +138,7 @@ class RollbackControlFlowTest {
   void givenAHostItCannotTrust_itRefusesBeforeTheFirstMemberNamingTheHost() {
     FakeCluster cluster = onNewVersion(mixed(), "m1").hostProblems("member m1 (127.0.0.1:22): host key does not match");
 
-    Throwable failure = failure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertRefused(failure, "member m1 (127.0.0.1:22): host key does not match");
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
@@ -146,7 +146,7 @@ class RollbackControlFlowTest {
 
   @Test
   void givenTheClusterVersionMovedPastTheTarget_withoutAcknowledgement_itRefusesNamingTheWayBack() {
-    Throwable failure = failure(() -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertRefused(failure, "the cluster version is already 3.5.0, past 3.4.23", "pre-upgrade backup",
         "acknowledgeDataLoss: true", "the newest backup taken on 3.4 is used");
@@ -186,7 +186,7 @@ class RollbackControlFlowTest {
   void givenARestoreChildThatFails_itEndsRollbackFailedWithTheRestoresMessage() {
     hosts.restoreFails("m2");
 
-    Throwable failure = failure(() -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60, true, "")));
+    Throwable failure = workflowFailure(() -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60, true, "")));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("rollback of c to 3.4.23 through a restore failed",
@@ -197,7 +197,7 @@ class RollbackControlFlowTest {
   void givenAMemberThatCannotBePutBack_itEndsRollbackFailedNamingItAndWhatToDo() {
     FakeCluster cluster = onNewVersion(mixed(), "m1", "m2").installFails((member, version) -> member.equals("m2"));
 
-    Throwable failure = failure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("rollback of c to 3.4.23 failed at member m2",
@@ -209,7 +209,7 @@ class RollbackControlFlowTest {
   void givenAMemberGoingDownDuringTheRollback_thePostflightFailsNamingIt() {
     FakeCluster cluster = onNewVersion(mixed(), "m1").whenStarted("m1", "m2");
 
-    Throwable failure = failure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("rollback of c finished but postflight found", "member m2 is unreachable");
@@ -220,7 +220,7 @@ class RollbackControlFlowTest {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
     RollbackClusterWorkflow rollback = stub(cluster);
     WorkflowClient.start(rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60, false, "", true));
-    awaitPhase(rollback, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, rollback, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
 
     rollback.approve("on-call");
@@ -233,11 +233,11 @@ class RollbackControlFlowTest {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
     RollbackClusterWorkflow rollback = stub(cluster);
     WorkflowClient.start(rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60, false, "", true));
-    awaitPhase(rollback, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, rollback, Phase.AWAITING_APPROVAL);
 
     WorkflowStub.fromTyped(rollback).cancel();
 
-    Throwable failure = failure(() -> WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class));
+    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
     assertThat(cluster.running()).containsEntry("m1", "3.5.16");
@@ -255,7 +255,7 @@ class RollbackControlFlowTest {
     for (int i = 0; i < 200 && !rollback.progress().message().startsWith("cancel requested"); i++) Thread.sleep(20);
     etcd.released.countDown();
 
-    Throwable failure = failure(() -> WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class));
+    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(rollback.progress().phase()).isEqualTo(Phase.CANCELLED);
     assertThat(rollback.progress().message()).contains("before member m2");
@@ -297,19 +297,9 @@ class RollbackControlFlowTest {
         WorkflowOptions.newBuilder().setWorkflowId(RunbookIds.changing("c")).setTaskQueue(QUEUE).build());
   }
 
-  private void awaitPhase(RollbackClusterWorkflow rollback, Phase phase) {
-    for (int i = 0; i < 200 && rollback.progress().phase() != phase; i++) env.sleep(Duration.ofMillis(50));
-    assertThat(rollback.progress().phase()).isEqualTo(phase);
-  }
-
   private static void assertRefused(Throwable failure, String... why) {
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("rollback of c refused, nothing was touched").contains(why);
   }
 
-  private static Throwable failure(Runnable run) {
-    Throwable thrown = catchThrowable(run::run);
-    assertThat(thrown).isInstanceOf(WorkflowFailedException.class);
-    return thrown;
-  }
 }

@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
+
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -10,13 +12,11 @@ import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -67,7 +67,7 @@ class UpgradeControlFlowTest {
   @Test
   void givenAHostItCannotTrust_itRefusesBeforeTheBackupNamingTheHost() {
     FakeCluster cluster = cluster().hostProblems("member m3 (127.0.0.1:22): host key does not match known_hosts");
-    Throwable failure = failure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("refused, nothing was touched", "member m3 (127.0.0.1:22)");
     assertThat(recording.calls()).doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
@@ -75,7 +75,7 @@ class UpgradeControlFlowTest {
 
   @Test
   void givenTheTargetIsRunning_itRefusesNamingIt() {
-    Throwable failure = failure(() -> stub(cluster()).upgrade(new UpgradeRequest("c", "3.4.23", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster()).upgrade(new UpgradeRequest("c", "3.4.23", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("already runs 3.4.23");
   }
@@ -83,7 +83,7 @@ class UpgradeControlFlowTest {
   @Test
   void givenAnotherMemberFailsMidway_itHaltsLeavingTheMixedClusterAsItIs() {
     FakeCluster cluster = cluster().whenStarted("m1", "m3");
-    Throwable failure = failure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeHalted.name());
     assertThat(Failures.rootMessage(failure)).contains("halted before touching m2", "Members already on 3.5.16: [m1]");
     assertThat(cluster.running()).containsEntry("m1", "3.5.16").containsEntry("m2", "3.4.23");
@@ -92,7 +92,7 @@ class UpgradeControlFlowTest {
   @Test
   void givenAMemberFailsAndPuttingItBackFailsToo_itEndsRollbackFailedNamingTheBackup() {
     FakeCluster cluster = cluster().installFails((member, version) -> member.equals("m2"));
-    Throwable failure = failure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("failed at member m2", "Putting 3.4.23 back failed too",
         "backup pre-upgrade-");
@@ -101,7 +101,7 @@ class UpgradeControlFlowTest {
   @Test
   void givenTheClusterVersionMovedBeforeAMemberFailed_itPutsNothingBackAndNamesTheRestore() {
     FakeCluster cluster = cluster().clusterVersion("3.5.0").installFails((member, version) -> member.equals("m2"));
-    Throwable failure = failure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("has already moved to 3.5.0", "restore runbook");
     assertThat(cluster.running()).containsEntry("m1", "3.5.16");
@@ -110,7 +110,7 @@ class UpgradeControlFlowTest {
   @Test
   void givenTheKeyspaceChanged_thePostflightFails() {
     FakeCluster cluster = cluster().keyspaceChanges();
-    Throwable failure = failure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
     assertThat(Failures.rootMessage(failure)).contains("finished but postflight found", "changed during the upgrade");
   }
@@ -120,7 +120,7 @@ class UpgradeControlFlowTest {
     FakeCluster cluster = cluster();
     UpgradeClusterWorkflow upgrade = stub(cluster);
     WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("c", "3.5.16", false, 60, true));
-    awaitPhase(upgrade, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, upgrade, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).doesNotContain("BackupActivities.takeVerifiedBackup");
     upgrade.approve("on-call");
     WorkflowStub.fromTyped(upgrade).getResult(UpgradeResult.class);
@@ -132,9 +132,9 @@ class UpgradeControlFlowTest {
     FakeCluster cluster = cluster();
     UpgradeClusterWorkflow upgrade = stub(cluster);
     WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("c", "3.5.16", false, 60, true));
-    awaitPhase(upgrade, Phase.AWAITING_APPROVAL);
+    awaitPhase(env, upgrade, Phase.AWAITING_APPROVAL);
     WorkflowStub.fromTyped(upgrade).cancel();
-    Throwable failure = failure(() -> WorkflowStub.fromTyped(upgrade).getResult(UpgradeResult.class));
+    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(upgrade).getResult(UpgradeResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember", "BackupActivities.takeVerifiedBackup");
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
@@ -154,14 +154,4 @@ class UpgradeControlFlowTest {
         WorkflowOptions.newBuilder().setWorkflowId(RunbookIds.changing("c")).setTaskQueue(QUEUE).build());
   }
 
-  private void awaitPhase(UpgradeClusterWorkflow upgrade, Phase phase) {
-    for (int i = 0; i < 200 && upgrade.progress().phase() != phase; i++) env.sleep(Duration.ofMillis(50));
-    assertThat(upgrade.progress().phase()).isEqualTo(phase);
-  }
-
-  private static Throwable failure(Runnable run) {
-    Throwable thrown = catchThrowable(run::run);
-    assertThat(thrown).isInstanceOf(WorkflowFailedException.class);
-    return thrown;
-  }
 }

@@ -4,6 +4,8 @@ import java.util.List;
 
 /** A runbook named a cluster the inventory does not have. */
 public final class UnknownClusterException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+
 
   private final String name;
 

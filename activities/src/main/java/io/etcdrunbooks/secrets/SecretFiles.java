@@ -109,6 +109,8 @@ public final class SecretFiles {
 
   /** A secret file that breaks the rule; the message names the file and the fix, never its content. */
   public static final class Refused extends IOException {
+    private static final long serialVersionUID = 1L;
+
     public Refused(String message) {
       super(message);
     }

@@ -12,6 +12,7 @@ import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
 import io.temporal.api.filter.v1.StartTimeFilter;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowTargetOptions;
 import io.temporal.client.WorkflowExecutionMetadata;
 import com.google.protobuf.Timestamp;
 import jakarta.inject.Singleton;
@@ -84,8 +85,8 @@ public final class RunbookList {
     if (info.hasMemo() && info.getMemo().getFieldsCount() > 0) {
       return new WorkflowExecutionMetadata(info, client.getOptions().getDataConverter());
     }
-    return client.newUntypedWorkflowStub(info.getExecution().getWorkflowId(), java.util.Optional.of(info.getExecution().getRunId()),
-        java.util.Optional.empty()).describe();
+    return client.newUntypedWorkflowStub(WorkflowTargetOptions.newBuilder().setWorkflowExecution(info.getExecution()).build())
+        .describe();
   }
 
   private static RunbookSummary summary(WorkflowExecutionMetadata run) {

@@ -257,6 +257,8 @@ public final class RunbookStarter {
 
   /** A runbook of the same id already runs: another change of the cluster, or the same backup or schedule. */
   public static final class RunbookAlreadyRunning extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     private final String workflowId;
     private final String runningType;
     private final String member;

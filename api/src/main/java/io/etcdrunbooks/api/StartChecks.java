@@ -117,6 +117,8 @@ public final class StartChecks {
    * so that the Slack command and the Alertmanager webhook, which report those as refusals, report it so too.
    */
   public static final class RunbookRefused extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
     RunbookRefused(String message) {
       super(message);
     }

@@ -59,6 +59,8 @@ final class StrictJson implements BeanCreatedEventListener<ObjectMapper> {
 
   /** A boolean or int field: only its own JSON token; null refused; left out, its default. */
   private static final class Primitive<T> extends StdScalarDeserializer<T> {
+    private static final long serialVersionUID = 1L;
+
     private final T absent;
     private final JsonToken token;
     private final JsonToken otherToken;
@@ -76,12 +78,12 @@ final class StrictJson implements BeanCreatedEventListener<ObjectMapper> {
     public T deserialize(JsonParser parser, DeserializationContext context) throws IOException {
       JsonToken t = parser.currentToken();
       if (t != token && t != otherToken) {
-        return (T) context.reportInputMismatch(this, "wrong JSON type for %s", handledType().getName());
+        return context.reportInputMismatch(this, "wrong JSON type for %s", handledType().getName());
       }
       try {
         return read.apply(parser);
       } catch (IllegalArgumentException e) {
-        return (T) context.reportInputMismatch(this, "number out of range for %s", handledType().getName());
+        return context.reportInputMismatch(this, "number out of range for %s", handledType().getName());
       }
     }
 

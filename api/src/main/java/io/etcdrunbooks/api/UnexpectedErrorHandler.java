@@ -27,6 +27,7 @@ public final class UnexpectedErrorHandler implements ExceptionHandler<Throwable,
   private static final SecureRandom RANDOM = new SecureRandom();
 
   @Override
+  @SuppressWarnings("rawtypes") // ExceptionHandler declares the request raw; HttpRequest<?> would not override it
   public HttpResponse<ApiError> handle(HttpRequest request, Throwable exception) {
     String reference = reference();
     LOG.error("internal error, reference {}: {} {}", reference, request.getMethodName(), request.getPath(), exception);

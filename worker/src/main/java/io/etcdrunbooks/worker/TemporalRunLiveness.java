@@ -4,7 +4,7 @@ import io.etcdrunbooks.activities.support.RunLiveness;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
-import java.util.Optional;
+import io.temporal.client.WorkflowTargetOptions;
 
 /** Asks Temporal whether a runbook run is still open; when Temporal does not answer, the run counts as open. */
 public final class TemporalRunLiveness implements RunLiveness {
@@ -18,7 +18,8 @@ public final class TemporalRunLiveness implements RunLiveness {
   @Override
   public boolean isOpen(String workflowId, String runId) {
     try {
-      return client.newUntypedWorkflowStub(workflowId, Optional.of(runId), Optional.empty()).describe().getStatus()
+      WorkflowTargetOptions run = WorkflowTargetOptions.newBuilder().setWorkflowId(workflowId).setRunId(runId).build();
+      return client.newUntypedWorkflowStub(run).describe().getStatus()
           == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     } catch (WorkflowNotFoundException e) {
       return false;

@@ -141,6 +141,7 @@ class ReplaceMemberTest {
       String inventoryBefore = Files.readString(runbooks.sandbox.inventoryFile());
       URI peer = URI.create(m4.peerUrl());
       try (ServerSocket taken = new ServerSocket(peer.getPort(), 1, InetAddress.getLoopbackAddress())) {
+        assertThat(taken.isBound()).as("m4's peer port is held by another process").isTrue();
         assertThatThrownBy(() -> runbooks.replaceStub("m2").replace(new ReplaceMemberRequest("sandbox", "m2", m4, false, false,
             false, 30, 30, "test")))
             .isInstanceOf(WorkflowFailedException.class)

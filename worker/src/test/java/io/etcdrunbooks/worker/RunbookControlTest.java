@@ -164,8 +164,8 @@ class RunbookControlTest {
     // the workflows module replays this history (approval, controls memo) against later code
     Files.writeString(Path.of("target", "recorded-approved-upgrade-history.json"), client.fetchHistory(CHANGE).toJson(true));
     WorkflowExecutionDescription description = client.newUntypedWorkflowStub(CHANGE).describe();
-    Object controls = description.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
-    assertThat(controls).asList().hasSize(1).first().asString().endsWith("approve by on-call");
+    List<?> controls = (List<?>) description.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
+    assertThat(controls).hasSize(1).first().asString().endsWith("approve by on-call");
     assertThat(get("/api/v1/clusters/sandbox/runbooks", VIEWER).body().get(0).path("controls").get(0).asText()).endsWith("approve by on-call");
     // the audit log: who, which cluster, which workflow, what, the answer
     assertThat(audit.list).extracting(ILoggingEvent::getFormattedMessage)
@@ -189,8 +189,8 @@ class RunbookControlTest {
     assertThat(view.path("progress").path("message").asText()).contains("cancelled through the API by on-call");
     for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
     assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status()).as("nothing left to cancel").isEqualTo(409);
-    Object controls = client.newUntypedWorkflowStub(CHANGE).describe().getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
-    assertThat(controls).asList().singleElement().asString().endsWith("cancel by cancelled through the API by on-call");
+    List<?> controls = (List<?>) client.newUntypedWorkflowStub(CHANGE).describe().getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
+    assertThat(controls).singleElement().asString().endsWith("cancel by cancelled through the API by on-call");
   }
 
   @Test

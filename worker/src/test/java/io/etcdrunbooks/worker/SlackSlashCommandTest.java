@@ -151,6 +151,8 @@ class SlackSlashCommandTest {
     assertRefused(send(body, now, signature, "application/json"), 415, "Content-Type must be application/x-www-form-urlencoded");
     byte[] large = form(OPERATOR, "upgrade sandbox 3.5.16 " + "x".repeat(9000), "/commands/T1/forged");
     assertRefused(send(large, now, sign(secret, now, large)), 413, "at most 8192");
+    byte[] empty = new byte[0];
+    assertRefused(send(empty, now, sign(secret, now, empty)), 400, "no user_id");
 
     assertNoRunbook(UPGRADE_ID);
     assertThat(posted.poll(1, TimeUnit.SECONDS)).as("nothing is posted for a refused request").isNull();

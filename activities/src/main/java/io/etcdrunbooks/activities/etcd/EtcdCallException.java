@@ -4,6 +4,8 @@ import io.grpc.Status;
 
 /** A call to etcd failed or did not answer in time; the message names the call and the reason. */
 public final class EtcdCallException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
 
   public EtcdCallException(String message, Throwable cause) {
     super(message, cause);

@@ -175,6 +175,8 @@ public final class BinaryInstaller implements VersionInstaller {
 
   /** Binaries on the host still differ from the worker's after a second upload. */
   public static final class ChecksumMismatchException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     public ChecksumMismatchException(String message) {
       super(message);
     }

@@ -31,8 +31,8 @@ public interface RunLiveness {
     } catch (IllegalStateException | UnsupportedOperationException e) {
       return; // not in an activity
     }
-    if (!isOpen(info.getWorkflowId(), info.getRunId())) {
-      throw FailureType.InvalidRequest.nonRetryable("runbook " + info.getWorkflowId() + " (run " + info.getRunId()
+    if (!isOpen(info.getWorkflowId(), info.getWorkflowRunId())) {
+      throw FailureType.InvalidRequest.nonRetryable("runbook " + info.getWorkflowId() + " (run " + info.getWorkflowRunId()
           + ") has ended (terminated or finished), so its step stopped before it would " + what);
     }
   }

@@ -1,12 +1,10 @@
 package io.etcdrunbooks.api.slack;
 
 import io.etcdrunbooks.runtime.http.OwnAuthentication;
-import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
-import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
@@ -50,12 +48,13 @@ public final class SlackCommandController {
     }
   }
 
-  // consumes ALL, and the body as bytes: Micronaut then hands over the bytes exactly as received, which the signature
-  // is computed over; the content type is checked here so that a wrong one gets a message saying what is expected.
+  // consumes ALL, and the request typed by byte[]: Micronaut then hands over the body exactly as received (or none),
+  // which the signature is computed over; the content type is checked here so that a wrong one gets a message saying
+  // what is expected.
   @OwnAuthentication("Slack's request signature; the command then needs the Slack user's role for its ApiAction")
   @Post(uri = "/commands", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<?> command(HttpRequest<?> request, @Nullable @Body byte[] body) {
-    byte[] raw = body == null ? new byte[0] : body;
+  public HttpResponse<?> command(HttpRequest<byte[]> request) {
+    byte[] raw = request.getBody().orElseGet(() -> new byte[0]);
     Optional<byte[]> key = secret.key();
     if (key.isEmpty()) {
       // Why (a file name, its mode) stays in the log: this endpoint faces the internet.

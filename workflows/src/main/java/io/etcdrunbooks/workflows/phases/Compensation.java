@@ -56,6 +56,8 @@ public final class Compensation {
 
   /** An undo failed: which one, what was undone before it, and why (the cause). */
   public static final class UndoFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     private final String what;
     private final List<String> undoneBefore;
 

@@ -16,6 +16,7 @@ public final class PhaseRunner<R> {
   private final Optional<Described> compensation;
 
   @SafeVarargs
+  @SuppressWarnings("varargs") // List.of copies the array and only reads it
   public PhaseRunner(RunbookPhase<R>... phases) {
     this(Optional.empty(), List.of(phases));
   }

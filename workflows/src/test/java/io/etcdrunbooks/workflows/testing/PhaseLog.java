@@ -45,10 +45,12 @@ public final class PhaseLog implements StatsReporter {
   public void reportGauge(String name, Map<String, String> tags, double value) {}
 
   @Override
+  @SuppressWarnings({"rawtypes", "deprecation"}) // tally's StatsReporter declares these with its raw, deprecated Buckets
   public void reportHistogramValueSamples(String name, Map<String, String> tags, Buckets buckets, double bucketLowerBound,
       double bucketUpperBound, long samples) {}
 
   @Override
+  @SuppressWarnings({"rawtypes", "deprecation"})
   public void reportHistogramDurationSamples(String name, Map<String, String> tags, Buckets buckets, Duration bucketLowerBound,
       Duration bucketUpperBound, long samples) {}
 

@@ -1,27 +1,40 @@
 package io.etcdrunbooks.inventory;
 
 /**
- * How a cluster's backups are stored and kept. Snapshots hold every Kubernetes Secret, so they are encrypted unless
- * {@code encrypt: false} is written out; a cluster without this section gets encrypted backups and must name a key
- * before its first backup.
+ * How a cluster's backups are stored and kept. Snapshots hold every Kubernetes Secret, so they are
+ * encrypted unless {@code encrypt: false} is written out; a cluster without this section gets
+ * encrypted backups and must name a key before its first backup.
  *
  * @param encrypt encrypt backups with AES-256-GCM (null: true)
- * @param keyFile file on the worker's host holding the 256-bit key, base64 (openssl rand -base64 32), mode 0600
- * @param keyId name of that key, recorded with every backup so the right key can be found for a restore
+ * @param keyFile file on the worker's host holding the 256-bit key, base64 (openssl rand -base64
+ *     32), mode 0600
+ * @param keyId name of that key, recorded with every backup so the right key can be found for a
+ *     restore
  * @param keepLast retention: newest backups kept (null: 7, at least 1)
- * @param keepDailyDays retention: the newest backup of each of this many days is kept as well (null: 14)
- * @param intervalMinutes how often the BackupSchedule runbook takes a backup (null: 1440, daily); read before each wait
- * @param copyTo a host every new backup (encrypted file and metadata) is also copied to over SFTP (null: none)
+ * @param keepDailyDays retention: the newest backup of each of this many days is kept as well
+ *     (null: 14)
+ * @param intervalMinutes how often the BackupSchedule runbook takes a backup (null: 1440, daily);
+ *     read before each wait
+ * @param copyTo a host every new backup (encrypted file and metadata) is also copied to over SFTP
+ *     (null: none)
  */
-public record BackupSpec(Boolean encrypt, String keyFile, String keyId, Integer keepLast, Integer keepDailyDays,
-    Integer intervalMinutes, CopyTo copyTo) {
+public record BackupSpec(
+    Boolean encrypt,
+    String keyFile,
+    String keyId,
+    Integer keepLast,
+    Integer keepDailyDays,
+    Integer intervalMinutes,
+    CopyTo copyTo) {
 
-  public BackupSpec(Boolean encrypt, String keyFile, String keyId, Integer keepLast, Integer keepDailyDays) {
+  public BackupSpec(
+      Boolean encrypt, String keyFile, String keyId, Integer keepLast, Integer keepDailyDays) {
     this(encrypt, keyFile, keyId, keepLast, keepDailyDays, null, null);
   }
 
   /**
-   * An off-site copy target, reached with the cluster's SSH user, key and known_hosts file (its host key must be there).
+   * An off-site copy target, reached with the cluster's SSH user, key and known_hosts file (its
+   * host key must be there).
    *
    * @param host SSH host
    * @param sshPort SSH port (0: the cluster's default)
@@ -33,7 +46,10 @@ public record BackupSpec(Boolean encrypt, String keyFile, String keyId, Integer 
   public static final int DEFAULT_KEEP_DAILY_DAYS = 14;
   public static final int DEFAULT_INTERVAL_MINUTES = 24 * 60;
 
-  /** What a cluster without a backup section gets: encrypted, key still to be named, default retention. */
+  /**
+   * What a cluster without a backup section gets: encrypted, key still to be named, default
+   * retention.
+   */
   public static final BackupSpec UNSET = new BackupSpec(null, null, null, null, null);
 
   public boolean encrypts() {

@@ -47,7 +47,14 @@ public record ClusterSpec(
     return members.stream()
         .filter(m -> m.name().equals(memberName))
         .findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("cluster '" + name + "' has no member '" + memberName + "'; members: "
-            + members.stream().map(MemberSpec::name).toList()));
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "cluster '"
+                        + name
+                        + "' has no member '"
+                        + memberName
+                        + "'; members: "
+                        + members.stream().map(MemberSpec::name).toList()));
   }
 }

@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The worker's view of the clusters it may operate on, read from a YAML file (see docs/configuration.md).
- * It holds paths to secrets (SSH key, TLS key), never the secrets themselves, and never leaves the worker.
+ * The worker's view of the clusters it may operate on, read from a YAML file (see
+ * docs/configuration.md). It holds paths to secrets (SSH key, TLS key), never the secrets
+ * themselves, and never leaves the worker.
  */
 public record Inventory(ReleaseSource releases, Map<String, ClusterSpec> clusters) {
 

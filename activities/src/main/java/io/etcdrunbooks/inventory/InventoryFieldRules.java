@@ -5,14 +5,18 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * What every path and name of the inventory must look like before a command line is made of it: paths absolute (a
- * relative one would be resolved against whatever directory a remote shell or the worker happens to start in), no
- * control characters anywhere (a newline in a path or name splits a command or forges a log line), and a systemd unit
- * a plain unit name. Each problem names the cluster, the member or host, and the field.
+ * What every path and name of the inventory must look like before a command line is made of it:
+ * paths absolute (a relative one would be resolved against whatever directory a remote shell or the
+ * worker happens to start in), no control characters anywhere (a newline in a path or name splits a
+ * command or forges a log line), and a systemd unit a plain unit name. Each problem names the
+ * cluster, the member or host, and the field.
  */
 final class InventoryFieldRules {
 
-  /** systemd unit names: letters, digits and {@code :_.@-}; no whitespace, quotes or other shell syntax. */
+  /**
+   * systemd unit names: letters, digits and {@code :_.@-}; no whitespace, quotes or other shell
+   * syntax.
+   */
   private static final Pattern UNIT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9:_.@-]*");
 
   private final List<String> problems = new ArrayList<>();
@@ -70,7 +74,10 @@ final class InventoryFieldRules {
     }
   }
 
-  /** manifestPath and stashDir are checked for being absolute with the rest of the static-pod settings. */
+  /**
+   * manifestPath and stashDir are checked for being absolute with the rest of the static-pod
+   * settings.
+   */
   private void service(String where, ServiceSpec s) {
     noControl(where, "service.kind", s.kind());
     noControl(where, "service.manifestPath", s.manifestPath());
@@ -78,8 +85,12 @@ final class InventoryFieldRules {
     noControl(where, "service.image", s.image());
     noControl(where, "service.logCommand", s.logCommand());
     if (!blank(s.unit()) && !hasControl(s.unit()) && !UNIT.matcher(s.unit()).matches()) {
-      problems.add(where + ": service.unit must be a systemd unit name (letters, digits and :_.@-, no spaces or shell"
-          + " syntax), got '" + s.unit() + "'");
+      problems.add(
+          where
+              + ": service.unit must be a systemd unit name (letters, digits and :_.@-, no spaces or shell"
+              + " syntax), got '"
+              + s.unit()
+              + "'");
     }
     noControl(where, "service.unit", s.unit());
   }
@@ -87,7 +98,13 @@ final class InventoryFieldRules {
   private void absolutePath(String where, String field, String path) {
     if (blank(path)) return;
     if (hasControl(path)) {
-      problems.add(where + ": " + field + " must not contain control characters, got '" + printable(path) + "'");
+      problems.add(
+          where
+              + ": "
+              + field
+              + " must not contain control characters, got '"
+              + printable(path)
+              + "'");
     } else if (!path.startsWith("/")) {
       problems.add(where + ": " + field + " must be an absolute path, got '" + path + "'");
     }
@@ -95,7 +112,13 @@ final class InventoryFieldRules {
 
   private void noControl(String where, String field, String value) {
     if (value != null && hasControl(value)) {
-      problems.add(where + ": " + field + " must not contain control characters, got '" + printable(value) + "'");
+      problems.add(
+          where
+              + ": "
+              + field
+              + " must not contain control characters, got '"
+              + printable(value)
+              + "'");
     }
   }
 
@@ -107,21 +130,26 @@ final class InventoryFieldRules {
     return Character.isISOControl(c) || c == '\u2028' || c == '\u2029';
   }
 
-  /** The value with control characters written as escapes, so that a message about it cannot break a log line. */
+  /**
+   * The value with control characters written as escapes, so that a message about it cannot break a
+   * log line.
+   */
   static String printable(String s) {
     if (s == null) return "null";
     StringBuilder out = new StringBuilder();
-    s.codePoints().forEach(c -> {
-      switch (c) {
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (isControl(c)) out.append(String.format("\\u%04x", c));
-          else out.appendCodePoint(c);
-        }
-      }
-    });
+    s.codePoints()
+        .forEach(
+            c -> {
+              switch (c) {
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                  if (isControl(c)) out.append(String.format("\\u%04x", c));
+                  else out.appendCodePoint(c);
+                }
+              }
+            });
     return out.toString();
   }
 

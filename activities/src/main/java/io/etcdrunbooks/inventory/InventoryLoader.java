@@ -18,9 +18,11 @@ import java.util.Set;
 public final class InventoryLoader {
 
   private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory()).configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+      new ObjectMapper(new YAMLFactory())
+          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
 
-  private static final java.util.regex.Pattern KEY_ID = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+  private static final java.util.regex.Pattern KEY_ID =
+      java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
   private InventoryLoader() {}
 
@@ -36,7 +38,8 @@ public final class InventoryLoader {
     Inventory inventory = new Inventory(raw.releases(), named);
     List<String> problems = validate(inventory);
     if (!problems.isEmpty()) {
-      throw new IllegalArgumentException("inventory " + file + " is invalid:\n  " + String.join("\n  ", problems));
+      throw new IllegalArgumentException(
+          "inventory " + file + " is invalid:\n  " + String.join("\n  ", problems));
     }
     return inventory;
   }
@@ -46,14 +49,25 @@ public final class InventoryLoader {
       Files.createDirectories(file.toAbsolutePath().getParent());
       Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
       YAML.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), inventory);
-      Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          tmp,
+          file,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write inventory " + file, e);
     }
   }
 
   private static ClusterSpec withName(String key, ClusterSpec spec) {
-    return new ClusterSpec(key, spec.members(), spec.service(), spec.ssh(), spec.tls(), spec.backupDir(), spec.controlPlane(),
+    return new ClusterSpec(
+        key,
+        spec.members(),
+        spec.service(),
+        spec.ssh(),
+        spec.tls(),
+        spec.backupDir(),
+        spec.controlPlane(),
         spec.backup());
   }
 
@@ -63,42 +77,62 @@ public final class InventoryLoader {
         || (blank(inventory.releases().localDir()) && blank(inventory.releases().urlTemplate()))) {
       problems.add("releases: set localDir or urlTemplate so that binaries can be installed");
     }
-    inventory.clusters().forEach((name, c) -> {
-      String where = "cluster '" + InventoryFieldRules.printable(name) + "'";
-      if (c.members().isEmpty()) problems.add(where + ": no members");
-      if (c.ssh() == null || blank(c.ssh().user()) || blank(c.ssh().privateKeyFile()) || blank(c.ssh().knownHostsFile())) {
-        problems.add(where + ": ssh needs user, privateKeyFile and knownHostsFile (host keys are always verified)");
-      }
-      String kind = c.service() == null ? null : c.service().kind();
-      if (!(ServiceSpec.PLAIN.equals(kind) || ServiceSpec.SYSTEMD.equals(kind) || ServiceSpec.STATIC_POD.equals(kind))) {
-        problems.add(where + ": service.kind must be 'plain', 'systemd' or 'static-pod'");
-      }
-      if (ServiceSpec.STATIC_POD.equals(kind)) validateStaticPod(where, c.service(), problems);
-      if (blank(c.backupDir())) problems.add(where + ": backupDir is required (a backup is taken before every upgrade)");
-      if (c.backup() != null) problems.addAll(backupProblems(where, c.backup()));
-      Set<String> names = new HashSet<>();
-      Set<String> urls = new HashSet<>();
-      for (MemberSpec m : c.members()) {
-        String mw = where + " member '" + InventoryFieldRules.printable(m.name()) + "'";
-        if (blank(m.name())) problems.add(where + ": a member has no name");
-        else if (!names.add(m.name())) problems.add(mw + ": duplicate name");
-        if (blank(m.host())) problems.add(mw + ": host is required");
-        for (String url : new String[] {m.clientUrl(), m.peerUrl()}) {
-          if (blank(url) || !(url.startsWith("http://") || url.startsWith("https://"))) {
-            problems.add(mw + ": clientUrl and peerUrl must be http:// or https:// URLs, got '" + url + "'");
-          } else if (!urls.add(url)) {
-            problems.add(mw + ": URL " + url + " is used twice");
-          }
-        }
-        if (blank(m.dataDir())) problems.add(mw + ": dataDir is required");
-        if (!ServiceSpec.STATIC_POD.equals(kind) && blank(m.installDir())) {
-          problems.add(mw + ": installDir is required with the plain and systemd service managers");
-        }
-        if (c.service() != null && ServiceSpec.PLAIN.equals(c.service().kind()) && blank(m.serviceDir())) {
-          problems.add(mw + ": serviceDir is required with the plain service manager");
-        }
-      }
-    });
+    inventory
+        .clusters()
+        .forEach(
+            (name, c) -> {
+              String where = "cluster '" + InventoryFieldRules.printable(name) + "'";
+              if (c.members().isEmpty()) problems.add(where + ": no members");
+              if (c.ssh() == null
+                  || blank(c.ssh().user())
+                  || blank(c.ssh().privateKeyFile())
+                  || blank(c.ssh().knownHostsFile())) {
+                problems.add(
+                    where
+                        + ": ssh needs user, privateKeyFile and knownHostsFile (host keys are always verified)");
+              }
+              String kind = c.service() == null ? null : c.service().kind();
+              if (!(ServiceSpec.PLAIN.equals(kind)
+                  || ServiceSpec.SYSTEMD.equals(kind)
+                  || ServiceSpec.STATIC_POD.equals(kind))) {
+                problems.add(where + ": service.kind must be 'plain', 'systemd' or 'static-pod'");
+              }
+              if (ServiceSpec.STATIC_POD.equals(kind))
+                validateStaticPod(where, c.service(), problems);
+              if (blank(c.backupDir()))
+                problems.add(
+                    where + ": backupDir is required (a backup is taken before every upgrade)");
+              if (c.backup() != null) problems.addAll(backupProblems(where, c.backup()));
+              Set<String> names = new HashSet<>();
+              Set<String> urls = new HashSet<>();
+              for (MemberSpec m : c.members()) {
+                String mw = where + " member '" + InventoryFieldRules.printable(m.name()) + "'";
+                if (blank(m.name())) problems.add(where + ": a member has no name");
+                else if (!names.add(m.name())) problems.add(mw + ": duplicate name");
+                if (blank(m.host())) problems.add(mw + ": host is required");
+                for (String url : new String[] {m.clientUrl(), m.peerUrl()}) {
+                  if (blank(url) || !(url.startsWith("http://") || url.startsWith("https://"))) {
+                    problems.add(
+                        mw
+                            + ": clientUrl and peerUrl must be http:// or https:// URLs, got '"
+                            + url
+                            + "'");
+                  } else if (!urls.add(url)) {
+                    problems.add(mw + ": URL " + url + " is used twice");
+                  }
+                }
+                if (blank(m.dataDir())) problems.add(mw + ": dataDir is required");
+                if (!ServiceSpec.STATIC_POD.equals(kind) && blank(m.installDir())) {
+                  problems.add(
+                      mw + ": installDir is required with the plain and systemd service managers");
+                }
+                if (c.service() != null
+                    && ServiceSpec.PLAIN.equals(c.service().kind())
+                    && blank(m.serviceDir())) {
+                  problems.add(mw + ": serviceDir is required with the plain service manager");
+                }
+              }
+            });
     problems.addAll(InventoryFieldRules.problems(inventory));
     return problems;
   }
@@ -107,18 +141,31 @@ public final class InventoryLoader {
     String manifest = service.effectiveManifestPath();
     String stash = service.effectiveStashDir();
     if (!manifest.startsWith("/") || manifest.endsWith("/")) {
-      problems.add(where + ": service.manifestPath must be an absolute file path, got '" + manifest + "'");
+      problems.add(
+          where + ": service.manifestPath must be an absolute file path, got '" + manifest + "'");
     }
-    if (!stash.startsWith("/")) problems.add(where + ": service.stashDir must be an absolute directory path, got '" + stash + "'");
-    String manifestsDir = manifest.contains("/") ? manifest.substring(0, manifest.lastIndexOf('/')) : "";
+    if (!stash.startsWith("/"))
+      problems.add(
+          where + ": service.stashDir must be an absolute directory path, got '" + stash + "'");
+    String manifestsDir =
+        manifest.contains("/") ? manifest.substring(0, manifest.lastIndexOf('/')) : "";
     if (stripSlashes(stash).equals(stripSlashes(manifestsDir))) {
-      problems.add(where + ": service.stashDir must not be the manifests directory " + manifestsDir + ", kubelet would run what is kept there");
+      problems.add(
+          where
+              + ": service.stashDir must not be the manifests directory "
+              + manifestsDir
+              + ", kubelet would run what is kept there");
     }
     if (!service.effectiveImage().contains("{version}")) {
-      problems.add(where + ": service.image must contain {version}, got '" + service.effectiveImage() + "'");
+      problems.add(
+          where + ": service.image must contain {version}, got '" + service.effectiveImage() + "'");
     }
     if (!service.effectiveLogCommand().contains("{lines}")) {
-      problems.add(where + ": service.logCommand must contain {lines}, got '" + service.effectiveLogCommand() + "'");
+      problems.add(
+          where
+              + ": service.logCommand must contain {lines}, got '"
+              + service.effectiveLogCommand()
+              + "'");
     }
   }
 
@@ -126,28 +173,46 @@ public final class InventoryLoader {
     return path.replaceAll("/+$", "");
   }
 
-  /** A missing backup section is valid (backups then refuse to run until a key is named); a present one must be whole. */
+  /**
+   * A missing backup section is valid (backups then refuse to run until a key is named); a present
+   * one must be whole.
+   */
   private static List<String> backupProblems(String where, BackupSpec b) {
     List<String> problems = new ArrayList<>();
     if (b.encrypts()) {
       if (blank(b.keyFile()) || blank(b.keyId())) {
-        problems.add(where + ": backup.keyFile and backup.keyId are required, since backups are encrypted (snapshots hold every"
-            + " Secret); write backup.encrypt: false to store them unencrypted");
+        problems.add(
+            where
+                + ": backup.keyFile and backup.keyId are required, since backups are encrypted (snapshots hold every"
+                + " Secret); write backup.encrypt: false to store them unencrypted");
       }
       if (!blank(b.keyId()) && !KEY_ID.matcher(b.keyId()).matches()) {
-        problems.add(where + ": backup.keyId '" + b.keyId() + "' must be 1-64 letters, digits, '.', '_' or '-'");
+        problems.add(
+            where
+                + ": backup.keyId '"
+                + b.keyId()
+                + "' must be 1-64 letters, digits, '.', '_' or '-'");
       }
     } else if (!blank(b.keyFile()) || !blank(b.keyId())) {
-      problems.add(where + ": backup.encrypt is false but backup.keyFile or backup.keyId is set; remove them, or set encrypt: true");
+      problems.add(
+          where
+              + ": backup.encrypt is false but backup.keyFile or backup.keyId is set; remove them, or set encrypt: true");
     }
     if (b.keepLast() != null && b.keepLast() < 1) {
-      problems.add(where + ": backup.keepLast must be at least 1 (the newest backup is always kept), got " + b.keepLast());
+      problems.add(
+          where
+              + ": backup.keepLast must be at least 1 (the newest backup is always kept), got "
+              + b.keepLast());
     }
-    if (b.copyTo() != null && (blank(b.copyTo().host()) || blank(b.copyTo().dir()) || !b.copyTo().dir().startsWith("/"))) {
+    if (b.copyTo() != null
+        && (blank(b.copyTo().host())
+            || blank(b.copyTo().dir())
+            || !b.copyTo().dir().startsWith("/"))) {
       problems.add(where + ": backup.copyTo needs a host and an absolute dir, got " + b.copyTo());
     }
     if (b.intervalMinutes() != null && b.intervalMinutes() < 1) {
-      problems.add(where + ": backup.intervalMinutes must be at least 1, got " + b.intervalMinutes());
+      problems.add(
+          where + ": backup.intervalMinutes must be at least 1, got " + b.intervalMinutes());
     }
     if (b.keepDailyDays() != null && b.keepDailyDays() < 0) {
       problems.add(where + ": backup.keepDailyDays must not be negative, got " + b.keepDailyDays());

@@ -7,7 +7,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.function.Supplier;
 
-/** The inventory file, read again whenever it changes on disk, so runbooks always see the current membership. */
+/**
+ * The inventory file, read again whenever it changes on disk, so runbooks always see the current
+ * membership.
+ */
 public final class InventorySource implements Supplier<Inventory> {
 
   private final Path file;
@@ -28,8 +31,11 @@ public final class InventorySource implements Supplier<Inventory> {
     try {
       modified = Files.getLastModifiedTime(file);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read inventory " + file.toAbsolutePath()
-          + ": set runbooks.inventory (or ETCD_RUNBOOKS_INVENTORY) to the inventory YAML", e);
+      throw new UncheckedIOException(
+          "cannot read inventory "
+              + file.toAbsolutePath()
+              + ": set runbooks.inventory (or ETCD_RUNBOOKS_INVENTORY) to the inventory YAML",
+          e);
     }
     if (inventory == null || !modified.equals(loadedAt)) {
       inventory = InventoryLoader.load(file);

@@ -9,7 +9,8 @@ package io.etcdrunbooks.inventory;
  * @param clientUrl the member's advertised client URL
  * @param peerUrl the member's advertised peer URL
  * @param dataDir etcd data dir on the host
- * @param installDir where versions live on the host: {@code versions/<version>/etcd} and the {@code current} link the service runs
+ * @param installDir where versions live on the host: {@code versions/<version>/etcd} and the {@code
+ *     current} link the service runs
  * @param serviceDir plain service manager: directory with etcd.env, etcd.pid and etcd.log
  */
 public record MemberSpec(

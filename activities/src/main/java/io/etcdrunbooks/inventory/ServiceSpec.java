@@ -3,21 +3,31 @@ package io.etcdrunbooks.inventory;
 /**
  * How members' etcd processes are run.
  *
- * @param kind {@code plain}: a process started with nohup from {@code serviceDir/etcd.env}, tracked by a pid file;
- *     {@code systemd}: a systemd unit whose ExecStart runs {@code installDir/current/etcd};
- *     {@code static-pod}: a kubelet static pod (kubeadm's layout) described by {@code manifestPath}
+ * @param kind {@code plain}: a process started with nohup from {@code serviceDir/etcd.env}, tracked
+ *     by a pid file; {@code systemd}: a systemd unit whose ExecStart runs {@code
+ *     installDir/current/etcd}; {@code static-pod}: a kubelet static pod (kubeadm's layout)
+ *     described by {@code manifestPath}
  * @param unit systemd unit name (default etcd)
- * @param manifestPath static-pod: the pod manifest kubelet runs (default {@value #DEFAULT_MANIFEST_PATH}); may contain
- *     {@code {member}}
- * @param stashDir static-pod: where a stopped member's manifest is kept, outside kubelet's manifests directory
- *     (default {@value #DEFAULT_STASH_DIR}); may contain {@code {member}}
- * @param image static-pod: the etcd image of a version, with {@code {version}} (default {@value #DEFAULT_IMAGE})
- * @param logCommand static-pod: shell command printing the member's last log lines, with {@code {lines}} and optionally
- *     {@code {member}}, which becomes the member's name as one quoted shell word, so write it outside quotes
- *     (default {@value #DEFAULT_LOG_COMMAND})
- * @param sudo static-pod: run host commands through {@code sudo -n} (default: when the SSH user is not root)
+ * @param manifestPath static-pod: the pod manifest kubelet runs (default {@value
+ *     #DEFAULT_MANIFEST_PATH}); may contain {@code {member}}
+ * @param stashDir static-pod: where a stopped member's manifest is kept, outside kubelet's
+ *     manifests directory (default {@value #DEFAULT_STASH_DIR}); may contain {@code {member}}
+ * @param image static-pod: the etcd image of a version, with {@code {version}} (default {@value
+ *     #DEFAULT_IMAGE})
+ * @param logCommand static-pod: shell command printing the member's last log lines, with {@code
+ *     {lines}} and optionally {@code {member}}, which becomes the member's name as one quoted shell
+ *     word, so write it outside quotes (default {@value #DEFAULT_LOG_COMMAND})
+ * @param sudo static-pod: run host commands through {@code sudo -n} (default: when the SSH user is
+ *     not root)
  */
-public record ServiceSpec(String kind, String unit, String manifestPath, String stashDir, String image, String logCommand, Boolean sudo) {
+public record ServiceSpec(
+    String kind,
+    String unit,
+    String manifestPath,
+    String stashDir,
+    String image,
+    String logCommand,
+    Boolean sudo) {
 
   public static final String PLAIN = "plain";
   public static final String SYSTEMD = "systemd";
@@ -26,7 +36,8 @@ public record ServiceSpec(String kind, String unit, String manifestPath, String 
   public static final String DEFAULT_MANIFEST_PATH = "/etc/kubernetes/manifests/etcd.yaml";
   public static final String DEFAULT_STASH_DIR = "/etc/kubernetes/etcd-runbooks-stopped";
   public static final String DEFAULT_IMAGE = "registry.k8s.io/etcd:{version}-0";
-  public static final String DEFAULT_LOG_COMMAND = "crictl logs --tail {lines} \"$(crictl ps -a --name etcd -q | head -n 1)\"";
+  public static final String DEFAULT_LOG_COMMAND =
+      "crictl logs --tail {lines} \"$(crictl ps -a --name etcd -q | head -n 1)\"";
 
   public ServiceSpec(String kind, String unit) {
     this(kind, unit, null, null, null, null, null);

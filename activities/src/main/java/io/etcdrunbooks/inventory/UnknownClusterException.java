@@ -6,12 +6,15 @@ import java.util.List;
 public final class UnknownClusterException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
-
   private final String name;
 
   public UnknownClusterException(String name, List<String> known) {
-    super("unknown cluster '" + name + "': the inventory has " + (known.isEmpty() ? "no clusters" : known.stream().sorted().toList())
-        + "; add it to the inventory file or check the name");
+    super(
+        "unknown cluster '"
+            + name
+            + "': the inventory has "
+            + (known.isEmpty() ? "no clusters" : known.stream().sorted().toList())
+            + "; add it to the inventory file or check the name");
     this.name = name;
   }
 

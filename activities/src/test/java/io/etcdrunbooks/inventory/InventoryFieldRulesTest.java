@@ -13,14 +13,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Paths in the inventory must be absolute and free of control characters, and a systemd unit a plain unit name; the
- * loader refuses the file naming the cluster, the member or host, and the field.
+ * Paths in the inventory must be absolute and free of control characters, and a systemd unit a
+ * plain unit name; the loader refuses the file naming the cluster, the member or host, and the
+ * field.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InventoryFieldRulesTest {
 
   /** Every path field set, each to a placeholder the tests replace one at a time. */
-  private static final String INVENTORY = """
+  private static final String INVENTORY =
+      """
       releases: {localDir: LOCAL_DIR, downloadDir: DOWNLOAD_DIR}
       clusters:
         prod:
@@ -47,32 +49,39 @@ class InventoryFieldRulesTest {
   }
 
   @ParameterizedTest(name = "{0} = ''{1}''")
-  @CsvSource(delimiter = '|', value = {
-      "DATA_DIR      | data/m2         | cluster 'prod' member 'm2': dataDir must be an absolute path, got 'data/m2'",
-      "INSTALL_DIR   | opt/etcd        | cluster 'prod' member 'm2': installDir must be an absolute path, got 'opt/etcd'",
-      "SERVICE_DIR   | ./etc/etcd      | cluster 'prod' member 'm2': serviceDir must be an absolute path, got './etc/etcd'",
-      "KEY_FILE      | id_ed25519      | cluster 'prod': ssh.privateKeyFile must be an absolute path, got 'id_ed25519'",
-      "KNOWN_HOSTS   | ~/.ssh/kh       | cluster 'prod': ssh.knownHostsFile must be an absolute path, got '~/.ssh/kh'",
-      "CA_FILE       | tls/ca.crt      | cluster 'prod': tls.caFile must be an absolute path, got 'tls/ca.crt'",
-      "CERT_FILE     | client.crt      | cluster 'prod': tls.certFile must be an absolute path, got 'client.crt'",
-      "TLS_KEY       | client.key      | cluster 'prod': tls.keyFile must be an absolute path, got 'client.key'",
-      "BACKUP_DIR    | backups         | cluster 'prod': backupDir must be an absolute path, got 'backups'",
-      "BACKUP_KEY    | keys/prod.key   | cluster 'prod': backup.keyFile must be an absolute path, got 'keys/prod.key'",
-      "MANIFEST_PATH | kube-apiserver.yaml | cluster 'prod' control-plane host 'cp-1': manifestPath must be an absolute path, got 'kube-apiserver.yaml'",
-      "LOCAL_DIR     | releases        | releases: localDir must be an absolute path, got 'releases'",
-      "DOWNLOAD_DIR  | downloads       | releases: downloadDir must be an absolute path, got 'downloads'"})
-  void aRelativePath_isRefusedNamingItsClusterMemberAndField(String field, String value, String message) {
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "DATA_DIR      | data/m2         | cluster 'prod' member 'm2': dataDir must be an absolute path, got 'data/m2'",
+        "INSTALL_DIR   | opt/etcd        | cluster 'prod' member 'm2': installDir must be an absolute path, got 'opt/etcd'",
+        "SERVICE_DIR   | ./etc/etcd      | cluster 'prod' member 'm2': serviceDir must be an absolute path, got './etc/etcd'",
+        "KEY_FILE      | id_ed25519      | cluster 'prod': ssh.privateKeyFile must be an absolute path, got 'id_ed25519'",
+        "KNOWN_HOSTS   | ~/.ssh/kh       | cluster 'prod': ssh.knownHostsFile must be an absolute path, got '~/.ssh/kh'",
+        "CA_FILE       | tls/ca.crt      | cluster 'prod': tls.caFile must be an absolute path, got 'tls/ca.crt'",
+        "CERT_FILE     | client.crt      | cluster 'prod': tls.certFile must be an absolute path, got 'client.crt'",
+        "TLS_KEY       | client.key      | cluster 'prod': tls.keyFile must be an absolute path, got 'client.key'",
+        "BACKUP_DIR    | backups         | cluster 'prod': backupDir must be an absolute path, got 'backups'",
+        "BACKUP_KEY    | keys/prod.key   | cluster 'prod': backup.keyFile must be an absolute path, got 'keys/prod.key'",
+        "MANIFEST_PATH | kube-apiserver.yaml | cluster 'prod' control-plane host 'cp-1': manifestPath must be an absolute path, got 'kube-apiserver.yaml'",
+        "LOCAL_DIR     | releases        | releases: localDir must be an absolute path, got 'releases'",
+        "DOWNLOAD_DIR  | downloads       | releases: downloadDir must be an absolute path, got 'downloads'"
+      })
+  void aRelativePath_isRefusedNamingItsClusterMemberAndField(
+      String field, String value, String message) {
     assertThatThrownBy(() -> load(with(field, value)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(message);
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', value = {
-      "DATA_DIR      | cluster 'prod' member 'm2': dataDir must not contain control characters, got '/var/lib/etcd\\n/x'",
-      "KNOWN_HOSTS   | cluster 'prod': ssh.knownHostsFile must not contain control characters, got '/var/lib/etcd\\n/x'",
-      "MANIFEST_PATH | cluster 'prod' control-plane host 'cp-1': manifestPath must not contain control characters",
-      "UNIT          | cluster 'prod': service.unit must not contain control characters, got '/var/lib/etcd\\n/x'"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "DATA_DIR      | cluster 'prod' member 'm2': dataDir must not contain control characters, got '/var/lib/etcd\\n/x'",
+        "KNOWN_HOSTS   | cluster 'prod': ssh.knownHostsFile must not contain control characters, got '/var/lib/etcd\\n/x'",
+        "MANIFEST_PATH | cluster 'prod' control-plane host 'cp-1': manifestPath must not contain control characters",
+        "UNIT          | cluster 'prod': service.unit must not contain control characters, got '/var/lib/etcd\\n/x'"
+      })
   void aControlCharacterInAPathOrUnit_isRefusedAndShownEscaped(String field, String message) {
     // YAML's double-quoted "\n" is a real newline in the value
     assertThatThrownBy(() -> load(with(field, "\"/var/lib/etcd\\n/x\"")))
@@ -82,7 +91,9 @@ class InventoryFieldRulesTest {
   }
 
   @ParameterizedTest(name = "unit ''{0}''")
-  @CsvSource(delimiter = '|', value = {"'etcd; reboot'", "'etcd member'", "'$(id)'", "'etcd`x`'", "'-etcd'", "'etcd\\x2d'"})
+  @CsvSource(
+      delimiter = '|',
+      value = {"'etcd; reboot'", "'etcd member'", "'$(id)'", "'etcd`x`'", "'-etcd'", "'etcd\\x2d'"})
   void aUnitWithShellSyntaxOrWhitespace_isRefused(String unit) {
     assertThatThrownBy(() -> load(with("UNIT", unit)))
         .isInstanceOf(IllegalArgumentException.class)
@@ -92,18 +103,24 @@ class InventoryFieldRulesTest {
   @Test
   void aMemberNameOrHostWithAControlCharacter_isRefusedAndTheMessageStaysOnOneLine() {
     assertThatThrownBy(() -> load(valid().replace("name: m2", "name: \"m2\\nINFO forged\"")))
-        .hasMessageContaining("cluster 'prod' member 'm2\\nINFO forged': name must not contain control characters");
+        .hasMessageContaining(
+            "cluster 'prod' member 'm2\\nINFO forged': name must not contain control characters");
     assertThatThrownBy(() -> load(valid().replace("host: 10.0.0.2", "host: \"10.0.0.2\\t\"")))
-        .hasMessageContaining("cluster 'prod' member 'm2': host must not contain control characters, got '10.0.0.2\\t'");
+        .hasMessageContaining(
+            "cluster 'prod' member 'm2': host must not contain control characters, got '10.0.0.2\\t'");
   }
 
   @Test
   void aStaticPodManifestPathWithAControlCharacter_isRefused() {
-    String staticPod = valid().replace("{kind: systemd, unit: etcd@prod-1.service}",
-        "{kind: static-pod, manifestPath: \"/etc/kubernetes/manifests/etcd\\r.yaml\"}");
+    String staticPod =
+        valid()
+            .replace(
+                "{kind: systemd, unit: etcd@prod-1.service}",
+                "{kind: static-pod, manifestPath: \"/etc/kubernetes/manifests/etcd\\r.yaml\"}");
     assertThatThrownBy(() -> load(staticPod))
-        .hasMessageContaining("cluster 'prod': service.manifestPath must not contain control characters, got"
-            + " '/etc/kubernetes/manifests/etcd\\r.yaml'");
+        .hasMessageContaining(
+            "cluster 'prod': service.manifestPath must not contain control characters, got"
+                + " '/etc/kubernetes/manifests/etcd\\r.yaml'");
   }
 
   private static String valid() {
@@ -113,12 +130,19 @@ class InventoryFieldRulesTest {
   /** The inventory with one placeholder set to value and every other to a valid absolute path. */
   private static String with(String field, String value) {
     return (field.isEmpty() ? INVENTORY : INVENTORY.replace(field, value))
-        .replace("LOCAL_DIR", "/var/lib/etcd-runbooks/releases").replace("DOWNLOAD_DIR", "/var/lib/etcd-runbooks/downloads")
-        .replace("KEY_FILE", "/etc/etcd-runbooks/ssh/id_ed25519").replace("KNOWN_HOSTS", "/etc/etcd-runbooks/ssh/known_hosts")
-        .replace("CA_FILE", "/etc/etcd-runbooks/tls/ca.crt").replace("CERT_FILE", "/etc/etcd-runbooks/tls/client.crt")
-        .replace("TLS_KEY", "/etc/etcd-runbooks/tls/client.key").replace("UNIT", "etcd@prod-1.service")
-        .replace("BACKUP_DIR", "/var/backups/etcd/prod").replace("BACKUP_KEY", "/etc/etcd-runbooks/backup-keys/prod.key")
-        .replace("DATA_DIR", "/var/lib/etcd").replace("INSTALL_DIR", "/opt/etcd").replace("SERVICE_DIR", "/etc/etcd")
+        .replace("LOCAL_DIR", "/var/lib/etcd-runbooks/releases")
+        .replace("DOWNLOAD_DIR", "/var/lib/etcd-runbooks/downloads")
+        .replace("KEY_FILE", "/etc/etcd-runbooks/ssh/id_ed25519")
+        .replace("KNOWN_HOSTS", "/etc/etcd-runbooks/ssh/known_hosts")
+        .replace("CA_FILE", "/etc/etcd-runbooks/tls/ca.crt")
+        .replace("CERT_FILE", "/etc/etcd-runbooks/tls/client.crt")
+        .replace("TLS_KEY", "/etc/etcd-runbooks/tls/client.key")
+        .replace("UNIT", "etcd@prod-1.service")
+        .replace("BACKUP_DIR", "/var/backups/etcd/prod")
+        .replace("BACKUP_KEY", "/etc/etcd-runbooks/backup-keys/prod.key")
+        .replace("DATA_DIR", "/var/lib/etcd")
+        .replace("INSTALL_DIR", "/opt/etcd")
+        .replace("SERVICE_DIR", "/etc/etcd")
         .replace("MANIFEST_PATH", "/etc/kubernetes/manifests/kube-apiserver.yaml");
   }
 

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InventoryLoaderBackupTest {
 
-  private static final String CLUSTER = """
+  private static final String CLUSTER =
+      """
       releases: {localDir: /opt/releases}
       clusters:
         prod:
@@ -38,8 +39,11 @@ class InventoryLoaderBackupTest {
 
   @Test
   void aWholeBackupSection_isRead() throws Exception {
-    BackupSpec backup = load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: prod-2026, keepLast: 3, keepDailyDays: 10}\n")
-        .cluster("prod").backupSettings();
+    BackupSpec backup =
+        load(CLUSTER
+                + "    backup: {keyFile: /etc/k, keyId: prod-2026, keepLast: 3, keepDailyDays: 10}\n")
+            .cluster("prod")
+            .backupSettings();
 
     assertThat(backup).isEqualTo(new BackupSpec(null, "/etc/k", "prod-2026", 3, 10));
     assertThat(backup.encrypts()).isTrue();
@@ -47,28 +51,45 @@ class InventoryLoaderBackupTest {
 
   @Test
   void encryptFalseWrittenOut_isValidWithoutAKey() throws Exception {
-    assertThat(load(CLUSTER + "    backup: {encrypt: false}\n").cluster("prod").backupSettings().encrypts()).isFalse();
+    assertThat(
+            load(CLUSTER + "    backup: {encrypt: false}\n")
+                .cluster("prod")
+                .backupSettings()
+                .encrypts())
+        .isFalse();
   }
 
   @Test
   void aBackupSectionWithoutKey_orContradictory_orWithBadRetention_isRefusedNamingTheCluster() {
     assertThatThrownBy(() -> load(CLUSTER + "    backup: {keepLast: 3}\n"))
-        .hasMessageContaining("cluster 'prod': backup.keyFile and backup.keyId are required").hasMessageContaining("encrypt: false");
+        .hasMessageContaining("cluster 'prod': backup.keyFile and backup.keyId are required")
+        .hasMessageContaining("encrypt: false");
     assertThatThrownBy(() -> load(CLUSTER + "    backup: {encrypt: false, keyFile: /etc/k}\n"))
         .hasMessageContaining("backup.encrypt is false but backup.keyFile or backup.keyId is set");
-    assertThatThrownBy(() -> load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: 'no spaces', keepLast: 0, keepDailyDays: -1}\n"))
+    assertThatThrownBy(
+            () ->
+                load(
+                    CLUSTER
+                        + "    backup: {keyFile: /etc/k, keyId: 'no spaces', keepLast: 0, keepDailyDays: -1}\n"))
         .hasMessageContaining("backup.keyId 'no spaces'")
         .hasMessageContaining("backup.keepLast must be at least 1")
         .hasMessageContaining("backup.keepDailyDays must not be negative");
-    assertThatThrownBy(() -> load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: k, encrypted: true}\n"))
+    assertThatThrownBy(
+            () -> load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: k, encrypted: true}\n"))
         .hasMessageContaining("encrypted");
   }
 
   @Test
   void theExampleInventory_namesABackupKeyAndRetention() {
-    BackupSpec backup = InventoryLoader.load(Path.of("..", "deploy", "examples", "inventory.yaml")).cluster("prod-1").backupSettings();
+    BackupSpec backup =
+        InventoryLoader.load(Path.of("..", "deploy", "examples", "inventory.yaml"))
+            .cluster("prod-1")
+            .backupSettings();
 
-    assertThat(backup).isEqualTo(new BackupSpec(null, "/etc/etcd-runbooks/backup-keys/prod-1.key", "prod-1-2026", 7, 14));
+    assertThat(backup)
+        .isEqualTo(
+            new BackupSpec(
+                null, "/etc/etcd-runbooks/backup-keys/prod-1.key", "prod-1-2026", 7, 14));
   }
 
   private Inventory load(String yaml) throws Exception {

@@ -25,12 +25,14 @@ class StaticPodInventoryTest {
             backupDir: /backups
             members:
               - {name: cp-1, host: 10.0.0.1, clientUrl: "https://10.0.0.1:2379", peerUrl: "https://10.0.0.1:2380", dataDir: /var/lib/etcd%s}
-        """.formatted(service, memberPaths);
+        """
+        .formatted(service, memberPaths);
   }
 
   @Test
   void aStaticPodClusterNeedsNoInstallOrServiceDirAndGetsKubeadmDefaults() throws Exception {
-    Path file = Files.writeString(dir.resolve("inventory.yaml"), inventory("{kind: static-pod}", ""));
+    Path file =
+        Files.writeString(dir.resolve("inventory.yaml"), inventory("{kind: static-pod}", ""));
 
     ServiceSpec service = InventoryLoader.load(file).cluster("kube").service();
 
@@ -43,27 +45,39 @@ class StaticPodInventoryTest {
 
   @Test
   void anExistingSystemdInventoryStaysValid() throws Exception {
-    Path file = Files.writeString(dir.resolve("inventory.yaml"),
-        inventory("{kind: systemd, unit: etcd}", ", installDir: /opt/etcd, serviceDir: /etc/etcd"));
+    Path file =
+        Files.writeString(
+            dir.resolve("inventory.yaml"),
+            inventory(
+                "{kind: systemd, unit: etcd}", ", installDir: /opt/etcd, serviceDir: /etc/etcd"));
 
-    assertThat(InventoryLoader.load(file).cluster("kube").service()).isEqualTo(new ServiceSpec("systemd", "etcd"));
+    assertThat(InventoryLoader.load(file).cluster("kube").service())
+        .isEqualTo(new ServiceSpec("systemd", "etcd"));
   }
 
   @Test
   void badStaticPodSettingsAreNamedWithTheirCluster() throws Exception {
-    Path file = Files.writeString(dir.resolve("inventory.yaml"), inventory(
-        "{kind: static-pod, manifestPath: manifests/etcd.yaml, stashDir: /etc/kubernetes/manifests/, image: 'etcd:latest', logCommand: 'crictl logs'}",
-        ""));
+    Path file =
+        Files.writeString(
+            dir.resolve("inventory.yaml"),
+            inventory(
+                "{kind: static-pod, manifestPath: manifests/etcd.yaml, stashDir: /etc/kubernetes/manifests/, image: 'etcd:latest', logCommand: 'crictl logs'}",
+                ""));
 
     assertThatThrownBy(() -> InventoryLoader.load(file))
         .hasMessageContaining("cluster 'kube': service.manifestPath must be an absolute file path")
         .hasMessageContaining("cluster 'kube': service.image must contain {version}")
         .hasMessageContaining("cluster 'kube': service.logCommand must contain {lines}");
-    Path inManifests = Files.writeString(dir.resolve("inventory2.yaml"), inventory("{kind: static-pod, stashDir: /etc/kubernetes/manifests/}", ""));
+    Path inManifests =
+        Files.writeString(
+            dir.resolve("inventory2.yaml"),
+            inventory("{kind: static-pod, stashDir: /etc/kubernetes/manifests/}", ""));
     assertThatThrownBy(() -> InventoryLoader.load(inManifests))
-        .hasMessageContaining("cluster 'kube': service.stashDir must not be the manifests directory");
+        .hasMessageContaining(
+            "cluster 'kube': service.stashDir must not be the manifests directory");
     Path plain = Files.writeString(dir.resolve("inventory3.yaml"), inventory("{kind: plain}", ""));
     assertThatThrownBy(() -> InventoryLoader.load(plain))
-        .hasMessageContaining("cluster 'kube' member 'cp-1': installDir is required with the plain and systemd service managers");
+        .hasMessageContaining(
+            "cluster 'kube' member 'cp-1': installDir is required with the plain and systemd service managers");
   }
 }

@@ -15,7 +15,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The one rule for secret files: a regular file of this process's user or root, for its owner only. */
+/**
+ * The one rule for secret files: a regular file of this process's user or root, for its owner only.
+ */
 class SecretFilesTest {
 
   private static final String SECRET = "s3cr3t-value";
@@ -32,20 +34,31 @@ class SecretFilesTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "rw-r-----|0640|its group may read it",
-      "rw----r--|0604|others may read it",
-      "rw-r--r--|0644|its group may read it and others may read it",
-      "rw--w----|0620|its group may write it",
-      "rw----rw-|0606|others may read and write it",
-      "rwx--x---|0710|its group may execute it"})
-  void aFileOpenToItsGroupOrOthersIsRefusedNamingItsModeAndTheFix(String mode, String octal, String what) throws Exception {
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "rw-r-----|0640|its group may read it",
+        "rw----r--|0604|others may read it",
+        "rw-r--r--|0644|its group may read it and others may read it",
+        "rw--w----|0620|its group may write it",
+        "rw----rw-|0606|others may read and write it",
+        "rwx--x---|0710|its group may execute it"
+      })
+  void aFileOpenToItsGroupOrOthersIsRefusedNamingItsModeAndTheFix(
+      String mode, String octal, String what) throws Exception {
     Path file = secretFile("open", mode);
 
     assertThatThrownBy(() -> SecretFiles.readString("the test secret", file))
         .isInstanceOf(SecretFiles.Refused.class)
-        .hasMessage("the test secret " + file + " has mode " + octal + ": " + what
-            + "; a secret file must be for its owner only (0600 or 0400): chmod 600 " + file);
+        .hasMessage(
+            "the test secret "
+                + file
+                + " has mode "
+                + octal
+                + ": "
+                + what
+                + "; a secret file must be for its owner only (0600 or 0400): chmod 600 "
+                + file);
   }
 
   @Test
@@ -63,7 +76,10 @@ class SecretFilesTest {
 
   @Test
   void aDirectoryIsRefused() throws Exception {
-    Path sub = Files.createDirectory(dir.resolve("sub"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Path sub =
+        Files.createDirectory(
+            dir.resolve("sub"),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
 
     assertThatThrownBy(() -> SecretFiles.check("the test secret", sub))
         .isInstanceOf(SecretFiles.Refused.class)
@@ -78,7 +94,9 @@ class SecretFilesTest {
 
     assertThatThrownBy(() -> SecretFiles.check("the test secret", file))
         .isInstanceOf(SecretFiles.Refused.class)
-        .hasMessageContaining("the test secret " + file + " is owned by", "(uid 4242), not by the user this process runs as (uid 0)",
+        .hasMessageContaining(
+            "the test secret " + file + " is owned by",
+            "(uid 4242), not by the user this process runs as (uid 0)",
             "chown 0 " + file);
   }
 
@@ -97,7 +115,10 @@ class SecretFilesTest {
   }
 
   private Path secretFile(String name, String mode) throws Exception {
-    Path file = Files.createFile(dir.resolve(name), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Path file =
+        Files.createFile(
+            dir.resolve(name),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, SECRET);
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(mode));
     return file;

@@ -11,10 +11,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The alerts that started a runbook lately, by Alertmanager's fingerprint, so that Alertmanager sending the same alert
- * again ({@code repeat_interval}, retries, several Alertmanagers) starts no second runbook once the first has ended:
- * a fingerprint is kept for {@code runbooks.alerts.dedupe-minutes} after its start, or until its alert resolves. Memory
- * is bounded: expired fingerprints go first, and past {@link #MAX_ENTRIES} the oldest go.
+ * The alerts that started a runbook lately, by Alertmanager's fingerprint, so that Alertmanager
+ * sending the same alert again ({@code repeat_interval}, retries, several Alertmanagers) starts no
+ * second runbook once the first has ended: a fingerprint is kept for {@code
+ * runbooks.alerts.dedupe-minutes} after its start, or until its alert resolves. Memory is bounded:
+ * expired fingerprints go first, and past {@link #MAX_ENTRIES} the oldest go.
  */
 @Singleton
 final class AlertFingerprints {
@@ -27,7 +28,8 @@ final class AlertFingerprints {
   private final Duration window;
   private final Clock clock;
   private final int maxEntries;
-  // insertion order is start order, and every entry lives as long: the eldest entry is always the first to expire
+  // insertion order is start order, and every entry lives as long: the eldest entry is always the
+  // first to expire
   private final LinkedHashMap<String, Started> started = new LinkedHashMap<>();
 
   @Inject
@@ -51,7 +53,9 @@ final class AlertFingerprints {
     return usable(fingerprint) ? Optional.ofNullable(started.get(fingerprint)) : Optional.empty();
   }
 
-  /** Remembers that this fingerprint started a runbook now; a blank fingerprint is not remembered. */
+  /**
+   * Remembers that this fingerprint started a runbook now; a blank fingerprint is not remembered.
+   */
   synchronized void started(String fingerprint, String workflowId, String runId) {
     if (!usable(fingerprint) || window.isZero()) return;
     started.remove(fingerprint);

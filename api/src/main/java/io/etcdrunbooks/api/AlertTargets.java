@@ -20,47 +20,87 @@ final class AlertTargets {
 
   record NotFound(String cluster, String member, String reason) implements Resolution {}
 
-  static Resolution resolve(Inventory inventory, Map<String, String> labels, String clusterLabel, String memberLabel) {
+  static Resolution resolve(
+      Inventory inventory, Map<String, String> labels, String clusterLabel, String memberLabel) {
     String clusterName = labels.get(clusterLabel);
     String memberValue = labels.get(memberLabel);
     List<String> clusters = inventory.clusters().keySet().stream().sorted().toList();
     if (clusterName == null || clusterName.isBlank()) {
-      return new NotFound(clusterName, memberValue, "the alert has no label '" + clusterLabel
-          + "' (runbooks.alerts.cluster-label); the inventory has clusters " + clusters);
+      return new NotFound(
+          clusterName,
+          memberValue,
+          "the alert has no label '"
+              + clusterLabel
+              + "' (runbooks.alerts.cluster-label); the inventory has clusters "
+              + clusters);
     }
     ClusterSpec cluster = inventory.clusters().get(clusterName);
     if (cluster == null) {
-      return new NotFound(clusterName, memberValue, "label " + clusterLabel + "='" + clusterName
-          + "' names no cluster in the inventory; it has clusters " + clusters);
+      return new NotFound(
+          clusterName,
+          memberValue,
+          "label "
+              + clusterLabel
+              + "='"
+              + clusterName
+              + "' names no cluster in the inventory; it has clusters "
+              + clusters);
     }
     if (memberValue == null || memberValue.isBlank()) {
-      return new NotFound(clusterName, memberValue, "the alert has no label '" + memberLabel
-          + "' (runbooks.alerts.member-label); cluster '" + clusterName + "' has members " + describe(cluster));
+      return new NotFound(
+          clusterName,
+          memberValue,
+          "the alert has no label '"
+              + memberLabel
+              + "' (runbooks.alerts.member-label); cluster '"
+              + clusterName
+              + "' has members "
+              + describe(cluster));
     }
-    List<MemberSpec> matches = cluster.members().stream().filter(m -> m.name().equals(memberValue)).toList();
+    List<MemberSpec> matches =
+        cluster.members().stream().filter(m -> m.name().equals(memberValue)).toList();
     if (matches.isEmpty()) {
-      matches = cluster.members().stream()
-          .filter(m -> memberValue.equalsIgnoreCase(authority(m.clientUrl()))
-              || memberValue.equalsIgnoreCase(authority(m.peerUrl())))
-          .toList();
+      matches =
+          cluster.members().stream()
+              .filter(
+                  m ->
+                      memberValue.equalsIgnoreCase(authority(m.clientUrl()))
+                          || memberValue.equalsIgnoreCase(authority(m.peerUrl())))
+              .toList();
     }
     if (matches.size() == 1) {
       return new Found(clusterName, matches.get(0).name());
     }
-    String problem = matches.isEmpty()
-        ? "names no member"
-        : "matches more than one member " + matches.stream().map(MemberSpec::name).toList();
-    return new NotFound(clusterName, memberValue, "label " + memberLabel + "='" + memberValue + "' " + problem + " of cluster '"
-        + clusterName + "' (by name, or host:port of a client or peer URL); it has " + describe(cluster));
+    String problem =
+        matches.isEmpty()
+            ? "names no member"
+            : "matches more than one member " + matches.stream().map(MemberSpec::name).toList();
+    return new NotFound(
+        clusterName,
+        memberValue,
+        "label "
+            + memberLabel
+            + "='"
+            + memberValue
+            + "' "
+            + problem
+            + " of cluster '"
+            + clusterName
+            + "' (by name, or host:port of a client or peer URL); it has "
+            + describe(cluster));
   }
 
   private static String describe(ClusterSpec cluster) {
     return cluster.members().stream()
         .map(m -> m.name() + " (" + authority(m.clientUrl()) + ", " + authority(m.peerUrl()) + ")")
-        .toList().toString();
+        .toList()
+        .toString();
   }
 
-  /** host:port of a URL, with the scheme's default port when it has none; empty when it is not a URL. */
+  /**
+   * host:port of a URL, with the scheme's default port when it has none; empty when it is not a
+   * URL.
+   */
   static String authority(String url) {
     if (url == null || url.isBlank()) {
       return "";

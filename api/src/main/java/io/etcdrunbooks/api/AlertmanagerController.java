@@ -1,10 +1,10 @@
 package io.etcdrunbooks.api;
 
-import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpResponse;
@@ -24,17 +24,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Alertmanager's webhook receiver: a firing member-down alert starts the ReplaceMember runbook of that member (see
- * {@link AlertHandler}). Every alert gets its result in a 200 answer, so Alertmanager does not retry alerts that can
- * never succeed; only a failure that may pass (Temporal unreachable, another change of the cluster running) answers
- * 503, and Alertmanager's retry is then harmless because a cluster has one change at a time.
+ * Alertmanager's webhook receiver: a firing member-down alert starts the ReplaceMember runbook of
+ * that member (see {@link AlertHandler}). Every alert gets its result in a 200 answer, so
+ * Alertmanager does not retry alerts that can never succeed; only a failure that may pass (Temporal
+ * unreachable, another change of the cluster running) answers 503, and Alertmanager's retry is then
+ * harmless because a cluster has one change at a time.
  */
 @Controller("/api/v1/alerts")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public final class AlertmanagerController {
 
   private static final Logger LOG = LoggerFactory.getLogger(AlertmanagerController.class);
-  private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
   private final AlertsConfig config;
   private final AlertHandler handler;
@@ -45,8 +47,11 @@ public final class AlertmanagerController {
   }
 
   @OwnAuthentication("Alertmanager's own bearer token, runbooks.alerts.token-sha256")
-  @Post(uri = "/alertmanager", consumes = {MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN})
-  public HttpResponse<?> alertmanager(@Nullable @Header(HttpHeaders.AUTHORIZATION) String authorization,
+  @Post(
+      uri = "/alertmanager",
+      consumes = {MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN})
+  public HttpResponse<?> alertmanager(
+      @Nullable @Header(HttpHeaders.AUTHORIZATION) String authorization,
       @Nullable @Body String body) {
     String refusal = authorizationProblem(authorization);
     if (refusal != null) {
@@ -62,9 +67,14 @@ public final class AlertmanagerController {
       LOG.warn("alertmanager webhook: bad payload: {}", e.getMessage());
       return HttpResponse.badRequest(new ApiError(e.getMessage()));
     }
-    List<AlertResult> results = payload.alerts().stream().map(alert -> handler.handle(alert, payload.status())).toList();
-    boolean retry = results.stream().anyMatch(r -> AlertResult.ERROR.equals(r.outcome()) || AlertResult.BUSY.equals(r.outcome()));
-    return HttpResponse.status(retry ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.OK).body(new AlertResult.Results(results));
+    List<AlertResult> results =
+        payload.alerts().stream().map(alert -> handler.handle(alert, payload.status())).toList();
+    boolean retry =
+        results.stream()
+            .anyMatch(
+                r -> AlertResult.ERROR.equals(r.outcome()) || AlertResult.BUSY.equals(r.outcome()));
+    return HttpResponse.status(retry ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.OK)
+        .body(new AlertResult.Results(results));
   }
 
   /** Why the call is not allowed, or null when it is. Never names the token that was sent. */
@@ -90,39 +100,59 @@ public final class AlertmanagerController {
 
   static AlertmanagerPayload parse(String body) {
     if (body == null || body.isBlank()) {
-      throw new IllegalArgumentException("empty body: expected an Alertmanager webhook payload (version "
-          + AlertmanagerPayload.SUPPORTED_VERSION + ")");
+      throw new IllegalArgumentException(
+          "empty body: expected an Alertmanager webhook payload (version "
+              + AlertmanagerPayload.SUPPORTED_VERSION
+              + ")");
     }
     JsonNode tree;
     try {
       tree = JSON.readTree(body);
     } catch (JsonProcessingException e) {
-      String where = e.getLocation() == null
-          ? ""
-          : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
-      throw new IllegalArgumentException("the body is not valid JSON" + where + ": " + e.getOriginalMessage());
+      String where =
+          e.getLocation() == null
+              ? ""
+              : " (line "
+                  + e.getLocation().getLineNr()
+                  + ", column "
+                  + e.getLocation().getColumnNr()
+                  + ")";
+      throw new IllegalArgumentException(
+          "the body is not valid JSON" + where + ": " + e.getOriginalMessage());
     }
     if (tree == null || !tree.isObject()) {
-      throw new IllegalArgumentException("the body must be a JSON object: an Alertmanager webhook payload (version "
-          + AlertmanagerPayload.SUPPORTED_VERSION + ")");
+      throw new IllegalArgumentException(
+          "the body must be a JSON object: an Alertmanager webhook payload (version "
+              + AlertmanagerPayload.SUPPORTED_VERSION
+              + ")");
     }
     JsonNode version = tree.path("version");
     if (!version.isValueNode() || !AlertmanagerPayload.SUPPORTED_VERSION.equals(version.asText())) {
-      String shown = version.isMissingNode() || version.isNull() ? "(none)"
-          : version.isValueNode() && version.asText().length() <= 20 ? "'" + version.asText() + "'" : "(not a version string)";
-      throw new IllegalArgumentException("unsupported payload version " + shown
-          + ": this endpoint reads Alertmanager webhook payloads version " + AlertmanagerPayload.SUPPORTED_VERSION
-          + "; point an Alertmanager webhook_config at it");
+      String shown =
+          version.isMissingNode() || version.isNull()
+              ? "(none)"
+              : version.isValueNode() && version.asText().length() <= 20
+                  ? "'" + version.asText() + "'"
+                  : "(not a version string)";
+      throw new IllegalArgumentException(
+          "unsupported payload version "
+              + shown
+              + ": this endpoint reads Alertmanager webhook payloads version "
+              + AlertmanagerPayload.SUPPORTED_VERSION
+              + "; point an Alertmanager webhook_config at it");
     }
     if (!tree.path("alerts").isArray()) {
-      throw new IllegalArgumentException("the payload has no 'alerts' list: expected an Alertmanager webhook payload (version "
-          + AlertmanagerPayload.SUPPORTED_VERSION + ")");
+      throw new IllegalArgumentException(
+          "the payload has no 'alerts' list: expected an Alertmanager webhook payload (version "
+              + AlertmanagerPayload.SUPPORTED_VERSION
+              + ")");
     }
     try {
       return JSON.treeToValue(tree, AlertmanagerPayload.class);
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("the payload does not have the shape of an Alertmanager webhook payload: "
-          + e.getOriginalMessage());
+      throw new IllegalArgumentException(
+          "the payload does not have the shape of an Alertmanager webhook payload: "
+              + e.getOriginalMessage());
     }
   }
 

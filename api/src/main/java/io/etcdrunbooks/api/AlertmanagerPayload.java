@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The body Alertmanager posts to a webhook_config receiver (payload version 4). Fields this endpoint does not use are
- * kept so the shape stays recognisable; unknown fields are ignored.
+ * The body Alertmanager posts to a webhook_config receiver (payload version 4). Fields this
+ * endpoint does not use are kept so the shape stays recognisable; unknown fields are ignored.
  */
 public record AlertmanagerPayload(
     String version,

@@ -10,19 +10,21 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The Alertmanager webhook ({@code POST /api/v1/alerts/alertmanager}) that starts the ReplaceMember runbook.
- * Checked when the application starts ({@link Context}), so a wrong policy or hash stops the process at once rather
- * than at the first alert.
+ * The Alertmanager webhook ({@code POST /api/v1/alerts/alertmanager}) that starts the ReplaceMember
+ * runbook. Checked when the application starts ({@link Context}), so a wrong policy or hash stops
+ * the process at once rather than at the first alert.
  *
- * @param tokenSha256 hex SHA-256 of the bearer token Alertmanager sends; the token itself is never configured.
- *     Empty: the endpoint refuses every call
+ * @param tokenSha256 hex SHA-256 of the bearer token Alertmanager sends; the token itself is never
+ *     configured. Empty: the endpoint refuses every call
  * @param memberDownAlerts alertnames that mean "this member is down"; other alerts are ignored
  * @param clusterLabel label naming the inventory cluster
- * @param memberLabel label naming the member: its inventory name, or the host:port of its client or peer URL
+ * @param memberLabel label naming the member: its inventory name, or the host:port of its client or
+ *     peer URL
  * @param defaultPolicy {@code approval} (the runbook waits for an approve signal) or {@code auto}
  * @param policies policy per cluster name, overriding the default
- * @param dedupeMinutes how long an alert (by its Alertmanager fingerprint) that started a runbook starts no other, even
- *     once that runbook has ended; its resolution ends that at once. 0: no such memory
+ * @param dedupeMinutes how long an alert (by its Alertmanager fingerprint) that started a runbook
+ *     starts no other, even once that runbook has ended; its resolution ends that at once. 0: no
+ *     such memory
  */
 @Context
 @ConfigurationProperties("runbooks.alerts")
@@ -39,20 +41,32 @@ public record AlertsConfig(
     tokenSha256 = tokenSha256 == null ? "" : tokenSha256.strip().toLowerCase(Locale.ROOT);
     if (!tokenSha256.isEmpty() && !tokenSha256.matches("[0-9a-f]{64}")) {
       // Never echo the value: someone may have put the plain token here by mistake.
-      throw new IllegalArgumentException("runbooks.alerts.token-sha256 must be 64 hex digits, the SHA-256 of the token"
-          + " (printf %s \"$TOKEN\" | sha256sum), not the token itself; it has " + tokenSha256.length() + " characters");
+      throw new IllegalArgumentException(
+          "runbooks.alerts.token-sha256 must be 64 hex digits, the SHA-256 of the token"
+              + " (printf %s \"$TOKEN\" | sha256sum), not the token itself; it has "
+              + tokenSha256.length()
+              + " characters");
     }
     memberDownAlerts = memberDownAlerts == null ? List.of() : List.copyOf(memberDownAlerts);
     policies = policies == null ? Map.of() : Map.copyOf(policies);
     Policy.parse("runbooks.alerts.default-policy", defaultPolicy);
-    policies.forEach((cluster, policy) -> Policy.parse("runbooks.alerts.policies." + cluster, policy));
+    policies.forEach(
+        (cluster, policy) -> Policy.parse("runbooks.alerts.policies." + cluster, policy));
     if (dedupeMinutes < 0 || dedupeMinutes > MAX_DEDUPE_MINUTES) {
-      throw new IllegalArgumentException("runbooks.alerts.dedupe-minutes is " + dedupeMinutes + ": use 0 (no memory of"
-          + " fingerprints) to " + MAX_DEDUPE_MINUTES + " (a week)");
+      throw new IllegalArgumentException(
+          "runbooks.alerts.dedupe-minutes is "
+              + dedupeMinutes
+              + ": use 0 (no memory of"
+              + " fingerprints) to "
+              + MAX_DEDUPE_MINUTES
+              + " (a week)");
     }
   }
 
-  /** A week: longer would keep a member that goes down again unreplaced for longer than anyone would want. */
+  /**
+   * A week: longer would keep a member that goes down again unreplaced for longer than anyone would
+   * want.
+   */
   static final int MAX_DEDUPE_MINUTES = 7 * 24 * 60;
 
   public boolean enabled() {
@@ -86,8 +100,12 @@ public record AlertsConfig(
           }
         }
       }
-      throw new IllegalArgumentException(key + " is '" + value + "': use approval (the runbook waits for"
-          + " POST /api/v1/runbooks/<id>/approve) or auto");
+      throw new IllegalArgumentException(
+          key
+              + " is '"
+              + value
+              + "': use approval (the runbook waits for"
+              + " POST /api/v1/runbooks/<id>/approve) or auto");
     }
   }
 }

@@ -15,13 +15,12 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Error;
 import io.micronaut.http.codec.CodecException;
 import java.util.Collection;
-
 import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * A body that does not bind to the runbook's input is answered 400 naming the field, what it must be and what it got,
- * in this API's words, never Jackson's (no class, feature or constraint names).
+ * A body that does not bind to the runbook's input is answered 400 naming the field, what it must
+ * be and what it got, in this API's words, never Jackson's (no class, feature or constraint names).
  */
 @Controller
 public final class BodyErrors {
@@ -42,28 +41,46 @@ public final class BodyErrors {
   }
 
   static String message(HttpRequest<?> request, Throwable cause) {
-    return "the JSON body is not what " + request.getMethod() + " " + request.getPath() + " takes: " + describe(cause)
+    return "the JSON body is not what "
+        + request.getMethod()
+        + " "
+        + request.getPath()
+        + " takes: "
+        + describe(cause)
         + ". See docs/openapi.yaml for its fields";
   }
 
   static String describe(Throwable cause) {
     if (cause instanceof UnrecognizedPropertyException unknown) {
-      return "field '" + path(unknown) + "' is not one of its fields " + unknown.getKnownPropertyIds();
+      return "field '"
+          + path(unknown)
+          + "' is not one of its fields "
+          + unknown.getKnownPropertyIds();
     }
     if (cause instanceof InvalidNullException) {
-      return "field '" + path((JsonMappingException) cause) + "' is null; give " + expected(((InvalidNullException) cause).getTargetType())
+      return "field '"
+          + path((JsonMappingException) cause)
+          + "' is null; give "
+          + expected(((InvalidNullException) cause).getTargetType())
           + ", or leave the field out for its default";
     }
     if (cause instanceof MismatchedInputException mismatch) {
       String field = path(mismatch);
       String got = got(mismatch);
-      return (field.isEmpty() ? "the body" : "field '" + field + "'") + " must be " + expected(mismatch.getTargetType())
+      return (field.isEmpty() ? "the body" : "field '" + field + "'")
+          + " must be "
+          + expected(mismatch.getTargetType())
           + (got.isEmpty() ? "" : ", got " + got);
     }
-    if (cause instanceof StreamReadException read && read.getMessage() != null && read.getMessage().startsWith("Duplicate field")) {
-      return "a field is given twice (" + read.getOriginalMessage().replace("Duplicate field", "field").strip() + ")";
+    if (cause instanceof StreamReadException read
+        && read.getMessage() != null
+        && read.getMessage().startsWith("Duplicate field")) {
+      return "a field is given twice ("
+          + read.getOriginalMessage().replace("Duplicate field", "field").strip()
+          + ")";
     }
-    if (cause instanceof JsonProcessingException json && json.getClass().getSimpleName().contains("Constraints")) {
+    if (cause instanceof JsonProcessingException json
+        && json.getClass().getSimpleName().contains("Constraints")) {
       return "it breaks a limit on JSON bodies (a number, string or name too long, or nesting too deep)";
     }
     if (cause instanceof StreamReadException) {
@@ -81,7 +98,8 @@ public final class BodyErrors {
   private static String expected(Class<?> type) {
     if (type == null) return "of another type";
     if (type == boolean.class || type == Boolean.class) return "true or false";
-    if (type == int.class || type == Integer.class || type == long.class || type == Long.class) return "a whole number";
+    if (type == int.class || type == Integer.class || type == long.class || type == Long.class)
+      return "a whole number";
     if (type == String.class) return "a string";
     if (Collection.class.isAssignableFrom(type) || type.isArray()) return "an array";
     if (Map.class.isAssignableFrom(type) || type.isRecord()) return "a JSON object";
@@ -104,5 +122,4 @@ public final class BodyErrors {
       default -> "";
     };
   }
-
 }

@@ -1,13 +1,14 @@
 package io.etcdrunbooks.api;
 
-import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.api.auth.Access;
+import io.etcdrunbooks.api.auth.ApiAction;
+import io.etcdrunbooks.api.auth.ApiAuthFilter;
+import io.etcdrunbooks.api.auth.Caller;
+import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
-import io.etcdrunbooks.api.auth.ApiAuthFilter;
-import io.etcdrunbooks.api.auth.Caller;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
@@ -18,7 +19,6 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.List;
 import java.util.Optional;
-import io.etcdrunbooks.inventory.InventorySource;
 
 /** Live status of a cluster, read from etcd now (not from any runbook). */
 @Controller("/api/v1/clusters")
@@ -37,7 +37,10 @@ public final class ClusterStatusController {
   @Access(ApiAction.LIST_CLUSTERS)
   public List<String> clusters(HttpRequest<?> http) {
     Optional<Caller> caller = http.getAttribute(ApiAuthFilter.CALLER, Caller.class);
-    return inventory.get().clusters().keySet().stream().filter(c -> caller.map(who -> who.mayActOn(c)).orElse(false)).sorted().toList();
+    return inventory.get().clusters().keySet().stream()
+        .filter(c -> caller.map(who -> who.mayActOn(c)).orElse(false))
+        .sorted()
+        .toList();
   }
 
   @Get("/{cluster}/status")

@@ -10,7 +10,10 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
-/** Serves docs/openapi.yaml (packed into the jar at build time) without a token, for API clients and their tools. */
+/**
+ * Serves docs/openapi.yaml (packed into the jar at build time) without a token, for API clients and
+ * their tools.
+ */
 @Controller
 public final class OpenApiController {
 
@@ -20,7 +23,9 @@ public final class OpenApiController {
 
   public OpenApiController() {
     try (InputStream in = OpenApiController.class.getClassLoader().getResourceAsStream(RESOURCE)) {
-      if (in == null) throw new IllegalStateException(RESOURCE + " is missing from the class path: build the api module with Maven");
+      if (in == null)
+        throw new IllegalStateException(
+            RESOURCE + " is missing from the class path: build the api module with Maven");
       document = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -10,9 +10,10 @@ import io.micronaut.http.annotation.ServerFilter;
 import java.util.List;
 
 /**
- * A process without the api role still serves {@code /health} and {@code /metrics}, but not the API or the Slack
- * endpoint: those answer 404 naming the role, so a worker-only process is never an unplanned way in. The roles are the
- * property {@code runbooks.roles} the etcd-runbooks command sets ({@code run --roles=worker}); without it, the API is on.
+ * A process without the api role still serves {@code /health} and {@code /metrics}, but not the API
+ * or the Slack endpoint: those answer 404 naming the role, so a worker-only process is never an
+ * unplanned way in. The roles are the property {@code runbooks.roles} the etcd-runbooks command
+ * sets ({@code run --roles=worker}); without it, the API is on.
  */
 @ServerFilter({"/api/**", "/slack/**"})
 public final class RolesFilter implements Ordered {
@@ -27,8 +28,11 @@ public final class RolesFilter implements Ordered {
   @Nullable
   public HttpResponse<?> onlyWithTheApiRole(HttpRequest<?> request) {
     if (api) return null;
-    return HttpResponse.notFound(new ApiError("this process runs without the api role (--roles=worker): " + request.getPath()
-        + " is served by processes started with --roles=api or --roles=worker,api"));
+    return HttpResponse.notFound(
+        new ApiError(
+            "this process runs without the api role (--roles=worker): "
+                + request.getPath()
+                + " is served by processes started with --roles=api or --roles=worker,api"));
   }
 
   @Override

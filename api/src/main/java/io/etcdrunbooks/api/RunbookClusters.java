@@ -14,8 +14,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The cluster a runbook acts on, read from the input it was started with (the first event of its history), whoever
- * started it and under whatever id: the runbook acts on that cluster and no other. Needs no worker.
+ * The cluster a runbook acts on, read from the input it was started with (the first event of its
+ * history), whoever started it and under whatever id: the runbook acts on that cluster and no
+ * other. Needs no worker.
  */
 @Singleton
 public final class RunbookClusters {
@@ -28,37 +29,56 @@ public final class RunbookClusters {
     this.client = client;
   }
 
-  /** The cluster of the runbook's latest run; empty when there is no such runbook or its input names none. */
+  /**
+   * The cluster of the runbook's latest run; empty when there is no such runbook or its input names
+   * none.
+   */
   public Optional<String> clusterOf(String workflowId) {
     return clusterOf(workflowId, "");
   }
 
   /** The cluster of one run ({@code runId} empty: the latest). */
   public Optional<String> clusterOf(String workflowId, String runId) {
-    GetWorkflowExecutionHistoryRequest request = GetWorkflowExecutionHistoryRequest.newBuilder()
-        .setNamespace(client.getOptions().getNamespace())
-        .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId).setRunId(runId))
-        .setMaximumPageSize(1)
-        .build();
+    GetWorkflowExecutionHistoryRequest request =
+        GetWorkflowExecutionHistoryRequest.newBuilder()
+            .setNamespace(client.getOptions().getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId).setRunId(runId))
+            .setMaximumPageSize(1)
+            .build();
     List<HistoryEvent> events;
     try {
-      events = client.getWorkflowServiceStubs().blockingStub().withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
-          .getWorkflowExecutionHistory(request).getHistory().getEventsList();
+      events =
+          client
+              .getWorkflowServiceStubs()
+              .blockingStub()
+              .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
+              .getWorkflowExecutionHistory(request)
+              .getHistory()
+              .getEventsList();
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND || e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND
+          || e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
         return Optional.empty();
       }
       throw e;
     }
-    if (events.isEmpty() || !events.get(0).hasWorkflowExecutionStartedEventAttributes()) return Optional.empty();
+    if (events.isEmpty() || !events.get(0).hasWorkflowExecutionStartedEventAttributes())
+      return Optional.empty();
     Payloads input = events.get(0).getWorkflowExecutionStartedEventAttributes().getInput();
     if (input.getPayloadsCount() == 0) return Optional.empty();
     try {
-      Map<?, ?> fields = client.getOptions().getDataConverter().fromPayloads(0, Optional.of(input), Map.class, Map.class);
+      Map<?, ?> fields =
+          client
+              .getOptions()
+              .getDataConverter()
+              .fromPayloads(0, Optional.of(input), Map.class, Map.class);
       Object cluster = fields == null ? null : fields.get("cluster");
-      return cluster instanceof String name && !name.isBlank() ? Optional.of(name) : Optional.empty();
+      return cluster instanceof String name && !name.isBlank()
+          ? Optional.of(name)
+          : Optional.empty();
     } catch (RuntimeException e) {
-      return Optional.empty(); // not a runbook's input (another workflow type, or a key this process lacks)
+      return Optional
+          .empty(); // not a runbook's input (another workflow type, or a key this process lacks)
     }
   }
 }

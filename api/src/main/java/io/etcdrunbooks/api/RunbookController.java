@@ -1,18 +1,18 @@
 package io.etcdrunbooks.api;
 
-import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.api.auth.Access;
-import io.etcdrunbooks.inventory.UnknownClusterException;
-import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.api.auth.ApiAction;
+import io.etcdrunbooks.api.auth.ApiAuthFilter;
+import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
-import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
+import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
-import io.etcdrunbooks.api.auth.ApiAuthFilter;
-import io.etcdrunbooks.api.auth.Caller;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -42,7 +42,11 @@ public final class RunbookController {
   private final InventorySource inventory;
   private final RunbookReader reader;
 
-  public RunbookController(RunbookStarter starter, WorkflowClient client, RunbookList list, InventorySource inventory,
+  public RunbookController(
+      RunbookStarter starter,
+      WorkflowClient client,
+      RunbookList list,
+      InventorySource inventory,
       RunbookReader reader) {
     this.starter = starter;
     this.client = client;
@@ -57,60 +61,126 @@ public final class RunbookController {
    * the runbook that already changes the cluster.
    */
 
-  /** Body: {"targetVersion":"3.5.30","dryRun":false,"requireApproval":false,"memberTimeoutSeconds":0}. */
+  /**
+   * Body:
+   * {"targetVersion":"3.5.30","dryRun":false,"requireApproval":false,"memberTimeoutSeconds":0}.
+   */
   @Post("/clusters/{cluster}/upgrade")
   @Access(ApiAction.UPGRADE)
-  public HttpResponse<RunbookStarter.Started> upgrade(@PathVariable String cluster, @Body UpgradeRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startUpgrade(new UpgradeRequest(inPath(cluster, body.cluster()), body.targetVersion(),
-        body.dryRun(), body.memberTimeoutSeconds(), body.requireApproval()), caller(http)));
-  }
-
-  /** Body: {"toVersion":"3.4.23","acknowledgeDataLoss":false,"backupId":"","requireApproval":false,"dryRun":false}. */
-  @Post("/clusters/{cluster}/rollback")
-  @Access(ApiAction.ROLLBACK)
-  public HttpResponse<RunbookStarter.Started> rollback(@PathVariable String cluster, @Body RollbackRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startRollback(new RollbackRequest(inPath(cluster, body.cluster()), body.toVersion(),
-        body.dryRun(), body.memberTimeoutSeconds(), body.acknowledgeDataLoss(), body.backupId(), body.requireApproval()),
-        caller(http)));
-  }
-
-  /** Body: {"backupId":"latest","acknowledgeDataLoss":true,"etcdVersion":"","requireApproval":false,"dryRun":false}. */
-  @Post("/clusters/{cluster}/restore")
-  @Access(ApiAction.RESTORE)
-  public HttpResponse<RunbookStarter.Started> restore(@PathVariable String cluster, @Body RestoreRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startRestore(new RestoreRequest(inPath(cluster, body.cluster()), body.backupId(),
-        body.acknowledgeDataLoss(), body.etcdVersion(), body.dryRun(), body.memberTimeoutSeconds(), body.apiServerTimeoutSeconds(),
-        body.takenOnMinor(), body.requireApproval()), caller(http)));
+  public HttpResponse<RunbookStarter.Started> upgrade(
+      @PathVariable String cluster, @Body UpgradeRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startUpgrade(
+                new UpgradeRequest(
+                    inPath(cluster, body.cluster()),
+                    body.targetVersion(),
+                    body.dryRun(),
+                    body.memberTimeoutSeconds(),
+                    body.requireApproval()),
+                caller(http)));
   }
 
   /**
-   * Body: {"failedMember":"m2","replacement":{"name":"m4","host":"10.0.0.4",...},"force":false,"requireApproval":false,
+   * Body:
+   * {"toVersion":"3.4.23","acknowledgeDataLoss":false,"backupId":"","requireApproval":false,"dryRun":false}.
+   */
+  @Post("/clusters/{cluster}/rollback")
+  @Access(ApiAction.ROLLBACK)
+  public HttpResponse<RunbookStarter.Started> rollback(
+      @PathVariable String cluster, @Body RollbackRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startRollback(
+                new RollbackRequest(
+                    inPath(cluster, body.cluster()),
+                    body.toVersion(),
+                    body.dryRun(),
+                    body.memberTimeoutSeconds(),
+                    body.acknowledgeDataLoss(),
+                    body.backupId(),
+                    body.requireApproval()),
+                caller(http)));
+  }
+
+  /**
+   * Body:
+   * {"backupId":"latest","acknowledgeDataLoss":true,"etcdVersion":"","requireApproval":false,"dryRun":false}.
+   */
+  @Post("/clusters/{cluster}/restore")
+  @Access(ApiAction.RESTORE)
+  public HttpResponse<RunbookStarter.Started> restore(
+      @PathVariable String cluster, @Body RestoreRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startRestore(
+                new RestoreRequest(
+                    inPath(cluster, body.cluster()),
+                    body.backupId(),
+                    body.acknowledgeDataLoss(),
+                    body.etcdVersion(),
+                    body.dryRun(),
+                    body.memberTimeoutSeconds(),
+                    body.apiServerTimeoutSeconds(),
+                    body.takenOnMinor(),
+                    body.requireApproval()),
+                caller(http)));
+  }
+
+  /**
+   * Body:
+   * {"failedMember":"m2","replacement":{"name":"m4","host":"10.0.0.4",...},"force":false,"requireApproval":false,
    * "dryRun":false}; without replacement, the new member runs on the failed member's host.
    */
   @Post("/clusters/{cluster}/replace-member")
   @Access(ApiAction.REPLACE_MEMBER)
-  public HttpResponse<RunbookStarter.Started> replaceMember(@PathVariable String cluster, @Body ReplaceMemberRequest body,
-      HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startReplaceMember(new ReplaceMemberRequest(inPath(cluster, body.cluster()),
-        body.failedMember(), body.replacement(), body.force(), body.requireApproval(), body.dryRun(), body.memberTimeoutSeconds(),
-        body.apiServerTimeoutSeconds(), "api: " + caller(http)), caller(http)));
+  public HttpResponse<RunbookStarter.Started> replaceMember(
+      @PathVariable String cluster, @Body ReplaceMemberRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startReplaceMember(
+                new ReplaceMemberRequest(
+                    inPath(cluster, body.cluster()),
+                    body.failedMember(),
+                    body.replacement(),
+                    body.force(),
+                    body.requireApproval(),
+                    body.dryRun(),
+                    body.memberTimeoutSeconds(),
+                    body.apiServerTimeoutSeconds(),
+                    "api: " + caller(http)),
+                caller(http)));
   }
 
   /** Body: {"reason":"before the node drain","requireApproval":false} (may be {}). */
   @Post("/clusters/{cluster}/backup")
   @Access(ApiAction.BACKUP)
-  public HttpResponse<RunbookStarter.Started> backup(@PathVariable String cluster, @Body BackupClusterRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startBackup(new BackupClusterRequest(inPath(cluster, body.cluster()),
-        body.reason() == null ? "api: " + caller(http) : body.reason(), body.requireApproval()), caller(http)));
+  public HttpResponse<RunbookStarter.Started> backup(
+      @PathVariable String cluster, @Body BackupClusterRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startBackup(
+                new BackupClusterRequest(
+                    inPath(cluster, body.cluster()),
+                    body.reason() == null ? "api: " + caller(http) : body.reason(),
+                    body.requireApproval()),
+                caller(http)));
   }
 
-  /** Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes); the schedule runs until cancelled. */
+  /**
+   * Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes); the schedule runs
+   * until cancelled.
+   */
   @Post("/clusters/{cluster}/backup-schedule")
   @Access(ApiAction.BACKUP_SCHEDULE)
-  public HttpResponse<RunbookStarter.Started> backupSchedule(@PathVariable String cluster, @Body BackupScheduleRequest body,
-      HttpRequest<?> http) {
-    return HttpResponse.accepted().body(starter.startBackupSchedule(new BackupScheduleRequest(inPath(cluster, body.cluster()),
-        body.intervalMinutes(), 0, 0), caller(http)));
+  public HttpResponse<RunbookStarter.Started> backupSchedule(
+      @PathVariable String cluster, @Body BackupScheduleRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startBackupSchedule(
+                new BackupScheduleRequest(
+                    inPath(cluster, body.cluster()), body.intervalMinutes(), 0, 0),
+                caller(http)));
   }
 
   /** The cluster's running runbooks, then those of the last 7 days, from Temporal. */
@@ -123,15 +193,19 @@ public final class RunbookController {
 
   private static String inPath(String cluster, String inBody) {
     if (inBody != null && !inBody.isBlank() && !inBody.equals(cluster)) {
-      throw new IllegalArgumentException("the body names cluster '" + inBody + "' but the path names '" + cluster
-          + "': leave \"cluster\" out of the body, or make them agree");
+      throw new IllegalArgumentException(
+          "the body names cluster '"
+              + inBody
+              + "' but the path names '"
+              + cluster
+              + "': leave \"cluster\" out of the body, or make them agree");
     }
     return cluster;
   }
 
   /**
-   * Status, progress and, once finished, the result or the failure of a runbook; within a few seconds also when no
-   * worker runs (then without the live progress, and saying so).
+   * Status, progress and, once finished, the result or the failure of a runbook; within a few
+   * seconds also when no worker runs (then without the live progress, and saying so).
    */
   @Get("/runbooks/{workflowId}")
   @Access(ApiAction.READ_RUNBOOK)
@@ -141,14 +215,16 @@ public final class RunbookController {
 
   @Post("/runbooks/{workflowId}/pause")
   @Access(ApiAction.PAUSE)
-  public HttpResponse<Map<String, String>> pause(@PathVariable String workflowId, HttpRequest<?> http) {
+  public HttpResponse<Map<String, String>> pause(
+      @PathVariable String workflowId, HttpRequest<?> http) {
     client.newWorkflowStub(Runbook.class, workflowId).pause(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "pause"));
   }
 
   @Post("/runbooks/{workflowId}/resume")
   @Access(ApiAction.RESUME)
-  public HttpResponse<Map<String, String>> resume(@PathVariable String workflowId, HttpRequest<?> http) {
+  public HttpResponse<Map<String, String>> resume(
+      @PathVariable String workflowId, HttpRequest<?> http) {
     client.newWorkflowStub(Runbook.class, workflowId).resume(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "resume"));
   }
@@ -156,31 +232,49 @@ public final class RunbookController {
   /** Lets a runbook started with requireApproval go on to its first change. */
   @Post("/runbooks/{workflowId}/approve")
   @Access(ApiAction.APPROVE)
-  public HttpResponse<Map<String, String>> approve(@PathVariable String workflowId, HttpRequest<?> http) {
+  public HttpResponse<Map<String, String>> approve(
+      @PathVariable String workflowId, HttpRequest<?> http) {
     client.newWorkflowStub(Runbook.class, workflowId).approve(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "approve"));
   }
 
   /**
-   * Asks a runbook to stop. A runbook that changes the cluster stops at its next safe point (before the next member,
-   * before its first change), never in the middle of a step; a backup schedule stops at once.
+   * Asks a runbook to stop. A runbook that changes the cluster stops at its next safe point (before
+   * the next member, before its first change), never in the middle of a step; a backup schedule
+   * stops at once.
    */
   @Post("/runbooks/{workflowId}/cancel")
   @Access(ApiAction.CANCEL)
-  public HttpResponse<Map<String, String>> cancel(@PathVariable String workflowId, HttpRequest<?> http) {
+  public HttpResponse<Map<String, String>> cancel(
+      @PathVariable String workflowId, HttpRequest<?> http) {
     WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
     if (stub.describe().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
       return HttpResponse.<Map<String, String>>status(HttpStatus.CONFLICT)
-          .body(Map.of("workflowId", workflowId, "error", "runbook " + workflowId + " is not running: nothing to cancel"));
+          .body(
+              Map.of(
+                  "workflowId",
+                  workflowId,
+                  "error",
+                  "runbook " + workflowId + " is not running: nothing to cancel"));
     }
     stub.cancel("cancelled through the API by " + caller(http));
-    return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "cancel",
-        "note", "the runbook stops at its next safe point; follow it with GET /api/v1/runbooks/" + workflowId));
+    return HttpResponse.accepted()
+        .body(
+            Map.of(
+                "workflowId",
+                workflowId,
+                "signal",
+                "cancel",
+                "note",
+                "the runbook stops at its next safe point; follow it with GET /api/v1/runbooks/"
+                    + workflowId));
   }
 
   /** The name of the token the call was authorized with (set by {@link ApiAuthFilter}). */
   private static String caller(HttpRequest<?> http) {
-    return http.getAttribute(ApiAuthFilter.CALLER, Caller.class).map(Caller::name).orElse("unknown");
+    return http.getAttribute(ApiAuthFilter.CALLER, Caller.class)
+        .map(Caller::name)
+        .orElse("unknown");
   }
 
   @Error(exception = UnknownClusterException.class)
@@ -200,11 +294,13 @@ public final class RunbookController {
 
   @Error(exception = RunbookStarter.RunbookAlreadyRunning.class)
   public HttpResponse<ApiError> alreadyRunning(RunbookStarter.RunbookAlreadyRunning e) {
-    return HttpResponse.<ApiError>status(HttpStatus.CONFLICT).body(new ApiError(e.getMessage(), e.workflowId()));
+    return HttpResponse.<ApiError>status(HttpStatus.CONFLICT)
+        .body(new ApiError(e.getMessage(), e.workflowId()));
   }
 
   @Error(exception = WorkflowNotFoundException.class)
   public HttpResponse<ApiError> notFound(WorkflowNotFoundException e) {
-    return HttpResponse.notFound(new ApiError("no runbook with id " + e.getExecution().getWorkflowId()));
+    return HttpResponse.notFound(
+        new ApiError("no runbook with id " + e.getExecution().getWorkflowId()));
   }
 }

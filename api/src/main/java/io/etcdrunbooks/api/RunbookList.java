@@ -1,5 +1,6 @@
 package io.etcdrunbooks.api;
 
+import com.google.protobuf.Timestamp;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
@@ -7,14 +8,13 @@ import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.temporal.api.filter.v1.StartTimeFilter;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
-import io.temporal.api.filter.v1.StartTimeFilter;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowTargetOptions;
 import io.temporal.client.WorkflowExecutionMetadata;
-import com.google.protobuf.Timestamp;
+import io.temporal.client.WorkflowTargetOptions;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,10 +25,10 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The running and recent runbooks of a cluster, read from Temporal's visibility (not from the API's memory), whoever
- * started them: matched by the cluster in their memo, or, for runbooks started without it (the Temporal Web UI, the
- * CLI), by the cluster of their input. Uses the list-open and list-closed calls, which both a Temporal cluster and the
- * embedded test server answer.
+ * The running and recent runbooks of a cluster, read from Temporal's visibility (not from the API's
+ * memory), whoever started them: matched by the cluster in their memo, or, for runbooks started
+ * without it (the Temporal Web UI, the CLI), by the cluster of their input. Uses the list-open and
+ * list-closed calls, which both a Temporal cluster and the embedded test server answer.
  */
 @Singleton
 public final class RunbookList {
@@ -37,8 +37,14 @@ public final class RunbookList {
   private static final int PAGE = 200;
 
   /** Workflow types that are runbooks; other workflows in the namespace are not read. */
-  private static final Set<String> RUNBOOK_TYPES = Set.of(UpgradeClusterWorkflow.TYPE, RollbackClusterWorkflow.TYPE,
-      RestoreClusterWorkflow.TYPE, ReplaceMemberWorkflow.TYPE, BackupClusterWorkflow.TYPE, BackupScheduleWorkflow.TYPE);
+  private static final Set<String> RUNBOOK_TYPES =
+      Set.of(
+          UpgradeClusterWorkflow.TYPE,
+          RollbackClusterWorkflow.TYPE,
+          RestoreClusterWorkflow.TYPE,
+          ReplaceMemberWorkflow.TYPE,
+          BackupClusterWorkflow.TYPE,
+          BackupScheduleWorkflow.TYPE);
 
   private final WorkflowClient client;
   private final RunbookClusters clusters;
@@ -52,50 +58,80 @@ public final class RunbookList {
   public List<RunbookSummary> forCluster(String cluster) {
     String namespace = client.getOptions().getNamespace();
     Instant now = Instant.now();
-    StartTimeFilter window = StartTimeFilter.newBuilder()
-        .setEarliestTime(timestamp(now.minus(RECENT)))
-        .setLatestTime(timestamp(now.plus(Duration.ofMinutes(5))))
-        .build();
+    StartTimeFilter window =
+        StartTimeFilter.newBuilder()
+            .setEarliestTime(timestamp(now.minus(RECENT)))
+            .setLatestTime(timestamp(now.plus(Duration.ofMinutes(5))))
+            .build();
     var stub = client.getWorkflowServiceStubs().blockingStub();
-    List<WorkflowExecutionInfo> open = stub.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
-        .setNamespace(namespace).setMaximumPageSize(PAGE).setStartTimeFilter(window).build()).getExecutionsList();
-    List<WorkflowExecutionInfo> closed = stub.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder()
-        .setNamespace(namespace).setMaximumPageSize(PAGE).setStartTimeFilter(window).build()).getExecutionsList();
+    List<WorkflowExecutionInfo> open =
+        stub.listOpenWorkflowExecutions(
+                ListOpenWorkflowExecutionsRequest.newBuilder()
+                    .setNamespace(namespace)
+                    .setMaximumPageSize(PAGE)
+                    .setStartTimeFilter(window)
+                    .build())
+            .getExecutionsList();
+    List<WorkflowExecutionInfo> closed =
+        stub.listClosedWorkflowExecutions(
+                ListClosedWorkflowExecutionsRequest.newBuilder()
+                    .setNamespace(namespace)
+                    .setMaximumPageSize(PAGE)
+                    .setStartTimeFilter(window)
+                    .build())
+            .getExecutionsList();
     List<RunbookSummary> found = new ArrayList<>();
     Stream.concat(open.stream(), closed.stream())
         .filter(info -> RUNBOOK_TYPES.contains(info.getType().getName()))
         .map(this::withMemo)
         .filter(run -> cluster.equals(clusterOf(run)))
         .map(RunbookList::summary)
-        .sorted(Comparator.comparing(RunbookSummary::running).reversed().thenComparing(RunbookSummary::startTime,
-            Comparator.reverseOrder()))
+        .sorted(
+            Comparator.comparing(RunbookSummary::running)
+                .reversed()
+                .thenComparing(RunbookSummary::startTime, Comparator.reverseOrder()))
         .forEach(found::add);
     return found;
   }
 
-  /** The memo's cluster, which the API and the runbooks set; else the cluster of the run's input. */
+  /**
+   * The memo's cluster, which the API and the runbooks set; else the cluster of the run's input.
+   */
   private String clusterOf(WorkflowExecutionMetadata run) {
     String inMemo = memo(run, RunbookStarter.CLUSTER);
     if (!inMemo.isEmpty()) return inMemo;
-    return clusters.clusterOf(run.getExecution().getWorkflowId(), run.getExecution().getRunId()).orElse("");
+    return clusters
+        .clusterOf(run.getExecution().getWorkflowId(), run.getExecution().getRunId())
+        .orElse("");
   }
 
-  /** Some visibility stores (the embedded test server's) list executions without their memo: describe those. */
+  /**
+   * Some visibility stores (the embedded test server's) list executions without their memo:
+   * describe those.
+   */
   private WorkflowExecutionMetadata withMemo(WorkflowExecutionInfo info) {
     if (info.hasMemo() && info.getMemo().getFieldsCount() > 0) {
       return new WorkflowExecutionMetadata(info, client.getOptions().getDataConverter());
     }
-    return client.newUntypedWorkflowStub(WorkflowTargetOptions.newBuilder().setWorkflowExecution(info.getExecution()).build())
+    return client
+        .newUntypedWorkflowStub(
+            WorkflowTargetOptions.newBuilder().setWorkflowExecution(info.getExecution()).build())
         .describe();
   }
 
   private static RunbookSummary summary(WorkflowExecutionMetadata run) {
     Object controls = run.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
-    return new RunbookSummary(run.getExecution().getWorkflowId(), run.getExecution().getRunId(), run.getWorkflowType(),
+    return new RunbookSummary(
+        run.getExecution().getWorkflowId(),
+        run.getExecution().getRunId(),
+        run.getWorkflowType(),
         run.getStatus().name().replace("WORKFLOW_EXECUTION_STATUS_", ""),
-        run.getStatus() == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
-        String.valueOf(run.getStartTime()), run.getCloseTime() == null ? null : String.valueOf(run.getCloseTime()),
-        memo(run, RunbookStarter.STARTED_BY), memo(run, RunbookStarter.MEMBER),
+        run.getStatus()
+            == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
+        String.valueOf(run.getStartTime()),
+        run.getCloseTime() == null ? null : String.valueOf(run.getCloseTime()),
+        memo(run, RunbookStarter.STARTED_BY),
+        memo(run, RunbookStarter.MEMBER),
         controls instanceof List<?> list ? list.stream().map(String::valueOf).toList() : List.of());
   }
 
@@ -117,6 +153,15 @@ public final class RunbookList {
    * @param member the member a ReplaceMember runbook replaces, else empty
    * @param controls pause, resume and approve signals the runbook took, with who sent them
    */
-  public record RunbookSummary(String workflowId, String runId, String type, String status, boolean running, String startTime,
-      String closeTime, String startedBy, String member, List<String> controls) {}
+  public record RunbookSummary(
+      String workflowId,
+      String runId,
+      String type,
+      String status,
+      boolean running,
+      String startTime,
+      String closeTime,
+      String startedBy,
+      String member,
+      List<String> controls) {}
 }

@@ -18,16 +18,16 @@ import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.micronaut.context.BeanProvider;
 import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
-import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowOptions;
-import io.micronaut.context.BeanProvider;
 import jakarta.inject.Singleton;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,15 +37,17 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Starts runbooks on Temporal after checking the request against the inventory. Runbooks that change a cluster share
- * its change id ({@link io.etcdrunbooks.workflows.common.RunbookIds#changing}), so Temporal itself refuses a second
- * one while one runs; the refusal names the running one.
+ * Starts runbooks on Temporal after checking the request against the inventory. Runbooks that
+ * change a cluster share its change id ({@link
+ * io.etcdrunbooks.workflows.common.RunbookIds#changing}), so Temporal itself refuses a second one
+ * while one runs; the refusal names the running one.
  */
 @Singleton
 public final class RunbookStarter {
 
   /** Memo keys every runbook started here carries; the list endpoint reads them back. */
   public static final String STARTED_BY = "startedBy";
+
   public static final String CLUSTER = "cluster";
   public static final String MEMBER = "member";
 
@@ -58,10 +60,15 @@ public final class RunbookStarter {
   private final BeanProvider<ReleaseActivities> releases;
 
   /**
-   * @param releases what the inventory's binary source offers, as the worker's preflight reads it; looked up at each
-   *     start, so that an inventory without a usable releases section only skips that check
+   * @param releases what the inventory's binary source offers, as the worker's preflight reads it;
+   *     looked up at each start, so that an inventory without a usable releases section only skips
+   *     that check
    */
-  public RunbookStarter(WorkflowClient client, RunbooksConfig config, InventorySource inventory, StartChecks checks,
+  public RunbookStarter(
+      WorkflowClient client,
+      RunbooksConfig config,
+      InventorySource inventory,
+      StartChecks checks,
       BeanProvider<ReleaseActivities> releases) {
     this.client = client;
     this.config = config;
@@ -73,10 +80,12 @@ public final class RunbookStarter {
   public Started startUpgrade(UpgradeRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (request.targetVersion() == null || request.targetVersion().isBlank()) {
-      throw new IllegalArgumentException("targetVersion is required: the etcd version to end on, such as 3.5.30");
+      throw new IllegalArgumentException(
+          "targetVersion is required: the etcd version to end on, such as 3.5.30");
     }
     if (!request.targetVersion().matches(VERSION)) {
-      throw new IllegalArgumentException("targetVersion must look like 3.5.30, got '" + request.targetVersion() + "'");
+      throw new IllegalArgumentException(
+          "targetVersion must look like 3.5.30, got '" + request.targetVersion() + "'");
     }
     offered(request.cluster(), "targetVersion", request.targetVersion());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
@@ -85,11 +94,17 @@ public final class RunbookStarter {
       refuseIfRunning(id);
       checks.upgrade(request.cluster(), request.targetVersion());
     }
-    return start(id, UpgradeClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+    return start(
+        id,
+        UpgradeClusterWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::upgrade, request));
   }
 
-  /** A rollback of a mixed cluster to its old version (or to {@code toVersion}), or through a restore. */
+  /**
+   * A rollback of a mixed cluster to its old version (or to {@code toVersion}), or through a
+   * restore.
+   */
   public Started startRollback(RollbackRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     optionalVersion(request.cluster(), "toVersion", request.toVersion());
@@ -100,16 +115,25 @@ public final class RunbookStarter {
       refuseIfRunning(id);
       checks.rollback(request.cluster(), request.toVersion(), request.acknowledgeDataLoss());
     }
-    return start(id, RollbackClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+    return start(
+        id,
+        RollbackClusterWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::rollback, request));
   }
 
-  /** The replacement of a member; the memo names the member, so a repeated alert for it is told from another change. */
+  /**
+   * The replacement of a member; the memo names the member, so a repeated alert for it is told from
+   * another change.
+   */
   public Started startReplaceMember(ReplaceMemberRequest request, String startedBy) {
     ClusterSpec cluster = inventory.get().cluster(request.cluster());
     if (request.failedMember() == null || request.failedMember().isBlank()) {
-      throw new IllegalArgumentException("failedMember is required: the inventory name of the member to replace; cluster '"
-          + request.cluster() + "' has " + cluster.members().stream().map(MemberSpec::name).toList());
+      throw new IllegalArgumentException(
+          "failedMember is required: the inventory name of the member to replace; cluster '"
+              + request.cluster()
+              + "' has "
+              + cluster.members().stream().map(MemberSpec::name).toList());
     }
     cluster.member(request.failedMember());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
@@ -119,31 +143,47 @@ public final class RunbookStarter {
       refuseIfRunning(id);
       checks.replaceMember(request.cluster(), request.failedMember(), request.force());
     }
-    return start(id, ReplaceMemberWorkflow.class, options(id, startedBy, request.cluster(), Map.of(MEMBER, request.failedMember())),
+    return start(
+        id,
+        ReplaceMemberWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of(MEMBER, request.failedMember())),
         workflow -> WorkflowClient.start(workflow::replace, request));
   }
 
-  /** A restore; refused here without acknowledgeDataLoss, before Temporal sees it (the runbook refuses it too). */
+  /**
+   * A restore; refused here without acknowledgeDataLoss, before Temporal sees it (the runbook
+   * refuses it too).
+   */
   public Started startRestore(RestoreRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (!request.acknowledgeDataLoss()) {
-      throw new IllegalArgumentException("acknowledgeDataLoss must be true: a restore replaces the cluster's data with the backup's"
-          + " and every write made after the backup is lost");
+      throw new IllegalArgumentException(
+          "acknowledgeDataLoss must be true: a restore replaces the cluster's data with the backup's"
+              + " and every write made after the backup is lost");
     }
     optionalVersion(request.cluster(), "etcdVersion", request.etcdVersion());
     StartChecks.backupId("backupId", request.backupId());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
     String id = changeId(RestoreClusterWorkflow.workflowId(request.cluster()), request.dryRun());
-    return start(id, RestoreClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+    return start(
+        id,
+        RestoreClusterWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::restore, request));
   }
 
-  /** A backup now; it shares the scheduled backups' id, so two backups of a cluster never run at once. */
+  /**
+   * A backup now; it shares the scheduled backups' id, so two backups of a cluster never run at
+   * once.
+   */
   public Started startBackup(BackupClusterRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     String id = BackupClusterWorkflow.workflowId(request.cluster());
-    return start(id, BackupClusterWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+    return start(
+        id,
+        BackupClusterWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::backup, request));
   }
 
@@ -151,17 +191,21 @@ public final class RunbookStarter {
   public Started startBackupSchedule(BackupScheduleRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     if (request.intervalMinutes() < 0) {
-      throw new IllegalArgumentException("intervalMinutes must be 0 (the inventory's backup.intervalMinutes) or more, got "
-          + request.intervalMinutes());
+      throw new IllegalArgumentException(
+          "intervalMinutes must be 0 (the inventory's backup.intervalMinutes) or more, got "
+              + request.intervalMinutes());
     }
     String id = BackupScheduleWorkflow.workflowId(request.cluster());
-    return start(id, BackupScheduleWorkflow.class, options(id, startedBy, request.cluster(), Map.of()),
+    return start(
+        id,
+        BackupScheduleWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::run, request));
   }
 
   /**
-   * Another change of the cluster runs: refused naming it before the cluster is read (Temporal's refusal of the same
-   * id stays the guard; this only puts the more useful answer first).
+   * Another change of the cluster runs: refused naming it before the cluster is read (Temporal's
+   * refusal of the same id stays the guard; this only puts the more useful answer first).
    */
   private void refuseIfRunning(String id) {
     try {
@@ -174,21 +218,28 @@ public final class RunbookStarter {
     }
   }
 
-  /** Dry runs change nothing: they get an id of their own instead of holding the cluster's change id. */
+  /**
+   * Dry runs change nothing: they get an id of their own instead of holding the cluster's change
+   * id.
+   */
   private static String changeId(String changeId, boolean dryRun) {
-    return dryRun ? changeId + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8) : changeId;
+    return dryRun
+        ? changeId + "-dry-run-" + UUID.randomUUID().toString().substring(0, 8)
+        : changeId;
   }
 
   private void optionalVersion(String cluster, String field, String value) {
     if (value != null && !value.isBlank() && !value.matches(VERSION)) {
-      throw new IllegalArgumentException(field + " must look like 3.4.23 (or be left out), got '" + value + "'");
+      throw new IllegalArgumentException(
+          field + " must look like 3.4.23 (or be left out), got '" + value + "'");
     }
     if (value != null && !value.isBlank()) offered(cluster, field, value);
   }
 
   /**
-   * Refuses a version the inventory's binary source does not offer, before anything starts. When this process cannot
-   * read the source (an API host without the release cache), the runbook's own preflight still refuses it.
+   * Refuses a version the inventory's binary source does not offer, before anything starts. When
+   * this process cannot read the source (an API host without the release cache), the runbook's own
+   * preflight still refuses it.
    */
   private void offered(String cluster, String field, String version) {
     List<String> versions;
@@ -198,19 +249,30 @@ public final class RunbookStarter {
       return;
     }
     if (!versions.isEmpty() && !versions.contains(version)) {
-      throw new IllegalArgumentException(field + " " + version + " is not offered by the inventory's binary source"
-          + " (releases): it offers " + versions + ". Fetch it into releases.localDir or add its SHA-256 to releases.sha256");
+      throw new IllegalArgumentException(
+          field
+              + " "
+              + version
+              + " is not offered by the inventory's binary source"
+              + " (releases): it offers "
+              + versions
+              + ". Fetch it into releases.localDir or add its SHA-256 to releases.sha256");
     }
   }
 
   private static void requireTimeout(String field, int seconds) {
     if (seconds < 0 || seconds > 86_400) {
-      throw new IllegalArgumentException(field + " must be 0 (the runbook's default) to 86400 seconds, got " + seconds);
+      throw new IllegalArgumentException(
+          field + " must be 0 (the runbook's default) to 86400 seconds, got " + seconds);
     }
   }
 
-  /** @param startedBy who started it (the API token's name, "slack:<user>" or "alertmanager"), kept in the memo */
-  private WorkflowOptions options(String id, String startedBy, String cluster, Map<String, String> extraMemo) {
+  /**
+   * @param startedBy who started it (the API token's name, "slack:<user>" or "alertmanager"), kept
+   *     in the memo
+   */
+  private WorkflowOptions options(
+      String id, String startedBy, String cluster, Map<String, String> extraMemo) {
     Map<String, Object> memo = new LinkedHashMap<>(extraMemo);
     memo.put(STARTED_BY, startedBy == null ? "unknown" : startedBy);
     memo.put(CLUSTER, cluster);
@@ -223,7 +285,8 @@ public final class RunbookStarter {
         .build();
   }
 
-  private <W> Started start(String id, Class<W> type, WorkflowOptions options, Function<W, WorkflowExecution> start) {
+  private <W> Started start(
+      String id, Class<W> type, WorkflowOptions options, Function<W, WorkflowExecution> start) {
     W workflow = client.newWorkflowStub(type, options);
     try {
       WorkflowExecution execution = start.apply(workflow);
@@ -255,7 +318,10 @@ public final class RunbookStarter {
 
   public record Started(String workflowId, String runId) {}
 
-  /** A runbook of the same id already runs: another change of the cluster, or the same backup or schedule. */
+  /**
+   * A runbook of the same id already runs: another change of the cluster, or the same backup or
+   * schedule.
+   */
   public static final class RunbookAlreadyRunning extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
@@ -263,11 +329,21 @@ public final class RunbookStarter {
     private final String runningType;
     private final String member;
 
-    RunbookAlreadyRunning(String workflowId, String runId, String runningType, String member, String startedBy) {
-      super("refused: " + (runningType.isEmpty() ? "a runbook" : runningType + (member.isEmpty() ? "" : " of " + member))
-          + (startedBy.isEmpty() ? "" : " started by " + startedBy) + " is already running as workflow " + workflowId
-          + " (run " + runId + "), and a cluster has one such runbook at a time. Follow it with GET /api/v1/runbooks/"
-          + workflowId + ", or pause or cancel it, then start this one again");
+    RunbookAlreadyRunning(
+        String workflowId, String runId, String runningType, String member, String startedBy) {
+      super(
+          "refused: "
+              + (runningType.isEmpty()
+                  ? "a runbook"
+                  : runningType + (member.isEmpty() ? "" : " of " + member))
+              + (startedBy.isEmpty() ? "" : " started by " + startedBy)
+              + " is already running as workflow "
+              + workflowId
+              + " (run "
+              + runId
+              + "), and a cluster has one such runbook at a time. Follow it with GET /api/v1/runbooks/"
+              + workflowId
+              + ", or pause or cancel it, then start this one again");
       this.workflowId = workflowId;
       this.runningType = runningType;
       this.member = member;

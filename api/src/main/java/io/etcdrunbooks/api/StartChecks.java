@@ -18,15 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the API can tell from the cluster as it is now, before a runbook is started, so that a request its preflight
- * would refuse gets a 4xx and leaves nothing in Temporal. The runbook's preflight stays the authority: when the cluster
- * cannot be read in time here, the request goes on and the preflight decides.
+ * What the API can tell from the cluster as it is now, before a runbook is started, so that a
+ * request its preflight would refuse gets a 4xx and leaves nothing in Temporal. The runbook's
+ * preflight stays the authority: when the cluster cannot be read in time here, the request goes on
+ * and the preflight decides.
  */
 @Singleton
 public final class StartChecks {
 
   private static final Logger LOG = LoggerFactory.getLogger(StartChecks.class);
   private static final long DISCOVER_SECONDS = 10;
+
   /** Backup ids are plain file names, as the backup runbook makes them. */
   private static final Pattern BACKUP_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
@@ -38,12 +40,15 @@ public final class StartChecks {
 
   /** The cluster now, or empty when it cannot be read within a few seconds. */
   public Optional<ClusterState> discover(String cluster) {
-    CompletableFuture<ClusterState> state = CompletableFuture.supplyAsync(() -> etcd.discover(new ClusterRef(cluster)));
+    CompletableFuture<ClusterState> state =
+        CompletableFuture.supplyAsync(() -> etcd.discover(new ClusterRef(cluster)));
     try {
       return Optional.of(state.get(DISCOVER_SECONDS, TimeUnit.SECONDS));
     } catch (TimeoutException | ExecutionException e) {
       state.cancel(true);
-      LOG.info("cluster {} could not be read before starting a runbook ({}); its preflight decides", cluster,
+      LOG.info(
+          "cluster {} could not be read before starting a runbook ({}); its preflight decides",
+          cluster,
           e.getClass().getSimpleName());
       return Optional.empty();
     } catch (InterruptedException e) {
@@ -52,53 +57,96 @@ public final class StartChecks {
     }
   }
 
-  /** An upgrade to {@code target}: every member up and healthy, and the target newer than what runs. */
+  /**
+   * An upgrade to {@code target}: every member up and healthy, and the target newer than what runs.
+   */
   public void upgrade(String cluster, String target) {
-    discover(cluster).ifPresent(state -> {
-      List<String> problems = ClusterChecks.memberProblems(state);
-      if (!problems.isEmpty()) throw refused("upgrade of " + cluster, problems);
-      String running = ClusterChecks.runningVersion(state);
-      if (running.isEmpty()) return;
-      int order = Versions.ORDER.compare(target, running);
-      if (order == 0 && state.members().stream().allMatch(m -> target.equals(m.serverVersion()))) {
-        throw refused("upgrade of " + cluster, List.of("every member already runs " + target + "; nothing to upgrade"));
-      }
-      if (order < 0) {
-        throw refused("upgrade of " + cluster, List.of("target " + target + " is older than the running " + running
-            + ": this runbook only upgrades; POST /api/v1/clusters/" + cluster + "/rollback goes back"));
-      }
-    });
+    discover(cluster)
+        .ifPresent(
+            state -> {
+              List<String> problems = ClusterChecks.memberProblems(state);
+              if (!problems.isEmpty()) throw refused("upgrade of " + cluster, problems);
+              String running = ClusterChecks.runningVersion(state);
+              if (running.isEmpty()) return;
+              int order = Versions.ORDER.compare(target, running);
+              if (order == 0
+                  && state.members().stream().allMatch(m -> target.equals(m.serverVersion()))) {
+                throw refused(
+                    "upgrade of " + cluster,
+                    List.of("every member already runs " + target + "; nothing to upgrade"));
+              }
+              if (order < 0) {
+                throw refused(
+                    "upgrade of " + cluster,
+                    List.of(
+                        "target "
+                            + target
+                            + " is older than the running "
+                            + running
+                            + ": this runbook only upgrades; POST /api/v1/clusters/"
+                            + cluster
+                            + "/rollback goes back"));
+              }
+            });
   }
 
   /** A member replacement: the member must not be healthy unless {@code force}. */
   public void replaceMember(String cluster, String member, boolean force) {
     if (force) return;
-    discover(cluster).flatMap(state -> state.member(member)).filter(MemberStatus::healthy).ifPresent(m -> {
-      throw refused("replacement of " + member + " in " + cluster, List.of("member " + member + " is healthy (etcd "
-          + m.serverVersion() + "); replacing it would take a working member out of the cluster. If it must go anyway"
-          + " (a failing disk, say), send \"force\": true"));
-    });
+    discover(cluster)
+        .flatMap(state -> state.member(member))
+        .filter(MemberStatus::healthy)
+        .ifPresent(
+            m -> {
+              throw refused(
+                  "replacement of " + member + " in " + cluster,
+                  List.of(
+                      "member "
+                          + member
+                          + " is healthy (etcd "
+                          + m.serverVersion()
+                          + "); replacing it would take a working member out of the cluster. If it must go anyway"
+                          + " (a failing disk, say), send \"force\": true"));
+            });
   }
 
-  /** A rollback to {@code toVersion}: once the cluster version is past it, only by a restore, acknowledged. */
+  /**
+   * A rollback to {@code toVersion}: once the cluster version is past it, only by a restore,
+   * acknowledged.
+   */
   public void rollback(String cluster, String toVersion, boolean acknowledgeDataLoss) {
     if (acknowledgeDataLoss || toVersion == null || toVersion.isBlank()) return;
-    discover(cluster).map(ClusterState::clusterVersion).filter(v -> !v.isEmpty())
+    discover(cluster)
+        .map(ClusterState::clusterVersion)
+        .filter(v -> !v.isEmpty())
         .filter(clusterVersion -> minorAbove(clusterVersion, toVersion))
-        .ifPresent(clusterVersion -> {
-          throw refused("rollback of " + cluster + " to " + toVersion, List.of("the cluster version is already "
-              + clusterVersion + ", past " + toVersion + ": etcd cannot run older members any more. The only way back is"
-              + " restoring the pre-upgrade backup with " + toVersion + "'s binaries, which loses every write made since"
-              + " that backup: send \"acknowledgeDataLoss\": true (and backupId) to do that"));
-        });
+        .ifPresent(
+            clusterVersion -> {
+              throw refused(
+                  "rollback of " + cluster + " to " + toVersion,
+                  List.of(
+                      "the cluster version is already "
+                          + clusterVersion
+                          + ", past "
+                          + toVersion
+                          + ": etcd cannot run older members any more. The only way back is"
+                          + " restoring the pre-upgrade backup with "
+                          + toVersion
+                          + "'s binaries, which loses every write made since"
+                          + " that backup: send \"acknowledgeDataLoss\": true (and backupId) to do that"));
+            });
   }
 
   /** A backup id names a file in the cluster's backup directory: a plain name, never a path. */
   public static void backupId(String field, String id) {
     if (id == null || id.isBlank() || id.equals("latest")) return;
     if (!BACKUP_ID.matcher(id).matches()) {
-      throw new IllegalArgumentException(field + " must be a backup id as the backup runbook makes them (letters, digits,"
-          + " '.', '_', '-'; no '/' or '..'), or \"latest\"; got '" + id + "'");
+      throw new IllegalArgumentException(
+          field
+              + " must be a backup id as the backup runbook makes them (letters, digits,"
+              + " '.', '_', '-'; no '/' or '..'), or \"latest\"; got '"
+              + id
+              + "'");
     }
   }
 
@@ -109,12 +157,14 @@ public final class StartChecks {
   }
 
   private static RunbookRefused refused(String what, List<String> problems) {
-    return new RunbookRefused(what + " refused, nothing was started:\n  - " + String.join("\n  - ", problems));
+    return new RunbookRefused(
+        what + " refused, nothing was started:\n  - " + String.join("\n  - ", problems));
   }
 
   /**
-   * The cluster's state now forbids the request (409): the message says what to do first. An IllegalArgumentException,
-   * so that the Slack command and the Alertmanager webhook, which report those as refusals, report it so too.
+   * The cluster's state now forbids the request (409): the message says what to do first. An
+   * IllegalArgumentException, so that the Slack command and the Alertmanager webhook, which report
+   * those as refusals, report it so too.
    */
   public static final class RunbookRefused extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;

@@ -19,11 +19,12 @@ import java.io.IOException;
 import java.util.function.Function;
 
 /**
- * Request bodies start destructive runbooks, so they are read exactly as written: {@code "dryRun": null},
- * {@code "dryRun": "false"}, {@code "dryRun": 1}, {@code "memberTimeoutSeconds": 1.9}, {@code "targetVersion":
- * ["3.5.30"]}, a body wrapped in a one-element array and a field given twice are each refused with 400 naming the
- * field ({@link BodyErrors}), where Jackson's lenient defaults would take a guess (and {@code null} for a boolean
- * would have become {@code false}: a real run instead of a dry run). A field left out still takes its default.
+ * Request bodies start destructive runbooks, so they are read exactly as written: {@code "dryRun":
+ * null}, {@code "dryRun": "false"}, {@code "dryRun": 1}, {@code "memberTimeoutSeconds": 1.9},
+ * {@code "targetVersion": ["3.5.30"]}, a body wrapped in a one-element array and a field given
+ * twice are each refused with 400 naming the field ({@link BodyErrors}), where Jackson's lenient
+ * defaults would take a guess (and {@code null} for a boolean would have become {@code false}: a
+ * real run instead of a dry run). A field left out still takes its default.
  */
 @Singleton
 final class StrictJson implements BeanCreatedEventListener<ObjectMapper> {
@@ -32,19 +33,36 @@ final class StrictJson implements BeanCreatedEventListener<ObjectMapper> {
   public ObjectMapper onCreated(BeanCreatedEvent<ObjectMapper> event) {
     ObjectMapper mapper = event.getBean();
     mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-    mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    mapper.disable(DeserializationFeature.UNWRAP_SINGLE_VALUE_ARRAYS, DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY,
-        DeserializationFeature.ACCEPT_FLOAT_AS_INT, DeserializationFeature.ACCEPT_EMPTY_STRING_AS_NULL_OBJECT,
+    mapper.enable(
+        DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES,
+        DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    mapper.disable(
+        DeserializationFeature.UNWRAP_SINGLE_VALUE_ARRAYS,
+        DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY,
+        DeserializationFeature.ACCEPT_FLOAT_AS_INT,
+        DeserializationFeature.ACCEPT_EMPTY_STRING_AS_NULL_OBJECT,
         DeserializationFeature.ACCEPT_EMPTY_ARRAY_AS_NULL_OBJECT);
     for (CoercionInputShape shape : CoercionInputShape.values()) {
       mapper.coercionConfigFor(LogicalType.Textual).setCoercion(shape, CoercionAction.Fail);
       mapper.coercionConfigFor(LogicalType.POJO).setCoercion(shape, CoercionAction.Fail);
     }
     SimpleModule strict = new SimpleModule("etcd-runbooks-strict-primitives");
-    strict.addDeserializer(boolean.class, new Primitive<>(boolean.class, false, JsonToken.VALUE_TRUE, JsonToken.VALUE_FALSE,
-        p -> p.currentToken() == JsonToken.VALUE_TRUE));
-    strict.addDeserializer(int.class, new Primitive<>(int.class, 0, JsonToken.VALUE_NUMBER_INT, JsonToken.VALUE_NUMBER_INT,
-        StrictJson::intValue));
+    strict.addDeserializer(
+        boolean.class,
+        new Primitive<>(
+            boolean.class,
+            false,
+            JsonToken.VALUE_TRUE,
+            JsonToken.VALUE_FALSE,
+            p -> p.currentToken() == JsonToken.VALUE_TRUE));
+    strict.addDeserializer(
+        int.class,
+        new Primitive<>(
+            int.class,
+            0,
+            JsonToken.VALUE_NUMBER_INT,
+            JsonToken.VALUE_NUMBER_INT,
+            StrictJson::intValue));
     mapper.registerModule(strict);
     return mapper;
   }
@@ -66,7 +84,12 @@ final class StrictJson implements BeanCreatedEventListener<ObjectMapper> {
     private final JsonToken otherToken;
     private final Function<JsonParser, T> read;
 
-    Primitive(Class<T> type, T absent, JsonToken token, JsonToken otherToken, Function<JsonParser, T> read) {
+    Primitive(
+        Class<T> type,
+        T absent,
+        JsonToken token,
+        JsonToken otherToken,
+        Function<JsonParser, T> read) {
       super(type);
       this.absent = absent;
       this.token = token;
@@ -83,7 +106,8 @@ final class StrictJson implements BeanCreatedEventListener<ObjectMapper> {
       try {
         return read.apply(parser);
       } catch (IllegalArgumentException e) {
-        return context.reportInputMismatch(this, "number out of range for %s", handledType().getName());
+        return context.reportInputMismatch(
+            this, "number out of range for %s", handledType().getName());
       }
     }
 

@@ -8,7 +8,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
-/** The webhook's memory of the alerts that started a runbook: a window, forgotten on resolution, bounded. */
+/**
+ * The webhook's memory of the alerts that started a runbook: a window, forgotten on resolution,
+ * bounded.
+ */
 class AlertFingerprintsTest {
 
   private final MutableClock clock = new MutableClock();
@@ -19,7 +22,8 @@ class AlertFingerprintsTest {
     fingerprints.started("a1b2", "change-prod-1", "run-1");
 
     clock.advance(Duration.ofMinutes(29));
-    assertThat(fingerprints.startedWithin("a1b2")).get()
+    assertThat(fingerprints.startedWithin("a1b2"))
+        .get()
         .extracting(AlertFingerprints.Started::workflowId, AlertFingerprints.Started::runId)
         .containsExactly("change-prod-1", "run-1");
     assertThat(fingerprints.startedWithin("other")).isEmpty();

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /** Binding and checking of runbooks.alerts. */
 class AlertsConfigTest {
 
-  private static final String HASH = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+  private static final String HASH =
+      "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
   @Test
   void defaultsMeanApprovalForEtcdMemberDownAndADisabledEndpoint() {
@@ -28,11 +29,13 @@ class AlertsConfigTest {
 
   @Test
   void policiesPerClusterOverrideTheDefault() {
-    try (ApplicationContext context = ApplicationContext.run(Map.of(
-        "runbooks.alerts.token-sha256", HASH.toUpperCase(),
-        "runbooks.alerts.member-down-alerts", "EtcdMemberDown,EtcdNoLeader",
-        "runbooks.alerts.default-policy", "auto",
-        "runbooks.alerts.policies.prod-1", "approval"))) {
+    try (ApplicationContext context =
+        ApplicationContext.run(
+            Map.of(
+                "runbooks.alerts.token-sha256", HASH.toUpperCase(),
+                "runbooks.alerts.member-down-alerts", "EtcdMemberDown,EtcdNoLeader",
+                "runbooks.alerts.default-policy", "auto",
+                "runbooks.alerts.policies.prod-1", "approval"))) {
       AlertsConfig config = context.getBean(AlertsConfig.class);
       assertThat(config.enabled()).isTrue();
       assertThat(config.tokenSha256()).isEqualTo(HASH);
@@ -44,7 +47,10 @@ class AlertsConfigTest {
 
   @Test
   void anInvalidPolicyStopsTheStartNamingTheKey() {
-    assertThatThrownBy(() -> ApplicationContext.run(Map.of("runbooks.alerts.policies.prod-1", "sometimes")).close())
+    assertThatThrownBy(
+            () ->
+                ApplicationContext.run(Map.of("runbooks.alerts.policies.prod-1", "sometimes"))
+                    .close())
         .hasStackTraceContaining("runbooks.alerts.policies.prod-1 is 'sometimes': use approval");
     assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "manual", Map.of(), 30))
         .hasMessageContaining("runbooks.alerts.default-policy is 'manual'");
@@ -52,18 +58,21 @@ class AlertsConfigTest {
 
   @Test
   void theDedupeWindowIsBoundNamedInItsRefusalAndAtMostAWeek() {
-    try (ApplicationContext context = ApplicationContext.run(Map.of("runbooks.alerts.dedupe-minutes", "0"))) {
+    try (ApplicationContext context =
+        ApplicationContext.run(Map.of("runbooks.alerts.dedupe-minutes", "0"))) {
       assertThat(context.getBean(AlertsConfig.class).dedupeMinutes()).isZero();
     }
     assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), -1))
         .hasMessageContaining("runbooks.alerts.dedupe-minutes is -1");
-    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), 7 * 24 * 60 + 1))
+    assertThatThrownBy(
+            () -> new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), 7 * 24 * 60 + 1))
         .hasMessageContaining("runbooks.alerts.dedupe-minutes is 10081");
   }
 
   @Test
   void aPlainTokenInsteadOfItsHashIsRefusedWithoutEchoingIt() {
-    assertThatThrownBy(() -> new AlertsConfig("s3cret-token", List.of(), "c", "m", "approval", Map.of(), 30))
+    assertThatThrownBy(
+            () -> new AlertsConfig("s3cret-token", List.of(), "c", "m", "approval", Map.of(), 30))
         .hasMessageContaining("must be 64 hex digits")
         .hasMessageNotContaining("s3cret-token");
   }

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The API refuses a version the inventory's binary source does not offer, reading the source through the same
- * ReleaseActivities the worker's preflight calls; a source this process cannot read leaves the decision to the preflight.
+ * The API refuses a version the inventory's binary source does not offer, reading the source
+ * through the same ReleaseActivities the worker's preflight calls; a source this process cannot
+ * read leaves the decision to the preflight.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class OfferedVersionsTest {
@@ -30,7 +31,8 @@ class OfferedVersionsTest {
     try (ApiHarness api = ApiHarness.start(dir, Map.of())) {
       Answer refused = upgrade(api, "3.9.99");
       assertThat(refused.status()).as(refused.body()).isEqualTo(400);
-      assertThat(refused.body()).contains("targetVersion 3.9.99 is not offered", "[3.4.23, 3.5.30]");
+      assertThat(refused.body())
+          .contains("targetVersion 3.9.99 is not offered", "[3.4.23, 3.5.30]");
 
       Answer offered = upgrade(api, "3.5.30");
       assertThat(offered.status()).as(offered.body()).isEqualTo(202);
@@ -40,23 +42,36 @@ class OfferedVersionsTest {
   @Test
   void aBinarySourceThisProcessCannotUseOnlySkipsTheCheck() throws Exception {
     Path inventory = ApiHarness.inventory(dir);
-    // loads, but no release store can be made of it: a URL template needs a directory to unpack into
-    Files.writeString(inventory, Files.readString(inventory).replaceFirst("releases:\n  localDir: .*\n",
-        "releases:\n  urlTemplate: https://releases.example/etcd-v{version}-linux-amd64.tar.gz\n"));
-    try (ApiHarness api = ApiHarness.start(dir, Map.of("runbooks.inventory", inventory.toString()))) {
+    // loads, but no release store can be made of it: a URL template needs a directory to unpack
+    // into
+    Files.writeString(
+        inventory,
+        Files.readString(inventory)
+            .replaceFirst(
+                "releases:\n  localDir: .*\n",
+                "releases:\n  urlTemplate: https://releases.example/etcd-v{version}-linux-amd64.tar.gz\n"));
+    try (ApiHarness api =
+        ApiHarness.start(dir, Map.of("runbooks.inventory", inventory.toString()))) {
       Answer started = upgrade(api, "3.9.99");
       assertThat(started.status()).as(started.body()).isEqualTo(202);
     }
   }
 
   private static Answer upgrade(ApiHarness api, String version) throws Exception {
-    return api.http.send("POST", "/api/v1/clusters/sandbox/upgrade", TestTokens.OPERATOR.bearer(),
+    return api.http.send(
+        "POST",
+        "/api/v1/clusters/sandbox/upgrade",
+        TestTokens.OPERATOR.bearer(),
         "{\"targetVersion\":\"" + version + "\",\"dryRun\":true}");
   }
 
-  /** A release as deploy/scripts/fetch-etcd.sh lays it out: releases/VERSION/bin/etcd, executable. */
+  /**
+   * A release as deploy/scripts/fetch-etcd.sh lays it out: releases/VERSION/bin/etcd, executable.
+   */
   private void release(String version) throws Exception {
-    Path etcd = Files.createDirectories(dir.resolve("releases").resolve(version).resolve("bin")).resolve("etcd");
+    Path etcd =
+        Files.createDirectories(dir.resolve("releases").resolve(version).resolve("bin"))
+            .resolve("etcd");
     Files.writeString(etcd, "#!/bin/sh\n");
     Files.setPosixFilePermissions(etcd, PosixFilePermissions.fromString("rwx------"));
   }

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** In a process started without the api role, the API and the Slack endpoint answer 404 naming the role, token or not. */
+/**
+ * In a process started without the api role, the API and the Slack endpoint answer 404 naming the
+ * role, token or not.
+ */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class RolesFilterTest {
 

@@ -11,8 +11,9 @@ import io.temporal.client.WorkflowClient;
 import jakarta.inject.Singleton;
 
 /**
- * The activity implementations the worker registers; secrets are read from files here and go nowhere else. The
- * inventory, the etcd and release activities and the release store are the runtime module's beans, shared with the API.
+ * The activity implementations the worker registers; secrets are read from files here and go
+ * nowhere else. The inventory, the etcd and release activities and the release store are the
+ * runtime module's beans, shared with the API.
  */
 @Factory
 public class ActivityBeans {
@@ -24,8 +25,14 @@ public class ActivityBeans {
   }
 
   @Singleton
-  public WorkerActivities workerActivities(InventorySource inventory, EtcdActivities etcd, ReleaseActivities releaseActivities,
-      SshConnector ssh, ReleaseStore releases, WorkflowClient client) {
-    return WorkerActivities.of(inventory, etcd, releaseActivities, ssh, releases, new TemporalRunLiveness(client));
+  public WorkerActivities workerActivities(
+      InventorySource inventory,
+      EtcdActivities etcd,
+      ReleaseActivities releaseActivities,
+      SshConnector ssh,
+      ReleaseStore releases,
+      WorkflowClient client) {
+    return WorkerActivities.of(
+        inventory, etcd, releaseActivities, ssh, releases, new TemporalRunLiveness(client));
   }
 }

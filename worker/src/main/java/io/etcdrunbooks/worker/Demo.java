@@ -13,28 +13,28 @@ import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
-import java.util.Base64;
-import java.util.HexFormat;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 
 /**
- * The main job on the embedded default: a 3-member sandbox at an old version, the embedded (in-memory) Temporal, the
- * worker and the API in this process; the upgrade is started and followed through the HTTP API like any client would.
+ * The main job on the embedded default: a 3-member sandbox at an old version, the embedded
+ * (in-memory) Temporal, the worker and the API in this process; the upgrade is started and followed
+ * through the HTTP API like any client would.
  */
 final class Demo {
 
@@ -47,25 +47,43 @@ final class Demo {
     String from = options.getOrDefault("from", "3.3.25");
     String to = options.getOrDefault("to", "3.5.30");
     Path releases = LocalDirReleaseStore.defaultDir();
-    Path dir = Path.of(options.getOrDefault("dir", Files.createTempDirectory("etcd-runbooks-demo").toString()));
+    Path dir =
+        Path.of(
+            options.getOrDefault(
+                "dir", Files.createTempDirectory("etcd-runbooks-demo").toString()));
     quietLogs();
     System.out.printf("== etcd-runbooks demo: 3-member sandbox on %s, upgraded to %s%n", from, to);
     System.out.printf("   releases from %s, sandbox in %s%n", releases, dir);
-    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir, "sandbox", 3, from, Map.of()), new LocalDirReleaseStore(releases))) {
-      System.out.println("   sandbox up: " + sandbox.cluster().members().stream().map(m -> m.name() + " " + m.clientUrl()).toList());
+    try (Sandbox sandbox =
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, from, Map.of()),
+            new LocalDirReleaseStore(releases))) {
+      System.out.println(
+          "   sandbox up: "
+              + sandbox.cluster().members().stream()
+                  .map(m -> m.name() + " " + m.clientUrl())
+                  .toList());
       writeKeys(sandbox.cluster().members());
       String token = HexFormat.of().formatHex(randomBytes());
       Path tokens = writeOperatorToken(dir.resolve("api-tokens.yaml"), token);
-      Path codecKeys = writePrivate(dir.resolve("codec-keys.yaml"),
-          "current: demo\nkeys:\n  demo: " + Base64.getEncoder().encodeToString(randomBytes()) + "\n");
-      System.out.println("   Temporal payloads encrypted with AES-256-GCM key 'demo' (" + codecKeys + ")");
-      ApplicationContext context = Main.start(List.of("worker", "api"), Map.of(
-          "runbooks.api.tokens-file", tokens.toString(),
-          "runbooks.codec.keys-file", codecKeys.toString(),
-          "runbooks.inventory", sandbox.inventoryFile().toString(),
-          "temporal.address", "",
-          "temporal.embedded-port", Ports.free(),
-          "micronaut.server.port", Ports.free()));
+      Path codecKeys =
+          writePrivate(
+              dir.resolve("codec-keys.yaml"),
+              "current: demo\nkeys:\n  demo: "
+                  + Base64.getEncoder().encodeToString(randomBytes())
+                  + "\n");
+      System.out.println(
+          "   Temporal payloads encrypted with AES-256-GCM key 'demo' (" + codecKeys + ")");
+      ApplicationContext context =
+          Main.start(
+              List.of("worker", "api"),
+              Map.of(
+                  "runbooks.api.tokens-file", tokens.toString(),
+                  "runbooks.codec.keys-file", codecKeys.toString(),
+                  "runbooks.inventory", sandbox.inventoryFile().toString(),
+                  "temporal.address", "",
+                  "temporal.embedded-port", Ports.free(),
+                  "micronaut.server.port", Ports.free()));
       try (context) {
         String api = context.getBean(EmbeddedServer.class).getURL().toString();
         return upgradeThroughApi(api, "Bearer " + token, to);
@@ -79,38 +97,59 @@ final class Demo {
     return bytes;
   }
 
-  /** The demo's own API token: an operator, valid only for this run (the file lives in the demo's directory). */
+  /**
+   * The demo's own API token: an operator, valid only for this run (the file lives in the demo's
+   * directory).
+   */
   private static Path writeOperatorToken(Path file, String token) throws IOException {
     String sha256;
     try {
-      sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+      sha256 =
+          HexFormat.of()
+              .formatHex(
+                  MessageDigest.getInstance("SHA-256")
+                      .digest(token.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-    return writePrivate(file, "tokens:\n  - name: demo\n    sha256: " + sha256 + "\n    role: operator\n");
+    return writePrivate(
+        file, "tokens:\n  - name: demo\n    sha256: " + sha256 + "\n    role: operator\n");
   }
 
-  /** A file only its owner may read (mode 0600 from its creation), as the tokens and keys files must be. */
+  /**
+   * A file only its owner may read (mode 0600 from its creation), as the tokens and keys files must
+   * be.
+   */
   private static Path writePrivate(Path file, String text) throws IOException {
     Files.deleteIfExists(file);
-    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, text);
     return file;
   }
 
-  private static int upgradeThroughApi(String api, String authorization, String to) throws IOException, InterruptedException {
+  private static int upgradeThroughApi(String api, String authorization, String to)
+      throws IOException, InterruptedException {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    JsonNode started = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/clusters/sandbox/upgrade"))
-        .header("Content-Type", "application/json")
-        .header("Authorization", authorization)
-        .POST(HttpRequest.BodyPublishers.ofString("{\"targetVersion\":\"" + to + "\",\"dryRun\":false}"))
-        .build(), HttpResponse.BodyHandlers.ofString()).body());
+    JsonNode started =
+        JSON.readTree(
+            http.send(
+                    HttpRequest.newBuilder(URI.create(api + "/api/v1/clusters/sandbox/upgrade"))
+                        .header("Content-Type", "application/json")
+                        .header("Authorization", authorization)
+                        .POST(
+                            HttpRequest.BodyPublishers.ofString(
+                                "{\"targetVersion\":\"" + to + "\",\"dryRun\":false}"))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body());
     if (!started.hasNonNull("workflowId")) {
       System.out.println("!! the API refused the upgrade: " + started);
       return 1;
     }
     String id = started.get("workflowId").asText();
-    System.out.println("== started runbook " + id + " (follow it at " + api + "/api/v1/runbooks/" + id + ")");
+    System.out.println(
+        "== started runbook " + id + " (follow it at " + api + "/api/v1/runbooks/" + id + ")");
     Instant begin = Instant.now();
     int printed = 0;
     JsonNode view;
@@ -119,14 +158,23 @@ final class Demo {
     Instant deadline = begin.plus(Duration.ofMinutes(20));
     do {
       TimeUnit.MILLISECONDS.sleep(500);
-      view = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/api/v1/runbooks/" + id))
-          .header("Authorization", authorization).GET().build(),
-          HttpResponse.BodyHandlers.ofString()).body());
+      view =
+          JSON.readTree(
+              http.send(
+                      HttpRequest.newBuilder(URI.create(api + "/api/v1/runbooks/" + id))
+                          .header("Authorization", authorization)
+                          .GET()
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .body());
       JsonNode progress = view.path("progress");
       JsonNode completed = progress.path("completed");
       for (; printed < completed.size(); printed++) {
         JsonNode step = completed.get(printed);
-        System.out.printf("   %-45s %6d ms  %s%n", step.path("name").asText(), step.path("durationMillis").asLong(),
+        System.out.printf(
+            "   %-45s %6d ms  %s%n",
+            step.path("name").asText(),
+            step.path("durationMillis").asLong(),
             step.path("outcome").asText());
       }
       if (!progress.path("phase").asText().equals(lastPhase)) {
@@ -146,14 +194,22 @@ final class Demo {
       System.out.println("   restarted:       " + result.path("restartedMembers"));
       return 0;
     }
-    System.out.printf("== upgrade %s after %d s: %s%n", view.path("status").asText(), took.toSeconds(), view.path("failure").asText());
+    System.out.printf(
+        "== upgrade %s after %d s: %s%n",
+        view.path("status").asText(), took.toSeconds(), view.path("failure").asText());
     return 1;
   }
 
   private static void writeKeys(List<MemberSpec> members) throws Exception {
-    try (Client client = Client.builder().endpoints(members.stream().map(MemberSpec::clientUrl).toArray(String[]::new)).build()) {
+    try (Client client =
+        Client.builder()
+            .endpoints(members.stream().map(MemberSpec::clientUrl).toArray(String[]::new))
+            .build()) {
       for (int i = 0; i < DEMO_KEYS; i++) {
-        client.getKVClient().put(bytes("/registry/demo/key-" + i), bytes("value-" + i)).get(10, TimeUnit.SECONDS);
+        client
+            .getKVClient()
+            .put(bytes("/registry/demo/key-" + i), bytes("value-" + i))
+            .get(10, TimeUnit.SECONDS);
       }
     }
     System.out.println("   wrote " + DEMO_KEYS + " keys under /registry/demo/");
@@ -165,7 +221,8 @@ final class Demo {
 
   /** The demo prints the runbook's progress itself; the worker's own INFO lines would repeat it. */
   static void quietLogs() {
-    if (LoggerFactory.getLogger("io.etcdrunbooks") instanceof ch.qos.logback.classic.Logger logger) {
+    if (LoggerFactory.getLogger("io.etcdrunbooks")
+        instanceof ch.qos.logback.classic.Logger logger) {
       logger.setLevel(ch.qos.logback.classic.Level.WARN);
     }
   }

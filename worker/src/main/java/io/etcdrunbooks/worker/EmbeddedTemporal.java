@@ -12,8 +12,9 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Temporal's Java test server bound to 127.0.0.1 (TestServer.createPortBoundServer binds every interface).
- * It keeps everything in memory: workflows survive a worker restart but not the end of this server's process.
+ * Temporal's Java test server bound to 127.0.0.1 (TestServer.createPortBoundServer binds every
+ * interface). It keeps everything in memory: workflows survive a worker restart but not the end of
+ * this server's process.
  */
 public final class EmbeddedTemporal implements AutoCloseable {
 
@@ -26,17 +27,23 @@ public final class EmbeddedTemporal implements AutoCloseable {
   }
 
   public static EmbeddedTemporal start(int port) {
-    // Time skipping locked: runbooks wait on real processes, so the server's clock must be the wall clock.
+    // Time skipping locked: runbooks wait on real processes, so the server's clock must be the wall
+    // clock.
     TestServicesStarter services = new TestServicesStarter(true, 0);
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), port), InsecureServerCredentials.create());
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+            InsecureServerCredentials.create());
     GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);
     try {
       return new EmbeddedTemporal(services, builder.build().start());
     } catch (IOException e) {
       services.close();
-      throw new UncheckedIOException("cannot start the embedded Temporal server on 127.0.0.1:" + port
-          + " (is the port taken? set temporal.embedded-port)", e);
+      throw new UncheckedIOException(
+          "cannot start the embedded Temporal server on 127.0.0.1:"
+              + port
+              + " (is the port taken? set temporal.embedded-port)",
+          e);
     }
   }
 

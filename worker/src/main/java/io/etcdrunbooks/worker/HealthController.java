@@ -17,9 +17,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Health of this process for load balancers and Kubernetes probes: Temporal answers (a real call with a 2 s deadline)
- * and, in a process with the worker role, the worker polls. 200 when all is well, 503 naming what is not. No token, like
- * {@code /metrics}.
+ * Health of this process for load balancers and Kubernetes probes: Temporal answers (a real call
+ * with a 2 s deadline) and, in a process with the worker role, the worker polls. 200 when all is
+ * well, 503 naming what is not. No token, like {@code /metrics}.
  */
 @Controller
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -30,8 +30,11 @@ public final class HealthController {
   private final BeanProvider<RunbookWorker> worker;
   private final List<String> roles;
 
-  public HealthController(WorkflowServiceStubs temporal, TemporalFactory.TemporalEndpoint endpoint,
-      BeanProvider<RunbookWorker> worker, @Value("${runbooks.roles:worker,api}") String roles) {
+  public HealthController(
+      WorkflowServiceStubs temporal,
+      TemporalFactory.TemporalEndpoint endpoint,
+      BeanProvider<RunbookWorker> worker,
+      @Value("${runbooks.roles:worker,api}") String roles) {
     this.temporal = temporal;
     this.endpoint = endpoint;
     this.worker = worker;
@@ -44,12 +47,30 @@ public final class HealthController {
     Map<String, Object> checks = new LinkedHashMap<>();
     boolean up = true;
     try {
-      temporal.blockingStub().withDeadlineAfter(2, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
-      checks.put("temporal", Map.of("status", "UP", "address", endpoint.address(), "embedded", endpoint.embedded().isPresent()));
+      temporal
+          .blockingStub()
+          .withDeadlineAfter(2, TimeUnit.SECONDS)
+          .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+      checks.put(
+          "temporal",
+          Map.of(
+              "status",
+              "UP",
+              "address",
+              endpoint.address(),
+              "embedded",
+              endpoint.embedded().isPresent()));
     } catch (RuntimeException e) {
       up = false;
-      checks.put("temporal", Map.of("status", "DOWN", "address", endpoint.address(),
-          "error", e.getClass().getSimpleName() + ": " + String.valueOf(e.getMessage())));
+      checks.put(
+          "temporal",
+          Map.of(
+              "status",
+              "DOWN",
+              "address",
+              endpoint.address(),
+              "error",
+              e.getClass().getSimpleName() + ": " + String.valueOf(e.getMessage())));
     }
     if (roles.contains("worker")) {
       boolean polling = worker.get().isPolling();

@@ -2,11 +2,11 @@ package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.activities.backup.BackupDecryption;
 import io.etcdrunbooks.testkit.SandboxMain;
-import java.io.IOException;
-import java.nio.file.Path;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +35,8 @@ public final class Main {
 
   public static void main(String[] args) throws Exception {
     String command = args.length == 0 ? "run" : args[0];
-    Map<String, String> options = Options.parse(Arrays.copyOfRange(args, Math.min(1, args.length), args.length));
+    Map<String, String> options =
+        Options.parse(Arrays.copyOfRange(args, Math.min(1, args.length), args.length));
     switch (command) {
       case "run" -> run(List.of(options.getOrDefault("roles", "worker,api").split(",")));
       case "demo" -> System.exit(Demo.run(options));
@@ -44,7 +45,10 @@ public final class Main {
       case "temporal" -> temporalOnly(Integer.parseInt(options.getOrDefault("port", "7233")));
       case "decrypt-backup" -> System.exit(decryptBackup(options));
       default -> {
-        System.err.println("unknown command '" + command + "'; use run, demo, bench, sandbox, temporal or decrypt-backup");
+        System.err.println(
+            "unknown command '"
+                + command
+                + "'; use run, demo, bench, sandbox, temporal or decrypt-backup");
         System.exit(2);
       }
     }
@@ -53,12 +57,19 @@ public final class Main {
   static int decryptBackup(Map<String, String> options) {
     for (String required : List.of("in", "out", "key-file", "key-id")) {
       if (!options.containsKey(required)) {
-        System.err.println("decrypt-backup needs --in, --out, --key-file and --key-id; --" + required + " is missing");
+        System.err.println(
+            "decrypt-backup needs --in, --out, --key-file and --key-id; --"
+                + required
+                + " is missing");
         return 2;
       }
     }
     try {
-      BackupDecryption.decrypt(Path.of(options.get("in")), Path.of(options.get("out")), Path.of(options.get("key-file")), options.get("key-id"));
+      BackupDecryption.decrypt(
+          Path.of(options.get("in")),
+          Path.of(options.get("out")),
+          Path.of(options.get("key-file")),
+          options.get("key-id"));
       System.out.println("decrypted " + options.get("in") + " into " + options.get("out"));
       return 0;
     } catch (IOException e) {
@@ -68,8 +79,9 @@ public final class Main {
   }
 
   /**
-   * Starts the roles in one Micronaut context and blocks until the process is stopped. A start that fails (a secret file
-   * that does not load, a wrong setting) ends the process with status 1, its reason on the first line of stderr.
+   * Starts the roles in one Micronaut context and blocks until the process is stopped. A start that
+   * fails (a secret file that does not load, a wrong setting) ends the process with status 1, its
+   * reason on the first line of stderr.
    */
   static void run(List<String> roles) throws InterruptedException {
     ApplicationContext context;
@@ -84,7 +96,10 @@ public final class Main {
     runUntilStopped(context::close);
   }
 
-  /** The innermost message: ours, written for the operator, rather than the bean path Micronaut wraps it in. */
+  /**
+   * The innermost message: ours, written for the operator, rather than the bean path Micronaut
+   * wraps it in.
+   */
   static String reason(Throwable e) {
     String reason = String.valueOf(e.getMessage());
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
@@ -96,10 +111,14 @@ public final class Main {
   /** Blocks until the process is asked to stop (SIGTERM, Ctrl-C), then runs {@code onStop}. */
   static void runUntilStopped(Runnable onStop) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      onStop.run();
-      stopped.countDown();
-    }, "shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  onStop.run();
+                  stopped.countDown();
+                },
+                "shutdown"));
     stopped.await();
   }
 
@@ -107,7 +126,8 @@ public final class Main {
   public static ApplicationContext start(List<String> roles, Map<String, Object> properties) {
     for (String role : roles) {
       if (!role.equals("worker") && !role.equals("api")) {
-        throw new IllegalArgumentException("unknown role '" + role + "': use worker, api or worker,api");
+        throw new IllegalArgumentException(
+            "unknown role '" + role + "': use worker, api or worker,api");
       }
     }
     Map<String, Object> withRoles = new java.util.HashMap<>(properties);
@@ -117,13 +137,18 @@ public final class Main {
       if (roles.contains("worker")) {
         context.getBean(RunbookWorker.class).start();
       } else {
-        // made now rather than at the first call, so its TLS files and codec keys are checked before anything is served
+        // made now rather than at the first call, so its TLS files and codec keys are checked
+        // before anything is served
         context.getBean(WorkflowClient.class);
       }
-      // every process serves /health and /metrics; only one with the api role serves /api and /slack (RolesFilter)
+      // every process serves /health and /metrics; only one with the api role serves /api and
+      // /slack (RolesFilter)
       EmbeddedServer server = context.getBean(EmbeddedServer.class);
       server.start();
-      System.out.println((roles.contains("api") ? "API" : "health and metrics") + " listening on " + server.getURL());
+      System.out.println(
+          (roles.contains("api") ? "API" : "health and metrics")
+              + " listening on "
+              + server.getURL());
       return context;
     } catch (RuntimeException e) {
       context.close();

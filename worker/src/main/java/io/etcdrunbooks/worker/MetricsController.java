@@ -7,9 +7,10 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Produces;
 
 /**
- * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and outcome), phase, member
- * step and member restart durations, Temporal's worker and client metrics ({@code temporal_*}), and the JVM's. No token:
- * scrapers rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
+ * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and
+ * outcome), phase, member step and member restart durations, Temporal's worker and client metrics
+ * ({@code temporal_*}), and the JVM's. No token: scrapers rarely carry one, and the API listens on
+ * 127.0.0.1 unless configured otherwise.
  */
 @Controller
 public final class MetricsController {
@@ -20,7 +21,8 @@ public final class MetricsController {
     this.registry = registry;
   }
 
-  @OwnAuthentication("public to the scraper, as Prometheus endpoints are; keep the port off the internet")
+  @OwnAuthentication(
+      "public to the scraper, as Prometheus endpoints are; keep the port off the internet")
   @Get("/metrics")
   @Produces("text/plain; version=0.0.4; charset=utf-8")
   public String scrape() {

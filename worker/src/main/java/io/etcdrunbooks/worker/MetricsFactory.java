@@ -12,13 +12,16 @@ import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import jakarta.inject.Singleton;
 
 /**
- * One Prometheus registry per process. Temporal's SDK metrics and the runbooks' own (recorded through the workflow's
- * metrics scope, see {@code RunbookMetrics}) reach it through a Tally scope reported to Micrometer.
+ * One Prometheus registry per process. Temporal's SDK metrics and the runbooks' own (recorded
+ * through the workflow's metrics scope, see {@code RunbookMetrics}) reach it through a Tally scope
+ * reported to Micrometer.
  */
 @Factory
 public class MetricsFactory {
 
-  /** How often the Tally scope hands its values to Micrometer: a scrape sees them at most this late. */
+  /**
+   * How often the Tally scope hands its values to Micrometer: a scrape sees them at most this late.
+   */
   static final com.uber.m3.util.Duration REPORT_EVERY = com.uber.m3.util.Duration.ofSeconds(2);
 
   @Singleton
@@ -32,6 +35,8 @@ public class MetricsFactory {
   @Singleton
   @Bean(preDestroy = "close")
   public Scope temporalMetricsScope(PrometheusMeterRegistry registry) {
-    return new RootScopeBuilder().reporter(new MicrometerClientStatsReporter(registry)).reportEvery(REPORT_EVERY);
+    return new RootScopeBuilder()
+        .reporter(new MicrometerClientStatsReporter(registry))
+        .reportEvery(REPORT_EVERY);
   }
 }

@@ -13,7 +13,8 @@ final class Options {
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (!arg.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument '" + arg + "': options look like --name=value");
+        throw new IllegalArgumentException(
+            "unexpected argument '" + arg + "': options look like --name=value");
       }
       int eq = arg.indexOf('=');
       if (eq > 0) {

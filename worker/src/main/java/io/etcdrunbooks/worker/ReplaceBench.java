@@ -39,81 +39,123 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * The member-replacement half of {@code bench}: on one 3-member sandbox, a member is destroyed (SIGKILL, data dir
- * deleted) and brought back first by the bare etcdctl steps an operator would type (member remove, member add, fresh
- * data dir and settings, start, promote), then another member is destroyed and an Alertmanager payload posted to the
- * API, which starts the ReplaceMember runbook (policy auto). Reports both times to a healthy 3-member cluster; the
- * runbook's is the MTTR incident automation gives.
+ * The member-replacement half of {@code bench}: on one 3-member sandbox, a member is destroyed
+ * (SIGKILL, data dir deleted) and brought back first by the bare etcdctl steps an operator would
+ * type (member remove, member add, fresh data dir and settings, start, promote), then another
+ * member is destroyed and an Alertmanager payload posted to the API, which starts the ReplaceMember
+ * runbook (policy auto). Reports both times to a healthy 3-member cluster; the runbook's is the
+ * MTTR incident automation gives.
  */
 final class ReplaceBench {
 
-  private static final Pattern INITIAL_CLUSTER = Pattern.compile("ETCD_INITIAL_CLUSTER=\"([^\"]*)\"");
+  private static final Pattern INITIAL_CLUSTER =
+      Pattern.compile("ETCD_INITIAL_CLUSTER=\"([^\"]*)\"");
   private static final Pattern ADDED_ID = Pattern.compile("Member\\s+([0-9a-f]+)\\s+added");
 
   private ReplaceBench() {}
 
   static boolean run(Path dir, ReleaseStore releases, String version) throws Exception {
-    System.out.printf("== bench: replace a destroyed member of 3, etcd %s, on 127.0.0.1%n", version);
-    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("replace"), "bench", 3, version), releases);
+    System.out.printf(
+        "== bench: replace a destroyed member of 3, etcd %s, on 127.0.0.1%n", version);
+    try (Sandbox sandbox =
+            Sandbox.create(new SandboxSpec(dir.resolve("replace"), "bench", 3, version), releases);
         SshConnector ssh = new SshConnector()) {
       InventorySource inventory = new InventorySource(sandbox.inventoryFile());
       ClusterSpec cluster = inventory.get().cluster("bench");
-      try (WriteProbe writes = new WriteProbe(cluster.members().stream().map(MemberSpec::clientUrl).toList(), "/bench/replace/")) {
+      try (WriteProbe writes =
+          new WriteProbe(
+              cluster.members().stream().map(MemberSpec::clientUrl).toList(), "/bench/replace/")) {
         destroy(sandbox, cluster.member("m2"));
         Instant start = Instant.now();
-        bareEtcdctl(cluster, cluster.member("m2"), ssh, releases.binDir(version).resolve("etcdctl"), version);
+        bareEtcdctl(
+            cluster,
+            cluster.member("m2"),
+            ssh,
+            releases.binDir(version).resolve("etcdctl"),
+            version);
         Duration bare = Duration.between(start, Instant.now());
-        System.out.printf("   bare etcdctl steps: %6d ms (m2 back under its own name)%n", bare.toMillis());
+        System.out.printf(
+            "   bare etcdctl steps: %6d ms (m2 back under its own name)%n", bare.toMillis());
 
         String token = UUID.randomUUID().toString();
-        try (ApplicationContext context = Main.start(List.of("worker", "api"), Map.of(
-            "runbooks.inventory", sandbox.inventoryFile().toString(),
-            "runbooks.task-queue", "etcd-runbooks-bench-replace",
-            "runbooks.alerts.token-sha256", sha256Hex(token),
-            "runbooks.alerts.default-policy", "auto",
-            "temporal.address", "",
-            "temporal.embedded-port", Ports.free(),
-            "micronaut.server.port", Ports.free()))) {
+        try (ApplicationContext context =
+            Main.start(
+                List.of("worker", "api"),
+                Map.of(
+                    "runbooks.inventory", sandbox.inventoryFile().toString(),
+                    "runbooks.task-queue", "etcd-runbooks-bench-replace",
+                    "runbooks.alerts.token-sha256", sha256Hex(token),
+                    "runbooks.alerts.default-policy", "auto",
+                    "temporal.address", "",
+                    "temporal.embedded-port", Ports.free(),
+                    "micronaut.server.port", Ports.free()))) {
           destroy(sandbox, cluster.member("m3"));
           Instant alerted = Instant.now();
           postAlert(context.getBean(EmbeddedServer.class).getURL().toString(), token, "m3");
-          ReplaceMemberResult result = context.getBean(WorkflowClient.class)
-              .newUntypedWorkflowStub(ReplaceMemberWorkflow.workflowId("bench"))
-              .getResult(5, TimeUnit.MINUTES, ReplaceMemberResult.class);
+          ReplaceMemberResult result =
+              context
+                  .getBean(WorkflowClient.class)
+                  .newUntypedWorkflowStub(ReplaceMemberWorkflow.workflowId("bench"))
+                  .getResult(5, TimeUnit.MINUTES, ReplaceMemberResult.class);
           Duration mttr = Duration.between(alerted, Instant.now());
           List<MemberSpec> members = inventory.get().cluster("bench").members();
           boolean healthy = members.stream().allMatch(m -> healthy(m.clientUrl()));
           WriteProbe.Report report = writes.stopAndVerify();
-          System.out.printf("   runbook from alert: %6d ms (MTTR: alert -> healthy 3-member cluster, postflight and apiservers"
-              + " included); members %s, all healthy: %s%n", mttr.toMillis(), result.members(), healthy);
-          System.out.printf("== runbook / bare = %.2fx; writes during both: %s%n", (double) mttr.toMillis() / bare.toMillis(), report);
-          return healthy && report.lost() == 0 && ReplaceMemberResult.REPLACED.equals(result.outcome());
+          System.out.printf(
+              "   runbook from alert: %6d ms (MTTR: alert -> healthy 3-member cluster, postflight and apiservers"
+                  + " included); members %s, all healthy: %s%n",
+              mttr.toMillis(), result.members(), healthy);
+          System.out.printf(
+              "== runbook / bare = %.2fx; writes during both: %s%n",
+              (double) mttr.toMillis() / bare.toMillis(), report);
+          return healthy
+              && report.lost() == 0
+              && ReplaceMemberResult.REPLACED.equals(result.outcome());
         }
       }
     }
   }
 
   /** What an operator types, with only the waiting a script needs; no checks beyond /health. */
-  private static void bareEtcdctl(ClusterSpec cluster, MemberSpec failed, SshConnector ssh, Path etcdctl, String version)
+  private static void bareEtcdctl(
+      ClusterSpec cluster, MemberSpec failed, SshConnector ssh, Path etcdctl, String version)
       throws Exception {
-    String endpoints = cluster.members().stream().filter(m -> !m.name().equals(failed.name())).map(MemberSpec::clientUrl)
-        .collect(Collectors.joining(","));
+    String endpoints =
+        cluster.members().stream()
+            .filter(m -> !m.name().equals(failed.name()))
+            .map(MemberSpec::clientUrl)
+            .collect(Collectors.joining(","));
     boolean learner = Versions.ORDER.compare(version, "3.4.0") >= 0;
-    String id = memberList(etcdctl, endpoints).stream().filter(l -> l.contains(", " + failed.name() + ", "))
-        .map(l -> l.substring(0, l.indexOf(','))).findFirst().orElseThrow();
+    String id =
+        memberList(etcdctl, endpoints).stream()
+            .filter(l -> l.contains(", " + failed.name() + ", "))
+            .map(l -> l.substring(0, l.indexOf(',')))
+            .findFirst()
+            .orElseThrow();
     etcdctl(etcdctl, endpoints, "member", "remove", id);
-    List<String> add = new ArrayList<>(List.of("member", "add", failed.name(), "--peer-urls=" + failed.peerUrl()));
+    List<String> add =
+        new ArrayList<>(List.of("member", "add", failed.name(), "--peer-urls=" + failed.peerUrl()));
     if (learner) add.add("--learner");
-    // right after a removal etcd may answer "unhealthy cluster" for a moment: a script retries, as an operator would
+    // right after a removal etcd may answer "unhealthy cluster" for a moment: a script retries, as
+    // an operator would
     String added = etcdctlUntilItWorks(etcdctl, endpoints, add.toArray(String[]::new));
     Matcher initial = INITIAL_CLUSTER.matcher(added);
     Matcher newId = ADDED_ID.matcher(added);
-    if (!initial.find() || !newId.find()) throw new IllegalStateException("unexpected member add output: " + added);
+    if (!initial.find() || !newId.find())
+      throw new IllegalStateException("unexpected member add output: " + added);
     MemberHost host = MemberHost.of(cluster, failed);
     String env = failed.serviceDir() + "/" + PlainProcessServiceManager.ENV_FILE;
-    ssh.exec(host.target(), "rm -rf " + quote(failed.dataDir()) + " && mkdir -m 700 " + quote(failed.dataDir())
-        + " && sed -i -e 's/^ETCD_INITIAL_CLUSTER_STATE=.*/ETCD_INITIAL_CLUSTER_STATE=existing/' -e "
-        + quote("s|^ETCD_INITIAL_CLUSTER=.*|ETCD_INITIAL_CLUSTER=" + initial.group(1) + "|") + " " + quote(env), Duration.ofSeconds(30))
+    ssh.exec(
+            host.target(),
+            "rm -rf "
+                + quote(failed.dataDir())
+                + " && mkdir -m 700 "
+                + quote(failed.dataDir())
+                + " && sed -i -e 's/^ETCD_INITIAL_CLUSTER_STATE=.*/ETCD_INITIAL_CLUSTER_STATE=existing/' -e "
+                + quote("s|^ETCD_INITIAL_CLUSTER=.*|ETCD_INITIAL_CLUSTER=" + initial.group(1) + "|")
+                + " "
+                + quote(env),
+            Duration.ofSeconds(30))
         .orThrow(host.target(), "prepare " + failed.name());
     ServiceManager.of(cluster.service(), ssh).start(host);
     awaitHealthy(failed.clientUrl());
@@ -122,7 +164,8 @@ final class ReplaceBench {
   }
 
   /** etcdctl again every 100 ms until it succeeds, for at most 2 minutes. */
-  private static String etcdctlUntilItWorks(Path etcdctl, String endpoints, String... args) throws Exception {
+  private static String etcdctlUntilItWorks(Path etcdctl, String endpoints, String... args)
+      throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
     while (true) {
       try {
@@ -146,7 +189,8 @@ final class ReplaceBench {
     Process process = builder.start();
     String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-      throw new IllegalStateException("etcdctl " + String.join(" ", args) + " failed: " + out.strip());
+      throw new IllegalStateException(
+          "etcdctl " + String.join(" ", args) + " failed: " + out.strip());
     }
     return out;
   }
@@ -159,29 +203,45 @@ final class ReplaceBench {
   }
 
   private static void postAlert(String api, String token, String member) throws Exception {
-    String body = "{\"version\":\"4\",\"status\":\"firing\",\"receiver\":\"bench\",\"groupLabels\":{},\"commonLabels\":{},"
-        + "\"commonAnnotations\":{},\"alerts\":[{\"status\":\"firing\",\"labels\":{\"alertname\":\"EtcdMemberDown\","
-        + "\"cluster\":\"bench\",\"member\":\"" + member + "\"},\"annotations\":{},\"fingerprint\":\"bench\"}]}";
-    HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(api + "/api/v1/alerts/alertmanager"))
-        .header("Content-Type", "application/json").header("Authorization", "Bearer " + token)
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    String body =
+        "{\"version\":\"4\",\"status\":\"firing\",\"receiver\":\"bench\",\"groupLabels\":{},\"commonLabels\":{},"
+            + "\"commonAnnotations\":{},\"alerts\":[{\"status\":\"firing\",\"labels\":{\"alertname\":\"EtcdMemberDown\","
+            + "\"cluster\":\"bench\",\"member\":\""
+            + member
+            + "\"},\"annotations\":{},\"fingerprint\":\"bench\"}]}";
+    HttpResponse<String> answer =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(api + "/api/v1/alerts/alertmanager"))
+                    .header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + token)
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     if (answer.statusCode() != 200 || !answer.body().contains("\"started\"")) {
-      throw new IllegalStateException("the alert did not start the runbook: HTTP " + answer.statusCode() + " " + answer.body());
+      throw new IllegalStateException(
+          "the alert did not start the runbook: HTTP " + answer.statusCode() + " " + answer.body());
     }
   }
 
   private static void awaitHealthy(String clientUrl) throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
     while (!healthy(clientUrl)) {
-      if (Instant.now().isAfter(deadline)) throw new IllegalStateException(clientUrl + " did not become healthy within 2 minutes");
+      if (Instant.now().isAfter(deadline))
+        throw new IllegalStateException(clientUrl + " did not become healthy within 2 minutes");
       TimeUnit.MILLISECONDS.sleep(50);
     }
   }
 
   private static boolean healthy(String clientUrl) {
     try {
-      HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(clientUrl + "/health"))
-          .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> health =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(clientUrl + "/health"))
+                      .timeout(Duration.ofSeconds(1))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       return health.statusCode() == 200 && health.body().contains("\"true\"");
     } catch (java.io.IOException e) {
       return false;
@@ -192,6 +252,8 @@ final class ReplaceBench {
   }
 
   private static String sha256Hex(String text) throws Exception {
-    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    return HexFormat.of()
+        .formatHex(
+            MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
   }
 }

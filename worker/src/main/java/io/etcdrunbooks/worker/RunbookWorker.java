@@ -11,9 +11,9 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
-import java.time.Duration;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,9 +35,9 @@ public final class RunbookWorker implements AutoCloseable {
   }
 
   /**
-   * Sticky execution off: a runbook is a few hundred events, cheap to replay, and a worker that dies must not leave
-   * its workflows waiting on its own sticky queue (a real server moves them back after 5 s; Temporal's Java test
-   * server, the embedded default, never does).
+   * Sticky execution off: a runbook is a few hundred events, cheap to replay, and a worker that
+   * dies must not leave its workflows waiting on its own sticky queue (a real server moves them
+   * back after 5 s; Temporal's Java test server, the embedded default, never does).
    */
   public static WorkerOptions options() {
     return WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build();
@@ -45,8 +45,12 @@ public final class RunbookWorker implements AutoCloseable {
 
   /** Every runbook workflow and activity the worker offers; tests register through here too. */
   public static void register(Worker worker, WorkerActivities activities) {
-    worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class, RollbackClusterWorkflowImpl.class,
-        BackupClusterWorkflowImpl.class, BackupScheduleWorkflowImpl.class, ReplaceMemberWorkflowImpl.class,
+    worker.registerWorkflowImplementationTypes(
+        UpgradeClusterWorkflowImpl.class,
+        RollbackClusterWorkflowImpl.class,
+        BackupClusterWorkflowImpl.class,
+        BackupScheduleWorkflowImpl.class,
+        ReplaceMemberWorkflowImpl.class,
         RestoreClusterWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());
   }

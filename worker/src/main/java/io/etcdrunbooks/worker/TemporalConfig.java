@@ -7,8 +7,8 @@ import io.micronaut.core.bind.annotation.Bindable;
 /**
  * How to reach Temporal.
  *
- * @param address host:port of the Temporal frontend; empty starts Temporal's Java test server in this process
- *     (in memory: every workflow is lost when the process ends)
+ * @param address host:port of the Temporal frontend; empty starts Temporal's Java test server in
+ *     this process (in memory: every workflow is lost when the process ends)
  * @param namespace Temporal namespace
  * @param embeddedPort port of the embedded server (bound to 127.0.0.1)
  * @param tls mTLS to the frontend (files on this host)
@@ -31,5 +31,9 @@ public record TemporalConfig(
    * @param serverName name to expect on the server certificate, when it differs from the address
    */
   @ConfigurationProperties("tls")
-  public record Tls(@Nullable String certFile, @Nullable String keyFile, @Nullable String caFile, @Nullable String serverName) {}
+  public record Tls(
+      @Nullable String certFile,
+      @Nullable String keyFile,
+      @Nullable String caFile,
+      @Nullable String serverName) {}
 }

@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
 public class TemporalFactory {
 
   private static final Logger LOG = LoggerFactory.getLogger(TemporalFactory.class);
+
   /** Failure messages and stack traces name clusters, members and URLs too. */
   private static final boolean ENCODE_FAILURE_ATTRIBUTES = true;
 
@@ -38,8 +39,10 @@ public class TemporalFactory {
   public TemporalEndpoint temporalEndpoint(TemporalConfig config) {
     if (config.embedded()) {
       EmbeddedTemporal server = EmbeddedTemporal.start(config.embeddedPort());
-      LOG.warn("temporal.address is not set: started Temporal's Java test server on {}. It keeps workflows IN MEMORY;"
-          + " they are lost when this process ends. Set temporal.address for a real Temporal cluster.", server.address());
+      LOG.warn(
+          "temporal.address is not set: started Temporal's Java test server on {}. It keeps workflows IN MEMORY;"
+              + " they are lost when this process ends. Set temporal.address for a real Temporal cluster.",
+          server.address());
       return new TemporalEndpoint(server.address(), Optional.of(server));
     }
     return new TemporalEndpoint(config.address(), Optional.empty());
@@ -47,32 +50,43 @@ public class TemporalFactory {
 
   @Singleton
   @Bean(preDestroy = "shutdown")
-  public WorkflowServiceStubs serviceStubs(TemporalConfig config, TemporalEndpoint endpoint, Scope metricsScope) {
-    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder()
-        .setTarget(endpoint.address())
-        .setMetricsScope(metricsScope);
+  public WorkflowServiceStubs serviceStubs(
+      TemporalConfig config, TemporalEndpoint endpoint, Scope metricsScope) {
+    WorkflowServiceStubsOptions.Builder options =
+        WorkflowServiceStubsOptions.newBuilder()
+            .setTarget(endpoint.address())
+            .setMetricsScope(metricsScope);
     if (config.tls() != null && config.tls().certFile() != null) {
       options.setSslContext(sslContext(config.tls()));
       if (config.tls().serverName() != null) {
-        options.setChannelInitializer(channel -> channel.overrideAuthority(config.tls().serverName()));
+        options.setChannelInitializer(
+            channel -> channel.overrideAuthority(config.tls().serverName()));
       }
     }
     return WorkflowServiceStubs.newServiceStubs(options.build());
   }
 
   /**
-   * The one client of the worker and the API. With a payload codec, workflow and activity inputs and results, query
-   * answers, heartbeat details, memo values and failure messages and stack traces go through it, so Temporal's history
-   * holds them encrypted; workflow ids, types, task queues and search attributes stay readable.
+   * The one client of the worker and the API. With a payload codec, workflow and activity inputs
+   * and results, query answers, heartbeat details, memo values and failure messages and stack
+   * traces go through it, so Temporal's history holds them encrypted; workflow ids, types, task
+   * queues and search attributes stay readable.
    */
   @Singleton
-  public WorkflowClient workflowClient(WorkflowServiceStubs stubs, TemporalConfig config, @Nullable AesGcmPayloadCodec codec) {
-    WorkflowClientOptions.Builder options = WorkflowClientOptions.newBuilder().setNamespace(config.namespace());
+  public WorkflowClient workflowClient(
+      WorkflowServiceStubs stubs, TemporalConfig config, @Nullable AesGcmPayloadCodec codec) {
+    WorkflowClientOptions.Builder options =
+        WorkflowClientOptions.newBuilder().setNamespace(config.namespace());
     if (codec != null) {
-      options.setDataConverter(new CodecDataConverter(DefaultDataConverter.newDefaultInstance(), List.of(codec), ENCODE_FAILURE_ATTRIBUTES));
+      options.setDataConverter(
+          new CodecDataConverter(
+              DefaultDataConverter.newDefaultInstance(),
+              List.of(codec),
+              ENCODE_FAILURE_ATTRIBUTES));
     } else {
-      LOG.warn("runbooks.codec.keys-file is not set: runbook inputs, results and progress (cluster and member names, URLs,"
-          + " versions) are stored in PLAINTEXT in Temporal's history. Set it to encrypt them; see docs/configuration.md.");
+      LOG.warn(
+          "runbooks.codec.keys-file is not set: runbook inputs, results and progress (cluster and member names, URLs,"
+              + " versions) are stored in PLAINTEXT in Temporal's history. Set it to encrypt them; see docs/configuration.md.");
     }
     return WorkflowClient.newInstance(stubs, options.build());
   }
@@ -80,22 +94,32 @@ public class TemporalFactory {
   static SslContext sslContext(TemporalConfig.Tls tls) {
     checkKeyFile(tls);
     try {
-      SslContextBuilder builder = GrpcSslContexts.forClient().keyManager(new File(tls.certFile()), new File(tls.keyFile()));
+      SslContextBuilder builder =
+          GrpcSslContexts.forClient().keyManager(new File(tls.certFile()), new File(tls.keyFile()));
       if (tls.caFile() != null && !tls.caFile().isBlank()) {
         builder.trustManager(new File(tls.caFile()));
       }
       return builder.build();
     } catch (SSLException | RuntimeException e) {
       // The message names the files, never their contents.
-      throw new IllegalStateException("cannot set up TLS to Temporal with certFile " + tls.certFile() + ", keyFile "
-          + tls.keyFile() + ", caFile " + tls.caFile() + ": " + e.getClass().getSimpleName(), e);
+      throw new IllegalStateException(
+          "cannot set up TLS to Temporal with certFile "
+              + tls.certFile()
+              + ", keyFile "
+              + tls.keyFile()
+              + ", caFile "
+              + tls.caFile()
+              + ": "
+              + e.getClass().getSimpleName(),
+          e);
     }
   }
 
   /** The client key is a secret file ({@link SecretFiles}); netty would read one of any mode. */
   private static void checkKeyFile(TemporalConfig.Tls tls) {
     if (tls.keyFile() == null || tls.keyFile().isBlank()) {
-      throw new IllegalStateException("temporal.tls.cert-file is set but temporal.tls.key-file is not: mTLS needs both");
+      throw new IllegalStateException(
+          "temporal.tls.cert-file is set but temporal.tls.key-file is not: mTLS needs both");
     }
     Path keyFile = Path.of(tls.keyFile());
     try {
@@ -103,12 +127,18 @@ public class TemporalFactory {
     } catch (SecretFiles.Refused e) {
       throw new IllegalStateException(e.getMessage());
     } catch (IOException e) {
-      throw new IllegalStateException("cannot read temporal.tls.key-file " + keyFile + " (" + e.getClass().getSimpleName() + ")");
+      throw new IllegalStateException(
+          "cannot read temporal.tls.key-file "
+              + keyFile
+              + " ("
+              + e.getClass().getSimpleName()
+              + ")");
     }
   }
 
   /** Where Temporal answers, and the embedded server when this process runs one. */
-  public record TemporalEndpoint(String address, Optional<EmbeddedTemporal> embedded) implements AutoCloseable {
+  public record TemporalEndpoint(String address, Optional<EmbeddedTemporal> embedded)
+      implements AutoCloseable {
     @Override
     public void close() {
       embedded.ifPresent(EmbeddedTemporal::close);

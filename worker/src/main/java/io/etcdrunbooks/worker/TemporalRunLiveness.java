@@ -6,7 +6,10 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowTargetOptions;
 
-/** Asks Temporal whether a runbook run is still open; when Temporal does not answer, the run counts as open. */
+/**
+ * Asks Temporal whether a runbook run is still open; when Temporal does not answer, the run counts
+ * as open.
+ */
 public final class TemporalRunLiveness implements RunLiveness {
 
   private final WorkflowClient client;
@@ -18,7 +21,8 @@ public final class TemporalRunLiveness implements RunLiveness {
   @Override
   public boolean isOpen(String workflowId, String runId) {
     try {
-      WorkflowTargetOptions run = WorkflowTargetOptions.newBuilder().setWorkflowId(workflowId).setRunId(runId).build();
+      WorkflowTargetOptions run =
+          WorkflowTargetOptions.newBuilder().setWorkflowId(workflowId).setRunId(runId).build();
       return client.newUntypedWorkflowStub(run).describe().getStatus()
           == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     } catch (WorkflowNotFoundException e) {

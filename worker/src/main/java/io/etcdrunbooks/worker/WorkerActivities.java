@@ -5,12 +5,12 @@ import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
 import io.etcdrunbooks.activities.backup.RestoreActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MembershipActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
-import io.etcdrunbooks.activities.support.RunLiveness;
 import io.etcdrunbooks.activities.host.NewMemberActivitiesImpl;
 import io.etcdrunbooks.activities.inventory.InventoryActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.RunLiveness;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
@@ -35,18 +35,33 @@ public record WorkerActivities(
     RestoreActivities restore) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
-  public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
-    return of(inventory, etcd, new ReleaseActivitiesImpl(inventory, releases), ssh, releases, RunLiveness.ALWAYS_OPEN);
+  public static WorkerActivities of(
+      InventorySource inventory, EtcdActivities etcd, SshConnector ssh, ReleaseStore releases) {
+    return of(
+        inventory,
+        etcd,
+        new ReleaseActivitiesImpl(inventory, releases),
+        ssh,
+        releases,
+        RunLiveness.ALWAYS_OPEN);
   }
 
   /**
-   * As {@link #of(InventorySource, EtcdActivities, SshConnector, ReleaseStore)}, with the process's release activities.
+   * As {@link #of(InventorySource, EtcdActivities, SshConnector, ReleaseStore)}, with the process's
+   * release activities.
    *
-   * @param liveness asked before a host is switched to a version, so a step of a terminated run does not switch it
+   * @param liveness asked before a host is switched to a version, so a step of a terminated run
+   *     does not switch it
    */
-  public static WorkerActivities of(InventorySource inventory, EtcdActivities etcd, ReleaseActivities releaseActivities,
-      SshConnector ssh, ReleaseStore releases, RunLiveness liveness) {
-    return new WorkerActivities(etcd,
+  public static WorkerActivities of(
+      InventorySource inventory,
+      EtcdActivities etcd,
+      ReleaseActivities releaseActivities,
+      SshConnector ssh,
+      ReleaseStore releases,
+      RunLiveness liveness) {
+    return new WorkerActivities(
+        etcd,
         new HostActivitiesImpl(inventory, ssh, releases).withRunLiveness(liveness),
         releaseActivities,
         new BackupActivitiesImpl(inventory, releases, ssh),
@@ -58,6 +73,8 @@ public record WorkerActivities(
   }
 
   Object[] all() {
-    return new Object[] {etcd, host, releases, backup, membership, newMember, inventory, apiServer, restore};
+    return new Object[] {
+      etcd, host, releases, backup, membership, newMember, inventory, apiServer, restore
+    };
   }
 }

@@ -12,8 +12,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A client writing one key after another while a cluster is being changed: counts acknowledged and failed writes and
- * the longest time between two acknowledged writes (the stall a client such as kube-apiserver would see).
+ * A client writing one key after another while a cluster is being changed: counts acknowledged and
+ * failed writes and the longest time between two acknowledged writes (the stall a client such as
+ * kube-apiserver would see).
  */
 final class WriteProbe implements AutoCloseable {
 
@@ -61,15 +62,23 @@ final class WriteProbe implements AutoCloseable {
     thread.join(TimeUnit.SECONDS.toMillis(30));
     Map<String, String> stored = new HashMap<>();
     ByteSequence from = bytes(prefix);
-    for (KeyValue kv : client.getKVClient().get(from, GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS).getKvs()) {
-      stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().toString(StandardCharsets.UTF_8));
+    for (KeyValue kv :
+        client
+            .getKVClient()
+            .get(from, GetOption.builder().isPrefix(true).build())
+            .get(30, TimeUnit.SECONDS)
+            .getKvs()) {
+      stored.put(
+          kv.getKey().toString(StandardCharsets.UTF_8),
+          kv.getValue().toString(StandardCharsets.UTF_8));
     }
     int lost = 0;
     synchronized (acknowledged) {
       for (int i : acknowledged) {
         if (!("v" + i).equals(stored.get(prefix + i))) lost++;
       }
-      return new Report(acknowledged.size(), failed, TimeUnit.NANOSECONDS.toMillis(longestStallNanos), lost);
+      return new Report(
+          acknowledged.size(), failed, TimeUnit.NANOSECONDS.toMillis(longestStallNanos), lost);
     }
   }
 

@@ -1,8 +1,8 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.api.testing.TestTokens;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.micronaut.context.ApplicationContext;
@@ -19,8 +19,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the API tests share: a real 3-member sandbox, a worker+API process on the embedded Temporal with a tokens file,
- * and an HTTP client for it.
+ * What the API tests share: a real 3-member sandbox, a worker+API process on the embedded Temporal
+ * with a tokens file, and an HTTP client for it.
  */
 final class ApiSandbox implements AutoCloseable {
 
@@ -30,7 +30,8 @@ final class ApiSandbox implements AutoCloseable {
   final ApplicationContext context;
   final WorkflowClient client;
   final String api;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private ApiSandbox(Sandbox sandbox, ApplicationContext context) {
     this.sandbox = sandbox;
@@ -44,18 +45,24 @@ final class ApiSandbox implements AutoCloseable {
    * @param name names the task queue
    * @param extra more application properties (they win over the defaults here)
    */
-  static ApiSandbox start(Path dir, String name, String version, Map<String, Object> extra, TestTokens.Token... tokens) throws Exception {
-    Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, version),
-        SandboxRunbooks.releases());
+  static ApiSandbox start(
+      Path dir, String name, String version, Map<String, Object> extra, TestTokens.Token... tokens)
+      throws Exception {
+    Sandbox sandbox =
+        Sandbox.create(
+            new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, version),
+            SandboxRunbooks.releases());
     try {
       Path tokensFile = TestTokens.write(sandbox.dir().resolve("api-tokens.yaml"), tokens);
-      Map<String, Object> properties = new HashMap<>(Map.of(
-          "runbooks.api.tokens-file", tokensFile.toString(),
-          "runbooks.inventory", sandbox.inventoryFile().toString(),
-          "runbooks.task-queue", "etcd-runbooks-" + name,
-          "temporal.address", "",
-          "temporal.embedded-port", Ports.free(),
-          "micronaut.server.port", Ports.free()));
+      Map<String, Object> properties =
+          new HashMap<>(
+              Map.of(
+                  "runbooks.api.tokens-file", tokensFile.toString(),
+                  "runbooks.inventory", sandbox.inventoryFile().toString(),
+                  "runbooks.task-queue", "etcd-runbooks-" + name,
+                  "temporal.address", "",
+                  "temporal.embedded-port", Ports.free(),
+                  "micronaut.server.port", Ports.free()));
       properties.putAll(extra);
       return new ApiSandbox(sandbox, Main.start(List.of("worker", "api"), properties));
     } catch (Exception | Error e) {
@@ -78,8 +85,10 @@ final class ApiSandbox implements AutoCloseable {
   }
 
   Answer post(String path, String body, TestTokens.Token token) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(api + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     if (token != null) request.header("Authorization", token.bearer());
     return send(request.build());
   }

@@ -1,15 +1,16 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.api.testing.TestTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.api.testing.TestTokens;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -19,11 +20,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import java.nio.file.Path;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The HTTP API of a worker+api process (embedded Temporal) over a real sandbox. */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -39,7 +39,8 @@ class ApiTest {
 
   private ApiSandbox env;
   private String api;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
   void start() throws Exception {
@@ -66,18 +67,23 @@ class ApiTest {
   @Test
   @Order(2)
   void aDryRunStartedThroughTheApiReturnsThePlanAndItsProgress() throws Exception {
-    Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}");
+    Answer started =
+        post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}");
     assertThat(started.status).isEqualTo(202);
     String id = started.body.path("workflowId").asText();
     assertThat(id).startsWith("change-sandbox-dry-run-");
 
     JsonNode view = awaitFinished(id);
     assertThat(view.path("status").asText()).isEqualTo("COMPLETED");
-    assertThat(view.path("result").path("plan").path("steps").findValuesAsText("toVersion")).containsExactly("3.5.30");
+    assertThat(view.path("result").path("plan").path("steps").findValuesAsText("toVersion"))
+        .containsExactly("3.5.30");
     assertThat(view.path("progress").path("phase").asText()).isEqualTo("DONE");
-    assertThat(view.path("progress").path("completed").findValuesAsText("name")).contains("discover", "consistency");
-    long startedAt = view.path("progress").path("completed").get(0).path("startedAtMillis").asLong();
-    assertThat(startedAt).as("the embedded Temporal keeps wall-clock time (no time skipping)")
+    assertThat(view.path("progress").path("completed").findValuesAsText("name"))
+        .contains("discover", "consistency");
+    long startedAt =
+        view.path("progress").path("completed").get(0).path("startedAtMillis").asLong();
+    assertThat(startedAt)
+        .as("the embedded Temporal keeps wall-clock time (no time skipping)")
         .isBetween(System.currentTimeMillis() - 120_000, System.currentTimeMillis());
   }
 
@@ -90,18 +96,24 @@ class ApiTest {
 
     Answer badVersion = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"latest\"}");
     assertThat(badVersion.status).isEqualTo(400);
-    assertThat(badVersion.body.path("message").asText()).contains("targetVersion must look like 3.5.30");
+    assertThat(badVersion.body.path("message").asText())
+        .contains("targetVersion must look like 3.5.30");
 
     assertThat(get("/api/v1/runbooks/upgrade-does-not-exist").status).isEqualTo(404);
 
-    Answer unacknowledgedRestore = post("/api/v1/clusters/sandbox/restore", "{\"backupId\":\"latest\"}");
+    Answer unacknowledgedRestore =
+        post("/api/v1/clusters/sandbox/restore", "{\"backupId\":\"latest\"}");
     assertThat(unacknowledgedRestore.status).isEqualTo(400);
-    assertThat(unacknowledgedRestore.body.path("message").asText()).contains("acknowledgeDataLoss must be true");
-    assertThat(get("/api/v1/runbooks/restore-sandbox").status).as("no restore was started").isEqualTo(404);
+    assertThat(unacknowledgedRestore.body.path("message").asText())
+        .contains("acknowledgeDataLoss must be true");
+    assertThat(get("/api/v1/runbooks/restore-sandbox").status)
+        .as("no restore was started")
+        .isEqualTo(404);
 
     Answer badRollback = post("/api/v1/clusters/sandbox/rollback", "{\"toVersion\":\"3.4\"}");
     assertThat(badRollback.status).isEqualTo(400);
-    assertThat(badRollback.body.path("message").asText()).contains("toVersion must look like 3.4.23");
+    assertThat(badRollback.body.path("message").asText())
+        .contains("toVersion must look like 3.4.23");
   }
 
   @Test
@@ -143,18 +155,27 @@ class ApiTest {
   private record Answer(int status, JsonNode body) {}
 
   private Answer get(String path) throws Exception {
-    return send(HttpRequest.newBuilder(URI.create(api + path)).header("Authorization", ADMIN.bearer()).GET().build());
+    return send(
+        HttpRequest.newBuilder(URI.create(api + path))
+            .header("Authorization", ADMIN.bearer())
+            .GET()
+            .build());
   }
 
   private Answer post(String path, String body) throws Exception {
-    return send(HttpRequest.newBuilder(URI.create(api + path)).header("Content-Type", "application/json")
-        .header("Authorization", ADMIN.bearer())
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    return send(
+        HttpRequest.newBuilder(URI.create(api + path))
+            .header("Content-Type", "application/json")
+            .header("Authorization", ADMIN.bearer())
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build());
   }
 
   private Answer send(HttpRequest request) throws Exception {
     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
     String body = response.body();
-    return new Answer(response.statusCode(), body == null || body.isBlank() ? JSON.nullNode() : JSON.readTree(body));
+    return new Answer(
+        response.statusCode(),
+        body == null || body.isBlank() ? JSON.nullNode() : JSON.readTree(body));
   }
 }

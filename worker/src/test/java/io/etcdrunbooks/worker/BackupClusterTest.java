@@ -26,7 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The BackupCluster runbook through Temporal's test environment against a real 3-member sandbox. */
+/**
+ * The BackupCluster runbook through Temporal's test environment against a real 3-member sandbox.
+ */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BackupClusterTest {
 
@@ -38,9 +40,13 @@ class BackupClusterTest {
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/secrets/default/token-", 2000);
       long revision = probe.revision();
-      setBackup(runbooks, new BackupSpec(true, runbooks.sandbox.cluster().backup().keyFile(), Sandbox.BACKUP_KEY_ID, 1, 0));
+      setBackup(
+          runbooks,
+          new BackupSpec(
+              true, runbooks.sandbox.cluster().backup().keyFile(), Sandbox.BACKUP_KEY_ID, 1, 0));
 
-      BackupRecord first = stub(runbooks).backup(new BackupClusterRequest("sandbox", "before maintenance"));
+      BackupRecord first =
+          stub(runbooks).backup(new BackupClusterRequest("sandbox", "before maintenance"));
       BackupClusterWorkflow second = stub(runbooks);
       BackupRecord kept = second.backup(new BackupClusterRequest("sandbox", "nightly"));
 
@@ -48,69 +54,105 @@ class BackupClusterTest {
       assertThat(kept.keyId()).isEqualTo(Sandbox.BACKUP_KEY_ID);
       assertThat(kept.revision()).isGreaterThanOrEqualTo(revision);
       assertThat(kept.id()).startsWith("backup-").isNotEqualTo(first.id());
-      assertThat(UpgradeClusterTest.backups(runbooks)).extracting(p -> p.getFileName().toString())
+      assertThat(UpgradeClusterTest.backups(runbooks))
+          .extracting(p -> p.getFileName().toString())
           .containsExactlyInAnyOrder(kept.id() + ".db.enc", kept.id() + ".json");
       byte[] stored = Files.readAllBytes(Path.of(kept.path()));
-      assertThat(new String(stored, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("/registry/secrets/");
+      assertThat(new String(stored, java.nio.charset.StandardCharsets.ISO_8859_1))
+          .doesNotContain("/registry/secrets/");
 
       Progress progress = second.progress();
       assertThat(progress.runbook()).isEqualTo(BackupClusterWorkflow.TYPE);
       assertThat(progress.phase()).isEqualTo(Phase.DONE);
-      assertThat(progress.completed()).extracting(CompletedStep::name).containsExactly("verified backup " + kept.id(), "off-site copy", "retention");
+      assertThat(progress.completed())
+          .extracting(CompletedStep::name)
+          .containsExactly("verified backup " + kept.id(), "off-site copy", "retention");
       assertThat(progress.completed()).extracting(CompletedStep::outcome).containsOnly("done");
       assertThat(progress.message()).contains("deleted [" + first.id() + "]");
     }
   }
 
   @Test
-  void backupCluster_copiesTheEncryptedBackupToTheOffsiteHostOverSftp_withTheSameChecksum() throws Exception {
+  void backupCluster_copiesTheEncryptedBackupToTheOffsiteHostOverSftp_withTheSameChecksum()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/secrets/default/offsite-", 300);
       MemberPlacement offsite = runbooks.sandbox.addHost("offsite", "unused");
       Path remoteDir = runbooks.sandbox.hostRoot("offsite").resolve("srv/etcd-backups");
       BackupSpec current = runbooks.sandbox.cluster().backup();
-      setBackup(runbooks, new BackupSpec(true, current.keyFile(), current.keyId(), null, null, null,
-          new BackupSpec.CopyTo(offsite.host(), offsite.sshPort(), remoteDir.toString())));
+      setBackup(
+          runbooks,
+          new BackupSpec(
+              true,
+              current.keyFile(),
+              current.keyId(),
+              null,
+              null,
+              null,
+              new BackupSpec.CopyTo(offsite.host(), offsite.sshPort(), remoteDir.toString())));
 
       BackupClusterWorkflow workflow = stub(runbooks);
       BackupRecord kept = workflow.backup(new BackupClusterRequest("sandbox", "off-site"));
 
       Path copy = remoteDir.resolve(kept.id() + ".db.enc");
       assertThat(copy).exists();
-      assertThat(io.etcdrunbooks.activities.host.BinaryInstaller.sha256Of(copy)).isEqualTo(kept.sha256());
+      assertThat(io.etcdrunbooks.activities.host.BinaryInstaller.sha256Of(copy))
+          .isEqualTo(kept.sha256());
       assertThat(remoteDir.resolve(kept.id() + ".json")).exists();
-      assertThat(new String(Files.readAllBytes(copy), java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("/registry/secrets/");
-      assertThat(workflow.progress().message()).contains("copied to " + offsite.host() + ":" + copy);
+      assertThat(new String(Files.readAllBytes(copy), java.nio.charset.StandardCharsets.ISO_8859_1))
+          .doesNotContain("/registry/secrets/");
+      assertThat(workflow.progress().message())
+          .contains("copied to " + offsite.host() + ":" + copy);
     }
   }
 
   @Test
-  void backupCluster_ofAClusterWithoutABackupKey_failsNamingTheSetting_andStoresNothing() throws Exception {
+  void backupCluster_ofAClusterWithoutABackupKey_failsNamingTheSetting_andStoresNothing()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of())) {
       setBackup(runbooks, null);
       BackupClusterWorkflow workflow = stub(runbooks);
 
       assertThatThrownBy(() -> workflow.backup(new BackupClusterRequest("sandbox", "")))
           .isInstanceOf(WorkflowFailedException.class)
-          .satisfies(e -> assertThat(UpgradeClusterTest.rootMessage(e)).contains("has no backup key", "backup.keyFile", "backup.encrypt: false"));
+          .satisfies(
+              e ->
+                  assertThat(UpgradeClusterTest.rootMessage(e))
+                      .contains("has no backup key", "backup.keyFile", "backup.encrypt: false"));
       assertThat(workflow.progress().phase()).isEqualTo(Phase.FAILED);
       assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();
     }
   }
 
   private static BackupClusterWorkflow stub(SandboxRunbooks runbooks) {
-    return runbooks.client().newWorkflowStub(BackupClusterWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(BackupClusterWorkflow.workflowId("sandbox"))
-        .setTaskQueue(SandboxRunbooks.TASK_QUEUE)
-        .build());
+    return runbooks
+        .client()
+        .newWorkflowStub(
+            BackupClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(BackupClusterWorkflow.workflowId("sandbox"))
+                .setTaskQueue(SandboxRunbooks.TASK_QUEUE)
+                .build());
   }
 
-  /** Rewrites the sandbox's inventory with another backup section; the worker reads it again when it changes. */
+  /**
+   * Rewrites the sandbox's inventory with another backup section; the worker reads it again when it
+   * changes.
+   */
   private static void setBackup(SandboxRunbooks runbooks, BackupSpec backup) throws Exception {
     Inventory inventory = runbooks.sandbox.inventory();
     ClusterSpec c = inventory.cluster("sandbox");
-    ClusterSpec changed = new ClusterSpec(c.name(), c.members(), c.service(), c.ssh(), c.tls(), c.backupDir(), c.controlPlane(), backup);
+    ClusterSpec changed =
+        new ClusterSpec(
+            c.name(),
+            c.members(),
+            c.service(),
+            c.ssh(),
+            c.tls(),
+            c.backupDir(),
+            c.controlPlane(),
+            backup);
     Path file = runbooks.sandbox.inventoryFile();
     FileTime before = Files.getLastModifiedTime(file);
     InventoryLoader.write(new Inventory(inventory.releases(), Map.of("sandbox", changed)), file);

@@ -17,7 +17,6 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,8 +27,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The backup schedule in Temporal's time-skipping test environment, taking real backups of a real sandbox: its worker
- * is shut down after the first backup and a new one takes over; the next backups still come on schedule.
+ * The backup schedule in Temporal's time-skipping test environment, taking real backups of a real
+ * sandbox: its worker is shut down after the first backup and a new one takes over; the next
+ * backups still come on schedule.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BackupScheduleTest {
@@ -38,19 +38,27 @@ class BackupScheduleTest {
 
   /** A fresh sandbox for the test (an instance field: one per test), removed after it. */
   @RegisterExtension
-  final EtcdSandboxExtension etcd = EtcdSandboxExtension.builder().members(3).version("3.4.23").build();
+  final EtcdSandboxExtension etcd =
+      EtcdSandboxExtension.builder().members(3).version("3.4.23").build();
 
   @Test
   void theScheduleSurvivesAWorkerRestartAndTakesItsNextBackupsOnTime() throws Exception {
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
         SshConnector ssh = new SshConnector()) {
       InventorySource inventory = new InventorySource(etcd.inventoryFile());
-      WorkerActivities activities = WorkerActivities.of(inventory, new EtcdActivitiesImpl(inventory), ssh, SandboxRunbooks.releases());
+      WorkerActivities activities =
+          WorkerActivities.of(
+              inventory, new EtcdActivitiesImpl(inventory), ssh, SandboxRunbooks.releases());
       WorkflowClient client = env.getWorkflowClient();
       WorkerFactory first = startWorker(client, activities);
 
-      BackupScheduleWorkflow schedule = client.newWorkflowStub(BackupScheduleWorkflow.class, WorkflowOptions.newBuilder()
-          .setWorkflowId(BackupScheduleWorkflow.workflowId("sandbox")).setTaskQueue(QUEUE).build());
+      BackupScheduleWorkflow schedule =
+          client.newWorkflowStub(
+              BackupScheduleWorkflow.class,
+              WorkflowOptions.newBuilder()
+                  .setWorkflowId(BackupScheduleWorkflow.workflowId("sandbox"))
+                  .setTaskQueue(QUEUE)
+                  .build());
       WorkflowClient.start(schedule::run, new BackupScheduleRequest("sandbox", 60, 0, 3));
       awaitBackups(schedule, 1);
 
@@ -59,19 +67,28 @@ class BackupScheduleTest {
       assertThat(first.isTerminated()).isTrue();
       WorkerFactory second = startWorker(client, activities);
       try {
-        BackupScheduleResult result = WorkflowStub.fromTyped(schedule).getResult(3, TimeUnit.MINUTES, BackupScheduleResult.class);
+        BackupScheduleResult result =
+            WorkflowStub.fromTyped(schedule)
+                .getResult(3, TimeUnit.MINUTES, BackupScheduleResult.class);
 
         assertThat(result.failures()).isEmpty();
         assertThat(result.backupIds()).hasSize(3).doesNotHaveDuplicates();
         for (String id : result.backupIds()) {
           assertThat(Path.of(etcd.cluster().backupDir()).resolve(id + ".db.enc")).exists();
         }
-        List<Long> startedAt = schedule.progress().completed().stream()
-            .filter(s -> s.name().startsWith("scheduled backup ")).map(CompletedStep::startedAtMillis).toList();
+        List<Long> startedAt =
+            schedule.progress().completed().stream()
+                .filter(s -> s.name().startsWith("scheduled backup "))
+                .map(CompletedStep::startedAtMillis)
+                .toList();
         assertThat(startedAt).hasSize(3);
         long hour = Duration.ofHours(1).toMillis();
-        assertThat(startedAt.get(1) - startedAt.get(0)).as("second backup an hour after the first").isBetween(hour, hour + 60_000);
-        assertThat(startedAt.get(2) - startedAt.get(0)).as("third backup two hours after the first").isBetween(2 * hour, 2 * hour + 60_000);
+        assertThat(startedAt.get(1) - startedAt.get(0))
+            .as("second backup an hour after the first")
+            .isBetween(hour, hour + 60_000);
+        assertThat(startedAt.get(2) - startedAt.get(0))
+            .as("third backup two hours after the first")
+            .isBetween(2 * hour, 2 * hour + 60_000);
       } finally {
         second.shutdownNow();
       }
@@ -86,14 +103,20 @@ class BackupScheduleTest {
     return factory;
   }
 
-  private static void awaitBackups(BackupScheduleWorkflow schedule, int count) throws InterruptedException {
+  private static void awaitBackups(BackupScheduleWorkflow schedule, int count)
+      throws InterruptedException {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
     Progress progress = null;
     while (Instant.now().isBefore(deadline)) {
       progress = schedule.progress();
-      if (progress != null && progress.completed().stream().filter(s -> s.name().startsWith("scheduled backup ")).count() >= count) return;
+      if (progress != null
+          && progress.completed().stream()
+                  .filter(s -> s.name().startsWith("scheduled backup "))
+                  .count()
+              >= count) return;
       TimeUnit.MILLISECONDS.sleep(200);
     }
-    throw new AssertionError("the schedule took fewer than " + count + " backups; progress " + progress);
+    throw new AssertionError(
+        "the schedule took fewer than " + count + " backups; progress " + progress);
   }
 }

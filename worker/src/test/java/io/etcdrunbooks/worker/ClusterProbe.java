@@ -13,8 +13,8 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reads a cluster straight through jetcd, independently of the product's own checks, so that tests compare the
- * product's claims with what etcd holds.
+ * Reads a cluster straight through jetcd, independently of the product's own checks, so that tests
+ * compare the product's claims with what etcd holds.
  */
 final class ClusterProbe implements AutoCloseable {
 
@@ -26,7 +26,10 @@ final class ClusterProbe implements AutoCloseable {
 
   ClusterProbe(ClusterSpec cluster) {
     this.cluster = cluster;
-    this.client = Client.builder().endpoints(cluster.members().stream().map(MemberSpec::clientUrl).toArray(String[]::new)).build();
+    this.client =
+        Client.builder()
+            .endpoints(cluster.members().stream().map(MemberSpec::clientUrl).toArray(String[]::new))
+            .build();
   }
 
   Client client() {
@@ -44,16 +47,32 @@ final class ClusterProbe implements AutoCloseable {
   }
 
   long revision() throws Exception {
-    return client.getKVClient().get(bytes("\0")).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+    return client
+        .getKVClient()
+        .get(bytes("\0"))
+        .get(10, TimeUnit.SECONDS)
+        .getHeader()
+        .getRevision();
   }
 
   /** Every key at a revision (0: now), with its revisions. */
   Map<String, StoredKey> dump(long revision) throws Exception {
     Map<String, StoredKey> keys = new TreeMap<>();
-    for (KeyValue kv : client.getKVClient().get(bytes("\0"), GetOption.builder().withRange(bytes("\0"))
-        .withRevision(revision).build()).get(30, TimeUnit.SECONDS).getKvs()) {
-      keys.put(kv.getKey().toString(StandardCharsets.UTF_8),
-          new StoredKey(kv.getValue().toString(StandardCharsets.UTF_8), kv.getCreateRevision(), kv.getModRevision(), kv.getVersion()));
+    for (KeyValue kv :
+        client
+            .getKVClient()
+            .get(
+                bytes("\0"),
+                GetOption.builder().withRange(bytes("\0")).withRevision(revision).build())
+            .get(30, TimeUnit.SECONDS)
+            .getKvs()) {
+      keys.put(
+          kv.getKey().toString(StandardCharsets.UTF_8),
+          new StoredKey(
+              kv.getValue().toString(StandardCharsets.UTF_8),
+              kv.getCreateRevision(),
+              kv.getModRevision(),
+              kv.getVersion()));
     }
     return keys;
   }
@@ -62,7 +81,14 @@ final class ClusterProbe implements AutoCloseable {
   Map<String, Long> hashKvByMember(long revision) throws Exception {
     Map<String, Long> hashes = new LinkedHashMap<>();
     for (MemberSpec m : cluster.members()) {
-      hashes.put(m.name(), client.getMaintenanceClient().hashKV(m.clientUrl(), revision).get(10, TimeUnit.SECONDS).getHash() & 0xffffffffL);
+      hashes.put(
+          m.name(),
+          client
+                  .getMaintenanceClient()
+                  .hashKV(m.clientUrl(), revision)
+                  .get(10, TimeUnit.SECONDS)
+                  .getHash()
+              & 0xffffffffL);
     }
     return hashes;
   }
@@ -71,7 +97,13 @@ final class ClusterProbe implements AutoCloseable {
   Map<String, String> versions() throws Exception {
     Map<String, String> versions = new LinkedHashMap<>();
     for (MemberSpec m : cluster.members()) {
-      versions.put(m.name(), client.getMaintenanceClient().statusMember(m.clientUrl()).get(10, TimeUnit.SECONDS).getVersion());
+      versions.put(
+          m.name(),
+          client
+              .getMaintenanceClient()
+              .statusMember(m.clientUrl())
+              .get(10, TimeUnit.SECONDS)
+              .getVersion());
     }
     return versions;
   }
@@ -79,9 +111,17 @@ final class ClusterProbe implements AutoCloseable {
   /** The cluster version as a member's /version reports it, for example 3.5.0. */
   String clusterVersion() throws Exception {
     var http = java.net.http.HttpClient.newHttpClient();
-    String body = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(cluster.members().get(0).clientUrl() + "/version"))
-        .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(body).path("etcdcluster").asText();
+    String body =
+        http.send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(cluster.members().get(0).clientUrl() + "/version"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    return new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(body)
+        .path("etcdcluster")
+        .asText();
   }
 
   static ByteSequence bytes(String s) {

@@ -1,8 +1,8 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.api.testing.TestTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.api.testing.TestTokens;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.web.router.Router;
@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * docs/openapi.yaml lists exactly the routes the API has (method and path, from Micronaut's router), and the API
- * serves that same file without a token.
+ * docs/openapi.yaml lists exactly the routes the API has (method and path, from Micronaut's
+ * router), and the API serves that same file without a token.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class OpenApiTest {
@@ -36,28 +36,49 @@ class OpenApiTest {
 
   @Test
   void theServedDocumentIsTheCheckedInOneAndListsEveryRouteAndNoOther() throws Exception {
-    Path tokens = TestTokens.write(dir.resolve("api-tokens.yaml"), TestTokens.Token.of("dashboard", "viewer"));
-    try (ApplicationContext context = Main.start(List.of("api"), Map.of(
-        "runbooks.api.tokens-file", tokens.toString(),
-        "runbooks.inventory", dir.resolve("inventory.yaml").toString(),
-        "temporal.address", "",
-        "temporal.embedded-port", Ports.free(),
-        "micronaut.server.port", Ports.free()))) {
+    Path tokens =
+        TestTokens.write(
+            dir.resolve("api-tokens.yaml"), TestTokens.Token.of("dashboard", "viewer"));
+    try (ApplicationContext context =
+        Main.start(
+            List.of("api"),
+            Map.of(
+                "runbooks.api.tokens-file", tokens.toString(),
+                "runbooks.inventory", dir.resolve("inventory.yaml").toString(),
+                "temporal.address", "",
+                "temporal.embedded-port", Ports.free(),
+                "micronaut.server.port", Ports.free()))) {
       String api = context.getBean(EmbeddedServer.class).getURL().toString();
-      HttpResponse<String> served = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(api + "/openapi.yaml")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> served =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(api + "/openapi.yaml")).build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertThat(served.statusCode()).isEqualTo(200);
       String checkedIn = Files.readString(Path.of("..", "docs", "openapi.yaml"));
       assertThat(served.body()).isEqualTo(checkedIn);
 
-      Set<String> routes = context.getBean(Router.class).uriRoutes()
-          .map(r -> (UriRouteInfo<?, ?>) r)
-          .filter(r -> !r.getHttpMethodName().equals("HEAD")) // Micronaut answers HEAD for every GET on its own
-          .map(r -> r.getHttpMethodName().toLowerCase(Locale.ROOT) + " " + r.getUriMatchTemplate().toPathString())
-          .collect(Collectors.toCollection(TreeSet::new));
-      Map<String, Map<String, Object>> paths = new Yaml().<Map<String, Map<String, Map<String, Object>>>>load(checkedIn).get("paths");
+      Set<String> routes =
+          context
+              .getBean(Router.class)
+              .uriRoutes()
+              .map(r -> (UriRouteInfo<?, ?>) r)
+              .filter(
+                  r ->
+                      !r.getHttpMethodName()
+                          .equals("HEAD")) // Micronaut answers HEAD for every GET on its own
+              .map(
+                  r ->
+                      r.getHttpMethodName().toLowerCase(Locale.ROOT)
+                          + " "
+                          + r.getUriMatchTemplate().toPathString())
+              .collect(Collectors.toCollection(TreeSet::new));
+      Map<String, Map<String, Object>> paths =
+          new Yaml().<Map<String, Map<String, Map<String, Object>>>>load(checkedIn).get("paths");
       Set<String> documented = new TreeSet<>();
-      paths.forEach((path, operations) -> operations.keySet().forEach(method -> documented.add(method + " " + path)));
+      paths.forEach(
+          (path, operations) ->
+              operations.keySet().forEach(method -> documented.add(method + " " + path)));
       assertThat(documented).as("docs/openapi.yaml against the API's routes").isEqualTo(routes);
     }
   }

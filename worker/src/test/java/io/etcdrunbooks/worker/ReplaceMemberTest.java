@@ -3,9 +3,9 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
@@ -33,33 +33,59 @@ class ReplaceMemberTest {
   @TempDir Path dir;
 
   @Test
-  void on3_4_aDestroyedMemberIsReplacedOnANewHostAsALearnerAndEveryApiServerFollows() throws Exception {
+  void on3_4_aDestroyedMemberIsReplacedOnANewHostAsALearnerAndEveryApiServerFollows()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       Map<String, ClusterProbe.StoredKey> keys = writeKeys(runbooks, 300);
       runbooks.destroy("m2");
       MemberPlacement m4 = runbooks.sandbox.addHost("host-4", "m4");
 
-      ReplaceMemberResult result = runbooks.replaceStub("m2").replace(new ReplaceMemberRequest("sandbox", "m2",
-          new MemberPlacement("m4", m4.host(), m4.sshPort(), m4.peerUrl(), m4.clientUrl(), m4.dataDir(), m4.installDir(),
-              m4.serviceDir()), false, false, false, 60, 30, "test"));
+      ReplaceMemberResult result =
+          runbooks
+              .replaceStub("m2")
+              .replace(
+                  new ReplaceMemberRequest(
+                      "sandbox",
+                      "m2",
+                      new MemberPlacement(
+                          "m4",
+                          m4.host(),
+                          m4.sshPort(),
+                          m4.peerUrl(),
+                          m4.clientUrl(),
+                          m4.dataDir(),
+                          m4.installDir(),
+                          m4.serviceDir()),
+                      false,
+                      false,
+                      false,
+                      60,
+                      30,
+                      "test"));
 
       assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
       assertThat(result.joinedAsLearner()).isTrue();
       assertThat(result.members()).containsExactlyInAnyOrder("m1", "m3", "m4");
       assertThat(result.apiServersUpdated()).containsExactlyElementsOf(apiServers.hosts());
       assertHealthyAndIntact(runbooks, List.of("m1", "m4", "m3"), "3.4.23", keys);
-      List<String> clientUrls = runbooks.cluster().members().stream().map(MemberSpec::clientUrl).toList();
+      List<String> clientUrls =
+          runbooks.cluster().members().stream().map(MemberSpec::clientUrl).toList();
       for (String host : apiServers.hosts()) {
-        assertThat(Files.readString(apiServers.manifest(host))).contains("--etcd-servers=" + String.join(",", clientUrls))
+        assertThat(Files.readString(apiServers.manifest(host)))
+            .contains("--etcd-servers=" + String.join(",", clientUrls))
             .contains("# written by kubeadm");
-        assertThat(status(apiServers.standIn(host).healthUrl())).as("%s /readyz", host).isEqualTo(200);
+        assertThat(status(apiServers.standIn(host).healthUrl()))
+            .as("%s /readyz", host)
+            .isEqualTo(200);
       }
       assertThat(Path.of(runbooks.sandbox.inventoryFile() + ".previous")).exists();
 
       Path out = Path.of("target", "recorded-replace-member-history.json");
       Files.createDirectories(out.getParent());
-      Files.writeString(out, runbooks.client().fetchHistory(ReplaceMemberWorkflow.workflowId("sandbox")).toJson(true));
+      Files.writeString(
+          out,
+          runbooks.client().fetchHistory(ReplaceMemberWorkflow.workflowId("sandbox")).toJson(true));
     }
   }
 
@@ -69,36 +95,52 @@ class ReplaceMemberTest {
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       Map<String, ClusterProbe.StoredKey> keys = writeKeys(runbooks, 200);
       String oldDataDir = runbooks.cluster().member("m3").dataDir();
-      runbooks.sandbox.kill("m3"); // its data dir stays: the runbook keeps it aside, never deletes it
+      runbooks.sandbox.kill(
+          "m3"); // its data dir stays: the runbook keeps it aside, never deletes it
 
-      ReplaceMemberResult result = runbooks.replaceStub("m3")
-          .replace(ReplaceMemberRequest.onSameHost("sandbox", "m3", false, "test"));
+      ReplaceMemberResult result =
+          runbooks
+              .replaceStub("m3")
+              .replace(ReplaceMemberRequest.onSameHost("sandbox", "m3", false, "test"));
 
       assertThat(result.joinedAsLearner()).isFalse();
       assertThat(result.newMember().name()).isEqualTo("m3-r1");
-      assertThat(result.newMember().peerUrl()).isEqualTo(runbooks.sandbox.cluster().member("m3").peerUrl());
+      assertThat(result.newMember().peerUrl())
+          .isEqualTo(runbooks.sandbox.cluster().member("m3").peerUrl());
       assertHealthyAndIntact(runbooks, List.of("m1", "m2", "m3-r1"), "3.3.25", keys);
       try (var siblings = Files.list(Path.of(oldDataDir).getParent())) {
-        assertThat(siblings.map(p -> p.getFileName().toString())).anyMatch(n -> n.startsWith("etcd.replaced-"));
+        assertThat(siblings.map(p -> p.getFileName().toString()))
+            .anyMatch(n -> n.startsWith("etcd.replaced-"));
       }
       for (String host : apiServers.hosts()) {
-        assertThat(status(apiServers.standIn(host).healthUrl())).as("%s /readyz", host).isEqualTo(200);
+        assertThat(status(apiServers.standIn(host).healthUrl()))
+            .as("%s /readyz", host)
+            .isEqualTo(200);
       }
     }
   }
 
   @Test
-  void withTwoOfThreeMembersDownItRefusesNamingTheRestoreRunbookAndTouchesNothing() throws Exception {
+  void withTwoOfThreeMembersDownItRefusesNamingTheRestoreRunbookAndTouchesNothing()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of())) {
       runbooks.sandbox.kill("m2");
       runbooks.sandbox.kill("m3");
       String inventoryBefore = Files.readString(runbooks.sandbox.inventoryFile());
       long m1Pid = runbooks.sandbox.pidOf("m1");
 
-      assertThatThrownBy(() -> runbooks.replaceStub("m2").replace(ReplaceMemberRequest.onSameHost("sandbox", "m2", false, "test")))
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .replaceStub("m2")
+                      .replace(ReplaceMemberRequest.onSameHost("sandbox", "m2", false, "test")))
           .isInstanceOf(WorkflowFailedException.class)
-          .satisfies(e -> assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
-              .contains("refused, nothing was touched").contains("quorum").contains("RestoreCluster"));
+          .satisfies(
+              e ->
+                  assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
+                      .contains("refused, nothing was touched")
+                      .contains("quorum")
+                      .contains("RestoreCluster"));
 
       assertThat(Files.readString(runbooks.sandbox.inventoryFile())).isEqualTo(inventoryBefore);
       assertThat(runbooks.sandbox.pidOf("m1")).isEqualTo(m1Pid);
@@ -108,27 +150,38 @@ class ReplaceMemberTest {
   }
 
   /**
-   * The preflight logs in to every host the replacement needs, checking its key: not the failed member's (the machine
-   * may be gone, or re-imaged with a new key), but every other member's, and the new member's.
+   * The preflight logs in to every host the replacement needs, checking its key: not the failed
+   * member's (the machine may be gone, or re-imaged with a new key), but every other member's, and
+   * the new member's.
    */
   @Test
-  void theFailedMembersHostIsNotRequired_butAnotherMembersHostWithAnUnknownKeyIsRefused() throws Exception {
+  void theFailedMembersHostIsNotRequired_butAnotherMembersHostWithAnUnknownKeyIsRefused()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of())) {
       runbooks.destroy("m2");
       runbooks.distrustHostOf("m2");
       MemberPlacement m4 = runbooks.sandbox.addHost("host-4", "m4");
-      ReplaceMemberRequest dryRun = new ReplaceMemberRequest("sandbox", "m2", m4, false, false, true, 30, 30, "test");
+      ReplaceMemberRequest dryRun =
+          new ReplaceMemberRequest("sandbox", "m2", m4, false, false, true, 30, 30, "test");
 
-      assertThat(runbooks.replaceStub("m2").replace(dryRun).outcome()).isEqualTo(ReplaceMemberResult.DRY_RUN);
+      assertThat(runbooks.replaceStub("m2").replace(dryRun).outcome())
+          .isEqualTo(ReplaceMemberResult.DRY_RUN);
 
       String m3 = "127.0.0.1:" + runbooks.cluster().member("m3").sshPort();
       runbooks.distrustHostOf("m3");
       assertThatThrownBy(() -> runbooks.replaceStub("m2").replace(dryRun))
           .isInstanceOf(WorkflowFailedException.class)
-          .satisfies(e -> assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
-              .contains("replacement of m2 in cluster sandbox refused, nothing was touched")
-              .contains("member m3 (" + m3 + "): host key of " + m3 + " does not match the known_hosts file")
-              .doesNotContain("member m2 ("));
+          .satisfies(
+              e ->
+                  assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
+                      .contains("replacement of m2 in cluster sandbox refused, nothing was touched")
+                      .contains(
+                          "member m3 ("
+                              + m3
+                              + "): host key of "
+                              + m3
+                              + " does not match the known_hosts file")
+                      .doesNotContain("member m2 ("));
     }
   }
 
@@ -140,17 +193,28 @@ class ReplaceMemberTest {
       MemberPlacement m4 = runbooks.sandbox.addHost("host-4", "m4");
       String inventoryBefore = Files.readString(runbooks.sandbox.inventoryFile());
       URI peer = URI.create(m4.peerUrl());
-      try (ServerSocket taken = new ServerSocket(peer.getPort(), 1, InetAddress.getLoopbackAddress())) {
+      try (ServerSocket taken =
+          new ServerSocket(peer.getPort(), 1, InetAddress.getLoopbackAddress())) {
         assertThat(taken.isBound()).as("m4's peer port is held by another process").isTrue();
-        assertThatThrownBy(() -> runbooks.replaceStub("m2").replace(new ReplaceMemberRequest("sandbox", "m2", m4, false, false,
-            false, 30, 30, "test")))
+        assertThatThrownBy(
+                () ->
+                    runbooks
+                        .replaceStub("m2")
+                        .replace(
+                            new ReplaceMemberRequest(
+                                "sandbox", "m2", m4, false, false, false, 30, 30, "test")))
             .isInstanceOf(WorkflowFailedException.class)
-            .satisfies(e -> assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
-                .contains("m4").contains("could not join").contains("address already in use")
-                .contains("removed from the membership again"));
+            .satisfies(
+                e ->
+                    assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
+                        .contains("m4")
+                        .contains("could not join")
+                        .contains("address already in use")
+                        .contains("removed from the membership again"));
       }
       try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-        var members = probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
+        var members =
+            probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
         assertThat(members).extracting(m -> m.getName()).containsExactlyInAnyOrder("m1", "m3");
         assertThat(members).noneMatch(m -> m.isLearner());
         assertThat(probe.dump(0)).containsAllEntriesOf(keys);
@@ -161,7 +225,8 @@ class ReplaceMemberTest {
   }
 
   @Test
-  void anApiServerThatStaysUnhealthyAfterItsManifestChangeGetsItBackAndTheRunbookStops() throws Exception {
+  void anApiServerThatStaysUnhealthyAfterItsManifestChangeGetsItBackAndTheRunbookStops()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       runbooks.destroy("m3");
@@ -170,21 +235,34 @@ class ReplaceMemberTest {
       String manifestBefore = Files.readString(apiServers.manifest(broken));
       apiServers.standIn(broken).failAfterManifestChange();
 
-      assertThatThrownBy(() -> runbooks.replaceStub("m3").replace(new ReplaceMemberRequest("sandbox", "m3", m4, false, false,
-          false, 60, 5, "test")))
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .replaceStub("m3")
+                      .replace(
+                          new ReplaceMemberRequest(
+                              "sandbox", "m3", m4, false, false, false, 60, 5, "test")))
           .isInstanceOf(WorkflowFailedException.class)
-          .satisfies(e -> assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
-              .contains("kube-apiserver on " + broken + " did not become healthy").contains("previous manifest was put back")
-              .contains("not yet: [" + apiServers.hosts().get(2) + "]"));
+          .satisfies(
+              e ->
+                  assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
+                      .contains("kube-apiserver on " + broken + " did not become healthy")
+                      .contains("previous manifest was put back")
+                      .contains("not yet: [" + apiServers.hosts().get(2) + "]"));
 
       assertThat(Files.readString(apiServers.manifest(broken))).isEqualTo(manifestBefore);
-      assertThat(Files.readString(apiServers.manifest(apiServers.hosts().get(0)))).contains(m4.clientUrl());
-      assertThat(Files.readString(apiServers.manifest(apiServers.hosts().get(2)))).doesNotContain(m4.clientUrl());
-      assertThat(runbooks.cluster().members()).extracting(MemberSpec::name).containsExactly("m1", "m2", "m4");
+      assertThat(Files.readString(apiServers.manifest(apiServers.hosts().get(0))))
+          .contains(m4.clientUrl());
+      assertThat(Files.readString(apiServers.manifest(apiServers.hosts().get(2))))
+          .doesNotContain(m4.clientUrl());
+      assertThat(runbooks.cluster().members())
+          .extracting(MemberSpec::name)
+          .containsExactly("m1", "m2", "m4");
     }
   }
 
-  private static Map<String, ClusterProbe.StoredKey> writeKeys(SandboxRunbooks runbooks, int count) throws Exception {
+  private static Map<String, ClusterProbe.StoredKey> writeKeys(SandboxRunbooks runbooks, int count)
+      throws Exception {
     try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
       probe.putMany("/registry/secrets/default/s-", count);
       probe.put("/registry/configmaps/overwritten", "first");
@@ -193,17 +271,27 @@ class ReplaceMemberTest {
     }
   }
 
-  /** Three healthy voting members on the version, as the inventory now lists them, every key as before, hashkv equal. */
-  static void assertHealthyAndIntact(SandboxRunbooks runbooks, List<String> members, String version,
-      Map<String, ClusterProbe.StoredKey> keys) throws Exception {
+  /**
+   * Three healthy voting members on the version, as the inventory now lists them, every key as
+   * before, hashkv equal.
+   */
+  static void assertHealthyAndIntact(
+      SandboxRunbooks runbooks,
+      List<String> members,
+      String version,
+      Map<String, ClusterProbe.StoredKey> keys)
+      throws Exception {
     ClusterSpec cluster = runbooks.cluster();
     assertThat(cluster.members()).extracting(MemberSpec::name).containsExactlyElementsOf(members);
-    assertThat(runbooks.state().members()).allSatisfy(m -> {
-      assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue();
-      assertThat(m.learner()).as("%s is a voter", m.name()).isFalse();
-    });
+    assertThat(runbooks.state().members())
+        .allSatisfy(
+            m -> {
+              assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue();
+              assertThat(m.learner()).as("%s is a voter", m.name()).isFalse();
+            });
     try (ClusterProbe probe = new ClusterProbe(cluster)) {
-      var listed = probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
+      var listed =
+          probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
       assertThat(listed).extracting(m -> m.getName()).containsExactlyInAnyOrderElementsOf(members);
       assertThat(probe.versions().values()).containsOnly(version);
       assertThat(probe.dump(0)).containsAllEntriesOf(keys);
@@ -215,7 +303,9 @@ class ReplaceMemberTest {
   }
 
   static int status(String url) throws Exception {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
         .statusCode();
   }
 }

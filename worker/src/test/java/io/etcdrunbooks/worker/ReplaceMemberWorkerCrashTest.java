@@ -21,7 +21,6 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,8 +32,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The worker runs as its own JVM and is killed with SIGKILL after the failed member was removed and before the new one
- * is added (held there by a pause signal); a second worker JVM finishes the replacement.
+ * The worker runs as its own JVM and is killed with SIGKILL after the failed member was removed and
+ * before the new one is added (held there by a pause signal); a second worker JVM finishes the
+ * replacement.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ReplaceMemberWorkerCrashTest {
@@ -44,8 +44,12 @@ class ReplaceMemberWorkerCrashTest {
   @TempDir Path dir;
 
   @Test
-  void aWorkerKilledBetweenRemoveAndAddIsReplacedAndTheRunbookFinishesWithOneRemovalAndOneAdd() throws Exception {
-    try (Sandbox sandbox = Sandbox.create(new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.5.16"), SandboxRunbooks.releases());
+  void aWorkerKilledBetweenRemoveAndAddIsReplacedAndTheRunbookFinishesWithOneRemovalAndOneAdd()
+      throws Exception {
+    try (Sandbox sandbox =
+            Sandbox.create(
+                new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.5.16"),
+                SandboxRunbooks.releases());
         EmbeddedTemporal temporal = EmbeddedTemporal.start(freePort())) {
       InventorySource inventory = new InventorySource(sandbox.inventoryFile());
       Map<String, ClusterProbe.StoredKey> keys;
@@ -54,44 +58,72 @@ class ReplaceMemberWorkerCrashTest {
         keys = probe.dump(0);
       }
       sandbox.kill("m2");
-      WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-          WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
+      WorkflowServiceStubs stubs =
+          WorkflowServiceStubs.newServiceStubs(
+              WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
       WorkflowClient client = WorkflowClient.newInstance(stubs);
       String id = ReplaceMemberWorkflow.workflowId("sandbox");
       Process first = startWorker(sandbox, temporal, "worker-1");
       Process second = null;
       try {
-        ReplaceMemberWorkflow workflow = client.newWorkflowStub(ReplaceMemberWorkflow.class,
-            WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(TASK_QUEUE).build());
-        WorkflowClient.start(workflow::replace, ReplaceMemberRequest.onSameHost("sandbox", "m2", true, "test"));
+        ReplaceMemberWorkflow workflow =
+            client.newWorkflowStub(
+                ReplaceMemberWorkflow.class,
+                WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(TASK_QUEUE).build());
+        WorkflowClient.start(
+            workflow::replace, ReplaceMemberRequest.onSameHost("sandbox", "m2", true, "test"));
         await(workflow, first, p -> p.phase() == Phase.AWAITING_APPROVAL, "awaiting approval");
         workflow.pause("test");
         workflow.approve("test");
-        await(workflow, first, p -> p.paused() && p.phase() == Phase.JOIN, "paused after the removal");
+        await(
+            workflow,
+            first,
+            p -> p.paused() && p.phase() == Phase.JOIN,
+            "paused after the removal");
 
         first.destroyForcibly(); // SIGKILL: no shutdown hook, no graceful worker stop
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
         try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
-          assertThat(probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers())
-              .extracting(m -> m.getName()).containsExactlyInAnyOrder("m1", "m3");
+          assertThat(
+                  probe
+                      .client()
+                      .getClusterClient()
+                      .listMember()
+                      .get(10, TimeUnit.SECONDS)
+                      .getMembers())
+              .extracting(m -> m.getName())
+              .containsExactlyInAnyOrder("m1", "m3");
         }
 
         second = startWorker(sandbox, temporal, "worker-2");
         workflow.resume("test");
         ReplaceMemberResult result;
         try {
-          result = WorkflowStub.fromTyped(workflow).getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
+          result =
+              WorkflowStub.fromTyped(workflow)
+                  .getResult(3, TimeUnit.MINUTES, ReplaceMemberResult.class);
         } catch (java.util.concurrent.TimeoutException e) {
-          throw new AssertionError("the replacement did not finish on worker-2; its log:\n" + log("worker-2"));
+          throw new AssertionError(
+              "the replacement did not finish on worker-2; its log:\n" + log("worker-2"));
         }
 
         assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
-        assertThat(inventory.get().cluster("sandbox").members()).extracting(MemberSpec::name).containsExactly("m1", "m2-r1", "m3");
+        assertThat(inventory.get().cluster("sandbox").members())
+            .extracting(MemberSpec::name)
+            .containsExactly("m1", "m2-r1", "m3");
         assertThat(new EtcdActivitiesImpl(inventory).discover(new ClusterRef("sandbox")).members())
-            .allSatisfy(m -> assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue());
+            .allSatisfy(
+                m -> assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue());
         try (ClusterProbe probe = new ClusterProbe(inventory.get().cluster("sandbox"))) {
-          assertThat(probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers())
-              .extracting(m -> m.getName()).containsExactlyInAnyOrder("m1", "m2-r1", "m3");
+          assertThat(
+                  probe
+                      .client()
+                      .getClusterClient()
+                      .listMember()
+                      .get(10, TimeUnit.SECONDS)
+                      .getMembers())
+              .extracting(m -> m.getName())
+              .containsExactlyInAnyOrder("m1", "m2-r1", "m3");
           assertThat(probe.dump(0)).containsAllEntriesOf(keys);
           Map<String, Long> hashes = probe.hashKvByMember(probe.revision());
           assertThat(hashes.values().stream().distinct()).hasSize(1);
@@ -110,15 +142,24 @@ class ReplaceMemberWorkerCrashTest {
   private static long activityCount(WorkflowClient client, String id, String type) {
     return client.fetchHistory(id).getEvents().stream()
         .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-        .filter(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals(type))
+        .filter(
+            e ->
+                e.getActivityTaskScheduledEventAttributes()
+                    .getActivityType()
+                    .getName()
+                    .equals(type))
         .count();
   }
 
-  private void await(ReplaceMemberWorkflow workflow, Process worker, Predicate<Progress> reached, String what) throws Exception {
+  private void await(
+      ReplaceMemberWorkflow workflow, Process worker, Predicate<Progress> reached, String what)
+      throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
     Progress progress = null;
     while (Instant.now().isBefore(deadline)) {
-      assertThat(worker.isAlive()).as("worker-1 is running; its log:%n%s", log("worker-1")).isTrue();
+      assertThat(worker.isAlive())
+          .as("worker-1 is running; its log:%n%s", log("worker-1"))
+          .isTrue();
       try {
         progress = workflow.progress();
       } catch (io.temporal.client.WorkflowException notYetAnswered) {
@@ -128,17 +169,24 @@ class ReplaceMemberWorkerCrashTest {
       if (progress != null && reached.test(progress)) return;
       TimeUnit.MILLISECONDS.sleep(100);
     }
-    throw new AssertionError("the runbook did not get " + what + "; progress " + progress + "; worker-1 log:\n" + log("worker-1"));
+    throw new AssertionError(
+        "the runbook did not get "
+            + what
+            + "; progress "
+            + progress
+            + "; worker-1 log:\n"
+            + log("worker-1"));
   }
 
-  private Process startWorker(Sandbox sandbox, EmbeddedTemporal temporal, String name) throws Exception {
-    return WorkerJvm.start(sandbox.inventoryFile(), temporal.address(), TASK_QUEUE, dir.resolve(name + ".log"));
+  private Process startWorker(Sandbox sandbox, EmbeddedTemporal temporal, String name)
+      throws Exception {
+    return WorkerJvm.start(
+        sandbox.inventoryFile(), temporal.address(), TASK_QUEUE, dir.resolve(name + ".log"));
   }
 
   private String log(String worker) {
     return WorkerJvm.logTail(dir.resolve(worker + ".log"));
   }
-
 
   private static int freePort() throws Exception {
     try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {

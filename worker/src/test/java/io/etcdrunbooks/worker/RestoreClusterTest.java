@@ -3,9 +3,9 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -26,21 +26,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** RestoreCluster on real sandbox clusters with kube-apiserver stand-ins, from backups the BackupCluster runbook took. */
+/**
+ * RestoreCluster on real sandbox clusters with kube-apiserver stand-ins, from backups the
+ * BackupCluster runbook took.
+ */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RestoreClusterTest {
 
   @TempDir Path dir;
 
   @Test
-  void twoOfThreeMembersDestroyedAreRestoredFromTheLatestBackupWithEveryKeyAndTheApiServersBack() throws Exception {
+  void twoOfThreeMembersDestroyedAreRestoredFromTheLatestBackupWithEveryKeyAndTheApiServersBack()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
       probe.putMany("/registry/secrets/default/s-", 2000);
       probe.put("/registry/configmaps/overwritten", "first");
       probe.put("/registry/configmaps/overwritten", "second");
-      BackupRecord backup = runbooks.backupStub().backup(new BackupClusterRequest("sandbox", "before the disaster"));
+      BackupRecord backup =
+          runbooks.backupStub().backup(new BackupClusterRequest("sandbox", "before the disaster"));
       Map<String, ClusterProbe.StoredKey> atBackup = probe.dump(backup.revision());
       probe.putMany("/registry/events/lost-", 40);
       long lastRevision = probe.revision();
@@ -48,66 +53,96 @@ class RestoreClusterTest {
       runbooks.destroy("m2");
       runbooks.destroy("m3");
 
-      RestoreResult result = runbooks.restoreStub().restore(new RestoreRequest("sandbox", "", true, "", false, 60, 30));
+      RestoreResult result =
+          runbooks
+              .restoreStub()
+              .restore(new RestoreRequest("sandbox", "", true, "", false, 60, 30));
 
       assertThat(result.backup().id()).isEqualTo(backup.id());
       assertThat(result.lostRevisions()).contains((backup.revision() + 1) + ".." + lastRevision);
       assertThat(result.revisionBump()).isPositive();
       assertThat(result.revisionAfter()).isEqualTo(backup.revision() + result.revisionBump());
       assertThat(result.liveKeysAfter()).isEqualTo(atBackup.size());
-      assertThat(runbooks.state().members()).hasSize(3).allSatisfy(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
+      assertThat(runbooks.state().members())
+          .hasSize(3)
+          .allSatisfy(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
       assertThat(probe.dump(0)).isEqualTo(atBackup);
       assertThat(probe.revision()).isEqualTo(backup.revision() + result.revisionBump());
       Map<String, Long> hashes = probe.hashKvByMember(0);
       assertThat(hashes.values().stream().distinct()).hasSize(1);
-      assertThat(Path.of(result.dataDirsKeptAside().get("m1"))).isEqualTo(Path.of(m1DataBefore + ".before-restore-" + result.restoreId()))
+      assertThat(Path.of(result.dataDirsKeptAside().get("m1")))
+          .isEqualTo(Path.of(m1DataBefore + ".before-restore-" + result.restoreId()))
           .isDirectory();
       assertThat(result.dataDirsKeptAside().get("m2")).isEmpty();
       assertThat(result.apiServersRestarted()).containsExactlyElementsOf(apiServers.hosts());
       for (String host : apiServers.hosts()) {
         assertThat(apiServers.manifest(host)).exists();
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl())).as("%s /readyz", host).isEqualTo(200);
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s /readyz", host)
+            .isEqualTo(200);
       }
       try (var files = Files.list(Path.of(runbooks.cluster().backupDir()))) {
-        assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains(".restore-"));
+        assertThat(files.map(p -> p.getFileName().toString()))
+            .noneMatch(n -> n.contains(".restore-"));
       }
 
       Path out = Path.of("target", "recorded-restore-history.json");
       Files.createDirectories(out.getParent());
-      Files.writeString(out, runbooks.client().fetchHistory(RestoreClusterWorkflow.workflowId("sandbox")).toJson(true));
+      Files.writeString(
+          out,
+          runbooks
+              .client()
+              .fetchHistory(RestoreClusterWorkflow.workflowId("sandbox"))
+              .toJson(true));
     }
   }
 
   @Test
-  void aStaticPodClusterIsRestoredWithTheVersionsToolBroughtToEachNodeAndItsManifestsPutBack() throws Exception {
-    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of(), io.etcdrunbooks.inventory.ServiceSpec.STATIC_POD);
+  void aStaticPodClusterIsRestoredWithTheVersionsToolBroughtToEachNodeAndItsManifestsPutBack()
+      throws Exception {
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.start(
+                dir, "3.5.16", Map.of(), io.etcdrunbooks.inventory.ServiceSpec.STATIC_POD);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
       probe.putMany("/registry/leases/kube-node-lease/n-", 500);
-      BackupRecord backup = runbooks.backupStub().backup(new BackupClusterRequest("sandbox", "before the bad change"));
+      BackupRecord backup =
+          runbooks
+              .backupStub()
+              .backup(new BackupClusterRequest("sandbox", "before the bad change"));
       Map<String, ClusterProbe.StoredKey> atBackup = probe.dump(backup.revision());
       probe.putMany("/registry/leases/kube-node-lease/after-", 30);
 
-      RestoreResult result = runbooks.restoreStub().restore(new RestoreRequest("sandbox", backup.id(), true, "", false, 90, 30));
+      RestoreResult result =
+          runbooks
+              .restoreStub()
+              .restore(new RestoreRequest("sandbox", backup.id(), true, "", false, 90, 30));
 
       assertThat(result.revisionAfter()).isEqualTo(backup.revision() + result.revisionBump());
       assertThat(probe.dump(0)).isEqualTo(atBackup);
-      assertThat(runbooks.state().members()).hasSize(3).allSatisfy(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
+      assertThat(runbooks.state().members())
+          .hasSize(3)
+          .allSatisfy(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
       for (MemberSpec m : runbooks.cluster().members()) {
-        assertThat(runbooks.sandbox.manifestPath(m.name())).as("%s's manifest back in place", m.name()).exists();
+        assertThat(runbooks.sandbox.manifestPath(m.name()))
+            .as("%s's manifest back in place", m.name())
+            .exists();
         try (var files = Files.list(Path.of("/var/tmp"))) {
-          assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith("etcd-runbooks-restore."));
+          assertThat(files.map(p -> p.getFileName().toString()))
+              .noneMatch(n -> n.startsWith("etcd-runbooks-restore."));
         }
       }
     }
   }
 
   @Test
-  void aWrongOrMissingKeyATruncatedFileOrAnotherClustersBackupIsRefusedWithNothingTouched() throws Exception {
+  void aWrongOrMissingKeyATruncatedFileOrAnotherClustersBackupIsRefusedWithNothingTouched()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
       probe.putMany("/registry/pods/p-", 100);
-      BackupRecord backup = runbooks.backupStub().backup(new BackupClusterRequest("sandbox", "test"));
+      BackupRecord backup =
+          runbooks.backupStub().backup(new BackupClusterRequest("sandbox", "test"));
       ClusterSpec cluster = runbooks.cluster();
       Path keyFile = Path.of(cluster.backupSettings().keyFile());
       byte[] rightKey = Files.readAllBytes(keyFile);
@@ -116,7 +151,10 @@ class RestoreClusterTest {
       Map<String, Long> pids = new LinkedHashMap<>();
       cluster.members().forEach(m -> pids.put(m.name(), runbooks.sandbox.pidOf(m.name())));
 
-      assertRefused(runbooks, new RestoreRequest("sandbox", "", false, "", false, 60, 30), "acknowledgeDataLoss must be true");
+      assertRefused(
+          runbooks,
+          new RestoreRequest("sandbox", "", false, "", false, 60, 30),
+          "acknowledgeDataLoss must be true");
 
       byte[] otherKey = new byte[32];
       new SecureRandom().nextBytes(otherKey);
@@ -132,18 +170,28 @@ class RestoreClusterTest {
       Files.write(stored, rightFile);
 
       Path backupDir = Path.of(cluster.backupDir());
-      String foreign = Files.readString(backupDir.resolve(backup.id() + ".json"), StandardCharsets.UTF_8)
-          .replace("\"cluster\" : \"sandbox\"", "\"cluster\" : \"prod-eu\"").replace(backup.id(), "foreign-1");
+      String foreign =
+          Files.readString(backupDir.resolve(backup.id() + ".json"), StandardCharsets.UTF_8)
+              .replace("\"cluster\" : \"sandbox\"", "\"cluster\" : \"prod-eu\"")
+              .replace(backup.id(), "foreign-1");
       assertThat(foreign).contains("prod-eu");
       Files.writeString(backupDir.resolve("foreign-1.json"), foreign);
       Files.write(backupDir.resolve("foreign-1.db.enc"), rightFile);
-      assertRefused(runbooks, restoreOf("foreign-1"), "is a backup of cluster 'prod-eu', not of 'sandbox'");
+      assertRefused(
+          runbooks, restoreOf("foreign-1"), "is a backup of cluster 'prod-eu', not of 'sandbox'");
 
-      cluster.members().forEach(m -> assertThat(runbooks.sandbox.pidOf(m.name())).as("%s untouched", m.name()).isEqualTo(pids.get(m.name())));
+      cluster
+          .members()
+          .forEach(
+              m ->
+                  assertThat(runbooks.sandbox.pidOf(m.name()))
+                      .as("%s untouched", m.name())
+                      .isEqualTo(pids.get(m.name())));
       for (MemberSpec m : cluster.members()) {
         assertThat(Path.of(m.dataDir()).resolve("member")).exists();
         try (var siblings = Files.list(Path.of(m.dataDir()).getParent())) {
-          assertThat(siblings.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains("before-restore"));
+          assertThat(siblings.map(p -> p.getFileName().toString()))
+              .noneMatch(n -> n.contains("before-restore"));
         }
       }
       for (String host : apiServers.hosts()) {
@@ -161,6 +209,10 @@ class RestoreClusterTest {
   private static void assertRefused(SandboxRunbooks runbooks, RestoreRequest request, String why) {
     assertThatThrownBy(() -> runbooks.restoreStub().restore(request))
         .isInstanceOf(WorkflowFailedException.class)
-        .satisfies(e -> assertThat(Failures.rootMessage(e)).contains("refused, nothing was touched").contains(why));
+        .satisfies(
+            e ->
+                assertThat(Failures.rootMessage(e))
+                    .contains("refused, nothing was touched")
+                    .contains(why));
   }
 }

@@ -34,22 +34,31 @@ class RollbackClusterTest {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/deployments/d-", 200);
-      String follower = runbooks.state().members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
+      String follower =
+          runbooks.state().members().stream()
+              .filter(m -> !m.leads())
+              .findFirst()
+              .orElseThrow()
+              .name();
       runbooks.upgradeOneMemberByHand(follower, "3.5.16");
       assertThat(probe.versions().values()).containsOnlyOnce("3.5.16").contains("3.4.23");
       assertThat(probe.clusterVersion()).isEqualTo("3.4.0");
       long revision = probe.revision();
       var keys = probe.dump(revision);
 
-      RollbackResult result = rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "", false, 60));
+      RollbackResult result =
+          rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "", false, 60));
 
       assertThat(result.toVersion()).isEqualTo("3.4.23");
       assertThat(result.membersToRollBack()).hasSize(1);
-      assertThat(probe.versions()).containsOnly(Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+      assertThat(probe.versions())
+          .containsOnly(
+              Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
       assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
       assertThat(probe.dump(revision)).isEqualTo(keys);
       long now = probe.revision();
-      assertThat(probe.hashKvByMember(now).values()).containsOnly(probe.hashKvByMember(now).get("m1"));
+      assertThat(probe.hashKvByMember(now).values())
+          .containsOnly(probe.hashKvByMember(now).get("m1"));
     }
   }
 
@@ -61,18 +70,24 @@ class RollbackClusterTest {
       long revision = probe.revision();
       var keys = probe.dump(revision);
       terminateUpgradeAfterItsFirstMember(runbooks);
-      assertThat(runbooks.state().members()).anySatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.5.16"));
+      assertThat(runbooks.state().members())
+          .anySatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.5.16"));
 
-      RollbackResult result = rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60));
+      RollbackResult result =
+          rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60));
 
-      assertThat(result.memberVersions()).containsOnly(Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+      assertThat(result.memberVersions())
+          .containsOnly(
+              Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
       assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
       assertThat(probe.dump(revision)).isEqualTo(keys);
     }
   }
 
   @Test
-  void afterAFullUpgradeItRefusesWithoutAcknowledgementThenRestoresThePreUpgradeBackupWithTheOldBinaries() throws Exception {
+  void
+      afterAFullUpgradeItRefusesWithoutAcknowledgementThenRestoresThePreUpgradeBackupWithTheOldBinaries()
+          throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/deployments/before-", 300);
@@ -82,18 +97,31 @@ class RollbackClusterTest {
       long lastRevision = probe.revision();
       Map<String, Long> pids = UpgradeClusterTest.pids(runbooks);
 
-      assertThatThrownBy(() -> rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60)))
+      assertThatThrownBy(
+              () ->
+                  rollbackStub(runbooks)
+                      .rollback(new RollbackRequest("sandbox", "3.4.23", false, 60)))
           .isInstanceOf(WorkflowFailedException.class)
-          .satisfies(e -> assertThat(UpgradeClusterTest.rootMessage(e))
-              .contains("refused, nothing was touched", "cluster version is already 3.5.0", "pre-upgrade backup",
-                  "acknowledgeDataLoss: true"));
+          .satisfies(
+              e ->
+                  assertThat(UpgradeClusterTest.rootMessage(e))
+                      .contains(
+                          "refused, nothing was touched",
+                          "cluster version is already 3.5.0",
+                          "pre-upgrade backup",
+                          "acknowledgeDataLoss: true"));
       assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pids);
 
-      RollbackResult result = rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60, true, ""));
+      RollbackResult result =
+          rollbackStub(runbooks)
+              .rollback(new RollbackRequest("sandbox", "3.4.23", false, 60, true, ""));
 
       assertThat(result.restoredBackupId()).isEqualTo(upgrade.backup().id());
-      assertThat(result.lostRevisions()).contains((upgrade.backup().revision() + 1) + ".." + lastRevision);
-      assertThat(result.memberVersions()).containsOnly(Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+      assertThat(result.lostRevisions())
+          .contains((upgrade.backup().revision() + 1) + ".." + lastRevision);
+      assertThat(result.memberVersions())
+          .containsOnly(
+              Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
       assertThat(probe.versions().values()).containsOnly("3.4.23");
       assertThat(probe.clusterVersion()).isEqualTo("3.4.0");
       assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
@@ -104,8 +132,12 @@ class RollbackClusterTest {
     }
   }
 
-  /** An upgrade to 3.5.16 terminated by an operator once its first member is done, wherever the next one is. */
-  private static void terminateUpgradeAfterItsFirstMember(SandboxRunbooks runbooks) throws InterruptedException {
+  /**
+   * An upgrade to 3.5.16 terminated by an operator once its first member is done, wherever the next
+   * one is.
+   */
+  private static void terminateUpgradeAfterItsFirstMember(SandboxRunbooks runbooks)
+      throws InterruptedException {
     UpgradeClusterWorkflow upgrade = runbooks.upgradeStub();
     WorkflowClient.start(upgrade::upgrade, runbooks.request("3.5.16"));
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
@@ -117,25 +149,39 @@ class RollbackClusterTest {
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }
-    // into the next member's install: its upload is under way when the run is terminated, and the activity goes on on
+    // into the next member's install: its upload is under way when the run is terminated, and the
+    // activity goes on on
     // the worker; it must not select 3.5.16 after the rollback has put 3.4.23 back
-    while (Instant.now().isBefore(deadline) && upgrade.progress().completed().stream().noneMatch(s -> s.name().endsWith(": stop")
-        && !s.name().startsWith(firstSwitched(upgrade)))) {
+    while (Instant.now().isBefore(deadline)
+        && upgrade.progress().completed().stream()
+            .noneMatch(
+                s -> s.name().endsWith(": stop") && !s.name().startsWith(firstSwitched(upgrade)))) {
       TimeUnit.MILLISECONDS.sleep(20);
     }
     WorkflowStub.fromTyped(upgrade).terminate("operator stopped the upgrade");
-    // The rollback starts at once: the install the terminated run left on the worker asks Temporal before it
+    // The rollback starts at once: the install the terminated run left on the worker asks Temporal
+    // before it
     // selects 3.5.16, and stops (RunLiveness).
   }
 
   /** The member the upgrade switched first, from its "mX: healthy on 3.5.16" step. */
   private static String firstSwitched(UpgradeClusterWorkflow upgrade) {
-    return upgrade.progress().completed().stream().map(CompletedStep::name).filter(n -> n.endsWith(": healthy on 3.5.16"))
-        .map(n -> n.substring(0, n.indexOf(':'))).findFirst().orElse("?");
+    return upgrade.progress().completed().stream()
+        .map(CompletedStep::name)
+        .filter(n -> n.endsWith(": healthy on 3.5.16"))
+        .map(n -> n.substring(0, n.indexOf(':')))
+        .findFirst()
+        .orElse("?");
   }
 
   private static RollbackClusterWorkflow rollbackStub(SandboxRunbooks runbooks) {
-    return runbooks.client().newWorkflowStub(RollbackClusterWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(RollbackClusterWorkflow.workflowId("sandbox")).setTaskQueue(SandboxRunbooks.TASK_QUEUE).build());
+    return runbooks
+        .client()
+        .newWorkflowStub(
+            RollbackClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RollbackClusterWorkflow.workflowId("sandbox"))
+                .setTaskQueue(SandboxRunbooks.TASK_QUEUE)
+                .build());
   }
 }

@@ -1,23 +1,22 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.api.testing.TestTokens;
-import io.etcdrunbooks.workflows.common.FailureType;
-import static io.etcdrunbooks.api.testing.TestTokens.VIEWER;
-import static io.etcdrunbooks.api.testing.TestTokens.OPERATOR;
 import static io.etcdrunbooks.api.testing.TestTokens.ADMIN;
+import static io.etcdrunbooks.api.testing.TestTokens.OPERATOR;
+import static io.etcdrunbooks.api.testing.TestTokens.VIEWER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.worker.ApiSandbox.Answer;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
-import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -48,15 +47,16 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runbook control through the API on a real 3-member sandbox: one change per cluster (Temporal refuses a second start
- * of the cluster's change id, whatever its type), approval by an operator and not a viewer, the per-cluster list read
- * from Temporal, and cancel, which stops a runbook at a safe point and never in the middle of a member.
+ * Runbook control through the API on a real 3-member sandbox: one change per cluster (Temporal
+ * refuses a second start of the cluster's change id, whatever its type), approval by an operator
+ * and not a viewer, the per-cluster list read from Temporal, and cancel, which stops a runbook at a
+ * safe point and never in the middle of a member.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -72,7 +72,8 @@ class RunbookControlTest {
   private ApiSandbox env;
   private WorkflowClient client;
   private String api;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private final ListAppender<ILoggingEvent> audit = new ListAppender<>();
 
@@ -92,62 +93,96 @@ class RunbookControlTest {
   }
 
   /**
-   * One change per cluster rests on the change id, so a changing runbook started elsewhere under another id (the
-   * Temporal Web UI, the CLI, any client) refuses at once, before it discovers anything or waits for approval. The
-   * next test starts an upgrade under change-sandbox, which runs.
+   * One change per cluster rests on the change id, so a changing runbook started elsewhere under
+   * another id (the Temporal Web UI, the CLI, any client) refuses at once, before it discovers
+   * anything or waits for approval. The next test starts an upgrade under change-sandbox, which
+   * runs.
    */
   @Test
   @Order(0)
-  void anUpgradeStartedUnderAnotherIdThanTheChangeId_failsAtOnceNamingIt_andTouchesNothing() throws Exception {
+  void anUpgradeStartedUnderAnotherIdThanTheChangeId_failsAtOnceNamingIt_andTouchesNothing()
+      throws Exception {
     String id = "web-ui-" + UUID.randomUUID();
-    UpgradeClusterWorkflow upgrade = client.newWorkflowStub(UpgradeClusterWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue("etcd-runbooks-control").build());
+    UpgradeClusterWorkflow upgrade =
+        client.newWorkflowStub(
+            UpgradeClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(id)
+                .setTaskQueue("etcd-runbooks-control")
+                .build());
     WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("sandbox", "3.5.16", false, 0, true));
 
-    // without the check it would wait for approval here, and a second upgrade under change-sandbox could start beside it
-    assertThatThrownBy(() -> WorkflowStub.fromTyped(upgrade).getResult(30, TimeUnit.SECONDS, UpgradeResult.class))
+    // without the check it would wait for approval here, and a second upgrade under change-sandbox
+    // could start beside it
+    assertThatThrownBy(
+            () ->
+                WorkflowStub.fromTyped(upgrade)
+                    .getResult(30, TimeUnit.SECONDS, UpgradeResult.class))
         .isInstanceOf(WorkflowFailedException.class)
-        .satisfies(e -> {
-          assertThat(Failures.rootType(e)).isEqualTo(FailureType.WrongWorkflowId.name());
-          assertThat(Failures.rootMessage(e)).contains("UpgradeCluster of cluster 'sandbox' refused, nothing was touched",
-              "workflow id '" + id + "'", "Start it again with workflow id " + CHANGE);
-        });
+        .satisfies(
+            e -> {
+              assertThat(Failures.rootType(e)).isEqualTo(FailureType.WrongWorkflowId.name());
+              assertThat(Failures.rootMessage(e))
+                  .contains(
+                      "UpgradeCluster of cluster 'sandbox' refused, nothing was touched",
+                      "workflow id '" + id + "'",
+                      "Start it again with workflow id " + CHANGE);
+            });
     Progress progress = upgrade.progress();
     assertThat(progress.completed()).as("no step ran, not even discovery").isEmpty();
     assertThat(progress.phase()).isEqualTo(Phase.FAILED);
-    for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.4.23");
+    for (var m : env.sandbox.cluster().members())
+      assertThat(runningVersion(m.name())).isEqualTo("3.4.23");
   }
 
   @Test
   @Order(1)
   void anApprovalRunbookWaitsRefusesOtherChangesAndRunsOnceAnOperatorApproves() throws Exception {
-    Answer started = post("/api/v1/clusters/sandbox/upgrade",
-        "{\"cluster\":\"sandbox\",\"targetVersion\":\"3.5.16\",\"requireApproval\":true}", OPERATOR);
+    Answer started =
+        post(
+            "/api/v1/clusters/sandbox/upgrade",
+            "{\"cluster\":\"sandbox\",\"targetVersion\":\"3.5.16\",\"requireApproval\":true}",
+            OPERATOR);
     assertThat(started.status()).as(started.body().toString()).isEqualTo(202);
     assertThat(started.body().path("workflowId").asText()).isEqualTo(CHANGE);
     String runId = started.body().path("runId").asText();
     awaitProgress(CHANGE, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
 
-    // one change per cluster: another upgrade, a replacement or a restore is refused naming the running upgrade
-    for (String[] other : List.of(
-        new String[] {"/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}"},
-        new String[] {"/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m2\"}"},
-        new String[] {"/api/v1/clusters/sandbox/restore", "{\"backupId\":\"latest\",\"acknowledgeDataLoss\":true}"})) {
+    // one change per cluster: another upgrade, a replacement or a restore is refused naming the
+    // running upgrade
+    for (String[] other :
+        List.of(
+            new String[] {"/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}"},
+            new String[] {"/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m2\"}"},
+            new String[] {
+              "/api/v1/clusters/sandbox/restore",
+              "{\"backupId\":\"latest\",\"acknowledgeDataLoss\":true}"
+            })) {
       Answer refused = post(other[0], other[1], ADMIN);
       assertThat(refused.status()).as(other[0] + ": " + refused.body()).isEqualTo(409);
       assertThat(refused.body().path("workflowId").asText()).isEqualTo(CHANGE);
-      assertThat(refused.body().path("message").asText()).contains("UpgradeCluster", "started by on-call", CHANGE, runId);
+      assertThat(refused.body().path("message").asText())
+          .contains("UpgradeCluster", "started by on-call", CHANGE, runId);
     }
-    assertThat(client.newUntypedWorkflowStub(CHANGE).describe().getExecution().getRunId()).as("still the first run").isEqualTo(runId);
+    assertThat(client.newUntypedWorkflowStub(CHANGE).describe().getExecution().getRunId())
+        .as("still the first run")
+        .isEqualTo(runId);
 
     // a viewer may not approve; the runbook keeps waiting
     Answer viewerApproval = post("/api/v1/runbooks/" + CHANGE + "/approve", "{}", VIEWER);
     assertThat(viewerApproval.status()).isEqualTo(403);
-    assertThat(viewerApproval.body().path("message").asText()).contains("role viewer", "needs operator");
+    assertThat(viewerApproval.body().path("message").asText())
+        .contains("role viewer", "needs operator");
     TimeUnit.SECONDS.sleep(2);
-    assertThat(get("/api/v1/runbooks/" + CHANGE, VIEWER).body().path("progress").path("phase").asText()).isEqualTo("AWAITING_APPROVAL");
-    assertThat(env.sandbox.cluster().members()).allSatisfy(m ->
-        assertThat(runningVersion(m.name())).isEqualTo("3.4.23"));
+    assertThat(
+            get("/api/v1/runbooks/" + CHANGE, VIEWER)
+                .body()
+                .path("progress")
+                .path("phase")
+                .asText())
+        .isEqualTo("AWAITING_APPROVAL");
+    assertThat(env.sandbox.cluster().members())
+        .allSatisfy(m -> assertThat(runningVersion(m.name())).isEqualTo("3.4.23"));
 
     // the cluster's list shows it running, started by the operator
     JsonNode list = get("/api/v1/clusters/sandbox/runbooks", VIEWER).body();
@@ -156,90 +191,176 @@ class RunbookControlTest {
     assertThat(list.get(0).path("type").asText()).isEqualTo("UpgradeCluster");
     assertThat(list.get(0).path("startedBy").asText()).isEqualTo("on-call");
 
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/approve", "{}", OPERATOR).status()).isEqualTo(202);
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/approve", "{}", OPERATOR).status())
+        .isEqualTo(202);
     JsonNode done = awaitFinished(CHANGE);
     assertThat(done.path("status").asText()).as(done.toString()).isEqualTo("COMPLETED");
-    for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
+    for (var m : env.sandbox.cluster().members())
+      assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
 
     // the workflows module replays this history (approval, controls memo) against later code
-    Files.writeString(Path.of("target", "recorded-approved-upgrade-history.json"), client.fetchHistory(CHANGE).toJson(true));
+    Files.writeString(
+        Path.of("target", "recorded-approved-upgrade-history.json"),
+        client.fetchHistory(CHANGE).toJson(true));
     WorkflowExecutionDescription description = client.newUntypedWorkflowStub(CHANGE).describe();
     List<?> controls = (List<?>) description.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
     assertThat(controls).hasSize(1).first().asString().endsWith("approve by on-call");
-    assertThat(get("/api/v1/clusters/sandbox/runbooks", VIEWER).body().get(0).path("controls").get(0).asText()).endsWith("approve by on-call");
+    assertThat(
+            get("/api/v1/clusters/sandbox/runbooks", VIEWER)
+                .body()
+                .get(0)
+                .path("controls")
+                .get(0)
+                .asText())
+        .endsWith("approve by on-call");
     // the audit log: who, which cluster, which workflow, what, the answer
-    assertThat(audit.list).extracting(ILoggingEvent::getFormattedMessage)
-        .anyMatch(line -> line.startsWith("who=on-call role=operator cluster=sandbox workflow=" + CHANGE + " POST /api/v1/clusters/sandbox/upgrade -> 202"))
-        .anyMatch(line -> line.startsWith("who=on-call role=operator cluster=sandbox workflow=" + CHANGE + " POST /api/v1/runbooks/" + CHANGE + "/approve -> 202"))
-        .anyMatch(line -> line.contains("who=dashboard refused POST /api/v1/runbooks/" + CHANGE + "/approve -> 403"));
+    assertThat(audit.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .anyMatch(
+            line ->
+                line.startsWith(
+                    "who=on-call role=operator cluster=sandbox workflow="
+                        + CHANGE
+                        + " POST /api/v1/clusters/sandbox/upgrade -> 202"))
+        .anyMatch(
+            line ->
+                line.startsWith(
+                    "who=on-call role=operator cluster=sandbox workflow="
+                        + CHANGE
+                        + " POST /api/v1/runbooks/"
+                        + CHANGE
+                        + "/approve -> 202"))
+        .anyMatch(
+            line ->
+                line.contains(
+                    "who=dashboard refused POST /api/v1/runbooks/" + CHANGE + "/approve -> 403"));
   }
 
   @Test
   @Order(2)
   void cancellingARunbookThatWaitsForApprovalTouchesNothing() throws Exception {
-    Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\",\"requireApproval\":true}", OPERATOR);
+    Answer started =
+        post(
+            "/api/v1/clusters/sandbox/upgrade",
+            "{\"targetVersion\":\"3.5.30\",\"requireApproval\":true}",
+            OPERATOR);
     assertThat(started.status()).isEqualTo(202);
     awaitProgress(CHANGE, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", VIEWER).status()).isEqualTo(403);
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", VIEWER).status())
+        .isEqualTo(403);
 
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status()).isEqualTo(202);
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status())
+        .isEqualTo(202);
     JsonNode view = awaitFinished(CHANGE);
     assertThat(view.path("status").asText()).isEqualTo("CANCELED");
     assertThat(view.path("progress").path("phase").asText()).isEqualTo("CANCELLED");
-    assertThat(view.path("progress").path("message").asText()).contains("cancelled through the API by on-call");
-    for (var m : env.sandbox.cluster().members()) assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status()).as("nothing left to cancel").isEqualTo(409);
-    List<?> controls = (List<?>) client.newUntypedWorkflowStub(CHANGE).describe().getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
-    assertThat(controls).singleElement().asString().endsWith("cancel by cancelled through the API by on-call");
+    assertThat(view.path("progress").path("message").asText())
+        .contains("cancelled through the API by on-call");
+    for (var m : env.sandbox.cluster().members())
+      assertThat(runningVersion(m.name())).isEqualTo("3.5.16");
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status())
+        .as("nothing left to cancel")
+        .isEqualTo(409);
+    List<?> controls =
+        (List<?>)
+            client
+                .newUntypedWorkflowStub(CHANGE)
+                .describe()
+                .getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
+    assertThat(controls)
+        .singleElement()
+        .asString()
+        .endsWith("cancel by cancelled through the API by on-call");
   }
 
   @Test
   @Order(3)
   void aCancelDuringAMemberFinishesThatMemberThenStopsWithTheClusterHealthy() throws Exception {
-    Answer started = post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}", OPERATOR);
+    Answer started =
+        post("/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\"}", OPERATOR);
     assertThat(started.status()).isEqualTo(202);
-    JsonNode inHand = awaitProgress(CHANGE, p -> p.path("phase").asText().equals("UPGRADE") && !p.path("member").asText().isEmpty());
+    JsonNode inHand =
+        awaitProgress(
+            CHANGE,
+            p ->
+                p.path("phase").asText().equals("UPGRADE") && !p.path("member").asText().isEmpty());
     String first = inHand.path("member").asText();
-    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status()).isEqualTo(202);
+    assertThat(post("/api/v1/runbooks/" + CHANGE + "/cancel", "{}", OPERATOR).status())
+        .isEqualTo(202);
 
     JsonNode view = awaitFinished(CHANGE);
     assertThat(view.path("status").asText()).as(view.toString()).isEqualTo("CANCELED");
-    assertThat(runningVersion(first)).as("the member in hand when the cancel came is finished").isEqualTo("3.5.30");
+    assertThat(runningVersion(first))
+        .as("the member in hand when the cancel came is finished")
+        .isEqualTo("3.5.30");
     List<String> versions = new ArrayList<>();
     for (var m : env.sandbox.cluster().members()) versions.add(runningVersion(m.name()));
-    assertThat(versions).as("stopped before the remaining members").contains("3.5.16").allMatch(v -> v.equals("3.5.16") || v.equals("3.5.30"));
+    assertThat(versions)
+        .as("stopped before the remaining members")
+        .contains("3.5.16")
+        .allMatch(v -> v.equals("3.5.16") || v.equals("3.5.30"));
     JsonNode status = get("/api/v1/clusters/sandbox/status", VIEWER).body();
     assertThat(status.path("members").findValuesAsText("healthy")).containsOnly("true");
-    assertThat(view.path("progress").path("message").asText()).contains("cancelled", "before member");
-    Files.writeString(Path.of("target", "recorded-cancelled-upgrade-history.json"), client.fetchHistory(CHANGE).toJson(true));
+    assertThat(view.path("progress").path("message").asText())
+        .contains("cancelled", "before member");
+    Files.writeString(
+        Path.of("target", "recorded-cancelled-upgrade-history.json"),
+        client.fetchHistory(CHANGE).toJson(true));
   }
 
   @Test
   @Order(4)
-  void prometheusShowsTheRunbooksPhasesMemberRestartsAndTemporalsOwnMetricsAndHealthIsUp() throws Exception {
-    // three upgrades ran above: one completed, two cancelled. Tally hands counters to Micrometer every 2 s (timers at
+  void prometheusShowsTheRunbooksPhasesMemberRestartsAndTemporalsOwnMetricsAndHealthIsUp()
+      throws Exception {
+    // three upgrades ran above: one completed, two cancelled. Tally hands counters to Micrometer
+    // every 2 s (timers at
     // once), so the last cancel may need a report to show
     Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
     String metrics = scrape();
-    while (!metrics.contains("outcome=\"cancelled\"") || sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"cancelled\"") < 2) {
+    while (!metrics.contains("outcome=\"cancelled\"")
+        || sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"cancelled\"") < 2) {
       if (Instant.now().isAfter(deadline)) break;
       TimeUnit.MILLISECONDS.sleep(500);
       metrics = scrape();
     }
-    Files.writeString(Path.of("target", "runbook-control-metrics.txt"), metrics); // kept for a failing run's reader
+    Files.writeString(
+        Path.of("target", "runbook-control-metrics.txt"),
+        metrics); // kept for a failing run's reader
     // and one refused at once for its workflow id
-    assertThat(sample(metrics, "etcd_runbooks_runbooks_started_total", "runbook=\"UpgradeCluster\"")).isEqualTo(4.0);
-    assertThat(sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"completed\"")).isEqualTo(1.0);
-    assertThat(sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"cancelled\"")).isEqualTo(2.0);
-    assertThat(sample(metrics, "etcd_runbooks_phase_duration_seconds_count", "phase=\"UPGRADE\"")).isGreaterThanOrEqualTo(2.0);
-    assertThat(sample(metrics, "etcd_runbooks_phase_duration_seconds_count", "phase=\"AWAITING_APPROVAL\"")).isEqualTo(2.0);
+    assertThat(
+            sample(metrics, "etcd_runbooks_runbooks_started_total", "runbook=\"UpgradeCluster\""))
+        .isEqualTo(4.0);
+    assertThat(sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"completed\""))
+        .isEqualTo(1.0);
+    assertThat(sample(metrics, "etcd_runbooks_runbooks_finished_total", "outcome=\"cancelled\""))
+        .isEqualTo(2.0);
+    assertThat(sample(metrics, "etcd_runbooks_phase_duration_seconds_count", "phase=\"UPGRADE\""))
+        .isGreaterThanOrEqualTo(2.0);
+    assertThat(
+            sample(
+                metrics,
+                "etcd_runbooks_phase_duration_seconds_count",
+                "phase=\"AWAITING_APPROVAL\""))
+        .isEqualTo(2.0);
     // the first upgrade restarted each of the 3 members once, the third at least the member in hand
-    assertThat(sample(metrics, "etcd_runbooks_member_restart_duration_seconds_count", "cluster=\"sandbox\"")).isGreaterThanOrEqualTo(4.0);
-    assertThat(sample(metrics, "etcd_runbooks_member_step_duration_seconds_count", "member=\"m1\"")).isGreaterThan(0.0);
-    assertThat(metrics).contains("cluster=\"sandbox\"", "temporal_workflow_completed_total", "temporal_activity_execution_latency");
+    assertThat(
+            sample(
+                metrics,
+                "etcd_runbooks_member_restart_duration_seconds_count",
+                "cluster=\"sandbox\""))
+        .isGreaterThanOrEqualTo(4.0);
+    assertThat(sample(metrics, "etcd_runbooks_member_step_duration_seconds_count", "member=\"m1\""))
+        .isGreaterThan(0.0);
+    assertThat(metrics)
+        .contains(
+            "cluster=\"sandbox\"",
+            "temporal_workflow_completed_total",
+            "temporal_activity_execution_latency");
 
-    HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(api + "/health")).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> health =
+        http.send(
+            HttpRequest.newBuilder(URI.create(api + "/health")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
     JsonNode body = JSON.readTree(health.body());
     assertThat(body.path("status").asText()).isEqualTo("UP");
@@ -250,13 +371,19 @@ class RunbookControlTest {
   @Test
   @Order(5)
   void aBackupStartedWithRequireApprovalWaitsForAnOperator() throws Exception {
-    Answer started = post("/api/v1/clusters/sandbox/backup", "{\"reason\":\"before the drain\",\"requireApproval\":true}", OPERATOR);
+    Answer started =
+        post(
+            "/api/v1/clusters/sandbox/backup",
+            "{\"reason\":\"before the drain\",\"requireApproval\":true}",
+            OPERATOR);
     assertThat(started.status()).as(started.text()).isEqualTo(202);
     String id = started.body().path("workflowId").asText();
     assertThat(id).isEqualTo("backup-sandbox");
     awaitProgress(id, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
     TimeUnit.SECONDS.sleep(1);
-    assertThat(get("/api/v1/runbooks/" + id, VIEWER).body().path("progress").path("completed")).as("nothing taken yet").isEmpty();
+    assertThat(get("/api/v1/runbooks/" + id, VIEWER).body().path("progress").path("completed"))
+        .as("nothing taken yet")
+        .isEmpty();
 
     assertThat(post("/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR).status()).isEqualTo(202);
     JsonNode done = awaitFinished(id);
@@ -266,8 +393,10 @@ class RunbookControlTest {
   }
 
   private String scrape() throws Exception {
-    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(api + "/metrics")).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(api + "/metrics")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
     return response.body();
   }
@@ -282,8 +411,17 @@ class RunbookControlTest {
         found = true;
       }
     }
-    if (!found) throw new AssertionError("no " + name + " with " + label + " in the scrape:\n" + metrics.lines()
-        .filter(l -> l.startsWith("etcd_runbooks")).reduce("", (a, b) -> a + b + "\n"));
+    if (!found)
+      throw new AssertionError(
+          "no "
+              + name
+              + " with "
+              + label
+              + " in the scrape:\n"
+              + metrics
+                  .lines()
+                  .filter(l -> l.startsWith("etcd_runbooks"))
+                  .reduce("", (a, b) -> a + b + "\n"));
     return sum;
   }
 
@@ -300,7 +438,8 @@ class RunbookControlTest {
     while (Instant.now().isBefore(deadline)) {
       JsonNode view = get("/api/v1/runbooks/" + id, VIEWER).body();
       if (condition.test(view.path("progress"))) return view.path("progress");
-      if (!"RUNNING".equals(view.path("status").asText())) throw new AssertionError("runbook ended first: " + view);
+      if (!"RUNNING".equals(view.path("status").asText()))
+        throw new AssertionError("runbook ended first: " + view);
       TimeUnit.MILLISECONDS.sleep(100);
     }
     throw new AssertionError("progress of " + id + " never reached the condition");
@@ -310,7 +449,8 @@ class RunbookControlTest {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(3));
     while (Instant.now().isBefore(deadline)) {
       WorkflowExecutionStatus status = client.newUntypedWorkflowStub(id).describe().getStatus();
-      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return get("/api/v1/runbooks/" + id, VIEWER).body();
+      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING)
+        return get("/api/v1/runbooks/" + id, VIEWER).body();
       TimeUnit.MILLISECONDS.sleep(300);
     }
     throw new AssertionError(id + " did not finish in 3 minutes");

@@ -13,10 +13,10 @@ import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
-import io.etcdrunbooks.workflows.model.ClusterRef;
-import io.etcdrunbooks.workflows.model.MemberRef;
-import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -31,8 +31,9 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
- * A real sandbox cluster (etcd processes, SSH hosts) and Temporal's test environment running the worker's real
- * workflows and activities against it. Time skipping is off: the activities wait on real processes.
+ * A real sandbox cluster (etcd processes, SSH hosts) and Temporal's test environment running the
+ * worker's real workflows and activities against it. Time skipping is off: the activities wait on
+ * real processes.
  */
 final class SandboxRunbooks implements AutoCloseable {
 
@@ -49,18 +50,35 @@ final class SandboxRunbooks implements AutoCloseable {
     this(sandbox, UnaryOperator.identity());
   }
 
-  /** @param wrapEtcd wraps the etcd activities the worker registers (the runbook's own {@link #etcd} stays real) */
+  /**
+   * @param wrapEtcd wraps the etcd activities the worker registers (the runbook's own {@link #etcd}
+   *     stays real)
+   */
   private SandboxRunbooks(Sandbox sandbox, UnaryOperator<EtcdActivities> wrapEtcd) {
     this.sandbox = sandbox;
     this.inventory = new InventorySource(sandbox.inventoryFile());
     ReleaseStore releases = releases();
     this.etcd = new EtcdActivitiesImpl(inventory);
-    this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    this.env =
+        TestWorkflowEnvironment.newInstance(
+            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     Worker worker = env.newWorker(TASK_QUEUE);
-    this.host = new HostActivitiesImpl(inventory, ssh, releases).withRunLiveness(new TemporalRunLiveness(env.getWorkflowClient()));
+    this.host =
+        new HostActivitiesImpl(inventory, ssh, releases)
+            .withRunLiveness(new TemporalRunLiveness(env.getWorkflowClient()));
     WorkerActivities real = WorkerActivities.of(inventory, etcd, ssh, releases);
-    RunbookWorker.register(worker, new WorkerActivities(wrapEtcd.apply(etcd), host, real.releases(), real.backup(), real.membership(),
-        real.newMember(), real.inventory(), real.apiServer(), real.restore()));
+    RunbookWorker.register(
+        worker,
+        new WorkerActivities(
+            wrapEtcd.apply(etcd),
+            host,
+            real.releases(),
+            real.backup(),
+            real.membership(),
+            real.newMember(),
+            real.inventory(),
+            real.apiServer(),
+            real.restore()));
     env.start();
   }
 
@@ -68,18 +86,29 @@ final class SandboxRunbooks implements AutoCloseable {
     return new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir());
   }
 
-  static SandboxRunbooks start(Path dir, String version, Map<String, Map<String, String>> extraEnv) {
+  static SandboxRunbooks start(
+      Path dir, String version, Map<String, Map<String, String>> extraEnv) {
     return start(dir, version, extraEnv, ServiceSpec.PLAIN);
   }
 
-  /** @param serviceKind how the sandbox runs its members: {@code plain} or {@code static-pod} (kubelet stand-ins) */
-  static SandboxRunbooks start(Path dir, String version, Map<String, Map<String, String>> extraEnv, String serviceKind) {
-    return new SandboxRunbooks(Sandbox.create(new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind), releases()));
+  /**
+   * @param serviceKind how the sandbox runs its members: {@code plain} or {@code static-pod}
+   *     (kubelet stand-ins)
+   */
+  static SandboxRunbooks start(
+      Path dir, String version, Map<String, Map<String, String>> extraEnv, String serviceKind) {
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind), releases()));
   }
 
-  /** As {@link #start(Path, String, Map)}, the worker's etcd activities wrapped (to inject a fault). */
+  /**
+   * As {@link #start(Path, String, Map)}, the worker's etcd activities wrapped (to inject a fault).
+   */
   static SandboxRunbooks start(Path dir, String version, UnaryOperator<EtcdActivities> wrapEtcd) {
-    return new SandboxRunbooks(Sandbox.create(new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN), releases()),
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN), releases()),
         wrapEtcd);
   }
 
@@ -91,33 +120,47 @@ final class SandboxRunbooks implements AutoCloseable {
     return upgradeStub("sandbox");
   }
 
-  /** An upgrade of another cluster (one the inventory may not have) under that cluster's change id. */
+  /**
+   * An upgrade of another cluster (one the inventory may not have) under that cluster's change id.
+   */
   UpgradeClusterWorkflow upgradeStub(String cluster) {
-    return client().newWorkflowStub(UpgradeClusterWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(UpgradeClusterWorkflow.workflowId(cluster))
-        .setTaskQueue(TASK_QUEUE)
-        .build());
+    return client()
+        .newWorkflowStub(
+            UpgradeClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(UpgradeClusterWorkflow.workflowId(cluster))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
   }
 
   RestoreClusterWorkflow restoreStub() {
-    return client().newWorkflowStub(RestoreClusterWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(RestoreClusterWorkflow.workflowId("sandbox"))
-        .setTaskQueue(TASK_QUEUE)
-        .build());
+    return client()
+        .newWorkflowStub(
+            RestoreClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RestoreClusterWorkflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
   }
 
   BackupClusterWorkflow backupStub() {
-    return client().newWorkflowStub(BackupClusterWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(BackupClusterWorkflow.workflowId("sandbox"))
-        .setTaskQueue(TASK_QUEUE)
-        .build());
+    return client()
+        .newWorkflowStub(
+            BackupClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(BackupClusterWorkflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
   }
 
   ReplaceMemberWorkflow replaceStub(String member) {
-    return client().newWorkflowStub(ReplaceMemberWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(ReplaceMemberWorkflow.workflowId("sandbox"))
-        .setTaskQueue(TASK_QUEUE)
-        .build());
+    return client()
+        .newWorkflowStub(
+            ReplaceMemberWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(ReplaceMemberWorkflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
   }
 
   /** The cluster as the inventory file says now (runbooks may have changed it). */
@@ -132,7 +175,8 @@ final class SandboxRunbooks implements AutoCloseable {
     Path data = Path.of(spec.dataDir());
     if (java.nio.file.Files.exists(data)) {
       try (var paths = java.nio.file.Files.walk(data)) {
-        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.delete(p);
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList())
+          java.nio.file.Files.delete(p);
       }
     }
   }
@@ -141,7 +185,10 @@ final class SandboxRunbooks implements AutoCloseable {
     return new UpgradeRequest("sandbox", target, false, 60);
   }
 
-  /** What an upgrade stopped after one member leaves behind: that member on the new version, the rest on the old. */
+  /**
+   * What an upgrade stopped after one member leaves behind: that member on the new version, the
+   * rest on the old.
+   */
   void upgradeOneMemberByHand(String member, String version) {
     MemberRef ref = new MemberRef("sandbox", member);
     host.stopMember(ref);
@@ -154,31 +201,43 @@ final class SandboxRunbooks implements AutoCloseable {
     return etcd.discover(new ClusterRef("sandbox"));
   }
 
-  /** The member's installed version, read over the worker's SSH connector (which then keeps a session to its host). */
+  /**
+   * The member's installed version, read over the worker's SSH connector (which then keeps a
+   * session to its host).
+   */
   String installedVersion(String member) {
     return host.installedVersion(new MemberRef("sandbox", member));
   }
 
   /**
-   * What a re-keyed or impersonated host looks like to the worker: the member's line in the cluster's known_hosts file
-   * names another key (of the same type). Returns the file as it was, for {@link #restoreKnownHosts}.
+   * What a re-keyed or impersonated host looks like to the worker: the member's line in the
+   * cluster's known_hosts file names another key (of the same type). Returns the file as it was,
+   * for {@link #restoreKnownHosts}.
    */
   String distrustHostOf(String member) throws Exception {
     java.nio.file.Path file = java.nio.file.Path.of(cluster().ssh().knownHostsFile());
     String before = java.nio.file.Files.readString(file);
-    String prefix = "[" + cluster().member(member).host() + "]:" + cluster().member(member).sshPort() + " ";
+    String prefix =
+        "[" + cluster().member(member).host() + "]:" + cluster().member(member).sshPort() + " ";
     java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
     generator.initialize(256);
-    String otherKey = org.apache.sshd.common.config.keys.PublicKeyEntry.toString(generator.generateKeyPair().getPublic());
-    String after = before.lines().map(line -> line.startsWith(prefix) ? prefix + otherKey : line)
-        .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
-    if (after.equals(before)) throw new IllegalStateException("no line for " + prefix + "in " + file);
+    String otherKey =
+        org.apache.sshd.common.config.keys.PublicKeyEntry.toString(
+            generator.generateKeyPair().getPublic());
+    String after =
+        before
+            .lines()
+            .map(line -> line.startsWith(prefix) ? prefix + otherKey : line)
+            .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+    if (after.equals(before))
+      throw new IllegalStateException("no line for " + prefix + "in " + file);
     java.nio.file.Files.writeString(file, after);
     return before;
   }
 
   void restoreKnownHosts(String content) throws java.io.IOException {
-    java.nio.file.Files.writeString(java.nio.file.Path.of(cluster().ssh().knownHostsFile()), content);
+    java.nio.file.Files.writeString(
+        java.nio.file.Path.of(cluster().ssh().knownHostsFile()), content);
   }
 
   @Override

@@ -15,15 +15,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** ReplaceMember on a kubeadm-like static-pod sandbox: kubelet stand-ins run etcd from the manifests the runbook writes. */
+/**
+ * ReplaceMember on a kubeadm-like static-pod sandbox: kubelet stand-ins run etcd from the manifests
+ * the runbook writes.
+ */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class StaticPodReplaceMemberTest {
 
   @TempDir Path dir;
 
   @Test
-  void aFailedNodesMemberIsReplacedOnANewNodeFromARunningPeersManifestAsALearner() throws Exception {
-    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of(), ServiceSpec.STATIC_POD)) {
+  void aFailedNodesMemberIsReplacedOnANewNodeFromARunningPeersManifestAsALearner()
+      throws Exception {
+    try (SandboxRunbooks runbooks =
+        SandboxRunbooks.start(dir, "3.4.23", Map.of(), ServiceSpec.STATIC_POD)) {
       Map<String, ClusterProbe.StoredKey> keys;
       try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
         probe.putMany("/registry/configmaps/kube-system/cm-", 300);
@@ -34,18 +39,30 @@ class StaticPodReplaceMemberTest {
       runbooks.destroy("m2");
       MemberPlacement m4 = runbooks.sandbox.addHost("m4", "m4");
 
-      ReplaceMemberResult result = runbooks.replaceStub("m2").replace(new ReplaceMemberRequest("sandbox", "m2", m4, false, false,
-          false, 90, 30, "test"));
+      ReplaceMemberResult result =
+          runbooks
+              .replaceStub("m2")
+              .replace(
+                  new ReplaceMemberRequest(
+                      "sandbox", "m2", m4, false, false, false, 90, 30, "test"));
 
       assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
       assertThat(result.joinedAsLearner()).isTrue();
       ReplaceMemberTest.assertHealthyAndIntact(runbooks, List.of("m1", "m4", "m3"), "3.4.23", keys);
       String manifest = Files.readString(runbooks.sandbox.manifestPath("m4"));
-      assertThat(manifest).contains("- --name=m4\n", "- --initial-cluster-state=existing\n", "--advertise-client-urls=" + m4.clientUrl(),
-          "path: " + m4.dataDir(), "image: registry.k8s.io/etcd:3.4.23-0")
+      assertThat(manifest)
+          .contains(
+              "- --name=m4\n",
+              "- --initial-cluster-state=existing\n",
+              "--advertise-client-urls=" + m4.clientUrl(),
+              "path: " + m4.dataDir(),
+              "image: registry.k8s.io/etcd:3.4.23-0")
           .doesNotContain(runbooks.sandbox.cluster().member("m1").clientUrl());
-      assertThat(manifest.lines().count()).as("the peer's manifest, member by member").isEqualTo(peerManifest.lines().count());
-      assertThat(manifest).contains("# etcd of sandbox member m1"); // comments are the peer's, kept as they were
+      assertThat(manifest.lines().count())
+          .as("the peer's manifest, member by member")
+          .isEqualTo(peerManifest.lines().count());
+      assertThat(manifest)
+          .contains("# etcd of sandbox member m1"); // comments are the peer's, kept as they were
     }
   }
 }

@@ -27,7 +27,8 @@ class UpgradeClusterTest {
   @TempDir Path dir;
 
   @Test
-  void upgradesThreeMembersFrom3_3_25To3_5_30ThroughTheLadderKeepingEveryKeyAndRevision() throws Exception {
+  void upgradesThreeMembersFrom3_3_25To3_5_30ThroughTheLadderKeepingEveryKeyAndRevision()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/pods/default/pod-", 300);
@@ -39,16 +40,23 @@ class UpgradeClusterTest {
       UpgradeClusterWorkflow workflow = runbooks.upgradeStub();
       UpgradeResult result = workflow.upgrade(runbooks.request("3.5.30"));
 
-      assertThat(result.plan().steps()).extracting(LadderStep::label).containsExactly("3.3.25 -> 3.4.23", "3.4.23 -> 3.5.30");
-      assertThat(probe.versions()).containsOnlyKeys("m1", "m2", "m3").allSatisfy((m, v) -> assertThat(v).isEqualTo("3.5.30"));
+      assertThat(result.plan().steps())
+          .extracting(LadderStep::label)
+          .containsExactly("3.3.25 -> 3.4.23", "3.4.23 -> 3.5.30");
+      assertThat(probe.versions())
+          .containsOnlyKeys("m1", "m2", "m3")
+          .allSatisfy((m, v) -> assertThat(v).isEqualTo("3.5.30"));
       assertThat(probe.clusterVersion()).isEqualTo("3.5.0");
       assertThat(probe.dump(revisionBefore)).isEqualTo(keysBefore);
       assertThat(probe.dump(0)).containsAllEntriesOf(keysBefore);
       long now = probe.revision();
-      assertThat(probe.hashKvByMember(now).values()).hasSize(3).containsOnly(probe.hashKvByMember(now).get("m1"));
+      assertThat(probe.hashKvByMember(now).values())
+          .hasSize(3)
+          .containsOnly(probe.hashKvByMember(now).get("m1"));
       assertThat(result.keyspaceAfter()).isEqualTo(result.keyspaceBefore());
       assertThat(result.keyspaceBefore().keyCount()).isEqualTo(keysBefore.size());
-      assertThat(result.restartedMembers().values()).allSatisfy(members -> assertThat(members).containsExactlyInAnyOrder("m1", "m2", "m3"));
+      assertThat(result.restartedMembers().values())
+          .allSatisfy(members -> assertThat(members).containsExactlyInAnyOrder("m1", "m2", "m3"));
       assertThat(Path.of(result.backup().path())).exists();
       assertThat(result.backup().revision()).isGreaterThanOrEqualTo(revisionBefore);
 
@@ -62,28 +70,34 @@ class UpgradeClusterTest {
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       List<String> acknowledged = new ArrayList<>();
       AtomicBoolean stop = new AtomicBoolean();
-      Thread writer = new Thread(() -> {
-        for (int i = 0; !stop.get() && i < 100_000; i++) {
-          try {
-            probe.put("/writer/" + i, "v" + i);
-            synchronized (acknowledged) {
-              acknowledged.add("/writer/" + i);
-            }
-          } catch (Exception notAcknowledged) {
-            // A write that failed was never acknowledged: the client would retry it.
-          }
-        }
-      }, "writer");
+      Thread writer =
+          new Thread(
+              () -> {
+                for (int i = 0; !stop.get() && i < 100_000; i++) {
+                  try {
+                    probe.put("/writer/" + i, "v" + i);
+                    synchronized (acknowledged) {
+                      acknowledged.add("/writer/" + i);
+                    }
+                  } catch (Exception notAcknowledged) {
+                    // A write that failed was never acknowledged: the client would retry it.
+                  }
+                }
+              },
+              "writer");
       writer.start();
       UpgradeResult result = runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
       stop.set(true);
       writer.join(30_000);
 
-      assertThat(result.memberVersions()).containsOnly(Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));
+      assertThat(result.memberVersions())
+          .containsOnly(
+              Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));
       var stored = probe.dump(0);
       assertThat(acknowledged).hasSizeGreaterThan(50);
       assertThat(stored.keySet()).containsAll(acknowledged);
-      acknowledged.forEach(k -> assertThat(stored.get(k).value()).isEqualTo("v" + k.substring("/writer/".length())));
+      acknowledged.forEach(
+          k -> assertThat(stored.get(k).value()).isEqualTo("v" + k.substring("/writer/".length())));
     }
   }
 
@@ -91,22 +105,31 @@ class UpgradeClusterTest {
   void dryRunReturnsTheLadderAndTouchesNothing() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of())) {
       Map<String, Long> pids = pids(runbooks);
-      UpgradeResult result = runbooks.upgradeStub().upgrade(new UpgradeRequest("sandbox", "3.5.30", true));
+      UpgradeResult result =
+          runbooks.upgradeStub().upgrade(new UpgradeRequest("sandbox", "3.5.30", true));
 
       assertThat(result.dryRun()).isTrue();
       assertThat(result.backup()).isNull();
-      assertThat(result.plan().steps()).extracting(LadderStep::label).containsExactly("3.3.25 -> 3.4.23", "3.4.23 -> 3.5.30");
-      assertThat(result.plan().steps().get(0).memberOrder()).hasSize(3).endsWith(runbooks.state().leaderName());
+      assertThat(result.plan().steps())
+          .extracting(LadderStep::label)
+          .containsExactly("3.3.25 -> 3.4.23", "3.4.23 -> 3.5.30");
+      assertThat(result.plan().steps().get(0).memberOrder())
+          .hasSize(3)
+          .endsWith(runbooks.state().leaderName());
       assertThat(pids(runbooks)).isEqualTo(pids);
-      assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.3.25"));
+      assertThat(runbooks.state().members())
+          .allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.3.25"));
       assertThat(backups(runbooks)).isEmpty();
     }
   }
 
   @Test
-  void aMemberThatFailsOnTheNewVersionIsRolledBackWithTheOthersAndTheRunbookNamesTheCause() throws Exception {
-    // 3.4 accepts --logger=capnslog, 3.5 refuses it: a host whose configuration the new version rejects.
-    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of("m2", Map.of("ETCD_LOGGER", "capnslog")));
+  void aMemberThatFailsOnTheNewVersionIsRolledBackWithTheOthersAndTheRunbookNamesTheCause()
+      throws Exception {
+    // 3.4 accepts --logger=capnslog, 3.5 refuses it: a host whose configuration the new version
+    // rejects.
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.start(dir, "3.4.23", Map.of("m2", Map.of("ETCD_LOGGER", "capnslog")));
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/secrets/s-", 100);
       long revision = probe.revision();
@@ -114,11 +137,19 @@ class UpgradeClusterTest {
 
       assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.5.16")))
           .isInstanceOf(WorkflowFailedException.class)
-          .satisfies(e -> assertThat(rootMessage(e))
-              .contains("failed at member m2", "3.4.23 -> 3.5.16", "--logger=capnslog is removed in v3.5", "Rolled back")
-              .contains("m1 3.4.23 healthy", "m2 3.4.23 healthy", "m3 3.4.23 healthy"));
+          .satisfies(
+              e ->
+                  assertThat(rootMessage(e))
+                      .contains(
+                          "failed at member m2",
+                          "3.4.23 -> 3.5.16",
+                          "--logger=capnslog is removed in v3.5",
+                          "Rolled back")
+                      .contains("m1 3.4.23 healthy", "m2 3.4.23 healthy", "m3 3.4.23 healthy"));
 
-      assertThat(probe.versions()).containsOnly(Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+      assertThat(probe.versions())
+          .containsOnly(
+              Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
       assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
       assertThat(probe.dump(revision)).isEqualTo(keys);
       assertThat(probe.clusterVersion()).isEqualTo("3.4.0");
@@ -127,7 +158,11 @@ class UpgradeClusterTest {
 
   static Map<String, Long> pids(SandboxRunbooks runbooks) {
     Map<String, Long> pids = new java.util.TreeMap<>();
-    runbooks.sandbox.cluster().members().forEach(m -> pids.put(m.name(), runbooks.sandbox.pidOf(m.name())));
+    runbooks
+        .sandbox
+        .cluster()
+        .members()
+        .forEach(m -> pids.put(m.name(), runbooks.sandbox.pidOf(m.name())));
     return pids;
   }
 
@@ -143,9 +178,13 @@ class UpgradeClusterTest {
     return io.etcdrunbooks.workflows.common.Failures.rootMessage(e);
   }
 
-  /** Keeps the history of a real upgrade where the replay test of the workflows module can pick it up. */
+  /**
+   * Keeps the history of a real upgrade where the replay test of the workflows module can pick it
+   * up.
+   */
   private static void recordHistoryForReplayTest(WorkflowClient client) throws Exception {
-    WorkflowExecutionHistory history = client.fetchHistory(UpgradeClusterWorkflow.workflowId("sandbox"));
+    WorkflowExecutionHistory history =
+        client.fetchHistory(UpgradeClusterWorkflow.workflowId("sandbox"));
     Path out = Path.of("target", "recorded-upgrade-history.json");
     Files.createDirectories(out.getParent());
     Files.writeString(out, history.toJson(true));

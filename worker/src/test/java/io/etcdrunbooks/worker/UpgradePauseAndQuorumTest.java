@@ -1,9 +1,9 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.MemberStatus;
@@ -28,7 +28,8 @@ class UpgradePauseAndQuorumTest {
   @TempDir Path dir;
 
   @Test
-  void aPausedUpgradeWaitsBetweenMembersAndHaltsRatherThanCostQuorumWhenAMemberDiesMeanwhile() throws Exception {
+  void aPausedUpgradeWaitsBetweenMembersAndHaltsRatherThanCostQuorumWhenAMemberDiesMeanwhile()
+      throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of())) {
       UpgradeClusterWorkflow workflow = runbooks.upgradeStub();
       WorkflowClient.start(workflow::upgrade, runbooks.request("3.5.16"));
@@ -39,24 +40,38 @@ class UpgradePauseAndQuorumTest {
       assertThat(paused.message()).contains("paused before member", "signal resume");
       Map<String, Long> pids = UpgradeClusterTest.pids(runbooks);
       TimeUnit.SECONDS.sleep(2);
-      assertThat(UpgradeClusterTest.pids(runbooks)).as("nothing restarted while paused").isEqualTo(pids);
-      assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.4.23"));
+      assertThat(UpgradeClusterTest.pids(runbooks))
+          .as("nothing restarted while paused")
+          .isEqualTo(pids);
+      assertThat(runbooks.state().members())
+          .allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.4.23"));
 
-      // The step's order is fixed: followers in inventory order, the leader last. Lose the second follower.
+      // The step's order is fixed: followers in inventory order, the leader last. Lose the second
+      // follower.
       String leader = runbooks.state().leaderName();
-      List<String> followers = runbooks.state().members().stream().map(MemberStatus::name).filter(n -> !n.equals(leader)).toList();
+      List<String> followers =
+          runbooks.state().members().stream()
+              .map(MemberStatus::name)
+              .filter(n -> !n.equals(leader))
+              .toList();
       runbooks.sandbox.kill(followers.get(1));
       workflow.resume("test");
 
-      assertThatThrownBy(() -> WorkflowStub.fromTyped(workflow).getResult(2, TimeUnit.MINUTES, Object.class))
+      assertThatThrownBy(
+              () -> WorkflowStub.fromTyped(workflow).getResult(2, TimeUnit.MINUTES, Object.class))
           .isInstanceOf(WorkflowFailedException.class)
-          .satisfies(e -> {
-            assertThat(rootFailure(e).getType()).isEqualTo(FailureType.UpgradeHalted.name());
-            assertThat(UpgradeClusterTest.rootMessage(e))
-                .contains("halted before touching " + followers.get(0), "below quorum 2",
-                    followers.get(1));
-          });
-      assertThat(runbooks.sandbox.pidOf(followers.get(0))).as("%s untouched", followers.get(0)).isEqualTo(pids.get(followers.get(0)));
+          .satisfies(
+              e -> {
+                assertThat(rootFailure(e).getType()).isEqualTo(FailureType.UpgradeHalted.name());
+                assertThat(UpgradeClusterTest.rootMessage(e))
+                    .contains(
+                        "halted before touching " + followers.get(0),
+                        "below quorum 2",
+                        followers.get(1));
+              });
+      assertThat(runbooks.sandbox.pidOf(followers.get(0)))
+          .as("%s untouched", followers.get(0))
+          .isEqualTo(pids.get(followers.get(0)));
       assertThat(runbooks.sandbox.pidOf(leader)).isEqualTo(pids.get(leader));
     }
   }
@@ -65,7 +80,10 @@ class UpgradePauseAndQuorumTest {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
     while (Instant.now().isBefore(deadline)) {
       Progress progress = workflow.progress();
-      if (progress != null && progress.paused() && progress.phase() == Phase.UPGRADE && progress.message().contains("paused")) {
+      if (progress != null
+          && progress.paused()
+          && progress.phase() == Phase.UPGRADE
+          && progress.message().contains("paused")) {
         return progress;
       }
       TimeUnit.MILLISECONDS.sleep(100);

@@ -1,10 +1,9 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
@@ -17,9 +16,9 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Each refusal leaves the cluster untouched: same processes, same versions, no backup taken. */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -40,7 +39,8 @@ class UpgradePreflightTest {
   @BeforeAll
   void startSandbox() throws Exception {
     Map<String, String> quota = Map.of("ETCD_QUOTA_BACKEND_BYTES", QUOTA_BYTES);
-    runbooks = SandboxRunbooks.start(classDir, "3.4.23", Map.of("m1", quota, "m2", quota, "m3", quota));
+    runbooks =
+        SandboxRunbooks.start(classDir, "3.4.23", Map.of("m1", quota, "m2", quota, "m3", quota));
     probe = new ClusterProbe(runbooks.sandbox.cluster());
     probe.putMany("/registry/x-", 10);
     pidsBefore = UpgradeClusterTest.pids(runbooks);
@@ -53,9 +53,10 @@ class UpgradePreflightTest {
   }
 
   /**
-   * One member's host no longer shows the key known_hosts has for it. An upgrade used to upgrade the other members,
-   * move leadership and fail on that host; now its preflight logs in to every host first. The host chosen leads, so it
-   * would have been the last one touched; the worker holds a session to it from before the change.
+   * One member's host no longer shows the key known_hosts has for it. An upgrade used to upgrade
+   * the other members, move leadership and fail on that host; now its preflight logs in to every
+   * host first. The host chosen leads, so it would have been the last one touched; the worker holds
+   * a session to it from before the change.
    */
   @Test
   @Order(0)
@@ -65,26 +66,40 @@ class UpgradePreflightTest {
     String address = "127.0.0.1:" + runbooks.cluster().member(leader).sshPort();
     String knownHosts = runbooks.distrustHostOf(leader);
     try {
-      assertRefused(new UpgradeRequest("sandbox", "3.5.16", false), "member " + leader + " (" + address + "): host key of "
-          + address + " does not match the known_hosts file " + runbooks.cluster().ssh().knownHostsFile(),
+      assertRefused(
+          new UpgradeRequest("sandbox", "3.5.16", false),
+          "member "
+              + leader
+              + " ("
+              + address
+              + "): host key of "
+              + address
+              + " does not match the known_hosts file "
+              + runbooks.cluster().ssh().knownHostsFile(),
           "otherwise treat the host as compromised");
     } finally {
       runbooks.restoreKnownHosts(knownHosts);
     }
-    assertThat(runbooks.upgradeStub().upgrade(new UpgradeRequest("sandbox", "3.5.16", true)).dryRun())
-        .as("with the key known again, a dry run passes its preflight").isTrue();
+    assertThat(
+            runbooks.upgradeStub().upgrade(new UpgradeRequest("sandbox", "3.5.16", true)).dryRun())
+        .as("with the key known again, a dry run passes its preflight")
+        .isTrue();
   }
 
   @Test
   @Order(1)
   void refusesAnUnknownCluster() throws Exception {
-    assertRefused(new UpgradeRequest("prod-typo", "3.5.16", false), "unknown cluster 'prod-typo'", "sandbox");
+    assertRefused(
+        new UpgradeRequest("prod-typo", "3.5.16", false), "unknown cluster 'prod-typo'", "sandbox");
   }
 
   @Test
   @Order(2)
   void refusesADowngrade() throws Exception {
-    assertRefused(new UpgradeRequest("sandbox", "3.3.25", false), "older than the running 3.4.23", "rollback runbook");
+    assertRefused(
+        new UpgradeRequest("sandbox", "3.3.25", false),
+        "older than the running 3.4.23",
+        "rollback runbook");
   }
 
   @Test
@@ -96,7 +111,8 @@ class UpgradePreflightTest {
   @Test
   @Order(4)
   void refusesATargetTheBinarySourceDoesNotOffer() throws Exception {
-    assertRefused(new UpgradeRequest("sandbox", "3.5.99", false), "3.5.99 is not offered", "3.5.30");
+    assertRefused(
+        new UpgradeRequest("sandbox", "3.5.99", false), "3.5.99 is not offered", "3.5.30");
   }
 
   @Test
@@ -125,13 +141,17 @@ class UpgradePreflightTest {
   private void assertRefused(UpgradeRequest request, String... messageParts) throws Exception {
     assertThatThrownBy(() -> runbooks.upgradeStub(request.cluster()).upgrade(request))
         .isInstanceOf(WorkflowFailedException.class)
-        .satisfies(e -> {
-          assertThat(UpgradeClusterTest.rootMessage(e)).contains("refused, nothing was touched").contains(messageParts);
-          assertThat(rootFailure(e).getType()).isEqualTo(FailureType.PreflightRefused.name());
-        });
+        .satisfies(
+            e -> {
+              assertThat(UpgradeClusterTest.rootMessage(e))
+                  .contains("refused, nothing was touched")
+                  .contains(messageParts);
+              assertThat(rootFailure(e).getType()).isEqualTo(FailureType.PreflightRefused.name());
+            });
     assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
     assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();
-    runbooks.state().members().stream().filter(m -> m.reachable())
+    runbooks.state().members().stream()
+        .filter(m -> m.reachable())
         .forEach(m -> assertThat(m.serverVersion()).isEqualTo("3.4.23"));
   }
 

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A wait that loses its connection to etcd (or its worker) is attempted again and finishes the same wait, measured
- * from the first attempt, instead of failing the runbook mid-upgrade.
+ * A wait that loses its connection to etcd (or its worker) is attempted again and finishes the same
+ * wait, measured from the first attempt, instead of failing the runbook mid-upgrade.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class WaitRetryTest {
@@ -34,73 +34,100 @@ class WaitRetryTest {
   @TempDir Path dir;
 
   @Test
-  void anUpgradeWhoseMemberWaitFailsOnceStillFinishesAndTheRetryKeepsTheFirstAttemptsClock() throws Exception {
+  void anUpgradeWhoseMemberWaitFailsOnceStillFinishesAndTheRetryKeepsTheFirstAttemptsClock()
+      throws Exception {
     FirstWaitFails faulty = new FirstWaitFails();
-    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", etcd -> faulty.around(etcd));
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.start(dir, "3.4.23", etcd -> faulty.around(etcd));
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/configmaps/c-", 100);
       var keys = probe.dump(0);
 
       UpgradeResult result = runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
 
-      assertThat(result.memberVersions()).containsOnly(Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));
+      assertThat(result.memberVersions())
+          .containsOnly(
+              Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));
       assertThat(probe.dump(0)).containsAllEntriesOf(keys);
       long revision = probe.revision();
-      assertThat(probe.hashKvByMember(revision).values()).hasSize(3).containsOnly(probe.hashKvByMember(revision).get("m1"));
+      assertThat(probe.hashKvByMember(revision).values())
+          .hasSize(3)
+          .containsOnly(probe.hashKvByMember(revision).get("m1"));
       assertThat(faulty.attempts).as("attempts of the first member wait").containsExactly(1, 2);
-      assertThat(faulty.retryScheduledAfterFirstMillis).as("the retry's attempt was scheduled after the first, and"
-          + " ActivityInfo keeps the first's time, which the wait's deadline counts from").isGreaterThanOrEqualTo(2000);
-      assertThat(faulty.twoSecondWaitOver).as("on the retry, a 2 s wait begun by the first attempt is over").isTrue();
+      assertThat(faulty.retryScheduledAfterFirstMillis)
+          .as(
+              "the retry's attempt was scheduled after the first, and"
+                  + " ActivityInfo keeps the first's time, which the wait's deadline counts from")
+          .isGreaterThanOrEqualTo(2000);
+      assertThat(faulty.twoSecondWaitOver)
+          .as("on the retry, a 2 s wait begun by the first attempt is over")
+          .isTrue();
       assertThat(faulty.minuteWaitOver).as("on the retry, a 60 s wait is not").isFalse();
     }
   }
 
-  /** Real etcd activities, but the first attempt of the first member wait loses its connection after 2 s. */
+  /**
+   * Real etcd activities, but the first attempt of the first member wait loses its connection after
+   * 2 s.
+   */
   static final class FirstWaitFails {
     final List<Integer> attempts = new CopyOnWriteArrayList<>();
     volatile long retryScheduledAfterFirstMillis = -1;
-    /** On the retry: whether a 2 s wait had already ended, and a 60 s one not (the first attempt spent over 2 s). */
+
+    /**
+     * On the retry: whether a 2 s wait had already ended, and a 60 s one not (the first attempt
+     * spent over 2 s).
+     */
     volatile boolean twoSecondWaitOver;
+
     volatile boolean minuteWaitOver = true;
     private final AtomicBoolean failedOnce = new AtomicBoolean();
 
     EtcdActivities around(EtcdActivities real) {
       return new EtcdActivities() {
-        @Override public ClusterState discover(ClusterRef cluster) {
+        @Override
+        public ClusterState discover(ClusterRef cluster) {
           return real.discover(cluster);
         }
 
-        @Override public ConsistencyReport checkConsistency(ClusterRef cluster) {
+        @Override
+        public ConsistencyReport checkConsistency(ClusterRef cluster) {
           return real.checkConsistency(cluster);
         }
 
-        @Override public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
+        @Override
+        public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
           return real.keyspaceDigest(request);
         }
 
-        @Override public void moveLeader(MoveLeaderRequest request) {
+        @Override
+        public void moveLeader(MoveLeaderRequest request) {
           real.moveLeader(request);
         }
 
-        @Override public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
+        @Override
+        public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
           ActivityInfo info = Activity.getExecutionContext().getInfo();
           if (info.getAttempt() == 1 && failedOnce.compareAndSet(false, true)) {
             attempts.add(1);
             Activity.getExecutionContext().heartbeat("waiting");
             Heartbeats.pause(2000);
-            throw ApplicationFailure.newFailure("status of member '" + request.member() + "': connection reset (injected)",
+            throw ApplicationFailure.newFailure(
+                "status of member '" + request.member() + "': connection reset (injected)",
                 "MembersUnreachable");
           }
           if (info.getAttempt() > 1) {
             attempts.add(info.getAttempt());
-            retryScheduledAfterFirstMillis = info.getCurrentAttemptScheduledTimestamp() - info.getScheduledTimestamp();
+            retryScheduledAfterFirstMillis =
+                info.getCurrentAttemptScheduledTimestamp() - info.getScheduledTimestamp();
             twoSecondWaitOver = WaitDeadline.afterSeconds(2).passed();
             minuteWaitOver = WaitDeadline.afterSeconds(60).passed();
           }
           return real.awaitMemberReady(request);
         }
 
-        @Override public String awaitClusterVersion(AwaitClusterVersionRequest request) {
+        @Override
+        public String awaitClusterVersion(AwaitClusterVersionRequest request) {
           return real.awaitClusterVersion(request);
         }
       };

@@ -16,19 +16,28 @@ class WorkflowFailureCausesTest {
 
   @Test
   void aFailedRunbookIsReportedWithItsRootMessage() {
-    WorkflowFailedException failed = new WorkflowFailedException(WorkflowExecution.newBuilder().setWorkflowId("change-sandbox").build(),
-        "ReplaceMember", EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, 129, RetryState.RETRY_STATE_UNSPECIFIED,
-        ApplicationFailure.newNonRetryableFailure("the new member m3-r1 could not join", "JoinFailed"));
+    WorkflowFailedException failed =
+        new WorkflowFailedException(
+            WorkflowExecution.newBuilder().setWorkflowId("change-sandbox").build(),
+            "ReplaceMember",
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+            129,
+            RetryState.RETRY_STATE_UNSPECIFIED,
+            ApplicationFailure.newNonRetryableFailure(
+                "the new member m3-r1 could not join", "JoinFailed"));
 
     Throwable reported = catchThrowable(() -> handler.handleTestExecutionException(null, failed));
 
-    assertThat(reported).isInstanceOf(AssertionError.class).hasCause(failed)
+    assertThat(reported)
+        .isInstanceOf(AssertionError.class)
+        .hasCause(failed)
         .hasMessage("change-sandbox failed: the new member m3-r1 could not join");
   }
 
   @Test
   void otherFailuresPassThroughUnchanged() {
     IllegalStateException other = new IllegalStateException("boom");
-    assertThat(catchThrowable(() -> handler.handleTestExecutionException(null, other))).isSameAs(other);
+    assertThat(catchThrowable(() -> handler.handleTestExecutionException(null, other)))
+        .isSameAs(other);
   }
 }

@@ -6,19 +6,19 @@ import io.etcdrunbooks.workflows.backup.BackupSchedulePhases;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
+import io.etcdrunbooks.workflows.replacemember.ReplacePhases;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestorePhases;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackPhases;
-import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
-import io.etcdrunbooks.workflows.replacemember.ReplacePhases;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradePhases;
 import java.util.List;
 
 /**
- * Every runbook built from phases, with its phases and the failure types it ends with: what docs/runbooks/phases.md
- * lists, and what its test holds the doc to.
+ * Every runbook built from phases, with its phases and the failure types it ends with: what
+ * docs/runbooks/phases.md lists, and what its test holds the doc to.
  */
 public final class RunbookCatalog {
 
@@ -26,13 +26,32 @@ public final class RunbookCatalog {
 
   public static List<Entry> all() {
     return List.of(
-        new Entry(UpgradeClusterWorkflow.TYPE, UpgradePhases.RUNNER.described(), UpgradeClusterWorkflow.FAILURES),
-        new Entry(RollbackClusterWorkflow.TYPE, RollbackPhases.RUNNER.described(), RollbackClusterWorkflow.FAILURES),
-        new Entry(RestoreClusterWorkflow.TYPE, RestorePhases.RUNNER.described(), RestoreClusterWorkflow.FAILURES),
-        new Entry(ReplaceMemberWorkflow.TYPE, ReplacePhases.RUNNER.described(), ReplaceMemberWorkflow.FAILURES),
-        new Entry(BackupClusterWorkflow.TYPE, BackupClusterPhases.RUNNER.described(), BackupClusterWorkflow.FAILURES),
-        new Entry(BackupScheduleWorkflow.TYPE, BackupSchedulePhases.RUNNER.described(), BackupScheduleWorkflow.FAILURES));
+        new Entry(
+            UpgradeClusterWorkflow.TYPE,
+            UpgradePhases.RUNNER.described(),
+            UpgradeClusterWorkflow.FAILURES),
+        new Entry(
+            RollbackClusterWorkflow.TYPE,
+            RollbackPhases.RUNNER.described(),
+            RollbackClusterWorkflow.FAILURES),
+        new Entry(
+            RestoreClusterWorkflow.TYPE,
+            RestorePhases.RUNNER.described(),
+            RestoreClusterWorkflow.FAILURES),
+        new Entry(
+            ReplaceMemberWorkflow.TYPE,
+            ReplacePhases.RUNNER.described(),
+            ReplaceMemberWorkflow.FAILURES),
+        new Entry(
+            BackupClusterWorkflow.TYPE,
+            BackupClusterPhases.RUNNER.described(),
+            BackupClusterWorkflow.FAILURES),
+        new Entry(
+            BackupScheduleWorkflow.TYPE,
+            BackupSchedulePhases.RUNNER.described(),
+            BackupScheduleWorkflow.FAILURES));
   }
 
-  public record Entry(String runbook, List<PhaseRunner.Described> phases, List<FailureType> failures) {}
+  public record Entry(
+      String runbook, List<PhaseRunner.Described> phases, List<FailureType> failures) {}
 }

@@ -11,8 +11,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/runbooks/phases.md shows each runbook's phases, in order, with the words the code gives them, and the failure
- * types it ends with. When this fails, the message holds the section as the code has it: paste it into the doc.
+ * docs/runbooks/phases.md shows each runbook's phases, in order, with the words the code gives
+ * them, and the failure types it ends with. When this fails, the message holds the section as the
+ * code has it: paste it into the doc.
  */
 class PhasesDocTest {
 
@@ -23,7 +24,10 @@ class PhasesDocTest {
     String doc = Files.readString(DOC);
     for (RunbookCatalog.Entry runbook : RunbookCatalog.all()) {
       String expected = section(runbook);
-      assertThat(doc).as("docs/runbooks/phases.md, section of %s; as the code has it:%n%s", runbook.runbook(), expected)
+      assertThat(doc)
+          .as(
+              "docs/runbooks/phases.md, section of %s; as the code has it:%n%s",
+              runbook.runbook(), expected)
           .contains(expected);
     }
   }
@@ -32,18 +36,26 @@ class PhasesDocTest {
   void everyFailureTypeIsDocumented() throws IOException {
     String doc = Files.readString(DOC);
     for (FailureType type : FailureType.values()) {
-      assertThat(doc).as("failure type %s in docs/runbooks/phases.md", type).contains("`" + type.name() + "`");
+      assertThat(doc)
+          .as("failure type %s in docs/runbooks/phases.md", type)
+          .contains("`" + type.name() + "`");
     }
   }
 
   static String section(RunbookCatalog.Entry runbook) {
-    StringBuilder s = new StringBuilder("## ").append(runbook.runbook()).append("\n\n| phase | what it does |\n|---|---|\n");
+    StringBuilder s =
+        new StringBuilder("## ")
+            .append(runbook.runbook())
+            .append("\n\n| phase | what it does |\n|---|---|\n");
     for (PhaseRunner.Described phase : runbook.phases()) {
       s.append("| `").append(phase.name()).append("` | ").append(phase.does()).append(" |\n");
     }
-    s.append("\nEnds with: ").append(runbook.failures().stream().map(f -> "`" + f.name() + "`").collect(Collectors.joining(", ")))
+    s.append("\nEnds with: ")
+        .append(
+            runbook.failures().stream()
+                .map(f -> "`" + f.name() + "`")
+                .collect(Collectors.joining(", ")))
         .append(".\n");
     return s.toString();
   }
-
 }

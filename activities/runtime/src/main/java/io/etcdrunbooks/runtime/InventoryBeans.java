@@ -12,9 +12,9 @@ import jakarta.inject.Singleton;
 import java.nio.file.Path;
 
 /**
- * The inventory, and the activities that read what a cluster is and what it can be upgraded to. The worker registers
- * these very beans with Temporal; the API injects them by their interfaces, so both read clusters the same way and the
- * API never builds an activity implementation itself.
+ * The inventory, and the activities that read what a cluster is and what it can be upgraded to. The
+ * worker registers these very beans with Temporal; the API injects them by their interfaces, so
+ * both read clusters the same way and the API never builds an activity implementation itself.
  */
 @Factory
 public class InventoryBeans {

@@ -1,6 +1,5 @@
 package io.etcdrunbooks.activities.apiserver;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.ssh.SshConnector;
@@ -13,6 +12,8 @@ import io.etcdrunbooks.inventory.ControlPlaneHost;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.net.URI;
@@ -20,7 +21,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import io.etcdrunbooks.workflows.model.ClusterRef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -36,7 +36,8 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
 
   private final Supplier<Inventory> inventory;
   private final SshConnector ssh;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   public ApiServerActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh) {
     this.inventory = inventory;
@@ -65,7 +66,11 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     write(cp, hidden(path, "etcd-runbooks.previous"), manifest);
     write(cp, tmp, rewritten);
     exec(cp, "mv -f " + quote(tmp) + " " + quote(path), "replace the manifest");
-    log.info("{}: --etcd-servers {} -> {} (previous manifest kept as {})", where, current, request.etcdServers(),
+    log.info(
+        "{}: --etcd-servers {} -> {} (previous manifest kept as {})",
+        where,
+        current,
+        request.etcdServers(),
         hidden(path, "etcd-runbooks.previous"));
     return true;
   }
@@ -80,7 +85,11 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ManifestNotEditable");
     }
     if (!current.contains(request.oldUrl())) {
-      log.info("{}: --etcd-servers {} does not list {}; nothing to replace", cp.describe(), current, request.oldUrl());
+      log.info(
+          "{}: --etcd-servers {} does not list {}; nothing to replace",
+          cp.describe(),
+          current,
+          request.oldUrl());
       return false;
     }
     List<String> servers = new ArrayList<>();
@@ -94,7 +103,9 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
   @Override
   public List<String> controlPlaneHosts(ClusterRef cluster) {
     try {
-      return inventory.get().cluster(cluster.cluster()).controlPlane().stream().map(ControlPlaneHost::name).toList();
+      return inventory.get().cluster(cluster.cluster()).controlPlane().stream()
+          .map(ControlPlaneHost::name)
+          .toList();
     } catch (UnknownClusterException e) {
       throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
@@ -105,7 +116,15 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     Located cp = locate(ref.cluster(), ref.host());
     String path = cp.host().manifestPath();
     String previous = hidden(path, "etcd-runbooks.previous");
-    exec(cp, "if [ -f " + quote(previous) + " ]; then mv -f " + quote(previous) + " " + quote(path) + "; fi",
+    exec(
+        cp,
+        "if [ -f "
+            + quote(previous)
+            + " ]; then mv -f "
+            + quote(previous)
+            + " "
+            + quote(path)
+            + "; fi",
         "put the previous manifest back");
     log.info("{}: previous manifest restored (if one was kept)", cp.describe());
   }
@@ -115,13 +134,34 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     Located cp = locate(ref.cluster(), ref.host());
     String path = cp.host().manifestPath();
     String stopped = hidden(path, "etcd-runbooks.stopped");
-    String out = execOut(cp, "if [ -f " + quote(path) + " ]; then mv -f " + quote(path) + " " + quote(stopped) + " && echo moved; elif [ -f "
-        + quote(stopped) + " ]; then echo already; else echo missing; fi", "move the manifest aside");
+    String out =
+        execOut(
+            cp,
+            "if [ -f "
+                + quote(path)
+                + " ]; then mv -f "
+                + quote(path)
+                + " "
+                + quote(stopped)
+                + " && echo moved; elif [ -f "
+                + quote(stopped)
+                + " ]; then echo already; else echo missing; fi",
+            "move the manifest aside");
     if (out.equals("missing")) {
-      throw ApplicationFailure.newNonRetryableFailure(cp.describe() + ": no manifest at " + path + " and no stopped copy at " + stopped
-          + "; is manifestPath right in the inventory?", "ManifestMissing");
+      throw ApplicationFailure.newNonRetryableFailure(
+          cp.describe()
+              + ": no manifest at "
+              + path
+              + " and no stopped copy at "
+              + stopped
+              + "; is manifestPath right in the inventory?",
+          "ManifestMissing");
     }
-    log.info("{}: stopped (manifest {} {})", cp.describe(), out.equals("moved") ? "moved to" : "already at", stopped);
+    log.info(
+        "{}: stopped (manifest {} {})",
+        cp.describe(),
+        out.equals("moved") ? "moved to" : "already at",
+        stopped);
     return out.equals("moved");
   }
 
@@ -130,35 +170,66 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     Located cp = locate(ref.cluster(), ref.host());
     String path = cp.host().manifestPath();
     String stopped = hidden(path, "etcd-runbooks.stopped");
-    // a manifest someone put in place meanwhile wins; the stopped copy then stays for them to look at
-    String out = execOut(cp, "if [ -f " + quote(stopped) + " ] && [ ! -f " + quote(path) + " ]; then mv " + quote(stopped) + " "
-        + quote(path) + " && echo moved; else echo nothing; fi", "put the manifest back");
-    log.info("{}: {}", cp.describe(), out.equals("moved") ? "manifest put back" : "nothing to put back");
+    // a manifest someone put in place meanwhile wins; the stopped copy then stays for them to look
+    // at
+    String out =
+        execOut(
+            cp,
+            "if [ -f "
+                + quote(stopped)
+                + " ] && [ ! -f "
+                + quote(path)
+                + " ]; then mv "
+                + quote(stopped)
+                + " "
+                + quote(path)
+                + " && echo moved; else echo nothing; fi",
+            "put the manifest back");
+    log.info(
+        "{}: {}", cp.describe(), out.equals("moved") ? "manifest put back" : "nothing to put back");
     return out.equals("moved");
   }
 
   @Override
   public void awaitStopped(AwaitApiServerRequest request) {
     Located cp = locate(request.cluster(), request.host());
-    poll(cp, request.timeoutSeconds(), false, "still answers 200 at " + cp.host().healthUrl() + " although its manifest was moved"
-        + " aside; check kubelet on that host", "ApiServerStillRunning");
+    poll(
+        cp,
+        request.timeoutSeconds(),
+        false,
+        "still answers 200 at "
+            + cp.host().healthUrl()
+            + " although its manifest was moved"
+            + " aside; check kubelet on that host",
+        "ApiServerStillRunning");
   }
 
   @Override
   public void awaitHealthy(AwaitApiServerRequest request) {
     Located cp = locate(request.cluster(), request.host());
-    poll(cp, request.timeoutSeconds(), true, "is not healthy at " + cp.host().healthUrl(), "ApiServerUnhealthy");
+    poll(
+        cp,
+        request.timeoutSeconds(),
+        true,
+        "is not healthy at " + cp.host().healthUrl(),
+        "ApiServerUnhealthy");
   }
 
-  /** Polls the health endpoint until it answers 200 (healthy) or does not (not healthy), bounded. */
+  /**
+   * Polls the health endpoint until it answers 200 (healthy) or does not (not healthy), bounded.
+   */
   private void poll(Located cp, int timeoutSeconds, boolean healthy, String failure, String type) {
     WaitDeadline deadline = WaitDeadline.afterSeconds(Math.max(1, timeoutSeconds));
     String last = "no answer yet";
     while (true) {
       boolean ok;
       try {
-        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(cp.host().healthUrl()))
-            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> answer =
+            http.send(
+                HttpRequest.newBuilder(URI.create(cp.host().healthUrl()))
+                    .timeout(Duration.ofSeconds(2))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         ok = answer.statusCode() == 200;
         last = "HTTP " + answer.statusCode() + " " + answer.body().strip();
       } catch (IOException e) {
@@ -170,15 +241,27 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
       }
       if (ok == healthy) return;
       if (deadline.passed()) {
-        throw ApplicationFailure.newNonRetryableFailure(cp.describe() + " " + failure + " after " + timeoutSeconds + " s; last"
-            + " answer: " + last + ". Next: check the kube-apiserver container's log on that host", type);
+        throw ApplicationFailure.newNonRetryableFailure(
+            cp.describe()
+                + " "
+                + failure
+                + " after "
+                + timeoutSeconds
+                + " s; last"
+                + " answer: "
+                + last
+                + ". Next: check the kube-apiserver container's log on that host",
+            type);
       }
       Heartbeats.beat(cp.describe() + ": " + last);
       Heartbeats.pause(POLL_MILLIS);
     }
   }
 
-  /** A file beside {@code path} whose name starts with a dot: kubelet ignores hidden files in its manifest directory. */
+  /**
+   * A file beside {@code path} whose name starts with a dot: kubelet ignores hidden files in its
+   * manifest directory.
+   */
   static String hidden(String path, String suffix) {
     int slash = path.lastIndexOf('/');
     return path.substring(0, slash + 1) + "." + path.substring(slash + 1) + "." + suffix;
@@ -188,7 +271,8 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     try {
       return ssh.readFile(cp.target(), path);
     } catch (SshException e) {
-      throw ApplicationFailure.newFailure(cp.describe() + ": cannot read " + path + ": " + e.getMessage(), "HostCommandFailed");
+      throw ApplicationFailure.newFailure(
+          cp.describe() + ": cannot read " + path + ": " + e.getMessage(), "HostCommandFailed");
     }
   }
 
@@ -196,15 +280,23 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     try {
       ssh.writeFile(cp.target(), path, content);
     } catch (SshException e) {
-      throw ApplicationFailure.newFailure(cp.describe() + ": cannot write " + path + ": " + e.getMessage(), "HostCommandFailed");
+      throw ApplicationFailure.newFailure(
+          cp.describe() + ": cannot write " + path + ": " + e.getMessage(), "HostCommandFailed");
     }
   }
 
   private String execOut(Located cp, String command, String what) {
     var result = ssh.exec(cp.target(), command, COMMAND_TIMEOUT);
     if (!result.ok()) {
-      throw ApplicationFailure.newFailure(cp.describe() + ": cannot " + what + " (exit " + result.exitCode() + "): "
-          + result.stderr().strip(), "HostCommandFailed");
+      throw ApplicationFailure.newFailure(
+          cp.describe()
+              + ": cannot "
+              + what
+              + " (exit "
+              + result.exitCode()
+              + "): "
+              + result.stderr().strip(),
+          "HostCommandFailed");
     }
     return result.stdout().strip();
   }
@@ -212,8 +304,15 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
   private void exec(Located cp, String command, String what) {
     var result = ssh.exec(cp.target(), command, COMMAND_TIMEOUT);
     if (!result.ok()) {
-      throw ApplicationFailure.newFailure(cp.describe() + ": cannot " + what + " (exit " + result.exitCode() + "): "
-          + result.stderr().strip(), "HostCommandFailed");
+      throw ApplicationFailure.newFailure(
+          cp.describe()
+              + ": cannot "
+              + what
+              + " (exit "
+              + result.exitCode()
+              + "): "
+              + result.stderr().strip(),
+          "HostCommandFailed");
     }
   }
 
@@ -224,15 +323,32 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     } catch (UnknownClusterException e) {
       throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
-    ControlPlaneHost host = cluster.controlPlane().stream().filter(h -> h.name().equals(hostName)).findFirst()
-        .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' has no control-plane host '"
-            + hostName + "'; it has " + cluster.controlPlane().stream().map(ControlPlaneHost::name).toList(), "UnknownControlPlaneHost"));
+    ControlPlaneHost host =
+        cluster.controlPlane().stream()
+            .filter(h -> h.name().equals(hostName))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    ApplicationFailure.newNonRetryableFailure(
+                        "cluster '"
+                            + clusterName
+                            + "' has no control-plane host '"
+                            + hostName
+                            + "'; it has "
+                            + cluster.controlPlane().stream().map(ControlPlaneHost::name).toList(),
+                        "UnknownControlPlaneHost"));
     return new Located(clusterName, host, SshTarget.of(cluster, host));
   }
 
   private record Located(String cluster, ControlPlaneHost host, SshTarget target) {
     String describe() {
-      return "kube-apiserver on " + host.name() + " (" + target.address() + ") of cluster '" + cluster + "'";
+      return "kube-apiserver on "
+          + host.name()
+          + " ("
+          + target.address()
+          + ") of cluster '"
+          + cluster
+          + "'";
     }
   }
 }

@@ -1,7 +1,5 @@
 package io.etcdrunbooks.activities.backup;
 
-import io.etcdrunbooks.activities.ssh.SshConnector;
-import io.etcdrunbooks.activities.support.Heartbeats;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.etcd.jetcd.ByteSequence;
@@ -9,13 +7,15 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.etcd.ClusterInspector;
 import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
@@ -23,60 +23,64 @@ import io.etcdrunbooks.workflows.model.RetentionResult;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.DigestOutputStream;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
-import java.util.stream.Stream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.DigestInputStream;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link BackupActivities}: snapshots streamed through the etcd API, verified, encrypted with {@link SnapshotCipher}
- * into {@code <backupDir>/<backupId>.db.enc} ({@code .db} when the inventory says {@code encrypt: false}), with their
- * {@link BackupRecord} beside them in {@code <backupId>.json}.
+ * {@link BackupActivities}: snapshots streamed through the etcd API, verified, encrypted with
+ * {@link SnapshotCipher} into {@code <backupDir>/<backupId>.db.enc} ({@code .db} when the inventory
+ * says {@code encrypt: false}), with their {@link BackupRecord} beside them in {@code
+ * <backupId>.json}.
  *
- * <p>Checks before a snapshot is kept: the stream's own SHA-256 trailer; etcd's tool of the member's version
- * reads the file; its revision is at least the revision read just before the snapshot; and the live key count
- * at that revision is at most the tool's {@code totalKey}. The tool's {@code totalKey} counts every entry of
- * every bucket in the file (each stored revision of each key, tombstones, and bookkeeping entries), so it can
- * never equal the live key count and is only an upper bound of it (see {@link SnapshotStatus}).
+ * <p>Checks before a snapshot is kept: the stream's own SHA-256 trailer; etcd's tool of the
+ * member's version reads the file; its revision is at least the revision read just before the
+ * snapshot; and the live key count at that revision is at most the tool's {@code totalKey}. The
+ * tool's {@code totalKey} counts every entry of every bucket in the file (each stored revision of
+ * each key, tombstones, and bookkeeping entries), so it can never equal the live key count and is
+ * only an upper bound of it (see {@link SnapshotStatus}).
  */
 public final class BackupActivitiesImpl implements BackupActivities {
 
   private static final Logger log = LoggerFactory.getLogger(BackupActivitiesImpl.class);
   static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   private static final Pattern BACKUP_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+
   /** A snapshot whose stream sends nothing for this long is abandoned. */
   private static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
+
   private static final String PLAINTEXT_SUFFIX = ".plaintext.part";
   static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
@@ -86,12 +90,15 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   private final OffsiteCopy offsite;
 
-  /** Without an SSH client: backups that must be copied off-site (backup.copyTo) fail at the copy. */
+  /**
+   * Without an SSH client: backups that must be copied off-site (backup.copyTo) fail at the copy.
+   */
   public BackupActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases) {
     this(inventory, releases, null);
   }
 
-  public BackupActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases, SshConnector ssh) {
+  public BackupActivitiesImpl(
+      Supplier<Inventory> inventory, ReleaseStore releases, SshConnector ssh) {
     this.inventory = inventory;
     this.releases = releases;
     this.offsite = ssh == null ? null : new OffsiteCopy(ssh);
@@ -101,8 +108,10 @@ public final class BackupActivitiesImpl implements BackupActivities {
   public BackupRecord takeVerifiedBackup(BackupRequest request) {
     ClusterSpec spec = cluster(request.cluster());
     if (request.backupId() == null || !BACKUP_ID.matcher(request.backupId()).matches()) {
-      throw FailureType.InvalidRequest.nonRetryable("backup id '" + request.backupId()
-          + "' must be a plain file name: letters, digits, '.', '_' and '-', starting with a letter or digit");
+      throw FailureType.InvalidRequest.nonRetryable(
+          "backup id '"
+              + request.backupId()
+              + "' must be a plain file name: letters, digits, '.', '_' and '-', starting with a letter or digit");
     }
     BackupKey key = spec.backupSettings().encrypts() ? backupKey(spec) : null;
     Path dir = Path.of(spec.backupDir());
@@ -114,14 +123,32 @@ public final class BackupActivitiesImpl implements BackupActivities {
       try (EtcdClients clients = new EtcdClients(spec)) {
         BackupRecord record = snapshot(new ClusterInspector(clients), request.backupId(), dir, key);
         writeAtomically(metadata, JSON.writeValueAsBytes(record));
-        log.info("backup {} of cluster {}: member {} (etcd {}), revision {}, {} bytes, {}", record.id(), record.cluster(), record.member(),
-            record.etcdVersion(), record.revision(), record.sizeBytes(), record.encrypted() ? "encrypted with key " + record.keyId() : "NOT encrypted");
+        log.info(
+            "backup {} of cluster {}: member {} (etcd {}), revision {}, {} bytes, {}",
+            record.id(),
+            record.cluster(),
+            record.member(),
+            record.etcdVersion(),
+            record.revision(),
+            record.sizeBytes(),
+            record.encrypted() ? "encrypted with key " + record.keyId() : "NOT encrypted");
         return record;
       } catch (EtcdCallException e) {
-        throw FailureType.MembersUnreachable.retryable("backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(), e);
+        throw FailureType.MembersUnreachable.retryable(
+            "backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(),
+            e);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("backup " + request.backupId() + " of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "backup "
+              + request.backupId()
+              + " of cluster '"
+              + spec.name()
+              + "' in "
+              + dir
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -133,7 +160,8 @@ public final class BackupActivitiesImpl implements BackupActivities {
     try {
       policy = new RetentionPolicy(settings.keepLastOrDefault(), settings.keepDailyDaysOrDefault());
     } catch (IllegalArgumentException e) {
-      throw FailureType.InvalidRequest.nonRetryable("cluster '" + spec.name() + "': " + e.getMessage());
+      throw FailureType.InvalidRequest.nonRetryable(
+          "cluster '" + spec.name() + "': " + e.getMessage());
     }
     Path dir = Path.of(spec.backupDir());
     try {
@@ -155,7 +183,8 @@ public final class BackupActivitiesImpl implements BackupActivities {
       }
       return new RetentionResult(spec.name(), decision.keep(), decision.delete(), unverified);
     } catch (IOException e) {
-      throw new UncheckedIOException("retention of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "retention of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage(), e);
     }
   }
 
@@ -163,17 +192,22 @@ public final class BackupActivitiesImpl implements BackupActivities {
   public String copyOffsite(BackupRequest request) {
     ClusterSpec spec = cluster(request.cluster());
     if (spec.backupSettings().copyTo() == null) return "";
-    if (offsite == null) throw FailureType.InvalidRequest.nonRetryable("this worker has no SSH client to copy backups off-site");
+    if (offsite == null)
+      throw FailureType.InvalidRequest.nonRetryable(
+          "this worker has no SSH client to copy backups off-site");
     Path dir = Path.of(spec.backupDir());
     Path metadata = dir.resolve(request.backupId() + ".json");
     if (!Files.exists(metadata)) {
-      throw FailureType.InvalidRequest.nonRetryable("cluster '" + spec.name() + "' has no backup " + request.backupId() + " in " + dir);
+      throw FailureType.InvalidRequest.nonRetryable(
+          "cluster '" + spec.name() + "' has no backup " + request.backupId() + " in " + dir);
     }
     try {
       BackupRecord record = keptBackup(spec, request.backupId(), dir, metadata);
       return offsite.copy(spec, record, storedFile(dir, record), metadata);
     } catch (IOException e) {
-      throw new UncheckedIOException("backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(),
+          e);
     }
   }
 
@@ -193,12 +227,18 @@ public final class BackupActivitiesImpl implements BackupActivities {
     for (Path f : files) {
       try {
         BackupRecord r = JSON.readValue(f.toFile(), BackupRecord.class);
-        if (spec.name().equals(r.cluster()) && f.getFileName().toString().equals(r.id() + ".json") && r.takenAt() != null) {
+        if (spec.name().equals(r.cluster())
+            && f.getFileName().toString().equals(r.id() + ".json")
+            && r.takenAt() != null) {
           Instant.parse(r.takenAt());
           records.put(r.id(), r);
         }
       } catch (IOException | RuntimeException e) {
-        log.warn("retention of cluster {}: {} is not backup metadata, left alone: {}", spec.name(), f, e.getMessage());
+        log.warn(
+            "retention of cluster {}: {} is not backup metadata, left alone: {}",
+            spec.name(),
+            f,
+            e.getMessage());
       }
     }
     return records;
@@ -211,44 +251,76 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   static BackupKey backupKey(ClusterSpec spec) {
     BackupSpec settings = spec.backupSettings();
-    if (settings.keyFile() == null || settings.keyFile().isBlank() || settings.keyId() == null || settings.keyId().isBlank()) {
-      throw FailureType.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "' has no backup key: backups are encrypted because"
-          + " snapshots hold every Kubernetes Secret. Set backup.keyFile and backup.keyId in the inventory (see docs/configuration.md),"
-          + " or write backup.encrypt: false to store them unencrypted");
+    if (settings.keyFile() == null
+        || settings.keyFile().isBlank()
+        || settings.keyId() == null
+        || settings.keyId().isBlank()) {
+      throw FailureType.BackupKeyUnusable.nonRetryable(
+          "cluster '"
+              + spec.name()
+              + "' has no backup key: backups are encrypted because"
+              + " snapshots hold every Kubernetes Secret. Set backup.keyFile and backup.keyId in the inventory (see docs/configuration.md),"
+              + " or write backup.encrypt: false to store them unencrypted");
     }
     try {
       return BackupKey.read(Path.of(settings.keyFile()), settings.keyId());
     } catch (IOException | IllegalArgumentException e) {
-      throw FailureType.BackupKeyUnusable.nonRetryable("cluster '" + spec.name() + "': " + e.getMessage());
+      throw FailureType.BackupKeyUnusable.nonRetryable(
+          "cluster '" + spec.name() + "': " + e.getMessage());
     }
   }
 
-  /** The kept backup with this id when its file still matches its metadata; null when there is none. */
-  private static BackupRecord keptBackup(ClusterSpec spec, String id, Path dir, Path metadata) throws IOException {
+  /**
+   * The kept backup with this id when its file still matches its metadata; null when there is none.
+   */
+  private static BackupRecord keptBackup(ClusterSpec spec, String id, Path dir, Path metadata)
+      throws IOException {
     if (!Files.exists(metadata)) {
-      // files without metadata were never verified (the worker stopped in between): take the backup again
-      for (String suffix : List.of(".db", ".db.part", ".db.enc", ".db.enc.part", PLAINTEXT_SUFFIX)) Files.deleteIfExists(dir.resolve(id + suffix));
+      // files without metadata were never verified (the worker stopped in between): take the backup
+      // again
+      for (String suffix : List.of(".db", ".db.part", ".db.enc", ".db.enc.part", PLAINTEXT_SUFFIX))
+        Files.deleteIfExists(dir.resolve(id + suffix));
       return null;
     }
     BackupRecord record = JSON.readValue(metadata.toFile(), BackupRecord.class);
     Path db = storedFile(dir, record);
     if (!Files.exists(db)) {
-      throw FailureType.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "' has metadata " + metadata
-          + " but its file " + db + " is gone; restore the file or remove the metadata to take a new backup with this id");
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "backup "
+              + id
+              + " of cluster '"
+              + spec.name()
+              + "' has metadata "
+              + metadata
+              + " but its file "
+              + db
+              + " is gone; restore the file or remove the metadata to take a new backup with this id");
     }
     String sha256 = sha256(db);
     if (!sha256.equals(record.sha256())) {
-      throw FailureType.BackupCorrupt.nonRetryable("backup " + id + " of cluster '" + spec.name() + "': " + db + " has SHA-256 " + sha256
-          + " but its metadata says " + record.sha256() + "; the file changed after it was verified. Move both files away, or use another backup id");
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "backup "
+              + id
+              + " of cluster '"
+              + spec.name()
+              + "': "
+              + db
+              + " has SHA-256 "
+              + sha256
+              + " but its metadata says "
+              + record.sha256()
+              + "; the file changed after it was verified. Move both files away, or use another backup id");
     }
     return record;
   }
 
   /**
-   * Streams the snapshot into a private plaintext file, has etcd's tool verify it, then encrypts it (and checks the
-   * encrypted file decrypts to the same bytes) before it takes its final name. The plaintext is deleted on every path.
+   * Streams the snapshot into a private plaintext file, has etcd's tool verify it, then encrypts it
+   * (and checks the encrypted file decrypts to the same bytes) before it takes its final name. The
+   * plaintext is deleted on every path.
    */
-  private BackupRecord snapshot(ClusterInspector inspector, String id, Path dir, BackupKey key) throws IOException {
+  private BackupRecord snapshot(ClusterInspector inspector, String id, Path dir, BackupKey key)
+      throws IOException {
     ClusterSpec spec = inspector.clients().spec();
     MemberStatus source = pickSource(spec, inspector.statuses());
     long revisionBefore = inspector.currentRevision();
@@ -262,13 +334,27 @@ public final class BackupActivitiesImpl implements BackupActivities {
       stream(inspector.clients(), source.name(), plaintext);
       Verified status = verify(inspector, source, plaintext, revisionBefore);
       if (key == null) {
-        Files.move(plaintext, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            plaintext, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } else {
         encryptAndCheck(plaintext, part, key);
-        Files.move(part, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            part, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       }
-      return new BackupRecord(id, spec.name(), source.name(), source.serverVersion(), status.revision(), status.hash(), status.totalKey(),
-          Files.size(stored), sha256(stored), stored.toAbsolutePath().toString(), takenAt, key != null, key == null ? "" : key.id(),
+      return new BackupRecord(
+          id,
+          spec.name(),
+          source.name(),
+          source.serverVersion(),
+          status.revision(),
+          status.hash(),
+          status.totalKey(),
+          Files.size(stored),
+          sha256(stored),
+          stored.toAbsolutePath().toString(),
+          takenAt,
+          key != null,
+          key == null ? "" : key.id(),
           status.liveKeys());
     } catch (RuntimeException | IOException e) {
       Files.deleteIfExists(stored);
@@ -279,27 +365,36 @@ public final class BackupActivitiesImpl implements BackupActivities {
     }
   }
 
-  private static void encryptAndCheck(Path plaintext, Path encrypted, BackupKey key) throws IOException {
+  private static void encryptAndCheck(Path plaintext, Path encrypted, BackupKey key)
+      throws IOException {
     SnapshotCipher cipher = new SnapshotCipher(key);
     MessageDigest plainDigest = digest();
     Files.deleteIfExists(encrypted);
     Files.createFile(encrypted, PRIVATE);
     try (FileChannel channel = FileChannel.open(encrypted, StandardOpenOption.WRITE);
-        InputStream in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(plaintext)), plainDigest)) {
-      OutputStream out = new BufferedOutputStream(new ProgressOutputStream(Channels.newOutputStream(channel), "encrypting"));
+        InputStream in =
+            new DigestInputStream(
+                new BufferedInputStream(Files.newInputStream(plaintext)), plainDigest)) {
+      OutputStream out =
+          new BufferedOutputStream(
+              new ProgressOutputStream(Channels.newOutputStream(channel), "encrypting"));
       cipher.encrypt(in, out);
       out.flush();
       channel.force(true);
     }
     MessageDigest decryptedDigest = digest();
     try (InputStream in = new BufferedInputStream(Files.newInputStream(encrypted));
-        OutputStream out = new DigestOutputStream(new ProgressOutputStream(OutputStream.nullOutputStream(), "checking decryption"), decryptedDigest)) {
+        OutputStream out =
+            new DigestOutputStream(
+                new ProgressOutputStream(OutputStream.nullOutputStream(), "checking decryption"),
+                decryptedDigest)) {
       cipher.decrypt(in, out);
     } catch (SnapshotDecryptionException e) {
       throw verificationFailed("the encrypted file does not decrypt: " + e.getMessage());
     }
     if (!MessageDigest.isEqual(plainDigest.digest(), decryptedDigest.digest())) {
-      throw verificationFailed("the encrypted file decrypts to other bytes than the verified snapshot");
+      throw verificationFailed(
+          "the encrypted file decrypts to other bytes than the verified snapshot");
     }
   }
 
@@ -331,8 +426,20 @@ public final class BackupActivitiesImpl implements BackupActivities {
     return statuses.stream()
         .filter(s -> s.healthy() && !s.learner())
         .min(Comparator.comparing(MemberStatus::leads))
-        .orElseThrow(() -> FailureType.MembersUnreachable.retryable("no healthy member of cluster '" + spec.name() + "' to take a snapshot from: "
-            + statuses.stream().map(s -> s.name() + " " + (s.reachable() ? "errors " + s.errors() : "unreachable")).toList(), null));
+        .orElseThrow(
+            () ->
+                FailureType.MembersUnreachable.retryable(
+                    "no healthy member of cluster '"
+                        + spec.name()
+                        + "' to take a snapshot from: "
+                        + statuses.stream()
+                            .map(
+                                s ->
+                                    s.name()
+                                        + " "
+                                        + (s.reachable() ? "errors " + s.errors() : "unreachable"))
+                            .toList(),
+                    null));
   }
 
   private static void stream(EtcdClients clients, String member, Path part) throws IOException {
@@ -351,13 +458,25 @@ public final class BackupActivitiesImpl implements BackupActivities {
             lastProgress = System.nanoTime();
           } else if (System.nanoTime() - lastProgress > STALL_TIMEOUT.toNanos()) {
             done.cancel(true);
-            throw verificationFailed("the snapshot stream from member '" + member + "' stalled at " + bytes + " bytes for "
-                + STALL_TIMEOUT.toSeconds() + " s");
+            throw verificationFailed(
+                "the snapshot stream from member '"
+                    + member
+                    + "' stalled at "
+                    + bytes
+                    + " bytes for "
+                    + STALL_TIMEOUT.toSeconds()
+                    + " s");
           }
           Heartbeats.beat("snapshot from " + member + ": " + bytes + " bytes");
         } catch (ExecutionException e) {
-          throw FailureType.MembersUnreachable.retryable("snapshot stream from member '" + member + "' failed after " + file.bytes() + " bytes: "
-              + e.getCause().getMessage(), e.getCause());
+          throw FailureType.MembersUnreachable.retryable(
+              "snapshot stream from member '"
+                  + member
+                  + "' failed after "
+                  + file.bytes()
+                  + " bytes: "
+                  + e.getCause().getMessage(),
+              e.getCause());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           done.cancel(true);
@@ -365,13 +484,20 @@ public final class BackupActivitiesImpl implements BackupActivities {
         }
       }
       if (!file.trailerMatches()) {
-        throw verificationFailed("the snapshot stream from member '" + member + "' (" + file.bytes()
-            + " bytes) does not end with the SHA-256 of its contents: it was cut or corrupted");
+        throw verificationFailed(
+            "the snapshot stream from member '"
+                + member
+                + "' ("
+                + file.bytes()
+                + " bytes) does not end with the SHA-256 of its contents: it was cut or corrupted");
       }
     }
   }
 
-  /** What etcd's tool read from the snapshot, with the keys the cluster counted alive at its revision (0: compacted). */
+  /**
+   * What etcd's tool read from the snapshot, with the keys the cluster counted alive at its
+   * revision (0: compacted).
+   */
   private record Verified(SnapshotStatus status, long liveKeys) {
     long revision() {
       return status.revision();
@@ -386,45 +512,87 @@ public final class BackupActivitiesImpl implements BackupActivities {
     }
   }
 
-  private Verified verify(ClusterInspector inspector, MemberStatus source, Path db, long revisionBefore) {
+  private Verified verify(
+      ClusterInspector inspector, MemberStatus source, Path db, long revisionBefore) {
     SnapshotStatus status;
     try {
-      status = SnapshotStatus.read(releases.binDir(source.serverVersion()), source.serverVersion(), db);
+      status =
+          SnapshotStatus.read(releases.binDir(source.serverVersion()), source.serverVersion(), db);
     } catch (IOException | IllegalArgumentException e) {
-      throw verificationFailed("etcd " + source.serverVersion() + "'s tool could not read the snapshot: " + e.getMessage());
+      throw verificationFailed(
+          "etcd "
+              + source.serverVersion()
+              + "'s tool could not read the snapshot: "
+              + e.getMessage());
     }
-    // A cluster nobody has written to reports revision 1 while its snapshot's key bucket holds revision 0.
+    // A cluster nobody has written to reports revision 1 while its snapshot's key bucket holds
+    // revision 0.
     boolean neverWritten = revisionBefore <= 1 && status.revision() == 0;
-    if (status.revision() < revisionBefore && !neverWritten && !compactedUpTo(inspector, source, status.revision())) {
-      throw verificationFailed("the snapshot holds revision " + status.revision() + " but the cluster was at revision " + revisionBefore
-          + " before it was taken");
+    if (status.revision() < revisionBefore
+        && !neverWritten
+        && !compactedUpTo(inspector, source, status.revision())) {
+      throw verificationFailed(
+          "the snapshot holds revision "
+              + status.revision()
+              + " but the cluster was at revision "
+              + revisionBefore
+              + " before it was taken");
     }
     long liveKeys = 0;
     try {
-      liveKeys = EtcdClients.await(inspector.clients().cluster().getKVClient().get(ByteSequence.from(new byte[] {0}),
-          GetOption.builder().withRange(ByteSequence.from(new byte[] {0})).withCountOnly(true).withRevision(status.revision()).build()),
-          "key count at revision " + status.revision()).getCount();
+      liveKeys =
+          EtcdClients.await(
+                  inspector
+                      .clients()
+                      .cluster()
+                      .getKVClient()
+                      .get(
+                          ByteSequence.from(new byte[] {0}),
+                          GetOption.builder()
+                              .withRange(ByteSequence.from(new byte[] {0}))
+                              .withCountOnly(true)
+                              .withRevision(status.revision())
+                              .build()),
+                  "key count at revision " + status.revision())
+              .getCount();
       if (liveKeys > status.totalKey()) {
-        throw verificationFailed("the cluster had " + liveKeys + " keys at revision " + status.revision() + " but the snapshot holds only "
-            + status.totalKey() + " entries");
+        throw verificationFailed(
+            "the cluster had "
+                + liveKeys
+                + " keys at revision "
+                + status.revision()
+                + " but the snapshot holds only "
+                + status.totalKey()
+                + " entries");
       }
     } catch (EtcdCallException e) {
       // compacted since the snapshot: the count cannot be compared any more, the other checks stand
       if (!e.getMessage().contains("compacted")) throw e;
-      log.warn("backup of cluster {}: revision {} was compacted before its keys could be counted", inspector.clients().spec().name(),
+      log.warn(
+          "backup of cluster {}: revision {} was compacted before its keys could be counted",
+          inspector.clients().spec().name(),
           status.revision());
     }
     return new Verified(status, liveKeys);
   }
 
   /**
-   * The file's revision is the highest one left in its key bucket; when the latest writes were deletions already
-   * compacted away, it is lower than the cluster's revision although nothing is missing.
+   * The file's revision is the highest one left in its key bucket; when the latest writes were
+   * deletions already compacted away, it is lower than the cluster's revision although nothing is
+   * missing.
    */
-  private static boolean compactedUpTo(ClusterInspector inspector, MemberStatus source, long revision) {
-    long compacted = EtcdClients.await(inspector.clients().cluster().getMaintenanceClient()
-        .hashKV(EtcdClients.target(inspector.clients().spec().member(source.name())), 0), "compaction revision of '" + source.name() + "'")
-        .getCompacted();
+  private static boolean compactedUpTo(
+      ClusterInspector inspector, MemberStatus source, long revision) {
+    long compacted =
+        EtcdClients.await(
+                inspector
+                    .clients()
+                    .cluster()
+                    .getMaintenanceClient()
+                    .hashKV(
+                        EtcdClients.target(inspector.clients().spec().member(source.name())), 0),
+                "compaction revision of '" + source.name() + "'")
+            .getCompacted();
     return compacted >= revision;
   }
 
@@ -435,7 +603,8 @@ public final class BackupActivitiesImpl implements BackupActivities {
   private static void writeAtomically(Path file, byte[] content) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     Files.write(tmp, content);
-    try (var channel = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+    try (var channel =
+        java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
       channel.force(true);
     }
     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

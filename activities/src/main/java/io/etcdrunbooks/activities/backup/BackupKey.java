@@ -14,9 +14,10 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * A 256-bit backup encryption key and the id it is known by. The key file holds the key base64-encoded (as
- * {@code openssl rand -base64 32} prints it) and is a secret file ({@link SecretFiles}: mode 0600 or 0400). Neither
- * {@link #toString()} nor any message of this class shows key material.
+ * A 256-bit backup encryption key and the id it is known by. The key file holds the key
+ * base64-encoded (as {@code openssl rand -base64 32} prints it) and is a secret file ({@link
+ * SecretFiles}: mode 0600 or 0400). Neither {@link #toString()} nor any message of this class shows
+ * key material.
  */
 public final class BackupKey {
 
@@ -29,14 +30,18 @@ public final class BackupKey {
 
   private BackupKey(String id, byte[] key) {
     if (id == null || !ID.matcher(id).matches()) {
-      throw new IllegalArgumentException("backup key id '" + id + "' must be 1-64 letters, digits, '.', '_' or '-'");
+      throw new IllegalArgumentException(
+          "backup key id '" + id + "' must be 1-64 letters, digits, '.', '_' or '-'");
     }
     if (key.length != KEY_BYTES) {
-      throw new IllegalArgumentException("backup key '" + id + "' must be " + KEY_BYTES + " bytes, not " + key.length);
+      throw new IllegalArgumentException(
+          "backup key '" + id + "' must be " + KEY_BYTES + " bytes, not " + key.length);
     }
     this.id = id;
-    // Separate subkeys for encryption and for the key check, so the check value says nothing about the cipher key.
-    this.encryptionKey = new SecretKeySpec(derive(key, "etcd-runbooks backup encryption v1"), "AES");
+    // Separate subkeys for encryption and for the key check, so the check value says nothing about
+    // the cipher key.
+    this.encryptionKey =
+        new SecretKeySpec(derive(key, "etcd-runbooks backup encryption v1"), "AES");
     this.check = Arrays.copyOf(derive(key, "etcd-runbooks backup key check v1"), 16);
   }
 
@@ -46,20 +51,30 @@ public final class BackupKey {
 
   /** Reads a key file; failures name the file and what is wrong with it, never its contents. */
   public static BackupKey read(Path file, String id) throws IOException {
-    if (!Files.isRegularFile(file)) throw new IOException("backup key file " + file + " does not exist or is not a regular file");
+    if (!Files.isRegularFile(file))
+      throw new IOException("backup key file " + file + " does not exist or is not a regular file");
     byte[] text = SecretFiles.readAllBytes("backup key file", file);
     byte[] key;
     try {
       key = Base64.getDecoder().decode(new String(text, StandardCharsets.US_ASCII).strip());
     } catch (IllegalArgumentException e) {
-      throw new IOException("backup key file " + file + " does not hold base64 text (create one with: openssl rand -base64 32)");
+      throw new IOException(
+          "backup key file "
+              + file
+              + " does not hold base64 text (create one with: openssl rand -base64 32)");
     } finally {
       Arrays.fill(text, (byte) 0);
     }
     try {
       if (key.length != KEY_BYTES) {
-        throw new IOException("backup key file " + file + " holds " + key.length + " bytes, not " + KEY_BYTES
-            + " (create one with: openssl rand -base64 32)");
+        throw new IOException(
+            "backup key file "
+                + file
+                + " holds "
+                + key.length
+                + " bytes, not "
+                + KEY_BYTES
+                + " (create one with: openssl rand -base64 32)");
       }
       return new BackupKey(id, key);
     } finally {
@@ -75,7 +90,10 @@ public final class BackupKey {
     return encryptionKey;
   }
 
-  /** A value derived from the key that tells a wrong key from a modified file without revealing the key. */
+  /**
+   * A value derived from the key that tells a wrong key from a modified file without revealing the
+   * key.
+   */
   byte[] check() {
     return check.clone();
   }

@@ -2,7 +2,6 @@ package io.etcdrunbooks.activities.backup;
 
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
@@ -10,6 +9,7 @@ import io.etcdrunbooks.activities.ssh.SshTarget;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.inventory.BackupSpec.CopyTo;
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
@@ -18,8 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A kept backup copied to the cluster's off-site host over SFTP: the stored (encrypted) file under a temporary name,
- * its SHA-256 checked on the host, then renamed, then the metadata. The key never goes there.
+ * A kept backup copied to the cluster's off-site host over SFTP: the stored (encrypted) file under
+ * a temporary name, its SHA-256 checked on the host, then renamed, then the metadata. The key never
+ * goes there.
  */
 final class OffsiteCopy {
 
@@ -35,38 +36,85 @@ final class OffsiteCopy {
   /** "host:path" of the copy. */
   String copy(ClusterSpec spec, BackupRecord record, Path stored, Path metadata) {
     CopyTo to = spec.backupSettings().copyTo();
-    int port = to.sshPort() != 0 ? to.sshPort() : spec.ssh().port() != 0 ? spec.ssh().port() : SshTarget.DEFAULT_PORT;
-    SshTarget target = new SshTarget(to.host(), port, spec.ssh().user(), spec.ssh().privateKeyFile(), spec.ssh().knownHostsFile());
+    int port =
+        to.sshPort() != 0
+            ? to.sshPort()
+            : spec.ssh().port() != 0 ? spec.ssh().port() : SshTarget.DEFAULT_PORT;
+    SshTarget target =
+        new SshTarget(
+            to.host(),
+            port,
+            spec.ssh().user(),
+            spec.ssh().privateKeyFile(),
+            spec.ssh().knownHostsFile());
     String dir = to.dir().replaceAll("/+$", "");
     String file = dir + "/" + stored.getFileName();
     String where = target.address() + ":" + file;
     try {
       if (record.sha256().equals(remoteSha256(target, file))) {
-        log.info("backup {} of cluster {}: off-site copy {} is there already", record.id(), spec.name(), where);
+        log.info(
+            "backup {} of cluster {}: off-site copy {} is there already",
+            record.id(),
+            spec.name(),
+            where);
       } else {
         String part = dir + "/." + stored.getFileName() + ".part";
         run(target, "mkdir -p " + quote(dir) + " && rm -f " + quote(part), "create " + dir);
-        ssh.upload(target, stored, part, bytes -> Heartbeats.beat("copying backup " + record.id() + " off-site: " + (bytes >> 20) + " MB"));
+        ssh.upload(
+            target,
+            stored,
+            part,
+            bytes ->
+                Heartbeats.beat(
+                    "copying backup " + record.id() + " off-site: " + (bytes >> 20) + " MB"));
         String copied = remoteSha256(target, part);
         if (!record.sha256().equals(copied)) {
           run(target, "rm -f " + quote(part), "remove the bad copy");
-          throw ApplicationFailure.newFailure("the off-site copy " + where + " of backup " + record.id() + " has SHA-256 " + copied
-              + ", not " + record.sha256() + "; it was removed and is copied again", "OffsiteCopyMismatch");
+          throw ApplicationFailure.newFailure(
+              "the off-site copy "
+                  + where
+                  + " of backup "
+                  + record.id()
+                  + " has SHA-256 "
+                  + copied
+                  + ", not "
+                  + record.sha256()
+                  + "; it was removed and is copied again",
+              "OffsiteCopyMismatch");
         }
-        run(target, "chmod 600 " + quote(part) + " && mv -f " + quote(part) + " " + quote(file), "put " + file + " in place");
+        run(
+            target,
+            "chmod 600 " + quote(part) + " && mv -f " + quote(part) + " " + quote(file),
+            "put " + file + " in place");
       }
       ssh.upload(target, metadata, dir + "/" + metadata.getFileName());
       log.info("backup {} of cluster {} copied off-site to {}", record.id(), spec.name(), where);
       return to.host() + ":" + file;
     } catch (SshException e) {
-      throw ApplicationFailure.newFailureWithCause("cannot copy backup " + record.id() + " of cluster '" + spec.name() + "' to "
-          + where + ": " + e.getMessage(), e instanceof io.etcdrunbooks.activities.ssh.HostKeyRejectedException
-          ? FailureType.InvalidRequest.name() : "HostUnreachable", e);
+      throw ApplicationFailure.newFailureWithCause(
+          "cannot copy backup "
+              + record.id()
+              + " of cluster '"
+              + spec.name()
+              + "' to "
+              + where
+              + ": "
+              + e.getMessage(),
+          e instanceof io.etcdrunbooks.activities.ssh.HostKeyRejectedException
+              ? FailureType.InvalidRequest.name()
+              : "HostUnreachable",
+          e);
     }
   }
 
   private String remoteSha256(SshTarget target, String file) {
-    String out = run(target, "if [ -f " + quote(file) + " ]; then sha256sum " + quote(file) + "; fi", "checksum " + file).stdout().strip();
+    String out =
+        run(
+                target,
+                "if [ -f " + quote(file) + " ]; then sha256sum " + quote(file) + "; fi",
+                "checksum " + file)
+            .stdout()
+            .strip();
     return out.isEmpty() ? "" : out.split("\\s+")[0];
   }
 

@@ -6,7 +6,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.MemberHost;
 import io.etcdrunbooks.activities.host.VersionInstaller;
@@ -21,6 +20,7 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.Versions;
@@ -41,13 +41,20 @@ import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@link RestoreActivities}: backups from the cluster's backup directory, restored on hosts over SSH. */
+/**
+ * {@link RestoreActivities}: backups from the cluster's backup directory, restored on hosts over
+ * SSH.
+ */
 public final class RestoreActivitiesImpl implements RestoreActivities {
 
   private static final Logger log = LoggerFactory.getLogger(RestoreActivitiesImpl.class);
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(10);
-  /** As the Kubernetes documentation suggests: far more revisions than a cluster makes between a backup and its restore. */
+
+  /**
+   * As the Kubernetes documentation suggests: far more revisions than a cluster makes between a
+   * backup and its restore.
+   */
   static final long REVISION_BUMP = 1_000_000_000L;
 
   private final Supplier<Inventory> inventory;
@@ -55,7 +62,8 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
 
-  public RestoreActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
+  public RestoreActivitiesImpl(
+      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
     this.inventory = inventory;
     this.ssh = ssh;
     this.releases = releases;
@@ -68,16 +76,38 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     BackupRecord record = find(spec, request.backupId(), request.takenOnMinor());
     Path plaintext = decrypt(spec, record);
     try {
-      SnapshotStatus status = SnapshotStatus.read(releases.binDir(record.etcdVersion()), record.etcdVersion(), plaintext);
+      SnapshotStatus status =
+          SnapshotStatus.read(
+              releases.binDir(record.etcdVersion()), record.etcdVersion(), plaintext);
       if (status.hash() != record.hash() || status.revision() != record.revision()) {
-        throw corrupt(record, "etcd " + record.etcdVersion() + "'s tool reads revision " + status.revision() + " and hash "
-            + status.hash() + " from it, its metadata says revision " + record.revision() + " and hash " + record.hash());
+        throw corrupt(
+            record,
+            "etcd "
+                + record.etcdVersion()
+                + "'s tool reads revision "
+                + status.revision()
+                + " and hash "
+                + status.hash()
+                + " from it, its metadata says revision "
+                + record.revision()
+                + " and hash "
+                + record.hash());
       }
-      log.info("backup {} of cluster {} checked: revision {}, hash {}, {} live keys", record.id(), spec.name(), record.revision(),
-          record.hash(), record.liveKeys());
+      log.info(
+          "backup {} of cluster {} checked: revision {}, hash {}, {} live keys",
+          record.id(),
+          spec.name(),
+          record.revision(),
+          record.hash(),
+          record.liveKeys());
       return record;
     } catch (IOException | IllegalArgumentException e) {
-      throw corrupt(record, "etcd " + record.etcdVersion() + "'s tool cannot read the decrypted snapshot: " + e.getMessage());
+      throw corrupt(
+          record,
+          "etcd "
+              + record.etcdVersion()
+              + "'s tool cannot read the decrypted snapshot: "
+              + e.getMessage());
     } finally {
       deleteQuietly(plaintext);
     }
@@ -90,12 +120,27 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     try (EtcdClients clients = new EtcdClients(spec)) {
       for (MemberSpec m : spec.members()) {
         try {
-          long revision = EtcdClients.await(clients.member(m.name()).getKVClient().get(ByteSequence.from(new byte[] {0}),
-              GetOption.builder().withCountOnly(true).withSerializable(true).build()), "revision of member '" + m.name() + "'")
-              .getHeader().getRevision();
+          long revision =
+              EtcdClients.await(
+                      clients
+                          .member(m.name())
+                          .getKVClient()
+                          .get(
+                              ByteSequence.from(new byte[] {0}),
+                              GetOption.builder()
+                                  .withCountOnly(true)
+                                  .withSerializable(true)
+                                  .build()),
+                      "revision of member '" + m.name() + "'")
+                  .getHeader()
+                  .getRevision();
           highest = Math.max(highest, revision);
         } catch (EtcdCallException e) {
-          log.info("cluster {}: member {} does not say its revision: {}", spec.name(), m.name(), e.getMessage());
+          log.info(
+              "cluster {}: member {} does not say its revision: {}",
+              spec.name(),
+              m.name(),
+              e.getMessage());
         }
       }
     }
@@ -108,14 +153,36 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     MemberHost host = host(spec, request.member());
     String data = quote(host.member().dataDir());
     String aside = quote(asidePath(host, request.restoreId()));
-    String out = run(host, privileged(spec, host, "if [ -e " + aside + " ]; then echo already; "
-        + "elif [ -d " + data + " ] && [ -n \"$(ls -A " + data + ")\" ]; then mv -T " + data + " " + aside + " && echo moved; "
-        + "else echo empty; fi"), "keep the data dir aside").stdout().strip();
-    log.info("{}: data dir {}", host.describe(), switch (out) {
-      case "moved" -> "kept aside as " + asidePath(host, request.restoreId());
-      case "already" -> "was kept aside already";
-      default -> "held nothing to keep";
-    });
+    String out =
+        run(
+                host,
+                privileged(
+                    spec,
+                    host,
+                    "if [ -e "
+                        + aside
+                        + " ]; then echo already; "
+                        + "elif [ -d "
+                        + data
+                        + " ] && [ -n \"$(ls -A "
+                        + data
+                        + ")\" ]; then mv -T "
+                        + data
+                        + " "
+                        + aside
+                        + " && echo moved; "
+                        + "else echo empty; fi"),
+                "keep the data dir aside")
+            .stdout()
+            .strip();
+    log.info(
+        "{}: data dir {}",
+        host.describe(),
+        switch (out) {
+          case "moved" -> "kept aside as " + asidePath(host, request.restoreId());
+          case "already" -> "was kept aside already";
+          default -> "held nothing to keep";
+        });
     return out.equals("empty") ? "" : asidePath(host, request.restoreId());
   }
 
@@ -125,8 +192,13 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     MemberHost host = host(spec, request.member());
     String dataDir = host.member().dataDir();
     String marker = dataDir + ".restored-" + request.restoreId();
-    String done = run(host, "if [ -f " + quote(marker) + " ]; then cat " + quote(marker) + "; fi", "look for an earlier restore")
-        .stdout().strip();
+    String done =
+        run(
+                host,
+                "if [ -f " + quote(marker) + " ]; then cat " + quote(marker) + "; fi",
+                "look for an earlier restore")
+            .stdout()
+            .strip();
     if (!done.isEmpty()) {
       log.info("{}: restored already for {} (bump {})", host.describe(), request.restoreId(), done);
       return Long.parseLong(done);
@@ -134,66 +206,142 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     boolean staticPod = ServiceSpec.STATIC_POD.equals(spec.service().kind());
     String version = VersionInstaller.of(spec.service(), ssh, binaries).installedVersion(host);
     if (version.isEmpty()) {
-      throw ApplicationFailure.newNonRetryableFailure(host.describe() + " has no etcd installed to restore with; install the"
-          + " version first", "RestoreToolMissing");
+      throw ApplicationFailure.newNonRetryableFailure(
+          host.describe()
+              + " has no etcd installed to restore with; install the"
+              + " version first",
+          "RestoreToolMissing");
     }
     boolean etcdutl = Versions.ORDER.compare(version, "3.5.0") >= 0;
     String toolName = etcdutl ? "etcdutl" : "etcdctl";
     BackupRecord record = find(spec, request.backupId(), "");
     Path plaintext = decrypt(spec, record);
-    // a private directory of the SSH user (mktemp -d: mode 0700): the decrypted snapshot holds every Secret
-    String staging = run(host, "mktemp -d /var/tmp/etcd-runbooks-restore.XXXXXX", "create a private staging directory").stdout().strip();
+    // a private directory of the SSH user (mktemp -d: mode 0700): the decrypted snapshot holds
+    // every Secret
+    String staging =
+        run(
+                host,
+                "mktemp -d /var/tmp/etcd-runbooks-restore.XXXXXX",
+                "create a private staging directory")
+            .stdout()
+            .strip();
     try {
       Heartbeats.beat("uploading backup " + record.id() + " to " + request.member());
-      ssh.upload(host.target(), plaintext, staging + "/snapshot.db", bytes -> Heartbeats.beat("uploading backup to "
-          + request.member() + ": " + (bytes >> 20) + " MB"));
-      // a static pod's host has etcd in an image, not its tools: the version's tool goes there for the restore only
-      String tool = staticPod ? staging + "/" + toolName : host.member().installDir() + "/current/" + toolName;
+      ssh.upload(
+          host.target(),
+          plaintext,
+          staging + "/snapshot.db",
+          bytes ->
+              Heartbeats.beat(
+                  "uploading backup to " + request.member() + ": " + (bytes >> 20) + " MB"));
+      // a static pod's host has etcd in an image, not its tools: the version's tool goes there for
+      // the restore only
+      String tool =
+          staticPod
+              ? staging + "/" + toolName
+              : host.member().installDir() + "/current/" + toolName;
       if (staticPod) {
         ssh.upload(host.target(), releases.binDir(version).resolve(toolName), tool);
         run(host, "chmod 700 " + quote(tool), "make " + tool + " executable");
       }
-      boolean bump = etcdutl && run(host, quote(tool) + " snapshot restore --help 2>&1 | grep -q -- --bump-revision && echo yes || true",
-          "ask " + tool + " for --bump-revision").stdout().contains("yes");
-      String script = "set -e\n"
-          // a data dir holding anything now is what an interrupted restore left: the old one is aside already
-          + "if [ -e " + quote(dataDir) + " ]; then [ -e " + quote(asidePath(host, request.restoreId())) + " ] || { echo "
-          + quote("the data dir " + dataDir + " is not empty and was not kept aside; run keepDataDirAside first") + " >&2; exit 3; };"
-          + " rm -rf " + quote(dataDir) + "; fi\n"
-          + (etcdutl ? "" : "export ETCDCTL_API=3\n")
-          + quote(tool) + " snapshot restore " + quote(staging + "/snapshot.db")
-          + " --name " + quote(host.member().name())
-          + " --initial-cluster " + quote(request.initialCluster())
-          + " --initial-cluster-token " + quote(request.clusterToken())
-          + " --initial-advertise-peer-urls " + quote(host.member().peerUrl())
-          + " --data-dir " + quote(dataDir)
-          + (bump ? " --bump-revision " + REVISION_BUMP + " --mark-compacted" : "") + "\n"
-          + "chmod 700 " + quote(dataDir) + "\n"
-          + "echo " + (bump ? REVISION_BUMP : 0) + " > " + quote(marker) + "\n";
+      boolean bump =
+          etcdutl
+              && run(
+                      host,
+                      quote(tool)
+                          + " snapshot restore --help 2>&1 | grep -q -- --bump-revision && echo yes || true",
+                      "ask " + tool + " for --bump-revision")
+                  .stdout()
+                  .contains("yes");
+      String script =
+          "set -e\n"
+              // a data dir holding anything now is what an interrupted restore left: the old one is
+              // aside already
+              + "if [ -e "
+              + quote(dataDir)
+              + " ]; then [ -e "
+              + quote(asidePath(host, request.restoreId()))
+              + " ] || { echo "
+              + quote(
+                  "the data dir "
+                      + dataDir
+                      + " is not empty and was not kept aside; run keepDataDirAside first")
+              + " >&2; exit 3; };"
+              + " rm -rf "
+              + quote(dataDir)
+              + "; fi\n"
+              + (etcdutl ? "" : "export ETCDCTL_API=3\n")
+              + quote(tool)
+              + " snapshot restore "
+              + quote(staging + "/snapshot.db")
+              + " --name "
+              + quote(host.member().name())
+              + " --initial-cluster "
+              + quote(request.initialCluster())
+              + " --initial-cluster-token "
+              + quote(request.clusterToken())
+              + " --initial-advertise-peer-urls "
+              + quote(host.member().peerUrl())
+              + " --data-dir "
+              + quote(dataDir)
+              + (bump ? " --bump-revision " + REVISION_BUMP + " --mark-compacted" : "")
+              + "\n"
+              + "chmod 700 "
+              + quote(dataDir)
+              + "\n"
+              + "echo "
+              + (bump ? REVISION_BUMP : 0)
+              + " > "
+              + quote(marker)
+              + "\n";
       ExecResult result = ssh.exec(host.target(), privileged(spec, host, script), COMMAND_TIMEOUT);
       if (!result.ok()) {
-        throw ApplicationFailure.newNonRetryableFailure("restoring backup " + record.id() + " on " + host.describe() + " with "
-            + toolName + " (etcd " + version + ") failed (exit " + result.exitCode() + "): " + tail(result.stderr() + result.stdout())
-            + "\nnext step: fix the cause, then run the restore again; the old data dir stays at "
-            + asidePath(host, request.restoreId()), FailureType.RestoreFailed.name());
+        throw ApplicationFailure.newNonRetryableFailure(
+            "restoring backup "
+                + record.id()
+                + " on "
+                + host.describe()
+                + " with "
+                + toolName
+                + " (etcd "
+                + version
+                + ") failed (exit "
+                + result.exitCode()
+                + "): "
+                + tail(result.stderr() + result.stdout())
+                + "\nnext step: fix the cause, then run the restore again; the old data dir stays at "
+                + asidePath(host, request.restoreId()),
+            FailureType.RestoreFailed.name());
       }
-      log.info("{}: backup {} restored with {} (etcd {}){}", host.describe(), record.id(), toolName, version,
+      log.info(
+          "{}: backup {} restored with {} (etcd {}){}",
+          host.describe(),
+          record.id(),
+          toolName,
+          version,
           bump ? ", revision bumped by " + REVISION_BUMP : "");
       return bump ? REVISION_BUMP : 0;
     } catch (SshException e) {
-      throw ApplicationFailure.newFailureWithCause("cannot restore on " + host.describe() + ": " + e.getMessage(), "HostUnreachable", e);
+      throw ApplicationFailure.newFailureWithCause(
+          "cannot restore on " + host.describe() + ": " + e.getMessage(), "HostUnreachable", e);
     } finally {
       deleteQuietly(plaintext);
       try {
         ssh.exec(host.target(), "rm -rf " + quote(staging), Duration.ofSeconds(30));
       } catch (RuntimeException e) {
-        log.warn("{}: the staging directory {} with the decrypted snapshot could not be removed: {}", host.describe(), staging,
+        log.warn(
+            "{}: the staging directory {} with the decrypted snapshot could not be removed: {}",
+            host.describe(),
+            staging,
             e.getMessage());
       }
     }
   }
 
-  /** Static pods' files belong to root: their commands go through {@code sudo -n} when the SSH user is not root. */
+  /**
+   * Static pods' files belong to root: their commands go through {@code sudo -n} when the SSH user
+   * is not root.
+   */
   private static String privileged(ClusterSpec spec, MemberHost host, String script) {
     if (!ServiceSpec.STATIC_POD.equals(spec.service().kind())) return script;
     Boolean sudo = spec.service().sudo();
@@ -201,37 +349,81 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     return needed ? "sudo -n /bin/sh -c " + quote(script) : script;
   }
 
-  /** The backup with this id, or the newest one whose file still has its recorded size; checked against the cluster. */
+  /**
+   * The backup with this id, or the newest one whose file still has its recorded size; checked
+   * against the cluster.
+   */
   private static BackupRecord find(ClusterSpec spec, String backupId, String takenOnMinor) {
     Path dir = Path.of(spec.backupDir());
     try {
       if (backupId == null || backupId.isBlank() || backupId.equals("latest")) {
         Map<String, BackupRecord> kept = BackupActivitiesImpl.keptRecords(spec, dir);
-        BackupRecord newest = kept.values().stream()
-            .filter(r -> isWhole(dir, r))
-            .filter(r -> takenOnMinor == null || takenOnMinor.isBlank() || r.etcdVersion().startsWith(takenOnMinor + "."))
-            .max(Comparator.comparing(BackupRecord::takenAt))
-            .orElseThrow(() -> FailureType.BackupCorrupt.nonRetryable("cluster '" + spec.name() + "' has no kept backup in " + dir
-                + " whose file is whole" + (takenOnMinor == null || takenOnMinor.isBlank() ? "" : " taken on etcd " + takenOnMinor)
-                + " (backups there: " + kept.keySet() + "); name a backup explicitly, or copy one there"));
+        BackupRecord newest =
+            kept.values().stream()
+                .filter(r -> isWhole(dir, r))
+                .filter(
+                    r ->
+                        takenOnMinor == null
+                            || takenOnMinor.isBlank()
+                            || r.etcdVersion().startsWith(takenOnMinor + "."))
+                .max(Comparator.comparing(BackupRecord::takenAt))
+                .orElseThrow(
+                    () ->
+                        FailureType.BackupCorrupt.nonRetryable(
+                            "cluster '"
+                                + spec.name()
+                                + "' has no kept backup in "
+                                + dir
+                                + " whose file is whole"
+                                + (takenOnMinor == null || takenOnMinor.isBlank()
+                                    ? ""
+                                    : " taken on etcd " + takenOnMinor)
+                                + " (backups there: "
+                                + kept.keySet()
+                                + "); name a backup explicitly, or copy one there"));
         return checked(spec, dir, newest);
       }
       if (!ID.matcher(backupId).matches()) {
-        throw FailureType.InvalidRequest.nonRetryable("backup id '" + backupId + "' must be a plain file name, as the backup runbook makes them");
+        throw FailureType.InvalidRequest.nonRetryable(
+            "backup id '"
+                + backupId
+                + "' must be a plain file name, as the backup runbook makes them");
       }
       Path metadata = dir.resolve(backupId + ".json");
       if (!Files.exists(metadata)) {
-        throw FailureType.InvalidRequest.nonRetryable("cluster '" + spec.name() + "' has no backup '" + backupId + "' in " + dir
-            + "; it has " + BackupActivitiesImpl.keptRecords(spec, dir).keySet());
+        throw FailureType.InvalidRequest.nonRetryable(
+            "cluster '"
+                + spec.name()
+                + "' has no backup '"
+                + backupId
+                + "' in "
+                + dir
+                + "; it has "
+                + BackupActivitiesImpl.keptRecords(spec, dir).keySet());
       }
-      BackupRecord record = BackupActivitiesImpl.JSON.readValue(metadata.toFile(), BackupRecord.class);
+      BackupRecord record =
+          BackupActivitiesImpl.JSON.readValue(metadata.toFile(), BackupRecord.class);
       if (!spec.name().equals(record.cluster())) {
-        throw FailureType.InvalidRequest.nonRetryable("backup '" + backupId + "' in " + dir + " is a backup of cluster '" + record.cluster()
-            + "', not of '" + spec.name() + "': restoring it would give this cluster another cluster's data");
+        throw FailureType.InvalidRequest.nonRetryable(
+            "backup '"
+                + backupId
+                + "' in "
+                + dir
+                + " is a backup of cluster '"
+                + record.cluster()
+                + "', not of '"
+                + spec.name()
+                + "': restoring it would give this cluster another cluster's data");
       }
       return checked(spec, dir, record);
     } catch (IOException e) {
-      throw FailureType.BackupCorrupt.nonRetryable("cannot read the backups of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage());
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "cannot read the backups of cluster '"
+              + spec.name()
+              + "' in "
+              + dir
+              + ": "
+              + e.getMessage());
     }
   }
 
@@ -245,14 +437,25 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   }
 
   /** The record when its file is there with its recorded SHA-256. */
-  private static BackupRecord checked(ClusterSpec spec, Path dir, BackupRecord record) throws IOException {
+  private static BackupRecord checked(ClusterSpec spec, Path dir, BackupRecord record)
+      throws IOException {
     Path file = BackupActivitiesImpl.storedFile(dir, record);
     if (!Files.isRegularFile(file)) throw corrupt(record, "its file " + file + " is gone");
     long size = Files.size(file);
     String sha256 = BackupActivitiesImpl.sha256(file);
     if (!sha256.equals(record.sha256())) {
-      throw corrupt(record, file + " has " + size + " bytes and SHA-256 " + sha256 + ", its metadata says " + record.sizeBytes()
-          + " bytes and " + record.sha256() + (size < record.sizeBytes() ? ": the file is truncated" : ": the file changed"));
+      throw corrupt(
+          record,
+          file
+              + " has "
+              + size
+              + " bytes and SHA-256 "
+              + sha256
+              + ", its metadata says "
+              + record.sizeBytes()
+              + " bytes and "
+              + record.sha256()
+              + (size < record.sizeBytes() ? ": the file is truncated" : ": the file changed"));
     }
     return record;
   }
@@ -262,7 +465,9 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     Path dir = Path.of(spec.backupDir());
     Path stored = BackupActivitiesImpl.storedFile(dir, record);
     try {
-      Path plaintext = Files.createTempFile(dir, "." + record.id() + ".restore-", ".db", BackupActivitiesImpl.PRIVATE);
+      Path plaintext =
+          Files.createTempFile(
+              dir, "." + record.id() + ".restore-", ".db", BackupActivitiesImpl.PRIVATE);
       if (!record.encrypted()) {
         Files.copy(stored, plaintext, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         return plaintext;
@@ -270,22 +475,46 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
       BackupKey key = BackupActivitiesImpl.backupKey(spec);
       if (!key.id().equals(record.keyId())) {
         deleteQuietly(plaintext);
-        throw FailureType.BackupKeyUnusable.nonRetryable("backup " + record.id() + " is encrypted with key '" + record.keyId()
-            + "', but cluster '" + spec.name() + "' names key '" + key.id() + "' in the inventory; set backup.keyFile and"
-            + " backup.keyId to that key to restore it");
+        throw FailureType.BackupKeyUnusable.nonRetryable(
+            "backup "
+                + record.id()
+                + " is encrypted with key '"
+                + record.keyId()
+                + "', but cluster '"
+                + spec.name()
+                + "' names key '"
+                + key.id()
+                + "' in the inventory; set backup.keyFile and"
+                + " backup.keyId to that key to restore it");
       }
       try (InputStream in = new BufferedInputStream(Files.newInputStream(stored));
-          OutputStream out = new BufferedOutputStream(new BackupActivitiesImpl.ProgressOutputStream(Files.newOutputStream(plaintext),
-              "decrypting backup " + record.id()))) {
+          OutputStream out =
+              new BufferedOutputStream(
+                  new BackupActivitiesImpl.ProgressOutputStream(
+                      Files.newOutputStream(plaintext), "decrypting backup " + record.id()))) {
         new SnapshotCipher(key).decrypt(in, out);
       } catch (SnapshotDecryptionException e) {
         deleteQuietly(plaintext);
-        throw FailureType.BackupKeyUnusable.nonRetryable("backup " + record.id() + " does not decrypt with the key in "
-            + spec.backupSettings().keyFile() + " (id '" + key.id() + "'): " + e.getMessage());
+        throw FailureType.BackupKeyUnusable.nonRetryable(
+            "backup "
+                + record.id()
+                + " does not decrypt with the key in "
+                + spec.backupSettings().keyFile()
+                + " (id '"
+                + key.id()
+                + "'): "
+                + e.getMessage());
       }
       return plaintext;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot decrypt backup " + record.id() + " of cluster '" + spec.name() + "': " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot decrypt backup "
+              + record.id()
+              + " of cluster '"
+              + spec.name()
+              + "': "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -297,25 +526,45 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     try {
       ExecResult result = ssh.exec(host.target(), script, COMMAND_TIMEOUT);
       if (!result.ok()) {
-        throw ApplicationFailure.newFailure("cannot " + what + " on " + host.describe() + " (exit " + result.exitCode() + "): "
-            + tail(result.stderr()), "HostCommandFailed");
+        throw ApplicationFailure.newFailure(
+            "cannot "
+                + what
+                + " on "
+                + host.describe()
+                + " (exit "
+                + result.exitCode()
+                + "): "
+                + tail(result.stderr()),
+            "HostCommandFailed");
       }
       return result;
     } catch (SshException e) {
-      throw ApplicationFailure.newFailureWithCause("cannot " + what + " on " + host.describe() + ": " + e.getMessage(),
-          "HostUnreachable", e);
+      throw ApplicationFailure.newFailureWithCause(
+          "cannot " + what + " on " + host.describe() + ": " + e.getMessage(),
+          "HostUnreachable",
+          e);
     }
   }
 
   private MemberHost host(ClusterSpec spec, String member) {
     String kind = spec.service() == null ? null : spec.service().kind();
     if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {
-      throw ApplicationFailure.newNonRetryableFailure("cluster '" + spec.name() + "' runs etcd as '" + kind + "': restoring on the"
-          + " hosts is built for the 'plain' and 'static-pod' service managers; restore by hand with etcdutl"
-          + " (docs/runbooks/restore-cluster.md)", "ServiceKindNotSupported");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cluster '"
+              + spec.name()
+              + "' runs etcd as '"
+              + kind
+              + "': restoring on the"
+              + " hosts is built for the 'plain' and 'static-pod' service managers; restore by hand with etcdutl"
+              + " (docs/runbooks/restore-cluster.md)",
+          "ServiceKindNotSupported");
     }
-    MemberSpec m = spec.findMember(member).orElseThrow(() -> FailureType.UnknownMember.nonRetryable("cluster '" + spec.name()
-        + "' has no member '" + member + "'"));
+    MemberSpec m =
+        spec.findMember(member)
+            .orElseThrow(
+                () ->
+                    FailureType.UnknownMember.nonRetryable(
+                        "cluster '" + spec.name() + "' has no member '" + member + "'"));
     return MemberHost.of(spec, m);
   }
 
@@ -328,8 +577,14 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   }
 
   private static ApplicationFailure corrupt(BackupRecord record, String why) {
-    return FailureType.BackupCorrupt.nonRetryable("backup " + record.id() + " of cluster '" + record.cluster() + "' cannot be restored: "
-        + why + ". Choose another backup (restore input backupId)");
+    return FailureType.BackupCorrupt.nonRetryable(
+        "backup "
+            + record.id()
+            + " of cluster '"
+            + record.cluster()
+            + "' cannot be restored: "
+            + why
+            + ". Choose another backup (restore input backupId)");
   }
 
   private static String tail(String text) {

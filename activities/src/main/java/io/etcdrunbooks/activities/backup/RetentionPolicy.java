@@ -11,10 +11,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Which backups of one cluster to delete: keep the newest {@code keepLast} verified backups, plus the newest verified
- * backup of each of the last {@code keepDailyDays} days (UTC, today included), and never the newest verified backup
- * whatever the settings. Backups that are not verified (file gone or of the wrong size) are only deleted when they
- * are older than the newest verified one; newer ones are left for someone to look at.
+ * Which backups of one cluster to delete: keep the newest {@code keepLast} verified backups, plus
+ * the newest verified backup of each of the last {@code keepDailyDays} days (UTC, today included),
+ * and never the newest verified backup whatever the settings. Backups that are not verified (file
+ * gone or of the wrong size) are only deleted when they are older than the newest verified one;
+ * newer ones are left for someone to look at.
  */
 public record RetentionPolicy(int keepLast, int keepDailyDays) {
 
@@ -22,8 +23,11 @@ public record RetentionPolicy(int keepLast, int keepDailyDays) {
   public static final int DEFAULT_KEEP_DAILY_DAYS = 14;
 
   public RetentionPolicy {
-    if (keepLast < 1) throw new IllegalArgumentException("keepLast must be at least 1, got " + keepLast);
-    if (keepDailyDays < 0) throw new IllegalArgumentException("keepDailyDays must not be negative, got " + keepDailyDays);
+    if (keepLast < 1)
+      throw new IllegalArgumentException("keepLast must be at least 1, got " + keepLast);
+    if (keepDailyDays < 0)
+      throw new IllegalArgumentException(
+          "keepDailyDays must not be negative, got " + keepDailyDays);
   }
 
   /** One kept backup as retention sees it. */
@@ -33,9 +37,11 @@ public record RetentionPolicy(int keepLast, int keepDailyDays) {
   public record Decision(List<String> keep, List<String> delete) {}
 
   public Decision decide(List<Candidate> backups, Instant now) {
-    List<Candidate> newestFirst = backups.stream()
-        .sorted(Comparator.comparing(Candidate::takenAt).reversed().thenComparing(Candidate::id))
-        .toList();
+    List<Candidate> newestFirst =
+        backups.stream()
+            .sorted(
+                Comparator.comparing(Candidate::takenAt).reversed().thenComparing(Candidate::id))
+            .toList();
     List<Candidate> verified = newestFirst.stream().filter(Candidate::verified).toList();
     Optional<Candidate> newestVerified = verified.stream().findFirst();
 
@@ -50,7 +56,8 @@ public record RetentionPolicy(int keepLast, int keepDailyDays) {
     }
     newestVerified.ifPresent(c -> keep.add(c.id()));
     for (Candidate c : newestFirst) {
-      boolean newerThanEveryVerified = newestVerified.map(n -> c.takenAt().isAfter(n.takenAt())).orElse(true);
+      boolean newerThanEveryVerified =
+          newestVerified.map(n -> c.takenAt().isAfter(n.takenAt())).orElse(true);
       if (!c.verified() && newerThanEveryVerified) keep.add(c.id());
     }
 

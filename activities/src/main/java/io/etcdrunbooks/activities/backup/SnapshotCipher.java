@@ -16,8 +16,8 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 
 /**
- * Encrypts snapshots with AES-256-GCM as a stream of authenticated chunks, so memory stays at two chunks whatever the
- * snapshot's size.
+ * Encrypts snapshots with AES-256-GCM as a stream of authenticated chunks, so memory stays at two
+ * chunks whatever the snapshot's size.
  *
  * <pre>
  * header:  "ERBK" | version (1) | key id length (1) | key id (UTF-8) | key check (16) | nonce prefix (8) | chunk size (4)
@@ -25,11 +25,12 @@ import javax.crypto.spec.GCMParameterSpec;
  *          nonce = nonce prefix | i (4, big-endian); associated data = header | i (8) | final flag | plaintext length
  * </pre>
  *
- * Every chunk's tag covers the whole header and the chunk's position, and only the last chunk carries the final flag:
- * a modified header, a modified, reordered, dropped or repeated chunk, a cut after any chunk and bytes appended after
- * the last one are all refused. The key check (derived from the key, see {@link BackupKey}) tells a wrong key from a
- * damaged file. Decrypted chunks are written as soon as they are authenticated, so a failed decryption leaves partial
- * output that the caller must discard.
+ * Every chunk's tag covers the whole header and the chunk's position, and only the last chunk
+ * carries the final flag: a modified header, a modified, reordered, dropped or repeated chunk, a
+ * cut after any chunk and bytes appended after the last one are all refused. The key check (derived
+ * from the key, see {@link BackupKey}) tells a wrong key from a damaged file. Decrypted chunks are
+ * written as soon as they are authenticated, so a failed decryption leaves partial output that the
+ * caller must discard.
  */
 public final class SnapshotCipher {
 
@@ -52,7 +53,8 @@ public final class SnapshotCipher {
   }
 
   SnapshotCipher(BackupKey key, int chunkSize) {
-    if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE) throw new IllegalArgumentException("chunk size " + chunkSize + " out of range");
+    if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE)
+      throw new IllegalArgumentException("chunk size " + chunkSize + " out of range");
     this.key = key;
     this.chunkSize = chunkSize;
   }
@@ -72,14 +74,18 @@ public final class SnapshotCipher {
       int nextLength = currentLength == chunkSize ? plaintext.readNBytes(next, 0, chunkSize) : 0;
       byte flag = nextLength == 0 ? FINAL : MORE;
       try {
-        cipher.init(Cipher.ENCRYPT_MODE, key.encryptionKey(), new GCMParameterSpec(TAG_BYTES * 8, nonce(noncePrefix, index)));
+        cipher.init(
+            Cipher.ENCRYPT_MODE,
+            key.encryptionKey(),
+            new GCMParameterSpec(TAG_BYTES * 8, nonce(noncePrefix, index)));
         cipher.updateAAD(associatedData(header, index, flag, currentLength));
         int sealedLength = cipher.doFinal(current, 0, currentLength, sealed, 0);
         ciphertext.write(flag);
         ciphertext.write(ByteBuffer.allocate(4).putInt(currentLength).array());
         ciphertext.write(sealed, 0, sealedLength);
       } catch (GeneralSecurityException e) {
-        throw new IllegalStateException("AES-GCM failed on chunk " + index + ": " + e.getMessage(), e);
+        throw new IllegalStateException(
+            "AES-GCM failed on chunk " + index + ": " + e.getMessage(), e);
       }
       if (flag == FINAL) break;
       byte[] swap = current;
@@ -92,16 +98,25 @@ public final class SnapshotCipher {
   }
 
   /**
-   * Writes the plaintext of an encrypted stream; throws {@link SnapshotDecryptionException} naming what is wrong
-   * (wrong key or key id, modified, reordered or truncated chunks). Closes neither stream.
+   * Writes the plaintext of an encrypted stream; throws {@link SnapshotDecryptionException} naming
+   * what is wrong (wrong key or key id, modified, reordered or truncated chunks). Closes neither
+   * stream.
    */
   public void decrypt(InputStream ciphertext, OutputStream plaintext) throws IOException {
     Header header = readHeader(ciphertext);
     if (!header.keyId().equals(key.id())) {
-      throw new SnapshotDecryptionException("the backup was encrypted with key id '" + header.keyId() + "', not with key '" + key.id() + "'");
+      throw new SnapshotDecryptionException(
+          "the backup was encrypted with key id '"
+              + header.keyId()
+              + "', not with key '"
+              + key.id()
+              + "'");
     }
     if (!MessageDigest.isEqual(header.check(), key.check())) {
-      throw new SnapshotDecryptionException("wrong key: the key given as '" + key.id() + "' is not the key this backup was encrypted with");
+      throw new SnapshotDecryptionException(
+          "wrong key: the key given as '"
+              + key.id()
+              + "' is not the key this backup was encrypted with");
     }
     Cipher cipher = cipher();
     byte[] sealed = new byte[header.chunkSize() + TAG_BYTES];
@@ -109,31 +124,46 @@ public final class SnapshotCipher {
     for (long index = 0; ; index++) {
       int flag = ciphertext.read();
       if (flag < 0) {
-        throw new SnapshotDecryptionException("truncated: the backup ends after " + index + " chunks without its final chunk");
+        throw new SnapshotDecryptionException(
+            "truncated: the backup ends after " + index + " chunks without its final chunk");
       }
       byte[] lengthBytes = ciphertext.readNBytes(4);
-      if (lengthBytes.length < 4) throw new SnapshotDecryptionException("truncated inside chunk " + index);
+      if (lengthBytes.length < 4)
+        throw new SnapshotDecryptionException("truncated inside chunk " + index);
       int length = ByteBuffer.wrap(lengthBytes).getInt();
-      if ((flag != MORE && flag != FINAL) || length < 0 || length > header.chunkSize() || (flag == MORE && length != header.chunkSize())) {
-        throw new SnapshotDecryptionException("chunk " + index + " has a damaged frame (flag " + flag + ", length " + length + ")");
+      if ((flag != MORE && flag != FINAL)
+          || length < 0
+          || length > header.chunkSize()
+          || (flag == MORE && length != header.chunkSize())) {
+        throw new SnapshotDecryptionException(
+            "chunk " + index + " has a damaged frame (flag " + flag + ", length " + length + ")");
       }
       int sealedLength = length + TAG_BYTES;
       if (ciphertext.readNBytes(sealed, 0, sealedLength) < sealedLength) {
         throw new SnapshotDecryptionException("truncated inside chunk " + index);
       }
       try {
-        cipher.init(Cipher.DECRYPT_MODE, key.encryptionKey(), new GCMParameterSpec(TAG_BYTES * 8, nonce(header.noncePrefix(), index)));
+        cipher.init(
+            Cipher.DECRYPT_MODE,
+            key.encryptionKey(),
+            new GCMParameterSpec(TAG_BYTES * 8, nonce(header.noncePrefix(), index)));
         cipher.updateAAD(associatedData(header.bytes(), index, (byte) flag, length));
         int openedLength = cipher.doFinal(sealed, 0, sealedLength, opened, 0);
         plaintext.write(opened, 0, openedLength);
       } catch (AEADBadTagException e) {
-        throw new SnapshotDecryptionException("chunk " + index + " failed authentication: the backup was modified, or its chunks were"
-            + " reordered, dropped or repeated");
+        throw new SnapshotDecryptionException(
+            "chunk "
+                + index
+                + " failed authentication: the backup was modified, or its chunks were"
+                + " reordered, dropped or repeated");
       } catch (GeneralSecurityException e) {
-        throw new IllegalStateException("AES-GCM failed on chunk " + index + ": " + e.getMessage(), e);
+        throw new IllegalStateException(
+            "AES-GCM failed on chunk " + index + ": " + e.getMessage(), e);
       }
       if (flag == FINAL) {
-        if (ciphertext.read() >= 0) throw new SnapshotDecryptionException("the backup has data after its final chunk " + index);
+        if (ciphertext.read() >= 0)
+          throw new SnapshotDecryptionException(
+              "the backup has data after its final chunk " + index);
         Arrays.fill(opened, (byte) 0);
         return;
       }
@@ -145,33 +175,44 @@ public final class SnapshotCipher {
     return readHeader(ciphertext).keyId();
   }
 
-  private record Header(byte[] bytes, String keyId, byte[] check, byte[] noncePrefix, int chunkSize) {}
+  private record Header(
+      byte[] bytes, String keyId, byte[] check, byte[] noncePrefix, int chunkSize) {}
 
   private static Header readHeader(InputStream in) throws IOException {
     byte[] fixed = in.readNBytes(MAGIC.length + 2);
-    if (fixed.length < MAGIC.length + 2 || !Arrays.equals(Arrays.copyOf(fixed, MAGIC.length), MAGIC)) {
-      throw new SnapshotDecryptionException("not an encrypted etcd-runbooks backup (no ERBK header)");
+    if (fixed.length < MAGIC.length + 2
+        || !Arrays.equals(Arrays.copyOf(fixed, MAGIC.length), MAGIC)) {
+      throw new SnapshotDecryptionException(
+          "not an encrypted etcd-runbooks backup (no ERBK header)");
     }
     if (fixed[MAGIC.length] != VERSION) {
-      throw new SnapshotDecryptionException("encrypted backup format version " + fixed[MAGIC.length] + " is not supported (only " + VERSION + ")");
+      throw new SnapshotDecryptionException(
+          "encrypted backup format version "
+              + fixed[MAGIC.length]
+              + " is not supported (only "
+              + VERSION
+              + ")");
     }
     int idLength = fixed[MAGIC.length + 1] & 0xff;
     byte[] rest = in.readNBytes(idLength + CHECK_BYTES + NONCE_PREFIX_BYTES + 4);
-    if (rest.length < idLength + CHECK_BYTES + NONCE_PREFIX_BYTES + 4) throw new SnapshotDecryptionException("truncated inside the header");
+    if (rest.length < idLength + CHECK_BYTES + NONCE_PREFIX_BYTES + 4)
+      throw new SnapshotDecryptionException("truncated inside the header");
     ByteBuffer b = ByteBuffer.wrap(rest);
     byte[] id = new byte[idLength];
     byte[] check = new byte[CHECK_BYTES];
     byte[] prefix = new byte[NONCE_PREFIX_BYTES];
     b.get(id).get(check).get(prefix);
     int chunkSize = b.getInt();
-    if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE) throw new SnapshotDecryptionException("the header's chunk size " + chunkSize + " is damaged");
+    if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE)
+      throw new SnapshotDecryptionException("the header's chunk size " + chunkSize + " is damaged");
     byte[] all = new byte[fixed.length + rest.length];
     System.arraycopy(fixed, 0, all, 0, fixed.length);
     System.arraycopy(rest, 0, all, fixed.length, rest.length);
     return new Header(all, new String(id, StandardCharsets.UTF_8), check, prefix, chunkSize);
   }
 
-  private static byte[] header(String keyId, byte[] check, byte[] noncePrefix, int chunkSize) throws IOException {
+  private static byte[] header(String keyId, byte[] check, byte[] noncePrefix, int chunkSize)
+      throws IOException {
     byte[] id = keyId.getBytes(StandardCharsets.UTF_8);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(bytes);
@@ -191,7 +232,12 @@ public final class SnapshotCipher {
   }
 
   private static byte[] associatedData(byte[] header, long index, byte flag, int length) {
-    return ByteBuffer.allocate(header.length + 8 + 1 + 4).put(header).putLong(index).put(flag).putInt(length).array();
+    return ByteBuffer.allocate(header.length + 8 + 1 + 4)
+        .put(header)
+        .putLong(index)
+        .put(flag)
+        .putInt(length)
+        .array();
   }
 
   private static Cipher cipher() {

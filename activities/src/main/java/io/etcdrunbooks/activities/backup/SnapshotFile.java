@@ -11,9 +11,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Where a streamed snapshot is written. etcd ends the stream with the SHA-256 of everything before it (the
- * trailer {@code etcdutl snapshot restore} checks); this sink checks that trailer as the bytes go by.
- * Written by jetcd's event-loop thread, read for progress by the activity's thread.
+ * Where a streamed snapshot is written. etcd ends the stream with the SHA-256 of everything before
+ * it (the trailer {@code etcdutl snapshot restore} checks); this sink checks that trailer as the
+ * bytes go by. Written by jetcd's event-loop thread, read for progress by the activity's thread.
  */
 final class SnapshotFile extends OutputStream {
 
@@ -26,7 +26,12 @@ final class SnapshotFile extends OutputStream {
   private final AtomicLong bytes = new AtomicLong();
 
   SnapshotFile(Path file) throws IOException {
-    this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+    this.channel =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE);
     try {
       this.payload = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
@@ -65,7 +70,10 @@ final class SnapshotFile extends OutputStream {
     return bytes.get();
   }
 
-  /** The stream ended with the SHA-256 of what came before it. Call once, after the stream completed. */
+  /**
+   * The stream ended with the SHA-256 of what came before it. Call once, after the stream
+   * completed.
+   */
   synchronized boolean trailerMatches() {
     return tailLength == TRAILER && MessageDigest.isEqual(payload.digest(), tail);
   }

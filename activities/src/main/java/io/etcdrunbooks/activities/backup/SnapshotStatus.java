@@ -13,14 +13,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What etcd's own tool reads from a snapshot file: {@code etcdutl snapshot status -w json} from 3.5 on,
- * {@code ETCDCTL_API=3 etcdctl snapshot status -w json} before.
+ * What etcd's own tool reads from a snapshot file: {@code etcdutl snapshot status -w json} from 3.5
+ * on, {@code ETCDCTL_API=3 etcdctl snapshot status -w json} before.
  *
  * @param hash the tool's hash over every bucket of the file
  * @param revision the highest revision stored in the file's key bucket
- * @param totalKey entries in all of the file's buckets: every stored revision of every key (not compacted yet,
- *     tombstones included) plus a few bookkeeping entries (meta, members, cluster version, ...); never less
- *     than the live keys at {@code revision}
+ * @param totalKey entries in all of the file's buckets: every stored revision of every key (not
+ *     compacted yet, tombstones included) plus a few bookkeeping entries (meta, members, cluster
+ *     version, ...); never less than the live keys at {@code revision}
  * @param totalSize bolt database size
  */
 record SnapshotStatus(long hash, long revision, long totalKey, long totalSize) {
@@ -31,8 +31,12 @@ record SnapshotStatus(long hash, long revision, long totalKey, long totalSize) {
   static SnapshotStatus read(Path binDir, String etcdVersion, Path file) throws IOException {
     boolean etcdutl = Versions.ORDER.compare(etcdVersion, "3.5.0") >= 0;
     Path tool = binDir.resolve(etcdutl ? "etcdutl" : "etcdctl");
-    if (!Files.isExecutable(tool)) throw new IOException(tool + " is missing; it is needed to verify " + etcdVersion + " snapshots");
-    List<String> command = new ArrayList<>(List.of(tool.toString(), "snapshot", "status", file.toString(), "-w", "json"));
+    if (!Files.isExecutable(tool))
+      throw new IOException(
+          tool + " is missing; it is needed to verify " + etcdVersion + " snapshots");
+    List<String> command =
+        new ArrayList<>(
+            List.of(tool.toString(), "snapshot", "status", file.toString(), "-w", "json"));
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().put("ETCDCTL_API", "3");
     // output to files, so that waiting for the tool stays bounded even when it hangs
@@ -44,17 +48,29 @@ record SnapshotStatus(long hash, long revision, long totalKey, long totalSize) {
       Process process = builder.start();
       if (!process.waitFor(TOOL_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
         process.destroyForcibly();
-        throw new IOException(String.join(" ", command) + " did not finish within " + TOOL_TIMEOUT.toMinutes() + " min");
+        throw new IOException(
+            String.join(" ", command)
+                + " did not finish within "
+                + TOOL_TIMEOUT.toMinutes()
+                + " min");
       }
       if (process.exitValue() != 0) {
-        throw new IOException(String.join(" ", command) + " failed (exit " + process.exitValue() + "): "
-            + Files.readString(stderr, StandardCharsets.UTF_8).strip());
+        throw new IOException(
+            String.join(" ", command)
+                + " failed (exit "
+                + process.exitValue()
+                + "): "
+                + Files.readString(stderr, StandardCharsets.UTF_8).strip());
       }
       JsonNode json = JSON.readTree(stdout.toFile());
       for (String field : List.of("hash", "revision", "totalKey", "totalSize")) {
-        if (!json.hasNonNull(field)) throw new IOException(String.join(" ", command) + " printed no " + field + ": " + json);
+        if (!json.hasNonNull(field))
+          throw new IOException(String.join(" ", command) + " printed no " + field + ": " + json);
       }
-      return new SnapshotStatus(json.get("hash").asLong(), json.get("revision").asLong(), json.get("totalKey").asLong(),
+      return new SnapshotStatus(
+          json.get("hash").asLong(),
+          json.get("revision").asLong(),
+          json.get("totalKey").asLong(),
           json.get("totalSize").asLong());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

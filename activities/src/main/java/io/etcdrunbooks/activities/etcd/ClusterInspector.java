@@ -20,9 +20,9 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * Looks at a cluster through the etcd API: member ids, each member's status and health, the leader, the
- * cluster version, alarms and the current revision. Never throws for an unreachable member: it comes back
- * with {@code reachable=false} and the reason in its errors.
+ * Looks at a cluster through the etcd API: member ids, each member's status and health, the leader,
+ * the cluster version, alarms and the current revision. Never throws for an unreachable member: it
+ * comes back with {@code reachable=false} and the reason in its errors.
  */
 public final class ClusterInspector {
 
@@ -45,14 +45,19 @@ public final class ClusterInspector {
     return http;
   }
 
-  /** Every inventory member with its etcd member id, from the member list (matched by peer URL, then name). */
+  /**
+   * Every inventory member with its etcd member id, from the member list (matched by peer URL, then
+   * name).
+   */
   public synchronized Map<String, Long> memberIds() {
     if (idByName == null) {
       List<Member> listed = listMembers();
       Map<String, Long> ids = new HashMap<>();
       for (MemberSpec m : spec.members()) {
         URI peer = URI.create(m.peerUrl());
-        listed.stream().filter(l -> l.getPeerURIs().contains(peer)).findFirst()
+        listed.stream()
+            .filter(l -> l.getPeerURIs().contains(peer))
+            .findFirst()
             .or(() -> listed.stream().filter(l -> m.name().equals(l.getName())).findFirst())
             .ifPresent(l -> ids.put(m.name(), l.getId()));
       }
@@ -62,17 +67,20 @@ public final class ClusterInspector {
   }
 
   /**
-   * etcd's member list through any member; a learner (3.4 refuses the call there) is skipped for the next member.
+   * etcd's member list through any member; a learner (3.4 refuses the call there) is skipped for
+   * the next member.
    */
   private List<Member> listMembers() {
     String what = "member list of cluster '" + spec.name() + "'";
     try {
-      return EtcdClients.await(clients.cluster().getClusterClient().listMember(), what).getMembers();
+      return EtcdClients.await(clients.cluster().getClusterClient().listMember(), what)
+          .getMembers();
     } catch (EtcdCallException e) {
       if (!e.getMessage().contains("learner")) throw e;
       for (MemberSpec m : spec.members()) {
         try {
-          return EtcdClients.await(clients.member(m.name()).getClusterClient().listMember(), what).getMembers();
+          return EtcdClients.await(clients.member(m.name()).getClusterClient().listMember(), what)
+              .getMembers();
         } catch (EtcdCallException next) {
           // a learner or a member that is down: the next one
         }
@@ -81,7 +89,10 @@ public final class ClusterInspector {
     }
   }
 
-  /** The member list, or an empty map with no failure when no member answers (each status then says why). */
+  /**
+   * The member list, or an empty map with no failure when no member answers (each status then says
+   * why).
+   */
   private Map<String, Long> memberIdsIfReachable() {
     try {
       return memberIds();
@@ -95,30 +106,53 @@ public final class ClusterInspector {
     long listedId = memberIdsIfReachable().getOrDefault(member.name(), 0L);
     StatusResponse status;
     try {
-      status = EtcdClients.await(
-          clients.cluster().getMaintenanceClient().statusMember(EtcdClients.target(member)),
-          "status of member '" + member.name() + "' at " + member.clientUrl());
+      status =
+          EtcdClients.await(
+              clients.cluster().getMaintenanceClient().statusMember(EtcdClients.target(member)),
+              "status of member '" + member.name() + "' at " + member.clientUrl());
     } catch (EtcdCallException e) {
-      return new MemberStatus(member.name(), listedId, false, false, "", false, 0, 0, 0, 0, List.of(e.getMessage()));
+      return new MemberStatus(
+          member.name(), listedId, false, false, "", false, 0, 0, 0, 0, List.of(e.getMessage()));
     }
     List<String> errors = new ArrayList<>(status.getErrorList());
     long id = status.getHeader().getMemberId();
     if (listedId != 0 && id != listedId) {
-      errors.add("member '" + member.name() + "' at " + member.clientUrl() + " answers as id " + Long.toHexString(id)
-          + " but the member list gives its peer URL id " + Long.toHexString(listedId) + "; check the inventory URLs");
+      errors.add(
+          "member '"
+              + member.name()
+              + "' at "
+              + member.clientUrl()
+              + " answers as id "
+              + Long.toHexString(id)
+              + " but the member list gives its peer URL id "
+              + Long.toHexString(listedId)
+              + "; check the inventory URLs");
     }
     health(member).ifPresent(errors::add);
     // etcd before 3.4 does not report the applied index
-    long applied = status.getRaftAppliedIndex() == 0 ? status.getRaftIndex() : status.getRaftAppliedIndex();
+    long applied =
+        status.getRaftAppliedIndex() == 0 ? status.getRaftIndex() : status.getRaftAppliedIndex();
     boolean healthy = errors.isEmpty() && status.getLeader() != 0;
-    return new MemberStatus(member.name(), id, true, healthy, status.getVersion(), status.isLearner(), status.getDbSize(),
-        status.getRaftIndex(), applied, status.getLeader(), List.copyOf(errors));
+    return new MemberStatus(
+        member.name(),
+        id,
+        true,
+        healthy,
+        status.getVersion(),
+        status.isLearner(),
+        status.getDbSize(),
+        status.getRaftIndex(),
+        applied,
+        status.getLeader(),
+        List.copyOf(errors));
   }
 
   /** Why /health is not fine, empty when it is. */
   private Optional<String> health(MemberSpec member) {
     try {
-      return http.healthy(member.clientUrl()) ? Optional.empty() : Optional.of(member.clientUrl() + "/health reports false");
+      return http.healthy(member.clientUrl())
+          ? Optional.empty()
+          : Optional.of(member.clientUrl() + "/health reports false");
     } catch (IOException e) {
       return Optional.of("health check failed: " + e.getMessage());
     }
@@ -131,9 +165,12 @@ public final class ClusterInspector {
 
   /** Inventory name of the leader the most reachable members see, empty when none sees one. */
   public String leaderName(List<MemberStatus> statuses) {
-    Map<Long, Long> votes = statuses.stream().filter(s -> s.reachable() && s.leaderId() != 0)
-        .collect(Collectors.groupingBy(MemberStatus::leaderId, Collectors.counting()));
-    Optional<Long> leaderId = votes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
+    Map<Long, Long> votes =
+        statuses.stream()
+            .filter(s -> s.reachable() && s.leaderId() != 0)
+            .collect(Collectors.groupingBy(MemberStatus::leaderId, Collectors.counting()));
+    Optional<Long> leaderId =
+        votes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
     if (leaderId.isEmpty()) return "";
     Map<Long, String> nameById = new HashMap<>();
     memberIdsIfReachable().forEach((name, id) -> nameById.put(id, name));
@@ -156,19 +193,35 @@ public final class ClusterInspector {
 
   /** Raised alarms as "NOSPACE on m2" (the member id in hex when it is not in the inventory). */
   public List<String> alarms() {
-    Map<Long, String> nameById = memberIds().entrySet().stream().collect(Collectors.toMap(Map.Entry::getValue, Map.Entry::getKey));
-    List<AlarmMember> alarms = EtcdClients.await(clients.cluster().getMaintenanceClient().listAlarms(), "alarms of cluster '" + spec.name() + "'")
-        .getAlarms();
+    Map<Long, String> nameById =
+        memberIds().entrySet().stream()
+            .collect(Collectors.toMap(Map.Entry::getValue, Map.Entry::getKey));
+    List<AlarmMember> alarms =
+        EtcdClients.await(
+                clients.cluster().getMaintenanceClient().listAlarms(),
+                "alarms of cluster '" + spec.name() + "'")
+            .getAlarms();
     return alarms.stream()
-        .map(a -> a.getAlarmType() + " on " + nameById.getOrDefault(a.getMemberId(), Long.toHexString(a.getMemberId())))
+        .map(
+            a ->
+                a.getAlarmType()
+                    + " on "
+                    + nameById.getOrDefault(a.getMemberId(), Long.toHexString(a.getMemberId())))
         .toList();
   }
 
   /** The current revision, read linearizably (through the leader). */
   public long currentRevision() {
     return EtcdClients.await(
-        clients.cluster().getKVClient().get(ByteSequence.from(new byte[] {0}), GetOption.builder().withCountOnly(true).build()),
-        "current revision of cluster '" + spec.name() + "'").getHeader().getRevision();
+            clients
+                .cluster()
+                .getKVClient()
+                .get(
+                    ByteSequence.from(new byte[] {0}),
+                    GetOption.builder().withCountOnly(true).build()),
+            "current revision of cluster '" + spec.name() + "'")
+        .getHeader()
+        .getRevision();
   }
 
   /** Everything at once; parts that need a reachable cluster are left empty when none answers. */
@@ -177,7 +230,8 @@ public final class ClusterInspector {
     boolean anyReachable = statuses.stream().anyMatch(MemberStatus::reachable);
     List<String> alarms = anyReachable ? orElse(this::alarms, List.of()) : List.of();
     long revision = anyReachable ? orElse(this::currentRevision, 0L) : 0L;
-    return new ClusterState(spec.name(), statuses, leaderName(statuses), clusterVersion(statuses), alarms, revision);
+    return new ClusterState(
+        spec.name(), statuses, leaderName(statuses), clusterVersion(statuses), alarms, revision);
   }
 
   private static <T> T orElse(Supplier<T> read, T fallback) {

@@ -11,8 +11,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * Reads a member's {@code /version} and {@code /health} over HTTP(S) with the JDK HttpClient, using the
- * cluster's client TLS when it has one.
+ * Reads a member's {@code /version} and {@code /health} over HTTP(S) with the JDK HttpClient, using
+ * the cluster's client TLS when it has one.
  */
 public final class ClusterVersionReader {
 
@@ -21,11 +21,15 @@ public final class ClusterVersionReader {
 
   private final HttpClient http;
 
-  /** @param etcdserver the member's server version, for example 3.4.23; @param etcdcluster the cluster version, for example 3.4.0 */
+  /**
+   * @param etcdserver the member's server version, for example 3.4.23; @param etcdcluster the
+   *     cluster version, for example 3.4.0
+   */
   public record VersionInfo(String etcdserver, String etcdcluster) {}
 
   public ClusterVersionReader(ClusterSpec spec) {
-    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1);
+    HttpClient.Builder builder =
+        HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1);
     if (spec.tls() != null) builder.sslContext(TlsMaterial.load(spec.tls()).sslContext());
     this.http = builder.build();
   }
@@ -35,9 +39,11 @@ public final class ClusterVersionReader {
     JsonNode body = getJson(clientUrl, "/version");
     JsonNode server = body.get("etcdserver");
     JsonNode cluster = body.get("etcdcluster");
-    if (server == null) throw new IOException(url(clientUrl, "/version") + " answered without etcdserver: " + body);
+    if (server == null)
+      throw new IOException(url(clientUrl, "/version") + " answered without etcdserver: " + body);
     // etcd reports "not_decided" while the cluster version is not yet agreed on
-    String clusterVersion = cluster == null || "not_decided".equals(cluster.asText()) ? "" : cluster.asText();
+    String clusterVersion =
+        cluster == null || "not_decided".equals(cluster.asText()) ? "" : cluster.asText();
     return new VersionInfo(server.asText(), clusterVersion);
   }
 
@@ -52,7 +58,8 @@ public final class ClusterVersionReader {
     HttpRequest request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET().build();
     try {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-      // /health answers 503 with {"health":"false"} when the member is unhealthy: still a readable answer
+      // /health answers 503 with {"health":"false"} when the member is unhealthy: still a readable
+      // answer
       if (response.statusCode() != 200 && response.statusCode() != 503) {
         throw new IOException(uri + " answered HTTP " + response.statusCode());
       }
@@ -67,7 +74,8 @@ public final class ClusterVersionReader {
   }
 
   private static URI url(String clientUrl, String path) {
-    String base = clientUrl.endsWith("/") ? clientUrl.substring(0, clientUrl.length() - 1) : clientUrl;
+    String base =
+        clientUrl.endsWith("/") ? clientUrl.substring(0, clientUrl.length() - 1) : clientUrl;
     return URI.create(base + path);
   }
 }

@@ -1,12 +1,12 @@
 package io.etcdrunbooks.activities.etcd;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
@@ -23,11 +23,15 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** {@link EtcdActivities} through jetcd and the members' HTTP endpoints; the inventory is read on every call. */
+/**
+ * {@link EtcdActivities} through jetcd and the members' HTTP endpoints; the inventory is read on
+ * every call.
+ */
 public final class EtcdActivitiesImpl implements EtcdActivities {
 
   /** Raft entries a member may be behind the leader and still count as caught up. */
   static final long MAX_RAFT_LAG = 10;
+
   static final Duration RAFT_CONVERGE_TIMEOUT = Duration.ofSeconds(10);
   static final Duration HASH_RETRY_TIMEOUT = Duration.ofSeconds(5);
   static final Duration LEADER_MOVE_TIMEOUT = Duration.ofSeconds(15);
@@ -51,10 +55,18 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   private ConsistencyReport checkConsistency(ClusterInspector inspector) {
     Converged converged = awaitRaftConvergence(inspector);
-    List<String> unreachable = converged.statuses.stream().filter(s -> !s.reachable()).map(s -> s.name() + ": " + s.errors()).toList();
+    List<String> unreachable =
+        converged.statuses.stream()
+            .filter(s -> !s.reachable())
+            .map(s -> s.name() + ": " + s.errors())
+            .toList();
     if (!unreachable.isEmpty()) {
-      throw FailureType.MembersUnreachable.retryable("cannot compare hashes of cluster '" + inspector.clients().spec().name()
-          + "': members unreachable: " + unreachable, null);
+      throw FailureType.MembersUnreachable.retryable(
+          "cannot compare hashes of cluster '"
+              + inspector.clients().spec().name()
+              + "': members unreachable: "
+              + unreachable,
+          null);
     }
     long revision = inspector.currentRevision();
     Map<String, Long> hashes = new LinkedHashMap<>();
@@ -68,14 +80,22 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   private record Converged(List<MemberStatus> statuses, boolean converged) {}
 
-  /** Polls until every member's raft index is within {@link #MAX_RAFT_LAG} of the leader's, or the time is up. */
+  /**
+   * Polls until every member's raft index is within {@link #MAX_RAFT_LAG} of the leader's, or the
+   * time is up.
+   */
   private Converged awaitRaftConvergence(ClusterInspector inspector) {
     long deadline = System.nanoTime() + RAFT_CONVERGE_TIMEOUT.toNanos();
     while (true) {
       List<MemberStatus> statuses = inspector.statuses();
       Optional<MemberStatus> leader = statuses.stream().filter(MemberStatus::leads).findFirst();
-      boolean converged = leader.isPresent() && statuses.stream()
-          .allMatch(s -> s.reachable() && leader.get().raftIndex() - s.raftIndex() <= MAX_RAFT_LAG);
+      boolean converged =
+          leader.isPresent()
+              && statuses.stream()
+                  .allMatch(
+                      s ->
+                          s.reachable()
+                              && leader.get().raftIndex() - s.raftIndex() <= MAX_RAFT_LAG);
       Heartbeats.beat("raft indexes: " + indexes(statuses));
       if (converged || System.nanoTime() > deadline) return new Converged(statuses, converged);
       Heartbeats.pause(POLL_MILLIS);
@@ -87,9 +107,15 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     long deadline = System.nanoTime() + HASH_RETRY_TIMEOUT.toNanos();
     while (true) {
       try {
-        int hash = EtcdClients.await(
-            inspector.clients().cluster().getMaintenanceClient().hashKV(EtcdClients.target(spec.member(member)), revision),
-            "hashkv of member '" + member + "' at revision " + revision).getHash();
+        int hash =
+            EtcdClients.await(
+                    inspector
+                        .clients()
+                        .cluster()
+                        .getMaintenanceClient()
+                        .hashKV(EtcdClients.target(spec.member(member)), revision),
+                    "hashkv of member '" + member + "' at revision " + revision)
+                .getHash();
         return Integer.toUnsignedLong(hash);
       } catch (EtcdCallException e) {
         if (System.nanoTime() > deadline) {
@@ -104,25 +130,35 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   @Override
   public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
-    return withCluster(request.cluster(), inspector -> {
-      try {
-        return new KeyspaceReader(inspector.clients().cluster().getKVClient()).digest(request.revision(), Heartbeats::beat);
-      } catch (EtcdCallException e) {
-        if (e.isCompacted() || e.isFutureRevision()) {
-          throw FailureType.InvalidRequest.nonRetryable("cannot read cluster '" + request.cluster() + "' at revision " + request.revision()
-              + ": " + e.getMessage());
-        }
-        throw e;
-      }
-    });
+    return withCluster(
+        request.cluster(),
+        inspector -> {
+          try {
+            return new KeyspaceReader(inspector.clients().cluster().getKVClient())
+                .digest(request.revision(), Heartbeats::beat);
+          } catch (EtcdCallException e) {
+            if (e.isCompacted() || e.isFutureRevision()) {
+              throw FailureType.InvalidRequest.nonRetryable(
+                  "cannot read cluster '"
+                      + request.cluster()
+                      + "' at revision "
+                      + request.revision()
+                      + ": "
+                      + e.getMessage());
+            }
+            throw e;
+          }
+        });
   }
 
   @Override
   public void moveLeader(MoveLeaderRequest request) {
-    withCluster(request.cluster(), inspector -> {
-      moveLeader(inspector, request.toMember());
-      return null;
-    });
+    withCluster(
+        request.cluster(),
+        inspector -> {
+          moveLeader(inspector, request.toMember());
+          return null;
+        });
   }
 
   private void moveLeader(ClusterInspector inspector, String toMember) {
@@ -130,18 +166,31 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     MemberStatus target = inspector.status(member(inspector, toMember));
     if (target.leads()) return;
     if (!target.reachable() || target.id() == 0) {
-      throw FailureType.MembersUnreachable.retryable("cannot hand leadership of cluster '" + cluster + "' to '" + toMember
-          + "': it is not reachable: " + target.errors(), null);
+      throw FailureType.MembersUnreachable.retryable(
+          "cannot hand leadership of cluster '"
+              + cluster
+              + "' to '"
+              + toMember
+              + "': it is not reachable: "
+              + target.errors(),
+          null);
     }
     List<MemberStatus> statuses = inspector.statuses();
     String leader = inspector.leaderName(statuses);
     if (leader.isEmpty()) {
-      throw FailureType.NoLeader.retryable("cluster '" + cluster + "' has no leader to hand leadership from; statuses: " + brief(statuses), null);
+      throw FailureType.NoLeader.retryable(
+          "cluster '"
+              + cluster
+              + "' has no leader to hand leadership from; statuses: "
+              + brief(statuses),
+          null);
     }
     if (!leader.equals(toMember)) {
       // etcd only accepts move-leader at the current leader
-      EtcdClients.await(inspector.clients().member(leader).getMaintenanceClient().moveLeader(target.id()),
-          "move leader of cluster '" + cluster + "' from '" + leader + "' to '" + toMember + "'", LEADER_MOVE_TIMEOUT);
+      EtcdClients.await(
+          inspector.clients().member(leader).getMaintenanceClient().moveLeader(target.id()),
+          "move leader of cluster '" + cluster + "' from '" + leader + "' to '" + toMember + "'",
+          LEADER_MOVE_TIMEOUT);
     }
     long deadline = System.nanoTime() + LEADER_MOVE_TIMEOUT.toNanos();
     MemberStatus last = target;
@@ -151,8 +200,18 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       Heartbeats.beat("waiting for '" + toMember + "' to lead");
       Heartbeats.pause(POLL_MILLIS);
     }
-    throw FailureType.LeaderNotMoved.retryable("'" + toMember + "' of cluster '" + cluster + "' did not become leader within "
-        + LEADER_MOVE_TIMEOUT.toSeconds() + " s; it sees leader id " + Long.toHexString(last.leaderId()) + ", errors " + last.errors(), null);
+    throw FailureType.LeaderNotMoved.retryable(
+        "'"
+            + toMember
+            + "' of cluster '"
+            + cluster
+            + "' did not become leader within "
+            + LEADER_MOVE_TIMEOUT.toSeconds()
+            + " s; it sees leader id "
+            + Long.toHexString(last.leaderId())
+            + ", errors "
+            + last.errors(),
+        null);
   }
 
   @Override
@@ -175,24 +234,42 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       Heartbeats.beat("member '" + member + "' not ready: " + notReady);
       Heartbeats.pause(POLL_MILLIS);
     } while (!deadline.passed());
-    throw FailureType.MemberNotReady.nonRetryable("member '" + member + "' of cluster '" + cluster + "' was not ready within "
-        + request.timeoutSeconds() + " s: " + notReady + " (last reported: reachable=" + last.reachable() + ", version="
-        + (last.serverVersion().isEmpty() ? "unknown" : last.serverVersion()) + ", raft index " + last.raftIndex() + ", errors "
-        + last.errors() + "). Next: read the member's log (logTail), check that version " + request.expectedVersion()
-        + " is installed and its service running, then retry or roll the member back.");
+    throw FailureType.MemberNotReady.nonRetryable(
+        "member '"
+            + member
+            + "' of cluster '"
+            + cluster
+            + "' was not ready within "
+            + request.timeoutSeconds()
+            + " s: "
+            + notReady
+            + " (last reported: reachable="
+            + last.reachable()
+            + ", version="
+            + (last.serverVersion().isEmpty() ? "unknown" : last.serverVersion())
+            + ", raft index "
+            + last.raftIndex()
+            + ", errors "
+            + last.errors()
+            + "). Next: read the member's log (logTail), check that version "
+            + request.expectedVersion()
+            + " is installed and its service running, then retry or roll the member back.");
   }
 
   /** Null when ready, else the reason. */
-  private static String whyNotReady(ClusterInspector inspector, MemberStatus status, String expectedVersion) {
+  private static String whyNotReady(
+      ClusterInspector inspector, MemberStatus status, String expectedVersion) {
     if (!status.reachable()) return "not reachable";
-    if (!status.healthy()) return status.leaderId() == 0 ? "sees no leader" : "unhealthy: " + status.errors();
+    if (!status.healthy())
+      return status.leaderId() == 0 ? "sees no leader" : "unhealthy: " + status.errors();
     if (!expectedVersion.equals(status.serverVersion())) {
       return "runs " + status.serverVersion() + ", expected " + expectedVersion;
     }
     if (status.leads()) return null;
     String leaderName = inspector.leaderName(List.of(status));
     Heartbeats.beat("member '" + status.name() + "': leader is '" + leaderName + "'");
-    if (leaderName.isEmpty()) return "its leader " + Long.toHexString(status.leaderId()) + " is not an inventory member";
+    if (leaderName.isEmpty())
+      return "its leader " + Long.toHexString(status.leaderId()) + " is not an inventory member";
     MemberStatus leader = inspector.status(leaderName);
     if (!leader.reachable()) return "its leader '" + leaderName + "' is not reachable";
     long lag = leader.raftIndex() - status.raftIndex();
@@ -204,7 +281,8 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     return withCluster(request.cluster(), inspector -> awaitClusterVersion(inspector, request));
   }
 
-  private String awaitClusterVersion(ClusterInspector inspector, AwaitClusterVersionRequest request) {
+  private String awaitClusterVersion(
+      ClusterInspector inspector, AwaitClusterVersionRequest request) {
     ClusterSpec spec = inspector.clients().spec();
     String wanted = request.minorVersion() + ".0";
     Versions.parts(wanted); // fails early on a malformed request
@@ -224,9 +302,16 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       Heartbeats.beat("cluster version: " + seen);
       Heartbeats.pause(POLL_MILLIS);
     } while (!deadline.passed());
-    throw FailureType.ClusterVersionNotReached.nonRetryable("cluster '" + spec.name() + "' did not reach cluster version " + request.minorVersion()
-        + " within " + request.timeoutSeconds() + " s; /version reports " + seen
-        + ". The cluster version moves up only when every member runs the new version: check each member's server version.");
+    throw FailureType.ClusterVersionNotReached.nonRetryable(
+        "cluster '"
+            + spec.name()
+            + "' did not reach cluster version "
+            + request.minorVersion()
+            + " within "
+            + request.timeoutSeconds()
+            + " s; /version reports "
+            + seen
+            + ". The cluster version moves up only when every member runs the new version: check each member's server version.");
   }
 
   private <T> T withCluster(String cluster, Function<ClusterInspector, T> work) {
@@ -255,11 +340,21 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   }
 
   private static String indexes(List<MemberStatus> statuses) {
-    return statuses.stream().map(s -> s.name() + "=" + (s.reachable() ? s.raftIndex() : "unreachable")).toList().toString();
+    return statuses.stream()
+        .map(s -> s.name() + "=" + (s.reachable() ? s.raftIndex() : "unreachable"))
+        .toList()
+        .toString();
   }
 
   private static String brief(List<MemberStatus> statuses) {
-    return statuses.stream().map(s -> s.name() + (s.reachable() ? " leader=" + Long.toHexString(s.leaderId()) : " unreachable " + s.errors()))
-        .toList().toString();
+    return statuses.stream()
+        .map(
+            s ->
+                s.name()
+                    + (s.reachable()
+                        ? " leader=" + Long.toHexString(s.leaderId())
+                        : " unreachable " + s.errors()))
+        .toList()
+        .toString();
   }
 }

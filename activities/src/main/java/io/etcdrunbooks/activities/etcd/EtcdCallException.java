@@ -6,7 +6,6 @@ import io.grpc.Status;
 public final class EtcdCallException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-
   public EtcdCallException(String message, Throwable cause) {
     super(message, cause);
   }
@@ -15,7 +14,8 @@ public final class EtcdCallException extends RuntimeException {
   static String describe(Throwable failure) {
     Status status = Status.fromThrowable(failure);
     if (status.getCode() != Status.Code.UNKNOWN || status.getDescription() != null) {
-      return status.getCode() + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
+      return status.getCode()
+          + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
     }
     return failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
   }
@@ -25,7 +25,9 @@ public final class EtcdCallException extends RuntimeException {
     return Status.fromThrowable(getCause()).getCode() == Status.Code.RESOURCE_EXHAUSTED;
   }
 
-  /** etcd's "required revision is a future revision": the member has not applied that revision yet. */
+  /**
+   * etcd's "required revision is a future revision": the member has not applied that revision yet.
+   */
   boolean isFutureRevision() {
     String text = getMessage();
     return text != null && text.contains("future revision");

@@ -16,16 +16,21 @@ import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 
 /**
- * jetcd clients for one cluster of the inventory: one over every member's client URL, and one per member for
- * calls that must reach that member (move-leader goes to the current leader, a snapshot to a chosen member).
- * Clients are made on first use and closed by {@link #close()}. Every call is bounded with {@link #await}:
- * jetcd has no per-call deadline, and a stopped (not dead) member would otherwise hang it.
+ * jetcd clients for one cluster of the inventory: one over every member's client URL, and one per
+ * member for calls that must reach that member (move-leader goes to the current leader, a snapshot
+ * to a chosen member). Clients are made on first use and closed by {@link #close()}. Every call is
+ * bounded with {@link #await}: jetcd has no per-call deadline, and a stopped (not dead) member
+ * would otherwise hang it.
  */
 public final class EtcdClients implements AutoCloseable {
 
   public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
-  /** Large enough for a page of Kubernetes objects; {@link KeyspaceReader} halves its page when a reply is larger. */
+
+  /**
+   * Large enough for a page of Kubernetes objects; {@link KeyspaceReader} halves its page when a
+   * reply is larger.
+   */
   static final int MAX_INBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
 
   private final ClusterSpec spec;
@@ -53,12 +58,13 @@ public final class EtcdClients implements AutoCloseable {
   /** A client that talks to this member only. */
   public synchronized Client member(String memberName) {
     MemberSpec member = spec.member(memberName);
-    return byMember.computeIfAbsent(member.name(), n -> build(List.of(URI.create(member.clientUrl()))));
+    return byMember.computeIfAbsent(
+        member.name(), n -> build(List.of(URI.create(member.clientUrl()))));
   }
 
   /**
-   * The gRPC target of a member for jetcd calls addressed to one member ({@code statusMember}, {@code hashKV}):
-   * host:port of its client URL.
+   * The gRPC target of a member for jetcd calls addressed to one member ({@code statusMember},
+   * {@code hashKV}): host:port of its client URL.
    */
   public static String target(MemberSpec member) {
     URI uri = URI.create(member.clientUrl());
@@ -72,8 +78,8 @@ public final class EtcdClients implements AutoCloseable {
   }
 
   /**
-   * Waits for a jetcd call at most {@code timeout}; fails with {@link EtcdCallException} naming the call and the
-   * cause (gRPC status or timeout), and cancels the call on timeout.
+   * Waits for a jetcd call at most {@code timeout}; fails with {@link EtcdCallException} naming the
+   * call and the cause (gRPC status or timeout), and cancels the call on timeout.
    */
   public static <T> T await(CompletableFuture<T> call, String what, Duration timeout) {
     try {
@@ -92,21 +98,23 @@ public final class EtcdClients implements AutoCloseable {
   }
 
   private Client build(List<URI> endpoints) {
-    ClientBuilder builder = Client.builder()
-        .endpoints(endpoints)
-        .connectTimeout(CONNECT_TIMEOUT)
-        // fail fast on a member that is down instead of queueing the call until it comes back
-        .waitForReady(false)
-        .retryMaxAttempts(1)
-        .retryMaxDuration(REQUEST_TIMEOUT)
-        .keepaliveTime(Duration.ofSeconds(10))
-        .keepaliveTimeout(Duration.ofSeconds(3))
-        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
+    ClientBuilder builder =
+        Client.builder()
+            .endpoints(endpoints)
+            .connectTimeout(CONNECT_TIMEOUT)
+            // fail fast on a member that is down instead of queueing the call until it comes back
+            .waitForReady(false)
+            .retryMaxAttempts(1)
+            .retryMaxDuration(REQUEST_TIMEOUT)
+            .keepaliveTime(Duration.ofSeconds(10))
+            .keepaliveTimeout(Duration.ofSeconds(3))
+            .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
     if (tls != null) {
       try {
         builder.sslContext(tls::configure);
       } catch (SSLException e) {
-        throw new IllegalArgumentException("cannot set up client TLS for cluster '" + spec.name() + "': " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot set up client TLS for cluster '" + spec.name() + "': " + e.getMessage(), e);
       }
     }
     return builder.build();

@@ -20,15 +20,18 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Reads the whole keyspace at one revision page by page, in key order, and hashes it. Memory stays bounded
- * by one page; a page whose reply is too large for the client is retried with half as many keys.
+ * Reads the whole keyspace at one revision page by page, in key order, and hashes it. Memory stays
+ * bounded by one page; a page whose reply is too large for the client is retried with half as many
+ * keys.
  */
 public final class KeyspaceReader {
 
   public static final int DEFAULT_PAGE_KEYS = 1000;
   private static final ByteSequence FIRST_KEY = ByteSequence.from(new byte[] {0});
+
   /** As a range end, "\0" means every key from the start key on. */
   private static final ByteSequence TO_THE_END = ByteSequence.from(new byte[] {0});
+
   private static final Duration PAGE_TIMEOUT = Duration.ofSeconds(30);
 
   private final KV kv;
@@ -44,15 +47,16 @@ public final class KeyspaceReader {
   }
 
   /**
-   * SHA-256 over every key at {@code revision} (0: the current revision, which the digest then names). Each
-   * key-value is hashed as: key length (int) and bytes, value length (int) and bytes, then create revision,
-   * mod revision, version and lease (longs), all big-endian.
+   * SHA-256 over every key at {@code revision} (0: the current revision, which the digest then
+   * names). Each key-value is hashed as: key length (int) and bytes, value length (int) and bytes,
+   * then create revision, mod revision, version and lease (longs), all big-endian.
    *
    * @param progress told "N keys at revision R" after each page
    */
   public KeyspaceDigest digest(long revision, Consumer<String> progress) {
     MessageDigest sha256 = sha256();
-    try (DataOutputStream out = new DataOutputStream(new DigestOutputStream(OutputStream.nullOutputStream(), sha256))) {
+    try (DataOutputStream out =
+        new DataOutputStream(new DigestOutputStream(OutputStream.nullOutputStream(), sha256))) {
       long atRevision = revision;
       long expectedCount = -1;
       long count = 0;
@@ -82,7 +86,13 @@ public final class KeyspaceReader {
         limit = pageKeys;
       }
       if (count != expectedCount) {
-        throw new IllegalStateException("read " + count + " keys at revision " + atRevision + " but etcd counted " + expectedCount);
+        throw new IllegalStateException(
+            "read "
+                + count
+                + " keys at revision "
+                + atRevision
+                + " but etcd counted "
+                + expectedCount);
       }
       out.flush();
       return new KeyspaceDigest(atRevision, count, HexFormat.of().formatHex(sha256.digest()));
@@ -92,8 +102,11 @@ public final class KeyspaceReader {
   }
 
   private GetResponse readPage(ByteSequence from, int limit, long revision) {
-    GetOption option = GetOption.builder().withRange(TO_THE_END).withLimit(limit).withRevision(revision).build();
-    return EtcdClients.await(kv.get(from, option), "keys from " + printable(from) + " at revision " + (revision == 0 ? "current" : revision),
+    GetOption option =
+        GetOption.builder().withRange(TO_THE_END).withLimit(limit).withRevision(revision).build();
+    return EtcdClients.await(
+        kv.get(from, option),
+        "keys from " + printable(from) + " at revision " + (revision == 0 ? "current" : revision),
         PAGE_TIMEOUT);
   }
 

@@ -26,8 +26,9 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
  * Client TLS for etcd from PEM files: a CA bundle, and optionally a client certificate and its key
- * (PKCS#8, PKCS#1 RSA or SEC1 EC, unencrypted), a secret file ({@link SecretFiles}: mode 0600 or 0400). Used for both
- * gRPC (jetcd) and HTTP (/version, /health). Error messages name the files, never their contents.
+ * (PKCS#8, PKCS#1 RSA or SEC1 EC, unencrypted), a secret file ({@link SecretFiles}: mode 0600 or
+ * 0400). Used for both gRPC (jetcd) and HTTP (/version, /health). Error messages name the files,
+ * never their contents.
  */
 public final class TlsMaterial {
 
@@ -52,7 +53,8 @@ public final class TlsMaterial {
       for (Certificate ca : certificates(Path.of(spec.caFile()))) {
         trust.setCertificateEntry("ca-" + i++, ca);
       }
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
 
       KeyManagerFactory kmf = null;
@@ -65,15 +67,22 @@ public final class TlsMaterial {
         List<Certificate> chain = certificates(Path.of(spec.certFile()));
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
-        keys.setKeyEntry("client", privateKey(Path.of(spec.keyFile())), IN_MEMORY_PASSWORD, chain.toArray(Certificate[]::new));
+        keys.setKeyEntry(
+            "client",
+            privateKey(Path.of(spec.keyFile())),
+            IN_MEMORY_PASSWORD,
+            chain.toArray(Certificate[]::new));
         kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(keys, IN_MEMORY_PASSWORD);
       }
       return new TlsMaterial(tmf, kmf);
     } catch (SecretFiles.Refused e) {
-      throw new IllegalArgumentException("cannot set up client TLS from " + describe(spec) + ": " + e.getMessage());
+      throw new IllegalArgumentException(
+          "cannot set up client TLS from " + describe(spec) + ": " + e.getMessage());
     } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalArgumentException("cannot set up client TLS from " + describe(spec) + ": " + e.getClass().getSimpleName(), e);
+      throw new IllegalArgumentException(
+          "cannot set up client TLS from " + describe(spec) + ": " + e.getClass().getSimpleName(),
+          e);
     }
   }
 
@@ -81,7 +90,10 @@ public final class TlsMaterial {
   public SSLContext sslContext() {
     try {
       SSLContext context = SSLContext.getInstance("TLS");
-      context.init(keyManagers == null ? null : keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+      context.init(
+          keyManagers == null ? null : keyManagers.getKeyManagers(),
+          trustManagers.getTrustManagers(),
+          null);
       return context;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot create an SSL context", e);
@@ -94,9 +106,11 @@ public final class TlsMaterial {
     if (keyManagers != null) builder.keyManager(keyManagers);
   }
 
-  private static List<Certificate> certificates(Path file) throws IOException, GeneralSecurityException {
+  private static List<Certificate> certificates(Path file)
+      throws IOException, GeneralSecurityException {
     try (InputStream in = Files.newInputStream(file)) {
-      Collection<? extends Certificate> read = CertificateFactory.getInstance("X.509").generateCertificates(in);
+      Collection<? extends Certificate> read =
+          CertificateFactory.getInstance("X.509").generateCertificates(in);
       if (read.isEmpty()) throw new IllegalArgumentException("no certificate in " + file);
       return new ArrayList<>(read);
     }
@@ -104,19 +118,27 @@ public final class TlsMaterial {
 
   private static PrivateKey privateKey(Path file) throws IOException {
     SecretFiles.check("the client key file (tls.keyFile)", file);
-    try (Reader reader = Files.newBufferedReader(file); PEMParser parser = new PEMParser(reader)) {
+    try (Reader reader = Files.newBufferedReader(file);
+        PEMParser parser = new PEMParser(reader)) {
       JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
       for (Object item = parser.readObject(); item != null; item = parser.readObject()) {
         // SEC1 EC keys may lack the optional public key: take the private part alone
-        if (item instanceof PEMKeyPair pair) return converter.getPrivateKey(pair.getPrivateKeyInfo());
+        if (item instanceof PEMKeyPair pair)
+          return converter.getPrivateKey(pair.getPrivateKeyInfo());
         if (item instanceof PrivateKeyInfo info) return converter.getPrivateKey(info);
       }
     }
     // Deliberately vague about what was found: the file holds a secret.
-    throw new IllegalArgumentException("no unencrypted PEM private key (PKCS#8, PKCS#1 or SEC1) in " + file);
+    throw new IllegalArgumentException(
+        "no unencrypted PEM private key (PKCS#8, PKCS#1 or SEC1) in " + file);
   }
 
   private static String describe(TlsSpec spec) {
-    return "caFile=" + spec.caFile() + ", certFile=" + spec.certFile() + ", keyFile=" + spec.keyFile();
+    return "caFile="
+        + spec.caFile()
+        + ", certFile="
+        + spec.certFile()
+        + ", keyFile="
+        + spec.keyFile();
   }
 }

@@ -1,11 +1,11 @@
 package io.etcdrunbooks.activities.host;
 
-import io.etcdrunbooks.activities.support.Heartbeats;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.Heartbeats;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -25,8 +25,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Puts etcd versions on a host as {@code <installDir>/versions/<version>/{etcd,etcdctl,etcdutl}}, checked with
- * sha256sum on the host against the worker's copies, and points {@code <installDir>/current} at one of them.
+ * Puts etcd versions on a host as {@code <installDir>/versions/<version>/{etcd,etcdctl,etcdutl}},
+ * checked with sha256sum on the host against the worker's copies, and points {@code
+ * <installDir>/current} at one of them.
  */
 public final class BinaryInstaller implements VersionInstaller {
 
@@ -44,28 +45,45 @@ public final class BinaryInstaller implements VersionInstaller {
   /** What an install did: whether binaries were copied and whether the current link moved. */
   public record InstallOutcome(boolean uploaded, boolean switched) {}
 
-  /** The version {@code <installDir>/current/etcd --version} reports, "" when nothing is installed. */
+  /**
+   * The version {@code <installDir>/current/etcd --version} reports, "" when nothing is installed.
+   */
   @Override
   public String installedVersion(MemberHost host) {
     String etcd = quote(host.member().installDir() + "/current/etcd");
-    ExecResult result = run(host, "if [ -x " + etcd + " ]; then " + etcd + " --version; else echo none; fi",
-        "read the installed etcd version");
+    ExecResult result =
+        run(
+            host,
+            "if [ -x " + etcd + " ]; then " + etcd + " --version; else echo none; fi",
+            "read the installed etcd version");
     if (result.stdout().strip().equals("none")) return "";
     Matcher m = VERSION_LINE.matcher(result.stdout());
     if (!m.find()) {
-      throw new SshCommandException("etcd --version on " + host.describe() + " printed no version: " + result.stdout().strip());
+      throw new SshCommandException(
+          "etcd --version on "
+              + host.describe()
+              + " printed no version: "
+              + result.stdout().strip());
     }
     return m.group(1);
   }
 
-  /** Installs the binaries of binDir as the version and selects it; skips whatever is already in place. */
+  /**
+   * Installs the binaries of binDir as the version and selects it; skips whatever is already in
+   * place.
+   */
   public InstallOutcome install(MemberHost host, String version, Path binDir) {
     return install(host, version, binDir, () -> {});
   }
 
-  /** @param beforeSwitch runs after the upload, before the current link moves; may throw to stop there */
-  public InstallOutcome install(MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
-    if (!version.matches("\\d+\\.\\d+\\.\\d+")) throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
+  /**
+   * @param beforeSwitch runs after the upload, before the current link moves; may throw to stop
+   *     there
+   */
+  public InstallOutcome install(
+      MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
+    if (!version.matches("\\d+\\.\\d+\\.\\d+"))
+      throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
     Map<String, String> expected = localChecksums(binDir);
     String versionDir = host.member().installDir() + "/versions/" + version;
     boolean uploaded = false;
@@ -75,20 +93,43 @@ public final class BinaryInstaller implements VersionInstaller {
     }
     String link = "versions/" + version;
     beforeSwitch.run();
-    String out = run(host, "cd " + quote(host.member().installDir()) + " && if [ \"$(readlink current 2>/dev/null)\" = "
-        + quote(link) + " ]; then echo unchanged; else ln -sfn " + quote(link) + " current.tmp && mv -T current.tmp current"
-        + " && echo switched; fi", "select etcd " + version).stdout().strip();
+    String out =
+        run(
+                host,
+                "cd "
+                    + quote(host.member().installDir())
+                    + " && if [ \"$(readlink current 2>/dev/null)\" = "
+                    + quote(link)
+                    + " ]; then echo unchanged; else ln -sfn "
+                    + quote(link)
+                    + " current.tmp && mv -T current.tmp current"
+                    + " && echo switched; fi",
+                "select etcd " + version)
+            .stdout()
+            .strip();
     return new InstallOutcome(uploaded, out.equals("switched"));
   }
 
   @Override
-  public String installAndSelect(MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
+  public String installAndSelect(
+      MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
     InstallOutcome outcome = install(host, version, binDir, beforeSwitch);
-    return (outcome.uploaded() ? "uploaded" : "already present") + (outcome.switched() ? ", now selected" : ", already selected");
+    return (outcome.uploaded() ? "uploaded" : "already present")
+        + (outcome.switched() ? ", now selected" : ", already selected");
   }
 
-  private void upload(MemberHost host, String version, Path binDir, Map<String, String> expected, String versionDir) {
-    String staging = host.member().installDir() + "/versions/." + version + ".upload-" + UUID.randomUUID().toString().substring(0, 8);
+  private void upload(
+      MemberHost host,
+      String version,
+      Path binDir,
+      Map<String, String> expected,
+      String versionDir) {
+    String staging =
+        host.member().installDir()
+            + "/versions/."
+            + version
+            + ".upload-"
+            + UUID.randomUUID().toString().substring(0, 8);
     run(host, "mkdir -p " + quote(staging), "create " + staging);
     try {
       Map<String, String> mismatched = new LinkedHashMap<>(expected);
@@ -96,31 +137,58 @@ public final class BinaryInstaller implements VersionInstaller {
         for (String name : mismatched.keySet()) {
           String uploading = "uploading " + name + " " + version + " to " + host.member().name();
           Heartbeats.beat(uploading);
-          ssh.upload(host.target(), binDir.resolve(name), staging + "/" + name, copied -> Heartbeats.beat(uploading + ": " + (copied >> 20) + " MB"));
+          ssh.upload(
+              host.target(),
+              binDir.resolve(name),
+              staging + "/" + name,
+              copied -> Heartbeats.beat(uploading + ": " + (copied >> 20) + " MB"));
         }
         Map<String, String> actual = remoteChecksums(host, staging, expected);
         mismatched.keySet().removeIf(name -> expected.get(name).equals(actual.get(name)));
       }
       if (!mismatched.isEmpty()) {
-        throw new ChecksumMismatchException("etcd " + version + " binaries " + mismatched.keySet() + " uploaded to "
-            + host.describe() + " twice do not match their SHA-256 on the worker; check the host's disk and free space in "
-            + host.member().installDir());
+        throw new ChecksumMismatchException(
+            "etcd "
+                + version
+                + " binaries "
+                + mismatched.keySet()
+                + " uploaded to "
+                + host.describe()
+                + " twice do not match their SHA-256 on the worker; check the host's disk and free space in "
+                + host.member().installDir());
       }
-      run(host, "chmod 755 " + expected.keySet().stream().map(n -> quote(staging + "/" + n)).collect(Collectors.joining(" "))
-          + " && rm -rf " + quote(versionDir) + " && mv -T " + quote(staging) + " " + quote(versionDir), "put etcd " + version + " in place");
+      run(
+          host,
+          "chmod 755 "
+              + expected.keySet().stream()
+                  .map(n -> quote(staging + "/" + n))
+                  .collect(Collectors.joining(" "))
+              + " && rm -rf "
+              + quote(versionDir)
+              + " && mv -T "
+              + quote(staging)
+              + " "
+              + quote(versionDir),
+          "put etcd " + version + " in place");
     } finally {
       run(host, "rm -rf " + quote(staging), "remove " + staging);
     }
   }
 
   /** name -> sha256 of the binaries as they are in dir on the host; missing ones are absent. */
-  private Map<String, String> remoteChecksums(MemberHost host, String dir, Map<String, String> names) {
+  private Map<String, String> remoteChecksums(
+      MemberHost host, String dir, Map<String, String> names) {
     String files = names.keySet().stream().map(n -> quote(n)).collect(Collectors.joining(" "));
-    ExecResult result = ssh.exec(host.target(), "cd " + quote(dir) + " 2>/dev/null && sha256sum " + files + " 2>/dev/null", COMMAND_TIMEOUT);
+    ExecResult result =
+        ssh.exec(
+            host.target(),
+            "cd " + quote(dir) + " 2>/dev/null && sha256sum " + files + " 2>/dev/null",
+            COMMAND_TIMEOUT);
     Map<String, String> sums = new LinkedHashMap<>();
     for (String line : result.stdout().split("\n")) {
       String[] parts = line.strip().split("\\s+\\*?", 2);
-      if (parts.length == 2 && names.containsKey(parts[1])) sums.put(parts[1], parts[0].toLowerCase());
+      if (parts.length == 2 && names.containsKey(parts[1]))
+        sums.put(parts[1], parts[0].toLowerCase());
     }
     return sums;
   }
@@ -132,7 +200,8 @@ public final class BinaryInstaller implements VersionInstaller {
       Path file = binDir.resolve(name);
       if (Files.isRegularFile(file)) sums.put(name, sha256(file));
     }
-    if (!sums.containsKey("etcd")) throw new IllegalArgumentException("no etcd binary in " + binDir);
+    if (!sums.containsKey("etcd"))
+      throw new IllegalArgumentException("no etcd binary in " + binDir);
     return sums;
   }
 
@@ -141,7 +210,8 @@ public final class BinaryInstaller implements VersionInstaller {
       long size = Files.size(file);
       long modified = Files.getLastModifiedTime(file).toMillis();
       CachedDigest cached = localDigests.get(file);
-      if (cached != null && cached.size == size && cached.modified == modified) return cached.sha256;
+      if (cached != null && cached.size == size && cached.modified == modified)
+        return cached.sha256;
       String digest = sha256Of(file);
       localDigests.put(file, new CachedDigest(size, modified, digest));
       return digest;
@@ -165,8 +235,15 @@ public final class BinaryInstaller implements VersionInstaller {
   private ExecResult run(MemberHost host, String command, String what) {
     ExecResult result = ssh.exec(host.target(), command, COMMAND_TIMEOUT);
     if (!result.ok()) {
-      throw new SshCommandException("cannot " + what + " on " + host.describe() + " (exit code " + result.exitCode() + ")"
-          + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
+      throw new SshCommandException(
+          "cannot "
+              + what
+              + " on "
+              + host.describe()
+              + " (exit code "
+              + result.exitCode()
+              + ")"
+              + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
     }
     return result;
   }

@@ -19,8 +19,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Before a runbook's first change: every host it may touch is logged in to over a new session (the host key checked
- * against known_hosts now) and shown able to run the runbook's commands. Nothing is changed on any host.
+ * Before a runbook's first change: every host it may touch is logged in to over a new session (the
+ * host key checked against known_hosts now) and shown able to run the runbook's commands. Nothing
+ * is changed on any host.
  */
 final class HostAccessCheck {
 
@@ -33,16 +34,19 @@ final class HostAccessCheck {
   }
 
   /** One problem per host that cannot be used, naming it and what to do; empty when all can. */
-  List<String> problems(ClusterSpec cluster, Collection<String> exceptMembers, boolean controlPlaneEdits) {
+  List<String> problems(
+      ClusterSpec cluster, Collection<String> exceptMembers, boolean controlPlaneEdits) {
     List<String> problems = new ArrayList<>();
     for (MemberSpec member : cluster.members()) {
       if (exceptMembers.contains(member.name())) continue;
       MemberHost host = MemberHost.of(cluster, member);
-      check("member " + member.name(), host.target(), memberScript(cluster.service(), host)).ifPresent(problems::add);
+      check("member " + member.name(), host.target(), memberScript(cluster.service(), host))
+          .ifPresent(problems::add);
     }
     for (ControlPlaneHost cp : cluster.controlPlane()) {
       SshTarget target = SshTarget.of(cluster, cp);
-      check("control-plane host " + cp.name(), target, controlPlaneScript(cp, controlPlaneEdits)).ifPresent(problems::add);
+      check("control-plane host " + cp.name(), target, controlPlaneScript(cp, controlPlaneEdits))
+          .ifPresent(problems::add);
     }
     return problems;
   }
@@ -54,18 +58,25 @@ final class HostAccessCheck {
       ExecResult result = ssh.execOnNewSession(target, script, COMMAND_TIMEOUT);
       if (result.ok()) return Optional.empty();
       String found = (result.stdout() + result.stderr()).strip().replace("\n", "; ");
-      return Optional.of(where + " cannot run the runbook's commands: " + (found.isEmpty() ? "exit code " + result.exitCode() : found)
-          + ". Next: fix that on the host (as the inventory's SSH user " + target.user() + "), then start the runbook again");
+      return Optional.of(
+          where
+              + " cannot run the runbook's commands: "
+              + (found.isEmpty() ? "exit code " + result.exitCode() : found)
+              + ". Next: fix that on the host (as the inventory's SSH user "
+              + target.user()
+              + "), then start the runbook again");
     } catch (HostKeyRejectedException e) {
-      return Optional.of(where + ": " + e.getMessage() + ". Nothing is done on any host until this is settled");
+      return Optional.of(
+          where + ": " + e.getMessage() + ". Nothing is done on any host until this is settled");
     } catch (SshException e) {
       return Optional.of(where + ": " + e.getMessage());
     }
   }
 
   /**
-   * A POSIX sh script that prints one line per thing missing and exits 3 when anything is: the commands the service
-   * manager and installer run, {@code sudo -n} when they go through it, and the directories they write.
+   * A POSIX sh script that prints one line per thing missing and exits 3 when anything is: the
+   * commands the service manager and installer run, {@code sudo -n} when they go through it, and
+   * the directories they write.
    */
   static String memberScript(ServiceSpec service, MemberHost host) {
     String user = host.target().user();
@@ -76,8 +87,16 @@ final class HostAccessCheck {
       commands(script, "base64", "pgrep", "sha256sum", "mv");
       String sudo = manifest.usesSudo(host) ? "sudo -n " : "";
       if (!sudo.isEmpty()) sudoWorks(script, user);
-      script.append(sudo).append("test -d ").append(quote(manifest.manifestsDir(host))).append(" || { echo ")
-          .append(quote("kubelet's manifests directory " + manifest.manifestsDir(host) + " is missing (service.manifestPath)"))
+      script
+          .append(sudo)
+          .append("test -d ")
+          .append(quote(manifest.manifestsDir(host)))
+          .append(" || { echo ")
+          .append(
+              quote(
+                  "kubelet's manifests directory "
+                      + manifest.manifestsDir(host)
+                      + " is missing (service.manifestPath)"))
           .append("; p=1; }\n");
     } else {
       boolean systemd = ServiceSpec.SYSTEMD.equals(service.kind());
@@ -93,7 +112,10 @@ final class HostAccessCheck {
     return script.append("exit $((p * 3))\n").toString();
   }
 
-  /** The host is reached and, when the runbook edits manifests, the manifests directory is writable (no sudo there). */
+  /**
+   * The host is reached and, when the runbook edits manifests, the manifests directory is writable
+   * (no sudo there).
+   */
   static String controlPlaneScript(ControlPlaneHost cp, boolean edits) {
     String dir = cp.manifestPath().substring(0, Math.max(1, cp.manifestPath().lastIndexOf('/')));
     StringBuilder script = new StringBuilder("p=0\n");
@@ -102,18 +124,33 @@ final class HostAccessCheck {
   }
 
   private static void commands(StringBuilder script, String... names) {
-    script.append("for c in ").append(String.join(" ", names)).append("; do command -v \"$c\" >/dev/null 2>&1 || { echo \"command $c is")
+    script
+        .append("for c in ")
+        .append(String.join(" ", names))
+        .append("; do command -v \"$c\" >/dev/null 2>&1 || { echo \"command $c is")
         .append(" not installed or not on the PATH\"; p=1; }; done\n");
   }
 
   private static void sudoWorks(StringBuilder script, String user) {
-    script.append("sudo -n true >/dev/null 2>&1 || { echo ").append(quote("sudo -n true fails for " + user
-        + ": allow it passwordless sudo for the service manager's commands")).append("; p=1; }\n");
+    script
+        .append("sudo -n true >/dev/null 2>&1 || { echo ")
+        .append(
+            quote(
+                "sudo -n true fails for "
+                    + user
+                    + ": allow it passwordless sudo for the service manager's commands"))
+        .append("; p=1; }\n");
   }
 
   private static void writableDir(StringBuilder script, String field, String dir, String user) {
     if (dir == null || dir.isBlank()) return;
-    script.append("{ test -d ").append(quote(dir)).append(" && test -w ").append(quote(dir)).append("; } || { echo ")
-        .append(quote(field + " " + dir + " is not a directory " + user + " can write")).append("; p=1; }\n");
+    script
+        .append("{ test -d ")
+        .append(quote(dir))
+        .append(" && test -w ")
+        .append(quote(dir))
+        .append("; } || { echo ")
+        .append(quote(field + " " + dir + " is not a directory " + user + " can write"))
+        .append("; p=1; }\n");
   }
 }

@@ -1,16 +1,16 @@
 package io.etcdrunbooks.activities.host;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.RunLiveness;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.failure.ApplicationFailure;
-import io.etcdrunbooks.activities.support.RunLiveness;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Supplier;
@@ -18,10 +18,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link HostActivities} over SSH. Each method reads the host's state first and does only what is missing.
+ * {@link HostActivities} over SSH. Each method reads the host's state first and does only what is
+ * missing.
  *
- * <p>Failures a retry cannot fix (unknown cluster, member or version; a refused host key; etcd exiting right after
- * its start) are non-retryable ApplicationFailures; unreachable hosts and failed commands are retryable.
+ * <p>Failures a retry cannot fix (unknown cluster, member or version; a refused host key; etcd
+ * exiting right after its start) are non-retryable ApplicationFailures; unreachable hosts and
+ * failed commands are retryable.
  */
 public final class HostActivitiesImpl implements HostActivities {
 
@@ -38,8 +40,11 @@ public final class HostActivitiesImpl implements HostActivities {
     this(() -> inventory, ssh, releases);
   }
 
-  /** @param inventory read at every call, so that a reloaded inventory takes effect */
-  public HostActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
+  /**
+   * @param inventory read at every call, so that a reloaded inventory takes effect
+   */
+  public HostActivitiesImpl(
+      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
     this.inventory = inventory;
     this.ssh = ssh;
     this.releases = releases;
@@ -55,59 +60,94 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public String installedVersion(MemberRef member) {
-    return onHost(member.cluster(), member.member(), "read the installed version",
+    return onHost(
+        member.cluster(),
+        member.member(),
+        "read the installed version",
         (host, service, versions) -> versions.installedVersion(host));
   }
 
   @Override
   public void stopMember(MemberRef member) {
-    onHost(member.cluster(), member.member(), "stop etcd", (host, service, versions) -> {
-      if (service.isStopped(host)) {
-        log.info("{}: etcd is already stopped", host.describe());
-        return null;
-      }
-      service.stop(host);
-      log.info("{}: etcd stopped", host.describe());
-      return null;
-    });
+    onHost(
+        member.cluster(),
+        member.member(),
+        "stop etcd",
+        (host, service, versions) -> {
+          if (service.isStopped(host)) {
+            log.info("{}: etcd is already stopped", host.describe());
+            return null;
+          }
+          service.stop(host);
+          log.info("{}: etcd stopped", host.describe());
+          return null;
+        });
   }
 
   @Override
   public void installVersion(InstallRequest request) {
-    onHost(request.cluster(), request.member(), "install etcd " + request.version(), (host, service, versions) -> {
-      // resolved first so that a version the release store does not know is refused before the host is touched
-      Path binDir = binDir(request.version());
-      log.info("{}: etcd {}: {}", host.describe(), request.version(), versions.installAndSelect(host, request.version(), binDir,
-          () -> liveness.requireOpen("select etcd " + request.version() + " on " + request.member())));
-      return null;
-    });
+    onHost(
+        request.cluster(),
+        request.member(),
+        "install etcd " + request.version(),
+        (host, service, versions) -> {
+          // resolved first so that a version the release store does not know is refused before the
+          // host is touched
+          Path binDir = binDir(request.version());
+          log.info(
+              "{}: etcd {}: {}",
+              host.describe(),
+              request.version(),
+              versions.installAndSelect(
+                  host,
+                  request.version(),
+                  binDir,
+                  () ->
+                      liveness.requireOpen(
+                          "select etcd " + request.version() + " on " + request.member())));
+          return null;
+        });
   }
 
   @Override
   public void startMember(MemberRef member) {
-    onHost(member.cluster(), member.member(), "start etcd", (host, service, versions) -> {
-      if (service.isRunning(host)) {
-        log.info("{}: etcd already runs", host.describe());
-        return null;
-      }
-      service.start(host);
-      log.info("{}: etcd started", host.describe());
-      return null;
-    });
+    onHost(
+        member.cluster(),
+        member.member(),
+        "start etcd",
+        (host, service, versions) -> {
+          if (service.isRunning(host)) {
+            log.info("{}: etcd already runs", host.describe());
+            return null;
+          }
+          service.start(host);
+          log.info("{}: etcd started", host.describe());
+          return null;
+        });
   }
 
   @Override
   public String logTail(LogTailRequest request) {
-    return onHost(request.cluster(), request.member(), "read the etcd log",
-        (host, service, versions) -> service.logTail(host, request.lines() <= 0 ? 100 : request.lines()));
+    return onHost(
+        request.cluster(),
+        request.member(),
+        "read the etcd log",
+        (host, service, versions) ->
+            service.logTail(host, request.lines() <= 0 ? 100 : request.lines()));
   }
 
   @Override
   public List<String> checkAccess(HostAccessRequest request) {
     ClusterSpec cluster = cluster(request.cluster());
-    List<String> problems = access.problems(cluster, request.exceptMembers() == null ? List.of() : request.exceptMembers(),
-        request.controlPlaneEdits());
-    if (problems.isEmpty()) log.info("cluster '{}': every host it takes is reachable, its key known and its commands usable", cluster.name());
+    List<String> problems =
+        access.problems(
+            cluster,
+            request.exceptMembers() == null ? List.of() : request.exceptMembers(),
+            request.controlPlaneEdits());
+    if (problems.isEmpty())
+      log.info(
+          "cluster '{}': every host it takes is reachable, its key known and its commands usable",
+          cluster.name());
     else problems.forEach(p -> log.warn("cluster '{}': {}", cluster.name(), p));
     return problems;
   }
@@ -115,7 +155,6 @@ public final class HostActivitiesImpl implements HostActivities {
   private Path binDir(String version) {
     return HostFailures.binDir(releases, version);
   }
-
 
   private interface HostAction<T> {
     T apply(MemberHost host, ServiceManager service, VersionInstaller versions);
@@ -131,10 +170,21 @@ public final class HostActivitiesImpl implements HostActivities {
 
   private <T> T onHost(String clusterName, String memberName, String what, HostAction<T> action) {
     ClusterSpec cluster = cluster(clusterName);
-    MemberSpec member = cluster.members().stream().filter(m -> m.name().equals(memberName)).findFirst()
-        .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' has no member '" + memberName
-            + "' (members: " + cluster.members().stream().map(MemberSpec::name).toList() + "); check the runbook input or the inventory",
-            "UnknownMember"));
+    MemberSpec member =
+        cluster.members().stream()
+            .filter(m -> m.name().equals(memberName))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    ApplicationFailure.newNonRetryableFailure(
+                        "cluster '"
+                            + clusterName
+                            + "' has no member '"
+                            + memberName
+                            + "' (members: "
+                            + cluster.members().stream().map(MemberSpec::name).toList()
+                            + "); check the runbook input or the inventory",
+                        "UnknownMember"));
     MemberHost host = MemberHost.of(cluster, member);
     ServiceManager service = ServiceManager.of(cluster.service(), ssh);
     VersionInstaller versions = VersionInstaller.of(cluster.service(), ssh, binaries);

@@ -9,9 +9,20 @@ import java.util.Set;
 record MemberEnv(Map<String, String> settings) {
 
   /** Settings that say who and where a member is; never copied from a peer. */
-  private static final Set<String> OWN = Set.of("ETCD_NAME", "ETCD_DATA_DIR", "ETCD_WAL_DIR", "ETCD_LISTEN_CLIENT_URLS",
-      "ETCD_ADVERTISE_CLIENT_URLS", "ETCD_LISTEN_PEER_URLS", "ETCD_INITIAL_ADVERTISE_PEER_URLS", "ETCD_INITIAL_CLUSTER",
-      "ETCD_INITIAL_CLUSTER_STATE", "ETCD_LISTEN_METRICS_URLS", "ETCD_DISCOVERY", "ETCD_DISCOVERY_SRV");
+  private static final Set<String> OWN =
+      Set.of(
+          "ETCD_NAME",
+          "ETCD_DATA_DIR",
+          "ETCD_WAL_DIR",
+          "ETCD_LISTEN_CLIENT_URLS",
+          "ETCD_ADVERTISE_CLIENT_URLS",
+          "ETCD_LISTEN_PEER_URLS",
+          "ETCD_INITIAL_ADVERTISE_PEER_URLS",
+          "ETCD_INITIAL_CLUSTER",
+          "ETCD_INITIAL_CLUSTER_STATE",
+          "ETCD_LISTEN_METRICS_URLS",
+          "ETCD_DISCOVERY",
+          "ETCD_DISCOVERY_SRV");
 
   static MemberEnv parse(String text) {
     Map<String, String> settings = new LinkedHashMap<>();
@@ -38,9 +49,10 @@ record MemberEnv(Map<String, String> settings) {
     env.put("ETCD_INITIAL_ADVERTISE_PEER_URLS", member.peerUrl());
     env.put("ETCD_INITIAL_CLUSTER", initialCluster);
     env.put("ETCD_INITIAL_CLUSTER_STATE", "existing");
-    settings.forEach((k, v) -> {
-      if (!OWN.contains(k)) env.put(k, v);
-    });
+    settings.forEach(
+        (k, v) -> {
+          if (!OWN.contains(k)) env.put(k, v);
+        });
     return new MemberEnv(env);
   }
 

@@ -4,7 +4,6 @@ package io.etcdrunbooks.activities.host;
 public final class MemberStartFailedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-
   public MemberStartFailedException(String message) {
     super(message);
   }

@@ -1,6 +1,5 @@
 package io.etcdrunbooks.activities.host;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.release.ReleaseStore;
@@ -13,6 +12,7 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link NewMemberActivities} for the plain service manager (binaries under installDir, settings in
- * {@code serviceDir/etcd.env}) and for static pods (a manifest in kubelet's manifests directory). What is not the
- * member's own (TLS files, logger, quotas, probes) is copied from a running member's settings or manifest, so the new
- * member runs like its peers.
+ * {@code serviceDir/etcd.env}) and for static pods (a manifest in kubelet's manifests directory).
+ * What is not the member's own (TLS files, logger, quotas, probes) is copied from a running
+ * member's settings or manifest, so the new member runs like its peers.
  */
 public final class NewMemberActivitiesImpl implements NewMemberActivities {
 
@@ -37,7 +37,8 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
 
-  public NewMemberActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
+  public NewMemberActivitiesImpl(
+      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
     this.inventory = inventory;
     this.ssh = ssh;
     this.releases = releases;
@@ -46,34 +47,57 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
 
   @Override
   public void checkHost(NewMemberRequest request) {
-    on(request.cluster(), request.member(), "check the host", (cluster, host) -> {
-      boolean plain = isPlain(cluster);
-      if (plain) binDir(request.version());
-      String needs = plain ? "sha256sum setsid" : "base64 pgrep";
-      ExecResult result = ssh.exec(host.target(), "for c in " + needs + "; do command -v $c >/dev/null || { echo \"missing $c\"; exit 1; };"
-          + " done; echo ok", COMMAND_TIMEOUT);
-      if (!result.ok() || !result.stdout().contains("ok")) {
-        throw ApplicationFailure.newNonRetryableFailure("host of the new member " + host.describe() + " cannot run etcd the way"
-            + " this cluster does: " + result.stdout().strip() + " (it needs " + needs + ")", "HostNotUsable");
-      }
-      return null;
-    });
+    on(
+        request.cluster(),
+        request.member(),
+        "check the host",
+        (cluster, host) -> {
+          boolean plain = isPlain(cluster);
+          if (plain) binDir(request.version());
+          String needs = plain ? "sha256sum setsid" : "base64 pgrep";
+          ExecResult result =
+              ssh.exec(
+                  host.target(),
+                  "for c in "
+                      + needs
+                      + "; do command -v $c >/dev/null || { echo \"missing $c\"; exit 1; };"
+                      + " done; echo ok",
+                  COMMAND_TIMEOUT);
+          if (!result.ok() || !result.stdout().contains("ok")) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "host of the new member "
+                    + host.describe()
+                    + " cannot run etcd the way"
+                    + " this cluster does: "
+                    + result.stdout().strip()
+                    + " (it needs "
+                    + needs
+                    + ")",
+                "HostNotUsable");
+          }
+          return null;
+        });
   }
 
   @Override
   public void prepare(PrepareRequest request) {
-    on(request.cluster(), request.member(), "prepare the new member", (cluster, host) -> {
-      ServiceManager service = ServiceManager.of(cluster.service(), ssh);
-      if (isPlain(cluster)) {
-        preparePlain(cluster, host, service, request);
-      } else {
-        prepareStaticPod(cluster, host, service, request);
-      }
-      return null;
-    });
+    on(
+        request.cluster(),
+        request.member(),
+        "prepare the new member",
+        (cluster, host) -> {
+          ServiceManager service = ServiceManager.of(cluster.service(), ssh);
+          if (isPlain(cluster)) {
+            preparePlain(cluster, host, service, request);
+          } else {
+            prepareStaticPod(cluster, host, service, request);
+          }
+          return null;
+        });
   }
 
-  private void preparePlain(ClusterSpec cluster, MemberHost host, ServiceManager service, PrepareRequest request) {
+  private void preparePlain(
+      ClusterSpec cluster, MemberHost host, ServiceManager service, PrepareRequest request) {
     Path binDir = binDir(request.version());
     boolean ours = isOurs(cluster, host);
     if (ours && service.isRunning(host)) {
@@ -85,20 +109,38 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
       if (service.isRunning(host)) service.stop(host);
       keepDataDirAside(host);
     }
-    run(host, "mkdir -p " + quote(host.member().dataDir()) + " " + quote(host.member().serviceDir()) + " && chmod 700 "
-        + quote(host.member().dataDir()), "create the data and service directories");
-    log.info("{}: etcd {}: {}", host.describe(), request.version(), binaries.installAndSelect(host, request.version(), binDir));
-    MemberEnv env = MemberEnv.parse(templateEnv(cluster, host)).forJoining(host.member(), request.initialCluster());
+    run(
+        host,
+        "mkdir -p "
+            + quote(host.member().dataDir())
+            + " "
+            + quote(host.member().serviceDir())
+            + " && chmod 700 "
+            + quote(host.member().dataDir()),
+        "create the data and service directories");
+    log.info(
+        "{}: etcd {}: {}",
+        host.describe(),
+        request.version(),
+        binaries.installAndSelect(host, request.version(), binDir));
+    MemberEnv env =
+        MemberEnv.parse(templateEnv(cluster, host))
+            .forJoining(host.member(), request.initialCluster());
     writeAtomically(host, envFile(host), env.render());
-    log.info("{}: settings written to join the existing cluster as '{}'", host.describe(), host.member().name());
+    log.info(
+        "{}: settings written to join the existing cluster as '{}'",
+        host.describe(),
+        host.member().name());
   }
 
   /**
-   * The new member's manifest, made from a running peer's, goes to the stash dir (kubelet does not run it there);
-   * {@link #start} moves it into kubelet's manifests directory. A manifest already in place that is not the new
-   * member's (its host reused) is stopped first, and its data dir kept aside.
+   * The new member's manifest, made from a running peer's, goes to the stash dir (kubelet does not
+   * run it there); {@link #start} moves it into kubelet's manifests directory. A manifest already
+   * in place that is not the new member's (its host reused) is stopped first, and its data dir kept
+   * aside.
    */
-  private void prepareStaticPod(ClusterSpec cluster, MemberHost host, ServiceManager service, PrepareRequest request) {
+  private void prepareStaticPod(
+      ClusterSpec cluster, MemberHost host, ServiceManager service, PrepareRequest request) {
     StaticPodManifest manifests = new StaticPodManifest(ssh, cluster.service());
     boolean ours = isOurs(cluster, host);
     if (ours && service.isRunning(host)) {
@@ -114,37 +156,68 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
     String image = cluster.service().effectiveImage().replace("{version}", request.version());
     String manifest;
     try {
-      manifest = JoiningManifest.from(template, peer.member(), host.member(), request.initialCluster(), image);
+      manifest =
+          JoiningManifest.from(
+              template, peer.member(), host.member(), request.initialCluster(), image);
     } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure("cannot make the new member's manifest from " + peer.describe() + "'s "
-          + manifests.inPlacePath(peer) + ": " + e.getMessage(), "ManifestNotEditable");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot make the new member's manifest from "
+              + peer.describe()
+              + "'s "
+              + manifests.inPlacePath(peer)
+              + ": "
+              + e.getMessage(),
+          "ManifestNotEditable");
     }
     manifests.write(host, manifests.stashedPath(host), manifest);
-    log.info("{}: manifest made from {}'s, kept at {} until start", host.describe(), peer.member().name(), manifests.stashedPath(host));
+    log.info(
+        "{}: manifest made from {}'s, kept at {} until start",
+        host.describe(),
+        peer.member().name(),
+        manifests.stashedPath(host));
   }
 
-  /** The first other inventory member whose manifest is in place: the peer the new member's manifest is made from. */
-  private MemberHost runningPeer(ClusterSpec cluster, MemberHost newMember, StaticPodManifest manifests) {
+  /**
+   * The first other inventory member whose manifest is in place: the peer the new member's manifest
+   * is made from.
+   */
+  private MemberHost runningPeer(
+      ClusterSpec cluster, MemberHost newMember, StaticPodManifest manifests) {
     for (MemberSpec m : cluster.members()) {
       if (m.name().equals(newMember.member().name())) continue;
       MemberHost peer = MemberHost.of(cluster, m);
       try {
         if (manifests.locate(peer) == StaticPodManifest.Location.IN_PLACE) return peer;
       } catch (SshException e) {
-        log.info("{}: its manifest cannot be read ({}); trying the next member", peer.describe(), e.getMessage());
+        log.info(
+            "{}: its manifest cannot be read ({}); trying the next member",
+            peer.describe(),
+            e.getMessage());
       }
     }
-    throw ApplicationFailure.newNonRetryableFailure("no member of cluster '" + cluster.name() + "' has its etcd manifest in place"
-        + " to make the new member's from", "NoPeerManifest");
+    throw ApplicationFailure.newNonRetryableFailure(
+        "no member of cluster '"
+            + cluster.name()
+            + "' has its etcd manifest in place"
+            + " to make the new member's from",
+        "NoPeerManifest");
   }
 
-  /** Whether what is on the host was written for the new member (a retry or a resumed runbook finds its own work). */
+  /**
+   * Whether what is on the host was written for the new member (a retry or a resumed runbook finds
+   * its own work).
+   */
   private boolean isOurs(ClusterSpec cluster, MemberHost host) {
-    if (isPlain(cluster)) return host.member().name().equals(MemberEnv.parse(readIfExists(host, envFile(host))).get("ETCD_NAME"));
+    if (isPlain(cluster))
+      return host.member()
+          .name()
+          .equals(MemberEnv.parse(readIfExists(host, envFile(host))).get("ETCD_NAME"));
     StaticPodManifest manifests = new StaticPodManifest(ssh, cluster.service());
     StaticPodManifest.Location location = manifests.locate(host);
     if (location == StaticPodManifest.Location.MISSING) return false;
-    return manifests.read(host, manifests.path(host, location)).contains("--name=" + host.member().name() + "\n");
+    return manifests
+        .read(host, manifests.path(host, location))
+        .contains("--name=" + host.member().name() + "\n");
   }
 
   private static boolean isPlain(ClusterSpec cluster) {
@@ -153,29 +226,40 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
 
   @Override
   public void start(NewMemberRequest request) {
-    on(request.cluster(), request.member(), "start etcd", (cluster, host) -> {
-      ServiceManager.of(cluster.service(), ssh).start(host);
-      return null;
-    });
+    on(
+        request.cluster(),
+        request.member(),
+        "start etcd",
+        (cluster, host) -> {
+          ServiceManager.of(cluster.service(), ssh).start(host);
+          return null;
+        });
   }
 
   @Override
   public void discard(NewMemberRequest request) {
-    on(request.cluster(), request.member(), "discard the new member", (cluster, host) -> {
-      ServiceManager service = ServiceManager.of(cluster.service(), ssh);
-      if (!isOurs(cluster, host)) {
-        log.info("{}: nothing of the new member to discard", host.describe());
-        return null;
-      }
-      if (!service.isStopped(host)) service.stop(host);
-      keepDataDirAside(host);
-      return null;
-    });
+    on(
+        request.cluster(),
+        request.member(),
+        "discard the new member",
+        (cluster, host) -> {
+          ServiceManager service = ServiceManager.of(cluster.service(), ssh);
+          if (!isOurs(cluster, host)) {
+            log.info("{}: nothing of the new member to discard", host.describe());
+            return null;
+          }
+          if (!service.isStopped(host)) service.stop(host);
+          keepDataDirAside(host);
+          return null;
+        });
   }
 
   @Override
   public String logTail(NewMemberRequest request) {
-    return on(request.cluster(), request.member(), "read the etcd log",
+    return on(
+        request.cluster(),
+        request.member(),
+        "read the etcd log",
         (cluster, host) -> ServiceManager.of(cluster.service(), ssh).logTail(host, 20));
   }
 
@@ -188,17 +272,37 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         String text = readIfExists(peer, envFile(peer));
         if (!text.isBlank()) return text;
       } catch (SshException e) {
-        log.info("{}: its settings cannot be read to copy ({}); trying the next member", peer.describe(), e.getMessage());
+        log.info(
+            "{}: its settings cannot be read to copy ({}); trying the next member",
+            peer.describe(),
+            e.getMessage());
       }
     }
     return "";
   }
 
-  /** Renames a non-empty data dir to {@code <dataDir>.replaced-<time>}: never deleted, never reused by mistake. */
+  /**
+   * Renames a non-empty data dir to {@code <dataDir>.replaced-<time>}: never deleted, never reused
+   * by mistake.
+   */
   private void keepDataDirAside(MemberHost host) {
     String dir = quote(host.member().dataDir());
-    String out = run(host, "if [ -d " + dir + " ] && [ -n \"$(ls -A " + dir + ")\" ]; then t=" + dir + ".replaced-$(date -u +%Y%m%dT%H%M%SZ);"
-        + " mv -T " + dir + " \"$t\" && echo \"$t\"; fi", "keep the old data dir aside").stdout().strip();
+    String out =
+        run(
+                host,
+                "if [ -d "
+                    + dir
+                    + " ] && [ -n \"$(ls -A "
+                    + dir
+                    + ")\" ]; then t="
+                    + dir
+                    + ".replaced-$(date -u +%Y%m%dT%H%M%SZ);"
+                    + " mv -T "
+                    + dir
+                    + " \"$t\" && echo \"$t\"; fi",
+                "keep the old data dir aside")
+            .stdout()
+            .strip();
     if (!out.isEmpty()) log.info("{}: old data dir kept as {}", host.describe(), out);
   }
 
@@ -207,23 +311,28 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   }
 
   private String readIfExists(MemberHost host, String path) {
-    return run(host, "if [ -f " + quote(path) + " ]; then cat " + quote(path) + "; fi", "read " + path).stdout();
+    return run(
+            host, "if [ -f " + quote(path) + " ]; then cat " + quote(path) + "; fi", "read " + path)
+        .stdout();
   }
 
   private void writeAtomically(MemberHost host, String path, String content) {
     String tmp = path + ".tmp";
     ssh.writeFile(host.target(), tmp, content);
-    run(host, "chmod 600 " + quote(tmp) + " && mv -f " + quote(tmp) + " " + quote(path), "put " + path + " in place");
+    run(
+        host,
+        "chmod 600 " + quote(tmp) + " && mv -f " + quote(tmp) + " " + quote(path),
+        "put " + path + " in place");
   }
 
   private ExecResult run(MemberHost host, String script, String what) {
-    return ssh.exec(host.target(), script, COMMAND_TIMEOUT).orThrow(host.target(), what + " for " + host.describe());
+    return ssh.exec(host.target(), script, COMMAND_TIMEOUT)
+        .orThrow(host.target(), what + " for " + host.describe());
   }
 
   private Path binDir(String version) {
     return HostFailures.binDir(releases, version);
   }
-
 
   private interface Action<T> {
     T apply(ClusterSpec cluster, MemberHost host);
@@ -238,13 +347,26 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
     }
     String kind = cluster.service() == null ? null : cluster.service().kind();
     if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {
-      throw ApplicationFailure.newNonRetryableFailure("cluster '" + clusterName + "' runs etcd as '" + kind + "': preparing a new"
-          + " member's host is built for the 'plain' and 'static-pod' service managers. Join the member by hand (your unit's"
-          + " settings with initial-cluster-state=existing), then run the runbook again: it skips what is done",
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cluster '"
+              + clusterName
+              + "' runs etcd as '"
+              + kind
+              + "': preparing a new"
+              + " member's host is built for the 'plain' and 'static-pod' service managers. Join the member by hand (your unit's"
+              + " settings with initial-cluster-state=existing), then run the runbook again: it skips what is done",
           "ServiceKindNotSupported");
     }
-    MemberSpec spec = new MemberSpec(placement.name(), placement.host(), placement.sshPort(), placement.clientUrl(),
-        placement.peerUrl(), placement.dataDir(), placement.installDir(), placement.serviceDir());
+    MemberSpec spec =
+        new MemberSpec(
+            placement.name(),
+            placement.host(),
+            placement.sshPort(),
+            placement.clientUrl(),
+            placement.peerUrl(),
+            placement.dataDir(),
+            placement.installDir(),
+            placement.serviceDir());
     MemberHost host = MemberHost.of(cluster, spec);
     return HostFailures.translate(host, what + " (new member)", () -> action.apply(cluster, host));
   }

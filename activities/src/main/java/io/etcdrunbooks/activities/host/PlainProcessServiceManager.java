@@ -1,18 +1,19 @@
 package io.etcdrunbooks.activities.host;
 
-import io.etcdrunbooks.activities.support.Heartbeats;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.Heartbeats;
 import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
- * etcd as a plain background process. The member's serviceDir holds {@code etcd.env} (ETCD_* variables, one
- * KEY=value per line), {@code etcd.pid} and {@code etcd.log}; the process runs {@code <installDir>/current/etcd}
- * in its own session so that it outlives the SSH connection that started it.
+ * etcd as a plain background process. The member's serviceDir holds {@code etcd.env} (ETCD_*
+ * variables, one KEY=value per line), {@code etcd.pid} and {@code etcd.log}; the process runs
+ * {@code <installDir>/current/etcd} in its own session so that it outlives the SSH connection that
+ * started it.
  */
 public final class PlainProcessServiceManager implements ServiceManager {
 
@@ -24,10 +25,12 @@ public final class PlainProcessServiceManager implements ServiceManager {
   private static final Duration POLL = Duration.ofMillis(200);
 
   /**
-   * Defines etcd_alive: true when etcd.pid names a live process whose argv[0] is an etcd binary. A zombie has an
-   * empty cmdline, and a reused pid belongs to another program, so neither counts. Sets $p to the pid.
+   * Defines etcd_alive: true when etcd.pid names a live process whose argv[0] is an etcd binary. A
+   * zombie has an empty cmdline, and a reused pid belongs to another program, so neither counts.
+   * Sets $p to the pid.
    */
-  private static final String ALIVE_FUNCTION = """
+  private static final String ALIVE_FUNCTION =
+      """
       etcd_alive() {
         p=$(cat etcd.pid 2>/dev/null) || return 1
         case "$p" in ''|*[!0-9]*) return 1;; esac
@@ -62,27 +65,66 @@ public final class PlainProcessServiceManager implements ServiceManager {
 
   /** The pid of the member's running etcd, empty when it does not run. */
   public OptionalLong runningPid(MemberHost host) {
-    String out = run(host, inServiceDir(host) + "if etcd_alive; then echo \"running $p\"; else echo stopped; fi", "check etcd")
-        .stdout().strip();
-    return out.startsWith("running ") ? OptionalLong.of(Long.parseLong(out.substring(8).strip())) : OptionalLong.empty();
+    String out =
+        run(
+                host,
+                inServiceDir(host)
+                    + "if etcd_alive; then echo \"running $p\"; else echo stopped; fi",
+                "check etcd")
+            .stdout()
+            .strip();
+    return out.startsWith("running ")
+        ? OptionalLong.of(Long.parseLong(out.substring(8).strip()))
+        : OptionalLong.empty();
   }
 
   @Override
   public void start(MemberHost host) {
     String etcd = host.member().installDir() + "/current/etcd";
-    String script = inServiceDir(host)
-        + "if etcd_alive; then echo \"running $p\"; exit 0; fi\n"
-        + "[ -x " + quote(etcd) + " ] || { echo 'no etcd installed at '" + quote(etcd) + " >&2; exit 3; }\n"
-        + "[ -f " + ENV_FILE + " ] || { echo 'no " + ENV_FILE + " in '" + quote(host.member().serviceDir()) + " >&2; exit 3; }\n"
-        + "rm -f " + PID_FILE + "\n"
-        // etcd.env is the only source of ETCD_* settings: drop inherited ones, export the file's lines verbatim.
-        + "for v in $(env | sed -n 's/^\\(ETCD_[A-Za-z0-9_]*\\)=.*/\\1/p'); do unset \"$v\"; done\n"
-        + "while IFS= read -r line || [ -n \"$line\" ]; do case \"$line\" in ETCD_*=*) export \"$line\";; esac; done < " + ENV_FILE + "\n"
-        + "setsid nohup /bin/sh -c 'echo $$ > " + PID_FILE + ".tmp && mv -f " + PID_FILE + ".tmp " + PID_FILE + " && exec \"$0\"' "
-        + quote(etcd) + " </dev/null >>" + LOG_FILE + " 2>&1 &\n"
-        + "i=0; while [ ! -s " + PID_FILE + " ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\n"
-        + "[ -s " + PID_FILE + " ] || { echo 'etcd did not write its pid file within 10 s' >&2; exit 4; }\n"
-        + "echo \"started $(cat " + PID_FILE + ")\"\n";
+    String script =
+        inServiceDir(host)
+            + "if etcd_alive; then echo \"running $p\"; exit 0; fi\n"
+            + "[ -x "
+            + quote(etcd)
+            + " ] || { echo 'no etcd installed at '"
+            + quote(etcd)
+            + " >&2; exit 3; }\n"
+            + "[ -f "
+            + ENV_FILE
+            + " ] || { echo 'no "
+            + ENV_FILE
+            + " in '"
+            + quote(host.member().serviceDir())
+            + " >&2; exit 3; }\n"
+            + "rm -f "
+            + PID_FILE
+            + "\n"
+            // etcd.env is the only source of ETCD_* settings: drop inherited ones, export the
+            // file's lines verbatim.
+            + "for v in $(env | sed -n 's/^\\(ETCD_[A-Za-z0-9_]*\\)=.*/\\1/p'); do unset \"$v\"; done\n"
+            + "while IFS= read -r line || [ -n \"$line\" ]; do case \"$line\" in ETCD_*=*) export \"$line\";; esac; done < "
+            + ENV_FILE
+            + "\n"
+            + "setsid nohup /bin/sh -c 'echo $$ > "
+            + PID_FILE
+            + ".tmp && mv -f "
+            + PID_FILE
+            + ".tmp "
+            + PID_FILE
+            + " && exec \"$0\"' "
+            + quote(etcd)
+            + " </dev/null >>"
+            + LOG_FILE
+            + " 2>&1 &\n"
+            + "i=0; while [ ! -s "
+            + PID_FILE
+            + " ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\n"
+            + "[ -s "
+            + PID_FILE
+            + " ] || { echo 'etcd did not write its pid file within 10 s' >&2; exit 4; }\n"
+            + "echo \"started $(cat "
+            + PID_FILE
+            + ")\"\n";
     String out = run(host, script, "start etcd").stdout().strip();
     if (out.startsWith("running ")) return;
     long deadline = System.nanoTime() + startupGrace.toNanos();
@@ -90,23 +132,41 @@ public final class PlainProcessServiceManager implements ServiceManager {
       Heartbeats.beat("waiting for etcd of " + host.member().name() + " to stay up");
       sleep(POLL);
       if (!isRunning(host)) {
-        throw new MemberStartFailedException("etcd of " + host.describe() + " exited right after it was started; last lines of "
-            + host.member().serviceDir() + "/" + LOG_FILE + ":\n" + logTail(host, 20));
+        throw new MemberStartFailedException(
+            "etcd of "
+                + host.describe()
+                + " exited right after it was started; last lines of "
+                + host.member().serviceDir()
+                + "/"
+                + LOG_FILE
+                + ":\n"
+                + logTail(host, 20));
       }
     }
   }
 
   @Override
   public void stop(MemberHost host) {
-    String out = run(host, inServiceDir(host)
-        + "if etcd_alive; then kill -TERM \"$p\" && echo \"signalled $p\"; else rm -f " + PID_FILE + "; echo stopped; fi", "stop etcd")
-        .stdout().strip();
+    String out =
+        run(
+                host,
+                inServiceDir(host)
+                    + "if etcd_alive; then kill -TERM \"$p\" && echo \"signalled $p\"; else rm -f "
+                    + PID_FILE
+                    + "; echo stopped; fi",
+                "stop etcd")
+            .stdout()
+            .strip();
     if (out.equals("stopped")) return;
     if (!awaitStopped(host, stopTimeout)) {
       run(host, inServiceDir(host) + "if etcd_alive; then kill -KILL \"$p\"; fi", "kill etcd");
       if (!awaitStopped(host, Duration.ofSeconds(10))) {
-        throw new SshCommandException("etcd of " + host.describe() + " still runs after SIGTERM, " + stopTimeout.toSeconds()
-            + " s and SIGKILL; look at the process on the host");
+        throw new SshCommandException(
+            "etcd of "
+                + host.describe()
+                + " still runs after SIGTERM, "
+                + stopTimeout.toSeconds()
+                + " s and SIGKILL; look at the process on the host");
       }
     }
     run(host, inServiceDir(host) + "etcd_alive || rm -f " + PID_FILE, "remove the pid file");
@@ -114,8 +174,17 @@ public final class PlainProcessServiceManager implements ServiceManager {
 
   @Override
   public String logTail(MemberHost host, int lines) {
-    return run(host, "cd " + quote(host.member().serviceDir()) + " 2>/dev/null && tail -n " + Math.max(1, lines) + " "
-        + LOG_FILE + " 2>/dev/null; true", "read the etcd log").stdout();
+    return run(
+            host,
+            "cd "
+                + quote(host.member().serviceDir())
+                + " 2>/dev/null && tail -n "
+                + Math.max(1, lines)
+                + " "
+                + LOG_FILE
+                + " 2>/dev/null; true",
+            "read the etcd log")
+        .stdout();
   }
 
   private boolean awaitStopped(MemberHost host, Duration timeout) {
@@ -130,14 +199,26 @@ public final class PlainProcessServiceManager implements ServiceManager {
 
   private static String inServiceDir(MemberHost host) {
     String dir = quote(host.member().serviceDir());
-    return "cd " + dir + " || { echo 'no service directory '" + dir + " >&2; exit 2; }\n" + ALIVE_FUNCTION;
+    return "cd "
+        + dir
+        + " || { echo 'no service directory '"
+        + dir
+        + " >&2; exit 2; }\n"
+        + ALIVE_FUNCTION;
   }
 
   private ExecResult run(MemberHost host, String script, String what) {
     ExecResult result = ssh.exec(host.target(), script, COMMAND_TIMEOUT);
     if (!result.ok()) {
-      throw new SshCommandException("cannot " + what + " for " + host.describe() + " (exit code " + result.exitCode() + ")"
-          + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
+      throw new SshCommandException(
+          "cannot "
+              + what
+              + " for "
+              + host.describe()
+              + " (exit code "
+              + result.exitCode()
+              + ")"
+              + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
     }
     return result;
   }

@@ -10,13 +10,13 @@ import io.etcdrunbooks.inventory.ServiceSpec;
 import java.time.Duration;
 
 /**
- * etcd as a kubelet static pod (kubeadm's layout). Stopping moves the manifest out of kubelet's manifests directory
- * into the stash dir, starting moves it back; kubelet does the rest.
+ * etcd as a kubelet static pod (kubeadm's layout). Stopping moves the manifest out of kubelet's
+ * manifests directory into the stash dir, starting moves it back; kubelet does the rest.
  *
- * <p>Whether the member runs is observed on the host without kubelet or CRI APIs: the manifest is in place and a
- * process whose argv[0] is etcd and which has the argument {@code --name=<member>} (as kubeadm writes it) exists.
- * Containers' processes are ordinary processes of the host, so this needs only pgrep, not TLS to the client URL;
- * health is the runbook's next check.
+ * <p>Whether the member runs is observed on the host without kubelet or CRI APIs: the manifest is
+ * in place and a process whose argv[0] is etcd and which has the argument {@code --name=<member>}
+ * (as kubeadm writes it) exists. Containers' processes are ordinary processes of the host, so this
+ * needs only pgrep, not TLS to the client URL; health is the runbook's next check.
  */
 public final class StaticPodServiceManager implements ServiceManager {
 
@@ -29,17 +29,27 @@ public final class StaticPodServiceManager implements ServiceManager {
   private final Duration startTimeout;
   private final Duration startupGrace;
 
-  /** Bounds fit kubelet: it looks at its manifests every 20 s, pulls a new image and grants 30 s to terminate. */
+  /**
+   * Bounds fit kubelet: it looks at its manifests every 20 s, pulls a new image and grants 30 s to
+   * terminate.
+   */
   public StaticPodServiceManager(SshConnector ssh, ServiceSpec spec) {
     this(ssh, spec, Duration.ofMinutes(2), Duration.ofMinutes(5), Duration.ofMillis(1500));
   }
 
   /**
    * @param stopTimeout how long the process may take to go after its manifest was moved out
-   * @param startTimeout how long kubelet may take to start the process after its manifest was moved back
-   * @param startupGrace how long the started process must stay up (the same pid) for start to succeed
+   * @param startTimeout how long kubelet may take to start the process after its manifest was moved
+   *     back
+   * @param startupGrace how long the started process must stay up (the same pid) for start to
+   *     succeed
    */
-  public StaticPodServiceManager(SshConnector ssh, ServiceSpec spec, Duration stopTimeout, Duration startTimeout, Duration startupGrace) {
+  public StaticPodServiceManager(
+      SshConnector ssh,
+      ServiceSpec spec,
+      Duration stopTimeout,
+      Duration startTimeout,
+      Duration startupGrace) {
     this.manifest = new StaticPodManifest(ssh, spec);
     this.logCommand = spec.effectiveLogCommand();
     this.stopTimeout = stopTimeout;
@@ -55,8 +65,18 @@ public final class StaticPodServiceManager implements ServiceManager {
   }
 
   PodState state(MemberHost host) {
-    String out = manifest.exec(host, manifest.locateScript(host) + "; printf ' '; pgrep -f -- " + quote(processPattern(host))
-        + " | head -n 1; true", STATUS_TIMEOUT).orThrow(host.target(), "check etcd of " + host.member().name()).stdout().strip();
+    String out =
+        manifest
+            .exec(
+                host,
+                manifest.locateScript(host)
+                    + "; printf ' '; pgrep -f -- "
+                    + quote(processPattern(host))
+                    + " | head -n 1; true",
+                STATUS_TIMEOUT)
+            .orThrow(host.target(), "check etcd of " + host.member().name())
+            .stdout()
+            .strip();
     String[] words = out.split("\\s+");
     long pid = words.length > 1 && words[1].matches("\\d+") ? Long.parseLong(words[1]) : -1;
     return new PodState(StaticPodManifest.parseLocation(words[0]), pid);
@@ -78,14 +98,28 @@ public final class StaticPodServiceManager implements ServiceManager {
   public void stop(MemberHost host) {
     if (state(host).location() == Location.IN_PLACE) {
       // mv -f: the manifest in place is the one in force; an older stashed copy is replaced
-      manifest.run(host, "mkdir -p " + quote(manifest.stashDir(host)) + " && mv -f " + quote(manifest.inPlacePath(host)) + " "
-          + quote(manifest.stashedPath(host)), "move the etcd manifest out of kubelet's manifests directory");
+      manifest.run(
+          host,
+          "mkdir -p "
+              + quote(manifest.stashDir(host))
+              + " && mv -f "
+              + quote(manifest.inPlacePath(host))
+              + " "
+              + quote(manifest.stashedPath(host)),
+          "move the etcd manifest out of kubelet's manifests directory");
     }
     long deadline = System.nanoTime() + stopTimeout.toNanos();
     while (state(host).processUp()) {
       if (System.nanoTime() > deadline) {
-        throw new SshCommandException("etcd of " + host.describe() + " still runs " + stopTimeout.toSeconds() + " s after its manifest"
-            + " was moved to " + manifest.stashedPath(host) + "; check kubelet on the host (crictl ps, journalctl -u kubelet)");
+        throw new SshCommandException(
+            "etcd of "
+                + host.describe()
+                + " still runs "
+                + stopTimeout.toSeconds()
+                + " s after its manifest"
+                + " was moved to "
+                + manifest.stashedPath(host)
+                + "; check kubelet on the host (crictl ps, journalctl -u kubelet)");
       }
       Heartbeats.beat("waiting for etcd of " + host.member().name() + " to exit");
       Heartbeats.pause(POLL.toMillis());
@@ -97,11 +131,21 @@ public final class StaticPodServiceManager implements ServiceManager {
     PodState state = state(host);
     if (state.location() == Location.IN_PLACE && state.processUp()) return;
     if (state.location() == Location.MISSING) {
-      throw new SshCommandException("no etcd manifest for " + host.describe() + " at " + manifest.inPlacePath(host) + " or "
-          + manifest.stashedPath(host) + "; restore it (a copy before the last install is " + manifest.backupPath(host) + ")");
+      throw new SshCommandException(
+          "no etcd manifest for "
+              + host.describe()
+              + " at "
+              + manifest.inPlacePath(host)
+              + " or "
+              + manifest.stashedPath(host)
+              + "; restore it (a copy before the last install is "
+              + manifest.backupPath(host)
+              + ")");
     }
     if (state.location() == Location.STASHED) {
-      manifest.run(host, "mv " + quote(manifest.stashedPath(host)) + " " + quote(manifest.inPlacePath(host)),
+      manifest.run(
+          host,
+          "mv " + quote(manifest.stashedPath(host)) + " " + quote(manifest.inPlacePath(host)),
           "move the etcd manifest back into kubelet's manifests directory");
     }
     long pid = awaitProcess(host);
@@ -111,8 +155,13 @@ public final class StaticPodServiceManager implements ServiceManager {
       Heartbeats.pause(POLL.toMillis());
       long now = state(host).pid();
       if (now != pid) {
-        throw new MemberStartFailedException("etcd of " + host.describe() + " exited right after kubelet started it"
-            + (now > 0 ? " and was restarted" : "") + "; last log lines:\n" + logTail(host, 20));
+        throw new MemberStartFailedException(
+            "etcd of "
+                + host.describe()
+                + " exited right after kubelet started it"
+                + (now > 0 ? " and was restarted" : "")
+                + "; last log lines:\n"
+                + logTail(host, 20));
       }
     }
   }
@@ -123,8 +172,15 @@ public final class StaticPodServiceManager implements ServiceManager {
       long pid = state(host).pid();
       if (pid > 0) return pid;
       if (System.nanoTime() > deadline) {
-        throw new MemberStartFailedException("etcd of " + host.describe() + " did not come up within " + startTimeout.toSeconds()
-            + " s after its manifest was put back at " + manifest.inPlacePath(host) + "; last log lines:\n" + logTail(host, 20));
+        throw new MemberStartFailedException(
+            "etcd of "
+                + host.describe()
+                + " did not come up within "
+                + startTimeout.toSeconds()
+                + " s after its manifest was put back at "
+                + manifest.inPlacePath(host)
+                + "; last log lines:\n"
+                + logTail(host, 20));
       }
       Heartbeats.beat("waiting for kubelet to start etcd of " + host.member().name());
       Heartbeats.pause(POLL.toMillis());
@@ -133,19 +189,28 @@ public final class StaticPodServiceManager implements ServiceManager {
 
   @Override
   public String logTail(MemberHost host, int lines) {
-    return manifest.exec(host, logCommand(logCommand, host, lines) + " 2>&1; true", STATUS_TIMEOUT).stdout();
+    return manifest
+        .exec(host, logCommand(logCommand, host, lines) + " 2>&1; true", STATUS_TIMEOUT)
+        .stdout();
   }
 
   /**
-   * The inventory's logCommand for this member: {@code {member}} becomes the member's name as one quoted shell word
-   * (a name is data, never shell syntax), {@code {lines}} the line count.
+   * The inventory's logCommand for this member: {@code {member}} becomes the member's name as one
+   * quoted shell word (a name is data, never shell syntax), {@code {lines}} the line count.
    */
   static String logCommand(String template, MemberHost host, int lines) {
-    return template.replace("{member}", quote(host.member().name())).replace("{lines}", Integer.toString(Math.max(1, lines)));
+    return template
+        .replace("{member}", quote(host.member().name()))
+        .replace("{lines}", Integer.toString(Math.max(1, lines)));
   }
 
-  /** pgrep -f extended regex: argv[0] is etcd or a path ending in /etcd, and an argument is exactly --name=<member>. */
+  /**
+   * pgrep -f extended regex: argv[0] is etcd or a path ending in /etcd, and an argument is exactly
+   * --name=<member>.
+   */
   static String processPattern(MemberHost host) {
-    return "^([^ ]*/)?etcd .*--name=" + host.member().name().replaceAll("[\\\\.^$|?*+()\\[\\]{}]", "\\\\$0") + "( |$)";
+    return "^([^ ]*/)?etcd .*--name="
+        + host.member().name().replaceAll("[\\\\.^$|?*+()\\[\\]{}]", "\\\\$0")
+        + "( |$)";
   }
 }

@@ -8,8 +8,9 @@ import io.etcdrunbooks.activities.ssh.SshConnector;
 import java.time.Duration;
 
 /**
- * etcd as a systemd unit whose ExecStart runs {@code <installDir>/current/etcd}. systemd does the waiting (and the
- * SIGKILL after TimeoutStopSec). A login user other than root goes through {@code sudo -n}.
+ * etcd as a systemd unit whose ExecStart runs {@code <installDir>/current/etcd}. systemd does the
+ * waiting (and the SIGKILL after TimeoutStopSec). A login user other than root goes through {@code
+ * sudo -n}.
  */
 public final class SystemdServiceManager implements ServiceManager {
 
@@ -26,17 +27,26 @@ public final class SystemdServiceManager implements ServiceManager {
 
   @Override
   public boolean isRunning(MemberHost host) {
-    ExecResult result = ssh.exec(host.target(), isActiveCommand(host.target().user()), COMMAND_TIMEOUT);
+    ExecResult result =
+        ssh.exec(host.target(), isActiveCommand(host.target().user()), COMMAND_TIMEOUT);
     return result.ok();
   }
 
   @Override
   public void start(MemberHost host) {
     if (isRunning(host)) return;
-    ExecResult result = ssh.exec(host.target(), startCommand(host.target().user()), COMMAND_TIMEOUT);
+    ExecResult result =
+        ssh.exec(host.target(), startCommand(host.target().user()), COMMAND_TIMEOUT);
     if (!result.ok() || !isRunning(host)) {
-      throw new MemberStartFailedException("systemd unit " + unit + " of " + host.describe() + " did not start"
-          + (result.stderr().isBlank() ? "" : " (" + result.stderr().strip() + ")") + "; last journal lines:\n" + logTail(host, 20));
+      throw new MemberStartFailedException(
+          "systemd unit "
+              + unit
+              + " of "
+              + host.describe()
+              + " did not start"
+              + (result.stderr().isBlank() ? "" : " (" + result.stderr().strip() + ")")
+              + "; last journal lines:\n"
+              + logTail(host, 20));
     }
   }
 
@@ -45,13 +55,20 @@ public final class SystemdServiceManager implements ServiceManager {
     if (!isRunning(host)) return;
     ExecResult result = ssh.exec(host.target(), stopCommand(host.target().user()), COMMAND_TIMEOUT);
     if (!result.ok()) {
-      throw new SshCommandException("cannot stop systemd unit " + unit + " of " + host.describe() + ": " + result.stderr().strip());
+      throw new SshCommandException(
+          "cannot stop systemd unit "
+              + unit
+              + " of "
+              + host.describe()
+              + ": "
+              + result.stderr().strip());
     }
   }
 
   @Override
   public String logTail(MemberHost host, int lines) {
-    return ssh.exec(host.target(), logTailCommand(host.target().user(), lines), COMMAND_TIMEOUT).stdout();
+    return ssh.exec(host.target(), logTailCommand(host.target().user(), lines), COMMAND_TIMEOUT)
+        .stdout();
   }
 
   String isActiveCommand(String user) {
@@ -67,7 +84,12 @@ public final class SystemdServiceManager implements ServiceManager {
   }
 
   String logTailCommand(String user, int lines) {
-    return prefix(user) + "journalctl -u " + quote(unit) + " -n " + Math.max(1, lines) + " --no-pager";
+    return prefix(user)
+        + "journalctl -u "
+        + quote(unit)
+        + " -n "
+        + Math.max(1, lines)
+        + " --no-pager";
   }
 
   private static String prefix(String user) {

@@ -21,14 +21,15 @@ public interface VersionInstaller {
   }
 
   /**
-   * As {@link #installAndSelect(MemberHost, String, Path)}; {@code beforeSwitch} runs just before the service is
-   * pointed at the version (after any upload), and may throw to stop there.
+   * As {@link #installAndSelect(MemberHost, String, Path)}; {@code beforeSwitch} runs just before
+   * the service is pointed at the version (after any upload), and may throw to stop there.
    */
   String installAndSelect(MemberHost host, String version, Path binDir, Runnable beforeSwitch);
 
   /** A static pod's version is its manifest's image; plain and systemd run uploaded binaries. */
   static VersionInstaller of(ServiceSpec spec, SshConnector ssh, BinaryInstaller binaries) {
-    if (spec != null && ServiceSpec.STATIC_POD.equals(spec.kind())) return new ManifestImageInstaller(ssh, spec);
+    if (spec != null && ServiceSpec.STATIC_POD.equals(spec.kind()))
+      return new ManifestImageInstaller(ssh, spec);
     return binaries;
   }
 }

@@ -1,6 +1,5 @@
 package io.etcdrunbooks.activities.inventory;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
@@ -8,6 +7,7 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
@@ -24,8 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link InventoryActivities} on the worker's inventory file. A change is validated as a whole inventory before it is
- * written (temp file, then rename); the file as it was is kept beside it as {@code <file>.previous}.
+ * {@link InventoryActivities} on the worker's inventory file. A change is validated as a whole
+ * inventory before it is written (temp file, then rename); the file as it was is kept beside it as
+ * {@code <file>.previous}.
  */
 public final class InventoryActivitiesImpl implements InventoryActivities {
 
@@ -39,7 +40,9 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
 
   @Override
   public List<MemberPlacement> members(ClusterRef cluster) {
-    return cluster(cluster.cluster()).members().stream().map(InventoryActivitiesImpl::placement).toList();
+    return cluster(cluster.cluster()).members().stream()
+        .map(InventoryActivitiesImpl::placement)
+        .toList();
   }
 
   @Override
@@ -47,9 +50,13 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     cluster(cluster.cluster());
     Path file = source.file().toAbsolutePath();
     if (!Files.isWritable(file) || !Files.isWritable(file.getParent())) {
-      throw ApplicationFailure.newNonRetryableFailure("the inventory " + file + " (or its directory) is not writable by the"
-          + " worker, and the new membership must be recorded there. Make it writable (for example a volume rather than a"
-          + " read-only ConfigMap mount), then run again", "InventoryReadOnly");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the inventory "
+              + file
+              + " (or its directory) is not writable by the"
+              + " worker, and the new membership must be recorded there. Make it writable (for example a volume rather than a"
+              + " read-only ConfigMap mount), then run again",
+          "InventoryReadOnly");
     }
   }
 
@@ -58,8 +65,16 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     Inventory inventory = source.get();
     ClusterSpec cluster = cluster(request.cluster());
     MemberPlacement p = request.member();
-    MemberSpec added = new MemberSpec(p.name(), p.host(), p.sshPort(), p.clientUrl(), p.peerUrl(), p.dataDir(), p.installDir(),
-        p.serviceDir());
+    MemberSpec added =
+        new MemberSpec(
+            p.name(),
+            p.host(),
+            p.sshPort(),
+            p.clientUrl(),
+            p.peerUrl(),
+            p.dataDir(),
+            p.installDir(),
+            p.serviceDir());
     boolean hasNew = cluster.findMember(p.name()).map(added::equals).orElse(false);
     boolean hasOld = cluster.findMember(request.replacedMember()).isPresent();
     if (hasNew && !hasOld) return false;
@@ -77,8 +92,13 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(cluster.name(), cluster.withMembers(members));
     write(new Inventory(inventory.releases(), clusters));
-    log.info("inventory {}: cluster '{}' member '{}' replaced by '{}' ({})", source.file(), cluster.name(),
-        request.replacedMember(), p.name(), p.peerUrl());
+    log.info(
+        "inventory {}: cluster '{}' member '{}' replaced by '{}' ({})",
+        source.file(),
+        cluster.name(),
+        request.replacedMember(),
+        p.name(),
+        p.peerUrl());
     return true;
   }
 
@@ -88,14 +108,24 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     InventoryLoader.write(changed, candidate);
     try {
       InventoryLoader.load(candidate); // the same validation an operator's edit gets
-      Files.copy(file, file.resolveSibling(file.getFileName() + ".previous"), StandardCopyOption.REPLACE_EXISTING,
+      Files.copy(
+          file,
+          file.resolveSibling(file.getFileName() + ".previous"),
+          StandardCopyOption.REPLACE_EXISTING,
           StandardCopyOption.COPY_ATTRIBUTES);
-      Files.move(candidate, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          candidate, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the inventory " + file + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot write the inventory " + file + ": " + e.getMessage(), e);
     } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure("the changed inventory would be invalid, so " + file + " was left as it"
-          + " was: " + e.getMessage(), "InventoryInvalid");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the changed inventory would be invalid, so "
+              + file
+              + " was left as it"
+              + " was: "
+              + e.getMessage(),
+          "InventoryInvalid");
     } finally {
       try {
         Files.deleteIfExists(candidate);
@@ -114,6 +144,14 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
   }
 
   private static MemberPlacement placement(MemberSpec m) {
-    return new MemberPlacement(m.name(), m.host(), m.sshPort(), m.peerUrl(), m.clientUrl(), m.dataDir(), m.installDir(), m.serviceDir());
+    return new MemberPlacement(
+        m.name(),
+        m.host(),
+        m.sshPort(),
+        m.peerUrl(),
+        m.clientUrl(),
+        m.dataDir(),
+        m.installDir(),
+        m.serviceDir());
   }
 }

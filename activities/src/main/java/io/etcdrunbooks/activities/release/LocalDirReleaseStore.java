@@ -8,20 +8,25 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** Releases laid out as {@code <dir>/<version>/bin/etcd}, the layout deploy/scripts/fetch-etcd.sh writes. */
+/**
+ * Releases laid out as {@code <dir>/<version>/bin/etcd}, the layout deploy/scripts/fetch-etcd.sh
+ * writes.
+ */
 public final class LocalDirReleaseStore implements ReleaseStore {
 
   private final Path dir;
 
   /**
    * Where deploy/scripts/fetch-etcd.sh puts releases: {@code $ETCD_RUNBOOKS_CACHE/etcd}, else
-   * {@code ~/.cache/etcd-runbooks/etcd}. (An unset variable that a build tool passed on literally counts as unset.)
+   * {@code ~/.cache/etcd-runbooks/etcd}. (An unset variable that a build tool passed on literally
+   * counts as unset.)
    */
   public static Path defaultDir() {
     String cache = System.getenv("ETCD_RUNBOOKS_CACHE");
-    Path root = cache == null || cache.isBlank() || cache.startsWith("${")
-        ? Path.of(System.getProperty("user.home"), ".cache", "etcd-runbooks")
-        : Path.of(cache);
+    Path root =
+        cache == null || cache.isBlank() || cache.startsWith("${")
+            ? Path.of(System.getProperty("user.home"), ".cache", "etcd-runbooks")
+            : Path.of(cache);
     return root.resolve("etcd");
   }
 
@@ -53,8 +58,14 @@ public final class LocalDirReleaseStore implements ReleaseStore {
   public Path binDir(String version) {
     Path bin = dir.resolve(version).resolve("bin");
     if (!Files.isExecutable(bin.resolve("etcd"))) {
-      throw new IllegalArgumentException("etcd " + version + " is not in the release directory " + dir
-          + " (it has " + versions() + "); fetch it with deploy/scripts/fetch-etcd.sh or configure releases.urlTemplate");
+      throw new IllegalArgumentException(
+          "etcd "
+              + version
+              + " is not in the release directory "
+              + dir
+              + " (it has "
+              + versions()
+              + "); fetch it with deploy/scripts/fetch-etcd.sh or configure releases.urlTemplate");
     }
     return bin;
   }

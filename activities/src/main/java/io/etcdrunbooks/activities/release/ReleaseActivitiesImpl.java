@@ -1,11 +1,10 @@
 package io.etcdrunbooks.activities.release;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
-import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 import java.util.function.Supplier;
 

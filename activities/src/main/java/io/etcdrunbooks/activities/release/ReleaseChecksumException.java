@@ -4,7 +4,6 @@ package io.etcdrunbooks.activities.release;
 public final class ReleaseChecksumException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 
-
   public ReleaseChecksumException(String message) {
     super(message);
   }

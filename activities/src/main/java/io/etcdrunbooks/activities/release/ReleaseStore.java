@@ -10,8 +10,9 @@ public interface ReleaseStore {
   List<String> versions();
 
   /**
-   * Directory holding {@code etcd}, {@code etcdctl} and, from 3.5, {@code etcdutl} for the version, fetched and
-   * checksum-verified first when the source needs to. Fails with a message naming the version when it is not on offer.
+   * Directory holding {@code etcd}, {@code etcdctl} and, from 3.5, {@code etcdutl} for the version,
+   * fetched and checksum-verified first when the source needs to. Fails with a message naming the
+   * version when it is not on offer.
    */
   Path binDir(String version);
 }

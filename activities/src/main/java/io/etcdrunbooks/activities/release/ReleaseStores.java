@@ -20,11 +20,14 @@ public final class ReleaseStores {
     if (!blank(source.urlTemplate())) {
       String downloadDir = !blank(source.downloadDir()) ? source.downloadDir() : source.localDir();
       if (blank(downloadDir)) {
-        throw new IllegalArgumentException("releases.urlTemplate needs releases.downloadDir (or localDir) to unpack into");
+        throw new IllegalArgumentException(
+            "releases.urlTemplate needs releases.downloadDir (or localDir) to unpack into");
       }
-      stores.add(new UrlTemplateReleaseStore(source.urlTemplate(), source.sha256(), Path.of(downloadDir)));
+      stores.add(
+          new UrlTemplateReleaseStore(source.urlTemplate(), source.sha256(), Path.of(downloadDir)));
     }
-    if (stores.isEmpty()) throw new IllegalArgumentException("releases: set localDir or urlTemplate");
+    if (stores.isEmpty())
+      throw new IllegalArgumentException("releases: set localDir or urlTemplate");
     return stores.size() == 1 ? stores.get(0) : new FirstMatchReleaseStore(stores);
   }
 
@@ -32,7 +35,10 @@ public final class ReleaseStores {
     return s == null || s.isBlank();
   }
 
-  /** Offers every version any of its stores offers; each version comes from the first store that has it. */
+  /**
+   * Offers every version any of its stores offers; each version comes from the first store that has
+   * it.
+   */
   public record FirstMatchReleaseStore(List<ReleaseStore> stores) implements ReleaseStore {
 
     public FirstMatchReleaseStore {
@@ -51,8 +57,12 @@ public final class ReleaseStores {
       for (ReleaseStore store : stores) {
         if (store.versions().contains(version)) return store.binDir(version);
       }
-      throw new IllegalArgumentException("etcd " + version + " is offered by no configured release source (they offer "
-          + versions() + "); fetch it into releases.localDir or add its SHA-256 to releases.sha256");
+      throw new IllegalArgumentException(
+          "etcd "
+              + version
+              + " is offered by no configured release source (they offer "
+              + versions()
+              + "); fetch it into releases.localDir or add its SHA-256 to releases.sha256");
     }
   }
 }

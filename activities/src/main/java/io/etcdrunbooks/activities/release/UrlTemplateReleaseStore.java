@@ -29,9 +29,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Release tarballs downloaded from a URL template ({version} replaced), each verified against its configured
- * SHA-256 before it is unpacked into {@code <downloadDir>/<version>/bin}. A version without a configured
- * SHA-256 is refused. An already unpacked version is not downloaded again.
+ * Release tarballs downloaded from a URL template ({version} replaced), each verified against its
+ * configured SHA-256 before it is unpacked into {@code <downloadDir>/<version>/bin}. A version
+ * without a configured SHA-256 is refused. An already unpacked version is not downloaded again.
  */
 public final class UrlTemplateReleaseStore implements ReleaseStore {
 
@@ -49,15 +49,21 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
     this(urlTemplate, sha256, downloadDir, Duration.ofMinutes(10));
   }
 
-  public UrlTemplateReleaseStore(String urlTemplate, Map<String, String> sha256, Path downloadDir, Duration downloadTimeout) {
+  public UrlTemplateReleaseStore(
+      String urlTemplate, Map<String, String> sha256, Path downloadDir, Duration downloadTimeout) {
     if (urlTemplate == null || !urlTemplate.contains("{version}")) {
-      throw new IllegalArgumentException("releases.urlTemplate must contain {version}, got '" + urlTemplate + "'");
+      throw new IllegalArgumentException(
+          "releases.urlTemplate must contain {version}, got '" + urlTemplate + "'");
     }
     this.urlTemplate = urlTemplate;
     this.sha256 = Map.copyOf(sha256);
     this.downloadDir = downloadDir;
     this.downloadTimeout = downloadTimeout;
-    this.http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(Duration.ofSeconds(30)).build();
+    this.http =
+        HttpClient.newBuilder()
+            .followRedirects(HttpClient.Redirect.NORMAL)
+            .connectTimeout(Duration.ofSeconds(30))
+            .build();
   }
 
   public String urlTemplate() {
@@ -75,7 +81,10 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
   /** Versions with a configured SHA-256: those it may download. */
   @Override
   public List<String> versions() {
-    return sha256.keySet().stream().filter(v -> v.matches("\\d+\\.\\d+\\.\\d+")).sorted(Versions.ORDER).toList();
+    return sha256.keySet().stream()
+        .filter(v -> v.matches("\\d+\\.\\d+\\.\\d+"))
+        .sorted(Versions.ORDER)
+        .toList();
   }
 
   @Override
@@ -85,12 +94,19 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
     }
     String expected = sha256.get(version);
     if (expected == null || expected.isBlank()) {
-      throw new IllegalArgumentException("etcd " + version + " has no SHA-256 in releases.sha256, so it is not downloaded from "
-          + url(version) + "; add the checksum of the release tarball to the inventory (versions with one: " + versions() + ")");
+      throw new IllegalArgumentException(
+          "etcd "
+              + version
+              + " has no SHA-256 in releases.sha256, so it is not downloaded from "
+              + url(version)
+              + "; add the checksum of the release tarball to the inventory (versions with one: "
+              + versions()
+              + ")");
     }
     Path versionDir = downloadDir.resolve(version);
     synchronized (locks.computeIfAbsent(version, v -> new Object())) {
-      if (Files.isRegularFile(versionDir.resolve(VERIFIED_MARKER)) && Files.isExecutable(versionDir.resolve("bin/etcd"))) {
+      if (Files.isRegularFile(versionDir.resolve(VERIFIED_MARKER))
+          && Files.isExecutable(versionDir.resolve("bin/etcd"))) {
         return versionDir.resolve("bin");
       }
       try {
@@ -100,9 +116,16 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
           Path tarball = work.resolve("etcd-v" + version + ".tar.gz");
           String actual = download(url(version), tarball);
           if (!actual.equalsIgnoreCase(expected.strip())) {
-            throw new ReleaseChecksumException("the tarball of etcd " + version + " from " + url(version) + " has SHA-256 " + actual
-                + " but releases.sha256 says " + expected.strip().toLowerCase(Locale.ROOT)
-                + "; it was discarded. Check the mirror and the configured checksum");
+            throw new ReleaseChecksumException(
+                "the tarball of etcd "
+                    + version
+                    + " from "
+                    + url(version)
+                    + " has SHA-256 "
+                    + actual
+                    + " but releases.sha256 says "
+                    + expected.strip().toLowerCase(Locale.ROOT)
+                    + "; it was discarded. Check the mirror and the configured checksum");
           }
           Path staged = unpack(tarball, work, version);
           Files.writeString(staged.resolve(VERIFIED_MARKER), actual + "  " + url(version) + "\n");
@@ -112,7 +135,16 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
           deleteTree(work);
         }
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot fetch etcd " + version + " from " + url(version) + " into " + downloadDir + ": " + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "cannot fetch etcd "
+                + version
+                + " from "
+                + url(version)
+                + " into "
+                + downloadDir
+                + ": "
+                + e.getMessage(),
+            e);
       }
     }
   }
@@ -123,7 +155,8 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
 
   /** Streams the URL into file and returns the hex SHA-256 of what was written. */
   private String download(String url, Path file) throws IOException {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(downloadTimeout).GET().build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(url)).timeout(downloadTimeout).GET().build();
     HttpResponse<InputStream> response;
     try {
       response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
@@ -147,18 +180,24 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
     return HexFormat.of().formatHex(md.digest());
   }
 
-  /** Unpacks the tarball with the system tar and gathers its etcd binaries into {@code <work>/unpacked/bin}. */
+  /**
+   * Unpacks the tarball with the system tar and gathers its etcd binaries into {@code
+   * <work>/unpacked/bin}.
+   */
   private static Path unpack(Path tarball, Path work, String version) throws IOException {
     Path extracted = Files.createDirectories(work.resolve("extracted"));
-    Process tar = new ProcessBuilder("tar", "-xzf", tarball.toString(), "-C", extracted.toString(), "--no-same-owner")
-        .redirectErrorStream(true)
-        .start();
+    Process tar =
+        new ProcessBuilder(
+                "tar", "-xzf", tarball.toString(), "-C", extracted.toString(), "--no-same-owner")
+            .redirectErrorStream(true)
+            .start();
     String output;
     try (InputStream in = tar.getInputStream()) {
       output = new String(in.readAllBytes());
       if (!tar.waitFor(5, TimeUnit.MINUTES) || tar.exitValue() != 0) {
         tar.destroyForcibly();
-        throw new IOException("tar could not unpack " + tarball.getFileName() + ": " + output.strip());
+        throw new IOException(
+            "tar could not unpack " + tarball.getFileName() + ": " + output.strip());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -181,12 +220,15 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
 
   private static Optional<Path> find(Path root, String name) throws IOException {
     try (Stream<Path> files = Files.walk(root)) {
-      return files.filter(p -> p.getFileName().toString().equals(name) && Files.isRegularFile(p))
+      return files
+          .filter(p -> p.getFileName().toString().equals(name) && Files.isRegularFile(p))
           .min(Comparator.comparingInt(Path::getNameCount));
     }
   }
 
-  /** Moves staged into place; a concurrent process that got there first wins and its copy is kept. */
+  /**
+   * Moves staged into place; a concurrent process that got there first wins and its copy is kept.
+   */
   private static void publish(Path staged, Path versionDir) throws IOException {
     if (Files.exists(versionDir) && !Files.isRegularFile(versionDir.resolve(VERIFIED_MARKER))) {
       deleteTree(versionDir); // a half-written or unverified copy

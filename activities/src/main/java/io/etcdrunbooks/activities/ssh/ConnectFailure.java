@@ -7,7 +7,10 @@ import java.net.UnknownHostException;
 import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
 
-/** Why a connection to a host's SSH server failed, in words that name the host, its address and port, and what to check. */
+/**
+ * Why a connection to a host's SSH server failed, in words that name the host, its address and
+ * port, and what to check.
+ */
 final class ConnectFailure {
 
   private ConnectFailure() {}
@@ -16,20 +19,37 @@ final class ConnectFailure {
     String where = where(target);
     Throwable root = root(e);
     if (root instanceof UnknownHostException || root instanceof UnresolvedAddressException) {
-      return "cannot connect to SSH on " + where + ": the host name " + target.host() + " does not resolve; check the"
+      return "cannot connect to SSH on "
+          + where
+          + ": the host name "
+          + target.host()
+          + " does not resolve; check the"
           + " host in the inventory and the worker's DNS";
     }
-    String checks = "; check that the host is up, that its SSH server listens on port " + target.port()
-        + " and that no firewall between the worker and the host blocks that port";
+    String checks =
+        "; check that the host is up, that its SSH server listens on port "
+            + target.port()
+            + " and that no firewall between the worker and the host blocks that port";
     if (root instanceof ConnectException) {
-      return "cannot connect to SSH on " + where + ": connection refused (" + rootMessage(e) + ")" + checks;
+      return "cannot connect to SSH on "
+          + where
+          + ": connection refused ("
+          + rootMessage(e)
+          + ")"
+          + checks;
     }
     if (root instanceof NoRouteToHostException) {
       return "cannot connect to SSH on " + where + ": no route to host" + checks;
     }
     String message = rootMessage(e);
-    if (message.toLowerCase(java.util.Locale.ROOT).contains("timeout") || message.toLowerCase(java.util.Locale.ROOT).contains("timed out")) {
-      return "cannot connect to SSH on " + where + ": no answer within " + timeout.toSeconds() + " s" + checks;
+    if (message.toLowerCase(java.util.Locale.ROOT).contains("timeout")
+        || message.toLowerCase(java.util.Locale.ROOT).contains("timed out")) {
+      return "cannot connect to SSH on "
+          + where
+          + ": no answer within "
+          + timeout.toSeconds()
+          + " s"
+          + checks;
     }
     return "cannot connect to SSH on " + where + ": " + message + checks;
   }
@@ -42,13 +62,17 @@ final class ConnectFailure {
     } catch (UnknownHostException | SecurityException e) {
       // named as given; the cause says it does not resolve
     }
-    return (address.equals(target.host()) ? target.host() : target.host() + " (" + address + ")") + " port " + target.port();
+    return (address.equals(target.host()) ? target.host() : target.host() + " (" + address + ")")
+        + " port "
+        + target.port();
   }
 
   /** The innermost cause's message, or its class name when it has none. */
   static String rootMessage(Throwable e) {
     Throwable root = root(e);
-    return root.getMessage() == null || root.getMessage().isBlank() ? root.getClass().getSimpleName() : root.getMessage();
+    return root.getMessage() == null || root.getMessage().isBlank()
+        ? root.getClass().getSimpleName()
+        : root.getMessage();
   }
 
   private static Throwable root(Throwable e) {

@@ -7,10 +7,18 @@ public record ExecResult(int exitCode, String stdout, String stderr) {
     return exitCode == 0;
   }
 
-  /** This result when it exited 0, otherwise an {@link SshCommandException} saying what failed where. */
+  /**
+   * This result when it exited 0, otherwise an {@link SshCommandException} saying what failed
+   * where.
+   */
   public ExecResult orThrow(SshTarget target, String what) {
     if (ok()) return this;
-    throw new SshCommandException(what + " on " + target.address() + " failed with exit code " + exitCode
-        + (stderr.isBlank() ? "" : ": " + stderr.strip()));
+    throw new SshCommandException(
+        what
+            + " on "
+            + target.address()
+            + " failed with exit code "
+            + exitCode
+            + (stderr.isBlank() ? "" : ": " + stderr.strip()));
   }
 }

@@ -4,7 +4,6 @@ package io.etcdrunbooks.activities.ssh;
 public final class HostKeyRejectedException extends SshException {
   private static final long serialVersionUID = 1L;
 
-
   public HostKeyRejectedException(String message) {
     super(message);
   }

@@ -9,9 +9,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * What a known_hosts file was when a session was verified against it: modification time, size and a SHA-256 of its
- * content (an edit within the file system's time granularity keeps the time, and a replaced key of the same type keeps
- * the size). A session verified against another stamp than the file's current one is not reused.
+ * What a known_hosts file was when a session was verified against it: modification time, size and a
+ * SHA-256 of its content (an edit within the file system's time granularity keeps the time, and a
+ * replaced key of the same type keeps the size). A session verified against another stamp than the
+ * file's current one is not reused.
  */
 record KnownHostsStamp(long modifiedMillis, long size, String sha256) {
 
@@ -22,7 +23,10 @@ record KnownHostsStamp(long modifiedMillis, long size, String sha256) {
     try {
       long modified = Files.getLastModifiedTime(file).toMillis();
       byte[] content = Files.readAllBytes(file);
-      return new KnownHostsStamp(modified, content.length, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content)));
+      return new KnownHostsStamp(
+          modified,
+          content.length,
+          HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content)));
     } catch (NoSuchFileException e) {
       return ABSENT;
     } catch (IOException e) {

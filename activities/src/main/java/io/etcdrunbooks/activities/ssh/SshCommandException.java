@@ -4,7 +4,6 @@ package io.etcdrunbooks.activities.ssh;
 public final class SshCommandException extends SshException {
   private static final long serialVersionUID = 1L;
 
-
   public SshCommandException(String message) {
     super(message);
   }

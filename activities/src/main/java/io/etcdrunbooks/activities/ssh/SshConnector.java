@@ -42,10 +42,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The worker's SSH client: runs /bin/sh commands on hosts and copies files to them over SFTP.
  *
- * <p>Host keys are always checked against the target's known_hosts file; an unknown or changed key ends the
- * connection with a {@link HostKeyRejectedException}. Sessions are kept per target and closed by {@link #close()}; a
- * session is not reused once the known_hosts file it was verified against has changed (time, size or content): the
- * next call connects again and checks the host's key against the file as it is now.
+ * <p>Host keys are always checked against the target's known_hosts file; an unknown or changed key
+ * ends the connection with a {@link HostKeyRejectedException}. Sessions are kept per target and
+ * closed by {@link #close()}; a session is not reused once the known_hosts file it was verified
+ * against has changed (time, size or content): the next call connects again and checks the host's
+ * key against the file as it is now.
  */
 public final class SshConnector implements AutoCloseable {
 
@@ -73,7 +74,8 @@ public final class SshConnector implements AutoCloseable {
   public SshConnector(Duration connectTimeout) {
     this.connectTimeout = connectTimeout;
     client = SshClient.setUpDefaultClient();
-    // Nothing from ~/.ssh: no config file rewriting hosts, no default identities, no password prompts.
+    // Nothing from ~/.ssh: no config file rewriting hosts, no default identities, no password
+    // prompts.
     client.setHostConfigEntryResolver(HostConfigEntryResolver.EMPTY);
     client.setKeyIdentityProvider(KeyIdentityProvider.EMPTY_KEYS_PROVIDER);
     client.setUserAuthFactories(List.of(UserAuthPublicKeyFactory.INSTANCE));
@@ -81,15 +83,18 @@ public final class SshConnector implements AutoCloseable {
     client.start();
   }
 
-  /** Runs a /bin/sh command string (quote arguments with {@link Shell#quote}) and waits for it, bounded. */
+  /**
+   * Runs a /bin/sh command string (quote arguments with {@link Shell#quote}) and waits for it,
+   * bounded.
+   */
   public ExecResult exec(SshTarget target, String command, Duration timeout) {
     return exec(session(target), target, command, timeout);
   }
 
   /**
-   * As {@link #exec}, over a session of its own opened now and closed after: the host's key is checked against its
-   * known_hosts file as it is at this moment, whatever session is cached for the target, and no cached session is
-   * disturbed. For checks before a runbook's first change.
+   * As {@link #exec}, over a session of its own opened now and closed after: the host's key is
+   * checked against its known_hosts file as it is at this moment, whatever session is cached for
+   * the target, and no cached session is disturbed. For checks before a runbook's first change.
    */
   public ExecResult execOnNewSession(SshTarget target, String command, Duration timeout) {
     ClientSession session = connect(target, knownHostsStamp(target));
@@ -100,7 +105,8 @@ public final class SshConnector implements AutoCloseable {
     }
   }
 
-  private ExecResult exec(ClientSession session, SshTarget target, String command, Duration timeout) {
+  private ExecResult exec(
+      ClientSession session, SshTarget target, String command, Duration timeout) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     log.debug("{}: {}", target.address(), command);
@@ -108,28 +114,48 @@ public final class SshConnector implements AutoCloseable {
       channel.setOut(out);
       channel.setErr(err);
       channel.open().verify(timeout);
-      Set<ClientChannelEvent> events = channel.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), timeout);
+      Set<ClientChannelEvent> events =
+          channel.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), timeout);
       if (events.contains(ClientChannelEvent.TIMEOUT)) {
-        throw new SshCommandException("a command on " + target.address() + " did not finish within " + timeout.toSeconds()
-            + " s: " + abbreviate(command));
+        throw new SshCommandException(
+            "a command on "
+                + target.address()
+                + " did not finish within "
+                + timeout.toSeconds()
+                + " s: "
+                + abbreviate(command));
       }
       Integer status = channel.getExitStatus();
       if (status == null) {
-        throw new SshCommandException("a command on " + target.address() + " ended without an exit status"
-            + (channel.getExitSignal() == null ? "" : " (signal " + channel.getExitSignal() + ")") + ": " + abbreviate(command));
+        throw new SshCommandException(
+            "a command on "
+                + target.address()
+                + " ended without an exit status"
+                + (channel.getExitSignal() == null
+                    ? ""
+                    : " (signal " + channel.getExitSignal() + ")")
+                + ": "
+                + abbreviate(command));
       }
-      return new ExecResult(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+      return new ExecResult(
+          status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw failed("cannot run a command on " + target.address(), e);
     }
   }
 
-  /** Copies a local file to remotePath over SFTP, replacing what is there. Permissions are the caller's business. */
+  /**
+   * Copies a local file to remotePath over SFTP, replacing what is there. Permissions are the
+   * caller's business.
+   */
   public void upload(SshTarget target, Path local, String remotePath) {
     upload(target, local, remotePath, copied -> {});
   }
 
-  /** As {@link #upload(SshTarget, Path, String)}, telling progress the bytes copied so far after every few MB. */
+  /**
+   * As {@link #upload(SshTarget, Path, String)}, telling progress the bytes copied so far after
+   * every few MB.
+   */
   public void upload(SshTarget target, Path local, String remotePath, LongConsumer progress) {
     try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(session(target));
         InputStream in = Files.newInputStream(local);
@@ -186,7 +212,9 @@ public final class SshConnector implements AutoCloseable {
       if (usable(cached, knownHosts)) return cached.session();
       if (cached != null) {
         if (!cached.knownHosts().equals(knownHosts)) {
-          log.info("{}: {} changed since the session was opened; connecting again to check the host key", target.address(),
+          log.info(
+              "{}: {} changed since the session was opened; connecting again to check the host key",
+              target.address(),
               target.knownHostsFile());
         }
         sessions.remove(target);
@@ -199,27 +227,40 @@ public final class SshConnector implements AutoCloseable {
   }
 
   private static boolean usable(OpenSession cached, KnownHostsStamp knownHostsNow) {
-    return cached != null && cached.session().isOpen() && cached.session().isAuthenticated()
+    return cached != null
+        && cached.session().isOpen()
+        && cached.session().isAuthenticated()
         && cached.knownHosts().equals(knownHostsNow);
   }
 
   private static KnownHostsStamp knownHostsStamp(SshTarget target) {
     if (target.knownHostsFile() == null || target.knownHostsFile().isBlank()) {
-      throw new HostKeyRejectedException("no known_hosts file is configured for " + target.address()
-          + "; host keys are always verified, set ssh.knownHostsFile in the inventory");
+      throw new HostKeyRejectedException(
+          "no known_hosts file is configured for "
+              + target.address()
+              + "; host keys are always verified, set ssh.knownHostsFile in the inventory");
     }
     return KnownHostsStamp.of(Path.of(target.knownHostsFile()).toAbsolutePath());
   }
 
-  /** @param knownHosts the known_hosts file's stamp, taken before connecting: the key is checked against that content or newer */
+  /**
+   * @param knownHosts the known_hosts file's stamp, taken before connecting: the key is checked
+   *     against that content or newer
+   */
   private ClientSession connect(SshTarget target, KnownHostsStamp knownHosts) {
     HostKeyCheck check = new HostKeyCheck(target, knownHosts);
     ClientSession session;
     try {
-      session = client.connect(target.user(), target.host(), target.port(),
-              AttributeRepository.ofKeyValuePair(HOST_KEY_CHECK, check), null)
-          .verify(connectTimeout)
-          .getSession();
+      session =
+          client
+              .connect(
+                  target.user(),
+                  target.host(),
+                  target.port(),
+                  AttributeRepository.ofKeyValuePair(HOST_KEY_CHECK, check),
+                  null)
+              .verify(connectTimeout)
+              .getSession();
     } catch (IOException | RuntimeException e) {
       if (check.problem != null) throw new HostKeyRejectedException(check.problem);
       log.debug("connecting to {}", target.address(), e);
@@ -234,15 +275,24 @@ public final class SshConnector implements AutoCloseable {
       if (check.problem != null) throw new HostKeyRejectedException(check.problem);
       if (e instanceof SshException known) throw known;
       log.debug("logging in to {}", target.address(), e);
-      throw new SshException("cannot log in to " + target.user() + "@" + target.address() + " with the key file "
-          + target.privateKeyFile() + ": " + ConnectFailure.rootMessage(e) + "; check that the key's public half is in that"
-          + " user's authorized_keys on the host");
+      throw new SshException(
+          "cannot log in to "
+              + target.user()
+              + "@"
+              + target.address()
+              + " with the key file "
+              + target.privateKeyFile()
+              + ": "
+              + ConnectFailure.rootMessage(e)
+              + "; check that the key's public half is in that"
+              + " user's authorized_keys on the host");
     }
   }
 
   /**
-   * An SshException saying what failed where and why, without the low-level exception as its cause: a runbook's
-   * failure shows the innermost cause's message, which must name the host rather than say only "Connection reset".
+   * An SshException saying what failed where and why, without the low-level exception as its cause:
+   * a runbook's failure shows the innermost cause's message, which must name the host rather than
+   * say only "Connection reset".
    */
   private static SshException failed(String what, IOException e) {
     log.debug("{}", what, e);
@@ -253,9 +303,15 @@ public final class SshConnector implements AutoCloseable {
     HostKeyCheck check = checkOf(session);
     if (check == null) return false; // a session this connector did not open: trust nothing
     Path knownHosts = Path.of(check.target.knownHostsFile()).toAbsolutePath();
-    // a verifier per content of the file: one loaded before the file changed never answers for the new content
-    StampedVerifier stamped = verifiers.compute(knownHosts, (file, current) -> current != null && current.stamp().equals(check.knownHosts)
-        ? current : new StampedVerifier(new KnownHostsVerifier(file), check.knownHosts));
+    // a verifier per content of the file: one loaded before the file changed never answers for the
+    // new content
+    StampedVerifier stamped =
+        verifiers.compute(
+            knownHosts,
+            (file, current) ->
+                current != null && current.stamp().equals(check.knownHosts)
+                    ? current
+                    : new StampedVerifier(new KnownHostsVerifier(file), check.knownHosts));
     return stamped.verifier().verifyServerKey(session, remote, key);
   }
 
@@ -269,7 +325,9 @@ public final class SshConnector implements AutoCloseable {
     try {
       SecretFiles.check("the SSH private key file", file);
       try (InputStream in = Files.newInputStream(file)) {
-        Iterable<KeyPair> pairs = SecurityUtils.loadKeyPairIdentities(null, NamedResource.ofName(file.toString()), in, null);
+        Iterable<KeyPair> pairs =
+            SecurityUtils.loadKeyPairIdentities(
+                null, NamedResource.ofName(file.toString()), in, null);
         if (pairs != null) {
           for (KeyPair pair : pairs) return pair;
         }
@@ -279,9 +337,16 @@ public final class SshConnector implements AutoCloseable {
       throw new SshException(e.getMessage());
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
       if (e instanceof SshException known) throw known;
-      // The parser's message may quote the file; only the file name and the kind of problem are reported.
-      throw new SshException("cannot read the SSH private key file " + file + " for " + target.address() + " ("
-          + e.getClass().getSimpleName() + "); it must be an unencrypted OpenSSH or PEM private key readable by the worker");
+      // The parser's message may quote the file; only the file name and the kind of problem are
+      // reported.
+      throw new SshException(
+          "cannot read the SSH private key file "
+              + file
+              + " for "
+              + target.address()
+              + " ("
+              + e.getClass().getSimpleName()
+              + "); it must be an unencrypted OpenSSH or PEM private key readable by the worker");
     }
   }
 
@@ -318,26 +383,50 @@ public final class SshConnector implements AutoCloseable {
     }
 
     @Override
-    protected boolean acceptUnknownHostKey(ClientSession session, SocketAddress remote, PublicKey serverKey) {
+    protected boolean acceptUnknownHostKey(
+        ClientSession session, SocketAddress remote, PublicKey serverKey) {
       HostKeyCheck check = checkOf(session);
       if (check != null) {
-        check.problem = "host key of " + check.target.address() + " (" + KeyUtils.getKeyType(serverKey) + " "
-            + KeyUtils.getFingerPrint(serverKey) + ") is not in the known_hosts file " + getPath()
-            + "; check the host's key fingerprint out of band and add a line for [" + check.target.host() + "]:"
-            + check.target.port() + " to that file";
+        check.problem =
+            "host key of "
+                + check.target.address()
+                + " ("
+                + KeyUtils.getKeyType(serverKey)
+                + " "
+                + KeyUtils.getFingerPrint(serverKey)
+                + ") is not in the known_hosts file "
+                + getPath()
+                + "; check the host's key fingerprint out of band and add a line for ["
+                + check.target.host()
+                + "]:"
+                + check.target.port()
+                + " to that file";
       }
       return false;
     }
 
     @Override
-    public boolean acceptModifiedServerKey(ClientSession session, SocketAddress remote, KnownHostEntry entry,
-        PublicKey expected, PublicKey actual) {
+    public boolean acceptModifiedServerKey(
+        ClientSession session,
+        SocketAddress remote,
+        KnownHostEntry entry,
+        PublicKey expected,
+        PublicKey actual) {
       HostKeyCheck check = checkOf(session);
       if (check != null) {
-        check.problem = "host key of " + check.target.address() + " does not match the known_hosts file " + getPath()
-            + ": expected " + KeyUtils.getFingerPrint(expected) + ", the host presented " + KeyUtils.getKeyType(actual) + " "
-            + KeyUtils.getFingerPrint(actual) + "; if the host was re-keyed on purpose, replace its line in that file,"
-            + " otherwise treat the host as compromised or impersonated";
+        check.problem =
+            "host key of "
+                + check.target.address()
+                + " does not match the known_hosts file "
+                + getPath()
+                + ": expected "
+                + KeyUtils.getFingerPrint(expected)
+                + ", the host presented "
+                + KeyUtils.getKeyType(actual)
+                + " "
+                + KeyUtils.getFingerPrint(actual)
+                + "; if the host was re-keyed on purpose, replace its line in that file,"
+                + " otherwise treat the host as compromised or impersonated";
       }
       return false;
     }

@@ -4,7 +4,6 @@ package io.etcdrunbooks.activities.ssh;
 public class SshException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-
   public SshException(String message) {
     super(message);
   }

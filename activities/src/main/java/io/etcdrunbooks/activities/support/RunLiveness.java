@@ -5,10 +5,11 @@ import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
 
 /**
- * Whether the runbook run that scheduled an activity is still open. A run terminated from the Temporal Web UI does not
- * stop the activity a worker is executing for it: an install of the new version could then select its binary after
- * the rollback that followed had put the old one back. Activities that make an irreversible switch on a host ask
- * first, and a step of a run that has ended does nothing.
+ * Whether the runbook run that scheduled an activity is still open. A run terminated from the
+ * Temporal Web UI does not stop the activity a worker is executing for it: an install of the new
+ * version could then select its binary after the rollback that followed had put the old one back.
+ * Activities that make an irreversible switch on a host ask first, and a step of a run that has
+ * ended does nothing.
  */
 @FunctionalInterface
 public interface RunLiveness {
@@ -32,8 +33,13 @@ public interface RunLiveness {
       return; // not in an activity
     }
     if (!isOpen(info.getWorkflowId(), info.getWorkflowRunId())) {
-      throw FailureType.InvalidRequest.nonRetryable("runbook " + info.getWorkflowId() + " (run " + info.getWorkflowRunId()
-          + ") has ended (terminated or finished), so its step stopped before it would " + what);
+      throw FailureType.InvalidRequest.nonRetryable(
+          "runbook "
+              + info.getWorkflowId()
+              + " (run "
+              + info.getWorkflowRunId()
+              + ") has ended (terminated or finished), so its step stopped before it would "
+              + what);
     }
   }
 }

@@ -21,7 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link BackupActivitiesImpl#applyRetention} on a backup directory; retention touches files only, no cluster needed. */
+/**
+ * {@link BackupActivitiesImpl#applyRetention} on a backup directory; retention touches files only,
+ * no cluster needed.
+ */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class BackupRetentionActivityTest {
 
@@ -30,7 +33,8 @@ class BackupRetentionActivityTest {
   @TempDir Path dir;
 
   @Test
-  void applyRetention_deletesFileAndMetadataOfWhatThePolicyDrops_andASecondRunNothing() throws Exception {
+  void applyRetention_deletesFileAndMetadataOfWhatThePolicyDrops_andASecondRunNothing()
+      throws Exception {
     Instant now = Instant.now();
     for (int i = 0; i < 5; i++) keep("b" + i, now.minus(Duration.ofDays(i)), true);
     keep("other-cluster", now.minus(Duration.ofDays(9)), true, "elsewhere");
@@ -44,8 +48,15 @@ class BackupRetentionActivityTest {
     assertThat(first.deleted()).containsExactly("b2", "b3", "b4");
     assertThat(second.kept()).containsExactly("b0", "b1");
     assertThat(second.deleted()).isEmpty();
-    assertThat(names()).containsExactlyInAnyOrder("b0.db.enc", "b0.json", "b1.db.enc", "b1.json", "other-cluster.db.enc",
-        "other-cluster.json", "notes.json");
+    assertThat(names())
+        .containsExactlyInAnyOrder(
+            "b0.db.enc",
+            "b0.json",
+            "b1.db.enc",
+            "b1.json",
+            "other-cluster.db.enc",
+            "other-cluster.json",
+            "notes.json");
   }
 
   @Test
@@ -56,7 +67,8 @@ class BackupRetentionActivityTest {
     keep("older-broken", now.minus(Duration.ofDays(31)), false);
     keep("older-good", now.minus(Duration.ofDays(32)), true);
 
-    RetentionResult result = activities(new BackupSpec(false, null, null, 1, 0)).applyRetention(new ClusterRef("c1"));
+    RetentionResult result =
+        activities(new BackupSpec(false, null, null, 1, 0)).applyRetention(new ClusterRef("c1"));
 
     assertThat(result.kept()).containsExactly("newest-broken", "good");
     assertThat(result.deleted()).containsExactly("older-broken", "older-good");
@@ -65,7 +77,8 @@ class BackupRetentionActivityTest {
   }
 
   private BackupActivitiesImpl activities(BackupSpec backup) {
-    ClusterSpec spec = new ClusterSpec("c1", List.of(), null, null, null, dir.toString(), List.of(), backup);
+    ClusterSpec spec =
+        new ClusterSpec("c1", List.of(), null, null, null, dir.toString(), List.of(), backup);
     return new BackupActivitiesImpl(() -> new Inventory(null, Map.of("c1", spec)), null);
   }
 
@@ -74,10 +87,26 @@ class BackupRetentionActivityTest {
   }
 
   /** A backup as the activity leaves it; a broken one has lost its file. */
-  private void keep(String id, Instant takenAt, boolean fileIntact, String cluster) throws Exception {
+  private void keep(String id, Instant takenAt, boolean fileIntact, String cluster)
+      throws Exception {
     Path file = dir.resolve(id + ".db.enc");
     if (fileIntact) Files.write(file, new byte[100]);
-    BackupRecord record = new BackupRecord(id, cluster, "m1", "3.5.30", 10, 1, 20, 100, "00", file.toString(), takenAt.toString(), true, "k", 5);
+    BackupRecord record =
+        new BackupRecord(
+            id,
+            cluster,
+            "m1",
+            "3.5.30",
+            10,
+            1,
+            20,
+            100,
+            "00",
+            file.toString(),
+            takenAt.toString(),
+            true,
+            "k",
+            5);
     Files.write(dir.resolve(id + ".json"), JSON.writeValueAsBytes(record));
   }
 

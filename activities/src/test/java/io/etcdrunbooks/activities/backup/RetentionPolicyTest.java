@@ -21,7 +21,9 @@ class RetentionPolicyTest {
   /** Every 6 hours (00, 06, 12, 18 UTC) for 30 days up to NOW, named by their time. */
   private static List<Candidate> everySixHoursForThirtyDays() {
     List<Candidate> backups = new ArrayList<>();
-    for (Instant t = NOW.minus(Duration.ofDays(29)).minus(Duration.ofHours(12)); !t.isAfter(NOW); t = t.plus(Duration.ofHours(6))) {
+    for (Instant t = NOW.minus(Duration.ofDays(29)).minus(Duration.ofHours(12));
+        !t.isAfter(NOW);
+        t = t.plus(Duration.ofHours(6))) {
       backups.add(new Candidate(t.toString(), t, true));
     }
     return backups;
@@ -33,28 +35,38 @@ class RetentionPolicyTest {
 
     Decision decision = new RetentionPolicy(3, 5).decide(backups, NOW);
 
-    assertThat(decision.keep()).containsExactly(
-        "2026-03-20T12:00:00Z", "2026-03-20T06:00:00Z", "2026-03-20T00:00:00Z", // newest 3 (today's newest among them)
-        "2026-03-19T18:00:00Z", "2026-03-18T18:00:00Z", "2026-03-17T18:00:00Z", "2026-03-16T18:00:00Z"); // newest of 4 more days
-    assertThat(decision.delete()).hasSize(backups.size() - 7).doesNotContainAnyElementsOf(decision.keep());
+    assertThat(decision.keep())
+        .containsExactly(
+            "2026-03-20T12:00:00Z",
+            "2026-03-20T06:00:00Z",
+            "2026-03-20T00:00:00Z", // newest 3 (today's newest among them)
+            "2026-03-19T18:00:00Z",
+            "2026-03-18T18:00:00Z",
+            "2026-03-17T18:00:00Z",
+            "2026-03-16T18:00:00Z"); // newest of 4 more days
+    assertThat(decision.delete())
+        .hasSize(backups.size() - 7)
+        .doesNotContainAnyElementsOf(decision.keep());
   }
 
   @Test
   void aSecondRunOverWhatWasKept_deletesNothingMore() {
     RetentionPolicy policy = new RetentionPolicy(3, 5);
     Decision first = policy.decide(everySixHoursForThirtyDays(), NOW);
-    List<Candidate> left = everySixHoursForThirtyDays().stream().filter(c -> first.keep().contains(c.id())).toList();
+    List<Candidate> left =
+        everySixHoursForThirtyDays().stream().filter(c -> first.keep().contains(c.id())).toList();
 
     assertThat(policy.decide(left, NOW).delete()).isEmpty();
   }
 
   @Test
   void daysWithoutBackupsKeepNothingExtra_andOldBackupsGoOnceOutsideTheWindow() {
-    List<Candidate> backups = List.of(
-        verified("a", "2026-03-20T01:00:00Z"),
-        verified("b", "2026-03-17T23:59:59Z"),
-        verified("c", "2026-03-17T00:00:00Z"),
-        verified("d", "2026-03-13T10:00:00Z"));
+    List<Candidate> backups =
+        List.of(
+            verified("a", "2026-03-20T01:00:00Z"),
+            verified("b", "2026-03-17T23:59:59Z"),
+            verified("c", "2026-03-17T00:00:00Z"),
+            verified("d", "2026-03-13T10:00:00Z"));
 
     Decision decision = new RetentionPolicy(1, 7).decide(backups, NOW);
 
@@ -64,12 +76,13 @@ class RetentionPolicyTest {
 
   @Test
   void theNewestVerifiedBackupIsNeverDeleted_evenWhenNewerOnesAreBrokenAndEverythingIsOld() {
-    List<Candidate> backups = List.of(
-        new Candidate("broken-newest", Instant.parse("2026-03-20T11:00:00Z"), false),
-        new Candidate("broken-new", Instant.parse("2026-03-20T10:00:00Z"), false),
-        verified("last-good", "2025-01-01T00:00:00Z"),
-        new Candidate("broken-old", Instant.parse("2024-12-31T00:00:00Z"), false),
-        verified("older-good", "2024-12-30T00:00:00Z"));
+    List<Candidate> backups =
+        List.of(
+            new Candidate("broken-newest", Instant.parse("2026-03-20T11:00:00Z"), false),
+            new Candidate("broken-new", Instant.parse("2026-03-20T10:00:00Z"), false),
+            verified("last-good", "2025-01-01T00:00:00Z"),
+            new Candidate("broken-old", Instant.parse("2024-12-31T00:00:00Z"), false),
+            verified("older-good", "2024-12-30T00:00:00Z"));
 
     Decision decision = new RetentionPolicy(1, 0).decide(backups, NOW);
 
@@ -79,11 +92,12 @@ class RetentionPolicyTest {
 
   @Test
   void brokenBackupsDoNotCountTowardsKeepLast() {
-    List<Candidate> backups = List.of(
-        verified("good-1", "2026-03-20T10:00:00Z"),
-        new Candidate("broken", Instant.parse("2026-03-20T09:00:00Z"), false),
-        verified("good-2", "2026-03-20T08:00:00Z"),
-        verified("good-3", "2026-03-20T07:00:00Z"));
+    List<Candidate> backups =
+        List.of(
+            verified("good-1", "2026-03-20T10:00:00Z"),
+            new Candidate("broken", Instant.parse("2026-03-20T09:00:00Z"), false),
+            verified("good-2", "2026-03-20T08:00:00Z"),
+            verified("good-3", "2026-03-20T07:00:00Z"));
 
     Decision decision = new RetentionPolicy(2, 0).decide(backups, NOW);
 
@@ -95,12 +109,14 @@ class RetentionPolicyTest {
   void noBackups_orOnlyOne_deletesNothing() {
     RetentionPolicy policy = new RetentionPolicy(1, 0);
     assertThat(policy.decide(List.of(), NOW).delete()).isEmpty();
-    assertThat(policy.decide(List.of(verified("only", "2020-01-01T00:00:00Z")), NOW).keep()).containsExactly("only");
+    assertThat(policy.decide(List.of(verified("only", "2020-01-01T00:00:00Z")), NOW).keep())
+        .containsExactly("only");
   }
 
   @Test
   void settingsThatCouldDeleteEverything_areRefused() {
-    assertThatThrownBy(() -> new RetentionPolicy(0, 7)).hasMessageContaining("keepLast must be at least 1");
+    assertThatThrownBy(() -> new RetentionPolicy(0, 7))
+        .hasMessageContaining("keepLast must be at least 1");
     assertThatThrownBy(() -> new RetentionPolicy(1, -1)).hasMessageContaining("keepDailyDays");
   }
 

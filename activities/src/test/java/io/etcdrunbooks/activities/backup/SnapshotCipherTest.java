@@ -63,7 +63,8 @@ class SnapshotCipherTest {
 
   @Test
   void encrypt_twice_givesDifferentCiphertextsAndNoPlaintext() throws Exception {
-    byte[] plain = ("/registry/secrets/default/db-password " + "s3cr3t-value ".repeat(1000)).getBytes();
+    byte[] plain =
+        ("/registry/secrets/default/db-password " + "s3cr3t-value ".repeat(1000)).getBytes();
     byte[] first = encrypt(plain);
 
     assertThat(first).isNotEqualTo(encrypt(plain));
@@ -76,7 +77,9 @@ class SnapshotCipherTest {
     byte[] sealed = encrypt(randomBytes(3 * CHUNK, 2));
     SnapshotCipher other = new SnapshotCipher(BackupKey.of("k1", randomBytes(32, 99)), CHUNK);
 
-    assertThatThrownBy(() -> decrypt(other, sealed)).isInstanceOf(SnapshotDecryptionException.class).hasMessageContaining("wrong key");
+    assertThatThrownBy(() -> decrypt(other, sealed))
+        .isInstanceOf(SnapshotDecryptionException.class)
+        .hasMessageContaining("wrong key");
   }
 
   @Test
@@ -84,27 +87,43 @@ class SnapshotCipherTest {
     byte[] sealed = encrypt(randomBytes(100, 3));
     SnapshotCipher other = new SnapshotCipher(BackupKey.of("k2", randomBytes(32, 1)), CHUNK);
 
-    assertThatThrownBy(() -> decrypt(other, sealed)).isInstanceOf(SnapshotDecryptionException.class)
-        .hasMessageContaining("key id 'k1'").hasMessageContaining("'k2'");
+    assertThatThrownBy(() -> decrypt(other, sealed))
+        .isInstanceOf(SnapshotDecryptionException.class)
+        .hasMessageContaining("key id 'k1'")
+        .hasMessageContaining("'k2'");
   }
 
   @Test
   void decrypt_ofATruncatedBackup_isRefused() throws Exception {
     byte[] sealed = encrypt(randomBytes(3 * CHUNK + 10, 4));
-    int[] cuts = {HEADER - 3, HEADER, HEADER + RECORD, HEADER + 2 * RECORD, HEADER + 3 * RECORD + 5, sealed.length - 1};
+    int[] cuts = {
+      HEADER - 3,
+      HEADER,
+      HEADER + RECORD,
+      HEADER + 2 * RECORD,
+      HEADER + 3 * RECORD + 5,
+      sealed.length - 1
+    };
     for (int cut : cuts) {
-      assertThatThrownBy(() -> decrypt(cipher, Arrays.copyOf(sealed, cut))).as("cut at %d", cut)
-          .isInstanceOf(SnapshotDecryptionException.class).hasMessageContaining("truncated");
+      assertThatThrownBy(() -> decrypt(cipher, Arrays.copyOf(sealed, cut)))
+          .as("cut at %d", cut)
+          .isInstanceOf(SnapshotDecryptionException.class)
+          .hasMessageContaining("truncated");
     }
   }
 
   @Test
   void decrypt_ofABackupWithOneFlippedByte_isRefusedWhereverTheByteIs() throws Exception {
     byte[] sealed = encrypt(randomBytes(2 * CHUNK + 100, 5));
-    for (int at : new int[] {HEADER - 1, HEADER + 2, HEADER + 5 + 17, HEADER + RECORD + 1000, sealed.length - 1}) {
+    for (int at :
+        new int[] {
+          HEADER - 1, HEADER + 2, HEADER + 5 + 17, HEADER + RECORD + 1000, sealed.length - 1
+        }) {
       byte[] damaged = sealed.clone();
       damaged[at] ^= 0x01;
-      assertThatThrownBy(() -> decrypt(cipher, damaged)).as("flipped byte %d", at).isInstanceOf(SnapshotDecryptionException.class);
+      assertThatThrownBy(() -> decrypt(cipher, damaged))
+          .as("flipped byte %d", at)
+          .isInstanceOf(SnapshotDecryptionException.class);
     }
   }
 
@@ -115,7 +134,8 @@ class SnapshotCipherTest {
     System.arraycopy(sealed, HEADER + RECORD, swapped, HEADER, RECORD);
     System.arraycopy(sealed, HEADER, swapped, HEADER + RECORD, RECORD);
 
-    assertThatThrownBy(() -> decrypt(cipher, swapped)).isInstanceOf(SnapshotDecryptionException.class)
+    assertThatThrownBy(() -> decrypt(cipher, swapped))
+        .isInstanceOf(SnapshotDecryptionException.class)
         .hasMessageContaining("chunk 0 failed authentication");
   }
 
@@ -125,19 +145,23 @@ class SnapshotCipherTest {
     byte[] appended = Arrays.copyOf(sealed, sealed.length + 3);
 
     assertThatThrownBy(() -> decrypt(cipher, Arrays.copyOf(sealed, HEADER + 2 * RECORD)))
-        .isInstanceOf(SnapshotDecryptionException.class).hasMessageContaining("without its final chunk");
+        .isInstanceOf(SnapshotDecryptionException.class)
+        .hasMessageContaining("without its final chunk");
     assertThatThrownBy(() -> decrypt(cipher, appended))
-        .isInstanceOf(SnapshotDecryptionException.class).hasMessageContaining("after its final chunk");
+        .isInstanceOf(SnapshotDecryptionException.class)
+        .hasMessageContaining("after its final chunk");
   }
 
   @Test
   void decrypt_ofAPlainSnapshot_saysItIsNotEncrypted() {
     assertThatThrownBy(() -> decrypt(cipher, randomBytes(5000, 8)))
-        .isInstanceOf(SnapshotDecryptionException.class).hasMessageContaining("not an encrypted");
+        .isInstanceOf(SnapshotDecryptionException.class)
+        .hasMessageContaining("not an encrypted");
   }
 
   @Test
-  void keyFile_isReadFromBase64_andRefusedWhenOpenToOthersOrMalformed_withoutShowingItsContents() throws Exception {
+  void keyFile_isReadFromBase64_andRefusedWhenOpenToOthersOrMalformed_withoutShowingItsContents()
+      throws Exception {
     String secret = Base64.getEncoder().encodeToString(randomBytes(32, 9));
     Path good = keyFile("good.key", secret + "\n", "rw-------");
     BackupKey read = BackupKey.read(good, "prod-2026");
@@ -145,54 +169,84 @@ class SnapshotCipherTest {
     new SnapshotCipher(read, CHUNK).encrypt(new ByteArrayInputStream(new byte[] {1, 2, 3}), sealed);
 
     assertThat(read.toString()).doesNotContain(secret);
-    assertThat(decrypt(new SnapshotCipher(BackupKey.read(good, "prod-2026"), CHUNK), sealed.toByteArray())).containsExactly(1, 2, 3);
+    assertThat(
+            decrypt(
+                new SnapshotCipher(BackupKey.read(good, "prod-2026"), CHUNK), sealed.toByteArray()))
+        .containsExactly(1, 2, 3);
     assertThatThrownBy(() -> BackupKey.read(keyFile("open.key", secret, "rw-r--r--"), "k"))
-        .hasMessageContaining("chmod 600").hasMessageNotContaining(secret);
+        .hasMessageContaining("chmod 600")
+        .hasMessageNotContaining(secret);
     assertThatThrownBy(() -> BackupKey.read(keyFile("short.key", "c2hvcnQ=", "rw-------"), "k"))
-        .hasMessageContaining("not 32").hasMessageNotContaining("c2hvcnQ");
-    assertThatThrownBy(() -> BackupKey.read(keyFile("text.key", "not base64 at all!", "rw-------"), "k"))
-        .hasMessageContaining("base64").hasMessageNotContaining("at all");
-    assertThatThrownBy(() -> BackupKey.read(dir.resolve("missing.key"), "k")).hasMessageContaining("does not exist");
+        .hasMessageContaining("not 32")
+        .hasMessageNotContaining("c2hvcnQ");
+    assertThatThrownBy(
+            () -> BackupKey.read(keyFile("text.key", "not base64 at all!", "rw-------"), "k"))
+        .hasMessageContaining("base64")
+        .hasMessageNotContaining("at all");
+    assertThatThrownBy(() -> BackupKey.read(dir.resolve("missing.key"), "k"))
+        .hasMessageContaining("does not exist");
   }
 
   @Test
   void keyFile_followsTheSecretFileRule_ownerOnly() throws Exception {
     String secret = Base64.getEncoder().encodeToString(randomBytes(32, 13));
-    for (String[] open : new String[][] {{"rw-r-----", "0640", "its group may read it"}, {"rw----r--", "0604", "others may read it"},
-        {"rw-r--r--", "0644", "its group may read it and others may read it"}}) {
+    for (String[] open :
+        new String[][] {
+          {"rw-r-----", "0640", "its group may read it"},
+          {"rw----r--", "0604", "others may read it"},
+          {"rw-r--r--", "0644", "its group may read it and others may read it"}
+        }) {
       Path file = keyFile("open-" + open[1] + ".key", secret, open[0]);
       assertThatThrownBy(() -> BackupKey.read(file, "k"))
           .as(open[0])
           .isInstanceOf(SecretFiles.Refused.class)
-          .hasMessage("backup key file " + file + " has mode " + open[1] + ": " + open[2]
-              + "; a secret file must be for its owner only (0600 or 0400): chmod 600 " + file)
+          .hasMessage(
+              "backup key file "
+                  + file
+                  + " has mode "
+                  + open[1]
+                  + ": "
+                  + open[2]
+                  + "; a secret file must be for its owner only (0600 or 0400): chmod 600 "
+                  + file)
           .hasMessageNotContaining(secret);
     }
-    assertThat(BackupKey.read(keyFile("owner-only.key", secret, "rw-------"), "k").id()).isEqualTo("k");
-    assertThat(BackupKey.read(keyFile("read-only.key", secret, "r--------"), "k").id()).isEqualTo("k");
+    assertThat(BackupKey.read(keyFile("owner-only.key", secret, "rw-------"), "k").id())
+        .isEqualTo("k");
+    assertThat(BackupKey.read(keyFile("read-only.key", secret, "r--------"), "k").id())
+        .isEqualTo("k");
   }
 
   @Test
   void backupDecryption_writesTheSnapshot_andNothingWhenTheKeyIsWrong() throws Exception {
-    Path keyFile = keyFile("k.key", Base64.getEncoder().encodeToString(randomBytes(32, 10)), "rw-------");
-    Path otherKey = keyFile("other.key", Base64.getEncoder().encodeToString(randomBytes(32, 11)), "rw-------");
+    Path keyFile =
+        keyFile("k.key", Base64.getEncoder().encodeToString(randomBytes(32, 10)), "rw-------");
+    Path otherKey =
+        keyFile("other.key", Base64.getEncoder().encodeToString(randomBytes(32, 11)), "rw-------");
     byte[] plain = randomBytes(3 * CHUNK + 5, 12);
     Path encrypted = dir.resolve("b.db.enc");
     try (OutputStream out = Files.newOutputStream(encrypted)) {
-      new SnapshotCipher(BackupKey.read(keyFile, "k")).encrypt(new ByteArrayInputStream(plain), out);
+      new SnapshotCipher(BackupKey.read(keyFile, "k"))
+          .encrypt(new ByteArrayInputStream(plain), out);
     }
 
-    assertThatThrownBy(() -> BackupDecryption.decrypt(encrypted, dir.resolve("wrong.db"), otherKey, "k")).hasMessageContaining("wrong key");
+    assertThatThrownBy(
+            () -> BackupDecryption.decrypt(encrypted, dir.resolve("wrong.db"), otherKey, "k"))
+        .hasMessageContaining("wrong key");
     BackupDecryption.decrypt(encrypted, dir.resolve("b.db"), keyFile, "k");
 
     assertThat(dir.resolve("wrong.db")).doesNotExist();
     assertThat(dir.resolve("wrong.db.part")).doesNotExist();
     assertThat(Files.readAllBytes(dir.resolve("b.db"))).isEqualTo(plain);
-    assertThat(Files.getPosixFilePermissions(dir.resolve("b.db"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+    assertThat(Files.getPosixFilePermissions(dir.resolve("b.db")))
+        .isEqualTo(PosixFilePermissions.fromString("rw-------"));
   }
 
   private Path keyFile(String name, String content, String permissions) throws IOException {
-    Path file = Files.createFile(dir.resolve(name), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Path file =
+        Files.createFile(
+            dir.resolve(name),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, content);
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(permissions));
     return file;

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ManifestImageTest {
 
-  private static final String MANIFEST = """
+  private static final String MANIFEST =
+      """
       # kept by hand: do not reorder
       apiVersion: v1
       kind: Pod
@@ -41,7 +42,10 @@ class ManifestImageTest {
   void changesOnlyTheImageValueKeepingQuotesCommentsAndOrder() {
     String changed = ManifestImage.withImage(MANIFEST, "registry.k8s.io/etcd:3.5.16-0");
 
-    assertThat(changed).isEqualTo(MANIFEST.replace("\"registry.k8s.io/etcd:3.4.23-0\"", "\"registry.k8s.io/etcd:3.5.16-0\""));
+    assertThat(changed)
+        .isEqualTo(
+            MANIFEST.replace(
+                "\"registry.k8s.io/etcd:3.4.23-0\"", "\"registry.k8s.io/etcd:3.5.16-0\""));
     assertThat(ManifestImage.withImage(changed, "registry.k8s.io/etcd:3.5.16-0")).isSameAs(changed);
   }
 
@@ -49,6 +53,7 @@ class ManifestImageTest {
   void refusesAManifestWhoseImageLineIsAmbiguous() {
     String twice = MANIFEST.replace("busybox:1.36", "\"registry.k8s.io/etcd:3.4.23-0\"");
 
-    assertThatThrownBy(() -> ManifestImage.withImage(twice, "registry.k8s.io/etcd:3.5.16-0")).hasMessageContaining("more than one");
+    assertThatThrownBy(() -> ManifestImage.withImage(twice, "registry.k8s.io/etcd:3.5.16-0"))
+        .hasMessageContaining("more than one");
   }
 }

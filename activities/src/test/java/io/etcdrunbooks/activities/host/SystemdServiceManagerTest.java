@@ -35,12 +35,15 @@ class SystemdServiceManagerTest {
     SystemdServiceManager etcd = new SystemdServiceManager(ssh, "etcd member;1");
 
     assertThat(etcd.startCommand("ops")).isEqualTo("sudo -n systemctl start 'etcd member;1'");
-    assertThat(etcd.logTailCommand("ops", 0)).isEqualTo("sudo -n journalctl -u 'etcd member;1' -n 1 --no-pager");
+    assertThat(etcd.logTailCommand("ops", 0))
+        .isEqualTo("sudo -n journalctl -u 'etcd member;1' -n 1 --no-pager");
   }
 
   @Test
   void theServiceKindPicksTheManager() {
-    assertThat(ServiceManager.of(new ServiceSpec("systemd", "etcd-main"), ssh)).isInstanceOf(SystemdServiceManager.class);
-    assertThat(ServiceManager.of(new ServiceSpec("plain", null), ssh)).isInstanceOf(PlainProcessServiceManager.class);
+    assertThat(ServiceManager.of(new ServiceSpec("systemd", "etcd-main"), ssh))
+        .isInstanceOf(SystemdServiceManager.class);
+    assertThat(ServiceManager.of(new ServiceSpec("plain", null), ssh))
+        .isInstanceOf(PlainProcessServiceManager.class);
   }
 }

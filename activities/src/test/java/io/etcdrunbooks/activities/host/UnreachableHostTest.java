@@ -34,9 +34,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A host whose SSH port refuses connections: what a runbook shows (the innermost cause's message, as
- * {@link Failures#rootMessage} reads it through Temporal) names the host, its address and port and what to check,
- * rather than a bare "Connection refused".
+ * A host whose SSH port refuses connections: what a runbook shows (the innermost cause's message,
+ * as {@link Failures#rootMessage} reads it through Temporal) names the host, its address and port
+ * and what to check, rather than a bare "Connection refused".
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class UnreachableHostTest {
@@ -50,14 +50,37 @@ class UnreachableHostTest {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       closedPort = socket.getLocalPort();
     }
-    MemberSpec m1 = new MemberSpec("m1", "localhost", closedPort, "http://127.0.0.1:2379", "http://127.0.0.1:2380", "/var/lib/etcd",
-        "/opt/etcd", "/etc/etcd");
-    ClusterSpec cluster = new ClusterSpec("prod", List.of(m1), new ServiceSpec(ServiceSpec.STATIC_POD, null),
-        new SshSpec("ops", 22, "/etc/etcd-runbooks/id_ed25519", "/etc/etcd-runbooks/known_hosts"), null, "/var/backups", List.of(), null);
-    Inventory inventory = new Inventory(new ReleaseSource(LocalDirReleaseStore.defaultDir().toString(), null, Map.of(), null), Map.of("prod", cluster));
+    MemberSpec m1 =
+        new MemberSpec(
+            "m1",
+            "localhost",
+            closedPort,
+            "http://127.0.0.1:2379",
+            "http://127.0.0.1:2380",
+            "/var/lib/etcd",
+            "/opt/etcd",
+            "/etc/etcd");
+    ClusterSpec cluster =
+        new ClusterSpec(
+            "prod",
+            List.of(m1),
+            new ServiceSpec(ServiceSpec.STATIC_POD, null),
+            new SshSpec(
+                "ops", 22, "/etc/etcd-runbooks/id_ed25519", "/etc/etcd-runbooks/known_hosts"),
+            null,
+            "/var/backups",
+            List.of(),
+            null);
+    Inventory inventory =
+        new Inventory(
+            new ReleaseSource(LocalDirReleaseStore.defaultDir().toString(), null, Map.of(), null),
+            Map.of("prod", cluster));
     env = TestActivityEnvironment.newInstance();
-    env.registerActivitiesImplementations(new HostActivitiesImpl(() -> inventory, ssh, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())),
-        new NewMemberActivitiesImpl(() -> inventory, ssh, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())));
+    env.registerActivitiesImplementations(
+        new HostActivitiesImpl(
+            () -> inventory, ssh, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())),
+        new NewMemberActivitiesImpl(
+            () -> inventory, ssh, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())));
   }
 
   @AfterEach
@@ -69,14 +92,28 @@ class UnreachableHostTest {
   @Test
   void aReplacementDryRunToAHostThatRefusesSsh_namesTheHostItsAddressAndPort() {
     NewMemberActivities newMember = env.newActivityStub(NewMemberActivities.class, once());
-    MemberPlacement replacement = new MemberPlacement("m4", "localhost", closedPort, "http://127.0.0.1:2390", "http://127.0.0.1:2389",
-        "/var/lib/etcd", null, null);
+    MemberPlacement replacement =
+        new MemberPlacement(
+            "m4",
+            "localhost",
+            closedPort,
+            "http://127.0.0.1:2390",
+            "http://127.0.0.1:2389",
+            "/var/lib/etcd",
+            null,
+            null);
 
-    assertThatThrownBy(() -> newMember.checkHost(new NewMemberRequest("prod", replacement, "3.5.16")))
+    assertThatThrownBy(
+            () -> newMember.checkHost(new NewMemberRequest("prod", replacement, "3.5.16")))
         .isInstanceOf(ActivityFailure.class)
-        .satisfies(e -> assertThat(Failures.rootMessage(e))
-            .contains("cannot connect to SSH on localhost (127.0.0.1) port " + closedPort, "connection refused",
-                "SSH server listens on port " + closedPort, "firewall"));
+        .satisfies(
+            e ->
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        "cannot connect to SSH on localhost (127.0.0.1) port " + closedPort,
+                        "connection refused",
+                        "SSH server listens on port " + closedPort,
+                        "firewall"));
   }
 
   @Test
@@ -85,12 +122,18 @@ class UnreachableHostTest {
 
     assertThatThrownBy(() -> host.installedVersion(new MemberRef("prod", "m1")))
         .isInstanceOf(ActivityFailure.class)
-        .satisfies(e -> assertThat(Failures.rootMessage(e))
-            .contains("cannot connect to SSH on localhost (127.0.0.1) port " + closedPort, "connection refused"));
+        .satisfies(
+            e ->
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        "cannot connect to SSH on localhost (127.0.0.1) port " + closedPort,
+                        "connection refused"));
   }
 
   private static ActivityOptions once() {
-    return ActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(30))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build()).build();
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+        .build();
   }
 }

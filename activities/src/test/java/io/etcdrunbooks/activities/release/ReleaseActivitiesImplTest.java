@@ -16,22 +16,31 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class ReleaseActivitiesImplTest {
 
-  private final Inventory inventory = new Inventory(new ReleaseSource(LocalDirReleaseStore.defaultDir().toString(), null, Map.of(), null),
-      Map.of("prod", new ClusterSpec("prod", List.of(), null, null, null, "/backups", List.of(), null)));
-  private final ReleaseActivitiesImpl releases = new ReleaseActivitiesImpl(() -> inventory, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir()));
+  private final Inventory inventory =
+      new Inventory(
+          new ReleaseSource(LocalDirReleaseStore.defaultDir().toString(), null, Map.of(), null),
+          Map.of(
+              "prod",
+              new ClusterSpec("prod", List.of(), null, null, null, "/backups", List.of(), null)));
+  private final ReleaseActivitiesImpl releases =
+      new ReleaseActivitiesImpl(
+          () -> inventory, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir()));
 
   @Test
   void offersTheCachedVersionsOldestFirst() {
-    assertThat(releases.availableVersions(new ClusterRef("prod"))).containsSubsequence("3.3.25", "3.4.23", "3.5.16", "3.5.30");
+    assertThat(releases.availableVersions(new ClusterRef("prod")))
+        .containsSubsequence("3.3.25", "3.4.23", "3.5.16", "3.5.30");
   }
 
   @Test
   void anUnknownClusterIsNotRetried() {
     assertThatThrownBy(() -> releases.availableVersions(new ClusterRef("staging")))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> {
-          assertThat(f.getType()).isEqualTo("UnknownCluster");
-          assertThat(f.isNonRetryable()).isTrue();
-        })
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            f -> {
+              assertThat(f.getType()).isEqualTo("UnknownCluster");
+              assertThat(f.isNonRetryable()).isTrue();
+            })
         .hasMessageContaining("staging");
   }
 }

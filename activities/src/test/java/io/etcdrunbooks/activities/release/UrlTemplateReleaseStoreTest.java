@@ -20,7 +20,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Downloads a release tarball, built here from the cached 3.5.30 binaries, from a local HTTP server. */
+/**
+ * Downloads a release tarball, built here from the cached 3.5.30 binaries, from a local HTTP
+ * server.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class UrlTemplateReleaseStoreTest {
@@ -40,28 +43,43 @@ class UrlTemplateReleaseStoreTest {
       Files.copy(cachedBin().resolve(name), root.resolve(name));
     }
     tarball = tmp.resolve("etcd-v" + VERSION + "-linux-amd64.tar.gz");
-    Process tar = new ProcessBuilder("tar", "-I", "gzip -1", "-cf", tarball.toString(), "-C", tmp.toString(), root.getFileName().toString())
-        .inheritIO().start();
+    Process tar =
+        new ProcessBuilder(
+                "tar",
+                "-I",
+                "gzip -1",
+                "-cf",
+                tarball.toString(),
+                "-C",
+                tmp.toString(),
+                root.getFileName().toString())
+            .inheritIO()
+            .start();
     assertThat(tar.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(tar.exitValue()).isZero();
     sha256 = BinaryInstaller.sha256Of(tarball);
 
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/etcd/", exchange -> {
-      String path = exchange.getRequestURI().getPath();
-      if (!path.equals("/etcd/v" + VERSION + "/etcd-v" + VERSION + "-linux-amd64.tar.gz")) {
-        exchange.sendResponseHeaders(404, -1);
-        exchange.close();
-        return;
-      }
-      downloads.incrementAndGet();
-      exchange.sendResponseHeaders(200, Files.size(tarball));
-      try (OutputStream out = exchange.getResponseBody()) {
-        Files.copy(tarball, out);
-      }
-    });
+    server.createContext(
+        "/etcd/",
+        exchange -> {
+          String path = exchange.getRequestURI().getPath();
+          if (!path.equals("/etcd/v" + VERSION + "/etcd-v" + VERSION + "-linux-amd64.tar.gz")) {
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+            return;
+          }
+          downloads.incrementAndGet();
+          exchange.sendResponseHeaders(200, Files.size(tarball));
+          try (OutputStream out = exchange.getResponseBody()) {
+            Files.copy(tarball, out);
+          }
+        });
     server.start();
-    template = "http://127.0.0.1:" + server.getAddress().getPort() + "/etcd/v{version}/etcd-v{version}-linux-amd64.tar.gz";
+    template =
+        "http://127.0.0.1:"
+            + server.getAddress().getPort()
+            + "/etcd/v{version}/etcd-v{version}-linux-amd64.tar.gz";
   }
 
   @AfterAll
@@ -71,7 +89,8 @@ class UrlTemplateReleaseStoreTest {
 
   @Test
   void aTarballWithTheRightChecksumIsUnpackedOnce(@TempDir Path downloadDir) throws Exception {
-    UrlTemplateReleaseStore store = new UrlTemplateReleaseStore(template, Map.of(VERSION, sha256.toUpperCase()), downloadDir);
+    UrlTemplateReleaseStore store =
+        new UrlTemplateReleaseStore(template, Map.of(VERSION, sha256.toUpperCase()), downloadDir);
     int before = downloads.get();
 
     Path bin = store.binDir(VERSION);
@@ -79,10 +98,15 @@ class UrlTemplateReleaseStoreTest {
     assertThat(bin).isEqualTo(downloadDir.resolve(VERSION).resolve("bin"));
     for (String name : List.of("etcd", "etcdctl", "etcdutl")) {
       assertThat(bin.resolve(name)).isExecutable();
-      assertThat(BinaryInstaller.sha256Of(bin.resolve(name))).isEqualTo(BinaryInstaller.sha256Of(cachedBin().resolve(name)));
+      assertThat(BinaryInstaller.sha256Of(bin.resolve(name)))
+          .isEqualTo(BinaryInstaller.sha256Of(cachedBin().resolve(name)));
     }
-    Process version = new ProcessBuilder(bin.resolve("etcd").toString(), "--version").redirectErrorStream(true).start();
-    assertThat(new String(version.getInputStream().readAllBytes())).contains("etcd Version: " + VERSION);
+    Process version =
+        new ProcessBuilder(bin.resolve("etcd").toString(), "--version")
+            .redirectErrorStream(true)
+            .start();
+    assertThat(new String(version.getInputStream().readAllBytes()))
+        .contains("etcd Version: " + VERSION);
     assertThat(version.waitFor(10, TimeUnit.SECONDS)).isTrue();
 
     assertThat(store.binDir(VERSION)).isEqualTo(bin);
@@ -94,9 +118,11 @@ class UrlTemplateReleaseStoreTest {
   }
 
   @Test
-  void aTarballWithAnotherChecksumIsRefusedAndDiscarded(@TempDir Path downloadDir) throws Exception {
+  void aTarballWithAnotherChecksumIsRefusedAndDiscarded(@TempDir Path downloadDir)
+      throws Exception {
     String wrong = "0".repeat(64);
-    UrlTemplateReleaseStore store = new UrlTemplateReleaseStore(template, Map.of(VERSION, wrong), downloadDir);
+    UrlTemplateReleaseStore store =
+        new UrlTemplateReleaseStore(template, Map.of(VERSION, wrong), downloadDir);
 
     assertThatThrownBy(() -> store.binDir(VERSION))
         .isInstanceOf(ReleaseChecksumException.class)
@@ -110,7 +136,8 @@ class UrlTemplateReleaseStoreTest {
 
   @Test
   void aVersionWithoutAConfiguredChecksumIsNotDownloaded(@TempDir Path downloadDir) {
-    UrlTemplateReleaseStore store = new UrlTemplateReleaseStore(template, Map.of("3.5.16", "ab".repeat(32)), downloadDir);
+    UrlTemplateReleaseStore store =
+        new UrlTemplateReleaseStore(template, Map.of("3.5.16", "ab".repeat(32)), downloadDir);
     int before = downloads.get();
 
     assertThatThrownBy(() -> store.binDir(VERSION))
@@ -122,17 +149,26 @@ class UrlTemplateReleaseStoreTest {
 
   @Test
   void theLocalDirectoryComesFirstThenTheUrlTemplate(@TempDir Path downloadDir) {
-    ReleaseStore store = ReleaseStores.from(new io.etcdrunbooks.inventory.ReleaseSource(
-        LocalDirReleaseStore.defaultDir().toString(), template, Map.of(VERSION, sha256, "3.6.0", "cd".repeat(32)), downloadDir.toString()));
+    ReleaseStore store =
+        ReleaseStores.from(
+            new io.etcdrunbooks.inventory.ReleaseSource(
+                LocalDirReleaseStore.defaultDir().toString(),
+                template,
+                Map.of(VERSION, sha256, "3.6.0", "cd".repeat(32)),
+                downloadDir.toString()));
     int before = downloads.get();
 
     assertThat(store.versions()).contains("3.4.23", "3.5.16", VERSION, "3.6.0");
-    assertThat(store.binDir(VERSION)).isEqualTo(LocalDirReleaseStore.defaultDir().resolve(VERSION).resolve("bin"));
+    assertThat(store.binDir(VERSION))
+        .isEqualTo(LocalDirReleaseStore.defaultDir().resolve(VERSION).resolve("bin"));
     assertThat(downloads.get()).isEqualTo(before);
     assertThatThrownBy(() -> store.binDir("3.7.0")).hasMessageContaining("3.7.0");
   }
 
-  /** The cached release deploy/scripts/fetch-etcd.sh put in place; fails naming the script when it is missing. */
+  /**
+   * The cached release deploy/scripts/fetch-etcd.sh put in place; fails naming the script when it
+   * is missing.
+   */
   private static Path cachedBin() {
     return new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir()).binDir(VERSION);
   }

@@ -9,14 +9,19 @@ class WaitDeadlineTest {
 
   @Test
   void aRetriedAttemptKeepsTheFirstAttemptsEnd() {
-    assertThat(WaitDeadline.after(Duration.ofSeconds(300), 301_000, System.nanoTime()).passed()).isTrue();
-    assertThat(WaitDeadline.after(Duration.ofSeconds(300), 200_000, System.nanoTime()).passed()).isFalse();
+    assertThat(WaitDeadline.after(Duration.ofSeconds(300), 301_000, System.nanoTime()).passed())
+        .isTrue();
+    assertThat(WaitDeadline.after(Duration.ofSeconds(300), 200_000, System.nanoTime()).passed())
+        .isFalse();
   }
 
   @Test
   void outsideAnActivityItCountsFromNow() {
     assertThat(WaitDeadline.afterSeconds(60).passed()).isFalse();
     assertThat(WaitDeadline.afterSeconds(0).passed()).isTrue();
-    assertThat(WaitDeadline.after(Duration.ofSeconds(1), 0, System.nanoTime() - 2_000_000_000L).passed()).isTrue();
+    assertThat(
+            WaitDeadline.after(Duration.ofSeconds(1), 0, System.nanoTime() - 2_000_000_000L)
+                .passed())
+        .isTrue();
   }
 }

@@ -14,8 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * kubeadm's stacked layout on a sandbox: a kube-apiserver static-pod manifest on every member's host, pointing at
- * every member, each served by a {@link KubeApiServerStandIn}; the inventory gains the matching control-plane hosts.
+ * kubeadm's stacked layout on a sandbox: a kube-apiserver static-pod manifest on every member's
+ * host, pointing at every member, each served by a {@link KubeApiServerStandIn}; the inventory
+ * gains the matching control-plane hosts.
  */
 public final class ControlPlaneStandIns implements AutoCloseable {
 
@@ -28,18 +29,34 @@ public final class ControlPlaneStandIns implements AutoCloseable {
     List<String> servers = cluster.members().stream().map(MemberSpec::clientUrl).toList();
     List<ControlPlaneHost> hosts = new ArrayList<>();
     for (MemberSpec member : cluster.members()) {
-      Path manifest = sandbox.hostRoot(member.name()).resolve("etc/kubernetes/manifests/kube-apiserver.yaml");
+      Path manifest =
+          sandbox.hostRoot(member.name()).resolve("etc/kubernetes/manifests/kube-apiserver.yaml");
       Files.createDirectories(manifest.getParent());
       Files.writeString(manifest, manifest(member, servers));
       KubeApiServerStandIn standIn = new KubeApiServerStandIn(manifest);
       result.standIns.put("cp-" + member.name(), standIn);
       result.manifests.put("cp-" + member.name(), manifest);
-      hosts.add(new ControlPlaneHost("cp-" + member.name(), member.host(), member.sshPort(), manifest.toString(), standIn.healthUrl()));
+      hosts.add(
+          new ControlPlaneHost(
+              "cp-" + member.name(),
+              member.host(),
+              member.sshPort(),
+              manifest.toString(),
+              standIn.healthUrl()));
     }
     Inventory inventory = sandbox.inventory();
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
-    clusters.put(cluster.name(), new ClusterSpec(cluster.name(), cluster.members(), cluster.service(), cluster.ssh(),
-        cluster.tls(), cluster.backupDir(), hosts, cluster.backup()));
+    clusters.put(
+        cluster.name(),
+        new ClusterSpec(
+            cluster.name(),
+            cluster.members(),
+            cluster.service(),
+            cluster.ssh(),
+            cluster.tls(),
+            cluster.backupDir(),
+            hosts,
+            cluster.backup()));
     InventoryLoader.write(new Inventory(inventory.releases(), clusters), sandbox.inventoryFile());
     return result;
   }
@@ -80,7 +97,8 @@ public final class ControlPlaneStandIns implements AutoCloseable {
             image: registry.k8s.io/kube-apiserver:v1.31.4
             name: kube-apiserver
           hostNetwork: true
-        """.formatted(member.host(), String.join(",", servers));
+        """
+        .formatted(member.host(), String.join(",", servers));
   }
 
   @Override

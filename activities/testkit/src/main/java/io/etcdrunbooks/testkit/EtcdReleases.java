@@ -4,7 +4,9 @@ import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The etcd binaries deploy/scripts/fetch-etcd.sh caches: $ETCD_RUNBOOKS_CACHE/etcd/<version>/bin. */
+/**
+ * The etcd binaries deploy/scripts/fetch-etcd.sh caches: $ETCD_RUNBOOKS_CACHE/etcd/<version>/bin.
+ */
 public final class EtcdReleases {
 
   private EtcdReleases() {}
@@ -21,7 +23,13 @@ public final class EtcdReleases {
   public static Path binDir(String version) {
     Path bin = dir().resolve(version).resolve("bin");
     if (!Files.isExecutable(bin.resolve("etcd"))) {
-      throw new IllegalStateException("etcd " + version + " is not cached in " + dir() + "; run deploy/scripts/fetch-etcd.sh " + version);
+      throw new IllegalStateException(
+          "etcd "
+              + version
+              + " is not cached in "
+              + dir()
+              + "; run deploy/scripts/fetch-etcd.sh "
+              + version);
     }
     return bin;
   }

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A real etcd cluster on 127.0.0.1 for tests, as jetcd's {@code EtcdClusterExtension} gives one: a {@link Sandbox}
- * whose members are SSH "hosts" of their own, started before the tests and closed after them.
+ * A real etcd cluster on 127.0.0.1 for tests, as jetcd's {@code EtcdClusterExtension} gives one: a
+ * {@link Sandbox} whose members are SSH "hosts" of their own, started before the tests and closed
+ * after them.
  *
  * <pre>
  * &#64;RegisterExtension
@@ -33,12 +34,14 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }
  * </pre>
  *
- * Registered on a static field, one sandbox serves the whole class (and its {@code @Nested} classes): it is up before
- * the class's {@code @BeforeAll} methods run and closed after its {@code @AfterAll} methods. On an instance field, every
- * test gets a fresh one. The sandbox lives in a temporary directory of its own, removed when it closes (installed
- * binaries and data take hundreds of MB).
+ * Registered on a static field, one sandbox serves the whole class (and its {@code @Nested}
+ * classes): it is up before the class's {@code @BeforeAll} methods run and closed after its
+ * {@code @AfterAll} methods. On an instance field, every test gets a fresh one. The sandbox lives
+ * in a temporary directory of its own, removed when it closes (installed binaries and data take
+ * hundreds of MB).
  */
-public final class EtcdSandboxExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+public final class EtcdSandboxExtension
+    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
   private final String clusterName;
   private final int members;
@@ -50,13 +53,19 @@ public final class EtcdSandboxExtension implements BeforeAllCallback, AfterAllCa
 
   private Sandbox sandbox;
   private Path dir;
-  /** The unique id of the JUnit context (class or test) that started the sandbox and so closes it. */
+
+  /**
+   * The unique id of the JUnit context (class or test) that started the sandbox and so closes it.
+   */
   private String owner;
 
   private EtcdSandboxExtension(Builder builder) {
     this.clusterName = builder.clusterName;
     this.members = builder.members;
-    this.version = Objects.requireNonNull(builder.version, "EtcdSandboxExtension needs the etcd version: builder().version(\"3.5.30\")");
+    this.version =
+        Objects.requireNonNull(
+            builder.version,
+            "EtcdSandboxExtension needs the etcd version: builder().version(\"3.5.30\")");
     this.serviceKind = builder.serviceKind;
     Map<String, Map<String, String>> extraEnv = new LinkedHashMap<>();
     builder.extraEnvByMember.forEach((member, env) -> extraEnv.put(member, Map.copyOf(env)));
@@ -89,16 +98,23 @@ public final class EtcdSandboxExtension implements BeforeAllCallback, AfterAllCa
     stop(context);
   }
 
-  /** The running sandbox: its members, hosts, pids, certificates; kill a member with {@code sandbox().kill("m2")}. */
+  /**
+   * The running sandbox: its members, hosts, pids, certificates; kill a member with {@code
+   * sandbox().kill("m2")}.
+   */
   public Sandbox sandbox() {
     if (sandbox == null) {
-      throw new IllegalStateException("no sandbox runs: EtcdSandboxExtension starts one only around the tests of the class"
-          + " that registers it with @RegisterExtension");
+      throw new IllegalStateException(
+          "no sandbox runs: EtcdSandboxExtension starts one only around the tests of the class"
+              + " that registers it with @RegisterExtension");
     }
     return sandbox;
   }
 
-  /** The cluster as the sandbox made it (a runbook that changes members rewrites the inventory file, not this). */
+  /**
+   * The cluster as the sandbox made it (a runbook that changes members rewrites the inventory file,
+   * not this).
+   */
   public ClusterSpec cluster() {
     return sandbox().cluster();
   }
@@ -117,10 +133,15 @@ public final class EtcdSandboxExtension implements BeforeAllCallback, AfterAllCa
   }
 
   private void start(ExtensionContext context) throws IOException {
-    if (sandbox != null) return; // a static field's sandbox already serves this test or @Nested class
+    if (sandbox != null)
+      return; // a static field's sandbox already serves this test or @Nested class
     Path fresh = Files.createTempDirectory("etcd-sandbox-" + clusterName + "-");
     try {
-      sandbox = Sandbox.create(new SandboxSpec(fresh, clusterName, members, version, extraEnvByMember, serviceKind, tls), releases);
+      sandbox =
+          Sandbox.create(
+              new SandboxSpec(
+                  fresh, clusterName, members, version, extraEnvByMember, serviceKind, tls),
+              releases);
     } catch (RuntimeException | Error e) {
       deleteTree(fresh);
       throw e;
@@ -172,25 +193,37 @@ public final class EtcdSandboxExtension implements BeforeAllCallback, AfterAllCa
       return this;
     }
 
-    /** The etcd version every member starts with, one the release cache holds (deploy/scripts/fetch-etcd.sh). */
+    /**
+     * The etcd version every member starts with, one the release cache holds
+     * (deploy/scripts/fetch-etcd.sh).
+     */
     public Builder version(String version) {
       this.version = version;
       return this;
     }
 
-    /** Members run from kubeadm-like static-pod manifests by kubelet stand-ins, rather than as plain processes. */
+    /**
+     * Members run from kubeadm-like static-pod manifests by kubelet stand-ins, rather than as plain
+     * processes.
+     */
     public Builder staticPods() {
       this.serviceKind = ServiceSpec.STATIC_POD;
       return this;
     }
 
-    /** An extra etcd setting of one member, as its environment variable: {@code extraEnv("m3", "ETCD_LOGGER", "capnslog")}. */
+    /**
+     * An extra etcd setting of one member, as its environment variable: {@code extraEnv("m3",
+     * "ETCD_LOGGER", "capnslog")}.
+     */
     public Builder extraEnv(String member, String name, String value) {
       extraEnvByMember.computeIfAbsent(member, m -> new LinkedHashMap<>()).put(name, value);
       return this;
     }
 
-    /** Clients reach etcd over https with a client certificate of the sandbox's CA ({@link Sandbox#certificates()}). */
+    /**
+     * Clients reach etcd over https with a client certificate of the sandbox's CA ({@link
+     * Sandbox#certificates()}).
+     */
     public Builder tls() {
       this.tls = true;
       return this;

@@ -24,9 +24,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * Stands in for one control-plane host's kube-apiserver in tests (no Kubernetes binaries can be had here). Like
- * kubelet plus the apiserver, it reads the static-pod manifest on every request, and its {@code /readyz} answers 200
- * only while every {@code --etcd-servers} endpoint in it is a healthy member of the etcd cluster.
+ * Stands in for one control-plane host's kube-apiserver in tests (no Kubernetes binaries can be had
+ * here). Like kubelet plus the apiserver, it reads the static-pod manifest on every request, and
+ * its {@code /readyz} answers 200 only while every {@code --etcd-servers} endpoint in it is a
+ * healthy member of the etcd cluster.
  */
 public final class KubeApiServerStandIn implements AutoCloseable {
 
@@ -34,7 +35,8 @@ public final class KubeApiServerStandIn implements AutoCloseable {
 
   private final Path manifest;
   private final HttpServer server;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
   private volatile String failWhenChangedFrom;
 
   public KubeApiServerStandIn(Path manifest) throws IOException {
@@ -53,7 +55,8 @@ public final class KubeApiServerStandIn implements AutoCloseable {
     try {
       problem = whyNotReady();
     } catch (RuntimeException | IOException e) {
-      // an answer, never a dropped connection: kube-apiserver's /readyz reports failing checks as 503
+      // an answer, never a dropped connection: kube-apiserver's /readyz reports failing checks as
+      // 503
       problem = e.toString();
     }
     byte[] body = (problem == null ? "ok" : problem).getBytes(StandardCharsets.UTF_8);
@@ -63,7 +66,10 @@ public final class KubeApiServerStandIn implements AutoCloseable {
     }
   }
 
-  /** From now on, a manifest other than the current one gives an apiserver that never becomes ready (a bad flag, say). */
+  /**
+   * From now on, a manifest other than the current one gives an apiserver that never becomes ready
+   * (a bad flag, say).
+   */
   public void failAfterManifestChange() throws IOException {
     failWhenChangedFrom = Files.readString(manifest);
   }
@@ -76,40 +82,54 @@ public final class KubeApiServerStandIn implements AutoCloseable {
       return "no manifest: kubelet runs no kube-apiserver";
     }
     String unchanged = failWhenChangedFrom;
-    if (unchanged != null && !unchanged.equals(text)) return "kube-apiserver crash-looping since its manifest changed";
+    if (unchanged != null && !unchanged.equals(text))
+      return "kube-apiserver crash-looping since its manifest changed";
     List<String> servers = etcdServers(text);
     for (String server : servers) {
       if (!healthy(server)) return "etcd server " + server + " is not healthy";
     }
     Set<String> memberUrls = memberClientUrls(servers);
     for (String server : servers) {
-      if (!memberUrls.contains(server)) return "etcd server " + server + " is not a member of the cluster " + memberUrls;
+      if (!memberUrls.contains(server))
+        return "etcd server " + server + " is not a member of the cluster " + memberUrls;
     }
     return null;
   }
 
   /**
-   * The {@code --etcd-servers} of the manifest's command, read here on its own rather than with the activities' parser
-   * (which the runbooks rewrite it with), so that a manifest the runbooks get wrong is not read back the same wrong way.
+   * The {@code --etcd-servers} of the manifest's command, read here on its own rather than with the
+   * activities' parser (which the runbooks rewrite it with), so that a manifest the runbooks get
+   * wrong is not read back the same wrong way.
    */
   static List<String> etcdServers(String manifest) {
-    List<String> values = manifest.lines()
-        .map(String::strip)
-        .filter(line -> line.startsWith("- "))
-        .map(line -> line.substring(2).strip().replaceAll("^[\"']|[\"']$", ""))
-        .filter(arg -> arg.startsWith(ETCD_SERVERS))
-        .map(arg -> arg.substring(ETCD_SERVERS.length()))
-        .toList();
+    List<String> values =
+        manifest
+            .lines()
+            .map(String::strip)
+            .filter(line -> line.startsWith("- "))
+            .map(line -> line.substring(2).strip().replaceAll("^[\"']|[\"']$", ""))
+            .filter(arg -> arg.startsWith(ETCD_SERVERS))
+            .map(arg -> arg.substring(ETCD_SERVERS.length()))
+            .toList();
     if (values.size() != 1) {
-      throw new IllegalStateException("the manifest has " + values.size() + " " + ETCD_SERVERS + " arguments; kube-apiserver needs one");
+      throw new IllegalStateException(
+          "the manifest has "
+              + values.size()
+              + " "
+              + ETCD_SERVERS
+              + " arguments; kube-apiserver needs one");
     }
     return Arrays.stream(values.get(0).split(",")).filter(server -> !server.isBlank()).toList();
   }
 
   private boolean healthy(String server) {
     try {
-      HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(server + "/health"))
-          .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> answer =
+          http.send(
+              HttpRequest.newBuilder(URI.create(server + "/health"))
+                  .timeout(Duration.ofSeconds(1))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       return answer.statusCode() == 200 && answer.body().contains("\"true\"");
     } catch (IOException | InterruptedException e) {
       return false;
@@ -119,11 +139,13 @@ public final class KubeApiServerStandIn implements AutoCloseable {
   private static Set<String> memberClientUrls(List<String> servers) {
     try (Client client = Client.builder().endpoints(servers.toArray(String[]::new)).build()) {
       return client.getClusterClient().listMember().get(3, TimeUnit.SECONDS).getMembers().stream()
-          .map(Member::getClientURIs).flatMap(List::stream)
+          .map(Member::getClientURIs)
+          .flatMap(List::stream)
           .map(uri -> uri.toString().replaceAll("/$", ""))
           .collect(Collectors.toSet());
     } catch (Exception e) {
-      throw new IllegalStateException("cannot list the etcd members through " + servers + ": " + e, e);
+      throw new IllegalStateException(
+          "cannot list the etcd members through " + servers + ": " + e, e);
     }
   }
 

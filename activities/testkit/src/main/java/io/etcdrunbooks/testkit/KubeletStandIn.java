@@ -17,11 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stands in for kubelet on one sandbox host, for etcd's static pod only. Every 200 ms it looks at the manifest: while
- * it is there, etcd of its image's version (binaries from the release store: the "image pull") runs with exactly the
- * manifest's command, its output appended to the log file; when the manifest goes, etcd gets SIGTERM; when the image
- * or command changes, etcd is restarted. An etcd that exits is started again after a growing pause, as kubelet's
- * CrashLoopBackOff does. The pid goes to a pid file so that the sandbox can find, kill and clean up the process.
+ * Stands in for kubelet on one sandbox host, for etcd's static pod only. Every 200 ms it looks at
+ * the manifest: while it is there, etcd of its image's version (binaries from the release store:
+ * the "image pull") runs with exactly the manifest's command, its output appended to the log file;
+ * when the manifest goes, etcd gets SIGTERM; when the image or command changes, etcd is restarted.
+ * An etcd that exits is started again after a growing pause, as kubelet's CrashLoopBackOff does.
+ * The pid goes to a pid file so that the sandbox can find, kill and clean up the process.
  */
 final class KubeletStandIn implements AutoCloseable {
 
@@ -43,7 +44,8 @@ final class KubeletStandIn implements AutoCloseable {
   private int crashes;
   private long restartAtMillis;
 
-  private KubeletStandIn(String member, Path manifest, Path logFile, Path pidFile, ReleaseStore releases) {
+  private KubeletStandIn(
+      String member, Path manifest, Path logFile, Path pidFile, ReleaseStore releases) {
     this.member = member;
     this.manifest = manifest;
     this.logFile = logFile;
@@ -53,7 +55,8 @@ final class KubeletStandIn implements AutoCloseable {
     thread.setDaemon(true);
   }
 
-  static KubeletStandIn start(String member, Path manifest, Path logFile, Path pidFile, ReleaseStore releases) {
+  static KubeletStandIn start(
+      String member, Path manifest, Path logFile, Path pidFile, ReleaseStore releases) {
     KubeletStandIn kubelet = new KubeletStandIn(member, manifest, logFile, pidFile, releases);
     kubelet.thread.start();
     return kubelet;
@@ -86,7 +89,8 @@ final class KubeletStandIn implements AutoCloseable {
         }
       }
     } finally {
-      Thread.interrupted(); // the stop below waits, so it must not see the interrupt that ended the loop
+      Thread.interrupted(); // the stop below waits, so it must not see the interrupt that ended the
+      // loop
       stopPod();
     }
   }
@@ -108,7 +112,12 @@ final class KubeletStandIn implements AutoCloseable {
     if (process != null && !process.isAlive()) {
       crashes++;
       long backoff = Math.min(MAX_BACKOFF_MILLIS, 1000L << Math.min(crashes - 1, 10));
-      appendLog("kubelet stand-in: etcd exited with code " + process.exitValue() + ", restarting in " + backoff + " ms");
+      appendLog(
+          "kubelet stand-in: etcd exited with code "
+              + process.exitValue()
+              + ", restarting in "
+              + backoff
+              + " ms");
       process = null;
       deletePidFile();
       restartAtMillis = System.currentTimeMillis() + backoff;
@@ -121,9 +130,12 @@ final class KubeletStandIn implements AutoCloseable {
     Path etcd;
     try {
       String image = ManifestImage.imageOf(text);
-      String version = ManifestImage.versionOf(image).orElseThrow(() -> new IllegalArgumentException("no etcd version in image " + image));
+      String version =
+          ManifestImage.versionOf(image)
+              .orElseThrow(() -> new IllegalArgumentException("no etcd version in image " + image));
       command = ManifestImage.commandOf(text);
-      if (command.isEmpty() || !command.get(0).equals("etcd")) throw new IllegalArgumentException("the command must start with etcd");
+      if (command.isEmpty() || !command.get(0).equals("etcd"))
+        throw new IllegalArgumentException("the command must start with etcd");
       etcd = releases.binDir(version).resolve("etcd");
     } catch (RuntimeException e) {
       appendLog("kubelet stand-in: cannot run the pod: " + e.getMessage());
@@ -133,14 +145,21 @@ final class KubeletStandIn implements AutoCloseable {
     List<String> argv = new ArrayList<>();
     argv.add(etcd.toString());
     argv.addAll(command.subList(1, command.size()));
-    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+    ProcessBuilder builder =
+        new ProcessBuilder(argv)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
     builder.environment().keySet().removeIf(name -> name.startsWith("ETCD_"));
     try {
       process = builder.start();
       Path tmp = pidFile.resolveSibling(pidFile.getFileName() + ".tmp");
       Files.writeString(tmp, process.pid() + "\n");
       Files.move(tmp, pidFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      log.info("kubelet stand-in of {}: started etcd {} (pid {})", member, etcd.getParent().getParent().getFileName(), process.pid());
+      log.info(
+          "kubelet stand-in of {}: started etcd {} (pid {})",
+          member,
+          etcd.getParent().getParent().getFileName(),
+          process.pid());
     } catch (IOException e) {
       appendLog("kubelet stand-in: cannot start etcd: " + e.getMessage());
       restartAtMillis = System.currentTimeMillis() + MAX_BACKOFF_MILLIS;
@@ -185,7 +204,12 @@ final class KubeletStandIn implements AutoCloseable {
 
   private void appendLog(String line) {
     try {
-      Files.writeString(logFile, Instant.now() + " " + line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Files.writeString(
+          logFile,
+          Instant.now() + " " + line + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
     } catch (IOException e) {
       log.warn("kubelet stand-in of {}: cannot write {}: {}", member, logFile, e.toString());
     }

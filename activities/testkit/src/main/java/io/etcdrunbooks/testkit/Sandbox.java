@@ -39,9 +39,9 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PublicKey;
 import java.security.SecureRandom;
-import java.util.Base64;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,11 +57,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A local etcd cluster on 127.0.0.1 in which every member is its own "host" with its own SSH server. Members are
- * installed and started through the product's host code over real SSH, exactly as on real hosts. etcd processes
- * run in their own sessions, so they survive the JVM; {@link #close()} (also run at JVM shutdown) stops them.
- * With {@link SandboxSpec#tls()}, members serve clients over https and require a client certificate of the sandbox's
- * own CA. Tests usually get one through {@link EtcdSandboxExtension}.
+ * A local etcd cluster on 127.0.0.1 in which every member is its own "host" with its own SSH
+ * server. Members are installed and started through the product's host code over real SSH, exactly
+ * as on real hosts. etcd processes run in their own sessions, so they survive the JVM; {@link
+ * #close()} (also run at JVM shutdown) stops them. With {@link SandboxSpec#tls()}, members serve
+ * clients over https and require a client certificate of the sandbox's own CA. Tests usually get
+ * one through {@link EtcdSandboxExtension}.
  */
 public final class Sandbox implements AutoCloseable {
 
@@ -73,6 +74,7 @@ public final class Sandbox implements AutoCloseable {
   private static final String STATIC_POD_LOG = "var/log/etcd.log";
   private static final int PORT_RANGE_START = 20000;
   private static final int PORT_RANGE_SIZE = 12000;
+
   /** Key id of the backup key every sandbox generates for itself. */
   public static final String BACKUP_KEY_ID = "sandbox";
 
@@ -94,7 +96,10 @@ public final class Sandbox implements AutoCloseable {
     this.dir = spec.dir().toAbsolutePath().normalize();
   }
 
-  /** Builds the sandbox in a fresh directory, starts every member and waits (bounded) until all are healthy. */
+  /**
+   * Builds the sandbox in a fresh directory, starts every member and waits (bounded) until all are
+   * healthy.
+   */
   public static Sandbox create(SandboxSpec spec, ReleaseStore releases) {
     Sandbox sandbox = new Sandbox(spec);
     Runtime.getRuntime().addShutdownHook(sandbox.shutdownHook);
@@ -103,7 +108,8 @@ public final class Sandbox implements AutoCloseable {
       return sandbox;
     } catch (IOException e) {
       sandbox.close();
-      throw new UncheckedIOException("cannot create the sandbox in " + sandbox.dir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot create the sandbox in " + sandbox.dir + ": " + e.getMessage(), e);
     } catch (RuntimeException | Error e) {
       sandbox.close();
       throw e;
@@ -126,7 +132,10 @@ public final class Sandbox implements AutoCloseable {
     return dir;
   }
 
-  /** The CA, server and client certificates of a sandbox with {@link SandboxSpec#tls()}; empty without. */
+  /**
+   * The CA, server and client certificates of a sandbox with {@link SandboxSpec#tls()}; empty
+   * without.
+   */
   public Optional<TestCertificates.Material> certificates() {
     return Optional.ofNullable(certificates);
   }
@@ -146,54 +155,81 @@ public final class Sandbox implements AutoCloseable {
   }
 
   /**
-   * The etcd pid from the pid file on a host, -1 when there is none or it does not run. Hosts are named after the
-   * member they were made for, so this is the member's pid until a replacement with another name reuses the host.
+   * The etcd pid from the pid file on a host, -1 when there is none or it does not run. Hosts are
+   * named after the member they were made for, so this is the member's pid until a replacement with
+   * another name reuses the host.
    */
   public long pidOf(String host) {
     return etcdPid(hostRoot(host).resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE));
   }
 
   /**
-   * A new, empty "host" for a member to come, as a machine an operator brings up to replace a failed one: its own
-   * SSH server and host key (added to the sandbox's known_hosts), directories, and two free ports. Nothing runs on it.
+   * A new, empty "host" for a member to come, as a machine an operator brings up to replace a
+   * failed one: its own SSH server and host key (added to the sandbox's known_hosts), directories,
+   * and two free ports. Nothing runs on it.
    *
-   * @return where a member named {@code memberName} would run there; its paths follow the sandbox's layout
+   * @return where a member named {@code memberName} would run there; its paths follow the sandbox's
+   *     layout
    */
   public synchronized MemberPlacement addHost(String hostName, String memberName) {
     if (spec.staticPods() && !hostName.equals(memberName)) {
-      // the static-pod layout finds a member's manifest by its name: {member} in the inventory's manifest path
-      throw new IllegalArgumentException("in a static-pod sandbox a host is named after its member: use addHost(\"" + memberName
-          + "\", \"" + memberName + "\")");
+      // the static-pod layout finds a member's manifest by its name: {member} in the inventory's
+      // manifest path
+      throw new IllegalArgumentException(
+          "in a static-pod sandbox a host is named after its member: use addHost(\""
+              + memberName
+              + "\", \""
+              + memberName
+              + "\")");
     }
-    if (hosts.containsKey(hostName)) throw new IllegalArgumentException("the sandbox already has a host '" + hostName + "'");
+    if (hosts.containsKey(hostName))
+      throw new IllegalArgumentException("the sandbox already has a host '" + hostName + "'");
     try {
       Path root = hostRoot(hostName);
       Files.createDirectories(root.resolve("opt/etcd"));
       Files.createDirectories(root.resolve("etc/etcd"));
       Files.createDirectories(root.resolve("etc/ssh"));
       Files.createDirectories(root.resolve("var/lib"));
-      SandboxHost host = SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), System.getProperty("user.name"), clientKey);
+      SandboxHost host =
+          SandboxHost.start(
+              root.resolve("etc/ssh/ssh_host_ecdsa_key"),
+              System.getProperty("user.name"),
+              clientKey);
       hosts.put(hostName, host);
-      Files.writeString(knownHostsFile, host.knownHostsLine() + "\n", java.nio.file.StandardOpenOption.APPEND);
+      Files.writeString(
+          knownHostsFile, host.knownHostsLine() + "\n", java.nio.file.StandardOpenOption.APPEND);
       List<Integer> ports = freePorts(2);
       if (spec.staticPods()) {
         Files.createDirectories(manifestPath(memberName).getParent());
         Files.createDirectories(root.resolve("var/log"));
-        kubelets.put(memberName, KubeletStandIn.start(memberName, manifestPath(memberName), root.resolve(STATIC_POD_LOG),
-            root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), releases));
+        kubelets.put(
+            memberName,
+            KubeletStandIn.start(
+                memberName,
+                manifestPath(memberName),
+                root.resolve(STATIC_POD_LOG),
+                root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE),
+                releases));
       }
       boolean plain = !spec.staticPods();
-      return new MemberPlacement(memberName, "127.0.0.1", host.port(), clientScheme() + "://127.0.0.1:" + ports.get(1),
-          "http://127.0.0.1:" + ports.get(0), root.resolve("var/lib/etcd").toString(), plain ? root.resolve("opt/etcd").toString() : null,
+      return new MemberPlacement(
+          memberName,
+          "127.0.0.1",
+          host.port(),
+          clientScheme() + "://127.0.0.1:" + ports.get(1),
+          "http://127.0.0.1:" + ports.get(0),
+          root.resolve("var/lib/etcd").toString(),
+          plain ? root.resolve("opt/etcd").toString() : null,
           plain ? root.resolve("etc/etcd").toString() : null);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot add host " + hostName + " to the sandbox: " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot add host " + hostName + " to the sandbox: " + e.getMessage(), e);
     }
   }
 
   /**
-   * Static-pod sandboxes: the host's kubelet stops, taking its etcd with it, as when a node fails; its SSH server
-   * stays up. No-op for a host without a kubelet stand-in.
+   * Static-pod sandboxes: the host's kubelet stops, taking its etcd with it, as when a node fails;
+   * its SSH server stays up. No-op for a host without a kubelet stand-in.
    */
   public synchronized void stopKubelet(String member) {
     KubeletStandIn kubelet = kubelets.remove(member);
@@ -205,7 +241,9 @@ public final class Sandbox implements AutoCloseable {
     long pid = pidOf(member);
     if (pid < 0) return;
     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-    awaitGone(hostRoot(member).resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), Duration.ofSeconds(10));
+    awaitGone(
+        hostRoot(member).resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE),
+        Duration.ofSeconds(10));
   }
 
   /** Stops every member's etcd (SIGTERM, then SIGKILL) and every SSH server. Idempotent. */
@@ -217,15 +255,19 @@ public final class Sandbox implements AutoCloseable {
     kubelets.values().forEach(KubeletStandIn::close);
     kubelets.clear();
     stopEtcds(dir);
-    hosts.values().forEach(host -> {
-      try {
-        host.close();
-      } catch (IOException | RuntimeException e) {
-        log.warn("stopping a sandbox SSH server: {}", e.toString());
-      }
-    });
+    hosts
+        .values()
+        .forEach(
+            host -> {
+              try {
+                host.close();
+              } catch (IOException | RuntimeException e) {
+                log.warn("stopping a sandbox SSH server: {}", e.toString());
+              }
+            });
     hosts.clear();
-    log.info("sandbox '{}' stopped in {} ms", spec.cluster(), (System.nanoTime() - began) / 1_000_000);
+    log.info(
+        "sandbox '{}' stopped in {} ms", spec.cluster(), (System.nanoTime() - began) / 1_000_000);
     if (Thread.currentThread() != shutdownHook) {
       try {
         Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -264,19 +306,30 @@ public final class Sandbox implements AutoCloseable {
       Files.createDirectories(root.resolve("etc/etcd"));
       Files.createDirectories(root.resolve("etc/ssh"));
       Files.createDirectories(root.resolve("var/lib"));
-      Files.createDirectory(root.resolve("var/lib/etcd"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-      SandboxHost host = SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), user, clientKey);
+      Files.createDirectory(
+          root.resolve("var/lib/etcd"),
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      SandboxHost host =
+          SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), user, clientKey);
       hosts.put(name, host);
       knownHosts.add(host.knownHostsLine());
       boolean plain = !spec.staticPods();
-      members.add(new MemberSpec(name, "127.0.0.1", host.port(),
-          clientScheme() + "://127.0.0.1:" + ports.get(2 * i), "http://127.0.0.1:" + ports.get(2 * i + 1), root.resolve("var/lib/etcd").toString(),
-          plain ? root.resolve("opt/etcd").toString() : null, plain ? root.resolve("etc/etcd").toString() : null));
+      members.add(
+          new MemberSpec(
+              name,
+              "127.0.0.1",
+              host.port(),
+              clientScheme() + "://127.0.0.1:" + ports.get(2 * i),
+              "http://127.0.0.1:" + ports.get(2 * i + 1),
+              root.resolve("var/lib/etcd").toString(),
+              plain ? root.resolve("opt/etcd").toString() : null,
+              plain ? root.resolve("etc/etcd").toString() : null));
     }
     knownHostsFile = sshDir.resolve("known_hosts");
     Files.writeString(knownHostsFile, String.join("\n", knownHosts) + "\n");
 
-    String initialCluster = members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
+    String initialCluster =
+        members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
     for (MemberSpec m : members) {
       if (spec.staticPods()) {
         writeManifest(m, initialCluster);
@@ -294,25 +347,41 @@ public final class Sandbox implements AutoCloseable {
       env.put("ETCD_INITIAL_CLUSTER_TOKEN", spec.cluster());
       env.putAll(tlsSettings());
       env.putAll(spec.extraEnvByMember().getOrDefault(m.name(), Map.of()));
-      Files.writeString(Path.of(m.serviceDir()).resolve(PlainProcessServiceManager.ENV_FILE),
-          env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n").collect(Collectors.joining()));
+      Files.writeString(
+          Path.of(m.serviceDir()).resolve(PlainProcessServiceManager.ENV_FILE),
+          env.entrySet().stream()
+              .map(e -> e.getKey() + "=" + e.getValue() + "\n")
+              .collect(Collectors.joining()));
     }
 
     if (spec.staticPods()) {
       for (MemberSpec m : members) {
         Path root = hostRoot(m.name());
-        kubelets.put(m.name(), KubeletStandIn.start(m.name(), manifestPath(m.name()), root.resolve(STATIC_POD_LOG),
-            root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE), releases));
+        kubelets.put(
+            m.name(),
+            KubeletStandIn.start(
+                m.name(),
+                manifestPath(m.name()),
+                root.resolve(STATIC_POD_LOG),
+                root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE),
+                releases));
       }
     }
     Path backupKey = writeBackupKey(dir.resolve("backup.key"));
-    ClusterSpec cluster = new ClusterSpec(spec.cluster(), members, serviceSpec(),
-        new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()), spec.tls() ? certificates.rsaClient() : null,
-        dir.resolve("backups").toString(), List.of(),
-        new BackupSpec(true, backupKey.toString(), BACKUP_KEY_ID, null, null));
+    ClusterSpec cluster =
+        new ClusterSpec(
+            spec.cluster(),
+            members,
+            serviceSpec(),
+            new SshSpec(user, 0, privateKey.toString(), knownHostsFile.toString()),
+            spec.tls() ? certificates.rsaClient() : null,
+            dir.resolve("backups").toString(),
+            List.of(),
+            new BackupSpec(true, backupKey.toString(), BACKUP_KEY_ID, null, null));
     Files.createDirectories(dir.resolve("backups"));
     inventoryFile = dir.resolve("inventory.yaml");
-    InventoryLoader.write(new Inventory(releaseSource(releases), Map.of(spec.cluster(), cluster)), inventoryFile);
+    InventoryLoader.write(
+        new Inventory(releaseSource(releases), Map.of(spec.cluster(), cluster)), inventoryFile);
     inventory = InventoryLoader.load(inventoryFile);
 
     try (SshConnector ssh = new SshConnector()) {
@@ -321,15 +390,20 @@ public final class Sandbox implements AutoCloseable {
       try {
         List<Future<?>> started = new ArrayList<>();
         for (String name : names) {
-          started.add(pool.submit(() -> {
-            hostActivities.installVersion(new InstallRequest(spec.cluster(), name, spec.version()));
-            hostActivities.startMember(new MemberRef(spec.cluster(), name));
-            return null;
-          }));
+          started.add(
+              pool.submit(
+                  () -> {
+                    hostActivities.installVersion(
+                        new InstallRequest(spec.cluster(), name, spec.version()));
+                    hostActivities.startMember(new MemberRef(spec.cluster(), name));
+                    return null;
+                  }));
         }
         for (Future<?> f : started) f.get();
       } catch (java.util.concurrent.ExecutionException e) {
-        throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        throw e.getCause() instanceof RuntimeException r
+            ? r
+            : new IllegalStateException(e.getCause());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while starting the sandbox", e);
@@ -338,14 +412,22 @@ public final class Sandbox implements AutoCloseable {
       }
       awaitHealthy(members, hostActivities);
     }
-    log.info("sandbox '{}' with {} members on etcd {} is up; inventory {}", spec.cluster(), members.size(), spec.version(), inventoryFile);
+    log.info(
+        "sandbox '{}' with {} members on etcd {} is up; inventory {}",
+        spec.cluster(),
+        members.size(),
+        spec.version(),
+        inventoryFile);
   }
 
   private String clientScheme() {
     return spec.tls() ? "https" : "http";
   }
 
-  /** etcd's settings (as its environment variables) that make it serve clients over https with client certificates. */
+  /**
+   * etcd's settings (as its environment variables) that make it serve clients over https with
+   * client certificates.
+   */
   private Map<String, String> tlsSettings() {
     if (!spec.tls()) return Map.of();
     Map<String, String> settings = new LinkedHashMap<>();
@@ -360,47 +442,71 @@ public final class Sandbox implements AutoCloseable {
     if (!spec.staticPods()) return new ServiceSpec(ServiceSpec.PLAIN, null);
     String hosts = dir.resolve("hosts").toString() + "/";
     String root = hosts + "{member}/";
-    // The sandbox user owns every host's files, so no sudo; the stand-in's log file stands in for crictl logs.
-    // {member} is filled in as a quoted shell word, so in the command it stands outside the quoted parts.
-    return new ServiceSpec(ServiceSpec.STATIC_POD, null, root + MANIFEST, root + STASH_DIR, null,
-        "tail -n {lines} " + Shell.quote(hosts) + "{member}" + Shell.quote("/" + STATIC_POD_LOG), false);
+    // The sandbox user owns every host's files, so no sudo; the stand-in's log file stands in for
+    // crictl logs.
+    // {member} is filled in as a quoted shell word, so in the command it stands outside the quoted
+    // parts.
+    return new ServiceSpec(
+        ServiceSpec.STATIC_POD,
+        null,
+        root + MANIFEST,
+        root + STASH_DIR,
+        null,
+        "tail -n {lines} " + Shell.quote(hosts) + "{member}" + Shell.quote("/" + STATIC_POD_LOG),
+        false);
   }
 
   /** A manifest in kubeadm's layout (comment aside) running etcd with the spec's version. */
   private void writeManifest(MemberSpec m, String initialCluster) throws IOException {
-    List<String> flags = new ArrayList<>(List.of(
-        "--advertise-client-urls=" + m.clientUrl(),
-        "--data-dir=" + m.dataDir(),
-        "--initial-advertise-peer-urls=" + m.peerUrl(),
-        "--initial-cluster=" + initialCluster,
-        "--initial-cluster-state=new",
-        "--initial-cluster-token=" + spec.cluster(),
-        "--listen-client-urls=" + m.clientUrl(),
-        "--listen-peer-urls=" + m.peerUrl(),
-        "--name=" + m.name()));
+    List<String> flags =
+        new ArrayList<>(
+            List.of(
+                "--advertise-client-urls=" + m.clientUrl(),
+                "--data-dir=" + m.dataDir(),
+                "--initial-advertise-peer-urls=" + m.peerUrl(),
+                "--initial-cluster=" + initialCluster,
+                "--initial-cluster-state=new",
+                "--initial-cluster-token=" + spec.cluster(),
+                "--listen-client-urls=" + m.clientUrl(),
+                "--listen-peer-urls=" + m.peerUrl(),
+                "--name=" + m.name()));
     Map<String, String> settings = new LinkedHashMap<>(tlsSettings());
     settings.putAll(spec.extraEnvByMember().getOrDefault(m.name(), Map.of()));
-    settings.forEach((env, value) ->
-        flags.add("--" + env.replaceFirst("^ETCD_", "").toLowerCase(java.util.Locale.ROOT).replace('_', '-') + "=" + value));
-    StringBuilder yaml = new StringBuilder()
-        .append("# etcd of sandbox member ").append(m.name()).append(", in kubeadm's layout\n")
-        .append("apiVersion: v1\n")
-        .append("kind: Pod\n")
-        .append("metadata:\n")
-        .append("  annotations:\n")
-        .append("    kubeadm.kubernetes.io/etcd.advertise-client-urls: ").append(m.clientUrl()).append("\n")
-        .append("  creationTimestamp: null\n")
-        .append("  labels:\n")
-        .append("    component: etcd\n")
-        .append("    tier: control-plane\n")
-        .append("  name: etcd\n")
-        .append("  namespace: kube-system\n")
-        .append("spec:\n")
-        .append("  containers:\n")
-        .append("  - command:\n")
-        .append("    - etcd\n");
+    settings.forEach(
+        (env, value) ->
+            flags.add(
+                "--"
+                    + env.replaceFirst("^ETCD_", "")
+                        .toLowerCase(java.util.Locale.ROOT)
+                        .replace('_', '-')
+                    + "="
+                    + value));
+    StringBuilder yaml =
+        new StringBuilder()
+            .append("# etcd of sandbox member ")
+            .append(m.name())
+            .append(", in kubeadm's layout\n")
+            .append("apiVersion: v1\n")
+            .append("kind: Pod\n")
+            .append("metadata:\n")
+            .append("  annotations:\n")
+            .append("    kubeadm.kubernetes.io/etcd.advertise-client-urls: ")
+            .append(m.clientUrl())
+            .append("\n")
+            .append("  creationTimestamp: null\n")
+            .append("  labels:\n")
+            .append("    component: etcd\n")
+            .append("    tier: control-plane\n")
+            .append("  name: etcd\n")
+            .append("  namespace: kube-system\n")
+            .append("spec:\n")
+            .append("  containers:\n")
+            .append("  - command:\n")
+            .append("    - etcd\n");
     flags.forEach(f -> yaml.append("    - ").append(f).append("\n"));
-    yaml.append("    image: registry.k8s.io/etcd:").append(spec.version()).append("-0\n")
+    yaml.append("    image: registry.k8s.io/etcd:")
+        .append(spec.version())
+        .append("-0\n")
         .append("    imagePullPolicy: IfNotPresent\n")
         .append("    name: etcd\n")
         .append("    resources:\n")
@@ -408,13 +514,17 @@ public final class Sandbox implements AutoCloseable {
         .append("        cpu: 100m # kubeadm's default\n")
         .append("        memory: 100Mi\n")
         .append("    volumeMounts:\n")
-        .append("    - mountPath: ").append(m.dataDir()).append("\n")
+        .append("    - mountPath: ")
+        .append(m.dataDir())
+        .append("\n")
         .append("      name: etcd-data\n")
         .append("  hostNetwork: true\n")
         .append("  priorityClassName: system-node-critical\n")
         .append("  volumes:\n")
         .append("  - hostPath:\n")
-        .append("      path: ").append(m.dataDir()).append("\n")
+        .append("      path: ")
+        .append(m.dataDir())
+        .append("\n")
         .append("      type: DirectoryOrCreate\n")
         .append("    name: etcd-data\n")
         .append("status: {}\n");
@@ -434,10 +544,22 @@ public final class Sandbox implements AutoCloseable {
       waiting.removeIf(m -> healthy(http, m.clientUrl()));
       if (waiting.isEmpty()) return;
       if (System.nanoTime() > deadline) {
-        String logs = waiting.stream().map(m -> m.name() + ":\n" + hostActivities.logTail(new LogTailRequest(spec.cluster(), m.name(), 15)))
-            .collect(Collectors.joining("\n"));
-        throw new IllegalStateException("sandbox members " + waiting.stream().map(MemberSpec::name).toList()
-            + " are not healthy after " + HEALTHY_TIMEOUT.toSeconds() + " s; their last log lines:\n" + logs);
+        String logs =
+            waiting.stream()
+                .map(
+                    m ->
+                        m.name()
+                            + ":\n"
+                            + hostActivities.logTail(
+                                new LogTailRequest(spec.cluster(), m.name(), 15)))
+                .collect(Collectors.joining("\n"));
+        throw new IllegalStateException(
+            "sandbox members "
+                + waiting.stream().map(MemberSpec::name).toList()
+                + " are not healthy after "
+                + HEALTHY_TIMEOUT.toSeconds()
+                + " s; their last log lines:\n"
+                + logs);
       }
       sleep(200);
     }
@@ -445,10 +567,15 @@ public final class Sandbox implements AutoCloseable {
 
   private static boolean healthy(HttpClient http, String clientUrl) {
     try {
-      HttpResponse<String> response = http.send(
-          HttpRequest.newBuilder(URI.create(clientUrl + "/health")).timeout(Duration.ofSeconds(2)).GET().build(),
-          HttpResponse.BodyHandlers.ofString());
-      return response.statusCode() == 200 && response.body().replace(" ", "").contains("\"health\":\"true\"");
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create(clientUrl + "/health"))
+                  .timeout(Duration.ofSeconds(2))
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() == 200
+          && response.body().replace(" ", "").contains("\"health\":\"true\"");
     } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {
@@ -457,7 +584,10 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  /** Makes dir empty, stopping the etcd members of a previous sandbox there; refuses a directory it did not make. */
+  /**
+   * Makes dir empty, stopping the etcd members of a previous sandbox there; refuses a directory it
+   * did not make.
+   */
   private void prepareDirectory() throws IOException {
     if (Files.isDirectory(dir)) {
       boolean empty;
@@ -466,7 +596,10 @@ public final class Sandbox implements AutoCloseable {
       }
       if (!empty) {
         if (!Files.exists(dir.resolve(MARKER))) {
-          throw new IllegalArgumentException("sandbox directory " + dir + " is not empty and holds no earlier sandbox; choose another");
+          throw new IllegalArgumentException(
+              "sandbox directory "
+                  + dir
+                  + " is not empty and holds no earlier sandbox; choose another");
         }
         stopEtcds(dir);
         deleteTree(dir);
@@ -482,7 +615,11 @@ public final class Sandbox implements AutoCloseable {
     if (!Files.isDirectory(hostsDir)) return;
     List<Path> pidFiles;
     try (Stream<Path> roots = Files.list(hostsDir)) {
-      pidFiles = roots.map(r -> r.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE)).filter(Files::exists).toList();
+      pidFiles =
+          roots
+              .map(r -> r.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE))
+              .filter(Files::exists)
+              .toList();
     } catch (IOException e) {
       log.warn("cannot list sandbox hosts in {}: {}", hostsDir, e.toString());
       return;
@@ -491,7 +628,8 @@ public final class Sandbox implements AutoCloseable {
       long pid = etcdPid(pidFile);
       if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
     }
-    // A teardown: members stopping together spend seconds handing leadership around, so give them 2 s in all.
+    // A teardown: members stopping together spend seconds handing leadership around, so give them 2
+    // s in all.
     long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
     for (Path pidFile : pidFiles) {
       if (!awaitGone(pidFile, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
@@ -511,7 +649,10 @@ public final class Sandbox implements AutoCloseable {
     return true;
   }
 
-  /** The pid in the file when it names a live etcd (argv[0] is an etcd binary; zombies have no cmdline), else -1. */
+  /**
+   * The pid in the file when it names a live etcd (argv[0] is an etcd binary; zombies have no
+   * cmdline), else -1.
+   */
   static long etcdPid(Path pidFile) {
     try {
       if (!Files.exists(pidFile)) return -1;
@@ -520,7 +661,8 @@ public final class Sandbox implements AutoCloseable {
       long pid = Long.parseLong(text);
       Path cmdline = Path.of("/proc", text, "cmdline");
       if (!Files.exists(cmdline)) return -1;
-      String argv0 = new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0", 2)[0];
+      String argv0 =
+          new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0", 2)[0];
       return argv0.equals("etcd") || argv0.endsWith("/etcd") ? pid : -1;
     } catch (IOException | RuntimeException e) {
       return -1; // the process went away while we looked
@@ -532,16 +674,30 @@ public final class Sandbox implements AutoCloseable {
       return new ReleaseSource(local.dir().toAbsolutePath().toString(), null, Map.of(), null);
     }
     if (releases instanceof UrlTemplateReleaseStore url) {
-      return new ReleaseSource(null, url.urlTemplate(), url.sha256(), url.downloadDir().toAbsolutePath().toString());
+      return new ReleaseSource(
+          null, url.urlTemplate(), url.sha256(), url.downloadDir().toAbsolutePath().toString());
     }
     if (releases instanceof FirstMatchReleaseStore combined) {
-      Optional<ReleaseSource> local = combined.stores().stream().filter(LocalDirReleaseStore.class::isInstance).findFirst().map(Sandbox::releaseSource);
-      Optional<ReleaseSource> url = combined.stores().stream().filter(UrlTemplateReleaseStore.class::isInstance).findFirst().map(Sandbox::releaseSource);
-      return new ReleaseSource(local.map(ReleaseSource::localDir).orElse(null), url.map(ReleaseSource::urlTemplate).orElse(null),
-          url.map(ReleaseSource::sha256).orElse(Map.of()), url.map(ReleaseSource::downloadDir).orElse(null));
+      Optional<ReleaseSource> local =
+          combined.stores().stream()
+              .filter(LocalDirReleaseStore.class::isInstance)
+              .findFirst()
+              .map(Sandbox::releaseSource);
+      Optional<ReleaseSource> url =
+          combined.stores().stream()
+              .filter(UrlTemplateReleaseStore.class::isInstance)
+              .findFirst()
+              .map(Sandbox::releaseSource);
+      return new ReleaseSource(
+          local.map(ReleaseSource::localDir).orElse(null),
+          url.map(ReleaseSource::urlTemplate).orElse(null),
+          url.map(ReleaseSource::sha256).orElse(Map.of()),
+          url.map(ReleaseSource::downloadDir).orElse(null));
     }
-    throw new IllegalArgumentException("the sandbox cannot describe a " + releases.getClass().getSimpleName()
-        + " in its inventory; use a LocalDirReleaseStore or UrlTemplateReleaseStore");
+    throw new IllegalArgumentException(
+        "the sandbox cannot describe a "
+            + releases.getClass().getSimpleName()
+            + " in its inventory; use a LocalDirReleaseStore or UrlTemplateReleaseStore");
   }
 
   private static KeyPair generateKeyPair() {
@@ -554,33 +710,43 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  /** A fresh random 256-bit backup key, base64 in a 0600 file, as an operator would make with openssl rand -base64 32. */
+  /**
+   * A fresh random 256-bit backup key, base64 in a 0600 file, as an operator would make with
+   * openssl rand -base64 32.
+   */
   private static Path writeBackupKey(Path file) throws IOException {
     byte[] key = new byte[32];
     new SecureRandom().nextBytes(key);
-    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, Base64.getEncoder().encodeToString(key) + "\n");
     return file;
   }
 
   private static void writeClientKey(KeyPair key, Path privateKey) throws IOException {
-    Files.createFile(privateKey, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        privateKey,
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try (OutputStream out = Files.newOutputStream(privateKey)) {
-      OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(key, "etcd-runbooks-sandbox", null, out);
+      OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(
+          key, "etcd-runbooks-sandbox", null, out);
     } catch (GeneralSecurityException e) {
       throw new IOException("cannot write the sandbox's SSH client key", e);
     }
-    try (OutputStream out = Files.newOutputStream(privateKey.resolveSibling(privateKey.getFileName() + ".pub"))) {
-      OpenSSHKeyPairResourceWriter.INSTANCE.writePublicKey(key.getPublic(), "etcd-runbooks-sandbox", out);
+    try (OutputStream out =
+        Files.newOutputStream(privateKey.resolveSibling(privateKey.getFileName() + ".pub"))) {
+      OpenSSHKeyPairResourceWriter.INSTANCE.writePublicKey(
+          key.getPublic(), "etcd-runbooks-sandbox", out);
     } catch (GeneralSecurityException e) {
       throw new IOException("cannot write the sandbox's SSH public key", e);
     }
   }
 
   /**
-   * Distinct free ports on 127.0.0.1, picked below Linux's ephemeral range (32768 and up): a port the kernel handed
-   * out for ServerSocket(0) can be taken by any outgoing connection before etcd binds it, which made sandboxes fail
-   * now and then with "address already in use". All are held open until every one is picked so none repeats.
+   * Distinct free ports on 127.0.0.1, picked below Linux's ephemeral range (32768 and up): a port
+   * the kernel handed out for ServerSocket(0) can be taken by any outgoing connection before etcd
+   * binds it, which made sandboxes fail now and then with "address already in use". All are held
+   * open until every one is picked so none repeats.
    */
   private static List<Integer> freePorts(int count) throws IOException {
     List<ServerSocket> sockets = new ArrayList<>();
@@ -588,13 +754,23 @@ public final class Sandbox implements AutoCloseable {
     try {
       for (int attempt = 0; sockets.size() < count && attempt < 1000; attempt++) {
         try {
-          sockets.add(new ServerSocket(PORT_RANGE_START + random.nextInt(PORT_RANGE_SIZE), 1, InetAddress.getLoopbackAddress()));
+          sockets.add(
+              new ServerSocket(
+                  PORT_RANGE_START + random.nextInt(PORT_RANGE_SIZE),
+                  1,
+                  InetAddress.getLoopbackAddress()));
         } catch (IOException taken) {
           // in use: try another
         }
       }
-      if (sockets.size() < count) throw new IOException("no " + count + " free ports between " + PORT_RANGE_START + " and "
-          + (PORT_RANGE_START + PORT_RANGE_SIZE));
+      if (sockets.size() < count)
+        throw new IOException(
+            "no "
+                + count
+                + " free ports between "
+                + PORT_RANGE_START
+                + " and "
+                + (PORT_RANGE_START + PORT_RANGE_SIZE));
       return sockets.stream().map(ServerSocket::getLocalPort).toList();
     } finally {
       for (ServerSocket s : sockets) s.close();

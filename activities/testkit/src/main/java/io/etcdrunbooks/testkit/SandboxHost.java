@@ -15,8 +15,9 @@ import org.apache.sshd.server.shell.ProcessShellFactory;
 import org.apache.sshd.sftp.server.SftpSubsystemFactory;
 
 /**
- * One sandbox "host": an SSH server on 127.0.0.1 with its own persistent host key, accepting only the sandbox's
- * client key for the sandbox user, running exec requests with /bin/sh -c and serving SFTP over the real file system.
+ * One sandbox "host": an SSH server on 127.0.0.1 with its own persistent host key, accepting only
+ * the sandbox's client key for the sandbox user, running exec requests with /bin/sh -c and serving
+ * SFTP over the real file system.
  */
 final class SandboxHost implements AutoCloseable {
 
@@ -40,9 +41,11 @@ final class SandboxHost implements AutoCloseable {
     server.setUserAuthFactories(List.of(UserAuthPublicKeyFactory.INSTANCE));
     server.setPasswordAuthenticator(null);
     server.setKeyboardInteractiveAuthenticator(null);
-    server.setPublickeyAuthenticator((name, key, session) -> user.equals(name) && KeyUtils.compareKeys(clientKey, key));
-    server.setCommandFactory((channel, command) ->
-        new ProcessShellFactory(command, "/bin/sh", "-c", command).createShell(channel));
+    server.setPublickeyAuthenticator(
+        (name, key, session) -> user.equals(name) && KeyUtils.compareKeys(clientKey, key));
+    server.setCommandFactory(
+        (channel, command) ->
+            new ProcessShellFactory(command, "/bin/sh", "-c", command).createShell(channel));
     server.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
     server.setFileSystemFactory(NativeFileSystemFactory.INSTANCE);
     server.start();

@@ -6,8 +6,10 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Runs a sandbox until interrupted: {@code --dir D --members 3 --version 3.4.23 [--cluster sandbox] [--releases DIR] [--service-kind plain|static-pod]}.
- * Releases default to $ETCD_RUNBOOKS_CACHE/etcd (or ~/.cache/etcd-runbooks/etcd), as deploy/scripts/fetch-etcd.sh fills it.
+ * Runs a sandbox until interrupted: {@code --dir D --members 3 --version 3.4.23 [--cluster sandbox]
+ * [--releases DIR] [--service-kind plain|static-pod]}. Releases default to
+ * $ETCD_RUNBOOKS_CACHE/etcd (or ~/.cache/etcd-runbooks/etcd), as deploy/scripts/fetch-etcd.sh fills
+ * it.
  */
 public final class SandboxMain {
 
@@ -34,7 +36,10 @@ public final class SandboxMain {
       i++;
     }
     if (dir == null || version == null) usage("--dir and --version are required");
-    Sandbox sandbox = Sandbox.create(new SandboxSpec(dir, cluster, members, version, Map.of(), serviceKind), new LocalDirReleaseStore(releases));
+    Sandbox sandbox =
+        Sandbox.create(
+            new SandboxSpec(dir, cluster, members, version, Map.of(), serviceKind),
+            new LocalDirReleaseStore(releases));
     System.out.println(sandbox.inventoryFile());
     System.out.flush();
     // The shutdown hook that Sandbox.create registered stops everything on Ctrl-C or SIGTERM.
@@ -48,7 +53,8 @@ public final class SandboxMain {
 
   private static void usage(String problem) {
     System.err.println(problem);
-    System.err.println("usage: SandboxMain --dir DIR --members N --version X.Y.Z [--cluster NAME] [--releases DIR] [--service-kind plain|static-pod]");
+    System.err.println(
+        "usage: SandboxMain --dir DIR --members N --version X.Y.Z [--cluster NAME] [--releases DIR] [--service-kind plain|static-pod]");
     System.exit(2);
   }
 }

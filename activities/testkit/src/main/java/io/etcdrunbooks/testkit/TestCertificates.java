@@ -27,14 +27,15 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * A CA, a server certificate for 127.0.0.1 and localhost, and two client certificates, as PEM files with keys in the
- * traditional formats kubeadm and cfssl write (PKCS#1 "RSA PRIVATE KEY", SEC1 "EC PRIVATE KEY"). Client key files are
- * mode 0600, as the inventory's secret file rule wants them.
+ * A CA, a server certificate for 127.0.0.1 and localhost, and two client certificates, as PEM files
+ * with keys in the traditional formats kubeadm and cfssl write (PKCS#1 "RSA PRIVATE KEY", SEC1 "EC
+ * PRIVATE KEY"). Client key files are mode 0600, as the inventory's secret file rule wants them.
  */
 public final class TestCertificates {
 
   /**
-   * @param rsaClient what an inventory's tls section points at, the client key an RSA key in PKCS#1 form (kubeadm's)
+   * @param rsaClient what an inventory's tls section points at, the client key an RSA key in PKCS#1
+   *     form (kubeadm's)
    * @param ecClient the same with a client key that is an EC key in SEC1 form (cfssl's)
    * @param serverCert for etcd's --cert-file
    * @param serverKey for etcd's --key-file
@@ -59,18 +60,35 @@ public final class TestCertificates {
     KeyPair caKeys = rsa();
     X509Certificate ca = sign(caName, caKeys, caKeys.getPrivate(), caName, true, null);
     KeyPair serverKeys = rsa();
-    X509Certificate server = sign(new X500Name("CN=etcd-server"), serverKeys, caKeys.getPrivate(), caName, false,
-        KeyPurposeId.id_kp_serverAuth);
+    X509Certificate server =
+        sign(
+            new X500Name("CN=etcd-server"),
+            serverKeys,
+            caKeys.getPrivate(),
+            caName,
+            false,
+            KeyPurposeId.id_kp_serverAuth);
     Path caFile = pem(dir.resolve("ca.crt"), ca);
     Path serverCert = pem(dir.resolve("server.crt"), server);
     Path serverKey = ownerOnly(pem(dir.resolve("server.key"), serverKeys));
-    return new Material(client(dir, "client", rsa(), caKeys, caName, caFile), client(dir, "client-ec", ec(), caKeys, caName, caFile),
-        serverCert, serverKey);
+    return new Material(
+        client(dir, "client", rsa(), caKeys, caName, caFile),
+        client(dir, "client-ec", ec(), caKeys, caName, caFile),
+        serverCert,
+        serverKey);
   }
 
-  private static TlsSpec client(Path dir, String name, KeyPair keys, KeyPair caKeys, X500Name caName, Path caFile) throws Exception {
-    X509Certificate client = sign(new X500Name("CN=etcd-runbooks"), keys, caKeys.getPrivate(), caName, false,
-        KeyPurposeId.id_kp_clientAuth);
+  private static TlsSpec client(
+      Path dir, String name, KeyPair keys, KeyPair caKeys, X500Name caName, Path caFile)
+      throws Exception {
+    X509Certificate client =
+        sign(
+            new X500Name("CN=etcd-runbooks"),
+            keys,
+            caKeys.getPrivate(),
+            caName,
+            false,
+            KeyPurposeId.id_kp_clientAuth);
     Path cert = pem(dir.resolve(name + ".crt"), client);
     Path key = ownerOnly(pem(dir.resolve(name + ".key"), keys));
     return new TlsSpec(caFile.toString(), cert.toString(), key.toString());
@@ -84,34 +102,57 @@ public final class TestCertificates {
 
   private static KeyPair ec() throws Exception {
     // BouncyCastle's keys carry the named curve into the SEC1 PEM, as openssl writes it
-    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC", new org.bouncycastle.jce.provider.BouncyCastleProvider());
+    KeyPairGenerator generator =
+        KeyPairGenerator.getInstance(
+            "EC", new org.bouncycastle.jce.provider.BouncyCastleProvider());
     generator.initialize(new java.security.spec.ECGenParameterSpec("secp256r1"));
     return generator.generateKeyPair();
   }
 
-  private static X509Certificate sign(X500Name subject, KeyPair keys, PrivateKey issuerKey, X500Name issuer, boolean isCa,
-      KeyPurposeId purpose) throws Exception {
+  private static X509Certificate sign(
+      X500Name subject,
+      KeyPair keys,
+      PrivateKey issuerKey,
+      X500Name issuer,
+      boolean isCa,
+      KeyPurposeId purpose)
+      throws Exception {
     Instant now = Instant.now();
-    X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(now.toEpochMilli()),
-        Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))), subject, keys.getPublic());
+    X509v3CertificateBuilder builder =
+        new JcaX509v3CertificateBuilder(
+            issuer,
+            BigInteger.valueOf(now.toEpochMilli()),
+            Date.from(now.minus(Duration.ofHours(1))),
+            Date.from(now.plus(Duration.ofDays(1))),
+            subject,
+            keys.getPublic());
     builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
     if (purpose != null) {
       builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
-      builder.addExtension(Extension.subjectAlternativeName, false,
-          new GeneralNames(new GeneralName[] {new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}));
+      builder.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(
+              new GeneralName[] {
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                new GeneralName(GeneralName.dNSName, "localhost")
+              }));
     }
     String algorithm = issuerKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
-    return new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(issuerKey)));
+    return new JcaX509CertificateConverter()
+        .getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(issuerKey)));
   }
 
   /** A key file as the secret file rule wants it: mode 0600. */
   private static Path ownerOnly(Path file) throws IOException {
-    Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    Files.setPosixFilePermissions(
+        file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     return file;
   }
 
   private static Path pem(Path file, Object object) throws IOException {
-    try (Writer out = Files.newBufferedWriter(file); JcaPEMWriter pem = new JcaPEMWriter(out)) {
+    try (Writer out = Files.newBufferedWriter(file);
+        JcaPEMWriter pem = new JcaPEMWriter(out)) {
       pem.writeObject(object);
     }
     return file;

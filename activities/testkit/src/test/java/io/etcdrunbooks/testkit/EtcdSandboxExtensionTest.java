@@ -14,16 +14,21 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** A static field's sandbox serves the whole class; an instance field's is fresh for each test and removed after it. */
+/**
+ * A static field's sandbox serves the whole class; an instance field's is fresh for each test and
+ * removed after it.
+ */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EtcdSandboxExtensionTest {
 
   @RegisterExtension
-  static final EtcdSandboxExtension shared = EtcdSandboxExtension.builder().cluster("shared").members(1).version("3.4.23").build();
+  static final EtcdSandboxExtension shared =
+      EtcdSandboxExtension.builder().cluster("shared").members(1).version("3.4.23").build();
 
   @RegisterExtension
-  final EtcdSandboxExtension own = EtcdSandboxExtension.builder().cluster("own").members(1).version("3.4.23").build();
+  final EtcdSandboxExtension own =
+      EtcdSandboxExtension.builder().cluster("own").members(1).version("3.4.23").build();
 
   private static long sharedPid;
   private static final List<Path> ownDirs = new ArrayList<>();
@@ -48,7 +53,9 @@ class EtcdSandboxExtensionTest {
   @Test
   @Order(2)
   void theInstanceSandboxOfTheTestBeforeIsClosedAndRemoved() {
-    assertThat(shared.sandbox().pidOf("m1")).as("the class sandbox still runs").isEqualTo(sharedPid);
+    assertThat(shared.sandbox().pidOf("m1"))
+        .as("the class sandbox still runs")
+        .isEqualTo(sharedPid);
     assertThat(ownDirs).hasSize(1);
     assertThat(ownDirs.get(0)).doesNotExist();
     assertThat(own.sandbox().dir()).isNotEqualTo(ownDirs.get(0));

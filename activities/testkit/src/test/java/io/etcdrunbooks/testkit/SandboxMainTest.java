@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** SandboxMain in its own JVM: etcd outlives a killed JVM, and a terminated one stops its members. */
+/**
+ * SandboxMain in its own JVM: etcd outlives a killed JVM, and a terminated one stops its members.
+ */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SandboxMainTest {
 
@@ -62,24 +64,39 @@ class SandboxMainTest {
 
   private static Process startSandboxJvm(Path dir) throws Exception {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), SandboxMain.class.getName(),
-        "--dir", dir.toString(), "--members", "1", "--version", "3.4.23", "--cluster", "demo")
+    return new ProcessBuilder(
+            java.toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            SandboxMain.class.getName(),
+            "--dir",
+            dir.toString(),
+            "--members",
+            "1",
+            "--version",
+            "3.4.23",
+            "--cluster",
+            "demo")
         .redirectErrorStream(true)
         .start();
   }
 
   /** The line SandboxMain prints once the sandbox is up, bounded. */
   private static Path awaitInventoryPath(Process jvm) throws Exception {
-    CompletableFuture<Path> path = CompletableFuture.supplyAsync(() -> {
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(jvm.getInputStream()))) {
-        for (String line; (line = out.readLine()) != null; ) {
-          if (line.endsWith("inventory.yaml") && !line.contains(" ")) return Path.of(line);
-        }
-        throw new IllegalStateException("SandboxMain exited without printing the inventory path");
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    CompletableFuture<Path> path =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (BufferedReader out =
+                  new BufferedReader(new InputStreamReader(jvm.getInputStream()))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                  if (line.endsWith("inventory.yaml") && !line.contains(" ")) return Path.of(line);
+                }
+                throw new IllegalStateException(
+                    "SandboxMain exited without printing the inventory path");
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
     return path.get(60, TimeUnit.SECONDS);
   }
 }

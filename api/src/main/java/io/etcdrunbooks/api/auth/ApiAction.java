@@ -1,14 +1,15 @@
 package io.etcdrunbooks.api.auth;
 
 /**
- * Everything the API lets a caller do, with the role it needs and how the cluster it touches is found. Each
- * {@code /api/v1} route names its action with {@link Access}; the Slack command asks the same action's role, so the
- * two never disagree about who may do what.
+ * Everything the API lets a caller do, with the role it needs and how the cluster it touches is
+ * found. Each {@code /api/v1} route names its action with {@link Access}; the Slack command asks
+ * the same action's role, so the two never disagree about who may do what.
  *
- * <p>Reads are for viewers; starting upgrades, backups and member replacements, and approving, pausing, resuming and
- * cancelling runbooks, for operators; restore and rollback (which can lose data) for admins. Encoding and decoding
- * Temporal payloads (the codec endpoint the Temporal Web UI calls to show a history) is reading, but the payloads may
- * be of any cluster's runbooks, so only tokens allowed on every cluster may do it.
+ * <p>Reads are for viewers; starting upgrades, backups and member replacements, and approving,
+ * pausing, resuming and cancelling runbooks, for operators; restore and rollback (which can lose
+ * data) for admins. Encoding and decoding Temporal payloads (the codec endpoint the Temporal Web UI
+ * calls to show a history) is reading, but the payloads may be of any cluster's runbooks, so only
+ * tokens allowed on every cluster may do it.
  */
 public enum ApiAction {
   LIST_CLUSTERS(Role.VIEWER, Scope.CALLERS_CLUSTERS),
@@ -29,13 +30,17 @@ public enum ApiAction {
 
   /** Path variables the scopes read; routes name them so. */
   public static final String CLUSTER_VARIABLE = "cluster";
+
   public static final String RUNBOOK_VARIABLE = "workflowId";
 
   /** How the cluster an action touches is found. */
   public enum Scope {
     /** The route's {@value #CLUSTER_VARIABLE} path variable names it. */
     CLUSTER,
-    /** The runbook in the route's {@value #RUNBOOK_VARIABLE} path variable runs on it (its input says which). */
+    /**
+     * The runbook in the route's {@value #RUNBOOK_VARIABLE} path variable runs on it (its input
+     * says which).
+     */
     RUNBOOK,
     /** It can reach any cluster's data: a token limited to some clusters may not. */
     EVERY_CLUSTER,

@@ -19,17 +19,19 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The API's bearer tokens, as SHA-256 hashes with a name, a role and the clusters they may act on, from a YAML file
- * (see docs/configuration.md). The file is read again when it changes, so tokens can be added and revoked without a
- * restart; a file that does not load keeps the tokens loaded before, or refuses everyone when there were none. A file
- * that breaks the secret file rule ({@link SecretFiles}: mode 0600 or 0400, owned by this process's user or root)
- * loads no token at all, whatever was loaded before, until it is fixed.
+ * The API's bearer tokens, as SHA-256 hashes with a name, a role and the clusters they may act on,
+ * from a YAML file (see docs/configuration.md). The file is read again when it changes, so tokens
+ * can be added and revoked without a restart; a file that does not load keeps the tokens loaded
+ * before, or refuses everyone when there were none. A file that breaks the secret file rule ({@link
+ * SecretFiles}: mode 0600 or 0400, owned by this process's user or root) loads no token at all,
+ * whatever was loaded before, until it is fixed.
  */
 public final class ApiTokens {
 
   private static final String WHAT = "the API tokens file";
   private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory()).configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+      new ObjectMapper(new YAMLFactory())
+          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
 
   /** One entry of the file. */
   record Entry(String name, String sha256, String role, List<String> clusters) {}
@@ -43,12 +45,17 @@ public final class ApiTokens {
   private List<Loaded> tokens = List.of();
   private String problem;
 
-  /** @param file the tokens file; null or blank: no tokens, every call is refused */
+  /**
+   * @param file the tokens file; null or blank: no tokens, every call is refused
+   */
   public ApiTokens(String file) {
     this.file = file == null || file.isBlank() ? null : Path.of(file);
   }
 
-  /** The caller a presented bearer token belongs to; empty when it belongs to none. Compares hashes in constant time. */
+  /**
+   * The caller a presented bearer token belongs to; empty when it belongs to none. Compares hashes
+   * in constant time.
+   */
   public synchronized Optional<Caller> authenticate(String token) {
     reloadIfChanged();
     byte[] presented = sha256(token.strip());
@@ -62,12 +69,17 @@ public final class ApiTokens {
   /** Why no call can be authenticated at all, or empty when tokens are loaded. */
   public synchronized Optional<String> unusable() {
     reloadIfChanged();
-    if (file == null) return Optional.of("API authentication is not configured: set runbooks.api.tokens-file (see docs/configuration.md)");
-    if (tokens.isEmpty()) return Optional.of("no API token is loaded from " + file + (problem == null ? "" : ": " + problem));
+    if (file == null)
+      return Optional.of(
+          "API authentication is not configured: set runbooks.api.tokens-file (see docs/configuration.md)");
+    if (tokens.isEmpty())
+      return Optional.of(
+          "no API token is loaded from " + file + (problem == null ? "" : ": " + problem));
     return Optional.empty();
   }
 
-  // The secret file rule is checked on every call, not only when the file changes: a chmod does not change the mtime.
+  // The secret file rule is checked on every call, not only when the file changes: a chmod does not
+  // change the mtime.
   private void reloadIfChanged() {
     if (file == null) return;
     try {
@@ -104,16 +116,23 @@ public final class ApiTokens {
       Entry e = entries.get(i);
       String where = file + " token " + (i + 1) + (e.name() == null ? "" : " '" + e.name() + "'");
       if (e.name() == null || !e.name().matches("[A-Za-z0-9][A-Za-z0-9@._-]{0,63}")) {
-        throw new IllegalArgumentException(where + ": name must be 1-64 letters, digits, '@', '.', '_' or '-'");
+        throw new IllegalArgumentException(
+            where + ": name must be 1-64 letters, digits, '@', '.', '_' or '-'");
       }
       String hash = e.sha256() == null ? "" : e.sha256().strip().toLowerCase();
       if (!hash.matches("[0-9a-f]{64}")) {
         // never echoed: it may be a plain token pasted by mistake
-        throw new IllegalArgumentException(where + ": sha256 must be the 64 hex digits of the token's SHA-256, not the token");
+        throw new IllegalArgumentException(
+            where + ": sha256 must be the 64 hex digits of the token's SHA-256, not the token");
       }
-      if (!names.add(e.name())) throw new IllegalArgumentException(where + ": the name is used twice");
-      if (!hashes.add(hash)) throw new IllegalArgumentException(where + ": the same token is listed twice");
-      loaded.add(new Loaded(HexFormat.of().parseHex(hash), new Caller(e.name(), Role.parse(where, e.role()), e.clusters())));
+      if (!names.add(e.name()))
+        throw new IllegalArgumentException(where + ": the name is used twice");
+      if (!hashes.add(hash))
+        throw new IllegalArgumentException(where + ": the same token is listed twice");
+      loaded.add(
+          new Loaded(
+              HexFormat.of().parseHex(hash),
+              new Caller(e.name(), Role.parse(where, e.role()), e.clusters())));
     }
     return List.copyOf(loaded);
   }

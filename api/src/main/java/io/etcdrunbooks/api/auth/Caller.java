@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Who made an API call: the name of the token it presented (never the token), its role, and the clusters it may act
- * on ({@code *} globs; empty: all).
+ * Who made an API call: the name of the token it presented (never the token), its role, and the
+ * clusters it may act on ({@code *} globs; empty: all).
  */
 public record Caller(String name, Role role, List<String> clusters) {
 
@@ -19,7 +19,8 @@ public record Caller(String name, Role role, List<String> clusters) {
   }
 
   public boolean mayActOn(String cluster) {
-    return clusters.isEmpty() || clusters.stream().anyMatch(glob -> glob(glob).matcher(cluster).matches());
+    return clusters.isEmpty()
+        || clusters.stream().anyMatch(glob -> glob(glob).matcher(cluster).matches());
   }
 
   private static Pattern glob(String glob) {

@@ -6,7 +6,9 @@ import java.util.Locale;
 public enum Role {
   /** Read status and progress. */
   VIEWER,
-  /** Start upgrades, member replacements and backup schedules; approve, pause and resume runbooks. */
+  /**
+   * Start upgrades, member replacements and backup schedules; approve, pause and resume runbooks.
+   */
   OPERATOR,
   /** Restore and roll back: anything that can lose data. */
   ADMIN;
@@ -19,7 +21,8 @@ public enum Role {
     try {
       return Role.valueOf(value == null ? "" : value.strip().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(where + ": role must be viewer, operator or admin, got '" + value + "'");
+      throw new IllegalArgumentException(
+          where + ": role must be viewer, operator or admin, got '" + value + "'");
     }
   }
 }

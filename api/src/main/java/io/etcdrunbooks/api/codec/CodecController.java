@@ -1,10 +1,10 @@
 package io.etcdrunbooks.api.codec;
 
-import io.etcdrunbooks.api.auth.ApiAction;
-import io.etcdrunbooks.api.auth.Access;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.etcdrunbooks.api.ApiError;
+import io.etcdrunbooks.api.auth.Access;
+import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.runtime.codec.AesGcmPayloadCodec;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
@@ -22,17 +22,18 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
- * The codec server the Temporal Web UI and CLI call to show encrypted histories: {@code POST .../encode} and
- * {@code POST .../decode} with Temporal {@code Payloads} in protobuf JSON form, as in
- * {@code {"payloads":[{"metadata":{"encoding":"<base64>"},"data":"<base64>"}]}}. Needs a viewer token (see
- * {@link ApiAction#CODEC}).
+ * The codec server the Temporal Web UI and CLI call to show encrypted histories: {@code POST
+ * .../encode} and {@code POST .../decode} with Temporal {@code Payloads} in protobuf JSON form, as
+ * in {@code {"payloads":[{"metadata":{"encoding":"<base64>"},"data":"<base64>"}]}}. Needs a viewer
+ * token (see {@link ApiAction#CODEC}).
  */
 @Controller("/api/v1/codec")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public final class CodecController {
 
   private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
-  private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
+  private static final JsonFormat.Printer PRINTER =
+      JsonFormat.printer().omittingInsignificantWhitespace();
 
   private final AesGcmPayloadCodec codec;
 
@@ -56,19 +57,25 @@ public final class CodecController {
 
   private HttpResponse<?> convert(String body, UnaryOperator<List<Payload>> operation) {
     if (codec == null) {
-      return HttpResponse.notFound(new ApiError("payload encryption is off (runbooks.codec.keys-file is not set): Temporal"
-          + " histories are plaintext and need no codec endpoint; see docs/configuration.md"));
+      return HttpResponse.notFound(
+          new ApiError(
+              "payload encryption is off (runbooks.codec.keys-file is not set): Temporal"
+                  + " histories are plaintext and need no codec endpoint; see docs/configuration.md"));
     }
     Payloads.Builder in = Payloads.newBuilder();
     try {
       PARSER.merge(body == null ? "" : body, in);
     } catch (InvalidProtocolBufferException | RuntimeException e) {
-      // the parser's message can quote the body, which may be plaintext to encode: it is not passed on
-      return HttpResponse.badRequest(new ApiError("the body is not Temporal Payloads in protobuf JSON form:"
-          + " {\"payloads\":[{\"metadata\":{\"encoding\":\"<base64>\"},\"data\":\"<base64>\"}]}"));
+      // the parser's message can quote the body, which may be plaintext to encode: it is not passed
+      // on
+      return HttpResponse.badRequest(
+          new ApiError(
+              "the body is not Temporal Payloads in protobuf JSON form:"
+                  + " {\"payloads\":[{\"metadata\":{\"encoding\":\"<base64>\"},\"data\":\"<base64>\"}]}"));
     }
     try {
-      Payloads out = Payloads.newBuilder().addAllPayloads(operation.apply(in.getPayloadsList())).build();
+      Payloads out =
+          Payloads.newBuilder().addAllPayloads(operation.apply(in.getPayloadsList())).build();
       return HttpResponse.ok(PRINTER.print(out)).contentType(MediaType.APPLICATION_JSON_TYPE);
     } catch (PayloadCodecException e) {
       return HttpResponse.badRequest(new ApiError(e.getMessage()));

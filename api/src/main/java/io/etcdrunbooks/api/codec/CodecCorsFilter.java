@@ -19,16 +19,21 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Lets the Temporal Web UI, served from another origin, call the codec endpoint from the browser: answers the CORS
- * preflight of the origins in {@code runbooks.codec.cors-origins} (exact origins; none: no CORS), and marks their
- * answers readable by them. Runs before {@link io.etcdrunbooks.api.auth.ApiAuthFilter}: a preflight carries no token,
- * and the 401 of a POST without one must still reach the UI.
+ * Lets the Temporal Web UI, served from another origin, call the codec endpoint from the browser:
+ * answers the CORS preflight of the origins in {@code runbooks.codec.cors-origins} (exact origins;
+ * none: no CORS), and marks their answers readable by them. Runs before {@link
+ * io.etcdrunbooks.api.auth.ApiAuthFilter}: a preflight carries no token, and the 401 of a POST
+ * without one must still reach the UI.
  */
 @ServerFilter("/api/v1/codec/**")
 public final class CodecCorsFilter implements Ordered {
 
-  /** What the UI sends: its JSON body, the namespace, and its access token when "pass access token" is on. */
+  /**
+   * What the UI sends: its JSON body, the namespace, and its access token when "pass access token"
+   * is on.
+   */
   private static final String ALLOWED_HEADERS = "Authorization, Content-Type, X-Namespace";
+
   private static final String PREFLIGHT_CACHE_SECONDS = "600";
 
   private final Set<String> origins;
@@ -38,16 +43,24 @@ public final class CodecCorsFilter implements Ordered {
   }
 
   static Set<String> parse(@Nullable List<String> configured) {
-    Set<String> origins = (configured == null ? List.<String>of() : configured).stream()
-        .flatMap(o -> List.of(o.split(",")).stream())
-        .map(String::strip)
-        .filter(o -> !o.isEmpty())
-        .map(o -> (o.endsWith("/") ? o.substring(0, o.length() - 1) : o).toLowerCase(Locale.ROOT)) // as browsers send it
-        .collect(Collectors.toUnmodifiableSet());
+    Set<String> origins =
+        (configured == null ? List.<String>of() : configured)
+            .stream()
+                .flatMap(o -> List.of(o.split(",")).stream())
+                .map(String::strip)
+                .filter(o -> !o.isEmpty())
+                .map(
+                    o ->
+                        (o.endsWith("/") ? o.substring(0, o.length() - 1) : o)
+                            .toLowerCase(Locale.ROOT)) // as browsers send it
+                .collect(Collectors.toUnmodifiableSet());
     for (String origin : origins) {
       if (!origin.matches("https?://[^/\\s*]+")) {
-        throw new IllegalArgumentException("runbooks.codec.cors-origins: '" + origin + "' is not an origin; list the exact"
-            + " origins of the Temporal Web UI, such as https://temporal.example.com or http://localhost:8233 ('*' is not accepted)");
+        throw new IllegalArgumentException(
+            "runbooks.codec.cors-origins: '"
+                + origin
+                + "' is not an origin; list the exact"
+                + " origins of the Temporal Web UI, such as https://temporal.example.com or http://localhost:8233 ('*' is not accepted)");
       }
     }
     return origins;
@@ -61,13 +74,18 @@ public final class CodecCorsFilter implements Ordered {
   @RequestFilter
   @Nullable
   public HttpResponse<?> preflight(HttpRequest<?> request) {
-    if (request.getMethod() != HttpMethod.OPTIONS || !request.getHeaders().contains(HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD)) {
+    if (request.getMethod() != HttpMethod.OPTIONS
+        || !request.getHeaders().contains(HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD)) {
       return null;
     }
     String origin = request.getHeaders().getOrigin().orElse("");
     if (!origins.contains(origin)) {
-      return HttpResponse.status(HttpStatus.FORBIDDEN).body(new ApiError("origin '" + origin
-          + "' may not call the codec endpoint from a browser; add it to runbooks.codec.cors-origins"));
+      return HttpResponse.status(HttpStatus.FORBIDDEN)
+          .body(
+              new ApiError(
+                  "origin '"
+                      + origin
+                      + "' may not call the codec endpoint from a browser; add it to runbooks.codec.cors-origins"));
     }
     return allow(HttpResponse.noContent(), origin)
         .header(HttpHeaders.ACCESS_CONTROL_ALLOW_METHODS, "POST")
@@ -77,12 +95,18 @@ public final class CodecCorsFilter implements Ordered {
 
   @ResponseFilter
   public void allowOrigin(HttpRequest<?> request, MutableHttpResponse<?> response) {
-    request.getHeaders().getOrigin().filter(origins::contains).ifPresent(origin -> allow(response, origin));
+    request
+        .getHeaders()
+        .getOrigin()
+        .filter(origins::contains)
+        .ifPresent(origin -> allow(response, origin));
   }
 
   private static <T> MutableHttpResponse<T> allow(MutableHttpResponse<T> response, String origin) {
-    // set, not add: the response filter also sees the preflight answer, and browsers refuse a repeated Allow-Origin.
-    // Allow-Credentials only lets the UI's "include cross-origin credentials" setting work; the API reads no cookies.
+    // set, not add: the response filter also sees the preflight answer, and browsers refuse a
+    // repeated Allow-Origin.
+    // Allow-Credentials only lets the UI's "include cross-origin credentials" setting work; the API
+    // reads no cookies.
     response.getHeaders().set(HttpHeaders.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
     response.getHeaders().set(HttpHeaders.ACCESS_CONTROL_ALLOW_CREDENTIALS, "true");
     response.getHeaders().set(HttpHeaders.VARY, HttpHeaders.ORIGIN);

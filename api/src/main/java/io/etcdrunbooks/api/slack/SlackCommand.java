@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What a slash command's text asks for. Each command needs the role its HTTP API call needs ({@link ApiAction} of
- * the same call), so Slack and the API never disagree about who may do what.
+ * What a slash command's text asks for. Each command needs the role its HTTP API call needs ({@link
+ * ApiAction} of the same call), so Slack and the API never disagree about who may do what.
  */
 public sealed interface SlackCommand {
 
@@ -28,7 +28,10 @@ public sealed interface SlackCommand {
     }
   }
 
-  /** {@code replace <cluster> <member>}: starts ReplaceMember with the new member on the failed member's host. */
+  /**
+   * {@code replace <cluster> <member>}: starts ReplaceMember with the new member on the failed
+   * member's host.
+   */
   record Replace(String cluster, String member) implements SlackCommand {
     public Role requiredRole() {
       return ApiAction.REPLACE_MEMBER.role();
@@ -59,39 +62,66 @@ public sealed interface SlackCommand {
   /** Names of clusters, members, versions and runbooks: no spaces, slashes or markup. */
   String NAME = "[A-Za-z0-9][A-Za-z0-9._-]{0,127}";
 
-  /** Parses the text after the slash command. Never throws: text that is no command is {@link Invalid}. */
+  /**
+   * Parses the text after the slash command. Never throws: text that is no command is {@link
+   * Invalid}.
+   */
   static SlackCommand parse(String text) {
-    List<String> words = text == null || text.isBlank() ? List.of() : List.of(text.strip().split("\\s+"));
+    List<String> words =
+        text == null || text.isBlank() ? List.of() : List.of(text.strip().split("\\s+"));
     if (words.isEmpty()) return new Help();
     String verb = words.get(0).toLowerCase(Locale.ROOT);
     List<String> args = words.subList(1, words.size());
     for (String arg : args) {
       if (!arg.matches(NAME)) {
-        return new Invalid("'" + shorten(arg) + "' is not a cluster, member, version or runbook id (letters, digits, '.', '_', '-')");
+        return new Invalid(
+            "'"
+                + shorten(arg)
+                + "' is not a cluster, member, version or runbook id (letters, digits, '.', '_', '-')");
       }
     }
     return switch (verb) {
       case "help" -> new Help();
       case "status" -> args.size() == 1 ? new Status(args.get(0)) : usage("status <cluster>", args);
-      case "upgrade" -> args.size() == 2 ? new Upgrade(args.get(0), args.get(1)) : usage("upgrade <cluster> <version>", args);
-      case "replace" -> args.size() == 2 ? new Replace(args.get(0), args.get(1)) : usage("replace <cluster> <member>", args);
-      case "approve" -> args.size() == 1 ? new Approve(args.get(0)) : usage("approve <runbook id>", args);
+      case "upgrade" ->
+          args.size() == 2
+              ? new Upgrade(args.get(0), args.get(1))
+              : usage("upgrade <cluster> <version>", args);
+      case "replace" ->
+          args.size() == 2
+              ? new Replace(args.get(0), args.get(1))
+              : usage("replace <cluster> <member>", args);
+      case "approve" ->
+          args.size() == 1 ? new Approve(args.get(0)) : usage("approve <runbook id>", args);
       default -> new Invalid("unknown command '" + shorten(words.get(0)) + "'");
     };
   }
 
-  /** The commands, one per line, each with the role it needs; {@code command} is the slash command, such as /etcd. */
+  /**
+   * The commands, one per line, each with the role it needs; {@code command} is the slash command,
+   * such as /etcd.
+   */
   static String usage(String command) {
-    return String.join("\n",
+    return String.join(
+        "\n",
         command + " status <cluster>  (viewer): members, versions, leader, alarms",
-        command + " upgrade <cluster> <version>  (operator): start the upgrade, for example " + command + " upgrade prod-1 3.5.30",
-        command + " replace <cluster> <member>  (operator): replace a failed member on its own host",
+        command
+            + " upgrade <cluster> <version>  (operator): start the upgrade, for example "
+            + command
+            + " upgrade prod-1 3.5.30",
+        command
+            + " replace <cluster> <member>  (operator): replace a failed member on its own host",
         command + " approve <runbook id>  (operator): let a runbook waiting for approval go on",
         command + " help");
   }
 
   private static Invalid usage(String form, List<String> args) {
-    return new Invalid("usage: " + form + " (got " + args.size() + (args.size() == 1 ? " argument)" : " arguments)"));
+    return new Invalid(
+        "usage: "
+            + form
+            + " (got "
+            + args.size()
+            + (args.size() == 1 ? " argument)" : " arguments)"));
   }
 
   private static String shorten(String s) {

@@ -20,10 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one verified slash command for the Slack user who typed it: checks that the user is mapped to a role that may
- * do it on that cluster, then reads the status, starts the runbook or approves it, and answers at once. A refusal is
- * an ephemeral reply (Slack shows only the text of a 200 answer) saying what is missing; it starts nothing. Changes
- * and refusals go to the audit log.
+ * Runs one verified slash command for the Slack user who typed it: checks that the user is mapped
+ * to a role that may do it on that cluster, then reads the status, starts the runbook or approves
+ * it, and answers at once. A refusal is an ephemeral reply (Slack shows only the text of a 200
+ * answer) saying what is missing; it starts nothing. Changes and refusals go to the audit log.
  */
 @Singleton
 public final class SlackCommandHandler {
@@ -40,8 +40,14 @@ public final class SlackCommandHandler {
   private final SlackProgressFollower follower;
   private final RunbookClusters runbooks;
 
-  SlackCommandHandler(SlackConfig config, RunbookStarter starter, WorkflowClient client, InventorySource inventory,
-      SlackStatusReader status, SlackProgressFollower follower, RunbookClusters runbooks) {
+  SlackCommandHandler(
+      SlackConfig config,
+      RunbookStarter starter,
+      WorkflowClient client,
+      InventorySource inventory,
+      SlackStatusReader status,
+      SlackProgressFollower follower,
+      RunbookClusters runbooks) {
     this.config = config;
     this.users = config.slackUsers();
     this.starter = starter;
@@ -57,40 +63,79 @@ public final class SlackCommandHandler {
     Optional<SlackUsers.SlackUser> user = users.find(form.userId());
     if (command instanceof SlackCommand.Help) return help(form, user);
     if (command instanceof SlackCommand.Invalid invalid) {
-      return SlackReply.ephemeral(escape(invalid.problem() + "\n" + SlackCommand.usage(form.command())));
+      return SlackReply.ephemeral(
+          escape(invalid.problem() + "\n" + SlackCommand.usage(form.command())));
     }
     if (user.isEmpty()) {
-      return refuse(form, SlackUsers.label(form.userId(), form.userName()), "Slack user " + escape(form.userId())
-          + " has no role in etcd-runbooks: ask an admin to add it under runbooks.slack.users (see docs/configuration.md)."
-          + nothingStarted(command));
+      return refuse(
+          form,
+          SlackUsers.label(form.userId(), form.userName()),
+          "Slack user "
+              + escape(form.userId())
+              + " has no role in etcd-runbooks: ask an admin to add it under runbooks.slack.users (see docs/configuration.md)."
+              + nothingStarted(command));
     }
     Caller who = user.get().asCaller(form.userName());
     String verb = form.command() + " " + verbOf(command);
     if (!who.role().atLeast(command.requiredRole())) {
-      return refuse(form, who.name(), "you have role " + name(who.role().name()) + "; " + verb + " needs "
-          + name(command.requiredRole().name()) + "." + nothingStarted(command));
+      return refuse(
+          form,
+          who.name(),
+          "you have role "
+              + name(who.role().name())
+              + "; "
+              + verb
+              + " needs "
+              + name(command.requiredRole().name())
+              + "."
+              + nothingStarted(command));
     }
     Optional<String> clusterRefusal = clusterRefusal(command, who);
-    if (clusterRefusal.isPresent()) return refuse(form, who.name(), clusterRefusal.get() + nothingStarted(command));
+    if (clusterRefusal.isPresent())
+      return refuse(form, who.name(), clusterRefusal.get() + nothingStarted(command));
     try {
       return run(command, who, form);
     } catch (RunbookStarter.RunbookAlreadyRunning e) {
       return refuse(form, who.name(), escape(e.getMessage()));
-    } catch (UnknownClusterException e) { // its message lists the whole inventory, which this user may not see
-      return refuse(form, who.name(), "no cluster `" + escape(e.name()) + "` in the inventory." + nothingStarted(command));
-    } catch (IllegalArgumentException e) { // a bad version, an unknown member, a state the runbook would refuse
+    } catch (
+        UnknownClusterException
+            e) { // its message lists the whole inventory, which this user may not see
+      return refuse(
+          form,
+          who.name(),
+          "no cluster `" + escape(e.name()) + "` in the inventory." + nothingStarted(command));
+    } catch (
+        IllegalArgumentException
+            e) { // a bad version, an unknown member, a state the runbook would refuse
       return refuse(form, who.name(), escape(e.getMessage()) + "." + nothingStarted(command));
     } catch (WorkflowNotFoundException e) {
-      return refuse(form, who.name(), "no runbook `" + escape(e.getExecution().getWorkflowId()) + "` is running (a finished"
-          + " runbook cannot be approved)");
+      return refuse(
+          form,
+          who.name(),
+          "no runbook `"
+              + escape(e.getExecution().getWorkflowId())
+              + "` is running (a finished"
+              + " runbook cannot be approved)");
     } catch (WorkflowException | io.grpc.StatusRuntimeException e) {
       LOG.warn("slack {}: Temporal did not answer: {}", verb, e.toString());
-      return refuse(form, who.name(), "Temporal did not answer (" + e.getClass().getSimpleName() + "), so it is not known"
-          + " whether anything started: try " + form.command() + " status, or again in a moment");
+      return refuse(
+          form,
+          who.name(),
+          "Temporal did not answer ("
+              + e.getClass().getSimpleName()
+              + "), so it is not known"
+              + " whether anything started: try "
+              + form.command()
+              + " status, or again in a moment");
     } catch (RuntimeException e) {
       LOG.error("slack {} failed", verb, e);
-      return refuse(form, who.name(), "the command failed (" + e.getClass().getSimpleName() + "); the etcd-runbooks log has"
-          + " the details");
+      return refuse(
+          form,
+          who.name(),
+          "the command failed ("
+              + e.getClass().getSimpleName()
+              + "); the etcd-runbooks log has"
+              + " the details");
     }
   }
 
@@ -101,25 +146,43 @@ public final class SlackCommandHandler {
       return status.read(s.cluster(), responseUrl(form));
     }
     if (command instanceof SlackCommand.Upgrade u) {
-      RunbookStarter.Started started = starter.startUpgrade(new UpgradeRequest(u.cluster(), u.version(), false, 0), who.name());
-      return started(form, who, started, mention + " started the upgrade of *" + u.cluster() + "* to " + u.version());
+      RunbookStarter.Started started =
+          starter.startUpgrade(new UpgradeRequest(u.cluster(), u.version(), false, 0), who.name());
+      return started(
+          form,
+          who,
+          started,
+          mention + " started the upgrade of *" + u.cluster() + "* to " + u.version());
     }
     if (command instanceof SlackCommand.Replace r) {
-      RunbookStarter.Started started = starter.startReplaceMember(
-          ReplaceMemberRequest.onSameHost(r.cluster(), r.member(), false, who.name()), who.name());
-      return started(form, who, started, mention + " started the replacement of member *" + r.member() + "* of *" + r.cluster()
-          + "* (on its own host)");
+      RunbookStarter.Started started =
+          starter.startReplaceMember(
+              ReplaceMemberRequest.onSameHost(r.cluster(), r.member(), false, who.name()),
+              who.name());
+      return started(
+          form,
+          who,
+          started,
+          mention
+              + " started the replacement of member *"
+              + r.member()
+              + "* of *"
+              + r.cluster()
+              + "* (on its own host)");
     }
     SlackCommand.Approve a = (SlackCommand.Approve) command;
     // Untyped, as the HTTP API does it: any runbook with an approve signal can be approved.
     client.newUntypedWorkflowStub(a.workflowId()).signal("approve", who.name());
     audit(who, form, "approved " + a.workflowId());
-    return SlackReply.inChannel(mention + " approved `" + a.workflowId() + "`." + follow(a.workflowId(), form));
+    return SlackReply.inChannel(
+        mention + " approved `" + a.workflowId() + "`." + follow(a.workflowId(), form));
   }
 
-  private SlackReply started(SlackForm form, Caller who, RunbookStarter.Started started, String what) {
+  private SlackReply started(
+      SlackForm form, Caller who, RunbookStarter.Started started, String what) {
     audit(who, form, "started " + started.workflowId());
-    return SlackReply.inChannel(what + ": runbook `" + started.workflowId() + "`." + follow(started.workflowId(), form));
+    return SlackReply.inChannel(
+        what + ": runbook `" + started.workflowId() + "`." + follow(started.workflowId(), form));
   }
 
   private String follow(String workflowId, SlackForm form) {
@@ -128,7 +191,9 @@ public final class SlackCommandHandler {
       return " (Progress is not posted here: the command's response_url is not under runbooks.slack.response-url-prefix.)";
     }
     if (!follower.follow(workflowId, url.get())) {
-      return " (Too many runbooks are followed already: GET /api/v1/runbooks/" + workflowId + " follows this one.)";
+      return " (Too many runbooks are followed already: GET /api/v1/runbooks/"
+          + workflowId
+          + " follows this one.)";
     }
     return " Progress follows here as its phases complete.";
   }
@@ -136,23 +201,43 @@ public final class SlackCommandHandler {
   /** Why the user may not act on the cluster of the command, or empty when it may. */
   private Optional<String> clusterRefusal(SlackCommand command, Caller who) {
     if (who.clusters().isEmpty()) return Optional.empty();
-    Optional<String> cluster = command instanceof SlackCommand.Status s ? Optional.of(s.cluster())
-        : command instanceof SlackCommand.Upgrade u ? Optional.of(u.cluster())
-        : command instanceof SlackCommand.Replace r ? Optional.of(r.cluster())
-        : runbooks.clusterOf(((SlackCommand.Approve) command).workflowId());
+    Optional<String> cluster =
+        command instanceof SlackCommand.Status s
+            ? Optional.of(s.cluster())
+            : command instanceof SlackCommand.Upgrade u
+                ? Optional.of(u.cluster())
+                : command instanceof SlackCommand.Replace r
+                    ? Optional.of(r.cluster())
+                    : runbooks.clusterOf(((SlackCommand.Approve) command).workflowId());
     if (cluster.isEmpty()) {
-      // fail closed, as the HTTP API does: a user limited to some clusters acts on no runbook whose cluster is unknown
-      return Optional.of("you may act on clusters " + who.clusters() + ", and the cluster of runbook `"
-          + escape(((SlackCommand.Approve) command).workflowId()) + "` cannot be told (no such runbook, or its input names no cluster).");
+      // fail closed, as the HTTP API does: a user limited to some clusters acts on no runbook whose
+      // cluster is unknown
+      return Optional.of(
+          "you may act on clusters "
+              + who.clusters()
+              + ", and the cluster of runbook `"
+              + escape(((SlackCommand.Approve) command).workflowId())
+              + "` cannot be told (no such runbook, or its input names no cluster).");
     }
-    return who.mayActOn(cluster.get()) ? Optional.empty()
-        : Optional.of("you may act on clusters " + who.clusters() + ", not on *" + cluster.get() + "*.");
+    return who.mayActOn(cluster.get())
+        ? Optional.empty()
+        : Optional.of(
+            "you may act on clusters " + who.clusters() + ", not on *" + cluster.get() + "*.");
   }
 
   private SlackReply help(SlackForm form, Optional<SlackUsers.SlackUser> user) {
-    String you = user.map(u -> "You have role " + name(u.role().name()) + (u.clusters().isEmpty() ? " on every cluster."
-            : " on clusters " + u.clusters() + "."))
-        .orElse("You (" + escape(form.userId()) + ") have no role yet: an admin adds you under runbooks.slack.users.");
+    String you =
+        user.map(
+                u ->
+                    "You have role "
+                        + name(u.role().name())
+                        + (u.clusters().isEmpty()
+                            ? " on every cluster."
+                            : " on clusters " + u.clusters() + "."))
+            .orElse(
+                "You ("
+                    + escape(form.userId())
+                    + ") have no role yet: an admin adds you under runbooks.slack.users.");
     return SlackReply.ephemeral(escape(SlackCommand.usage(form.command())) + "\n" + you);
   }
 
@@ -161,12 +246,22 @@ public final class SlackCommandHandler {
   }
 
   private static SlackReply refuse(SlackForm form, String who, String why) {
-    AUDIT.warn("who={} refused slack {} '{}' -> 200 ephemeral: {}", who, form.command(), printable(form.text()), why);
+    AUDIT.warn(
+        "who={} refused slack {} '{}' -> 200 ephemeral: {}",
+        who,
+        form.command(),
+        printable(form.text()),
+        why);
     return SlackReply.ephemeral(why);
   }
 
   private static void audit(Caller who, SlackForm form, String outcome) {
-    AUDIT.info("who={} role={} slack {} '{}' -> {}", who.name(), name(who.role().name()), form.command(), printable(form.text()),
+    AUDIT.info(
+        "who={} role={} slack {} '{}' -> {}",
+        who.name(),
+        name(who.role().name()),
+        form.command(),
+        printable(form.text()),
         outcome);
   }
 

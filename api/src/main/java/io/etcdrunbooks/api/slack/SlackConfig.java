@@ -10,14 +10,17 @@ import java.net.URI;
 import java.util.Map;
 
 /**
- * The Slack slash command ({@code POST /slack/commands}). Checked when the application starts ({@link Context}), so a
- * wrong role or prefix stops the process at once rather than at the first command.
+ * The Slack slash command ({@code POST /slack/commands}). Checked when the application starts
+ * ({@link Context}), so a wrong role or prefix stops the process at once rather than at the first
+ * command.
  *
- * @param signingSecretFile file holding the Slack app's signing secret (mode 0600); empty: every request is refused
- * @param responseUrlPrefix progress is posted only to response URLs that start with it (so a forged response_url
- *     cannot make this server post anywhere else); it must end with '/'
+ * @param signingSecretFile file holding the Slack app's signing secret (mode 0600); empty: every
+ *     request is refused
+ * @param responseUrlPrefix progress is posted only to response URLs that start with it (so a forged
+ *     response_url cannot make this server post anywhere else); it must end with '/'
  * @param progressIntervalSeconds how often a started runbook's progress is read for the channel
- * @param users Slack user id → {role, clusters}; the keys are kept as written (RAW), Slack ids being upper case
+ * @param users Slack user id → {role, clusters}; the keys are kept as written (RAW), Slack ids
+ *     being upper case
  */
 @Context
 @ConfigurationProperties("runbooks.slack")
@@ -25,18 +28,26 @@ public record SlackConfig(
     @Bindable(defaultValue = "") String signingSecretFile,
     @Bindable(defaultValue = "https://hooks.slack.com/") String responseUrlPrefix,
     @Bindable(defaultValue = "5") int progressIntervalSeconds,
-    @Nullable @MapFormat(transformation = MapFormat.MapTransformation.NESTED, keyFormat = StringConvention.RAW)
-    Map<String, Object> users) {
+    @Nullable
+        @MapFormat(
+            transformation = MapFormat.MapTransformation.NESTED,
+            keyFormat = StringConvention.RAW)
+        Map<String, Object> users) {
 
   public SlackConfig {
     signingSecretFile = signingSecretFile == null ? "" : signingSecretFile.strip();
     responseUrlPrefix = responseUrlPrefix == null ? "" : responseUrlPrefix.strip();
     if (!validPrefix(responseUrlPrefix)) {
-      throw new IllegalArgumentException("runbooks.slack.response-url-prefix is '" + responseUrlPrefix + "': it must be an"
-          + " http(s) URL with a host that ends with '/', such as https://hooks.slack.com/");
+      throw new IllegalArgumentException(
+          "runbooks.slack.response-url-prefix is '"
+              + responseUrlPrefix
+              + "': it must be an"
+              + " http(s) URL with a host that ends with '/', such as https://hooks.slack.com/");
     }
     if (progressIntervalSeconds < 1 || progressIntervalSeconds > 300) {
-      throw new IllegalArgumentException("runbooks.slack.progress-interval-seconds must be 1 to 300, got " + progressIntervalSeconds);
+      throw new IllegalArgumentException(
+          "runbooks.slack.progress-interval-seconds must be 1 to 300, got "
+              + progressIntervalSeconds);
     }
     users = users == null ? Map.of() : Map.copyOf(users);
     SlackUsers.parse(users);
@@ -49,8 +60,12 @@ public record SlackConfig(
   private static boolean validPrefix(String prefix) {
     try {
       URI uri = URI.create(prefix);
-      return (prefix.startsWith("https://") || prefix.startsWith("http://")) && uri.getHost() != null
-          && uri.getRawUserInfo() == null && prefix.endsWith("/") && uri.getRawPath() != null && !uri.getRawPath().isEmpty();
+      return (prefix.startsWith("https://") || prefix.startsWith("http://"))
+          && uri.getHost() != null
+          && uri.getRawUserInfo() == null
+          && prefix.endsWith("/")
+          && uri.getRawPath() != null
+          && !uri.getRawPath().isEmpty();
     } catch (IllegalArgumentException e) {
       return false;
     }

@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The fields of a slash command, parsed here from the raw body the signature was checked over (Micronaut's own form
- * binding would consume the body before it could be verified).
+ * The fields of a slash command, parsed here from the raw body the signature was checked over
+ * (Micronaut's own form binding would consume the body before it could be verified).
  *
  * @param userId Slack's user_id, the identity that is mapped to a role
  * @param userName Slack's user_name, only for messages and the audit log
@@ -15,10 +15,12 @@ import java.util.Map;
  * @param text what follows the command, such as "upgrade prod-1 3.5.30"
  * @param responseUrl where later messages about this command go (empty when absent)
  */
-public record SlackForm(String userId, String userName, String command, String text, String responseUrl) {
+public record SlackForm(
+    String userId, String userName, String command, String text, String responseUrl) {
 
   /**
-   * Parses an application/x-www-form-urlencoded body (UTF-8); the first value of a repeated field counts.
+   * Parses an application/x-www-form-urlencoded body (UTF-8); the first value of a repeated field
+   * counts.
    *
    * @throws IllegalArgumentException when it is not form encoding or has no user_id
    */
@@ -26,11 +28,15 @@ public record SlackForm(String userId, String userName, String command, String t
     Map<String, String> fields = fields(new String(body, StandardCharsets.UTF_8));
     String userId = fields.getOrDefault("user_id", "");
     if (userId.isBlank()) {
-      throw new IllegalArgumentException("the form has no user_id: this endpoint takes Slack slash commands");
+      throw new IllegalArgumentException(
+          "the form has no user_id: this endpoint takes Slack slash commands");
     }
     String command = fields.getOrDefault("command", "");
-    return new SlackForm(userId.strip(), fields.getOrDefault("user_name", ""),
-        command.matches("/[A-Za-z0-9_-]{1,32}") ? command : "/etcd", fields.getOrDefault("text", ""),
+    return new SlackForm(
+        userId.strip(),
+        fields.getOrDefault("user_name", ""),
+        command.matches("/[A-Za-z0-9_-]{1,32}") ? command : "/etcd",
+        fields.getOrDefault("text", ""),
         fields.getOrDefault("response_url", ""));
   }
 
@@ -51,8 +57,10 @@ public record SlackForm(String userId, String userName, String command, String t
     try {
       return URLDecoder.decode(s, StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
-      // URLDecoder's message quotes the field, which may be Slack's verification token: it stays out of answers and logs
-      throw new IllegalArgumentException("the body is not application/x-www-form-urlencoded: a field has a malformed %-escape");
+      // URLDecoder's message quotes the field, which may be Slack's verification token: it stays
+      // out of answers and logs
+      throw new IllegalArgumentException(
+          "the body is not application/x-www-form-urlencoded: a field has a malformed %-escape");
     }
   }
 }

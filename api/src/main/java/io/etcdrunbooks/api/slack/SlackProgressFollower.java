@@ -25,18 +25,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells a Slack channel how a runbook started from it goes: reads the runbook's progress every few seconds and posts
- * to the command's response URL when the phase changes, then once more when the runbook ends (completed, or failed
- * with the failure's message). Slack takes at most {@value #MAX_POSTS} messages on a response URL within 30 minutes,
- * so the last one is kept for the end and phases seen while no message may be sent are folded into the next one. A
- * runbook is followed for at most {@link #FOLLOW_FOR}; polling runs on two threads of its own, never on a request's.
+ * Tells a Slack channel how a runbook started from it goes: reads the runbook's progress every few
+ * seconds and posts to the command's response URL when the phase changes, then once more when the
+ * runbook ends (completed, or failed with the failure's message). Slack takes at most {@value
+ * #MAX_POSTS} messages on a response URL within 30 minutes, so the last one is kept for the end and
+ * phases seen while no message may be sent are folded into the next one. A runbook is followed for
+ * at most {@link #FOLLOW_FOR}; polling runs on two threads of its own, never on a request's.
  */
 @Singleton
 public final class SlackProgressFollower {
 
   static final int MAX_POSTS = 5;
-  /** Slack's response URLs expire after 30 minutes; the last minute is left for the message that says so. */
+
+  /**
+   * Slack's response URLs expire after 30 minutes; the last minute is left for the message that
+   * says so.
+   */
   static final Duration FOLLOW_FOR = Duration.ofMinutes(29);
+
   static final int MAX_FOLLOWED = 50;
 
   private static final Logger LOG = LoggerFactory.getLogger(SlackProgressFollower.class);
@@ -45,11 +51,14 @@ public final class SlackProgressFollower {
   private final SlackPoster poster;
   private final Duration interval;
   private final AtomicInteger followed = new AtomicInteger();
-  private final ScheduledExecutorService executor = Executors.newScheduledThreadPool(2, r -> {
-    Thread thread = new Thread(r, "slack-progress");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ScheduledExecutorService executor =
+      Executors.newScheduledThreadPool(
+          2,
+          r -> {
+            Thread thread = new Thread(r, "slack-progress");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   SlackProgressFollower(WorkflowClient client, SlackPoster poster, SlackConfig config) {
     this.client = client;
@@ -57,7 +66,10 @@ public final class SlackProgressFollower {
     this.interval = Duration.ofSeconds(config.progressIntervalSeconds());
   }
 
-  /** Starts following a runbook; false (and nothing followed) when {@value #MAX_FOLLOWED} are followed already. */
+  /**
+   * Starts following a runbook; false (and nothing followed) when {@value #MAX_FOLLOWED} are
+   * followed already.
+   */
   public boolean follow(String workflowId, URI responseUrl) {
     if (followed.incrementAndGet() > MAX_FOLLOWED) {
       followed.decrementAndGet();
@@ -72,7 +84,9 @@ public final class SlackProgressFollower {
     executor.shutdownNow();
   }
 
-  /** One followed runbook; only ever touched by one poll at a time (each poll schedules the next). */
+  /**
+   * One followed runbook; only ever touched by one poll at a time (each poll schedules the next).
+   */
   private final class Follow {
     private final String workflowId;
     private final URI responseUrl;
@@ -99,8 +113,15 @@ public final class SlackProgressFollower {
     private void poll() {
       try {
         if (Instant.now().isAfter(deadline)) {
-          finish(":hourglass: stopped following `" + workflowId + "` after " + FOLLOW_FOR.toMinutes() + " minutes (Slack's"
-              + " response URLs expire); it is still running: GET /api/v1/runbooks/" + workflowId + " follows it");
+          finish(
+              ":hourglass: stopped following `"
+                  + workflowId
+                  + "` after "
+                  + FOLLOW_FOR.toMinutes()
+                  + " minutes (Slack's"
+                  + " response URLs expire); it is still running: GET /api/v1/runbooks/"
+                  + workflowId
+                  + " follows it");
           return;
         }
         WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
@@ -116,10 +137,15 @@ public final class SlackProgressFollower {
         }
         schedule();
       } catch (WorkflowNotFoundException e) {
-        finish(":warning: `" + workflowId + "` is gone from Temporal; nothing more can be told about it here");
+        finish(
+            ":warning: `"
+                + workflowId
+                + "` is gone from Temporal; nothing more can be told about it here");
       } catch (RuntimeException e) {
-        // Temporal or the worker not answering for a moment: try again at the next interval, until the deadline.
-        if (!warned) LOG.warn("slack: cannot read the progress of {}: {}", workflowId, e.toString());
+        // Temporal or the worker not answering for a moment: try again at the next interval, until
+        // the deadline.
+        if (!warned)
+          LOG.warn("slack: cannot read the progress of {}: {}", workflowId, e.toString());
         warned = true;
         schedule();
       }
@@ -131,7 +157,8 @@ public final class SlackProgressFollower {
       StringBuilder text = new StringBuilder("phase ").append(progress.phase().name());
       List<String> details = new ArrayList<>();
       if (progress.step() != null && !progress.step().isBlank()) details.add(progress.step());
-      if (progress.member() != null && !progress.member().isBlank()) details.add("member " + progress.member());
+      if (progress.member() != null && !progress.member().isBlank())
+        details.add("member " + progress.member());
       if (!details.isEmpty()) text.append(" (").append(String.join(", ", details)).append(")");
       unposted.add(SlackReply.escape(text.toString()));
     }
@@ -144,7 +171,13 @@ public final class SlackProgressFollower {
       if (status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED) {
         return ":x: `" + workflowId + "` failed" + passed + ": " + SlackReply.escape(failure(stub));
       }
-      return ":warning: `" + workflowId + "` ended: " + status.name().replace("WORKFLOW_EXECUTION_STATUS_", "").toLowerCase(java.util.Locale.ROOT)
+      return ":warning: `"
+          + workflowId
+          + "` ended: "
+          + status
+              .name()
+              .replace("WORKFLOW_EXECUTION_STATUS_", "")
+              .toLowerCase(java.util.Locale.ROOT)
           + passed;
     }
 
@@ -153,7 +186,9 @@ public final class SlackProgressFollower {
       try {
         Map<?, ?> result = stub.getResult(5, TimeUnit.SECONDS, Map.class);
         Object versions = result == null ? null : result.get("memberVersions");
-        return versions instanceof Map<?, ?> v && !v.isEmpty() ? ": members " + SlackReply.escape(v.toString()) : "";
+        return versions instanceof Map<?, ?> v && !v.isEmpty()
+            ? ": members " + SlackReply.escape(v.toString())
+            : "";
       } catch (TimeoutException | RuntimeException e) {
         return "";
       }
@@ -166,7 +201,10 @@ public final class SlackProgressFollower {
       } catch (WorkflowFailedException e) {
         return Failures.rootMessage(e);
       } catch (TimeoutException | RuntimeException e) {
-        return "(the failure could not be read: " + e.getClass().getSimpleName() + "); GET /api/v1/runbooks/" + workflowId;
+        return "(the failure could not be read: "
+            + e.getClass().getSimpleName()
+            + "); GET /api/v1/runbooks/"
+            + workflowId;
       }
     }
 

@@ -11,9 +11,10 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Slack's request signature: {@code X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<timestamp>:<raw body>">} keyed with
- * the app's signing secret, and {@code X-Slack-Request-Timestamp} within five minutes of now (either way), so a
- * captured request cannot be replayed later. Refusals say which check failed and never carry the expected signature.
+ * Slack's request signature: {@code X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<timestamp>:<raw
+ * body>">} keyed with the app's signing secret, and {@code X-Slack-Request-Timestamp} within five
+ * minutes of now (either way), so a captured request cannot be replayed later. Refusals say which
+ * check failed and never carry the expected signature.
  */
 public final class SlackSignature {
 
@@ -22,7 +23,13 @@ public final class SlackSignature {
   public static final Duration MAX_AGE = Duration.ofMinutes(5);
 
   /** The check a request failed. */
-  public enum Check { MISSING_HEADER, BAD_TIMESTAMP, STALE_TIMESTAMP, MALFORMED_SIGNATURE, SIGNATURE_MISMATCH }
+  public enum Check {
+    MISSING_HEADER,
+    BAD_TIMESTAMP,
+    STALE_TIMESTAMP,
+    MALFORMED_SIGNATURE,
+    SIGNATURE_MISMATCH
+  }
 
   /** Why a request is refused. */
   public record Refusal(Check check, String message) {}
@@ -36,29 +43,45 @@ public final class SlackSignature {
    * @param signature the X-Slack-Signature header as sent (null when absent)
    * @param body the raw body bytes, exactly as received
    */
-  public static Optional<Refusal> verify(byte[] secret, String timestamp, String signature, byte[] body, Instant now) {
+  public static Optional<Refusal> verify(
+      byte[] secret, String timestamp, String signature, byte[] body, Instant now) {
     if (timestamp == null || timestamp.isBlank()) {
-      return refuse(Check.MISSING_HEADER, "missing " + TIMESTAMP_HEADER + " header: requests must come from Slack");
+      return refuse(
+          Check.MISSING_HEADER,
+          "missing " + TIMESTAMP_HEADER + " header: requests must come from Slack");
     }
     if (signature == null || signature.isBlank()) {
-      return refuse(Check.MISSING_HEADER, "missing " + SIGNATURE_HEADER + " header: requests must come from Slack");
+      return refuse(
+          Check.MISSING_HEADER,
+          "missing " + SIGNATURE_HEADER + " header: requests must come from Slack");
     }
     if (!timestamp.matches("\\d{1,12}")) {
-      return refuse(Check.BAD_TIMESTAMP, TIMESTAMP_HEADER + " is not a number of seconds since the epoch");
+      return refuse(
+          Check.BAD_TIMESTAMP, TIMESTAMP_HEADER + " is not a number of seconds since the epoch");
     }
     long skewSeconds = now.getEpochSecond() - Long.parseLong(timestamp);
     if (Math.abs(skewSeconds) > MAX_AGE.toSeconds()) {
       String when = skewSeconds > 0 ? skewSeconds + " s old" : -skewSeconds + " s in the future";
-      return refuse(Check.STALE_TIMESTAMP, TIMESTAMP_HEADER + " is " + when + ", more than " + MAX_AGE.toMinutes()
-          + " minutes from this server's clock: a replayed request, or a clock out of sync (check NTP)");
+      return refuse(
+          Check.STALE_TIMESTAMP,
+          TIMESTAMP_HEADER
+              + " is "
+              + when
+              + ", more than "
+              + MAX_AGE.toMinutes()
+              + " minutes from this server's clock: a replayed request, or a clock out of sync (check NTP)");
     }
     byte[] presented = presentedMac(signature);
     if (presented == null) {
-      return refuse(Check.MALFORMED_SIGNATURE, SIGNATURE_HEADER + " is not 'v0=' followed by 64 hex digits");
+      return refuse(
+          Check.MALFORMED_SIGNATURE, SIGNATURE_HEADER + " is not 'v0=' followed by 64 hex digits");
     }
     if (!MessageDigest.isEqual(presented, mac(secret, timestamp, body))) {
-      return refuse(Check.SIGNATURE_MISMATCH, SIGNATURE_HEADER + " does not match the body: the request was not signed with"
-          + " this app's signing secret (runbooks.slack.signing-secret-file), or the body was changed on the way");
+      return refuse(
+          Check.SIGNATURE_MISMATCH,
+          SIGNATURE_HEADER
+              + " does not match the body: the request was not signed with"
+              + " this app's signing secret (runbooks.slack.signing-secret-file), or the body was changed on the way");
     }
     return Optional.empty();
   }

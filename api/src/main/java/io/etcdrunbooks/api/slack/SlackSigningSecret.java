@@ -9,10 +9,11 @@ import java.nio.file.attribute.FileTime;
 import java.util.Optional;
 
 /**
- * The Slack app's signing secret, read from {@code runbooks.slack.signing-secret-file} and again whenever the file
- * changes, so it can be rotated without a restart. A file that is missing, empty or breaks the secret file rule
- * ({@link SecretFiles}: mode 0600 or 0400, owned by this process's user or root) loads no secret at all, and every
- * request is refused until it is fixed. The secret never leaves this class but as an HMAC key.
+ * The Slack app's signing secret, read from {@code runbooks.slack.signing-secret-file} and again
+ * whenever the file changes, so it can be rotated without a restart. A file that is missing, empty
+ * or breaks the secret file rule ({@link SecretFiles}: mode 0600 or 0400, owned by this process's
+ * user or root) loads no secret at all, and every request is refused until it is fixed. The secret
+ * never leaves this class but as an HMAC key.
  */
 public final class SlackSigningSecret {
 
@@ -21,7 +22,9 @@ public final class SlackSigningSecret {
   private byte[] secret;
   private String problem;
 
-  /** @param file the file holding the secret; null or blank: Slack is not configured */
+  /**
+   * @param file the file holding the secret; null or blank: Slack is not configured
+   */
   public SlackSigningSecret(String file) {
     this.file = file == null || file.isBlank() ? null : Path.of(file);
   }
@@ -32,16 +35,20 @@ public final class SlackSigningSecret {
     return Optional.ofNullable(secret).map(byte[]::clone);
   }
 
-  /** Why no request can be verified, for the log (it names the file); empty when a secret is loaded. */
+  /**
+   * Why no request can be verified, for the log (it names the file); empty when a secret is loaded.
+   */
   public synchronized Optional<String> unusable() {
     reloadIfChanged();
     if (file == null) {
-      return Optional.of("runbooks.slack.signing-secret-file (ETCD_RUNBOOKS_SLACK_SIGNING_SECRET_FILE) is not set");
+      return Optional.of(
+          "runbooks.slack.signing-secret-file (ETCD_RUNBOOKS_SLACK_SIGNING_SECRET_FILE) is not set");
     }
     return secret == null ? Optional.of(problem) : Optional.empty();
   }
 
-  // Permissions are checked on every call, not only when the file changes: a chmod does not change the mtime.
+  // Permissions are checked on every call, not only when the file changes: a chmod does not change
+  // the mtime.
   private void reloadIfChanged() {
     if (file == null) return;
     try {
@@ -56,15 +63,19 @@ public final class SlackSigningSecret {
       problem = e.getMessage();
     } catch (IOException e) {
       secret = null;
-      problem = "cannot read the signing secret file " + file + " (" + e.getClass().getSimpleName() + ")";
+      problem =
+          "cannot read the signing secret file " + file + " (" + e.getClass().getSimpleName() + ")";
     }
   }
 
   private static byte[] read(Path file) throws IOException {
     String value = Files.readString(file, StandardCharsets.UTF_8).strip();
     if (value.isEmpty()) {
-      throw new IllegalArgumentException("the signing secret file " + file + " is empty: put the Slack app's Signing Secret"
-          + " (Basic Information > App Credentials) in it");
+      throw new IllegalArgumentException(
+          "the signing secret file "
+              + file
+              + " is empty: put the Slack app's Signing Secret"
+              + " (Basic Information > App Credentials) in it");
     }
     return value.getBytes(StandardCharsets.UTF_8);
   }

@@ -23,10 +23,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * {@code status <cluster>} for Slack: the live status read from etcd, as the HTTP API's status call reads it. Slack
- * gives a command 3 seconds; a cluster with a member down can take longer to read, so after {@link #BUDGET} the answer
- * says the status follows and posts it to the response URL when it is read. Reads run on at most two threads of their
- * own with a short queue; more at once are refused rather than piled up.
+ * {@code status <cluster>} for Slack: the live status read from etcd, as the HTTP API's status call
+ * reads it. Slack gives a command 3 seconds; a cluster with a member down can take longer to read,
+ * so after {@link #BUDGET} the answer says the status follows and posts it to the response URL when
+ * it is read. Reads run on at most two threads of their own with a short queue; more at once are
+ * refused rather than piled up.
  */
 @Singleton
 public final class SlackStatusReader {
@@ -35,11 +36,18 @@ public final class SlackStatusReader {
 
   private final EtcdActivities etcd;
   private final SlackPoster poster;
-  private final ThreadPoolExecutor reads = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(8), r -> {
-    Thread thread = new Thread(r, "slack-status");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ThreadPoolExecutor reads =
+      new ThreadPoolExecutor(
+          2,
+          2,
+          60,
+          TimeUnit.SECONDS,
+          new ArrayBlockingQueue<>(8),
+          r -> {
+            Thread thread = new Thread(r, "slack-status");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   SlackStatusReader(EtcdActivities etcd, SlackPoster poster) {
     this.etcd = etcd;
@@ -64,12 +72,25 @@ public final class SlackStatusReader {
       return SlackReply.ephemeral("interrupted while reading the status of *" + cluster + "*");
     } catch (TimeoutException slow) {
       if (responseUrl.isEmpty()) {
-        return SlackReply.ephemeral("reading the status of *" + cluster + "* takes longer than Slack waits, and the command's"
-            + " response_url is not under runbooks.slack.response-url-prefix: use GET /api/v1/clusters/" + cluster + "/status");
+        return SlackReply.ephemeral(
+            "reading the status of *"
+                + cluster
+                + "* takes longer than Slack waits, and the command's"
+                + " response_url is not under runbooks.slack.response-url-prefix: use GET /api/v1/clusters/"
+                + cluster
+                + "/status");
       }
-      read.whenComplete((state, error) -> poster.post(responseUrl.get(),
-          SlackReply.ephemeral(error == null ? text(state) : failure(cluster, error.getCause() == null ? error : error.getCause()))));
-      return SlackReply.ephemeral("reading the status of *" + cluster + "*: it follows in a moment");
+      read.whenComplete(
+          (state, error) ->
+              poster.post(
+                  responseUrl.get(),
+                  SlackReply.ephemeral(
+                      error == null
+                          ? text(state)
+                          : failure(
+                              cluster, error.getCause() == null ? error : error.getCause()))));
+      return SlackReply.ephemeral(
+          "reading the status of *" + cluster + "*: it follows in a moment");
     }
   }
 
@@ -81,16 +102,31 @@ public final class SlackStatusReader {
   /** The cluster, then one line per member. */
   static String text(ClusterState state) {
     List<String> lines = new ArrayList<>();
-    lines.add("*" + escape(state.cluster()) + "*: cluster version " + orUnknown(state.clusterVersion()) + ", leader "
-        + orUnknown(state.leaderName()) + ", revision " + state.revision());
+    lines.add(
+        "*"
+            + escape(state.cluster())
+            + "*: cluster version "
+            + orUnknown(state.clusterVersion())
+            + ", leader "
+            + orUnknown(state.leaderName())
+            + ", revision "
+            + state.revision());
     for (MemberStatus m : state.members()) {
       String health = !m.reachable() ? "unreachable" : m.healthy() ? "healthy" : "unhealthy";
-      String line = "• " + escape(m.name()) + ": " + (m.reachable() ? escape(m.serverVersion()) + ", " : "") + health
-          + (m.leads() ? ", leader" : "") + (m.learner() ? ", learner" : "");
-      if (!m.healthy() && m.errors() != null && !m.errors().isEmpty()) line += " (" + escape(String.join("; ", m.errors())) + ")";
+      String line =
+          "• "
+              + escape(m.name())
+              + ": "
+              + (m.reachable() ? escape(m.serverVersion()) + ", " : "")
+              + health
+              + (m.leads() ? ", leader" : "")
+              + (m.learner() ? ", learner" : "");
+      if (!m.healthy() && m.errors() != null && !m.errors().isEmpty())
+        line += " (" + escape(String.join("; ", m.errors())) + ")";
       lines.add(line);
     }
-    if (state.alarms() != null && !state.alarms().isEmpty()) lines.add("alarms: " + escape(String.join(", ", state.alarms())));
+    if (state.alarms() != null && !state.alarms().isEmpty())
+      lines.add("alarms: " + escape(String.join(", ", state.alarms())));
     return String.join("\n", lines);
   }
 

@@ -29,9 +29,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Access is decided from the route Micronaut matched, so no spelling of a path reaches a route past its rule: every
- * /api/v1 route, spelt with trailing and doubled slashes, encoded characters, dot segments, other letter case and
- * matrix parameters, for every role and a token limited to staging clusters.
+ * Access is decided from the route Micronaut matched, so no spelling of a path reaches a route past
+ * its rule: every /api/v1 route, spelt with trailing and doubled slashes, encoded characters, dot
+ * segments, other letter case and matrix parameters, for every role and a token limited to staging
+ * clusters.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -42,23 +43,37 @@ class RouteAccessTest {
   private static final String RUNBOOK = "change-sandbox";
   private static final String STAGING_RUNBOOK = "change-staging-1";
 
-  /** Every /api/v1 route that takes a token, as action and canonical path to the sandbox cluster. */
-  private static final List<Route> ROUTES = List.of(
-      new Route(ApiAction.CLUSTER_STATUS, "GET", "/api/v1/clusters/sandbox/status", null),
-      new Route(ApiAction.LIST_RUNBOOKS, "GET", "/api/v1/clusters/sandbox/runbooks", null),
-      new Route(ApiAction.UPGRADE, "POST", "/api/v1/clusters/sandbox/upgrade", "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}"),
-      new Route(ApiAction.ROLLBACK, "POST", "/api/v1/clusters/sandbox/rollback", "{\"dryRun\":true}"),
-      new Route(ApiAction.RESTORE, "POST", "/api/v1/clusters/sandbox/restore", "{\"dryRun\":true}"),
-      new Route(ApiAction.REPLACE_MEMBER, "POST", "/api/v1/clusters/sandbox/replace-member", "{\"failedMember\":\"m1\",\"dryRun\":true}"),
-      new Route(ApiAction.BACKUP, "POST", "/api/v1/clusters/sandbox/backup", "{}"),
-      new Route(ApiAction.BACKUP_SCHEDULE, "POST", "/api/v1/clusters/sandbox/backup-schedule", "{}"),
-      new Route(ApiAction.READ_RUNBOOK, "GET", "/api/v1/runbooks/" + RUNBOOK, null),
-      new Route(ApiAction.APPROVE, "POST", "/api/v1/runbooks/" + RUNBOOK + "/approve", "{}"),
-      new Route(ApiAction.PAUSE, "POST", "/api/v1/runbooks/" + RUNBOOK + "/pause", "{}"),
-      new Route(ApiAction.RESUME, "POST", "/api/v1/runbooks/" + RUNBOOK + "/resume", "{}"),
-      new Route(ApiAction.CANCEL, "POST", "/api/v1/runbooks/" + RUNBOOK + "/cancel", "{}"),
-      new Route(ApiAction.CODEC, "POST", "/api/v1/codec/encode", "{\"payloads\":[]}"),
-      new Route(ApiAction.CODEC, "POST", "/api/v1/codec/decode", "{\"payloads\":[]}"));
+  /**
+   * Every /api/v1 route that takes a token, as action and canonical path to the sandbox cluster.
+   */
+  private static final List<Route> ROUTES =
+      List.of(
+          new Route(ApiAction.CLUSTER_STATUS, "GET", "/api/v1/clusters/sandbox/status", null),
+          new Route(ApiAction.LIST_RUNBOOKS, "GET", "/api/v1/clusters/sandbox/runbooks", null),
+          new Route(
+              ApiAction.UPGRADE,
+              "POST",
+              "/api/v1/clusters/sandbox/upgrade",
+              "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}"),
+          new Route(
+              ApiAction.ROLLBACK, "POST", "/api/v1/clusters/sandbox/rollback", "{\"dryRun\":true}"),
+          new Route(
+              ApiAction.RESTORE, "POST", "/api/v1/clusters/sandbox/restore", "{\"dryRun\":true}"),
+          new Route(
+              ApiAction.REPLACE_MEMBER,
+              "POST",
+              "/api/v1/clusters/sandbox/replace-member",
+              "{\"failedMember\":\"m1\",\"dryRun\":true}"),
+          new Route(ApiAction.BACKUP, "POST", "/api/v1/clusters/sandbox/backup", "{}"),
+          new Route(
+              ApiAction.BACKUP_SCHEDULE, "POST", "/api/v1/clusters/sandbox/backup-schedule", "{}"),
+          new Route(ApiAction.READ_RUNBOOK, "GET", "/api/v1/runbooks/" + RUNBOOK, null),
+          new Route(ApiAction.APPROVE, "POST", "/api/v1/runbooks/" + RUNBOOK + "/approve", "{}"),
+          new Route(ApiAction.PAUSE, "POST", "/api/v1/runbooks/" + RUNBOOK + "/pause", "{}"),
+          new Route(ApiAction.RESUME, "POST", "/api/v1/runbooks/" + RUNBOOK + "/resume", "{}"),
+          new Route(ApiAction.CANCEL, "POST", "/api/v1/runbooks/" + RUNBOOK + "/cancel", "{}"),
+          new Route(ApiAction.CODEC, "POST", "/api/v1/codec/encode", "{\"payloads\":[]}"),
+          new Route(ApiAction.CODEC, "POST", "/api/v1/codec/decode", "{\"payloads\":[]}"));
 
   record Route(ApiAction action, String method, String path, String body) {}
 
@@ -68,8 +83,13 @@ class RouteAccessTest {
   void start() throws Exception {
     api = ApiHarness.start(dir, Map.of());
     for (String cluster : List.of("sandbox", "staging-1")) {
-      UpgradeClusterWorkflow upgrade = api.client.newWorkflowStub(UpgradeClusterWorkflow.class, WorkflowOptions.newBuilder()
-          .setWorkflowId("change-" + cluster).setTaskQueue(ApiHarness.TASK_QUEUE).build());
+      UpgradeClusterWorkflow upgrade =
+          api.client.newWorkflowStub(
+              UpgradeClusterWorkflow.class,
+              WorkflowOptions.newBuilder()
+                  .setWorkflowId("change-" + cluster)
+                  .setTaskQueue(ApiHarness.TASK_QUEUE)
+                  .build());
       WorkflowClient.start(upgrade::upgrade, new UpgradeRequest(cluster, "3.5.30", false, 0, true));
     }
   }
@@ -83,45 +103,65 @@ class RouteAccessTest {
   void everyApiRouteHasAnAccessRuleOrItsOwnAuthentication() {
     List<String> unruled = new ArrayList<>();
     for (UriRouteInfo<?, ?> route : api.context.getBean(Router.class).uriRoutes().toList()) {
-      boolean ruled = route.getAnnotationMetadata().hasAnnotation(Access.class)
-          || route.getAnnotationMetadata().hasAnnotation(OwnAuthentication.class);
+      boolean ruled =
+          route.getAnnotationMetadata().hasAnnotation(Access.class)
+              || route.getAnnotationMetadata().hasAnnotation(OwnAuthentication.class);
       if (!ruled) unruled.add(route.getHttpMethod() + " " + route.getUriMatchTemplate());
     }
     assertThat(unruled).as("routes without @Access or @OwnAuthentication").isEmpty();
     Set<ApiAction> used = new LinkedHashSet<>();
     ROUTES.forEach(r -> used.add(r.action()));
     used.add(ApiAction.LIST_CLUSTERS);
-    assertThat(used).as("this test covers every action").containsExactlyInAnyOrder(ApiAction.values());
+    assertThat(used)
+        .as("this test covers every action")
+        .containsExactlyInAnyOrder(ApiAction.values());
   }
 
   @Test
-  void aTokenLimitedToStagingReachesNoRouteOfAnotherClusterHoweverThePathIsSpelt() throws Exception {
+  void aTokenLimitedToStagingReachesNoRouteOfAnotherClusterHoweverThePathIsSpelt()
+      throws Exception {
     List<String> leaks = new ArrayList<>();
     int sent = 0;
     for (Route route : ROUTES) {
       for (String target : spellings(route.path())) {
-        Answer answer = api.http.send(route.method(), target, TestTokens.STAGING.bearer(), route.body());
+        Answer answer =
+            api.http.send(route.method(), target, TestTokens.STAGING.bearer(), route.body());
         sent++;
         if (answer.status() < 400 || answer.status() >= 500) {
           leaks.add(route.method() + " " + target + " -> " + answer.status() + " " + answer.body());
         }
       }
     }
-    assertThat(leaks).as("answers other than a refusal or 404/405, of " + sent + " requests").isEmpty();
+    assertThat(leaks)
+        .as("answers other than a refusal or 404/405, of " + sent + " requests")
+        .isEmpty();
     assertThat(sent).isGreaterThan(ROUTES.size() * 15);
     Progress sandbox = api.client.newWorkflowStub(UpgradeClusterWorkflow.class, RUNBOOK).progress();
-    assertThat(sandbox.message()).as("signals the sandbox runbook got").doesNotContain(TestTokens.STAGING.name());
-    assertThat(api.client.newUntypedWorkflowStub(RUNBOOK).describe().getStatus().name()).endsWith("RUNNING");
+    assertThat(sandbox.message())
+        .as("signals the sandbox runbook got")
+        .doesNotContain(TestTokens.STAGING.name());
+    assertThat(api.client.newUntypedWorkflowStub(RUNBOOK).describe().getStatus().name())
+        .endsWith("RUNNING");
   }
 
   @Test
-  void theTrailingSlashOfTheReportIsRefusedAndTheSameRouteWorksOnTheTokensOwnCluster() throws Exception {
-    Answer refused = api.http.send("POST", "/api/v1/runbooks/" + RUNBOOK + "/approve/", TestTokens.STAGING.bearer(), "{}");
+  void theTrailingSlashOfTheReportIsRefusedAndTheSameRouteWorksOnTheTokensOwnCluster()
+      throws Exception {
+    Answer refused =
+        api.http.send(
+            "POST", "/api/v1/runbooks/" + RUNBOOK + "/approve/", TestTokens.STAGING.bearer(), "{}");
     assertThat(refused.status()).as(refused.body()).isEqualTo(403);
     assertThat(refused.body()).contains("not on 'sandbox'");
-    Answer own = api.http.send("POST", "/api/v1/runbooks/" + STAGING_RUNBOOK + "/pause/", TestTokens.STAGING.bearer(), "{}");
+    Answer own =
+        api.http.send(
+            "POST",
+            "/api/v1/runbooks/" + STAGING_RUNBOOK + "/pause/",
+            TestTokens.STAGING.bearer(),
+            "{}");
     assertThat(own.status()).as(own.body()).isEqualTo(202);
-    Answer decode = api.http.send("POST", "/api/v1/codec/decode/", TestTokens.STAGING.bearer(), "{\"payloads\":[]}");
+    Answer decode =
+        api.http.send(
+            "POST", "/api/v1/codec/decode/", TestTokens.STAGING.bearer(), "{\"payloads\":[]}");
     assertThat(decode.status()).as(decode.body()).isEqualTo(403);
     assertThat(decode.body()).contains("needs a token for every cluster");
   }
@@ -131,14 +171,25 @@ class RouteAccessTest {
     List<String> wrong = new ArrayList<>();
     for (Token token : List.of(TestTokens.VIEWER, TestTokens.OPERATOR, TestTokens.ADMIN)) {
       for (Route route : ROUTES) {
-        if (route.action() == ApiAction.CANCEL || route.action() == ApiAction.APPROVE) continue; // they end the runbook
+        if (route.action() == ApiAction.CANCEL || route.action() == ApiAction.APPROVE)
+          continue; // they end the runbook
         boolean allowed = Role.valueOf(token.role().toUpperCase()).atLeast(route.action().role());
         for (String target : spellings(route.path())) {
           Answer answer = api.http.send(route.method(), target, token.bearer(), route.body());
           boolean refused = answer.status() == 401 || answer.status() == 403;
-          boolean notRouted = answer.status() == 404 || answer.status() == 405 || answer.status() == 400;
+          boolean notRouted =
+              answer.status() == 404 || answer.status() == 405 || answer.status() == 400;
           if (allowed ? refused : !(refused || notRouted)) {
-            wrong.add(token.name() + " " + route.method() + " " + target + " -> " + answer.status() + " " + answer.body());
+            wrong.add(
+                token.name()
+                    + " "
+                    + route.method()
+                    + " "
+                    + target
+                    + " -> "
+                    + answer.status()
+                    + " "
+                    + answer.body());
           }
         }
       }
@@ -152,7 +203,10 @@ class RouteAccessTest {
     for (Route route : ROUTES) {
       for (String target : spellings(route.path())) {
         Answer answer = api.http.send(route.method(), target, null, route.body());
-        if (answer.status() != 401 && answer.status() != 404 && answer.status() != 405 && answer.status() != 400) {
+        if (answer.status() != 401
+            && answer.status() != 404
+            && answer.status() != 405
+            && answer.status() != 400) {
           wrong.add(route.method() + " " + target + " -> " + answer.status() + " " + answer.body());
         }
       }
@@ -164,32 +218,34 @@ class RouteAccessTest {
   static List<String> spellings(String path) {
     String[] parts = path.substring(1).split("/");
     String last = parts[parts.length - 1];
-    List<String> out = new ArrayList<>(List.of(
-        path,
-        path + "/",
-        path + "//",
-        "/" + path,
-        path.replace("/api/v1/", "/api/v1//"),
-        path.replace("/api/v1/", "/api//v1/"),
-        path.replace("/api/v1/", "/api/v1/./"),
-        path.replace("/api/v1/", "/api/v1/x/../"),
-        path.replace("/api/v1/", "/api/v1/%2e/"),
-        path.replace("/api/v1/", "/api/v1/x/%2e%2e/"),
-        path.replace("/api/v1/", "/API/V1/"),
-        path.replace("/api/v1/", "/Api/v1/"),
-        path.substring(0, path.length() - last.length()) + last.toUpperCase(),
-        path + ";x=1",
-        path + "/;x=1",
-        path.replace("/api/v1/", "/api;x=1/v1/"),
-        path + "?cluster=staging-1",
-        path + "%2F",
-        path + "%20",
-        path + "#",
-        path.replace("sandbox", "sand%62ox"),
-        path.replace("sandbox", "staging-1/../sandbox"),
-        path.replace("sandbox", "staging-1%2F..%2Fsandbox"),
-        path.replace("sandbox", "sandbox;cluster=staging-1"),
-        path.replace("sandbox", "SANDBOX")));
+    List<String> out =
+        new ArrayList<>(
+            List.of(
+                path,
+                path + "/",
+                path + "//",
+                "/" + path,
+                path.replace("/api/v1/", "/api/v1//"),
+                path.replace("/api/v1/", "/api//v1/"),
+                path.replace("/api/v1/", "/api/v1/./"),
+                path.replace("/api/v1/", "/api/v1/x/../"),
+                path.replace("/api/v1/", "/api/v1/%2e/"),
+                path.replace("/api/v1/", "/api/v1/x/%2e%2e/"),
+                path.replace("/api/v1/", "/API/V1/"),
+                path.replace("/api/v1/", "/Api/v1/"),
+                path.substring(0, path.length() - last.length()) + last.toUpperCase(),
+                path + ";x=1",
+                path + "/;x=1",
+                path.replace("/api/v1/", "/api;x=1/v1/"),
+                path + "?cluster=staging-1",
+                path + "%2F",
+                path + "%20",
+                path + "#",
+                path.replace("sandbox", "sand%62ox"),
+                path.replace("sandbox", "staging-1/../sandbox"),
+                path.replace("sandbox", "staging-1%2F..%2Fsandbox"),
+                path.replace("sandbox", "sandbox;cluster=staging-1"),
+                path.replace("sandbox", "SANDBOX")));
     if (parts.length > 4) {
       // the action's slash encoded, so that the route sees one variable holding "<id>/approve"
       out.add(path.substring(0, path.length() - last.length() - 1) + "%2F" + last);
@@ -197,5 +253,4 @@ class RouteAccessTest {
     }
     return out.stream().distinct().toList();
   }
-
 }

@@ -13,9 +13,12 @@ class SlackCommandTest {
   @Test
   void theFourCommandsAndHelp() {
     assertThat(SlackCommand.parse("status prod-1")).isEqualTo(new SlackCommand.Status("prod-1"));
-    assertThat(SlackCommand.parse("upgrade prod-1 3.5.30")).isEqualTo(new SlackCommand.Upgrade("prod-1", "3.5.30"));
-    assertThat(SlackCommand.parse("approve change-prod-1")).isEqualTo(new SlackCommand.Approve("change-prod-1"));
-    assertThat(SlackCommand.parse("replace prod-1 m2")).isEqualTo(new SlackCommand.Replace("prod-1", "m2"));
+    assertThat(SlackCommand.parse("upgrade prod-1 3.5.30"))
+        .isEqualTo(new SlackCommand.Upgrade("prod-1", "3.5.30"));
+    assertThat(SlackCommand.parse("approve change-prod-1"))
+        .isEqualTo(new SlackCommand.Approve("change-prod-1"));
+    assertThat(SlackCommand.parse("replace prod-1 m2"))
+        .isEqualTo(new SlackCommand.Replace("prod-1", "m2"));
     assertThat(SlackCommand.parse("help")).isEqualTo(new SlackCommand.Help());
     assertThat(SlackCommand.parse("")).isEqualTo(new SlackCommand.Help());
     assertThat(SlackCommand.parse(null)).isEqualTo(new SlackCommand.Help());
@@ -23,14 +26,17 @@ class SlackCommandTest {
 
   @Test
   void theVerbIgnoresCaseAndWordsAnySpacing() {
-    assertThat(SlackCommand.parse("  UpGrade \t prod-1   3.5.30 ")).isEqualTo(new SlackCommand.Upgrade("prod-1", "3.5.30"));
+    assertThat(SlackCommand.parse("  UpGrade \t prod-1   3.5.30 "))
+        .isEqualTo(new SlackCommand.Upgrade("prod-1", "3.5.30"));
     assertThat(SlackCommand.parse("Status Prod_1")).isEqualTo(new SlackCommand.Status("Prod_1"));
   }
 
   @Test
   void wrongArgumentCountsGiveTheUsageOfThatCommand() {
-    assertThat(problem("upgrade prod-1")).contains("usage: upgrade <cluster> <version>", "got 1 argument");
-    assertThat(problem("upgrade prod-1 3.5.30 now")).contains("usage: upgrade <cluster> <version>", "got 3 arguments");
+    assertThat(problem("upgrade prod-1"))
+        .contains("usage: upgrade <cluster> <version>", "got 1 argument");
+    assertThat(problem("upgrade prod-1 3.5.30 now"))
+        .contains("usage: upgrade <cluster> <version>", "got 3 arguments");
     assertThat(problem("status")).contains("usage: status <cluster>");
     assertThat(problem("replace prod-1")).contains("usage: replace <cluster> <member>");
     assertThat(problem("approve")).contains("usage: approve <runbook id>");
@@ -42,7 +48,8 @@ class SlackCommandTest {
     assertThat(problem("restore prod-1")).contains("unknown command 'restore'");
     assertThat(problem("status &lt;!channel&gt;")).contains("is not a cluster");
     assertThat(problem("status ../etc")).contains("is not a cluster");
-    assertThat(problem("approve change-prod-1/cancel")).contains("is not a cluster, member, version or runbook id");
+    assertThat(problem("approve change-prod-1/cancel"))
+        .contains("is not a cluster, member, version or runbook id");
     assertThat(problem("status " + "x".repeat(200))).contains("...");
   }
 
@@ -57,43 +64,72 @@ class SlackCommandTest {
 
   @Test
   void usageNamesEveryCommandWithTheSlashCommandAsConfigured() {
-    assertThat(SlackCommand.usage("/etcd-prod")).contains("/etcd-prod status <cluster>", "/etcd-prod upgrade <cluster> <version>",
-        "/etcd-prod replace <cluster> <member>", "/etcd-prod approve <runbook id>");
+    assertThat(SlackCommand.usage("/etcd-prod"))
+        .contains(
+            "/etcd-prod status <cluster>",
+            "/etcd-prod upgrade <cluster> <version>",
+            "/etcd-prod replace <cluster> <member>",
+            "/etcd-prod approve <runbook id>");
   }
 
   @Test
   void theFormIsDecodedAsSlackEncodesIt() {
-    SlackForm form = SlackForm.parse(("token=x&team_id=T1&user_id=U024BE7LH&user_name=alice&command=%2Fetcd"
-        + "&text=upgrade+prod-1+3.5.30&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1%2F1%2Fabc&text=ignored")
-        .getBytes(StandardCharsets.US_ASCII));
-    assertThat(form).isEqualTo(new SlackForm("U024BE7LH", "alice", "/etcd", "upgrade prod-1 3.5.30",
-        "https://hooks.slack.com/commands/T1/1/abc"));
-    assertThat(SlackForm.parse("user_id=U1&command=not+a+command".getBytes(StandardCharsets.US_ASCII)).command()).isEqualTo("/etcd");
+    SlackForm form =
+        SlackForm.parse(
+            ("token=x&team_id=T1&user_id=U024BE7LH&user_name=alice&command=%2Fetcd"
+                    + "&text=upgrade+prod-1+3.5.30&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1%2F1%2Fabc&text=ignored")
+                .getBytes(StandardCharsets.US_ASCII));
+    assertThat(form)
+        .isEqualTo(
+            new SlackForm(
+                "U024BE7LH",
+                "alice",
+                "/etcd",
+                "upgrade prod-1 3.5.30",
+                "https://hooks.slack.com/commands/T1/1/abc"));
+    assertThat(
+            SlackForm.parse("user_id=U1&command=not+a+command".getBytes(StandardCharsets.US_ASCII))
+                .command())
+        .isEqualTo("/etcd");
     assertThat(SlackForm.parse("user_id=U1".getBytes(StandardCharsets.US_ASCII)).text()).isEmpty();
   }
 
   @Test
   void aBodyThatIsNoSlashCommandIsRefused() {
-    assertThatThrownBy(() -> SlackForm.parse("text=status+prod-1".getBytes(StandardCharsets.US_ASCII)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no user_id");
-    assertThatThrownBy(() -> SlackForm.parse("user_id=U1&token=s3cr%ZZet&text=status".getBytes(StandardCharsets.US_ASCII)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not application/x-www-form-urlencoded")
-        .hasMessageNotContaining("s3cr").hasMessageNotContaining("ZZ");
-    assertThatThrownBy(() -> SlackForm.parse(new byte[0])).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () -> SlackForm.parse("text=status+prod-1".getBytes(StandardCharsets.US_ASCII)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no user_id");
+    assertThatThrownBy(
+            () ->
+                SlackForm.parse(
+                    "user_id=U1&token=s3cr%ZZet&text=status".getBytes(StandardCharsets.US_ASCII)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not application/x-www-form-urlencoded")
+        .hasMessageNotContaining("s3cr")
+        .hasMessageNotContaining("ZZ");
+    assertThatThrownBy(() -> SlackForm.parse(new byte[0]))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void progressIsPostedOnlyUnderTheResponseUrlPrefix() {
     String prefix = "https://hooks.slack.com/";
-    assertThat(SlackResponseUrl.accept("https://hooks.slack.com/commands/T1/1/abc", prefix)).isPresent();
-    assertThat(SlackResponseUrl.accept("https://hooks.slack.com.evil.example/commands", prefix)).isEmpty();
-    assertThat(SlackResponseUrl.accept("http://hooks.slack.com/commands/T1/1/abc", prefix)).isEmpty();
-    assertThat(SlackResponseUrl.accept("https://evil.example/https://hooks.slack.com/", prefix)).isEmpty();
+    assertThat(SlackResponseUrl.accept("https://hooks.slack.com/commands/T1/1/abc", prefix))
+        .isPresent();
+    assertThat(SlackResponseUrl.accept("https://hooks.slack.com.evil.example/commands", prefix))
+        .isEmpty();
+    assertThat(SlackResponseUrl.accept("http://hooks.slack.com/commands/T1/1/abc", prefix))
+        .isEmpty();
+    assertThat(SlackResponseUrl.accept("https://evil.example/https://hooks.slack.com/", prefix))
+        .isEmpty();
     assertThat(SlackResponseUrl.accept("https://hooks.slack.com/commands/a b", prefix)).isEmpty();
     assertThat(SlackResponseUrl.accept("", prefix)).isEmpty();
     assertThat(SlackResponseUrl.accept(null, prefix)).isEmpty();
-    assertThat(SlackResponseUrl.accept("http://127.0.0.1:8081/x", "http://127.0.0.1:8080/")).isEmpty();
-    assertThat(SlackResponseUrl.accept("http://127.0.0.1:8080/x", "http://127.0.0.1:8080/")).isPresent();
+    assertThat(SlackResponseUrl.accept("http://127.0.0.1:8081/x", "http://127.0.0.1:8080/"))
+        .isEmpty();
+    assertThat(SlackResponseUrl.accept("http://127.0.0.1:8080/x", "http://127.0.0.1:8080/"))
+        .isPresent();
   }
 
   private static String problem(String text) {

@@ -14,9 +14,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The HTTP API alone, for tests about requests and answers: Temporal's in-memory test environment with
- * {@link FakeUpgrade} as its only workflow, an inventory of two clusters ({@code sandbox} and {@code staging-1}) whose
- * members listen nowhere, and the four {@link TestTokens}. No etcd, no SSH: starts in about a second.
+ * The HTTP API alone, for tests about requests and answers: Temporal's in-memory test environment
+ * with {@link FakeUpgrade} as its only workflow, an inventory of two clusters ({@code sandbox} and
+ * {@code staging-1}) whose members listen nowhere, and the four {@link TestTokens}. No etcd, no
+ * SSH: starts in about a second.
  */
 public final class ApiHarness implements AutoCloseable {
 
@@ -36,7 +37,9 @@ public final class ApiHarness implements AutoCloseable {
     this.http = new RawHttp(server.getPort());
   }
 
-  /** @param extra more application properties; they win over the defaults */
+  /**
+   * @param extra more application properties; they win over the defaults
+   */
   public static ApiHarness start(Path dir, Map<String, Object> extra) throws IOException {
     TestWorkflowEnvironment temporal = TestWorkflowEnvironment.newInstance();
     Worker worker = temporal.newWorker(TASK_QUEUE);
@@ -44,13 +47,18 @@ public final class ApiHarness implements AutoCloseable {
     temporal.start();
     try {
       Map<String, Object> properties = new HashMap<>();
-      properties.put("runbooks.api.tokens-file", TestTokens.write(dir.resolve("api-tokens.yaml"), TestTokens.ALL).toString());
+      properties.put(
+          "runbooks.api.tokens-file",
+          TestTokens.write(dir.resolve("api-tokens.yaml"), TestTokens.ALL).toString());
       properties.put("runbooks.inventory", inventory(dir).toString());
       properties.put("runbooks.task-queue", TASK_QUEUE);
       properties.put("micronaut.server.port", freePort());
       properties.putAll(extra);
-      ApplicationContext context = ApplicationContext.builder().properties(properties).singletons(temporal.getWorkflowClient())
-          .start();
+      ApplicationContext context =
+          ApplicationContext.builder()
+              .properties(properties)
+              .singletons(temporal.getWorkflowClient())
+              .start();
       context.getBean(EmbeddedServer.class).start();
       return new ApiHarness(temporal, context);
     } catch (RuntimeException | IOException e) {
@@ -61,21 +69,40 @@ public final class ApiHarness implements AutoCloseable {
 
   /** Two clusters of one member each; the member's port is closed, so reading it fails at once. */
   public static Path inventory(Path dir) throws IOException {
-    StringBuilder yaml = new StringBuilder("releases:\n  localDir: ").append(dir.resolve("releases")).append("\nclusters:\n");
+    StringBuilder yaml =
+        new StringBuilder("releases:\n  localDir: ")
+            .append(dir.resolve("releases"))
+            .append("\nclusters:\n");
     for (String cluster : List.of("sandbox", "staging-1")) {
       int closedPort = freePort();
       int peerPort = freePort();
-      yaml.append("  ").append(cluster).append(":\n")
-          .append("    ssh: {user: root, privateKeyFile: ").append(dir.resolve("id")).append(", knownHostsFile: ")
-          .append(dir.resolve("known_hosts")).append("}\n")
+      yaml.append("  ")
+          .append(cluster)
+          .append(":\n")
+          .append("    ssh: {user: root, privateKeyFile: ")
+          .append(dir.resolve("id"))
+          .append(", knownHostsFile: ")
+          .append(dir.resolve("known_hosts"))
+          .append("}\n")
           .append("    service: {kind: plain}\n")
-          .append("    backupDir: ").append(dir.resolve("backups-" + cluster)).append("\n")
+          .append("    backupDir: ")
+          .append(dir.resolve("backups-" + cluster))
+          .append("\n")
           .append("    backup: {encrypt: false}\n")
           .append("    members:\n")
-          .append("      - {name: m1, host: 127.0.0.1, sshPort: ").append(closedPort)
-          .append(", clientUrl: 'http://127.0.0.1:").append(closedPort).append("', peerUrl: 'http://127.0.0.1:")
-          .append(peerPort).append("', dataDir: ").append(dir.resolve(cluster + "-m1")).append(", installDir: ")
-          .append(dir.resolve("install")).append(", serviceDir: ").append(dir.resolve("service")).append("}\n");
+          .append("      - {name: m1, host: 127.0.0.1, sshPort: ")
+          .append(closedPort)
+          .append(", clientUrl: 'http://127.0.0.1:")
+          .append(closedPort)
+          .append("', peerUrl: 'http://127.0.0.1:")
+          .append(peerPort)
+          .append("', dataDir: ")
+          .append(dir.resolve(cluster + "-m1"))
+          .append(", installDir: ")
+          .append(dir.resolve("install"))
+          .append(", serviceDir: ")
+          .append(dir.resolve("service"))
+          .append("}\n");
     }
     return Files.writeString(dir.resolve("inventory.yaml"), yaml);
   }

@@ -10,8 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An UpgradeCluster that touches nothing: it waits until approved and keeps every signal it gets, with who sent it,
- * in its progress message. For API tests that are about who may reach a runbook, not about etcd.
+ * An UpgradeCluster that touches nothing: it waits until approved and keeps every signal it gets,
+ * with who sent it, in its progress message. For API tests that are about who may reach a runbook,
+ * not about etcd.
  */
 public final class FakeUpgrade implements UpgradeClusterWorkflow {
 
@@ -28,7 +29,15 @@ public final class FakeUpgrade implements UpgradeClusterWorkflow {
 
   @Override
   public Progress progress() {
-    return new Progress(TYPE, cluster, Phase.AWAITING_APPROVAL, "", "", false, List.of(), String.join(",", signals));
+    return new Progress(
+        TYPE,
+        cluster,
+        Phase.AWAITING_APPROVAL,
+        "",
+        "",
+        false,
+        List.of(),
+        String.join(",", signals));
   }
 
   @Override

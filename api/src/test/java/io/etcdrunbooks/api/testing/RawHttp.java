@@ -9,8 +9,9 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * HTTP/1.1 requests with the request target sent byte for byte as given: Java's HTTP clients normalise or refuse dot
- * segments, doubled slashes and raw characters, which are exactly what an attacker sends.
+ * HTTP/1.1 requests with the request target sent byte for byte as given: Java's HTTP clients
+ * normalise or refuse dot segments, doubled slashes and raw characters, which are exactly what an
+ * attacker sends.
  */
 public final class RawHttp {
 
@@ -22,12 +23,22 @@ public final class RawHttp {
 
   public record Answer(int status, String body) {}
 
-  public Answer send(String method, String target, String authorization, String body) throws IOException {
+  public Answer send(String method, String target, String authorization, String body)
+      throws IOException {
     byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-    StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\n")
-        .append("Host: 127.0.0.1:").append(port).append("\r\nConnection: close\r\n");
+    StringBuilder head =
+        new StringBuilder(method)
+            .append(' ')
+            .append(target)
+            .append(" HTTP/1.1\r\n")
+            .append("Host: 127.0.0.1:")
+            .append(port)
+            .append("\r\nConnection: close\r\n");
     if (authorization != null) head.append("Authorization: ").append(authorization).append("\r\n");
-    if (body != null) head.append("Content-Type: application/json\r\nContent-Length: ").append(content.length).append("\r\n");
+    if (body != null)
+      head.append("Content-Type: application/json\r\nContent-Length: ")
+          .append(content.length)
+          .append("\r\n");
     head.append("\r\n");
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);

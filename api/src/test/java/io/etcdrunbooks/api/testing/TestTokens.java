@@ -11,11 +11,15 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 
-/** API tokens for tests: random tokens, written to a tokens file as their SHA-256 with a name, role and clusters. */
+/**
+ * API tokens for tests: random tokens, written to a tokens file as their SHA-256 with a name, role
+ * and clusters.
+ */
 public final class TestTokens {
 
   /** One per role, and an admin limited to staging clusters. Fresh secrets per JVM. */
   public static final Token VIEWER = Token.of("dashboard", "viewer");
+
   public static final Token OPERATOR = Token.of("on-call", "operator");
   public static final Token ADMIN = Token.of("sre-lead", "admin");
   public static final Token STAGING = Token.of("staging-bot", "admin", "staging-*");
@@ -43,20 +47,31 @@ public final class TestTokens {
   public static Path write(Path file, List<Token> tokens) throws IOException {
     StringBuilder yaml = new StringBuilder("tokens:\n");
     for (Token t : tokens) {
-      yaml.append("  - name: ").append(t.name()).append("\n    sha256: ").append(sha256(t.secret())).append("\n    role: ")
-          .append(t.role()).append("\n");
-      if (!t.clusters().isEmpty()) yaml.append("    clusters: ").append(t.clusters().stream().map(c -> "\"" + c + "\"").toList()).append("\n");
+      yaml.append("  - name: ")
+          .append(t.name())
+          .append("\n    sha256: ")
+          .append(sha256(t.secret()))
+          .append("\n    role: ")
+          .append(t.role())
+          .append("\n");
+      if (!t.clusters().isEmpty())
+        yaml.append("    clusters: ")
+            .append(t.clusters().stream().map(c -> "\"" + c + "\"").toList())
+            .append("\n");
     }
     Files.createDirectories(file.toAbsolutePath().getParent());
     Files.deleteIfExists(file);
-    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, yaml);
     return file;
   }
 
   public static String sha256(String secret) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

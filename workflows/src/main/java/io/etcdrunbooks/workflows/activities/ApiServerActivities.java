@@ -5,46 +5,58 @@ import io.temporal.activity.ActivityInterface;
 import java.util.List;
 
 /**
- * kube-apiserver on a control-plane host, reached as production reaches it: its static-pod manifest edited over SSH,
- * its health endpoint polled.
+ * kube-apiserver on a control-plane host, reached as production reaches it: its static-pod manifest
+ * edited over SSH, its health endpoint polled.
  */
 @ActivityInterface
 public interface ApiServerActivities {
 
   /**
-   * Points the apiserver at these etcd client URLs by rewriting only the {@code --etcd-servers} line of its manifest
-   * (kubelet then restarts it). The previous manifest is kept beside it as a hidden file, which kubelet ignores.
-   * Returns false, touching nothing, when the manifest already lists exactly these servers.
+   * Points the apiserver at these etcd client URLs by rewriting only the {@code --etcd-servers}
+   * line of its manifest (kubelet then restarts it). The previous manifest is kept beside it as a
+   * hidden file, which kubelet ignores. Returns false, touching nothing, when the manifest already
+   * lists exactly these servers.
    */
   boolean setEtcdServers(SetEtcdServersRequest request);
 
   /**
-   * Replaces one etcd client URL by another in the {@code --etcd-servers} line, keeping the order of the others (an
-   * apiserver that lists only its local etcd, as kubeadm's stacked layout does, is left alone when that is not the
-   * replaced one). The previous manifest is kept as with {@link #setEtcdServers}. Returns false, touching nothing,
-   * when the manifest does not list {@code oldUrl} (already replaced, or never listed).
+   * Replaces one etcd client URL by another in the {@code --etcd-servers} line, keeping the order
+   * of the others (an apiserver that lists only its local etcd, as kubeadm's stacked layout does,
+   * is left alone when that is not the replaced one). The previous manifest is kept as with {@link
+   * #setEtcdServers}. Returns false, touching nothing, when the manifest does not list {@code
+   * oldUrl} (already replaced, or never listed).
    */
   boolean replaceEtcdServer(ReplaceEtcdServerRequest request);
 
   /** Names of the cluster's control-plane hosts, in inventory order. */
   List<String> controlPlaneHosts(ClusterRef cluster);
 
-  /** Puts back the manifest kept by the last {@link #setEtcdServers} on that host; no-op when there is none. */
+  /**
+   * Puts back the manifest kept by the last {@link #setEtcdServers} on that host; no-op when there
+   * is none.
+   */
   void restoreManifest(ControlPlaneRef host);
 
   /**
-   * Stops the apiserver by moving its manifest aside, to a hidden file beside it that kubelet ignores. Returns false
-   * when it was stopped already. Fails when neither the manifest nor a stopped copy is there.
+   * Stops the apiserver by moving its manifest aside, to a hidden file beside it that kubelet
+   * ignores. Returns false when it was stopped already. Fails when neither the manifest nor a
+   * stopped copy is there.
    */
   boolean stopApiServer(ControlPlaneRef host);
 
-  /** Puts a manifest stopped by {@link #stopApiServer} back; returns false when there was none to put back. */
+  /**
+   * Puts a manifest stopped by {@link #stopApiServer} back; returns false when there was none to
+   * put back.
+   */
   boolean startApiServer(ControlPlaneRef host);
 
   /** Heartbeats until the apiserver's health endpoint no longer answers 200 (gone, or failing). */
   void awaitStopped(AwaitApiServerRequest request);
 
-  /** Heartbeats until the apiserver's health endpoint answers 200, or fails naming the host and what it last saw. */
+  /**
+   * Heartbeats until the apiserver's health endpoint answers 200, or fails naming the host and what
+   * it last saw.
+   */
   void awaitHealthy(AwaitApiServerRequest request);
 
   record ControlPlaneRef(String cluster, String host) {}

@@ -11,10 +11,16 @@ import io.temporal.activity.ActivityInterface;
 @ActivityInterface
 public interface EtcdActivities {
 
-  /** Members, ids, leader, versions, DB size, raft index, cluster version and alarms. Fails as UnknownCluster. */
+  /**
+   * Members, ids, leader, versions, DB size, raft index, cluster version and alarms. Fails as
+   * UnknownCluster.
+   */
   ClusterState discover(ClusterRef cluster);
 
-  /** Waits (bounded) for raft indexes to converge, then compares hashkv of every member at one revision. */
+  /**
+   * Waits (bounded) for raft indexes to converge, then compares hashkv of every member at one
+   * revision.
+   */
   ConsistencyReport checkConsistency(ClusterRef cluster);
 
   /** Checksum of the whole keyspace at a revision (0: the current one), read page by page. */
@@ -23,7 +29,9 @@ public interface EtcdActivities {
   /** Hands leadership to a member; does nothing when it already leads. */
   void moveLeader(MoveLeaderRequest request);
 
-  /** Heartbeats until the member is healthy, reports the version and has caught up with the leader. */
+  /**
+   * Heartbeats until the member is healthy, reports the version and has caught up with the leader.
+   */
   MemberStatus awaitMemberReady(AwaitMemberRequest request);
 
   /** Heartbeats until the cluster version reaches major.minor; returns it. */
@@ -33,9 +41,14 @@ public interface EtcdActivities {
 
   record MoveLeaderRequest(String cluster, String toMember) {}
 
-  /** @param expectedVersion server version the member must report, for example 3.5.16 */
-  record AwaitMemberRequest(String cluster, String member, String expectedVersion, int timeoutSeconds) {}
+  /**
+   * @param expectedVersion server version the member must report, for example 3.5.16
+   */
+  record AwaitMemberRequest(
+      String cluster, String member, String expectedVersion, int timeoutSeconds) {}
 
-  /** @param minorVersion for example 3.5 */
+  /**
+   * @param minorVersion for example 3.5
+   */
   record AwaitClusterVersionRequest(String cluster, String minorVersion, int timeoutSeconds) {}
 }

@@ -5,8 +5,8 @@ import io.temporal.activity.ActivityInterface;
 import java.util.List;
 
 /**
- * What the runbooks do on a member's host over SSH, through the cluster's service manager.
- * Each call looks at the host first and does nothing when the work is already done.
+ * What the runbooks do on a member's host over SSH, through the cluster's service manager. Each
+ * call looks at the host first and does nothing when the work is already done.
  */
 @ActivityInterface
 public interface HostActivities {
@@ -14,7 +14,10 @@ public interface HostActivities {
   /** Version of the etcd binary the member's service is set to run (not necessarily running). */
   String installedVersion(MemberRef member);
 
-  /** Stops the member's etcd gracefully (a leader hands over leadership on SIGTERM). No-op when stopped. */
+  /**
+   * Stops the member's etcd gracefully (a leader hands over leadership on SIGTERM). No-op when
+   * stopped.
+   */
   void stopMember(MemberRef member);
 
   /** Puts the version's binaries on the host (checksum-verified) and points the service at them. */
@@ -27,11 +30,12 @@ public interface HostActivities {
   String logTail(LogTailRequest request);
 
   /**
-   * Logs in to every member's host and every control-plane host of the cluster, each over a new session whose host key
-   * is checked against known_hosts as it is now, and runs a harmless command showing that the runbooks' commands can
-   * run there (the service manager's commands, sudo when the inventory uses it, the install and service directories).
-   * Touches nothing. Returns one problem per host that fails, naming the member or host, its address and what to do;
-   * empty when every host is usable.
+   * Logs in to every member's host and every control-plane host of the cluster, each over a new
+   * session whose host key is checked against known_hosts as it is now, and runs a harmless command
+   * showing that the runbooks' commands can run there (the service manager's commands, sudo when
+   * the inventory uses it, the install and service directories). Touches nothing. Returns one
+   * problem per host that fails, naming the member or host, its address and what to do; empty when
+   * every host is usable.
    */
   List<String> checkAccess(HostAccessRequest request);
 
@@ -41,8 +45,8 @@ public interface HostActivities {
 
   /**
    * @param exceptMembers members whose hosts are not required (a failed member's host may be down)
-   * @param controlPlaneEdits the runbook edits the kube-apiserver manifests (restore, member replacement): their
-   *     directories must be writable by the SSH user
+   * @param controlPlaneEdits the runbook edits the kube-apiserver manifests (restore, member
+   *     replacement): their directories must be writable by the SSH user
    */
   record HostAccessRequest(String cluster, List<String> exceptMembers, boolean controlPlaneEdits) {}
 }

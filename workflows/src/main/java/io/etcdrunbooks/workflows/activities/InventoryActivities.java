@@ -1,7 +1,7 @@
 package io.etcdrunbooks.workflows.activities;
 
-import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.activity.ActivityInterface;
 import java.util.List;
 
@@ -13,14 +13,15 @@ public interface InventoryActivities {
   List<MemberPlacement> members(ClusterRef cluster);
 
   /**
-   * Fails, non-retryably, when the worker could not write the inventory file: a runbook that changes membership checks
-   * this before it touches anything, since it must record the change.
+   * Fails, non-retryably, when the worker could not write the inventory file: a runbook that
+   * changes membership checks this before it touches anything, since it must record the change.
    */
   void checkWritable(ClusterRef cluster);
 
   /**
-   * Writes the replacement into the inventory in place of the replaced member (same position, the replaced member's
-   * entry gone), atomically. Returns false, writing nothing, when the inventory already says so.
+   * Writes the replacement into the inventory in place of the replaced member (same position, the
+   * replaced member's entry gone), atomically. Returns false, writing nothing, when the inventory
+   * already says so.
    */
   boolean recordReplacement(RecordReplacementRequest request);
 

@@ -4,31 +4,37 @@ import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.activity.ActivityInterface;
 
 /**
- * A member's host before it is in the inventory: checked, prepared to join an existing cluster, started, and
- * cleaned up again when the join is given up. Over SSH with the cluster's SSH settings; host keys are verified.
+ * A member's host before it is in the inventory: checked, prepared to join an existing cluster,
+ * started, and cleaned up again when the join is given up. Over SSH with the cluster's SSH
+ * settings; host keys are verified.
  */
 @ActivityInterface(namePrefix = "NewMember")
 public interface NewMemberActivities {
 
   /**
-   * Logs in (verifying the host key) and checks that the version can be installed there; touches nothing. Fails,
-   * non-retryably, naming the host and what is wrong.
+   * Logs in (verifying the host key) and checks that the version can be installed there; touches
+   * nothing. Fails, non-retryably, naming the host and what is wrong.
    */
   void checkHost(NewMemberRequest request);
 
   /**
-   * Installs the version, keeps an existing data dir aside (renamed, never deleted) unless it already belongs to this
-   * member, and writes the member's settings to join the existing cluster ({@code initial-cluster-state=existing},
-   * {@code initialCluster}). Stops an etcd still running from that host's settings first. Skips what is done.
+   * Installs the version, keeps an existing data dir aside (renamed, never deleted) unless it
+   * already belongs to this member, and writes the member's settings to join the existing cluster
+   * ({@code initial-cluster-state=existing}, {@code initialCluster}). Stops an etcd still running
+   * from that host's settings first. Skips what is done.
    */
   void prepare(PrepareRequest request);
 
-  /** Starts the member's etcd; no-op when it runs. Fails as MemberStartFailed when it does not stay up. */
+  /**
+   * Starts the member's etcd; no-op when it runs. Fails as MemberStartFailed when it does not stay
+   * up.
+   */
   void start(NewMemberRequest request);
 
   /**
-   * Undoes {@link #prepare} and {@link #start} after a join was given up: stops the member's etcd and keeps its data
-   * dir aside, so that a later attempt starts clean. No-op when there is nothing to undo.
+   * Undoes {@link #prepare} and {@link #start} after a join was given up: stops the member's etcd
+   * and keeps its data dir aside, so that a later attempt starts clean. No-op when there is nothing
+   * to undo.
    */
   void discard(NewMemberRequest request);
 
@@ -42,6 +48,10 @@ public interface NewMemberActivities {
    */
   record NewMemberRequest(String cluster, MemberPlacement member, String version) {}
 
-  /** @param initialCluster etcd's {@code initial-cluster}: every member's name=peerURL, the new member included */
-  record PrepareRequest(String cluster, MemberPlacement member, String version, String initialCluster) {}
+  /**
+   * @param initialCluster etcd's {@code initial-cluster}: every member's name=peerURL, the new
+   *     member included
+   */
+  record PrepareRequest(
+      String cluster, MemberPlacement member, String version, String initialCluster) {}
 }

@@ -8,6 +8,9 @@ import java.util.List;
 @ActivityInterface
 public interface ReleaseActivities {
 
-  /** Versions the binary source can install for this cluster, for example [3.3.25, 3.4.23, 3.5.16, 3.5.30]. */
+  /**
+   * Versions the binary source can install for this cluster, for example [3.3.25, 3.4.23, 3.5.16,
+   * 3.5.30].
+   */
   List<String> availableVersions(ClusterRef cluster);
 }

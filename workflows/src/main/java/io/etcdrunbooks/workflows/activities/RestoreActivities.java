@@ -5,42 +5,47 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.temporal.activity.ActivityInterface;
 
 /**
- * Disaster recovery from a kept backup: the backup checked end to end, each member's old data dir kept aside, the
- * snapshot restored into a fresh data dir on each member's host with the tool of the etcd version installed there.
- * The decrypted snapshot exists only for the length of one call, on the worker and on the host.
+ * Disaster recovery from a kept backup: the backup checked end to end, each member's old data dir
+ * kept aside, the snapshot restored into a fresh data dir on each member's host with the tool of
+ * the etcd version installed there. The decrypted snapshot exists only for the length of one call,
+ * on the worker and on the host.
  */
 @ActivityInterface(namePrefix = "Restore")
 public interface RestoreActivities {
 
   /**
-   * The backup to restore ({@code backupId} empty or "latest": the newest kept backup whose file still matches its
-   * metadata, of the minor version asked for), checked end to end: it belongs to the cluster, its file has its recorded SHA-256, it decrypts with the
-   * cluster's key, and etcd's own tool reads the recorded revision and hash from it. Touches nothing; fails,
-   * non-retryably, naming what is wrong.
+   * The backup to restore ({@code backupId} empty or "latest": the newest kept backup whose file
+   * still matches its metadata, of the minor version asked for), checked end to end: it belongs to
+   * the cluster, its file has its recorded SHA-256, it decrypts with the cluster's key, and etcd's
+   * own tool reads the recorded revision and hash from it. Touches nothing; fails, non-retryably,
+   * naming what is wrong.
    */
   BackupRecord checkBackup(CheckBackupRequest request);
 
   /**
-   * The highest revision any reachable member reports (serializable reads: no quorum needed); 0 when none answers.
-   * What a restore loses is every revision above the backup's, up to this one.
+   * The highest revision any reachable member reports (serializable reads: no quorum needed); 0
+   * when none answers. What a restore loses is every revision above the backup's, up to this one.
    */
   long lastSeenRevision(ClusterRef cluster);
 
   /**
-   * Renames the member's data dir to {@code <dataDir>.before-restore-<restoreId>} (never deleted); returns that path,
-   * or "" when there was no data to keep. Skips what is done.
+   * Renames the member's data dir to {@code <dataDir>.before-restore-<restoreId>} (never deleted);
+   * returns that path, or "" when there was no data to keep. Skips what is done.
    */
   String keepDataDirAside(MemberRestoreRequest request);
 
   /**
-   * Restores the backup into the member's fresh data dir on its host, with a new cluster token and the inventory's
-   * initial cluster; from etcd 3.5 on with {@code --bump-revision} and {@code --mark-compacted}, so that watchers never
-   * see revisions go backwards. Returns the revision bump used (0 when the tool has none). Skips a member already
-   * restored for this restoreId.
+   * Restores the backup into the member's fresh data dir on its host, with a new cluster token and
+   * the inventory's initial cluster; from etcd 3.5 on with {@code --bump-revision} and {@code
+   * --mark-compacted}, so that watchers never see revisions go backwards. Returns the revision bump
+   * used (0 when the tool has none). Skips a member already restored for this restoreId.
    */
   long restoreMember(RestoreMemberRequest request);
 
-  /** @param takenOnMinor with "latest": only backups taken on this minor version, for example 3.4 (empty: any) */
+  /**
+   * @param takenOnMinor with "latest": only backups taken on this minor version, for example 3.4
+   *     (empty: any)
+   */
   record CheckBackupRequest(String cluster, String backupId, String takenOnMinor) {}
 
   record MemberRestoreRequest(String cluster, String member, String restoreId) {}
@@ -49,6 +54,11 @@ public interface RestoreActivities {
    * @param initialCluster every member's name=peerURL, from the inventory
    * @param clusterToken a token no earlier incarnation of the cluster used
    */
-  record RestoreMemberRequest(String cluster, String member, String backupId, String restoreId, String initialCluster,
+  record RestoreMemberRequest(
+      String cluster,
+      String member,
+      String backupId,
+      String restoreId,
+      String initialCluster,
       String clusterToken) {}
 }

@@ -11,18 +11,34 @@ import io.etcdrunbooks.workflows.model.RetentionResult;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.temporal.workflow.Workflow;
 
-/** The BackupCluster runbook, phase by phase. {@code pause} holds it before the backup and before retention. */
+/**
+ * The BackupCluster runbook, phase by phase. {@code pause} holds it before the backup and before
+ * retention.
+ */
 public final class BackupClusterPhases {
 
-  public static final PhaseRunner<BackupRun> RUNNER = new PhaseRunner<>(
-      when(Phase.AWAITING_APPROVAL, "waits for an operator's approve (requireApproval)", run -> run.request.requireApproval(),
-          BackupClusterPhases::awaitApproval),
-      always(Phase.BACKUP, "takes a verified, encrypted snapshot under a new id (retries reuse it), then copies it to the"
-          + " off-site host when the inventory names one (backup.copyTo)", BackupClusterPhases::backup),
-      always(Phase.RETENTION, "deletes the backups the cluster's retention settings no longer keep, never the newest"
-          + " verified one", BackupClusterPhases::retention),
-      always(Phase.DONE, "the result: the new backup's record; the message says where it is and what retention kept and"
-          + " deleted", BackupClusterPhases::done));
+  public static final PhaseRunner<BackupRun> RUNNER =
+      new PhaseRunner<>(
+          when(
+              Phase.AWAITING_APPROVAL,
+              "waits for an operator's approve (requireApproval)",
+              run -> run.request.requireApproval(),
+              BackupClusterPhases::awaitApproval),
+          always(
+              Phase.BACKUP,
+              "takes a verified, encrypted snapshot under a new id (retries reuse it), then copies it to the"
+                  + " off-site host when the inventory names one (backup.copyTo)",
+              BackupClusterPhases::backup),
+          always(
+              Phase.RETENTION,
+              "deletes the backups the cluster's retention settings no longer keep, never the newest"
+                  + " verified one",
+              BackupClusterPhases::retention),
+          always(
+              Phase.DONE,
+              "the result: the new backup's record; the message says where it is and what retention kept and"
+                  + " deleted",
+              BackupClusterPhases::done));
 
   private BackupClusterPhases() {}
 
@@ -34,28 +50,64 @@ public final class BackupClusterPhases {
     ProgressTracker progress = run.ctx.progress();
     progress.awaitResumed();
     progress.step(run.id);
-    BackupRecord backup = progress.record("verified backup " + run.id,
-        () -> run.ctx.activities().backup.takeVerifiedBackup(new BackupRequest(run.ctx.cluster(), run.id)));
+    BackupRecord backup =
+        progress.record(
+            "verified backup " + run.id,
+            () ->
+                run.ctx
+                    .activities()
+                    .backup
+                    .takeVerifiedBackup(new BackupRequest(run.ctx.cluster(), run.id)));
     run.backup = backup;
-    progress.message("backup " + run.id + ": revision " + backup.revision() + ", " + backup.sizeBytes() + " bytes, "
-        + (backup.encrypted() ? "encrypted with key " + backup.keyId() : "NOT encrypted (encrypt: false in the inventory)"));
+    progress.message(
+        "backup "
+            + run.id
+            + ": revision "
+            + backup.revision()
+            + ", "
+            + backup.sizeBytes()
+            + " bytes, "
+            + (backup.encrypted()
+                ? "encrypted with key " + backup.keyId()
+                : "NOT encrypted (encrypt: false in the inventory)"));
     // added after BackupCluster shipped: histories recorded before it replay without the copy
     if (Workflow.getVersion("offsite-copy", Workflow.DEFAULT_VERSION, 1) >= 1) {
-      String copy = progress.record("off-site copy",
-          () -> run.ctx.activities().backup.copyOffsite(new BackupRequest(run.ctx.cluster(), run.id)));
-      run.offsite = copy.isEmpty() ? " (no off-site host in the inventory)" : " and copied to " + copy;
+      String copy =
+          progress.record(
+              "off-site copy",
+              () ->
+                  run.ctx
+                      .activities()
+                      .backup
+                      .copyOffsite(new BackupRequest(run.ctx.cluster(), run.id)));
+      run.offsite =
+          copy.isEmpty() ? " (no off-site host in the inventory)" : " and copied to " + copy;
     }
   }
 
   private static void retention(BackupRun run) {
     run.ctx.progress().awaitResumed();
-    run.retention = run.ctx.progress().record("retention", () -> run.ctx.activities().backup.applyRetention(run.ctx.ref()));
+    run.retention =
+        run.ctx
+            .progress()
+            .record("retention", () -> run.ctx.activities().backup.applyRetention(run.ctx.ref()));
   }
 
   private static void done(BackupRun run) {
     RetentionResult retention = run.retention;
-    run.ctx.progress().message("backup " + run.id + " kept" + run.offsite + "; retention kept " + retention.kept().size()
-        + ", deleted " + retention.deleted() + (retention.unverified().isEmpty() ? ""
-        : "; unverified backups to look at: " + retention.unverified()));
+    run.ctx
+        .progress()
+        .message(
+            "backup "
+                + run.id
+                + " kept"
+                + run.offsite
+                + "; retention kept "
+                + retention.kept().size()
+                + ", deleted "
+                + retention.deleted()
+                + (retention.unverified().isEmpty()
+                    ? ""
+                    : "; unverified backups to look at: " + retention.unverified()));
   }
 }

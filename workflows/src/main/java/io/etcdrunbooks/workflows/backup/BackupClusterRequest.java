@@ -1,8 +1,8 @@
 package io.etcdrunbooks.workflows.backup;
 
 /**
- * Input of the BackupCluster runbook, one JSON object so the Temporal Web UI can start it:
- * {@code {"cluster":"prod-1","reason":"nightly"}}.
+ * Input of the BackupCluster runbook, one JSON object so the Temporal Web UI can start it: {@code
+ * {"cluster":"prod-1","reason":"nightly"}}.
  *
  * @param cluster inventory name of the cluster
  * @param reason why the backup is taken, for the runbook's history and progress (may be empty)

@@ -3,13 +3,13 @@ package io.etcdrunbooks.workflows.backup;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.model.BackupRecord;
-import java.util.List;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
+import java.util.List;
 
 /**
- * Takes a verified, encrypted backup of a cluster and applies the cluster's retention to its backup directory.
- * Returns the new backup's record.
+ * Takes a verified, encrypted backup of a cluster and applies the cluster's retention to its backup
+ * directory. Returns the new backup's record.
  */
 @WorkflowInterface
 public interface BackupClusterWorkflow extends Runbook {
@@ -17,11 +17,17 @@ public interface BackupClusterWorkflow extends Runbook {
   String TYPE = "BackupCluster";
 
   /**
-   * Failure types the runbook ends with ({@link FailureType}): its steps' own, unwrapped. An off-site copy that cannot
-   * reach its host ends with that step's HostUnreachable.
+   * Failure types the runbook ends with ({@link FailureType}): its steps' own, unwrapped. An
+   * off-site copy that cannot reach its host ends with that step's HostUnreachable.
    */
-  List<FailureType> FAILURES = List.of(FailureType.UnknownCluster, FailureType.BackupKeyUnusable,
-      FailureType.BackupVerificationFailed, FailureType.BackupCorrupt, FailureType.MembersUnreachable, FailureType.InvalidRequest);
+  List<FailureType> FAILURES =
+      List.of(
+          FailureType.UnknownCluster,
+          FailureType.BackupKeyUnusable,
+          FailureType.BackupVerificationFailed,
+          FailureType.BackupCorrupt,
+          FailureType.MembersUnreachable,
+          FailureType.InvalidRequest);
 
   @WorkflowMethod(name = TYPE)
   BackupRecord backup(BackupClusterRequest request);

@@ -6,7 +6,8 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.RunContext;
 
 /** The BackupCluster runbook: its phases are in {@link BackupClusterPhases}, in order. */
-public final class BackupClusterWorkflowImpl extends RunbookWorkflow implements BackupClusterWorkflow {
+public final class BackupClusterWorkflowImpl extends RunbookWorkflow
+    implements BackupClusterWorkflow {
 
   private final Activities activities = new Activities();
 
@@ -16,10 +17,14 @@ public final class BackupClusterWorkflowImpl extends RunbookWorkflow implements 
 
   @Override
   public BackupRecord backup(BackupClusterRequest request) {
-    return runFor(request.cluster(), () -> {
-      BackupRun run = BackupRun.start(new RunContext(activities, progress, this, request.cluster()), request);
-      BackupClusterPhases.RUNNER.run(run, progress);
-      return run.backup;
-    });
+    return runFor(
+        request.cluster(),
+        () -> {
+          BackupRun run =
+              BackupRun.start(
+                  new RunContext(activities, progress, this, request.cluster()), request);
+          BackupClusterPhases.RUNNER.run(run, progress);
+          return run.backup;
+        });
   }
 }

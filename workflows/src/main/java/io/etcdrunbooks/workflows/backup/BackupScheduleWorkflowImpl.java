@@ -4,8 +4,12 @@ import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.RunContext;
 
-/** The BackupSchedule runbook: its phases are in {@link BackupSchedulePhases}, one round after another. */
-public final class BackupScheduleWorkflowImpl extends RunbookWorkflow implements BackupScheduleWorkflow {
+/**
+ * The BackupSchedule runbook: its phases are in {@link BackupSchedulePhases}, one round after
+ * another.
+ */
+public final class BackupScheduleWorkflowImpl extends RunbookWorkflow
+    implements BackupScheduleWorkflow {
 
   private final Activities activities = new Activities();
 
@@ -15,7 +19,12 @@ public final class BackupScheduleWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public BackupScheduleResult run(BackupScheduleRequest request) {
-    return runFor(request.cluster(), () -> BackupSchedulePhases.run(
-        new ScheduleRun(new RunContext(activities, progress, this, request.cluster()), request), progress));
+    return runFor(
+        request.cluster(),
+        () ->
+            BackupSchedulePhases.run(
+                new ScheduleRun(
+                    new RunContext(activities, progress, this, request.cluster()), request),
+                progress));
   }
 }

@@ -5,13 +5,18 @@ import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Where one run of a BackupSchedule is: when the next backup is due, and the backups taken and failed so far. */
+/**
+ * Where one run of a BackupSchedule is: when the next backup is due, and the backups taken and
+ * failed so far.
+ */
 final class ScheduleRun {
 
   final RunContext ctx;
   final BackupScheduleRequest request;
+
   /** Workflow time the next backup is due. */
   long next;
+
   final List<String> taken = new ArrayList<>();
   final List<String> failures = new ArrayList<>();
 

@@ -8,4 +8,5 @@ package io.etcdrunbooks.workflows.common;
  * @param durationMillis how long it took
  * @param outcome "done", "skipped: ..." or "failed: ..."
  */
-public record CompletedStep(String name, long startedAtMillis, long durationMillis, String outcome) {}
+public record CompletedStep(
+    String name, long startedAtMillis, long durationMillis, String outcome) {}

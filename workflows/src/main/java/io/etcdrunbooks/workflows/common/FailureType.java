@@ -3,9 +3,9 @@ package io.etcdrunbooks.workflows.common;
 import io.temporal.failure.ApplicationFailure;
 
 /**
- * Every way a runbook or one of its steps can end in failure. The constant's name is the {@link ApplicationFailure}
- * type the Temporal Web UI, the API and scripts see, so names never change once shipped. docs/runbooks/phases.md lists
- * which runbook ends with which.
+ * Every way a runbook or one of its steps can end in failure. The constant's name is the {@link
+ * ApplicationFailure} type the Temporal Web UI, the API and scripts see, so names never change once
+ * shipped. docs/runbooks/phases.md lists which runbook ends with which.
  */
 public enum FailureType {
   // Runbooks: refused before anything was touched

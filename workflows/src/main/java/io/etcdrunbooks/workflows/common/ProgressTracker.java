@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 
-/** Keeps a runbook's progress inside workflow code; time comes from {@link Workflow#currentTimeMillis()}. */
+/**
+ * Keeps a runbook's progress inside workflow code; time comes from {@link
+ * Workflow#currentTimeMillis()}.
+ */
 public final class ProgressTracker {
 
   private final String runbook;
@@ -43,7 +46,8 @@ public final class ProgressTracker {
 
   /** A member stopped, switched and healthy again, for the restart-duration metric. */
   public void memberRestarted(String name, long startedAtMillis) {
-    if (metrics != null) metrics.memberRestart(name, Workflow.currentTimeMillis() - startedAtMillis);
+    if (metrics != null)
+      metrics.memberRestart(name, Workflow.currentTimeMillis() - startedAtMillis);
   }
 
   /** The pause signal: takes effect at the next {@link #awaitResumed()}. */
@@ -65,9 +69,11 @@ public final class ProgressTracker {
   }
 
   /**
-   * A cancel request: the runbook stops at its next {@link #safePoint}, never in the middle of a member or a restore.
+   * A cancel request: the runbook stops at its next {@link #safePoint}, never in the middle of a
+   * member or a restore.
    *
-   * @param by who asked (the Temporal cancel request's reason), for the progress and the failure message
+   * @param by who asked (the Temporal cancel request's reason), for the progress and the failure
+   *     message
    */
   public void cancelRequested(String by) {
     if (!cancelRequest.isEmpty()) return;
@@ -81,16 +87,16 @@ public final class ProgressTracker {
   }
 
   /**
-   * Where a cancel request stops a runbook without holding it for a pause (places that did not honour pause when the
-   * runbook shipped, so replaying a paused history stays the same).
+   * Where a cancel request stops a runbook without holding it for a pause (places that did not
+   * honour pause when the runbook shipped, so replaying a paused history stays the same).
    */
   public void stopIfCancelled(String next) {
     if (isCancelRequested()) safePoint(next);
   }
 
   /**
-   * Where a runbook may be held (pause) or stopped (cancel): before its first change and between members. A cancelled
-   * runbook ends here with {@link CanceledFailure}, naming what it did not do.
+   * Where a runbook may be held (pause) or stopped (cancel): before its first change and between
+   * members. A cancelled runbook ends here with {@link CanceledFailure}, naming what it did not do.
    *
    * @param next what would come next, for example "member m2"
    */
@@ -101,12 +107,20 @@ public final class ProgressTracker {
     }
     Workflow.await(() -> !paused || isCancelRequested());
     if (isCancelRequested()) {
-      throw new CanceledFailure("cancelled by " + cancelRequest + " before " + next + "; the cluster was left as it was"
-          + " after the last finished step");
+      throw new CanceledFailure(
+          "cancelled by "
+              + cancelRequest
+              + " before "
+              + next
+              + "; the cluster was left as it was"
+              + " after the last finished step");
     }
   }
 
-  /** Marks the runbook failed (or cancelled) with the root cause of {@code e}, which the caller rethrows. */
+  /**
+   * Marks the runbook failed (or cancelled) with the root cause of {@code e}, which the caller
+   * rethrows.
+   */
   public RuntimeException failed(RuntimeException e) {
     phase(e instanceof CanceledFailure ? Phase.CANCELLED : Phase.FAILED);
     message(Failures.rootMessage(e));
@@ -152,10 +166,12 @@ public final class ProgressTracker {
   }
 
   public void run(String name, Runnable action) {
-    record(name, () -> {
-      action.run();
-      return null;
-    });
+    record(
+        name,
+        () -> {
+          action.run();
+          return null;
+        });
   }
 
   public void skipped(String name, String why) {
@@ -164,11 +180,13 @@ public final class ProgressTracker {
 
   private void add(String name, long start, String outcome) {
     completed.add(new CompletedStep(name, start, Workflow.currentTimeMillis() - start, outcome));
-    if (metrics != null && !member.isEmpty()) metrics.memberStep(member, phase, Workflow.currentTimeMillis() - start);
+    if (metrics != null && !member.isEmpty())
+      metrics.memberStep(member, phase, Workflow.currentTimeMillis() - start);
     log.info("{} {}: {} -> {}", runbook, cluster, name, outcome);
   }
 
   public Progress snapshot() {
-    return new Progress(runbook, cluster, phase, step, member, paused, List.copyOf(completed), message);
+    return new Progress(
+        runbook, cluster, phase, step, member, paused, List.copyOf(completed), message);
   }
 }

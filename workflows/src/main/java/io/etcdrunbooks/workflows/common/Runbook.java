@@ -4,9 +4,10 @@ import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 
 /**
- * What every runbook offers besides its workflow method: visible progress, pause/resume between members, and approval
- * of a runbook started with {@code requireApproval}. The signals take who sent them (the API passes the caller's token
- * name; from the Temporal Web UI, type your name), which the runbook keeps in its memo under {@code controls}.
+ * What every runbook offers besides its workflow method: visible progress, pause/resume between
+ * members, and approval of a runbook started with {@code requireApproval}. The signals take who
+ * sent them (the API passes the caller's token name; from the Temporal Web UI, type your name),
+ * which the runbook keeps in its memo under {@code controls}.
  */
 public interface Runbook {
 

@@ -1,14 +1,15 @@
 package io.etcdrunbooks.workflows.common;
 
 import com.uber.m3.tally.Scope;
-import io.temporal.workflow.Workflow;
 import com.uber.m3.util.Duration;
+import io.temporal.workflow.Workflow;
 import java.util.Map;
 
 /**
- * A runbook's metrics, through the workflow's metrics scope: Temporal drops them while a workflow replays, so a worker
- * that picks a runbook up again does not count it twice. The worker reports the scope to Micrometer (Prometheus
- * names: {@code etcd_runbooks_runbooks_started_total}, {@code etcd_runbooks_phase_duration_seconds}, ...).
+ * A runbook's metrics, through the workflow's metrics scope: Temporal drops them while a workflow
+ * replays, so a worker that picks a runbook up again does not count it twice. The worker reports
+ * the scope to Micrometer (Prometheus names: {@code etcd_runbooks_runbooks_started_total}, {@code
+ * etcd_runbooks_phase_duration_seconds}, ...).
  */
 final class RunbookMetrics {
 
@@ -25,14 +26,17 @@ final class RunbookMetrics {
   }
 
   static RunbookMetrics of(String runbook, String cluster) {
-    return new RunbookMetrics(Workflow.getMetricsScope().tagged(Map.of("runbook", runbook, "cluster", cluster)));
+    return new RunbookMetrics(
+        Workflow.getMetricsScope().tagged(Map.of("runbook", runbook, "cluster", cluster)));
   }
 
   void started() {
     scope.counter(STARTED).inc(1);
   }
 
-  /** @param outcome completed, failed or cancelled */
+  /**
+   * @param outcome completed, failed or cancelled
+   */
   void finished(String outcome) {
     scope.tagged(Map.of("outcome", outcome)).counter(FINISHED).inc(1);
   }
@@ -42,7 +46,10 @@ final class RunbookMetrics {
   }
 
   void memberStep(String member, Phase phase, long millis) {
-    scope.tagged(Map.of("member", member, "phase", phase.name())).timer(MEMBER_STEP).record(Duration.ofMillis(millis));
+    scope
+        .tagged(Map.of("member", member, "phase", phase.name()))
+        .timer(MEMBER_STEP)
+        .record(Duration.ofMillis(millis));
   }
 
   void memberRestart(String member, long millis) {

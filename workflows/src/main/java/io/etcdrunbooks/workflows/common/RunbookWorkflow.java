@@ -13,12 +13,16 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * What every runbook implementation shares: its progress, the pause/resume/approve signals (each kept in the memo), the
- * approval gate, and marking the runbook failed with the root cause before the failure leaves the workflow.
+ * What every runbook implementation shares: its progress, the pause/resume/approve signals (each
+ * kept in the memo), the approval gate, and marking the runbook failed with the root cause before
+ * the failure leaves the workflow.
  */
 public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
 
-  /** Memo key of the controls the runbook received: "2026-11-23T10:00:00Z approve by on-call", oldest first. */
+  /**
+   * Memo key of the controls the runbook received: "2026-11-23T10:00:00Z approve by on-call",
+   * oldest first.
+   */
   public static final String CONTROLS_MEMO = "controls";
 
   protected final ProgressTracker progress;
@@ -32,8 +36,8 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
   }
 
   /**
-   * Runs the body of a runbook that does not change the cluster: a cancel request stops it at once. A failure is
-   * recorded in the progress, then rethrown.
+   * Runs the body of a runbook that does not change the cluster: a cancel request stops it at once.
+   * A failure is recorded in the progress, then rethrown.
    */
   protected final <T> T runFor(String cluster, Supplier<T> body) {
     progress.start(cluster);
@@ -45,26 +49,31 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
   }
 
   /**
-   * Runs the body of a runbook that changes the cluster. Unless it is a dry run, it first refuses to run under any
-   * workflow id but the cluster's change id ({@link RunbookIds#whyNotChangeId}), before it looks at anything: one change
-   * per cluster rests on that id, whoever starts the runbook. A cancel request (the API's cancel, or Cancel in the
-   * Temporal Web UI) does not interrupt the step in hand: the body runs in a detached scope and stops at its next
-   * {@link ProgressTracker#safePoint}, so a member is never left half-switched or a restore half-done.
+   * Runs the body of a runbook that changes the cluster. Unless it is a dry run, it first refuses
+   * to run under any workflow id but the cluster's change id ({@link RunbookIds#whyNotChangeId}),
+   * before it looks at anything: one change per cluster rests on that id, whoever starts the
+   * runbook. A cancel request (the API's cancel, or Cancel in the Temporal Web UI) does not
+   * interrupt the step in hand: the body runs in a detached scope and stops at its next {@link
+   * ProgressTracker#safePoint}, so a member is never left half-switched or a restore half-done.
    */
   protected final <T> T runChange(String cluster, boolean dryRun, Supplier<T> body) {
-    return runToSafePoint(cluster, () -> {
-      requireChangeId(cluster, dryRun);
-      return body.get();
-    });
+    return runToSafePoint(
+        cluster,
+        () -> {
+          requireChangeId(cluster, dryRun);
+          return body.get();
+        });
   }
 
   private void requireChangeId(String cluster, boolean dryRun) {
     // added after the runbooks shipped: histories recorded before it replay without the check
     if (Workflow.getVersion("change-id-guard", Workflow.DEFAULT_VERSION, 1) < 1 || dryRun) return;
     String parent = Workflow.getInfo().getParentWorkflowId().orElse(null);
-    RunbookIds.whyNotChangeId(runbookType, cluster, Workflow.getInfo().getWorkflowId(), parent).ifPresent(why -> {
-      throw FailureType.WrongWorkflowId.nonRetryable(why);
-    });
+    RunbookIds.whyNotChangeId(runbookType, cluster, Workflow.getInfo().getWorkflowId(), parent)
+        .ifPresent(
+            why -> {
+              throw FailureType.WrongWorkflowId.nonRetryable(why);
+            });
   }
 
   private <T> T runToSafePoint(String cluster, Supplier<T> body) {
@@ -72,14 +81,21 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
     CancellationScope workflowScope = CancellationScope.current();
     List<Promise<T>> outcome = new ArrayList<>(1);
     Workflow.newDetachedCancellationScope(() -> outcome.add(Async.function(body::get))).run();
-    workflowScope.getCancellationRequest().thenApply(reason -> {
-      String by = reason == null || reason.isBlank() ? "a Temporal cancel request" : reason;
-      progress.cancelRequested(by);
-      control("cancel", by);
-      return reason;
-    });
+    workflowScope
+        .getCancellationRequest()
+        .thenApply(
+            reason -> {
+              String by = reason == null || reason.isBlank() ? "a Temporal cancel request" : reason;
+              progress.cancelRequested(by);
+              control("cancel", by);
+              return reason;
+            });
     try {
-      return finished(outcome.get(0).get()); // get(), not cancellableGet(): waits for the body whatever the workflow scope
+      return finished(
+          outcome
+              .get(0)
+              .get()); // get(), not cancellableGet(): waits for the body whatever the workflow
+      // scope
     } catch (RuntimeException e) {
       throw failed(e);
     }
@@ -97,8 +113,8 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
   }
 
   /**
-   * Holds a runbook started with requireApproval before its first change until an operator approves it, it is
-   * cancelled (ends here with CanceledFailure), or {@code stopWaiting} becomes true.
+   * Holds a runbook started with requireApproval before its first change until an operator approves
+   * it, it is cancelled (ends here with CanceledFailure), or {@code stopWaiting} becomes true.
    *
    * @param firstChange what approval lets happen, for the progress message
    * @return true once approved, false when {@code stopWaiting} ended the wait
@@ -107,10 +123,17 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
   public final boolean awaitApproval(String firstChange, BooleanSupplier stopWaiting) {
     if (approvedBy != null) return true;
     progress.phase(Phase.AWAITING_APPROVAL);
-    progress.message("waiting for approval before " + firstChange + ": POST /api/v1/runbooks/" + Workflow.getInfo().getWorkflowId()
-        + "/approve (operator), '/etcd approve " + Workflow.getInfo().getWorkflowId() + "' in Slack, or signal approve"
-        + " from the Temporal Web UI");
-    Workflow.await(() -> approvedBy != null || stopWaiting.getAsBoolean() || progress.isCancelRequested());
+    progress.message(
+        "waiting for approval before "
+            + firstChange
+            + ": POST /api/v1/runbooks/"
+            + Workflow.getInfo().getWorkflowId()
+            + "/approve (operator), '/etcd approve "
+            + Workflow.getInfo().getWorkflowId()
+            + "' in Slack, or signal approve"
+            + " from the Temporal Web UI");
+    Workflow.await(
+        () -> approvedBy != null || stopWaiting.getAsBoolean() || progress.isCancelRequested());
     if (approvedBy == null && progress.isCancelRequested()) progress.safePoint(firstChange);
     return approvedBy != null;
   }
@@ -144,12 +167,19 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
     control("approve", by);
   }
 
-  /** Keeps a control in the memo, so the Web UI and the API's list show who paused, resumed, approved or cancelled it. */
+  /**
+   * Keeps a control in the memo, so the Web UI and the API's list show who paused, resumed,
+   * approved or cancelled it.
+   */
   private void control(String what, String by) {
     // added after the runbooks shipped: histories recorded before it replay without the memo update
     if (Workflow.getVersion("controls-memo", Workflow.DEFAULT_VERSION, 1) < 1) return;
-    controls.add(Instant.ofEpochMilli(Workflow.currentTimeMillis()) + " " + what + " by "
-        + (by == null || by.isBlank() ? "(not named)" : by));
+    controls.add(
+        Instant.ofEpochMilli(Workflow.currentTimeMillis())
+            + " "
+            + what
+            + " by "
+            + (by == null || by.isBlank() ? "(not named)" : by));
     Workflow.upsertMemo(Map.of(CONTROLS_MEMO, List.copyOf(controls)));
   }
 }

@@ -14,10 +14,12 @@ package io.etcdrunbooks.workflows.model;
  * @param sha256 SHA-256 of the file as stored (of the encrypted file when {@code encrypted})
  * @param path where the file is kept (on the worker's host)
  * @param takenAt ISO-8601 time the snapshot was taken
- * @param encrypted the file is AES-256-GCM encrypted (etcd-runbooks' chunked format); false for plaintext snapshots
+ * @param encrypted the file is AES-256-GCM encrypted (etcd-runbooks' chunked format); false for
+ *     plaintext snapshots
  * @param keyId id of the key it is encrypted with (empty when not encrypted); never the key itself
- * @param liveKeys keys alive at {@code revision}, as the cluster counted them when the backup was taken (0 in backups
- *     taken before this was recorded, or when that revision was already compacted)
+ * @param liveKeys keys alive at {@code revision}, as the cluster counted them when the backup was
+ *     taken (0 in backups taken before this was recorded, or when that revision was already
+ *     compacted)
  */
 public record BackupRecord(
     String id,

@@ -9,7 +9,8 @@ import java.util.Optional;
  * @param cluster inventory name
  * @param members every inventory member, in inventory order
  * @param leaderName inventory name of the leader, empty when no member sees one
- * @param clusterVersion the cluster version (major.minor.0, as /version reports it), empty when unknown
+ * @param clusterVersion the cluster version (major.minor.0, as /version reports it), empty when
+ *     unknown
  * @param alarms raised alarms, for example "NOSPACE on m2"
  * @param revision current revision of the keyspace
  */

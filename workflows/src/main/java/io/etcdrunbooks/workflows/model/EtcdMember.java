@@ -11,7 +11,8 @@ import java.util.List;
  * @param clientUrls advertised client URLs; empty until the member has started
  * @param learner a non-voting learner
  */
-public record EtcdMember(long id, String name, List<String> peerUrls, List<String> clientUrls, boolean learner) {
+public record EtcdMember(
+    long id, String name, List<String> peerUrls, List<String> clientUrls, boolean learner) {
 
   public EtcdMember {
     peerUrls = List.copyOf(peerUrls);

@@ -6,15 +6,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * An etcd release, major.minor.patch, parsed once: ordered, with its minor ("3.5") and the rules that hold between
- * minors. Payloads keep versions as strings (what the Web UI and the API send); code that compares or plans turns them
- * into this first.
+ * An etcd release, major.minor.patch, parsed once: ordered, with its minor ("3.5") and the rules
+ * that hold between minors. Payloads keep versions as strings (what the Web UI and the API send);
+ * code that compares or plans turns them into this first.
  */
 public record EtcdVersion(int major, int minor, int patch) implements Comparable<EtcdVersion> {
 
   private static final Pattern FORM = Pattern.compile("(\\d{1,4})\\.(\\d{1,4})\\.(\\d{1,4})");
   private static final Comparator<EtcdVersion> ORDER =
-      Comparator.comparingInt(EtcdVersion::major).thenComparingInt(EtcdVersion::minor).thenComparingInt(EtcdVersion::patch);
+      Comparator.comparingInt(EtcdVersion::major)
+          .thenComparingInt(EtcdVersion::minor)
+          .thenComparingInt(EtcdVersion::patch);
 
   /** Order of version strings; both must be versions. */
   public static final Comparator<String> STRING_ORDER = Comparator.comparing(EtcdVersion::parse);
@@ -37,7 +39,8 @@ public record EtcdVersion(int major, int minor, int patch) implements Comparable
     if (m == null || !m.matches()) {
       throw new IllegalArgumentException(what + " must look like 3.5.30, got '" + text + "'");
     }
-    return new EtcdVersion(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)));
+    return new EtcdVersion(
+        Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)));
   }
 
   /** The version in the text, empty when it is none (a cluster version not yet known, say). */

@@ -1,8 +1,9 @@
 package io.etcdrunbooks.workflows.model;
 
 /**
- * Where a new member runs: its name, host and URLs, and the paths it uses there. Paths left empty are taken from the
- * member it replaces. Nothing secret: the SSH user, key and known_hosts file come from the cluster's inventory entry.
+ * Where a new member runs: its name, host and URLs, and the paths it uses there. Paths left empty
+ * are taken from the member it replaces. Nothing secret: the SSH user, key and known_hosts file
+ * come from the cluster's inventory entry.
  *
  * @param name etcd member name, new in the cluster
  * @param host SSH host name or address
@@ -11,7 +12,8 @@ package io.etcdrunbooks.workflows.model;
  * @param clientUrl advertised client URL, for example https://10.0.0.4:2379
  * @param dataDir etcd data dir on the host (empty: the replaced member's)
  * @param installDir where versions live on the host (empty: the replaced member's)
- * @param serviceDir plain service manager: directory with etcd.env, etcd.pid and etcd.log (empty: the replaced member's)
+ * @param serviceDir plain service manager: directory with etcd.env, etcd.pid and etcd.log (empty:
+ *     the replaced member's)
  */
 public record MemberPlacement(
     String name,

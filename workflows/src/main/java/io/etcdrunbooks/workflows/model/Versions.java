@@ -5,13 +5,15 @@ import java.util.Comparator;
 /** Semantic-version ordering of plain major.minor.patch strings. */
 public final class Versions {
 
-  public static final Comparator<String> ORDER = Comparator.comparing(Versions::parts, Versions::compareParts);
+  public static final Comparator<String> ORDER =
+      Comparator.comparing(Versions::parts, Versions::compareParts);
 
   private Versions() {}
 
   public static int[] parts(String version) {
     String[] s = version.split("\\.");
-    if (s.length != 3) throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
+    if (s.length != 3)
+      throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
     return new int[] {Integer.parseInt(s[0]), Integer.parseInt(s[1]), Integer.parseInt(s[2])};
   }
 

@@ -14,19 +14,23 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * The phase that points every kube-apiserver at a new set of etcd servers: one control-plane host at a time, its
- * static-pod manifest edited, then its health endpoint must answer before the next host is touched. The way back of a
- * host (its previous manifest) is registered in a {@link Compensation} before its edit; a host that does not come back
- * healthy gets it back (COMPENSATE) and the rollout stops. Hosts already healthy on the new set keep it: they work, and
- * the etcd side they follow is already changed. Shared by the runbooks that change the members the apiservers use.
+ * The phase that points every kube-apiserver at a new set of etcd servers: one control-plane host
+ * at a time, its static-pod manifest edited, then its health endpoint must answer before the next
+ * host is touched. The way back of a host (its previous manifest) is registered in a {@link
+ * Compensation} before its edit; a host that does not come back healthy gets it back (COMPENSATE)
+ * and the rollout stops. Hosts already healthy on the new set keep it: they work, and the etcd side
+ * they follow is already changed. Shared by the runbooks that change the members the apiservers
+ * use.
  */
 public final class ApiServerRollout {
 
   /**
    * The edit of one host's manifest.
    *
-   * @param what what changes, for the host's step ("--etcd-servers https://a:2379 -> https://b:2379")
-   * @param onHost makes the edit on a host; answers whether the manifest changed (false: it already said so)
+   * @param what what changes, for the host's step ("--etcd-servers https://a:2379 ->
+   *     https://b:2379")
+   * @param onHost makes the edit on a host; answers whether the manifest changed (false: it already
+   *     said so)
    */
   public record Edit(String what, Predicate<String> onHost) {}
 
@@ -34,10 +38,17 @@ public final class ApiServerRollout {
    * Where and why the rollout stopped, for the runbook's failure.
    *
    * @param changed the host's manifest had been edited
-   * @param putBack what became of its previous manifest, as a sentence ("" when it was never edited)
+   * @param putBack what became of its previous manifest, as a sentence ("" when it was never
+   *     edited)
    * @param done hosts healthy on the new set; {@code notYet} hosts not touched
    */
-  public record Stopped(String host, boolean changed, String cause, String putBack, List<String> done, List<String> notYet) {}
+  public record Stopped(
+      String host,
+      boolean changed,
+      String cause,
+      String putBack,
+      List<String> done,
+      List<String> notYet) {}
 
   private final RunContext ctx;
   private final int healthTimeoutSeconds;
@@ -47,14 +58,23 @@ public final class ApiServerRollout {
     this.healthTimeoutSeconds = healthTimeoutSeconds;
   }
 
-  /** The failed member's client URL replaced by the new member's in {@code --etcd-servers}, the others kept in order. */
+  /**
+   * The failed member's client URL replaced by the new member's in {@code --etcd-servers}, the
+   * others kept in order.
+   */
   public static Edit replacingEtcdServer(RunContext ctx, String oldUrl, String newUrl) {
-    return new Edit("--etcd-servers " + oldUrl + " -> " + newUrl, host -> ctx.activities().apiServer.replaceEtcdServer(
-        new ReplaceEtcdServerRequest(ctx.cluster(), host, oldUrl, newUrl)));
+    return new Edit(
+        "--etcd-servers " + oldUrl + " -> " + newUrl,
+        host ->
+            ctx.activities()
+                .apiServer
+                .replaceEtcdServer(
+                    new ReplaceEtcdServerRequest(ctx.cluster(), host, oldUrl, newUrl)));
   }
 
   /**
-   * Rolls the edit out to every control-plane host, in inventory order; {@code pause} holds it before each host.
+   * Rolls the edit out to every control-plane host, in inventory order; {@code pause} holds it
+   * before each host.
    *
    * @param failure the runbook's failure, made from where the rollout stopped; thrown
    * @return the hosts whose manifest changed, in order
@@ -68,7 +88,8 @@ public final class ApiServerRollout {
       progress().member(host);
       HostEdit onHost = new HostEdit(host);
       if (!onHost.rollOut(edit)) {
-        throw failure.apply(onHost.stopped(done, hosts.subList(hosts.indexOf(host) + 1, hosts.size())));
+        throw failure.apply(
+            onHost.stopped(done, hosts.subList(hosts.indexOf(host) + 1, hosts.size())));
       }
       done.add(host);
       if (onHost.changed) changed.add(host);
@@ -81,7 +102,10 @@ public final class ApiServerRollout {
     return ctx.progress();
   }
 
-  /** One host: its undo registered, its edit made, its health awaited, and its undo run when it stays unhealthy. */
+  /**
+   * One host: its undo registered, its edit made, its health awaited, and its undo run when it
+   * stays unhealthy.
+   */
   private final class HostEdit {
     final String host;
     final Compensation undo = new Compensation();
@@ -93,14 +117,24 @@ public final class ApiServerRollout {
       this.host = host;
     }
 
-    /** Whether the host came back healthy; when not, its previous manifest is put back (if this edit changed it). */
+    /**
+     * Whether the host came back healthy; when not, its previous manifest is put back (if this edit
+     * changed it).
+     */
     boolean rollOut(Edit edit) {
-      // only a manifest this edit changed is put back: an older previous manifest may lie beside an unchanged one
+      // only a manifest this edit changed is put back: an older previous manifest may lie beside an
+      // unchanged one
       undo.register(host + ": previous manifest", () -> changed && putBack());
       changed = progress().record(host + ": " + edit.what(), () -> edit.onHost().test(host));
       try {
-        progress().run(host + ": kube-apiserver healthy", () -> ctx.activities().apiServerWait.awaitHealthy(
-            new AwaitApiServerRequest(ctx.cluster(), host, healthTimeoutSeconds)));
+        progress()
+            .run(
+                host + ": kube-apiserver healthy",
+                () ->
+                    ctx.activities()
+                        .apiServerWait
+                        .awaitHealthy(
+                            new AwaitApiServerRequest(ctx.cluster(), host, healthTimeoutSeconds)));
       } catch (ActivityFailure e) {
         cause = Failures.rootMessage(e);
         putBack = compensate();
@@ -121,14 +155,21 @@ public final class ApiServerRollout {
         undo.undo();
         return "Its previous manifest was put back.";
       } catch (Compensation.UndoFailed e) {
-        return "Putting its previous manifest back failed too (" + Failures.rootMessage(e.getCause()) + "): restore it by"
+        return "Putting its previous manifest back failed too ("
+            + Failures.rootMessage(e.getCause())
+            + "): restore it by"
             + " hand from the hidden .etcd-runbooks.previous file beside it.";
       }
     }
 
     private boolean putBack() {
-      progress().run(host + ": put the previous manifest back",
-          () -> ctx.activities().apiServer.restoreManifest(new ControlPlaneRef(ctx.cluster(), host)));
+      progress()
+          .run(
+              host + ": put the previous manifest back",
+              () ->
+                  ctx.activities()
+                      .apiServer
+                      .restoreManifest(new ControlPlaneRef(ctx.cluster(), host)));
       return true;
     }
   }

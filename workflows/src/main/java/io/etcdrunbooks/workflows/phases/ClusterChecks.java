@@ -8,7 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** Checks of a discovered cluster that every runbook makes before and after its change. Pure: every answer comes from discovered state. */
+/**
+ * Checks of a discovered cluster that every runbook makes before and after its change. Pure: every
+ * answer comes from discovered state.
+ */
 public final class ClusterChecks {
 
   private ClusterChecks() {}
@@ -18,22 +21,34 @@ public final class ClusterChecks {
     List<String> problems = new ArrayList<>();
     for (MemberStatus m : state.members()) {
       if (!m.reachable()) {
-        problems.add("member " + m.name() + " is unreachable (" + String.join("; ", m.errors())
-            + "): bring it back or replace it before upgrading");
+        problems.add(
+            "member "
+                + m.name()
+                + " is unreachable ("
+                + String.join("; ", m.errors())
+                + "): bring it back or replace it before upgrading");
       } else if (!m.healthy()) {
-        problems.add("member " + m.name() + " is unhealthy (" + String.join("; ", m.errors())
-            + "): fix it before upgrading");
+        problems.add(
+            "member "
+                + m.name()
+                + " is unhealthy ("
+                + String.join("; ", m.errors())
+                + "): fix it before upgrading");
       }
       if (m.learner()) {
         problems.add("member " + m.name() + " is a learner: promote or remove it before upgrading");
       }
     }
     if (state.leaderName().isEmpty()) {
-      problems.add("no member sees a leader: the cluster has no quorum; upgrading now would make it worse");
+      problems.add(
+          "no member sees a leader: the cluster has no quorum; upgrading now would make it worse");
     }
     for (String alarm : state.alarms()) {
-      problems.add("alarm raised: " + alarm + " (NOSPACE: compact, defragment and disarm; CORRUPT: replace the corrupt"
-          + " member from a healthy one) before upgrading");
+      problems.add(
+          "alarm raised: "
+              + alarm
+              + " (NOSPACE: compact, defragment and disarm; CORRUPT: replace the corrupt"
+              + " member from a healthy one) before upgrading");
     }
     return problems;
   }
@@ -42,14 +57,26 @@ public final class ClusterChecks {
   public static List<String> consistencyProblems(ConsistencyReport report) {
     List<String> problems = new ArrayList<>();
     if (!report.raftIndexesConverged()) {
-      problems.add("raft indexes do not converge " + report.raftIndexByMember()
-          + ": a member is lagging; wait for it to catch up or check its disk and network");
+      problems.add(
+          "raft indexes do not converge "
+              + report.raftIndexByMember()
+              + ": a member is lagging; wait for it to catch up or check its disk and network");
     }
     if (!report.hashesEqual()) {
-      Map<Long, List<String>> byHash = report.hashByMember().entrySet().stream()
-          .collect(Collectors.groupingBy(Map.Entry::getValue, Collectors.mapping(Map.Entry::getKey, Collectors.toList())));
-      problems.add("hashkv differs between members at revision " + report.revision() + " " + report.hashByMember()
-          + " (groups " + byHash.values() + "): the data is inconsistent; do not upgrade, investigate corruption first");
+      Map<Long, List<String>> byHash =
+          report.hashByMember().entrySet().stream()
+              .collect(
+                  Collectors.groupingBy(
+                      Map.Entry::getValue,
+                      Collectors.mapping(Map.Entry::getKey, Collectors.toList())));
+      problems.add(
+          "hashkv differs between members at revision "
+              + report.revision()
+              + " "
+              + report.hashByMember()
+              + " (groups "
+              + byHash.values()
+              + "): the data is inconsistent; do not upgrade, investigate corruption first");
     }
     return problems;
   }

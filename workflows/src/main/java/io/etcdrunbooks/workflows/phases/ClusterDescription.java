@@ -16,14 +16,29 @@ public final class ClusterDescription {
 
   private ClusterDescription() {}
 
-  /** The cluster's state in one sentence: each member's version and health, the cluster version, the leader. */
+  /**
+   * The cluster's state in one sentence: each member's version and health, the cluster version, the
+   * leader.
+   */
   public static String describe(Activities activities, String cluster) {
     try {
       ClusterState s = activities.etcd.discover(new ClusterRef(cluster));
-      String members = s.members().stream()
-          .map(m -> m.name() + " " + (m.reachable() ? m.serverVersion() : "unreachable") + (m.healthy() ? " healthy" : " UNHEALTHY"))
-          .collect(Collectors.joining(", "));
-      return "Cluster now: " + members + "; cluster version " + s.clusterVersion() + "; leader " + s.leaderName() + ".";
+      String members =
+          s.members().stream()
+              .map(
+                  m ->
+                      m.name()
+                          + " "
+                          + (m.reachable() ? m.serverVersion() : "unreachable")
+                          + (m.healthy() ? " healthy" : " UNHEALTHY"))
+              .collect(Collectors.joining(", "));
+      return "Cluster now: "
+          + members
+          + "; cluster version "
+          + s.clusterVersion()
+          + "; leader "
+          + s.leaderName()
+          + ".";
     } catch (ActivityFailure e) {
       return "Cluster state unknown: " + Failures.rootMessage(e) + ".";
     }
@@ -32,14 +47,18 @@ public final class ClusterDescription {
   /** ". Last log lines of m2:\n..." for a failure message, or why the log could not be read. */
   public static String logTail(Activities activities, String cluster, String member) {
     try {
-      String tail = activities.host.logTail(new LogTailRequest(cluster, member, LOG_TAIL_LINES)).strip();
+      String tail =
+          activities.host.logTail(new LogTailRequest(cluster, member, LOG_TAIL_LINES)).strip();
       return tail.isEmpty() ? "" : ". Last log lines of " + member + ":\n" + tail + "\n";
     } catch (ActivityFailure e) {
       return ". (log of " + member + " unreadable: " + Failures.rootMessage(e) + ")";
     }
   }
 
-  /** Each member's server version ("" when it did not answer), in inventory order: what a runbook's result reports. */
+  /**
+   * Each member's server version ("" when it did not answer), in inventory order: what a runbook's
+   * result reports.
+   */
   public static Map<String, String> memberVersions(ClusterState state) {
     Map<String, String> versions = new LinkedHashMap<>();
     state.members().forEach(m -> versions.put(m.name(), m.serverVersion()));

@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
- * The one way a runbook undoes its changes (Temporal's saga): the undo of a change is registered before the change is
- * made, and {@link #undo()} runs the registered undos, newest first. Runbooks run their bodies in a detached
- * cancellation scope ({@link io.etcdrunbooks.workflows.common.RunbookWorkflow}), so a cancelled run still undoes.
+ * The one way a runbook undoes its changes (Temporal's saga): the undo of a change is registered
+ * before the change is made, and {@link #undo()} runs the registered undos, newest first. Runbooks
+ * run their bodies in a detached cancellation scope ({@link
+ * io.etcdrunbooks.workflows.common.RunbookWorkflow}), so a cancelled run still undoes.
  */
 public final class Compensation {
 
@@ -27,14 +28,18 @@ public final class Compensation {
     return undos.isEmpty();
   }
 
-  /** Forgets every registered undo: the changes are final (a step finished, the point of no return passed). */
+  /**
+   * Forgets every registered undo: the changes are final (a step finished, the point of no return
+   * passed).
+   */
   public void commit() {
     undos.clear();
   }
 
   /**
-   * Runs the registered undos, newest first, and forgets them. Stops at the first undo that throws; the exception
-   * carries on, and {@link Outcome#undone()} of what ran before it is in {@link UndoFailed}.
+   * Runs the registered undos, newest first, and forgets them. Stops at the first undo that throws;
+   * the exception carries on, and {@link Outcome#undone()} of what ran before it is in {@link
+   * UndoFailed}.
    *
    * @return what was undone (undos that found nothing to change are left out)
    */
@@ -51,7 +56,9 @@ public final class Compensation {
     return new Outcome(List.copyOf(undone));
   }
 
-  /** @param undone the undos that changed something, in the order they ran */
+  /**
+   * @param undone the undos that changed something, in the order they ran
+   */
   public record Outcome(List<String> undone) {}
 
   /** An undo failed: which one, what was undone before it, and why (the cause). */

@@ -9,33 +9,52 @@ import io.temporal.failure.ActivityFailure;
 import java.util.List;
 import java.util.function.Predicate;
 
-/** The DISCOVER phase every runbook opens with: the cluster as its members report it, or a refusal naming why not. */
+/**
+ * The DISCOVER phase every runbook opens with: the cluster as its members report it, or a refusal
+ * naming why not.
+ */
 public final class Discovery {
 
   private Discovery() {}
 
   /**
-   * Refuses when the inventory has no such cluster; any other failure to discover carries on as it is.
+   * Refuses when the inventory has no such cluster; any other failure to discover carries on as it
+   * is.
    *
    * @param what the runbook and its object, for the refusal ("upgrade of prod-1")
    * @param refused the runbook's refusal type
    */
-  public static ClusterState discoverOrRefuse(Activities activities, ProgressTracker progress, String cluster, String what,
+  public static ClusterState discoverOrRefuse(
+      Activities activities,
+      ProgressTracker progress,
+      String cluster,
+      String what,
       FailureType refused) {
-    return discover(activities, progress, cluster, what, refused, FailureType.UnknownCluster::isTypeOf);
+    return discover(
+        activities, progress, cluster, what, refused, FailureType.UnknownCluster::isTypeOf);
   }
 
   /**
-   * Refuses whatever kept the cluster from being discovered (no such cluster, or no member answering after the
-   * retries): for a runbook that has nothing to do on a cluster it cannot see, and has always said so as a refusal.
+   * Refuses whatever kept the cluster from being discovered (no such cluster, or no member
+   * answering after the retries): for a runbook that has nothing to do on a cluster it cannot see,
+   * and has always said so as a refusal.
    */
-  public static ClusterState discoverOrRefuseAnyFailure(Activities activities, ProgressTracker progress, String cluster,
-      String what, FailureType refused) {
+  public static ClusterState discoverOrRefuseAnyFailure(
+      Activities activities,
+      ProgressTracker progress,
+      String cluster,
+      String what,
+      FailureType refused) {
     return discover(activities, progress, cluster, what, refused, failure -> true);
   }
 
-  private static ClusterState discover(Activities activities, ProgressTracker progress, String cluster, String what,
-      FailureType refused, Predicate<ActivityFailure> refuses) {
+  private static ClusterState discover(
+      Activities activities,
+      ProgressTracker progress,
+      String cluster,
+      String what,
+      FailureType refused,
+      Predicate<ActivityFailure> refuses) {
     try {
       return progress.record("discover", () -> activities.etcd.discover(new ClusterRef(cluster)));
     } catch (ActivityFailure e) {

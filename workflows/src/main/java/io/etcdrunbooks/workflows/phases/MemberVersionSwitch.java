@@ -1,21 +1,22 @@
 package io.etcdrunbooks.workflows.phases;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
-import java.util.Comparator;
 import io.temporal.workflow.Workflow;
+import java.util.Comparator;
 import java.util.Optional;
 
 /**
- * Moves one member to a version: hand leadership away if it leads, stop, install, start, wait until it is healthy,
- * caught up and reports the version. Used forwards by the upgrade and backwards by its compensation and by rollback.
+ * Moves one member to a version: hand leadership away if it leads, stop, install, start, wait until
+ * it is healthy, caught up and reports the version. Used forwards by the upgrade and backwards by
+ * its compensation and by rollback.
  */
 public final class MemberVersionSwitch {
 
@@ -24,7 +25,8 @@ public final class MemberVersionSwitch {
   private final String cluster;
   private final int memberTimeoutSeconds;
 
-  public MemberVersionSwitch(Activities activities, ProgressTracker progress, String cluster, int memberTimeoutSeconds) {
+  public MemberVersionSwitch(
+      Activities activities, ProgressTracker progress, String cluster, int memberTimeoutSeconds) {
     this.activities = activities;
     this.progress = progress;
     this.cluster = cluster;
@@ -33,12 +35,15 @@ public final class MemberVersionSwitch {
 
   /** Whether the member already runs the version and is healthy, so it needs no restart. */
   public static boolean alreadyOn(ClusterState state, String member, String version) {
-    return state.member(member).map(m -> m.healthy() && version.equals(m.serverVersion())).orElse(false);
+    return state
+        .member(member)
+        .map(m -> m.healthy() && version.equals(m.serverVersion()))
+        .orElse(false);
   }
 
   /**
-   * Switches the member; returns false when it already ran the version healthily and nothing was done.
-   * Throws when a step fails; the caller decides how to compensate.
+   * Switches the member; returns false when it already ran the version healthily and nothing was
+   * done. Throws when a step fails; the caller decides how to compensate.
    */
   public boolean switchTo(String member, String version) {
     progress.member(member);
@@ -54,15 +59,21 @@ public final class MemberVersionSwitch {
     }
     if (member.equals(state.leaderName())) {
       String transferee = transferee(state, member, version);
-      progress.run(member + ": hand leadership to " + transferee,
+      progress.run(
+          member + ": hand leadership to " + transferee,
           () -> activities.etcd.moveLeader(new MoveLeaderRequest(cluster, transferee)));
     }
     long restartFrom = Workflow.currentTimeMillis();
     progress.run(member + ": stop", () -> activities.host.stopMember(ref));
-    progress.run(member + ": install " + version, () -> activities.host.installVersion(new InstallRequest(cluster, member, version)));
+    progress.run(
+        member + ": install " + version,
+        () -> activities.host.installVersion(new InstallRequest(cluster, member, version)));
     progress.run(member + ": start", () -> activities.host.startMember(ref));
-    progress.run(member + ": healthy on " + version,
-        () -> activities.etcdWait.awaitMemberReady(new AwaitMemberRequest(cluster, member, version, memberTimeoutSeconds)));
+    progress.run(
+        member + ": healthy on " + version,
+        () ->
+            activities.etcdWait.awaitMemberReady(
+                new AwaitMemberRequest(cluster, member, version, memberTimeoutSeconds)));
     progress.memberRestarted(member, restartFrom);
     return true;
   }
@@ -71,10 +82,16 @@ public final class MemberVersionSwitch {
   private static String transferee(ClusterState state, String leader, String version) {
     return state.members().stream()
         .filter(m -> !m.name().equals(leader) && m.healthy() && !m.learner())
-        .sorted(Comparator.comparing((MemberStatus m) -> !version.equals(m.serverVersion())).thenComparing(MemberStatus::name))
+        .sorted(
+            Comparator.comparing((MemberStatus m) -> !version.equals(m.serverVersion()))
+                .thenComparing(MemberStatus::name))
         .map(MemberStatus::name)
         .findFirst()
-        .orElseThrow(() -> FailureType.QuorumAtRisk.nonRetryable(
-            "leader " + leader + " cannot hand over leadership: no other healthy voting member"));
+        .orElseThrow(
+            () ->
+                FailureType.QuorumAtRisk.nonRetryable(
+                    "leader "
+                        + leader
+                        + " cannot hand over leadership: no other healthy voting member"));
   }
 }

@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Runs a runbook's phases in order, each entering the progress (and its metric) once as it starts; a phase whose
- * condition does not hold is skipped. The order lives here, what each phase does lives in its body.
+ * Runs a runbook's phases in order, each entering the progress (and its metric) once as it starts;
+ * a phase whose condition does not hold is skipped. The order lives here, what each phase does
+ * lives in its body.
  */
 public final class PhaseRunner<R> {
 
@@ -27,8 +28,8 @@ public final class PhaseRunner<R> {
   }
 
   /**
-   * The same phases, with the phase a failed change enters to undo itself ({@link Compensation}); the runbook enters
-   * it where the failure happens, so it is not one of the phases run in order.
+   * The same phases, with the phase a failed change enters to undo itself ({@link Compensation});
+   * the runbook enters it where the failure happens, so it is not one of the phases run in order.
    */
   public PhaseRunner<R> compensatingIn(Phase name, String does) {
     return new PhaseRunner<>(Optional.of(new Described(name, does)), phases);
@@ -51,7 +52,10 @@ public final class PhaseRunner<R> {
     return phases.stream().map(RunbookPhase::name).toList();
   }
 
-  /** Every phase with what it does, in order, the compensation phase last: what docs/runbooks/phases.md lists. */
+  /**
+   * Every phase with what it does, in order, the compensation phase last: what
+   * docs/runbooks/phases.md lists.
+   */
   public List<Described> described() {
     List<Described> all = new ArrayList<>();
     phases.forEach(p -> all.add(new Described(p.name(), p.does())));

@@ -9,49 +9,61 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * The POSTFLIGHT every changing runbook ends with: the cluster discovered again, every member healthy, the runbook's
- * own expectations, and raft indexes and hashkv equal on all members.
+ * The POSTFLIGHT every changing runbook ends with: the cluster discovered again, every member
+ * healthy, the runbook's own expectations, and raft indexes and hashkv equal on all members.
  */
 public final class PostflightCheck {
 
   private PostflightCheck() {}
 
-  /** @param runbookChecks the runbook's own expectations of the cluster it leaves (versions, membership) */
+  /**
+   * @param runbookChecks the runbook's own expectations of the cluster it leaves (versions,
+   *     membership)
+   */
   public static Found check(RunContext ctx, Function<ClusterState, List<String>> runbookChecks) {
     return check(ctx, runbookChecks, true);
   }
 
   /**
-   * As {@link #check}, but raft indexes and hashkv are compared only when the members and the runbook's expectations
-   * found nothing: with a member down or a learner left, the comparison would wait for it in vain.
+   * As {@link #check}, but raft indexes and hashkv are compared only when the members and the
+   * runbook's expectations found nothing: with a member down or a learner left, the comparison
+   * would wait for it in vain.
    */
-  public static Found checkThenCompare(RunContext ctx, Function<ClusterState, List<String>> runbookChecks) {
+  public static Found checkThenCompare(
+      RunContext ctx, Function<ClusterState, List<String>> runbookChecks) {
     return check(ctx, runbookChecks, false);
   }
 
-  private static Found check(RunContext ctx, Function<ClusterState, List<String>> runbookChecks, boolean compareAlways) {
-    ClusterState state = ctx.progress().record("discover", () -> ctx.activities().etcd.discover(ctx.ref()));
+  private static Found check(
+      RunContext ctx, Function<ClusterState, List<String>> runbookChecks, boolean compareAlways) {
+    ClusterState state =
+        ctx.progress().record("discover", () -> ctx.activities().etcd.discover(ctx.ref()));
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(state));
     problems.addAll(runbookChecks.apply(state));
     if (compareAlways || problems.isEmpty()) {
-      ConsistencyReport consistency = ctx.progress().record("consistency", () -> ctx.activities().etcd.checkConsistency(ctx.ref()));
+      ConsistencyReport consistency =
+          ctx.progress()
+              .record("consistency", () -> ctx.activities().etcd.checkConsistency(ctx.ref()));
       problems.addAll(ClusterChecks.consistencyProblems(consistency));
     }
     return new Found(state, problems);
   }
 
-  /** @param what the runbook and its object, "upgrade of prod-1" */
+  /**
+   * @param what the runbook and its object, "upgrade of prod-1"
+   */
   public static ApplicationFailure failed(String what, List<String> problems) {
     return FailureType.PostflightFailed.nonRetryable(found(what, problems));
   }
 
   /**
-   * As {@link #failed(String, List)}, for a runbook whose postflight failure is its own type, saying what it left as it
-   * was and why.
+   * As {@link #failed(String, List)}, for a runbook whose postflight failure is its own type,
+   * saying what it left as it was and why.
    *
    * @param leftAsItWas for example "The kube-apiservers were left stopped."
    */
-  public static ApplicationFailure failed(String what, List<String> problems, FailureType type, String leftAsItWas) {
+  public static ApplicationFailure failed(
+      String what, List<String> problems, FailureType type, String leftAsItWas) {
     return type.nonRetryable(found(what, problems) + "\n" + leftAsItWas);
   }
 

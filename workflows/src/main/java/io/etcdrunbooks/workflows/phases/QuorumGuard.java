@@ -14,19 +14,33 @@ public final class QuorumGuard {
   public static Optional<String> whyUnsafeToStop(ClusterState state, String member) {
     List<MemberStatus> voters = state.members().stream().filter(m -> !m.learner()).toList();
     int quorum = voters.size() / 2 + 1;
-    List<String> healthyOthers = voters.stream()
-        .filter(m -> !m.name().equals(member) && m.healthy())
-        .map(MemberStatus::name)
-        .toList();
+    List<String> healthyOthers =
+        voters.stream()
+            .filter(m -> !m.name().equals(member) && m.healthy())
+            .map(MemberStatus::name)
+            .toList();
     if (healthyOthers.size() >= quorum) {
       return Optional.empty();
     }
-    List<String> unhealthy = voters.stream()
-        .filter(m -> !m.name().equals(member) && !m.healthy())
-        .map(m -> m.name() + (m.errors().isEmpty() ? "" : " (" + String.join("; ", m.errors()) + ")"))
-        .toList();
-    return Optional.of("stopping " + member + " would leave " + healthyOthers.size() + " healthy voting member(s) of "
-        + voters.size() + ", below quorum " + quorum + "; unhealthy: " + unhealthy
-        + ". Bring those members back (or replace them) before going on");
+    List<String> unhealthy =
+        voters.stream()
+            .filter(m -> !m.name().equals(member) && !m.healthy())
+            .map(
+                m ->
+                    m.name()
+                        + (m.errors().isEmpty() ? "" : " (" + String.join("; ", m.errors()) + ")"))
+            .toList();
+    return Optional.of(
+        "stopping "
+            + member
+            + " would leave "
+            + healthyOthers.size()
+            + " healthy voting member(s) of "
+            + voters.size()
+            + ", below quorum "
+            + quorum
+            + "; unhealthy: "
+            + unhealthy
+            + ". Bring those members back (or replace them) before going on");
   }
 }

@@ -4,7 +4,10 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 
-/** The failure of a runbook that refuses before touching anything, in the one wording every runbook uses. */
+/**
+ * The failure of a runbook that refuses before touching anything, in the one wording every runbook
+ * uses.
+ */
 public final class Refusal {
 
   private Refusal() {}
@@ -14,6 +17,7 @@ public final class Refusal {
    * @param problems one line each, naming the member or host and what to do
    */
   public static ApplicationFailure of(String what, List<String> problems, FailureType type) {
-    return type.nonRetryable(what + " refused, nothing was touched:\n  - " + String.join("\n  - ", problems));
+    return type.nonRetryable(
+        what + " refused, nothing was touched:\n  - " + String.join("\n  - ", problems));
   }
 }

@@ -5,9 +5,9 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * One named phase of a runbook, as kubeadm's phase runner has them: its name (the one the progress query, logs,
- * metrics, Slack and docs/runbooks/phases.md show), what it does, when it runs, and its body, which reads and adds to
- * the runbook's run state {@code R}.
+ * One named phase of a runbook, as kubeadm's phase runner has them: its name (the one the progress
+ * query, logs, metrics, Slack and docs/runbooks/phases.md show), what it does, when it runs, and
+ * its body, which reads and adds to the runbook's run state {@code R}.
  */
 public record RunbookPhase<R>(Phase name, String does, Predicate<R> runsWhen, Consumer<R> body) {
 
@@ -15,7 +15,8 @@ public record RunbookPhase<R>(Phase name, String does, Predicate<R> runsWhen, Co
     return new RunbookPhase<>(name, does, run -> true, body);
   }
 
-  public static <R> RunbookPhase<R> when(Phase name, String does, Predicate<R> runsWhen, Consumer<R> body) {
+  public static <R> RunbookPhase<R> when(
+      Phase name, String does, Predicate<R> runsWhen, Consumer<R> body) {
     return new RunbookPhase<>(name, does, runsWhen, body);
   }
 }

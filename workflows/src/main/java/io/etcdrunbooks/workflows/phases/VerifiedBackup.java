@@ -7,19 +7,38 @@ import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.temporal.workflow.Workflow;
 
 /**
- * The BACKUP phase of a changing runbook: a snapshot verified by etcd's own tool and stored encrypted, and the
- * checksum of every key at its revision, which the postflight reads again to show nothing was lost.
+ * The BACKUP phase of a changing runbook: a snapshot verified by etcd's own tool and stored
+ * encrypted, and the checksum of every key at its revision, which the postflight reads again to
+ * show nothing was lost.
  */
 public final class VerifiedBackup {
 
   private VerifiedBackup() {}
 
-  /** @param purpose names the backup, for example "pre-upgrade" (the run id's start is added) */
+  /**
+   * @param purpose names the backup, for example "pre-upgrade" (the run id's start is added)
+   */
   public static Taken take(RunContext ctx, String purpose) {
-    BackupRecord backup = ctx.progress().record("verified backup", () -> ctx.activities().backup.takeVerifiedBackup(
-        new BackupRequest(ctx.cluster(), purpose + "-" + Workflow.getInfo().getRunId().substring(0, 8))));
-    KeyspaceDigest keyspace = ctx.progress().record("keyspace checksum at revision " + backup.revision(),
-        () -> ctx.activities().etcd.keyspaceDigest(new KeyspaceDigestRequest(ctx.cluster(), backup.revision())));
+    BackupRecord backup =
+        ctx.progress()
+            .record(
+                "verified backup",
+                () ->
+                    ctx.activities()
+                        .backup
+                        .takeVerifiedBackup(
+                            new BackupRequest(
+                                ctx.cluster(),
+                                purpose + "-" + Workflow.getInfo().getRunId().substring(0, 8))));
+    KeyspaceDigest keyspace =
+        ctx.progress()
+            .record(
+                "keyspace checksum at revision " + backup.revision(),
+                () ->
+                    ctx.activities()
+                        .etcd
+                        .keyspaceDigest(
+                            new KeyspaceDigestRequest(ctx.cluster(), backup.revision())));
     return new Taken(backup, keyspace);
   }
 

@@ -14,10 +14,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The way back from a join that failed (COMPENSATE): the new member is removed from the membership again and its etcd
- * stopped, its data dir kept aside, so the cluster is back to its healthy members. Each undo is tried even when the
- * other failed; what could not be undone is named in the failure, with what to do by hand. The failed member stays
- * removed: running the runbook again skips the removal.
+ * The way back from a join that failed (COMPENSATE): the new member is removed from the membership
+ * again and its etcd stopped, its data dir kept aside, so the cluster is back to its healthy
+ * members. Each undo is tried even when the other failed; what could not be undone is named in the
+ * failure, with what to do by hand. The failed member stays removed: running the runbook again
+ * skips the removal.
  */
 final class JoinCompensation {
 
@@ -37,37 +38,76 @@ final class JoinCompensation {
     String why = Failures.rootMessage(cause);
     String log = logTail();
     run.ctx.progress().phase(Phase.COMPENSATE);
-    run.ctx.progress().message(replacement.name() + " could not join: " + why + "; removing it again");
+    run.ctx
+        .progress()
+        .message(replacement.name() + " could not join: " + why + "; removing it again");
     compensation.undo();
     String state = ClusterDescription.describe(run.ctx.activities(), run.cluster());
     String failed = run.failed().name();
-    return FailureType.ReplacementJoinFailed.nonRetryable(run.what() + " failed: the new member " + replacement.name() + " ("
-        + replacement.peerUrl() + " on " + replacement.host() + ") could not join: " + why + log + (notUndone.isEmpty()
-            ? ". It was removed from the membership again and its etcd stopped; its data dir is kept aside."
-            : ". Undoing it was not complete: " + String.join("; ", notUndone) + ".")
-        + " " + failed + " stays removed. " + state + " Next: fix " + replacement.host() + " (see the log above), then start"
-        + " ReplaceMember for " + failed + " again: it skips the removal");
+    return FailureType.ReplacementJoinFailed.nonRetryable(
+        run.what()
+            + " failed: the new member "
+            + replacement.name()
+            + " ("
+            + replacement.peerUrl()
+            + " on "
+            + replacement.host()
+            + ") could not join: "
+            + why
+            + log
+            + (notUndone.isEmpty()
+                ? ". It was removed from the membership again and its etcd stopped; its data dir is kept aside."
+                : ". Undoing it was not complete: " + String.join("; ", notUndone) + ".")
+            + " "
+            + failed
+            + " stays removed. "
+            + state
+            + " Next: fix "
+            + replacement.host()
+            + " (see the log above), then start"
+            + " ReplaceMember for "
+            + failed
+            + " again: it skips the removal");
   }
 
   boolean removeFromMembership() {
     try {
-      run.ctx.progress().run("compensate: remove " + replacement.name() + " from the etcd membership", () -> run.ctx.activities()
-          .membership.removeMember(new RemoveMemberRequest(run.cluster(), replacement.peerUrl())));
+      run.ctx
+          .progress()
+          .run(
+              "compensate: remove " + replacement.name() + " from the etcd membership",
+              () ->
+                  run.ctx
+                      .activities()
+                      .membership
+                      .removeMember(new RemoveMemberRequest(run.cluster(), replacement.peerUrl())));
       return true;
     } catch (ActivityFailure e) {
-      notUndone.add("removing it again failed (" + Failures.rootMessage(e) + "): remove the member with peer URL "
-          + replacement.peerUrl() + " by hand (etcdctl member list, then etcdctl member remove <id>)");
+      notUndone.add(
+          "removing it again failed ("
+              + Failures.rootMessage(e)
+              + "): remove the member with peer URL "
+              + replacement.peerUrl()
+              + " by hand (etcdctl member list, then etcdctl member remove <id>)");
       return false;
     }
   }
 
   boolean stopAndKeepDataDirAside() {
     try {
-      run.ctx.progress().run("compensate: stop " + replacement.name() + " and keep its data dir aside",
-          () -> run.ctx.activities().newMember.discard(onHost));
+      run.ctx
+          .progress()
+          .run(
+              "compensate: stop " + replacement.name() + " and keep its data dir aside",
+              () -> run.ctx.activities().newMember.discard(onHost));
       return true;
     } catch (ActivityFailure e) {
-      notUndone.add("stopping it on " + replacement.host() + " failed (" + Failures.rootMessage(e) + "): stop it by hand");
+      notUndone.add(
+          "stopping it on "
+              + replacement.host()
+              + " failed ("
+              + Failures.rootMessage(e)
+              + "): stop it by hand");
       return false;
     }
   }
@@ -76,7 +116,9 @@ final class JoinCompensation {
   private String logTail() {
     try {
       String tail = run.ctx.activities().newMember.logTail(onHost).strip();
-      return tail.isEmpty() ? "" : ". Last log lines of " + replacement.name() + ":\n" + tail + "\n";
+      return tail.isEmpty()
+          ? ""
+          : ". Last log lines of " + replacement.name() + ":\n" + tail + "\n";
     } catch (ActivityFailure e) {
       return " (its log is unreadable: " + Failures.rootMessage(e) + ")";
     }

@@ -3,20 +3,23 @@ package io.etcdrunbooks.workflows.replacemember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 
 /**
- * Input of the ReplaceMember runbook, one JSON object so the Temporal Web UI can start it:
- * {@code {"cluster":"prod-1","failedMember":"m2","replacement":{"name":"m4","host":"10.0.0.4",
+ * Input of the ReplaceMember runbook, one JSON object so the Temporal Web UI can start it: {@code
+ * {"cluster":"prod-1","failedMember":"m2","replacement":{"name":"m4","host":"10.0.0.4",
  * "peerUrl":"https://10.0.0.4:2380","clientUrl":"https://10.0.0.4:2379"}}}.
  *
  * @param cluster inventory name of the cluster
  * @param failedMember inventory name of the member to replace
- * @param replacement where the new member runs; null: on the failed member's host, with a fresh data dir and a new
- *     name (the failed name with {@code -r1}, {@code -r2}, ...)
+ * @param replacement where the new member runs; null: on the failed member's host, with a fresh
+ *     data dir and a new name (the failed name with {@code -r1}, {@code -r2}, ...)
  * @param force replace the member even though it reports healthy
- * @param requireApproval stop after preflight until an {@code approve} signal arrives, before anything is removed
+ * @param requireApproval stop after preflight until an {@code approve} signal arrives, before
+ *     anything is removed
  * @param dryRun discover, check and plan only
  * @param memberTimeoutSeconds how long the new member may take to start and catch up (0: 300 s)
- * @param apiServerTimeoutSeconds how long each kube-apiserver may take to be healthy after its manifest changed (0: 300 s)
- * @param trigger who or what started it, for example "alertmanager: EtcdMemberDown" (shown in progress)
+ * @param apiServerTimeoutSeconds how long each kube-apiserver may take to be healthy after its
+ *     manifest changed (0: 300 s)
+ * @param trigger who or what started it, for example "alertmanager: EtcdMemberDown" (shown in
+ *     progress)
  */
 public record ReplaceMemberRequest(
     String cluster,
@@ -33,9 +36,13 @@ public record ReplaceMemberRequest(
 
   public static final int DEFAULT_APISERVER_TIMEOUT_SECONDS = 300;
 
-  /** A replacement of the failed member as an alert starts it: same host, fresh data dir, new name. */
-  public static ReplaceMemberRequest onSameHost(String cluster, String failedMember, boolean requireApproval, String trigger) {
-    return new ReplaceMemberRequest(cluster, failedMember, null, false, requireApproval, false, 0, 0, trigger);
+  /**
+   * A replacement of the failed member as an alert starts it: same host, fresh data dir, new name.
+   */
+  public static ReplaceMemberRequest onSameHost(
+      String cluster, String failedMember, boolean requireApproval, String trigger) {
+    return new ReplaceMemberRequest(
+        cluster, failedMember, null, false, requireApproval, false, 0, 0, trigger);
   }
 
   public int effectiveMemberTimeoutSeconds() {
@@ -43,6 +50,8 @@ public record ReplaceMemberRequest(
   }
 
   public int effectiveApiServerTimeoutSeconds() {
-    return apiServerTimeoutSeconds > 0 ? apiServerTimeoutSeconds : DEFAULT_APISERVER_TIMEOUT_SECONDS;
+    return apiServerTimeoutSeconds > 0
+        ? apiServerTimeoutSeconds
+        : DEFAULT_APISERVER_TIMEOUT_SECONDS;
   }
 }

@@ -5,7 +5,8 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.RunContext;
 
 /** The ReplaceMember runbook: its phases are in {@link ReplacePhases}, in order. */
-public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements ReplaceMemberWorkflow {
+public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow
+    implements ReplaceMemberWorkflow {
 
   private final Activities activities = new Activities();
   private boolean alertResolved;
@@ -16,11 +17,18 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow implements 
 
   @Override
   public ReplaceMemberResult replace(ReplaceMemberRequest request) {
-    return runChange(request.cluster(), request.dryRun(), () -> {
-      ReplaceRun run = new ReplaceRun(new RunContext(activities, progress, this, request.cluster()), request, () -> alertResolved);
-      ReplacePhases.RUNNER.run(run, progress);
-      return run.result();
-    });
+    return runChange(
+        request.cluster(),
+        request.dryRun(),
+        () -> {
+          ReplaceRun run =
+              new ReplaceRun(
+                  new RunContext(activities, progress, this, request.cluster()),
+                  request,
+                  () -> alertResolved);
+          ReplacePhases.RUNNER.run(run, progress);
+          return run.result();
+        });
   }
 
   @Override

@@ -3,8 +3,8 @@ package io.etcdrunbooks.workflows.replacemember;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.always;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
 
-import io.etcdrunbooks.workflows.activities.InventoryActivities.RecordReplacementRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
+import io.etcdrunbooks.workflows.activities.InventoryActivities.RecordReplacementRequest;
 import io.etcdrunbooks.workflows.activities.MembershipActivities.RemoveMemberRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
@@ -21,42 +21,74 @@ import java.util.List;
 /** The ReplaceMember runbook, phase by phase. */
 public final class ReplacePhases {
 
-  public static final PhaseRunner<ReplaceRun> RUNNER = new PhaseRunner<>(
-      always(Phase.DISCOVER, "checks the request, then reads the inventory, every member's status and etcd's member list"
-          + " (looking again, up to 5 times 3 s apart, while an election may still give the members left a leader)",
-          ReplacePhases::discover),
-      always(Phase.PREFLIGHT, "refuses, touching nothing, unless the members left hold quorum, the failed member is"
-          + " unhealthy (or force), etcd's members match the inventory, the replacement clashes with no member, the"
-          + " inventory is writable and every host it needs (the new member's too) can be logged in to",
-          ReplacementPreflightPhase::run),
-      always(Phase.PLAN, "names the member to remove and the new one (a learner on 3.4 and later) and the apiserver"
-          + " change; a dry run ends here", ReplacePhases::plan),
-      when(Phase.AWAITING_APPROVAL, "waits for an operator's approve (requireApproval), then looks at the cluster again;"
-          + " an alert that resolves first ends the runbook, touching nothing",
-          run -> run.changes() && run.request.requireApproval(), ReplacePhases::awaitApproval),
-      when(Phase.REMOVE, "removes the failed member from etcd's membership (a leader hands leadership on first)",
-          ReplaceRun::changes, ReplacePhases::remove),
-      when(Phase.JOIN, "adds the new member, prepares its host, starts it and waits until it has caught up, then promotes"
-          + " a learner; a new member that does not join is removed again (COMPENSATE)", ReplaceRun::changes,
-          ReplacementJoin::run),
-      when(Phase.INVENTORY, "records the new member in the failed member's place in the inventory", ReplaceRun::changes,
-          ReplacePhases::recordInInventory),
-      when(Phase.APISERVERS, "points each kube-apiserver's --etcd-servers at the new member, one host at a time, each"
-          + " healthy before the next; one that is not gets its manifest back (COMPENSATE)", ReplaceRun::changes,
-          ReplacePhases::pointApiServers),
-      when(Phase.POSTFLIGHT, "every member healthy, no learner left, etcd's member list as long as the inventory, hashkv"
-          + " equal", ReplaceRun::changes, ReplacementPostflight::run),
-      always(Phase.DONE, "the result: the removed and the new member, etcd's members, the apiservers changed",
-          ReplacePhases::done))
-      .compensatingIn(Phase.COMPENSATE, "a new member that did not join is removed from the membership again and its etcd"
-          + " stopped, its data dir kept aside; a kube-apiserver that did not come back healthy gets its previous"
-          + " manifest back; the failure names what was undone and what was not");
+  public static final PhaseRunner<ReplaceRun> RUNNER =
+      new PhaseRunner<>(
+              always(
+                  Phase.DISCOVER,
+                  "checks the request, then reads the inventory, every member's status and etcd's member list"
+                      + " (looking again, up to 5 times 3 s apart, while an election may still give the members left a leader)",
+                  ReplacePhases::discover),
+              always(
+                  Phase.PREFLIGHT,
+                  "refuses, touching nothing, unless the members left hold quorum, the failed member is"
+                      + " unhealthy (or force), etcd's members match the inventory, the replacement clashes with no member, the"
+                      + " inventory is writable and every host it needs (the new member's too) can be logged in to",
+                  ReplacementPreflightPhase::run),
+              always(
+                  Phase.PLAN,
+                  "names the member to remove and the new one (a learner on 3.4 and later) and the apiserver"
+                      + " change; a dry run ends here",
+                  ReplacePhases::plan),
+              when(
+                  Phase.AWAITING_APPROVAL,
+                  "waits for an operator's approve (requireApproval), then looks at the cluster again;"
+                      + " an alert that resolves first ends the runbook, touching nothing",
+                  run -> run.changes() && run.request.requireApproval(),
+                  ReplacePhases::awaitApproval),
+              when(
+                  Phase.REMOVE,
+                  "removes the failed member from etcd's membership (a leader hands leadership on first)",
+                  ReplaceRun::changes,
+                  ReplacePhases::remove),
+              when(
+                  Phase.JOIN,
+                  "adds the new member, prepares its host, starts it and waits until it has caught up, then promotes"
+                      + " a learner; a new member that does not join is removed again (COMPENSATE)",
+                  ReplaceRun::changes,
+                  ReplacementJoin::run),
+              when(
+                  Phase.INVENTORY,
+                  "records the new member in the failed member's place in the inventory",
+                  ReplaceRun::changes,
+                  ReplacePhases::recordInInventory),
+              when(
+                  Phase.APISERVERS,
+                  "points each kube-apiserver's --etcd-servers at the new member, one host at a time, each"
+                      + " healthy before the next; one that is not gets its manifest back (COMPENSATE)",
+                  ReplaceRun::changes,
+                  ReplacePhases::pointApiServers),
+              when(
+                  Phase.POSTFLIGHT,
+                  "every member healthy, no learner left, etcd's member list as long as the inventory, hashkv"
+                      + " equal",
+                  ReplaceRun::changes,
+                  ReplacementPostflight::run),
+              always(
+                  Phase.DONE,
+                  "the result: the removed and the new member, etcd's members, the apiservers changed",
+                  ReplacePhases::done))
+          .compensatingIn(
+              Phase.COMPENSATE,
+              "a new member that did not join is removed from the membership again and its etcd"
+                  + " stopped, its data dir kept aside; a kube-apiserver that did not come back healthy gets its previous"
+                  + " manifest back; the failure names what was undone and what was not");
 
   private ReplacePhases() {}
 
   private static void discover(ReplaceRun run) {
     List<String> inputProblems = ReplacementPreflight.inputProblems(run.request);
-    if (!inputProblems.isEmpty()) throw Refusal.of(run.what(), inputProblems, FailureType.ReplaceRefused);
+    if (!inputProblems.isEmpty())
+      throw Refusal.of(run.what(), inputProblems, FailureType.ReplaceRefused);
     String trigger = run.request.trigger();
     if (trigger != null && !trigger.isBlank()) run.ctx.progress().message("started by " + trigger);
     run.found = ReplacementDiscovery.discover(run);
@@ -66,13 +98,33 @@ public final class ReplacePhases {
   private static void plan(ReplaceRun run) {
     MemberPlacement failed = run.failed();
     MemberPlacement replacement = run.replacement();
-    run.ctx.progress().message("remove " + failed.name() + " (" + failed.peerUrl() + "), add " + replacement.name() + " on "
-        + replacement.host() + " (" + replacement.peerUrl() + ") " + (run.learner ? "as a learner, then promote"
-        : "as a voting member") + ", etcd " + run.version + "; then point the kube-apiservers at " + replacement.clientUrl()
-        + " instead of " + failed.clientUrl());
+    run.ctx
+        .progress()
+        .message(
+            "remove "
+                + failed.name()
+                + " ("
+                + failed.peerUrl()
+                + "), add "
+                + replacement.name()
+                + " on "
+                + replacement.host()
+                + " ("
+                + replacement.peerUrl()
+                + ") "
+                + (run.learner ? "as a learner, then promote" : "as a voting member")
+                + ", etcd "
+                + run.version
+                + "; then point the kube-apiservers at "
+                + replacement.clientUrl()
+                + " instead of "
+                + failed.clientUrl());
   }
 
-  /** Once approved, the cluster may have changed while the runbook waited: it is looked at again before anything is touched. */
+  /**
+   * Once approved, the cluster may have changed while the runbook waited: it is looked at again
+   * before anything is touched.
+   */
   private static void awaitApproval(ReplaceRun run) {
     if (!run.ctx.approval().awaitApproval(run.failed().name() + " is removed", run.alertResolved)) {
       run.cancelled = true;
@@ -86,52 +138,119 @@ public final class ReplacePhases {
     String failed = run.failed().name();
     run.ctx.progress().stopIfCancelled(failed + " is removed");
     moveLeadershipAwayFrom(run, failed);
-    run.removedId = run.ctx.progress().record("remove " + failed + " from the etcd membership", () -> run.ctx.activities()
-        .membership.removeMember(new RemoveMemberRequest(run.cluster(), run.failed().peerUrl())));
+    run.removedId =
+        run.ctx
+            .progress()
+            .record(
+                "remove " + failed + " from the etcd membership",
+                () ->
+                    run.ctx
+                        .activities()
+                        .membership
+                        .removeMember(
+                            new RemoveMemberRequest(run.cluster(), run.failed().peerUrl())));
     if (run.removedId == 0) run.ctx.progress().message(failed + " was no longer an etcd member");
   }
 
-  /** A forced replacement of the leader hands leadership to a healthy voter first, so writes pause only briefly. */
+  /**
+   * A forced replacement of the leader hands leadership to a healthy voter first, so writes pause
+   * only briefly.
+   */
   private static void moveLeadershipAwayFrom(ReplaceRun run, String member) {
     ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
     if (!member.equals(state.leaderName())) return;
-    String to = state.members().stream().filter(m -> !m.name().equals(member) && m.healthy() && !m.learner())
-        .map(MemberStatus::name).findFirst().orElseThrow(() -> Refusal.of(run.what(), List.of("no healthy voting member"
-            + " to hand leadership to"), FailureType.ReplaceRefused));
-    run.ctx.progress().run(member + ": hand leadership to " + to,
-        () -> run.ctx.activities().etcd.moveLeader(new MoveLeaderRequest(run.cluster(), to)));
+    String to =
+        state.members().stream()
+            .filter(m -> !m.name().equals(member) && m.healthy() && !m.learner())
+            .map(MemberStatus::name)
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    Refusal.of(
+                        run.what(),
+                        List.of("no healthy voting member" + " to hand leadership to"),
+                        FailureType.ReplaceRefused));
+    run.ctx
+        .progress()
+        .run(
+            member + ": hand leadership to " + to,
+            () -> run.ctx.activities().etcd.moveLeader(new MoveLeaderRequest(run.cluster(), to)));
   }
 
   private static void recordInInventory(ReplaceRun run) {
     MemberPlacement replacement = run.replacement();
-    run.ctx.progress().run("record " + replacement.name() + " in place of " + run.failed().name() + " in the inventory",
-        () -> run.ctx.activities().inventory.recordReplacement(new RecordReplacementRequest(run.cluster(), run.failed().name(),
-            replacement)));
+    run.ctx
+        .progress()
+        .run(
+            "record "
+                + replacement.name()
+                + " in place of "
+                + run.failed().name()
+                + " in the inventory",
+            () ->
+                run.ctx
+                    .activities()
+                    .inventory
+                    .recordReplacement(
+                        new RecordReplacementRequest(
+                            run.cluster(), run.failed().name(), replacement)));
   }
 
   private static void pointApiServers(ReplaceRun run) {
-    run.apiServersUpdated = new ApiServerRollout(run.ctx, run.request.effectiveApiServerTimeoutSeconds()).run(
-        ApiServerRollout.replacingEtcdServer(run.ctx, run.failed().clientUrl(), run.replacement().clientUrl()),
-        stopped -> apiServerFailure(run, stopped));
+    run.apiServersUpdated =
+        new ApiServerRollout(run.ctx, run.request.effectiveApiServerTimeoutSeconds())
+            .run(
+                ApiServerRollout.replacingEtcdServer(
+                    run.ctx, run.failed().clientUrl(), run.replacement().clientUrl()),
+                stopped -> apiServerFailure(run, stopped));
   }
 
-  private static ApplicationFailure apiServerFailure(ReplaceRun run, ApiServerRollout.Stopped stopped) {
+  private static ApplicationFailure apiServerFailure(
+      ReplaceRun run, ApiServerRollout.Stopped stopped) {
     String failed = run.failed().name();
     MemberPlacement replacement = run.replacement();
-    return FailureType.ApiServerUpdateFailed.nonRetryable(run.what() + ": the kube-apiserver on " + stopped.host() + " did"
-        + " not become healthy" + (stopped.changed() ? " after its --etcd-servers changed to list " + replacement.clientUrl()
-        : "") + ": " + stopped.cause() + "." + (stopped.putBack().isEmpty() ? "" : " " + stopped.putBack())
-        + " The etcd side is done and recorded: " + replacement.name() + " replaced " + failed + ". Apiservers already on"
-        + " the new set: " + stopped.done() + "; not yet: " + stopped.notYet() + ". Next: read that apiserver's log, fix"
-        + " it, then start ReplaceMember for " + failed + " again or edit the remaining manifests by hand");
+    return FailureType.ApiServerUpdateFailed.nonRetryable(
+        run.what()
+            + ": the kube-apiserver on "
+            + stopped.host()
+            + " did"
+            + " not become healthy"
+            + (stopped.changed()
+                ? " after its --etcd-servers changed to list " + replacement.clientUrl()
+                : "")
+            + ": "
+            + stopped.cause()
+            + "."
+            + (stopped.putBack().isEmpty() ? "" : " " + stopped.putBack())
+            + " The etcd side is done and recorded: "
+            + replacement.name()
+            + " replaced "
+            + failed
+            + ". Apiservers already on"
+            + " the new set: "
+            + stopped.done()
+            + "; not yet: "
+            + stopped.notYet()
+            + ". Next: read that apiserver's log, fix"
+            + " it, then start ReplaceMember for "
+            + failed
+            + " again or edit the remaining manifests by hand");
   }
 
   private static void done(ReplaceRun run) {
     if (run.cancelled) {
-      run.ctx.progress().message("cancelled: the alert resolved before approval; nothing was touched");
+      run.ctx
+          .progress()
+          .message("cancelled: the alert resolved before approval; nothing was touched");
     } else if (run.changes()) {
-      run.ctx.progress().message(run.replacement().name() + " replaced " + run.failed().name() + "; members "
-          + ReplaceRun.names(run.members, run.replacement()));
+      run.ctx
+          .progress()
+          .message(
+              run.replacement().name()
+                  + " replaced "
+                  + run.failed().name()
+                  + "; members "
+                  + ReplaceRun.names(run.members, run.replacement()));
     }
   }
 }

@@ -11,19 +11,26 @@ final class ReplaceRun {
 
   final RunContext ctx;
   final ReplaceMemberRequest request;
+
   /** The alert that started the runbook resolved (the alertResolved signal). */
   final BooleanSupplier alertResolved;
+
   /** The cluster, the failed member and its replacement as discovered first. */
   ReplacementDiscovery.Found found;
+
   /** The cluster's version (the lowest running), the one the new member runs. */
   String version = "";
+
   /** etcd 3.4 and later: the new member joins as a learner and is promoted. */
   boolean learner;
+
   /** The alert resolved before approval: nothing was touched, and nothing will be. */
   boolean cancelled;
+
   long removedId;
   EtcdMember added;
   List<String> apiServersUpdated = List.of();
+
   /** etcd's member list as the postflight read it. */
   List<EtcdMember> members = List.of();
 
@@ -45,7 +52,10 @@ final class ReplaceRun {
     return found.replacement();
   }
 
-  /** Whether the runbook goes on to change the cluster: not a dry run, and not cancelled by a resolved alert. */
+  /**
+   * Whether the runbook goes on to change the cluster: not a dry run, and not cancelled by a
+   * resolved alert.
+   */
   boolean changes() {
     return !request.dryRun() && !cancelled;
   }
@@ -56,22 +66,50 @@ final class ReplaceRun {
   }
 
   ReplaceMemberResult result() {
-    if (request.dryRun()) return before(ReplaceMemberResult.DRY_RUN, "dry run: nothing was touched");
-    if (cancelled) return before(ReplaceMemberResult.CANCELLED, "the alert resolved before approval; nothing was touched");
-    return new ReplaceMemberResult(cluster(), ReplaceMemberResult.REPLACED, request.failedMember(),
-        removedId == 0 ? "" : Long.toHexString(removedId), replacement(), added.hexId(), learner, names(members, replacement()),
-        apiServersUpdated, List.of());
+    if (request.dryRun())
+      return before(ReplaceMemberResult.DRY_RUN, "dry run: nothing was touched");
+    if (cancelled)
+      return before(
+          ReplaceMemberResult.CANCELLED, "the alert resolved before approval; nothing was touched");
+    return new ReplaceMemberResult(
+        cluster(),
+        ReplaceMemberResult.REPLACED,
+        request.failedMember(),
+        removedId == 0 ? "" : Long.toHexString(removedId),
+        replacement(),
+        added.hexId(),
+        learner,
+        names(members, replacement()),
+        apiServersUpdated,
+        List.of());
   }
 
   /** The result of a runbook that touched nothing: etcd's members as first discovered. */
   private ReplaceMemberResult before(String outcome, String note) {
-    return new ReplaceMemberResult(cluster(), outcome, request.failedMember(), "", replacement(), "", learner,
-        names(found.etcdMembers(), replacement()), List.of(), List.of(note));
+    return new ReplaceMemberResult(
+        cluster(),
+        outcome,
+        request.failedMember(),
+        "",
+        replacement(),
+        "",
+        learner,
+        names(found.etcdMembers(), replacement()),
+        List.of(),
+        List.of(note));
   }
 
-  /** etcd's member names; a member added but not started yet is named as the replacement when it has its peer URL. */
+  /**
+   * etcd's member names; a member added but not started yet is named as the replacement when it has
+   * its peer URL.
+   */
   static List<String> names(List<EtcdMember> members, MemberPlacement replacement) {
-    return members.stream().map(m -> m.name().isEmpty() && replacement != null && m.hasPeerUrl(replacement.peerUrl())
-        ? replacement.name() : m.name()).toList();
+    return members.stream()
+        .map(
+            m ->
+                m.name().isEmpty() && replacement != null && m.hasPeerUrl(replacement.peerUrl())
+                    ? replacement.name()
+                    : m.name())
+        .toList();
   }
 }

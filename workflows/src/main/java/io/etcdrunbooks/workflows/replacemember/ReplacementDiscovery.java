@@ -18,9 +18,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * What a replacement reads before it judges: the inventory's members, the cluster's state and etcd's own member list,
- * and from them the replacement's placement and every reason not to go on. A member that just died may have led, so
- * while an election may still give a leader, it looks again a few times before it judges quorum.
+ * What a replacement reads before it judges: the inventory's members, the cluster's state and
+ * etcd's own member list, and from them the replacement's placement and every reason not to go on.
+ * A member that just died may have led, so while an election may still give a leader, it looks
+ * again a few times before it judges quorum.
  */
 final class ReplacementDiscovery {
 
@@ -28,7 +29,11 @@ final class ReplacementDiscovery {
   private static final Duration QUORUM_LOOK_INTERVAL = Duration.ofSeconds(3);
 
   /** What was found; {@code problems} forbid the replacement (empty: it may go on). */
-  record Found(ClusterState state, List<EtcdMember> etcdMembers, MemberPlacement failed, MemberPlacement replacement,
+  record Found(
+      ClusterState state,
+      List<EtcdMember> etcdMembers,
+      MemberPlacement failed,
+      MemberPlacement replacement,
       List<String> problems) {}
 
   private record Seen(ClusterState state, List<EtcdMember> etcdMembers) {}
@@ -37,19 +42,36 @@ final class ReplacementDiscovery {
 
   static Found discover(ReplaceRun run) {
     List<MemberPlacement> inventory = inventoryMembers(run);
-    MemberPlacement failed = inventory.stream().filter(m -> m.name().equals(run.request.failedMember())).findFirst()
-        .orElseThrow(() -> Refusal.of(run.what(), List.of("the inventory has no member '" + run.request.failedMember()
-            + "' (members: " + inventory.stream().map(MemberPlacement::name).toList() + "); check the name. If it was"
-            + " replaced already there is nothing left to do"), FailureType.ReplaceRefused));
+    MemberPlacement failed =
+        inventory.stream()
+            .filter(m -> m.name().equals(run.request.failedMember()))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    Refusal.of(
+                        run.what(),
+                        List.of(
+                            "the inventory has no member '"
+                                + run.request.failedMember()
+                                + "' (members: "
+                                + inventory.stream().map(MemberPlacement::name).toList()
+                                + "); check the name. If it was"
+                                + " replaced already there is nothing left to do"),
+                        FailureType.ReplaceRefused));
     Seen seen = lookUntilQuorum(run, failed);
     Set<String> taken = new HashSet<>();
     inventory.forEach(m -> taken.add(m.name()));
     seen.etcdMembers().forEach(m -> taken.add(m.name()));
     MemberPlacement requested = run.request.replacement();
-    String name = requested != null ? requested.name() : ReplacementPreflight.nameOnSameHost(failed.name(), taken);
+    String name =
+        requested != null
+            ? requested.name()
+            : ReplacementPreflight.nameOnSameHost(failed.name(), taken);
     MemberPlacement replacement = ReplacementPreflight.complete(failed, requested, name);
-    List<String> problems = new ArrayList<>(ReplacementPreflight.clusterProblems(seen.state(), seen.etcdMembers(), failed,
-        replacement, run.request.force()));
+    List<String> problems =
+        new ArrayList<>(
+            ReplacementPreflight.clusterProblems(
+                seen.state(), seen.etcdMembers(), failed, replacement, run.request.force()));
     problems.addAll(ReplacementPreflight.urlClashes(inventory, failed, replacement));
     return new Found(seen.state(), seen.etcdMembers(), failed, replacement, problems);
   }
@@ -65,18 +87,31 @@ final class ReplacementDiscovery {
     }
   }
 
-  /** The cluster and etcd's member list, looked at again while an election may still give the members left a leader. */
+  /**
+   * The cluster and etcd's member list, looked at again while an election may still give the
+   * members left a leader.
+   */
   private static Seen lookUntilQuorum(ReplaceRun run, MemberPlacement failed) {
     Activities activities = run.ctx.activities();
     ProgressTracker progress = run.ctx.progress();
     for (int look = 1; ; look++) {
-      ClusterState state = Discovery.discoverOrRefuse(activities, progress, run.cluster(), run.what(), FailureType.ReplaceRefused);
+      ClusterState state =
+          Discovery.discoverOrRefuse(
+              activities, progress, run.cluster(), run.what(), FailureType.ReplaceRefused);
       List<EtcdMember> etcdMembers = listMembersIfAnswered(run);
-      if (ReplacementPreflight.quorumProblem(state, etcdMembers, failed).isEmpty() || look == QUORUM_LOOKS
+      if (ReplacementPreflight.quorumProblem(state, etcdMembers, failed).isEmpty()
+          || look == QUORUM_LOOKS
           || !ReplacementPreflight.electionMayHelp(state, etcdMembers, failed)) {
         return new Seen(state, etcdMembers);
       }
-      progress.message("no quorum seen yet without " + failed.name() + "; looking again (" + (look + 1) + "/" + QUORUM_LOOKS + ")");
+      progress.message(
+          "no quorum seen yet without "
+              + failed.name()
+              + "; looking again ("
+              + (look + 1)
+              + "/"
+              + QUORUM_LOOKS
+              + ")");
       Workflow.sleep(QUORUM_LOOK_INTERVAL);
     }
   }
@@ -84,7 +119,10 @@ final class ReplacementDiscovery {
   /** etcd's member list, or none when no member answers it (the quorum check then says why). */
   private static List<EtcdMember> listMembersIfAnswered(ReplaceRun run) {
     try {
-      return run.ctx.progress().record("etcd member list", () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
+      return run.ctx
+          .progress()
+          .record(
+              "etcd member list", () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
     } catch (ActivityFailure e) {
       return List.of();
     }

@@ -17,9 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The JOIN phase: the new member is added (a learner on 3.4 and later), its host prepared to join the existing
- * cluster, it is started and caught up, and a learner is promoted. Its way back is registered before the add; when any
- * step fails, the new member is removed again and stopped ({@link JoinCompensation}) and the runbook fails.
+ * The JOIN phase: the new member is added (a learner on 3.4 and later), its host prepared to join
+ * the existing cluster, it is started and caught up, and a learner is promoted. Its way back is
+ * registered before the add; when any step fails, the new member is removed again and stopped
+ * ({@link JoinCompensation}) and the runbook fails.
  */
 final class ReplacementJoin {
 
@@ -30,9 +31,12 @@ final class ReplacementJoin {
     JoinCompensation undo = new JoinCompensation(run);
     Compensation compensation = new Compensation();
     String name = run.replacement().name();
-    // both before the add, the stop first so that it runs last: the new member leaves the membership before it stops
-    compensation.register("stop " + name + " and keep its data dir aside", undo::stopAndKeepDataDirAside);
-    compensation.register("remove " + name + " from the etcd membership", undo::removeFromMembership);
+    // both before the add, the stop first so that it runs last: the new member leaves the
+    // membership before it stops
+    compensation.register(
+        "stop " + name + " and keep its data dir aside", undo::stopAndKeepDataDirAside);
+    compensation.register(
+        "remove " + name + " from the etcd membership", undo::removeFromMembership);
     try {
       run.added = join(run);
     } catch (ActivityFailure | ApplicationFailure e) {
@@ -48,32 +52,65 @@ final class ReplacementJoin {
     String cluster = run.cluster();
     String name = replacement.name();
     int timeout = run.request.effectiveMemberTimeoutSeconds();
-    EtcdMember added = progress.record("add " + name + " " + (run.learner ? "as a learner" : "as a voting member"),
-        () -> activities.membership.addMember(new AddMemberRequest(cluster, replacement.peerUrl(), run.learner)));
-    String initialCluster = progress.record("initial cluster for " + name,
-        () -> initialCluster(activities.membership.listMembers(run.ctx.ref()), replacement));
-    progress.run(name + ": prepare " + replacement.host() + " (etcd " + run.version + ", fresh data dir, join existing cluster)",
-        () -> activities.newMember.prepare(new PrepareRequest(cluster, replacement, run.version, initialCluster)));
-    progress.run(name + ": start", () -> activities.newMember.start(new NewMemberRequest(cluster, replacement, run.version)));
-    AwaitNewMemberRequest ready = new AwaitNewMemberRequest(cluster, replacement, run.version, timeout);
-    progress.run(name + ": caught up with the leader", () -> activities.membershipWait.awaitNewMemberReady(ready));
+    EtcdMember added =
+        progress.record(
+            "add " + name + " " + (run.learner ? "as a learner" : "as a voting member"),
+            () ->
+                activities.membership.addMember(
+                    new AddMemberRequest(cluster, replacement.peerUrl(), run.learner)));
+    String initialCluster =
+        progress.record(
+            "initial cluster for " + name,
+            () -> initialCluster(activities.membership.listMembers(run.ctx.ref()), replacement));
+    progress.run(
+        name
+            + ": prepare "
+            + replacement.host()
+            + " (etcd "
+            + run.version
+            + ", fresh data dir, join existing cluster)",
+        () ->
+            activities.newMember.prepare(
+                new PrepareRequest(cluster, replacement, run.version, initialCluster)));
+    progress.run(
+        name + ": start",
+        () -> activities.newMember.start(new NewMemberRequest(cluster, replacement, run.version)));
+    AwaitNewMemberRequest ready =
+        new AwaitNewMemberRequest(cluster, replacement, run.version, timeout);
+    progress.run(
+        name + ": caught up with the leader",
+        () -> activities.membershipWait.awaitNewMemberReady(ready));
     if (run.learner) {
-      progress.run(name + ": promote to voting member", () -> activities.membershipWait.promoteMember(
-          new PromoteMemberRequest(cluster, replacement.peerUrl(), timeout)));
-      progress.run(name + ": healthy as a voting member", () -> activities.membershipWait.awaitNewMemberReady(ready));
+      progress.run(
+          name + ": promote to voting member",
+          () ->
+              activities.membershipWait.promoteMember(
+                  new PromoteMemberRequest(cluster, replacement.peerUrl(), timeout)));
+      progress.run(
+          name + ": healthy as a voting member",
+          () -> activities.membershipWait.awaitNewMemberReady(ready));
     }
     return added;
   }
 
-  /** etcd's initial-cluster for the new member: every member's name=peerURL, the new member (not started yet) by its name. */
+  /**
+   * etcd's initial-cluster for the new member: every member's name=peerURL, the new member (not
+   * started yet) by its name.
+   */
   static String initialCluster(List<EtcdMember> members, MemberPlacement replacement) {
     List<String> entries = new ArrayList<>();
     for (EtcdMember m : members) {
       String name = m.hasPeerUrl(replacement.peerUrl()) ? replacement.name() : m.name();
       if (name.isEmpty()) {
-        throw FailureType.ReplacementJoinFailed.nonRetryable("etcd member " + m.hexId() + " " + m.peerUrls() + " was added but"
-            + " never started, so the new member's initial cluster cannot name it; remove it (etcdctl member remove "
-            + m.hexId() + ") and run again");
+        throw FailureType.ReplacementJoinFailed.nonRetryable(
+            "etcd member "
+                + m.hexId()
+                + " "
+                + m.peerUrls()
+                + " was added but"
+                + " never started, so the new member's initial cluster cannot name it; remove it (etcdctl member remove "
+                + m.hexId()
+                + ") and run again");
       }
       m.peerUrls().forEach(url -> entries.add(name + "=" + url));
     }

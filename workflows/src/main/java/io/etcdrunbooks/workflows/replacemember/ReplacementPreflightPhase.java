@@ -14,9 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The PREFLIGHT phase of a replacement: what discovery found ({@link ReplacementPreflight}), then the inventory must be
- * writable, every host but the failed member's usable, and the new member's host able to run the cluster's version.
- * Every problem is listed at once; with any, the runbook refuses, touching nothing.
+ * The PREFLIGHT phase of a replacement: what discovery found ({@link ReplacementPreflight}), then
+ * the inventory must be writable, every host but the failed member's usable, and the new member's
+ * host able to run the cluster's version. Every problem is listed at once; with any, the runbook
+ * refuses, touching nothing.
  */
 final class ReplacementPreflightPhase {
 
@@ -31,13 +32,24 @@ final class ReplacementPreflightPhase {
     } catch (ActivityFailure e) {
       problems.add(Failures.rootMessage(e));
     }
-    // the failed member's host may be down: it is not required; the replacement's host is checked next
-    problems.addAll(HostAccessPreflight.problems(activities, progress, run.cluster(), List.of(run.failed().name()), true));
+    // the failed member's host may be down: it is not required; the replacement's host is checked
+    // next
+    problems.addAll(
+        HostAccessPreflight.problems(
+            activities, progress, run.cluster(), List.of(run.failed().name()), true));
     if (problems.isEmpty()) {
       MemberPlacement replacement = run.replacement();
       try {
-        progress.run("host of " + replacement.name() + " (" + replacement.host() + ") usable for etcd " + run.version,
-            () -> activities.newMember.checkHost(new NewMemberRequest(run.cluster(), replacement, run.version)));
+        progress.run(
+            "host of "
+                + replacement.name()
+                + " ("
+                + replacement.host()
+                + ") usable for etcd "
+                + run.version,
+            () ->
+                activities.newMember.checkHost(
+                    new NewMemberRequest(run.cluster(), replacement, run.version)));
       } catch (ActivityFailure e) {
         problems.add(Failures.rootMessage(e));
       }

@@ -5,7 +5,8 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.RunContext;
 
 /** The RestoreCluster runbook: its phases are in {@link RestorePhases}, in order. */
-public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements RestoreClusterWorkflow {
+public final class RestoreClusterWorkflowImpl extends RunbookWorkflow
+    implements RestoreClusterWorkflow {
 
   private final Activities activities = new Activities();
 
@@ -15,10 +16,15 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public RestoreResult restore(RestoreRequest request) {
-    return runChange(request.cluster(), request.dryRun(), () -> {
-      RestoreRun run = new RestoreRun(new RunContext(activities, progress, this, request.cluster()), request);
-      RestorePhases.RUNNER.run(run, progress);
-      return run.result();
-    });
+    return runChange(
+        request.cluster(),
+        request.dryRun(),
+        () -> {
+          RestoreRun run =
+              new RestoreRun(
+                  new RunContext(activities, progress, this, request.cluster()), request);
+          RestorePhases.RUNNER.run(run, progress);
+          return run.result();
+        });
   }
 }

@@ -7,31 +7,49 @@ import io.temporal.failure.ApplicationFailure;
 import java.util.function.Consumer;
 
 /**
- * How a restore fails once it has stopped something. Nothing is undone: the data dirs are kept aside and the
- * kube-apiservers stay stopped (apiservers on a half-restored etcd would serve from it), and the failure says so; the
- * restore started again finishes the work, restoring the members again from the same backup.
+ * How a restore fails once it has stopped something. Nothing is undone: the data dirs are kept
+ * aside and the kube-apiservers stay stopped (apiservers on a half-restored etcd would serve from
+ * it), and the failure says so; the restore started again finishes the work, restoring the members
+ * again from the same backup.
  */
 final class RestoreFailure {
 
   private RestoreFailure() {}
 
-  /** The phase body, failing as RestoreFailed naming the phase, the cause and what the restore has left. */
+  /**
+   * The phase body, failing as RestoreFailed naming the phase, the cause and what the restore has
+   * left.
+   */
   static Consumer<RestoreRun> naming(Consumer<RestoreRun> phase) {
     return run -> {
       try {
         phase.accept(run);
       } catch (ActivityFailure | ApplicationFailure e) {
-        if (e instanceof ApplicationFailure af && FailureType.RestoreFailed.name().equals(af.getType())) throw e;
-        throw FailureType.RestoreFailed.nonRetryable(run.whatFromBackup() + " stopped in phase " + run.ctx.progress().phase()
-            + ": " + Failures.rootMessage(e) + ". " + leftBehind(run) + " Next: fix the cause, then start the restore"
-            + " again (members restored already are restored again from the same backup)");
+        if (e instanceof ApplicationFailure af
+            && FailureType.RestoreFailed.name().equals(af.getType())) throw e;
+        throw FailureType.RestoreFailed.nonRetryable(
+            run.whatFromBackup()
+                + " stopped in phase "
+                + run.ctx.progress().phase()
+                + ": "
+                + Failures.rootMessage(e)
+                + ". "
+                + leftBehind(run)
+                + " Next: fix the cause, then start the restore"
+                + " again (members restored already are restored again from the same backup)");
       }
     };
   }
 
-  /** "Data dirs from before the restore are kept aside: {...}; kube-apiservers still stopped: [...] (...)." */
+  /**
+   * "Data dirs from before the restore are kept aside: {...}; kube-apiservers still stopped: [...]
+   * (...)."
+   */
   static String leftBehind(RestoreRun run) {
-    return "Data dirs from before the restore are kept aside: " + run.keptAside + "; kube-apiservers still stopped: "
-        + run.apiServersStopped + " (their manifests are hidden .etcd-runbooks.stopped files beside the manifest path).";
+    return "Data dirs from before the restore are kept aside: "
+        + run.keptAside
+        + "; kube-apiservers still stopped: "
+        + run.apiServersStopped
+        + " (their manifests are hidden .etcd-runbooks.stopped files beside the manifest path).";
   }
 }

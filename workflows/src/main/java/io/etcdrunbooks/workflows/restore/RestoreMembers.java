@@ -13,9 +13,9 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import java.util.stream.Collectors;
 
 /**
- * The members through a restore: each stopped with its data dir kept aside (STOP_MEMBERS), the backup restored on each
- * (RESTORE), all started again and healthy (START_MEMBERS). Every step skips what is done, so a restore started again
- * never restores a member twice.
+ * The members through a restore: each stopped with its data dir kept aside (STOP_MEMBERS), the
+ * backup restored on each (RESTORE), all started again and healthy (START_MEMBERS). Every step
+ * skips what is done, so a restore started again never restores a member twice.
  */
 final class RestoreMembers {
 
@@ -26,25 +26,50 @@ final class RestoreMembers {
     Activities activities = run.ctx.activities();
     for (MemberPlacement m : run.members) {
       progress.member(m.name());
-      progress.run(m.name() + ": stop", () -> activities.host.stopMember(new MemberRef(run.cluster(), m.name())));
-      run.keptAside.put(m.name(), progress.record(m.name() + ": keep the data dir aside",
-          () -> activities.restore.keepDataDirAside(new MemberRestoreRequest(run.cluster(), m.name(), run.restoreId))));
+      progress.run(
+          m.name() + ": stop",
+          () -> activities.host.stopMember(new MemberRef(run.cluster(), m.name())));
+      run.keptAside.put(
+          m.name(),
+          progress.record(
+              m.name() + ": keep the data dir aside",
+              () ->
+                  activities.restore.keepDataDirAside(
+                      new MemberRestoreRequest(run.cluster(), m.name(), run.restoreId))));
       if (!run.target.isEmpty()) {
-        progress.run(m.name() + ": install " + run.target,
-            () -> activities.host.installVersion(new InstallRequest(run.cluster(), m.name(), run.target)));
+        progress.run(
+            m.name() + ": install " + run.target,
+            () ->
+                activities.host.installVersion(
+                    new InstallRequest(run.cluster(), m.name(), run.target)));
       }
     }
   }
 
   static void restore(RestoreRun run) {
     ProgressTracker progress = run.ctx.progress();
-    String initialCluster = run.members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
+    String initialCluster =
+        run.members.stream()
+            .map(m -> m.name() + "=" + m.peerUrl())
+            .collect(Collectors.joining(","));
     String token = run.cluster() + "-" + run.restoreId;
     for (MemberPlacement m : run.members) {
       progress.member(m.name());
-      run.bump = progress.record(m.name() + ": restore backup " + run.backup.id(), () -> run.ctx.activities().restore
-          .restoreMember(new RestoreMemberRequest(run.cluster(), m.name(), run.backup.id(), run.restoreId, initialCluster,
-              token)));
+      run.bump =
+          progress.record(
+              m.name() + ": restore backup " + run.backup.id(),
+              () ->
+                  run.ctx
+                      .activities()
+                      .restore
+                      .restoreMember(
+                          new RestoreMemberRequest(
+                              run.cluster(),
+                              m.name(),
+                              run.backup.id(),
+                              run.restoreId,
+                              initialCluster,
+                              token)));
     }
   }
 
@@ -54,16 +79,29 @@ final class RestoreMembers {
     int timeout = run.request.effectiveMemberTimeoutSeconds();
     for (MemberPlacement m : run.members) {
       progress.member(m.name());
-      progress.run(m.name() + ": start", () -> activities.host.startMember(new MemberRef(run.cluster(), m.name())));
+      progress.run(
+          m.name() + ": start",
+          () -> activities.host.startMember(new MemberRef(run.cluster(), m.name())));
     }
     for (MemberPlacement m : run.members) {
-      progress.run(m.name() + ": healthy", () -> activities.etcdWait.awaitMemberReady(
-          new AwaitMemberRequest(run.cluster(), m.name(), run.versions.get(m.name()), timeout)));
+      progress.run(
+          m.name() + ": healthy",
+          () ->
+              activities.etcdWait.awaitMemberReady(
+                  new AwaitMemberRequest(
+                      run.cluster(), m.name(), run.versions.get(m.name()), timeout)));
     }
     // a restored cluster reports version 3.0.0 until its members agree on one again
-    String minor = run.versions.values().stream().map(EtcdVersion::parse).min(EtcdVersion::compareTo).orElseThrow()
-        .minorLabel();
-    progress.run("cluster version " + minor, () -> activities.etcdWait.awaitClusterVersion(
-        new AwaitClusterVersionRequest(run.cluster(), minor, timeout)));
+    String minor =
+        run.versions.values().stream()
+            .map(EtcdVersion::parse)
+            .min(EtcdVersion::compareTo)
+            .orElseThrow()
+            .minorLabel();
+    progress.run(
+        "cluster version " + minor,
+        () ->
+            activities.etcdWait.awaitClusterVersion(
+                new AwaitClusterVersionRequest(run.cluster(), minor, timeout)));
   }
 }

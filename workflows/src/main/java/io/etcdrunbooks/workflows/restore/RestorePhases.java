@@ -13,60 +13,116 @@ import io.temporal.failure.ActivityFailure;
 import java.util.List;
 
 /**
- * The RestoreCluster runbook, phase by phase. Once the first kube-apiserver is stopped there is no way back but
- * forwards: a failing phase ends the runbook naming what it left ({@link RestoreFailure}), and the restore started
- * again finishes the work.
+ * The RestoreCluster runbook, phase by phase. Once the first kube-apiserver is stopped there is no
+ * way back but forwards: a failing phase ends the runbook naming what it left ({@link
+ * RestoreFailure}), and the restore started again finishes the work.
  */
 public final class RestorePhases {
 
-  public static final PhaseRunner<RestoreRun> RUNNER = new PhaseRunner<>(
-      always(Phase.DISCOVER, "refuses a request without acknowledgeDataLoss or with a malformed etcdVersion; reads the"
-          + " inventory's members and control-plane hosts and the highest revision any member still reports",
-          RestorePhases::discover),
-      always(Phase.PREFLIGHT, "refuses, touching nothing, unless the backup belongs to the cluster, has its recorded"
-          + " SHA-256, decrypts and verifies with etcd's own tool, no member would run an older minor than the one that"
-          + " took it, etcdVersion is on offer and every member's and control-plane host can be logged in to",
-          RestorePreflight::run),
-      always(Phase.PLAN, "names the backup, each member's version, the revisions the restore loses and the"
-          + " kube-apiservers it stops; a dry run ends here", RestorePhases::plan),
-      when(Phase.AWAITING_APPROVAL, "waits for an operator's approve (requireApproval)",
-          run -> run.changes() && run.request.requireApproval(), RestorePhases::awaitApproval),
-      when(Phase.STOP_APISERVERS, "moves every kube-apiserver's manifest aside and waits until it no longer answers",
-          RestoreRun::changes, RestoreFailure.naming(RestoreApiServers::stop)),
-      when(Phase.STOP_MEMBERS, "stops every member and keeps its data dir aside; installs etcdVersion when one was asked"
-          + " for", RestoreRun::changes, RestoreFailure.naming(RestoreMembers::stop)),
-      when(Phase.RESTORE, "restores the backup on every member's host with a new cluster token (from etcd 3.5 on with a"
-          + " revision bump)", RestoreRun::changes, RestoreFailure.naming(RestoreMembers::restore)),
-      when(Phase.START_MEMBERS, "starts every member and waits until each is healthy and the cluster version is decided"
-          + " again", RestoreRun::changes, RestoreFailure.naming(RestoreMembers::start)),
-      when(Phase.POSTFLIGHT, "every member healthy, the revision and live keys the backup's (plus the bump), hashkv"
-          + " equal; when not, the kube-apiservers are left stopped", RestoreRun::changes,
-          RestoreFailure.naming(RestorePostflight::run)),
-      when(Phase.APISERVERS, "brings the kube-apiservers back one host at a time, each healthy before the next",
-          RestoreRun::changes, RestoreFailure.naming(RestoreApiServers::bringBack)),
-      always(Phase.DONE, "the result: the backup, the revisions lost, revision and keys after, data dirs kept aside,"
-          + " kube-apiservers restarted", RestorePhases::done));
+  public static final PhaseRunner<RestoreRun> RUNNER =
+      new PhaseRunner<>(
+          always(
+              Phase.DISCOVER,
+              "refuses a request without acknowledgeDataLoss or with a malformed etcdVersion; reads the"
+                  + " inventory's members and control-plane hosts and the highest revision any member still reports",
+              RestorePhases::discover),
+          always(
+              Phase.PREFLIGHT,
+              "refuses, touching nothing, unless the backup belongs to the cluster, has its recorded"
+                  + " SHA-256, decrypts and verifies with etcd's own tool, no member would run an older minor than the one that"
+                  + " took it, etcdVersion is on offer and every member's and control-plane host can be logged in to",
+              RestorePreflight::run),
+          always(
+              Phase.PLAN,
+              "names the backup, each member's version, the revisions the restore loses and the"
+                  + " kube-apiservers it stops; a dry run ends here",
+              RestorePhases::plan),
+          when(
+              Phase.AWAITING_APPROVAL,
+              "waits for an operator's approve (requireApproval)",
+              run -> run.changes() && run.request.requireApproval(),
+              RestorePhases::awaitApproval),
+          when(
+              Phase.STOP_APISERVERS,
+              "moves every kube-apiserver's manifest aside and waits until it no longer answers",
+              RestoreRun::changes,
+              RestoreFailure.naming(RestoreApiServers::stop)),
+          when(
+              Phase.STOP_MEMBERS,
+              "stops every member and keeps its data dir aside; installs etcdVersion when one was asked"
+                  + " for",
+              RestoreRun::changes,
+              RestoreFailure.naming(RestoreMembers::stop)),
+          when(
+              Phase.RESTORE,
+              "restores the backup on every member's host with a new cluster token (from etcd 3.5 on with a"
+                  + " revision bump)",
+              RestoreRun::changes,
+              RestoreFailure.naming(RestoreMembers::restore)),
+          when(
+              Phase.START_MEMBERS,
+              "starts every member and waits until each is healthy and the cluster version is decided"
+                  + " again",
+              RestoreRun::changes,
+              RestoreFailure.naming(RestoreMembers::start)),
+          when(
+              Phase.POSTFLIGHT,
+              "every member healthy, the revision and live keys the backup's (plus the bump), hashkv"
+                  + " equal; when not, the kube-apiservers are left stopped",
+              RestoreRun::changes,
+              RestoreFailure.naming(RestorePostflight::run)),
+          when(
+              Phase.APISERVERS,
+              "brings the kube-apiservers back one host at a time, each healthy before the next",
+              RestoreRun::changes,
+              RestoreFailure.naming(RestoreApiServers::bringBack)),
+          always(
+              Phase.DONE,
+              "the result: the backup, the revisions lost, revision and keys after, data dirs kept aside,"
+                  + " kube-apiservers restarted",
+              RestorePhases::done));
 
   private RestorePhases() {}
 
   private static void discover(RestoreRun run) {
     RestorePreflight.checkRequest(run);
     try {
-      run.members = run.ctx.progress().record("inventory", () -> run.ctx.activities().inventory.members(run.ctx.ref()));
+      run.members =
+          run.ctx
+              .progress()
+              .record("inventory", () -> run.ctx.activities().inventory.members(run.ctx.ref()));
     } catch (ActivityFailure e) {
       throw Refusal.of(run.what(), List.of(Failures.rootMessage(e)), FailureType.RestoreRefused);
     }
     run.controlPlane = run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref());
-    run.lastSeen = run.ctx.progress().record("last revision the members report",
-        () -> run.ctx.activities().restore.lastSeenRevision(run.ctx.ref()));
+    run.lastSeen =
+        run.ctx
+            .progress()
+            .record(
+                "last revision the members report",
+                () -> run.ctx.activities().restore.lastSeenRevision(run.ctx.ref()));
   }
 
   private static void plan(RestoreRun run) {
     BackupRecord backup = run.backup;
     run.lost = lostRevisions(backup, run.lastSeen);
-    run.ctx.progress().message("restore backup " + backup.id() + " (revision " + backup.revision() + ", taken "
-        + backup.takenAt() + " from " + backup.member() + ") onto " + run.versions + "; lost: " + run.lost
-        + "; apiservers stopped meanwhile: " + run.controlPlane);
+    run.ctx
+        .progress()
+        .message(
+            "restore backup "
+                + backup.id()
+                + " (revision "
+                + backup.revision()
+                + ", taken "
+                + backup.takenAt()
+                + " from "
+                + backup.member()
+                + ") onto "
+                + run.versions
+                + "; lost: "
+                + run.lost
+                + "; apiservers stopped meanwhile: "
+                + run.controlPlane);
   }
 
   private static void awaitApproval(RestoreRun run) {
@@ -75,15 +131,34 @@ public final class RestorePhases {
 
   private static void done(RestoreRun run) {
     if (run.changes()) {
-      run.ctx.progress().message("restored backup " + run.backup.id() + " at revision " + run.digest.revision() + " with "
-          + run.digest.keyCount() + " keys; lost: " + run.lost);
+      run.ctx
+          .progress()
+          .message(
+              "restored backup "
+                  + run.backup.id()
+                  + " at revision "
+                  + run.digest.revision()
+                  + " with "
+                  + run.digest.keyCount()
+                  + " keys; lost: "
+                  + run.lost);
     }
   }
 
-  /** What the restore loses: every revision after the backup's, up to the highest one a member reported. */
+  /**
+   * What the restore loses: every revision after the backup's, up to the highest one a member
+   * reported.
+   */
   static String lostRevisions(BackupRecord backup, long lastSeen) {
     if (lastSeen == 0) return "unknown: no member reported its revision before the restore";
-    if (lastSeen <= backup.revision()) return "none (the members reported revision " + lastSeen + ")";
-    return "revisions " + (backup.revision() + 1) + ".." + lastSeen + " (" + (lastSeen - backup.revision()) + ")";
+    if (lastSeen <= backup.revision())
+      return "none (the members reported revision " + lastSeen + ")";
+    return "revisions "
+        + (backup.revision() + 1)
+        + ".."
+        + lastSeen
+        + " ("
+        + (lastSeen - backup.revision())
+        + ")";
   }
 }

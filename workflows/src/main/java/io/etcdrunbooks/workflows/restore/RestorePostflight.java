@@ -9,22 +9,37 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The POSTFLIGHT of a restore: what every changing runbook checks, plus the restored keyspace against the backup: its
- * revision the backup's (plus the bump) and its live keys the backup's. A problem leaves the kube-apiservers stopped.
+ * The POSTFLIGHT of a restore: what every changing runbook checks, plus the restored keyspace
+ * against the backup: its revision the backup's (plus the bump) and its live keys the backup's. A
+ * problem leaves the kube-apiservers stopped.
  */
 final class RestorePostflight {
 
   private RestorePostflight() {}
 
   static void run(RestoreRun run) {
-    PostflightCheck.Found found = PostflightCheck.check(run.ctx, state -> {
-      run.digest = run.ctx.progress().record("keyspace",
-          () -> run.ctx.activities().etcd.keyspaceDigest(new KeyspaceDigestRequest(run.cluster(), 0)));
-      return againstTheBackup(run.digest, run.backup, run.bump);
-    });
+    PostflightCheck.Found found =
+        PostflightCheck.check(
+            run.ctx,
+            state -> {
+              run.digest =
+                  run.ctx
+                      .progress()
+                      .record(
+                          "keyspace",
+                          () ->
+                              run.ctx
+                                  .activities()
+                                  .etcd
+                                  .keyspaceDigest(new KeyspaceDigestRequest(run.cluster(), 0)));
+              return againstTheBackup(run.digest, run.backup, run.bump);
+            });
     run.after = found.state();
     if (!found.problems().isEmpty()) {
-      throw PostflightCheck.failed(run.whatFromBackup(), found.problems(), FailureType.RestoreFailed,
+      throw PostflightCheck.failed(
+          run.whatFromBackup(),
+          found.problems(),
+          FailureType.RestoreFailed,
           "The kube-apiservers were left stopped. " + RestoreFailure.leftBehind(run));
     }
   }
@@ -33,11 +48,22 @@ final class RestorePostflight {
     List<String> problems = new ArrayList<>();
     long expectedRevision = backup.revision() + bump;
     if (digest.revision() != expectedRevision) {
-      problems.add("the restored cluster is at revision " + digest.revision() + ", expected " + expectedRevision
-          + " (backup revision " + backup.revision() + (bump == 0 ? "" : " + bump " + bump) + ")");
+      problems.add(
+          "the restored cluster is at revision "
+              + digest.revision()
+              + ", expected "
+              + expectedRevision
+              + " (backup revision "
+              + backup.revision()
+              + (bump == 0 ? "" : " + bump " + bump)
+              + ")");
     }
     if (backup.liveKeys() > 0 && digest.keyCount() != backup.liveKeys()) {
-      problems.add("the restored cluster holds " + digest.keyCount() + " keys, the backup " + backup.liveKeys());
+      problems.add(
+          "the restored cluster holds "
+              + digest.keyCount()
+              + " keys, the backup "
+              + backup.liveKeys());
     }
     return problems;
   }

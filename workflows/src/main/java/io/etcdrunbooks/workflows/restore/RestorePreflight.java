@@ -15,23 +15,37 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** The restore's refusals: the request itself (before anything is read), then every reason not to start (PREFLIGHT). */
+/**
+ * The restore's refusals: the request itself (before anything is read), then every reason not to
+ * start (PREFLIGHT).
+ */
 final class RestorePreflight {
 
   private RestorePreflight() {}
 
-  /** Refuses a request that cannot be right whatever the cluster: one problem at a time, touching and reading nothing. */
+  /**
+   * Refuses a request that cannot be right whatever the cluster: one problem at a time, touching
+   * and reading nothing.
+   */
   static void checkRequest(RestoreRun run) {
     if (!run.request.acknowledgeDataLoss()) {
-      throw refused(run, List.of("acknowledgeDataLoss must be true: a restore replaces the cluster's data with the"
-          + " backup's, and every write made after the backup is lost"));
+      throw refused(
+          run,
+          List.of(
+              "acknowledgeDataLoss must be true: a restore replaces the cluster's data with the"
+                  + " backup's, and every write made after the backup is lost"));
     }
     if (!run.target.isEmpty() && !EtcdVersion.isVersion(run.target)) {
-      throw refused(run, List.of("etcdVersion must look like 3.4.23 (or be left out), got '" + run.target + "'"));
+      throw refused(
+          run,
+          List.of("etcdVersion must look like 3.4.23 (or be left out), got '" + run.target + "'"));
     }
   }
 
-  /** Every problem at once, or none: the backup, each member's version, the binary source, the hosts. */
+  /**
+   * Every problem at once, or none: the backup, each member's version, the binary source, the
+   * hosts.
+   */
   static void run(RestoreRun run) {
     List<String> problems = new ArrayList<>();
     run.backup = checkedBackup(run, problems);
@@ -39,22 +53,41 @@ final class RestorePreflight {
     if (!run.target.isEmpty()) {
       List<String> available = run.ctx.activities().releases.availableVersions(run.ctx.ref());
       if (!available.contains(run.target)) {
-        problems.add("etcd " + run.target + " is not offered by the binary source (it has " + available + ")");
+        problems.add(
+            "etcd "
+                + run.target
+                + " is not offered by the binary source (it has "
+                + available
+                + ")");
       }
       run.members.forEach(m -> run.versions.put(m.name(), run.target));
     }
     if (run.backup != null) problems.addAll(olderThanTheBackup(run.versions, run.backup));
-    problems.addAll(HostAccessPreflight.problems(run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), true));
+    problems.addAll(
+        HostAccessPreflight.problems(
+            run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), true));
     if (!problems.isEmpty()) throw refused(run, problems);
   }
 
-  /** The backup asked for, decrypted and verified end to end; null (and the problem named) when it is not usable. */
+  /**
+   * The backup asked for, decrypted and verified end to end; null (and the problem named) when it
+   * is not usable.
+   */
   private static BackupRecord checkedBackup(RestoreRun run, List<String> problems) {
     String backupId = run.request.backupId();
     String named = backupId == null || backupId.isBlank() ? "latest" : backupId;
     try {
-      return run.ctx.progress().record("backup " + named + " decrypts and verifies", () -> run.ctx.activities().restore
-          .checkBackup(new CheckBackupRequest(run.cluster(), backupId, run.request.takenOnMinor())));
+      return run.ctx
+          .progress()
+          .record(
+              "backup " + named + " decrypts and verifies",
+              () ->
+                  run.ctx
+                      .activities()
+                      .restore
+                      .checkBackup(
+                          new CheckBackupRequest(
+                              run.cluster(), backupId, run.request.takenOnMinor())));
     } catch (ActivityFailure e) {
       problems.add(Failures.rootMessage(e));
       return null;
@@ -65,8 +98,14 @@ final class RestorePreflight {
     Activities activities = run.ctx.activities();
     for (MemberPlacement m : run.members) {
       try {
-        run.versions.put(m.name(), run.ctx.progress().record(m.name() + ": installed etcd",
-            () -> activities.host.installedVersion(new MemberRef(run.cluster(), m.name()))));
+        run.versions.put(
+            m.name(),
+            run.ctx
+                .progress()
+                .record(
+                    m.name() + ": installed etcd",
+                    () ->
+                        activities.host.installedVersion(new MemberRef(run.cluster(), m.name()))));
       } catch (ActivityFailure e) {
         problems.add("member " + m.name() + ": " + Failures.rootMessage(e));
       }
@@ -77,12 +116,21 @@ final class RestorePreflight {
   static List<String> olderThanTheBackup(Map<String, String> versions, BackupRecord backup) {
     EtcdVersion took = EtcdVersion.parse("the backup's etcd version", backup.etcdVersion());
     List<String> problems = new ArrayList<>();
-    versions.forEach((member, version) -> {
-      if (EtcdVersion.find(version).map(took::minorAbove).orElse(false)) {
-        problems.add("member " + member + " would run etcd " + version + ", older than the " + backup.etcdVersion()
-            + " that took backup " + backup.id() + ": an older minor version cannot run newer data");
-      }
-    });
+    versions.forEach(
+        (member, version) -> {
+          if (EtcdVersion.find(version).map(took::minorAbove).orElse(false)) {
+            problems.add(
+                "member "
+                    + member
+                    + " would run etcd "
+                    + version
+                    + ", older than the "
+                    + backup.etcdVersion()
+                    + " that took backup "
+                    + backup.id()
+                    + ": an older minor version cannot run newer data");
+          }
+        });
     return problems;
   }
 

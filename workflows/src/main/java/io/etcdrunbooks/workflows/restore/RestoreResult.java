@@ -9,14 +9,18 @@ import java.util.Map;
  *
  * @param cluster cluster name
  * @param backup the backup restored (or that would be, on a dry run)
- * @param restoreId id of this restore: in the new cluster token and the names of the data dirs kept aside
+ * @param restoreId id of this restore: in the new cluster token and the names of the data dirs kept
+ *     aside
  * @param lastSeenRevision highest revision a member reported before the restore (0: none answered)
- * @param lostRevisions what the restore lost, for example "revisions 1201..1450 (250)", "none", or "unknown: ..."
- * @param revisionBump how much the revision was raised so that watchers never see it go backwards (0: none)
+ * @param lostRevisions what the restore lost, for example "revisions 1201..1450 (250)", "none", or
+ *     "unknown: ..."
+ * @param revisionBump how much the revision was raised so that watchers never see it go backwards
+ *     (0: none)
  * @param revisionAfter the cluster's revision after the restore
  * @param liveKeysAfter keys alive after the restore (equal to the backup's)
  * @param memberVersions each member's server version at the end
- * @param dataDirsKeptAside member -> where its data dir from before the restore is kept ("" when it had none)
+ * @param dataDirsKeptAside member -> where its data dir from before the restore is kept ("" when it
+ *     had none)
  * @param apiServersRestarted control-plane hosts whose kube-apiserver was stopped and started again
  * @param dryRun nothing was touched
  */

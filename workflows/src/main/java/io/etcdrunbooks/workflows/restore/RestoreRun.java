@@ -17,24 +17,33 @@ final class RestoreRun {
 
   final RunContext ctx;
   final RestoreRequest request;
+
   /** The etcdVersion asked for, stripped; "" keeps the version installed on each member. */
   final String target;
+
   /** In the new cluster token and the names of the data dirs kept aside. */
   final String restoreId;
+
   List<MemberPlacement> members = List.of();
   List<String> controlPlane = List.of();
+
   /** The highest revision a member reported before the restore (0: none answered). */
   long lastSeen;
+
   BackupRecord backup;
+
   /** The version each member runs after the restore. */
   final Map<String, String> versions = new LinkedHashMap<>();
+
   String lost = "";
   final Map<String, String> keptAside = new LinkedHashMap<>();
   final List<String> apiServersStopped = new ArrayList<>();
   long bump;
   KeyspaceDigest digest;
+
   /** The cluster as the postflight found it. */
   ClusterState after;
+
   final List<String> apiServersRestarted = new ArrayList<>();
 
   RestoreRun(RunContext ctx, RestoreRequest request) {
@@ -64,9 +73,22 @@ final class RestoreRun {
 
   RestoreResult result() {
     if (request.dryRun()) {
-      return new RestoreResult(cluster(), backup, restoreId, lastSeen, lost, 0, 0, 0, versions, Map.of(), List.of(), true);
+      return new RestoreResult(
+          cluster(), backup, restoreId, lastSeen, lost, 0, 0, 0, versions, Map.of(), List.of(),
+          true);
     }
-    return new RestoreResult(cluster(), backup, restoreId, lastSeen, lost, bump, digest.revision(), digest.keyCount(),
-        ClusterDescription.memberVersions(after), Map.copyOf(keptAside), apiServersRestarted, false);
+    return new RestoreResult(
+        cluster(),
+        backup,
+        restoreId,
+        lastSeen,
+        lost,
+        bump,
+        digest.revision(),
+        digest.keyCount(),
+        ClusterDescription.memberVersions(after),
+        Map.copyOf(keptAside),
+        apiServersRestarted,
+        false);
   }
 }

@@ -12,9 +12,10 @@ import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
 
 /**
- * The cluster version has moved: the RestoreCluster runbook, as a child, restores the pre-upgrade backup with the old
- * version's binaries on every member (its own checks, phases and progress), and the rollback reports what it lost. On
- * a dry run the child runs as a dry run too, naming the backup it would restore.
+ * The cluster version has moved: the RestoreCluster runbook, as a child, restores the pre-upgrade
+ * backup with the old version's binaries on every member (its own checks, phases and progress), and
+ * the rollback reports what it lost. On a dry run the child runs as a dry run too, naming the
+ * backup it would restore.
  */
 final class RollbackByRestore {
 
@@ -23,9 +24,20 @@ final class RollbackByRestore {
   static void plan(RollbackRun run) {
     run.members = run.state.members().stream().map(MemberStatus::name).toList();
     String backupId = run.request.backupId();
-    run.ctx.progress().message("restore " + (backupId == null || backupId.isBlank()
-        ? "the newest backup taken on " + minor(run) : "backup " + backupId) + " with etcd " + run.toVersion + " on "
-        + run.members + " (RestoreCluster runbook " + childId(run.cluster()) + ")");
+    run.ctx
+        .progress()
+        .message(
+            "restore "
+                + (backupId == null || backupId.isBlank()
+                    ? "the newest backup taken on " + minor(run)
+                    : "backup " + backupId)
+                + " with etcd "
+                + run.toVersion
+                + " on "
+                + run.members
+                + " (RestoreCluster runbook "
+                + childId(run.cluster())
+                + ")");
   }
 
   static String firstChange(RollbackRun run) {
@@ -34,24 +46,45 @@ final class RollbackByRestore {
 
   static void run(RollbackRun run) {
     run.ctx.progress().stopIfCancelled(firstChange(run));
-    RestoreClusterWorkflow child = Workflow.newChildWorkflowStub(RestoreClusterWorkflow.class,
-        ChildWorkflowOptions.newBuilder().setWorkflowId(childId(run.cluster())).build());
-    RestoreRequest restore = new RestoreRequest(run.cluster(), run.request.backupId(), true, run.toVersion,
-        run.request.dryRun(), run.request.effectiveMemberTimeoutSeconds(), 0, minor(run));
+    RestoreClusterWorkflow child =
+        Workflow.newChildWorkflowStub(
+            RestoreClusterWorkflow.class,
+            ChildWorkflowOptions.newBuilder().setWorkflowId(childId(run.cluster())).build());
+    RestoreRequest restore =
+        new RestoreRequest(
+            run.cluster(),
+            run.request.backupId(),
+            true,
+            run.toVersion,
+            run.request.dryRun(),
+            run.request.effectiveMemberTimeoutSeconds(),
+            0,
+            minor(run));
     try {
-      run.restored = run.ctx.progress().record("restore with etcd " + run.toVersion, () -> child.restore(restore));
+      run.restored =
+          run.ctx
+              .progress()
+              .record("restore with etcd " + run.toVersion, () -> child.restore(restore));
     } catch (ChildWorkflowFailure e) {
-      throw FailureType.RollbackFailed.nonRetryable(run.what() + " to " + run.toVersion + " through a restore failed: "
-          + Failures.rootMessage(e));
+      throw FailureType.RollbackFailed.nonRetryable(
+          run.what()
+              + " to "
+              + run.toVersion
+              + " through a restore failed: "
+              + Failures.rootMessage(e));
     }
     run.after = run.ctx.activities().etcd.discover(run.ctx.ref());
   }
 
-  /** The child runs while this rollback holds the cluster's change id, so it gets an id of its own. */
+  /**
+   * The child runs while this rollback holds the cluster's change id, so it gets an id of its own.
+   */
   static String childId(String cluster) {
-    // before the change id, the child ran as "restore-<cluster>": histories recorded then replay with it
+    // before the change id, the child ran as "restore-<cluster>": histories recorded then replay
+    // with it
     return Workflow.getVersion("restore-child-id", Workflow.DEFAULT_VERSION, 1) < 1
-        ? "restore-" + cluster : RunbookIds.changing(cluster) + "-restore";
+        ? "restore-" + cluster
+        : RunbookIds.changing(cluster) + "-restore";
   }
 
   private static String minor(RollbackRun run) {

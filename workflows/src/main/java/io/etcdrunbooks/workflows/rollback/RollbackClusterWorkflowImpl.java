@@ -5,7 +5,8 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.RunContext;
 
 /** The RollbackCluster runbook: its phases are in {@link RollbackPhases}, in order. */
-public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implements RollbackClusterWorkflow {
+public final class RollbackClusterWorkflowImpl extends RunbookWorkflow
+    implements RollbackClusterWorkflow {
 
   private final Activities activities = new Activities();
 
@@ -15,10 +16,15 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow implement
 
   @Override
   public RollbackResult rollback(RollbackRequest request) {
-    return runChange(request.cluster(), request.dryRun(), () -> {
-      RollbackRun run = new RollbackRun(new RunContext(activities, progress, this, request.cluster()), request);
-      RollbackPhases.RUNNER.run(run, progress);
-      return run.result();
-    });
+    return runChange(
+        request.cluster(),
+        request.dryRun(),
+        () -> {
+          RollbackRun run =
+              new RollbackRun(
+                  new RunContext(activities, progress, this, request.cluster()), request);
+          RollbackPhases.RUNNER.run(run, progress);
+          return run.result();
+        });
   }
 }

@@ -13,8 +13,9 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * A rollback of a mixed cluster, member by member with the upgrade's member switch (PLAN, ROLLBACK, POSTFLIGHT). No
- * data is lost: every member keeps its data dir, and etcd runs mixed minors until the cluster version moves.
+ * A rollback of a mixed cluster, member by member with the upgrade's member switch (PLAN, ROLLBACK,
+ * POSTFLIGHT). No data is lost: every member keeps its data dir, and etcd runs mixed minors until
+ * the cluster version moves.
  */
 final class RollbackMembers {
 
@@ -33,38 +34,66 @@ final class RollbackMembers {
     ProgressTracker progress = run.ctx.progress();
     progress.stopIfCancelled(firstChange(run));
     progress.step("-> " + run.toVersion);
-    MemberVersionSwitch switcher = new MemberVersionSwitch(run.ctx.activities(), progress, run.cluster(),
-        run.request.effectiveMemberTimeoutSeconds());
+    MemberVersionSwitch switcher =
+        new MemberVersionSwitch(
+            run.ctx.activities(),
+            progress,
+            run.cluster(),
+            run.request.effectiveMemberTimeoutSeconds());
     for (String member : run.members) {
       progress.safePoint("member " + member);
       try {
         switcher.switchTo(member, run.toVersion);
       } catch (ActivityFailure | ApplicationFailure e) {
-        throw FailureType.RollbackFailed.nonRetryable(run.what() + " to " + run.toVersion + " failed at member " + member
-            + ": " + Failures.rootMessage(e) + ". Next: inspect " + member + "'s host and log, then run the rollback"
-            + " again (members already on " + run.toVersion + " are skipped)");
+        throw FailureType.RollbackFailed.nonRetryable(
+            run.what()
+                + " to "
+                + run.toVersion
+                + " failed at member "
+                + member
+                + ": "
+                + Failures.rootMessage(e)
+                + ". Next: inspect "
+                + member
+                + "'s host and log, then run the rollback"
+                + " again (members already on "
+                + run.toVersion
+                + " are skipped)");
       }
     }
     progress.member("");
   }
 
   static void postflight(RollbackRun run) {
-    PostflightCheck.Found found = PostflightCheck.check(run.ctx, state -> state.members().stream()
-        .filter(m -> !run.toVersion.equals(m.serverVersion()))
-        .map(m -> "member " + m.name() + " runs " + m.serverVersion() + ", not " + run.toVersion)
-        .toList());
+    PostflightCheck.Found found =
+        PostflightCheck.check(
+            run.ctx,
+            state ->
+                state.members().stream()
+                    .filter(m -> !run.toVersion.equals(m.serverVersion()))
+                    .map(
+                        m ->
+                            "member "
+                                + m.name()
+                                + " runs "
+                                + m.serverVersion()
+                                + ", not "
+                                + run.toVersion)
+                    .toList());
     run.after = found.state();
     if (!found.problems().isEmpty()) throw PostflightCheck.failed(run.what(), found.problems());
   }
 
   /**
-   * Members not healthy on the target: down ones first (restarting them costs nothing and gives quorum back its
-   * margin), then healthy followers, the leader last.
+   * Members not healthy on the target: down ones first (restarting them costs nothing and gives
+   * quorum back its margin), then healthy followers, the leader last.
    */
   static List<String> notHealthyOnLeaderLast(ClusterState state, String toVersion) {
     return state.members().stream()
         .filter(m -> !toVersion.equals(m.serverVersion()) || !m.healthy())
-        .sorted(Comparator.comparing(MemberStatus::healthy).thenComparing(m -> m.name().equals(state.leaderName())))
+        .sorted(
+            Comparator.comparing(MemberStatus::healthy)
+                .thenComparing(m -> m.name().equals(state.leaderName())))
         .map(MemberStatus::name)
         .toList();
   }

@@ -9,38 +9,66 @@ import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 
 /**
- * The RollbackCluster runbook, phase by phase. Going back is itself the undo of an upgrade, so it has no compensation
- * of its own: a member that cannot be put back ends it naming the member, and the rollback started again skips the
- * members already back.
+ * The RollbackCluster runbook, phase by phase. Going back is itself the undo of an upgrade, so it
+ * has no compensation of its own: a member that cannot be put back ends it naming the member, and
+ * the rollback started again skips the members already back.
  */
 public final class RollbackPhases {
 
-  public static final PhaseRunner<RollbackRun> RUNNER = new PhaseRunner<>(
-      always(Phase.DISCOVER, "reads every member's status, version and the leader through the etcd API; a cluster that"
-          + " cannot be read is refused", RollbackPhases::discover),
-      always(Phase.PREFLIGHT, "refuses, touching nothing, at the first of: toVersion not a version, no leader, the"
-          + " cluster version past toVersion without acknowledgeDataLoss, toVersion not on offer, a host that cannot be"
-          + " logged in to", RollbackPreflight::run),
-      always(Phase.PLAN, "the members not healthy on toVersion, down ones first and the leader last; past a moved"
-          + " cluster version, the backup to restore instead; a dry run ends here, but for a restore's own dry run",
-          RollbackPhases::plan),
-      when(Phase.AWAITING_APPROVAL, "waits for an operator's approve (requireApproval)",
-          run -> run.changes() && run.request.requireApproval() && (run.byRestore || run.switchesMembers()),
-          RollbackPhases::awaitApproval),
-      when(Phase.ROLLBACK, "switches those members back to toVersion one at a time, as the upgrade switches them; past a"
-          + " moved cluster version, runs the RestoreCluster runbook as its child with toVersion's binaries (on a dry"
-          + " run, as a dry run)",
-          run -> run.byRestore || (run.changes() && run.switchesMembers()), RollbackPhases::rollBack),
-      when(Phase.POSTFLIGHT, "every member healthy on toVersion, raft indexes and hashkv equal",
-          run -> run.changes() && run.switchesMembers(), RollbackMembers::postflight),
-      always(Phase.DONE, "the result: each member's version and the cluster version; through a restore, the backup"
-          + " restored and the revisions lost", RollbackPhases::done));
+  public static final PhaseRunner<RollbackRun> RUNNER =
+      new PhaseRunner<>(
+          always(
+              Phase.DISCOVER,
+              "reads every member's status, version and the leader through the etcd API; a cluster that"
+                  + " cannot be read is refused",
+              RollbackPhases::discover),
+          always(
+              Phase.PREFLIGHT,
+              "refuses, touching nothing, at the first of: toVersion not a version, no leader, the"
+                  + " cluster version past toVersion without acknowledgeDataLoss, toVersion not on offer, a host that cannot be"
+                  + " logged in to",
+              RollbackPreflight::run),
+          always(
+              Phase.PLAN,
+              "the members not healthy on toVersion, down ones first and the leader last; past a moved"
+                  + " cluster version, the backup to restore instead; a dry run ends here, but for a restore's own dry run",
+              RollbackPhases::plan),
+          when(
+              Phase.AWAITING_APPROVAL,
+              "waits for an operator's approve (requireApproval)",
+              run ->
+                  run.changes()
+                      && run.request.requireApproval()
+                      && (run.byRestore || run.switchesMembers()),
+              RollbackPhases::awaitApproval),
+          when(
+              Phase.ROLLBACK,
+              "switches those members back to toVersion one at a time, as the upgrade switches them; past a"
+                  + " moved cluster version, runs the RestoreCluster runbook as its child with toVersion's binaries (on a dry"
+                  + " run, as a dry run)",
+              run -> run.byRestore || (run.changes() && run.switchesMembers()),
+              RollbackPhases::rollBack),
+          when(
+              Phase.POSTFLIGHT,
+              "every member healthy on toVersion, raft indexes and hashkv equal",
+              run -> run.changes() && run.switchesMembers(),
+              RollbackMembers::postflight),
+          always(
+              Phase.DONE,
+              "the result: each member's version and the cluster version; through a restore, the backup"
+                  + " restored and the revisions lost",
+              RollbackPhases::done));
 
   private RollbackPhases() {}
 
   private static void discover(RollbackRun run) {
-    run.state = Discovery.discoverOrRefuseAnyFailure(run.ctx.activities(), run.ctx.progress(), run.cluster(), run.what(),
-        FailureType.RollbackRefused);
+    run.state =
+        Discovery.discoverOrRefuseAnyFailure(
+            run.ctx.activities(),
+            run.ctx.progress(),
+            run.cluster(),
+            run.what(),
+            FailureType.RollbackRefused);
   }
 
   private static void plan(RollbackRun run) {
@@ -52,8 +80,11 @@ public final class RollbackPhases {
   }
 
   private static void awaitApproval(RollbackRun run) {
-    run.ctx.approval().awaitApproval(run.byRestore ? RollbackByRestore.firstChange(run) : RollbackMembers.firstChange(run),
-        () -> false);
+    run.ctx
+        .approval()
+        .awaitApproval(
+            run.byRestore ? RollbackByRestore.firstChange(run) : RollbackMembers.firstChange(run),
+            () -> false);
   }
 
   private static void rollBack(RollbackRun run) {
@@ -67,8 +98,17 @@ public final class RollbackPhases {
   private static void done(RollbackRun run) {
     if (run.byRestore) {
       String backup = run.restored.backup().id();
-      run.ctx.progress().message(run.request.dryRun() ? "dry run: would restore backup " + backup
-          : "restored backup " + backup + " with etcd " + run.toVersion + "; lost: " + run.restored.lostRevisions());
+      run.ctx
+          .progress()
+          .message(
+              run.request.dryRun()
+                  ? "dry run: would restore backup " + backup
+                  : "restored backup "
+                      + backup
+                      + " with etcd "
+                      + run.toVersion
+                      + "; lost: "
+                      + run.restored.lostRevisions());
     } else if (run.changes() && run.switchesMembers()) {
       run.ctx.progress().message("all members on " + run.toVersion);
     }

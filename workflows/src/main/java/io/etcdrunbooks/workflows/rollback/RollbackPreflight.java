@@ -10,8 +10,9 @@ import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 
 /**
- * The PREFLIGHT of a rollback: the first reason not to start, in the order the checks cost (the request and the
- * discovered cluster first, then the binary source, then the hosts), touching nothing.
+ * The PREFLIGHT of a rollback: the first reason not to start, in the order the checks cost (the
+ * request and the discovered cluster first, then the binary source, then the hosts), touching
+ * nothing.
  */
 final class RollbackPreflight {
 
@@ -25,31 +26,57 @@ final class RollbackPreflight {
       throw refused(run, "toVersion must look like 3.4.23, got '" + run.toVersion + "'");
     }
     if (state.leaderName().isEmpty()) {
-      throw refused(run, "no member sees a leader: the cluster has no quorum; a rollback cannot restart members safely."
-          + " Restore from a backup instead");
+      throw refused(
+          run,
+          "no member sees a leader: the cluster has no quorum; a rollback cannot restart members safely."
+              + " Restore from a backup instead");
     }
     run.byRestore = movedPast(state.clusterVersion(), run.toVersion);
     if (run.byRestore && !run.request.acknowledgeDataLoss()) {
-      throw refused(run, "the cluster version is already " + state.clusterVersion() + ", past " + run.toVersion
-          + ": etcd cannot run older members any more. The only way back is restoring the pre-upgrade backup with "
-          + run.toVersion + "'s binaries, which loses every write made since that backup: start the rollback again with"
-          + " acknowledgeDataLoss: true (and backupId, or the newest backup taken on "
-          + EtcdVersion.parse(run.toVersion).minorLabel() + " is used)");
+      throw refused(
+          run,
+          "the cluster version is already "
+              + state.clusterVersion()
+              + ", past "
+              + run.toVersion
+              + ": etcd cannot run older members any more. The only way back is restoring the pre-upgrade backup with "
+              + run.toVersion
+              + "'s binaries, which loses every write made since that backup: start the rollback again with"
+              + " acknowledgeDataLoss: true (and backupId, or the newest backup taken on "
+              + EtcdVersion.parse(run.toVersion).minorLabel()
+              + " is used)");
     }
-    List<String> available = run.ctx.progress().record("binary source",
-        () -> run.ctx.activities().releases.availableVersions(run.ctx.ref()));
+    List<String> available =
+        run.ctx
+            .progress()
+            .record(
+                "binary source",
+                () -> run.ctx.activities().releases.availableVersions(run.ctx.ref()));
     if (!available.contains(run.toVersion)) {
-      throw refused(run, "version " + run.toVersion + " is not offered by the binary source (it has " + available + ")");
+      throw refused(
+          run,
+          "version "
+              + run.toVersion
+              + " is not offered by the binary source (it has "
+              + available
+              + ")");
     }
     List<String> hostProblems =
-        HostAccessPreflight.problems(run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), false);
-    if (!hostProblems.isEmpty()) throw Refusal.of(run.what(), hostProblems, FailureType.RollbackRefused);
+        HostAccessPreflight.problems(
+            run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), false);
+    if (!hostProblems.isEmpty())
+      throw Refusal.of(run.what(), hostProblems, FailureType.RollbackRefused);
   }
 
-  /** Whether the cluster version's minor is already above the target's: older binaries would refuse to join. */
+  /**
+   * Whether the cluster version's minor is already above the target's: older binaries would refuse
+   * to join.
+   */
   static boolean movedPast(String clusterVersion, String toVersion) {
     EtcdVersion target = EtcdVersion.parse("toVersion", toVersion);
-    return EtcdVersion.find(clusterVersion).map(cluster -> cluster.minorAbove(target)).orElse(false);
+    return EtcdVersion.find(clusterVersion)
+        .map(cluster -> cluster.minorAbove(target))
+        .orElse(false);
   }
 
   private static ApplicationFailure refused(RollbackRun run, String why) {

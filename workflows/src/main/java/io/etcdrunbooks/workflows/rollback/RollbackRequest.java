@@ -4,25 +4,41 @@ package io.etcdrunbooks.workflows.rollback;
  * Input of the RollbackCluster runbook: {@code {"cluster":"prod-1","toVersion":"3.4.23"}}.
  *
  * @param cluster inventory name of the cluster
- * @param toVersion version every member goes back to; empty: the oldest version running (the one an interrupted
- *     upgrade left behind)
+ * @param toVersion version every member goes back to; empty: the oldest version running (the one an
+ *     interrupted upgrade left behind)
  * @param dryRun plan only
- * @param memberTimeoutSeconds how long one member may take to be healthy after its restart (0: 300 s)
- * @param acknowledgeDataLoss once the cluster version has moved, the only way back is restoring the pre-upgrade backup
- *     with the old binaries, which loses every write since: the rollback does that only when this is true
- * @param backupId the backup to restore then; empty: the newest backup taken on toVersion's minor version
- * @param requireApproval stop after the plan until an operator approves, before the first member or the restore
+ * @param memberTimeoutSeconds how long one member may take to be healthy after its restart (0: 300
+ *     s)
+ * @param acknowledgeDataLoss once the cluster version has moved, the only way back is restoring the
+ *     pre-upgrade backup with the old binaries, which loses every write since: the rollback does
+ *     that only when this is true
+ * @param backupId the backup to restore then; empty: the newest backup taken on toVersion's minor
+ *     version
+ * @param requireApproval stop after the plan until an operator approves, before the first member or
+ *     the restore
  */
-public record RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds,
-    boolean acknowledgeDataLoss, String backupId, boolean requireApproval) {
+public record RollbackRequest(
+    String cluster,
+    String toVersion,
+    boolean dryRun,
+    int memberTimeoutSeconds,
+    boolean acknowledgeDataLoss,
+    String backupId,
+    boolean requireApproval) {
 
-  public RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds,
-      boolean acknowledgeDataLoss, String backupId) {
+  public RollbackRequest(
+      String cluster,
+      String toVersion,
+      boolean dryRun,
+      int memberTimeoutSeconds,
+      boolean acknowledgeDataLoss,
+      String backupId) {
     this(cluster, toVersion, dryRun, memberTimeoutSeconds, acknowledgeDataLoss, backupId, false);
   }
 
   /** A rollback of a mixed cluster, which never loses data. */
-  public RollbackRequest(String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds) {
+  public RollbackRequest(
+      String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds) {
     this(cluster, toVersion, dryRun, memberTimeoutSeconds, false, "");
   }
 

@@ -8,11 +8,13 @@ import java.util.Map;
  *
  * @param cluster cluster name
  * @param toVersion the version every member runs now (or would, on a dry run)
- * @param membersToRollBack members that ran a newer version, in the order they were (or would be) switched
+ * @param membersToRollBack members that ran a newer version, in the order they were (or would be)
+ *     switched
  * @param memberVersions each member's server version at the end
  * @param clusterVersion cluster version at the end
  * @param dryRun nothing was touched
- * @param restoredBackupId the backup restored when the cluster version had moved ("" for a rollback without restore)
+ * @param restoredBackupId the backup restored when the cluster version had moved ("" for a rollback
+ *     without restore)
  * @param lostRevisions what that restore lost ("" without restore)
  */
 public record RollbackResult(

@@ -12,16 +12,25 @@ final class RollbackRun {
 
   final RunContext ctx;
   final RollbackRequest request;
+
   /** The cluster as discovered first. */
   ClusterState state;
+
   /** The version every member goes back to: the one asked for, or the oldest running. */
   String toVersion = "";
-  /** The cluster version has moved past toVersion: only a restore of the pre-upgrade backup goes back. */
+
+  /**
+   * The cluster version has moved past toVersion: only a restore of the pre-upgrade backup goes
+   * back.
+   */
   boolean byRestore;
+
   /** Members to switch back, in order; through a restore, every member. */
   List<String> members = List.of();
+
   /** The cluster as the postflight, or the discovery after the restore, found it. */
   ClusterState after;
+
   RestoreResult restored;
 
   RollbackRun(RunContext ctx, RollbackRequest request) {
@@ -49,12 +58,27 @@ final class RollbackRun {
 
   RollbackResult result() {
     if (byRestore) {
-      Map<String, String> versions = request.dryRun() ? ClusterDescription.memberVersions(state) : restored.memberVersions();
-      return new RollbackResult(cluster(), toVersion, members, versions, after.clusterVersion(), request.dryRun(),
-          restored.backup().id(), restored.lostRevisions());
+      Map<String, String> versions =
+          request.dryRun() ? ClusterDescription.memberVersions(state) : restored.memberVersions();
+      return new RollbackResult(
+          cluster(),
+          toVersion,
+          members,
+          versions,
+          after.clusterVersion(),
+          request.dryRun(),
+          restored.backup().id(),
+          restored.lostRevisions());
     }
     ClusterState end = after == null ? state : after;
-    return new RollbackResult(cluster(), toVersion, members, ClusterDescription.memberVersions(end), end.clusterVersion(),
-        request.dryRun(), "", "");
+    return new RollbackResult(
+        cluster(),
+        toVersion,
+        members,
+        ClusterDescription.memberVersions(end),
+        end.clusterVersion(),
+        request.dryRun(),
+        "",
+        "");
   }
 }

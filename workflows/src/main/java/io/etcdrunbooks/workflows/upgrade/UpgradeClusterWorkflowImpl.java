@@ -5,7 +5,8 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.RunContext;
 
 /** The UpgradeCluster runbook: its phases are in {@link UpgradePhases}, in order. */
-public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements UpgradeClusterWorkflow {
+public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow
+    implements UpgradeClusterWorkflow {
 
   private final Activities activities = new Activities();
 
@@ -15,10 +16,15 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow implements
 
   @Override
   public UpgradeResult upgrade(UpgradeRequest request) {
-    return runChange(request.cluster(), request.dryRun(), () -> {
-      UpgradeRun run = new UpgradeRun(new RunContext(activities, progress, this, request.cluster()), request);
-      UpgradePhases.RUNNER.run(run, progress);
-      return run.result();
-    });
+    return runChange(
+        request.cluster(),
+        request.dryRun(),
+        () -> {
+          UpgradeRun run =
+              new UpgradeRun(
+                  new RunContext(activities, progress, this, request.cluster()), request);
+          UpgradePhases.RUNNER.run(run, progress);
+          return run.result();
+        });
   }
 }

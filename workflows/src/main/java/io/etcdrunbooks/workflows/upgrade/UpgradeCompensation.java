@@ -15,9 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A member did not come up on its rung's version. While the cluster version has not moved, the rung's members go back
- * to the rung's old version, newest first, and the runbook fails naming the member, the cause and the cluster's state.
- * A member that could not be stopped without costing quorum halts the upgrade instead: the mixed cluster is supported.
+ * A member did not come up on its rung's version. While the cluster version has not moved, the
+ * rung's members go back to the rung's old version, newest first, and the runbook fails naming the
+ * member, the cause and the cluster's state. A member that could not be stopped without costing
+ * quorum halts the upgrade instead: the mixed cluster is supported.
  */
 final class UpgradeCompensation {
 
@@ -28,7 +29,12 @@ final class UpgradeCompensation {
   private final MemberVersionSwitch switcher;
   private final Compensation compensation;
 
-  UpgradeCompensation(UpgradeRun run, LadderStep step, String failedMember, List<String> switched, MemberVersionSwitch switcher,
+  UpgradeCompensation(
+      UpgradeRun run,
+      LadderStep step,
+      String failedMember,
+      List<String> switched,
+      MemberVersionSwitch switcher,
       Compensation compensation) {
     this.run = run;
     this.step = step;
@@ -46,43 +52,92 @@ final class UpgradeCompensation {
     run.ctx.progress().phase(Phase.COMPENSATE);
     run.ctx.progress().message(failedMember + " failed on " + step.toVersion() + ": " + cause);
     ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
-    String failedAt = run.what() + " failed at member " + failedMember + " (" + step.label() + "): " + cause + logTail;
+    String failedAt =
+        run.what()
+            + " failed at member "
+            + failedMember
+            + " ("
+            + step.label()
+            + "): "
+            + cause
+            + logTail;
     if (versionMoved(state)) {
-      return FailureType.UpgradeRollbackFailed.nonRetryable(failedAt + ". The cluster version has already moved to "
-          + state.clusterVersion() + ", so the old binaries cannot be put back; the way back is restoring backup "
-          + run.backup.id() + " with the restore runbook. " + describe());
+      return FailureType.UpgradeRollbackFailed.nonRetryable(
+          failedAt
+              + ". The cluster version has already moved to "
+              + state.clusterVersion()
+              + ", so the old binaries cannot be put back; the way back is restoring backup "
+              + run.backup.id()
+              + " with the restore runbook. "
+              + describe());
     }
     List<String> rolledBack;
     try {
       rolledBack = putBack();
     } catch (Compensation.UndoFailed e) {
-      return FailureType.UpgradeRollbackFailed.nonRetryable(failedAt + ". Putting " + step.fromVersion() + " back failed"
-          + " too: " + Failures.rootMessage(e.getCause()) + ". Rolled back before that: " + e.undoneBefore() + ". "
-          + describe() + " Next: inspect the members named above; backup " + run.backup.id() + " holds the pre-upgrade data");
+      return FailureType.UpgradeRollbackFailed.nonRetryable(
+          failedAt
+              + ". Putting "
+              + step.fromVersion()
+              + " back failed"
+              + " too: "
+              + Failures.rootMessage(e.getCause())
+              + ". Rolled back before that: "
+              + e.undoneBefore()
+              + ". "
+              + describe()
+              + " Next: inspect the members named above; backup "
+              + run.backup.id()
+              + " holds the pre-upgrade data");
     }
-    return FailureType.UpgradeRolledBack.nonRetryable(failedAt + ". " + rolledBackSentence(failedMember, step.fromVersion(),
-        rolledBack) + " " + describe() + " Next: fix " + failedMember + "'s host (see its log) and start the upgrade again");
+    return FailureType.UpgradeRolledBack.nonRetryable(
+        failedAt
+            + ". "
+            + rolledBackSentence(failedMember, step.fromVersion(), rolledBack)
+            + " "
+            + describe()
+            + " Next: fix "
+            + failedMember
+            + "'s host (see its log) and start the upgrade again");
   }
 
   private ApplicationFailure halted(String cause) {
     compensation.commit(); // rolling members back would mean stopping them too
-    return FailureType.UpgradeHalted.nonRetryable(run.what() + " halted before touching " + failedMember + " ("
-        + step.label() + "): " + cause + ". Members already on " + step.toVersion() + ": " + switched
-        + " (a mixed cluster is supported). " + describe() + " Next: bring the unhealthy members back, then start the"
-        + " upgrade again; members already upgraded are skipped");
+    return FailureType.UpgradeHalted.nonRetryable(
+        run.what()
+            + " halted before touching "
+            + failedMember
+            + " ("
+            + step.label()
+            + "): "
+            + cause
+            + ". Members already on "
+            + step.toVersion()
+            + ": "
+            + switched
+            + " (a mixed cluster is supported). "
+            + describe()
+            + " Next: bring the unhealthy members back, then start the"
+            + " upgrade again; members already upgraded are skipped");
   }
 
-  /** Once the cluster version has reached the rung's minor, members of the old minor cannot join any more. */
+  /**
+   * Once the cluster version has reached the rung's minor, members of the old minor cannot join any
+   * more.
+   */
   private boolean versionMoved(ClusterState state) {
     EtcdVersion from = EtcdVersion.parse(step.fromVersion());
     EtcdVersion to = EtcdVersion.parse(step.toVersion());
-    return !from.sameMinor(to) && EtcdVersion.find(state.clusterVersion()).map(to::sameMinor).orElse(false);
+    return !from.sameMinor(to)
+        && EtcdVersion.find(state.clusterVersion()).map(to::sameMinor).orElse(false);
   }
 
   /** The members put back on the old version, in the order they were put back. */
   private List<String> putBack() {
-    if (Workflow.getVersion("saga-compensation", Workflow.DEFAULT_VERSION, 1) >= 1) return compensation.undo().undone();
-    // runs recorded before: the failed member first, then the others in the order they were switched
+    if (Workflow.getVersion("saga-compensation", Workflow.DEFAULT_VERSION, 1) >= 1)
+      return compensation.undo().undone();
+    // runs recorded before: the failed member first, then the others in the order they were
+    // switched
     List<String> order = new ArrayList<>(List.of(failedMember));
     switched.stream().filter(m -> !m.equals(failedMember)).forEach(order::add);
     List<String> done = new ArrayList<>();
@@ -101,9 +156,19 @@ final class UpgradeCompensation {
   }
 
   /** "Rolled back [m1, m2] to 3.4.23. m3 was still healthy on 3.4.23 and was left as it was." */
-  static String rolledBackSentence(String failedMember, String fromVersion, List<String> rolledBack) {
-    String sentence = rolledBack.isEmpty() ? "No member had to be rolled back." : "Rolled back " + rolledBack + " to " + fromVersion + ".";
-    return rolledBack.contains(failedMember) ? sentence
-        : sentence + " " + failedMember + " was still healthy on " + fromVersion + " and was left as it was.";
+  static String rolledBackSentence(
+      String failedMember, String fromVersion, List<String> rolledBack) {
+    String sentence =
+        rolledBack.isEmpty()
+            ? "No member had to be rolled back."
+            : "Rolled back " + rolledBack + " to " + fromVersion + ".";
+    return rolledBack.contains(failedMember)
+        ? sentence
+        : sentence
+            + " "
+            + failedMember
+            + " was still healthy on "
+            + fromVersion
+            + " and was left as it was.";
   }
 }

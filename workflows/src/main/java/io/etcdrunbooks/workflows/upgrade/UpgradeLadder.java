@@ -10,9 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The UPGRADE phase: every rung of the ladder in turn, each member switched to it, followers first and the leader
- * last. Before a member is touched, its way back is registered; a member that fails sends the rung's members back
- * ({@link UpgradeCompensation}). Once the cluster version follows a rung, the rung is final.
+ * The UPGRADE phase: every rung of the ladder in turn, each member switched to it, followers first
+ * and the leader last. Before a member is touched, its way back is registered; a member that fails
+ * sends the rung's members back ({@link UpgradeCompensation}). Once the cluster version follows a
+ * rung, the rung is final.
  */
 final class UpgradeLadder {
 
@@ -22,25 +23,39 @@ final class UpgradeLadder {
 
   static void run(UpgradeRun run) {
     ProgressTracker progress = run.ctx.progress();
-    MemberVersionSwitch switcher = new MemberVersionSwitch(run.ctx.activities(), progress, run.cluster(),
-        run.request.effectiveMemberTimeoutSeconds());
+    MemberVersionSwitch switcher =
+        new MemberVersionSwitch(
+            run.ctx.activities(),
+            progress,
+            run.cluster(),
+            run.request.effectiveMemberTimeoutSeconds());
     for (LadderStep step : run.plan.steps()) {
       progress.step(step.label());
       List<String> switched = new ArrayList<>();
       run.restarted.put(step.label(), switched);
       Compensation compensation = new Compensation();
-      for (String member : UpgradePhases.leaderLast(run.ctx.activities().etcd.discover(run.ctx.ref()))) {
+      for (String member :
+          UpgradePhases.leaderLast(run.ctx.activities().etcd.discover(run.ctx.ref()))) {
         progress.safePoint("member " + member + " (" + step.label() + ")");
         compensation.register(member, () -> switcher.switchTo(member, step.fromVersion()));
         try {
           if (switcher.switchTo(member, step.toVersion())) switched.add(member);
         } catch (ActivityFailure | ApplicationFailure e) {
-          throw new UpgradeCompensation(run, step, member, switched, switcher, compensation).failWith(e);
+          throw new UpgradeCompensation(run, step, member, switched, switcher, compensation)
+              .failWith(e);
         }
       }
       progress.member("");
-      String clusterVersion = progress.record("cluster version reaches " + step.toMinor(), () -> run.ctx.activities().etcdWait
-          .awaitClusterVersion(new AwaitClusterVersionRequest(run.cluster(), step.toMinor(), CLUSTER_VERSION_TIMEOUT_SECONDS)));
+      String clusterVersion =
+          progress.record(
+              "cluster version reaches " + step.toMinor(),
+              () ->
+                  run.ctx
+                      .activities()
+                      .etcdWait
+                      .awaitClusterVersion(
+                          new AwaitClusterVersionRequest(
+                              run.cluster(), step.toMinor(), CLUSTER_VERSION_TIMEOUT_SECONDS)));
       compensation.commit();
       progress.message("cluster version " + clusterVersion + " after " + step.label());
     }

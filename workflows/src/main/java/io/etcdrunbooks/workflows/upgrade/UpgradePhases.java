@@ -17,31 +17,64 @@ import java.util.stream.Collectors;
 /** The UpgradeCluster runbook, phase by phase. */
 public final class UpgradePhases {
 
-  public static final PhaseRunner<UpgradeRun> RUNNER = new PhaseRunner<>(
-      always(Phase.DISCOVER, "reads every member's status, version and the leader through the etcd API",
-          UpgradePhases::discover),
-      always(Phase.PREFLIGHT, "refuses, touching nothing, unless every member is healthy, raft indexes and hashkv agree,"
-          + " the binary source offers a ladder to the target and every host can be logged in to", UpgradePreflight::run),
-      always(Phase.PLAN, "plans the ladder (each minor at its newest patch on offer), followers first and the leader last;"
-          + " a dry run ends here", UpgradePhases::plan),
-      when(Phase.AWAITING_APPROVAL, "waits for an operator's approve (requireApproval)",
-          run -> run.changes() && run.request.requireApproval(), UpgradePhases::awaitApproval),
-      when(Phase.BACKUP, "takes a verified, encrypted backup and the keyspace checksum at its revision", UpgradeRun::changes,
-          UpgradePhases::backup),
-      when(Phase.UPGRADE, "switches each member to each rung of the ladder, leader last; a member that fails is put"
-          + " back with the rest of its rung (COMPENSATE)", UpgradeRun::changes, UpgradeLadder::run),
-      when(Phase.POSTFLIGHT, "every member on the target and healthy, the cluster version moved, hashkv equal, the"
-          + " keyspace at the backup's revision unchanged", UpgradeRun::changes, UpgradePostflight::run),
-      always(Phase.DONE, "the result: member versions, cluster version, backup, checksums", UpgradePhases::done))
-      .compensatingIn(Phase.COMPENSATE, "a member that did not come up on its rung: while the cluster version has not"
-          + " moved, the rung's members go back to the old version, newest first; the failure names the member, its last"
-          + " log lines and the cluster's state");
+  public static final PhaseRunner<UpgradeRun> RUNNER =
+      new PhaseRunner<>(
+              always(
+                  Phase.DISCOVER,
+                  "reads every member's status, version and the leader through the etcd API",
+                  UpgradePhases::discover),
+              always(
+                  Phase.PREFLIGHT,
+                  "refuses, touching nothing, unless every member is healthy, raft indexes and hashkv agree,"
+                      + " the binary source offers a ladder to the target and every host can be logged in to",
+                  UpgradePreflight::run),
+              always(
+                  Phase.PLAN,
+                  "plans the ladder (each minor at its newest patch on offer), followers first and the leader last;"
+                      + " a dry run ends here",
+                  UpgradePhases::plan),
+              when(
+                  Phase.AWAITING_APPROVAL,
+                  "waits for an operator's approve (requireApproval)",
+                  run -> run.changes() && run.request.requireApproval(),
+                  UpgradePhases::awaitApproval),
+              when(
+                  Phase.BACKUP,
+                  "takes a verified, encrypted backup and the keyspace checksum at its revision",
+                  UpgradeRun::changes,
+                  UpgradePhases::backup),
+              when(
+                  Phase.UPGRADE,
+                  "switches each member to each rung of the ladder, leader last; a member that fails is put"
+                      + " back with the rest of its rung (COMPENSATE)",
+                  UpgradeRun::changes,
+                  UpgradeLadder::run),
+              when(
+                  Phase.POSTFLIGHT,
+                  "every member on the target and healthy, the cluster version moved, hashkv equal, the"
+                      + " keyspace at the backup's revision unchanged",
+                  UpgradeRun::changes,
+                  UpgradePostflight::run),
+              always(
+                  Phase.DONE,
+                  "the result: member versions, cluster version, backup, checksums",
+                  UpgradePhases::done))
+          .compensatingIn(
+              Phase.COMPENSATE,
+              "a member that did not come up on its rung: while the cluster version has not"
+                  + " moved, the rung's members go back to the old version, newest first; the failure names the member, its last"
+                  + " log lines and the cluster's state");
 
   private UpgradePhases() {}
 
   private static void discover(UpgradeRun run) {
-    run.state = Discovery.discoverOrRefuse(run.ctx.activities(), run.ctx.progress(), run.cluster(), run.what(),
-        FailureType.PreflightRefused);
+    run.state =
+        Discovery.discoverOrRefuse(
+            run.ctx.activities(),
+            run.ctx.progress(),
+            run.cluster(),
+            run.what(),
+            FailureType.PreflightRefused);
   }
 
   private static void plan(UpgradeRun run) {
@@ -53,7 +86,10 @@ public final class UpgradePhases {
       from = to;
     }
     run.plan = new UpgradePlan(run.running, run.request.targetVersion(), steps);
-    run.ctx.progress().message("plan: " + steps.stream().map(LadderStep::label).collect(Collectors.joining(", ")));
+    run.ctx
+        .progress()
+        .message(
+            "plan: " + steps.stream().map(LadderStep::label).collect(Collectors.joining(", ")));
   }
 
   private static void awaitApproval(UpgradeRun run) {
@@ -69,15 +105,26 @@ public final class UpgradePhases {
 
   private static void done(UpgradeRun run) {
     if (run.changes()) {
-      run.ctx.progress().message("all members on " + run.request.targetVersion() + ", cluster version "
-          + run.state.clusterVersion());
+      run.ctx
+          .progress()
+          .message(
+              "all members on "
+                  + run.request.targetVersion()
+                  + ", cluster version "
+                  + run.state.clusterVersion());
     }
   }
 
-  /** Followers first, then the member leading now; re-read at each step, since leadership moves during an upgrade. */
+  /**
+   * Followers first, then the member leading now; re-read at each step, since leadership moves
+   * during an upgrade.
+   */
   static List<String> leaderLast(ClusterState state) {
     List<String> order = new ArrayList<>();
-    state.members().stream().map(MemberStatus::name).filter(n -> !n.equals(state.leaderName())).forEach(order::add);
+    state.members().stream()
+        .map(MemberStatus::name)
+        .filter(n -> !n.equals(state.leaderName()))
+        .forEach(order::add);
     if (!state.leaderName().isEmpty()) order.add(state.leaderName());
     return order;
   }

@@ -4,34 +4,56 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
-import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
 import io.temporal.failure.ActivityFailure;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The POSTFLIGHT phase of an upgrade: what every changing runbook checks, plus every member on the target, the cluster
- * version on its minor, and the keyspace at the backup's revision as it was before the first member.
+ * The POSTFLIGHT phase of an upgrade: what every changing runbook checks, plus every member on the
+ * target, the cluster version on its minor, and the keyspace at the backup's revision as it was
+ * before the first member.
  */
 final class UpgradePostflight {
 
   private UpgradePostflight() {}
 
   static void run(UpgradeRun run) {
-    PostflightCheck.Found found = PostflightCheck.check(run.ctx, state -> versionProblems(state, run.request.targetVersion()));
+    PostflightCheck.Found found =
+        PostflightCheck.check(
+            run.ctx, state -> versionProblems(state, run.request.targetVersion()));
     run.state = found.state();
     List<String> problems = new ArrayList<>(found.problems());
     try {
-      run.after = run.ctx.progress().record("keyspace checksum at revision " + run.before.revision(), () -> run.ctx.activities()
-          .etcd.keyspaceDigest(new KeyspaceDigestRequest(run.cluster(), run.before.revision())));
+      run.after =
+          run.ctx
+              .progress()
+              .record(
+                  "keyspace checksum at revision " + run.before.revision(),
+                  () ->
+                      run.ctx
+                          .activities()
+                          .etcd
+                          .keyspaceDigest(
+                              new KeyspaceDigestRequest(run.cluster(), run.before.revision())));
       if (!run.after.equals(run.before)) {
-        problems.add("keyspace at revision " + run.before.revision() + " changed during the upgrade: before " + run.before
-            + ", after " + run.after + "; compare with backup " + run.backup.id());
+        problems.add(
+            "keyspace at revision "
+                + run.before.revision()
+                + " changed during the upgrade: before "
+                + run.before
+                + ", after "
+                + run.after
+                + "; compare with backup "
+                + run.backup.id());
       }
     } catch (ActivityFailure e) {
-      run.notes.add("keyspace at revision " + run.before.revision() + " could not be read again (" + Failures.rootMessage(e)
-          + "); hashkv agreement was checked instead");
+      run.notes.add(
+          "keyspace at revision "
+              + run.before.revision()
+              + " could not be read again ("
+              + Failures.rootMessage(e)
+              + "); hashkv agreement was checked instead");
     }
     if (!problems.isEmpty()) throw PostflightCheck.failed(run.what(), problems);
   }
@@ -40,7 +62,10 @@ final class UpgradePostflight {
     List<String> problems = new ArrayList<>();
     state.members().stream()
         .filter(m -> !target.equals(m.serverVersion()))
-        .forEach(m -> problems.add("member " + m.name() + " runs " + m.serverVersion() + ", not " + target));
+        .forEach(
+            m ->
+                problems.add(
+                    "member " + m.name() + " runs " + m.serverVersion() + ", not " + target));
     EtcdVersion wanted = EtcdVersion.parse(target);
     if (!EtcdVersion.find(state.clusterVersion()).map(wanted::sameMinor).orElse(false)) {
       problems.add("cluster version is " + state.clusterVersion() + ", not " + wanted.minorLabel());

@@ -18,17 +18,25 @@ final class UpgradePreflight {
     Activities activities = run.ctx.activities();
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
     if (problems.isEmpty()) {
-      ConsistencyReport consistency = run.ctx.progress().record("consistency", () -> activities.etcd.checkConsistency(run.ctx.ref()));
+      ConsistencyReport consistency =
+          run.ctx
+              .progress()
+              .record("consistency", () -> activities.etcd.checkConsistency(run.ctx.ref()));
       problems.addAll(ClusterChecks.consistencyProblems(consistency));
     }
-    List<String> available = run.ctx.progress().record("binary source", () -> activities.releases.availableVersions(run.ctx.ref()));
+    List<String> available =
+        run.ctx
+            .progress()
+            .record("binary source", () -> activities.releases.availableVersions(run.ctx.ref()));
     run.running = ClusterChecks.runningVersion(run.state);
     try {
       run.ladder = VersionLadder.plan(run.running, run.request.targetVersion(), available);
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }
-    problems.addAll(HostAccessPreflight.problems(activities, run.ctx.progress(), run.cluster(), List.of(), false));
+    problems.addAll(
+        HostAccessPreflight.problems(
+            activities, run.ctx.progress(), run.cluster(), List.of(), false));
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.PreflightRefused);
   }
 }

@@ -14,7 +14,8 @@ import java.util.Map;
  * @param backup the verified pre-upgrade backup (null on a dry run)
  * @param memberVersions each member's server version at the end
  * @param clusterVersion cluster version at the end
- * @param keyspaceBefore checksum of every key at the backup's revision, before the first member was touched
+ * @param keyspaceBefore checksum of every key at the backup's revision, before the first member was
+ *     touched
  * @param keyspaceAfter the same checksum, read again after the last member
  * @param restartedMembers members that were actually restarted, per ladder step label
  * @param notes warnings worth reading (for example a keyspace check skipped because of compaction)

@@ -14,8 +14,10 @@ final class UpgradeRun {
 
   final RunContext ctx;
   final UpgradeRequest request;
+
   /** The cluster as discovered first, and again by the postflight. */
   ClusterState state;
+
   String running = "";
   List<String> ladder = List.of();
   UpgradePlan plan;
@@ -46,10 +48,28 @@ final class UpgradeRun {
   UpgradeResult result() {
     Map<String, String> versions = ClusterDescription.memberVersions(state);
     if (request.dryRun()) {
-      return new UpgradeResult(cluster(), true, plan, null, versions, state.clusterVersion(), null, null, Map.of(),
+      return new UpgradeResult(
+          cluster(),
+          true,
+          plan,
+          null,
+          versions,
+          state.clusterVersion(),
+          null,
+          null,
+          Map.of(),
           List.of("dry run: nothing was touched"));
     }
-    return new UpgradeResult(cluster(), false, plan, backup, versions, state.clusterVersion(), before, after, restarted,
+    return new UpgradeResult(
+        cluster(),
+        false,
+        plan,
+        backup,
+        versions,
+        state.clusterVersion(),
+        before,
+        after,
+        restarted,
         notes);
   }
 }

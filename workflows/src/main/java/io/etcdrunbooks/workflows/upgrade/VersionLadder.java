@@ -7,41 +7,55 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Plans the versions an upgrade goes through. etcd supports rolling upgrades one minor version at a time, so:
- * first the newest patch of the running minor (the etcd upgrade guides ask for it before a minor jump), then each
- * following minor at its newest patch on offer, and the target itself for the last minor.
- * Example with 3.3.25, 3.4.23, 3.5.16, 3.5.30 on offer: 3.3.25 -> 3.4.23 -> 3.5.30.
+ * Plans the versions an upgrade goes through. etcd supports rolling upgrades one minor version at a
+ * time, so: first the newest patch of the running minor (the etcd upgrade guides ask for it before
+ * a minor jump), then each following minor at its newest patch on offer, and the target itself for
+ * the last minor. Example with 3.3.25, 3.4.23, 3.5.16, 3.5.30 on offer: 3.3.25 -> 3.4.23 -> 3.5.30.
  */
 public final class VersionLadder {
 
   /**
-   * Minimum patch a cluster must run before it may enter a minor, from etcd's upgrade guides: 3.6 refuses to join a
-   * cluster whose members run a 3.5 older than 3.5.32 (and wants `etcdutl check v2store` clean).
+   * Minimum patch a cluster must run before it may enter a minor, from etcd's upgrade guides: 3.6
+   * refuses to join a cluster whose members run a 3.5 older than 3.5.32 (and wants `etcdutl check
+   * v2store` clean).
    */
   private static final Map<String, String> MINIMUM_BEFORE = Map.of("3.6", "3.5.32");
 
   private VersionLadder() {}
 
-  /** The versions to move to, in order (the running version excluded). Throws IllegalArgumentException naming the problem. */
+  /**
+   * The versions to move to, in order (the running version excluded). Throws
+   * IllegalArgumentException naming the problem.
+   */
   public static List<String> plan(String running, String target, List<String> available) {
     requireVersion("running version", running);
     requireVersion("target version", target);
     if (!available.contains(target)) {
-      throw new IllegalArgumentException("target version " + target + " is not offered by the binary source (it has "
-          + sorted(available) + "); fetch it or pick one of those");
+      throw new IllegalArgumentException(
+          "target version "
+              + target
+              + " is not offered by the binary source (it has "
+              + sorted(available)
+              + "); fetch it or pick one of those");
     }
     int cmp = Versions.ORDER.compare(target, running);
     if (cmp == 0) {
-      throw new IllegalArgumentException("the cluster already runs " + running + "; nothing to upgrade");
+      throw new IllegalArgumentException(
+          "the cluster already runs " + running + "; nothing to upgrade");
     }
     if (cmp < 0) {
-      throw new IllegalArgumentException("target " + target + " is older than the running " + running
-          + ": this runbook only upgrades; use the rollback runbook to go back");
+      throw new IllegalArgumentException(
+          "target "
+              + target
+              + " is older than the running "
+              + running
+              + ": this runbook only upgrades; use the rollback runbook to go back");
     }
     int[] from = Versions.parts(running);
     int[] to = Versions.parts(target);
     if (from[0] != to[0]) {
-      throw new IllegalArgumentException("upgrading across major versions (" + running + " -> " + target + ") is not supported");
+      throw new IllegalArgumentException(
+          "upgrading across major versions (" + running + " -> " + target + ") is not supported");
     }
     List<String> ladder = new ArrayList<>();
     if (from[1] < to[1]) {
@@ -51,9 +65,23 @@ public final class VersionLadder {
     }
     for (int minor = from[1] + 1; minor < to[1]; minor++) {
       final int m = minor;
-      ladder.add(newestPatch(available, from[0], minor).orElseThrow(() -> new IllegalArgumentException(
-          "no " + from[0] + "." + m + ".x release is offered by the binary source (it has " + sorted(available)
-              + "); etcd upgrades one minor version at a time, so " + from[0] + "." + m + " is needed on the way to " + target)));
+      ladder.add(
+          newestPatch(available, from[0], minor)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "no "
+                              + from[0]
+                              + "."
+                              + m
+                              + ".x release is offered by the binary source (it has "
+                              + sorted(available)
+                              + "); etcd upgrades one minor version at a time, so "
+                              + from[0]
+                              + "."
+                              + m
+                              + " is needed on the way to "
+                              + target)));
     }
     ladder.add(target);
     requireMinimumBeforeMinor(running, ladder);
@@ -64,11 +92,20 @@ public final class VersionLadder {
     String from = running;
     for (String to : ladder) {
       String minimum = MINIMUM_BEFORE.get(UpgradePlan.minorOf(to));
-      if (minimum != null && !UpgradePlan.minorOf(from).equals(UpgradePlan.minorOf(to))
+      if (minimum != null
+          && !UpgradePlan.minorOf(from).equals(UpgradePlan.minorOf(to))
           && Versions.ORDER.compare(from, minimum) < 0) {
-        throw new IllegalArgumentException("etcd " + UpgradePlan.minorOf(to) + " needs every member on " + minimum
-            + " or later first, but the ladder reaches it from " + from + "; offer " + minimum + " or later in the"
-            + " binary source (and check the v2 store with `etcdutl check v2store`)");
+        throw new IllegalArgumentException(
+            "etcd "
+                + UpgradePlan.minorOf(to)
+                + " needs every member on "
+                + minimum
+                + " or later first, but the ladder reaches it from "
+                + from
+                + "; offer "
+                + minimum
+                + " or later in the"
+                + " binary source (and check the v2 store with `etcdutl check v2store`)");
       }
       from = to;
     }

@@ -2,7 +2,6 @@ package io.etcdrunbooks.workflows.backup;
 
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.workflows.common.CompletedStep;
@@ -29,8 +28,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Every way a BackupCluster runbook ends, on a backup directory in memory ({@link FakeBackups}), each in well under a
- * second. The worker module's BackupClusterTest takes real backups of real etcd.
+ * Every way a BackupCluster runbook ends, on a backup directory in memory ({@link FakeBackups}),
+ * each in well under a second. The worker module's BackupClusterTest takes real backups of real
+ * etcd.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class BackupClusterControlFlowTest {
@@ -49,14 +49,16 @@ class BackupClusterControlFlowTest {
 
   @AfterEach
   void close() {
-    HistoryExport.ifAsked(env, BackupClusterWorkflow.workflowId("c"), "backup-in-memory-" + testName);
+    HistoryExport.ifAsked(
+        env, BackupClusterWorkflow.workflowId("c"), "backup-in-memory-" + testName);
     env.close();
   }
 
   @Test
   void givenNoOffsiteHost_itKeepsAVerifiedBackup_appliesRetention_andSaysWhatItKeptAndDeleted() {
     FakeBackups backups = new FakeBackups(1);
-    backups.takeVerifiedBackup(new io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest("c", "backup-old"));
+    backups.takeVerifiedBackup(
+        new io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest("c", "backup-old"));
     BackupClusterWorkflow workflow = stub(backups);
 
     BackupRecord kept = workflow.backup(new BackupClusterRequest("c", "nightly"));
@@ -65,13 +67,22 @@ class BackupClusterControlFlowTest {
     assertThat(backups.kept()).containsExactly(kept.id());
     assertThat(workflow.progress().phase()).isEqualTo(Phase.DONE);
     assertThat(workflow.progress().step()).isEqualTo(kept.id());
-    assertThat(workflow.progress().completed()).extracting(CompletedStep::name)
+    assertThat(workflow.progress().completed())
+        .extracting(CompletedStep::name)
         .containsExactly("verified backup " + kept.id(), "off-site copy", "retention");
-    assertThat(workflow.progress().message()).isEqualTo("backup " + kept.id() + " kept (no off-site host in the inventory);"
-        + " retention kept 1, deleted [backup-old]");
-    assertThat(recording.calls()).containsExactly("BackupActivities.takeVerifiedBackup", "BackupActivities.copyOffsite",
-        "BackupActivities.applyRetention");
-    assertThat(phases.left(BackupClusterWorkflow.TYPE)).containsExactly("STARTING", "BACKUP", "RETENTION");
+    assertThat(workflow.progress().message())
+        .isEqualTo(
+            "backup "
+                + kept.id()
+                + " kept (no off-site host in the inventory);"
+                + " retention kept 1, deleted [backup-old]");
+    assertThat(recording.calls())
+        .containsExactly(
+            "BackupActivities.takeVerifiedBackup",
+            "BackupActivities.copyOffsite",
+            "BackupActivities.applyRetention");
+    assertThat(phases.left(BackupClusterWorkflow.TYPE))
+        .containsExactly("STARTING", "BACKUP", "RETENTION");
   }
 
   @Test
@@ -82,14 +93,16 @@ class BackupClusterControlFlowTest {
     BackupRecord kept = workflow.backup(new BackupClusterRequest("c", ""));
 
     assertThat(backups.copied()).containsExactly(kept.id());
-    assertThat(workflow.progress().message()).contains("kept and copied to vault:/srv/etcd-backups/" + kept.id() + ".db.enc");
+    assertThat(workflow.progress().message())
+        .contains("kept and copied to vault:/srv/etcd-backups/" + kept.id() + ".db.enc");
   }
 
   @Test
   void givenRequireApproval_itWaits_thenTakesTheBackupOnceApproved() {
     FakeBackups backups = new FakeBackups(7);
     BackupClusterWorkflow workflow = stub(backups);
-    WorkflowClient.start(workflow::backup, new BackupClusterRequest("c", "before maintenance", true));
+    WorkflowClient.start(
+        workflow::backup, new BackupClusterRequest("c", "before maintenance", true));
     awaitPhase(env, workflow, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).isEmpty();
 
@@ -97,7 +110,8 @@ class BackupClusterControlFlowTest {
 
     BackupRecord kept = WorkflowStub.fromTyped(workflow).getResult(BackupRecord.class);
     assertThat(backups.kept()).containsExactly(kept.id());
-    assertThat(phases.left(BackupClusterWorkflow.TYPE)).containsExactly("STARTING", "AWAITING_APPROVAL", "BACKUP", "RETENTION");
+    assertThat(phases.left(BackupClusterWorkflow.TYPE))
+        .containsExactly("STARTING", "AWAITING_APPROVAL", "BACKUP", "RETENTION");
   }
 
   @Test
@@ -109,13 +123,16 @@ class BackupClusterControlFlowTest {
 
     WorkflowStub.fromTyped(workflow).cancel();
 
-    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(BackupRecord.class));
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(BackupRecord.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(recording.calls()).isEmpty();
   }
 
   @ParameterizedTest
-  @EnumSource(value = FailureType.class, names = {"BackupKeyUnusable", "BackupVerificationFailed", "BackupCorrupt", "UnknownCluster"})
+  @EnumSource(
+      value = FailureType.class,
+      names = {"BackupKeyUnusable", "BackupVerificationFailed", "BackupCorrupt", "UnknownCluster"})
   void givenTheBackupFails_itEndsWithTheBackupsFailureType_andAppliesNoRetention(FailureType type) {
     FakeBackups backups = new FakeBackups(7).failing(type, 1);
     BackupClusterWorkflow workflow = stub(backups);
@@ -134,8 +151,12 @@ class BackupClusterControlFlowTest {
     recording = new RecordingActivities(backups);
     recording.registerOn(worker);
     env.start();
-    return env.getWorkflowClient().newWorkflowStub(BackupClusterWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(BackupClusterWorkflow.workflowId("c")).setTaskQueue(QUEUE).build());
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            BackupClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(BackupClusterWorkflow.workflowId("c"))
+                .setTaskQueue(QUEUE)
+                .build());
   }
-
 }

@@ -7,22 +7,27 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Replays backups and backup schedules recorded in memory by BackupClusterControlFlowTest and
- * BackupScheduleControlFlowTest with the code before these runbooks were built from phases (see HistoryExport), against
- * today's code. A change that would break a running backup or schedule fails here; guard it with Workflow.getVersion.
+ * BackupScheduleControlFlowTest with the code before these runbooks were built from phases (see
+ * HistoryExport), against today's code. A change that would break a running backup or schedule
+ * fails here; guard it with Workflow.getVersion.
  */
 class BackupReplayTest {
 
   /** requireApproval, then the backup, the off-site copy step and retention. */
   @Test
   void todaysCodeReplaysABackupThatWaitedForApproval() throws Exception {
-    RecordedHistories.replay("histories/backup-in-memory-approved.json", BackupClusterWorkflow.workflowId("c"),
+    RecordedHistories.replay(
+        "histories/backup-in-memory-approved.json",
+        BackupClusterWorkflow.workflowId("c"),
         BackupClusterWorkflowImpl.class);
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"three-backups", "one-failed", "inventory-interval"})
   void todaysCodeReplaysARecordedSchedule(String name) throws Exception {
-    RecordedHistories.replay("histories/backup-schedule-in-memory-" + name + ".json", BackupScheduleWorkflow.workflowId("c"),
+    RecordedHistories.replay(
+        "histories/backup-schedule-in-memory-" + name + ".json",
+        BackupScheduleWorkflow.workflowId("c"),
         BackupScheduleWorkflowImpl.class);
   }
 }

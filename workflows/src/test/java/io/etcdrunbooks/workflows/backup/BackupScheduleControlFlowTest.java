@@ -27,8 +27,9 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The backup schedule on workflow time that the test environment skips, with its BackupCluster children on a backup
- * directory in memory ({@link FakeBackups}). The worker module's BackupScheduleTest takes real backups.
+ * The backup schedule on workflow time that the test environment skips, with its BackupCluster
+ * children on a backup directory in memory ({@link FakeBackups}). The worker module's
+ * BackupScheduleTest takes real backups.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class BackupScheduleControlFlowTest {
@@ -62,14 +63,16 @@ class BackupScheduleControlFlowTest {
     assertThat(result.backupIds()).hasSize(3).doesNotHaveDuplicates();
     assertThat(result.failures()).isEmpty();
     assertThat(backups.kept()).containsExactlyElementsOf(result.backupIds());
-    assertThat(startTimes(schedule)).satisfies(t -> {
-      assertThat(t.get(1) - t.get(0)).isBetween(3_600_000L, 3_660_000L);
-      assertThat(t.get(2) - t.get(0)).isBetween(7_200_000L, 7_260_000L);
-    });
+    assertThat(startTimes(schedule))
+        .satisfies(
+            t -> {
+              assertThat(t.get(1) - t.get(0)).isBetween(3_600_000L, 3_660_000L);
+              assertThat(t.get(2) - t.get(0)).isBetween(7_200_000L, 7_260_000L);
+            });
     assertThat(schedule.progress().phase()).isEqualTo(Phase.DONE);
     assertThat(recording.calls()).doesNotContain("BackupActivities.scheduleIntervalMinutes");
-    assertThat(phases.left(BackupScheduleWorkflow.TYPE)).containsExactly("STARTING", "WAITING", "BACKUP", "WAITING", "BACKUP",
-        "WAITING", "BACKUP");
+    assertThat(phases.left(BackupScheduleWorkflow.TYPE))
+        .containsExactly("STARTING", "WAITING", "BACKUP", "WAITING", "BACKUP", "WAITING", "BACKUP");
   }
 
   @Test
@@ -79,7 +82,10 @@ class BackupScheduleControlFlowTest {
 
     BackupScheduleResult result = schedule.run(new BackupScheduleRequest("c", 60, 0, 2));
 
-    assertThat(result.failures()).singleElement().asString().contains("failed (BackupVerificationFailed)");
+    assertThat(result.failures())
+        .singleElement()
+        .asString()
+        .contains("failed (BackupVerificationFailed)");
     assertThat(result.backupIds()).hasSize(1);
   }
 
@@ -90,7 +96,9 @@ class BackupScheduleControlFlowTest {
 
     schedule.run(new BackupScheduleRequest("c", 0, 0, 2));
 
-    assertThat(recording.calls().stream().filter("BackupActivities.scheduleIntervalMinutes"::equals)).hasSize(2);
+    assertThat(
+            recording.calls().stream().filter("BackupActivities.scheduleIntervalMinutes"::equals))
+        .hasSize(2);
     List<Long> t = startTimes(schedule);
     assertThat(t.get(1) - t.get(0)).isBetween(1_800_000L, 1_860_000L);
   }
@@ -103,9 +111,13 @@ class BackupScheduleControlFlowTest {
     BackupScheduleResult result = schedule.run(new BackupScheduleRequest("c", 60, 0, 52));
 
     assertThat(backups.kept()).hasSize(52).doesNotHaveDuplicates();
-    assertThat(result.backupIds()).as("the second run's").containsExactlyElementsOf(backups.kept().subList(50, 52));
+    assertThat(result.backupIds())
+        .as("the second run's")
+        .containsExactlyElementsOf(backups.kept().subList(50, 52));
     List<Long> t = startTimes(schedule);
-    assertThat(t.get(1) - t.get(0)).as("the new run keeps the slots of the old one").isCloseTo(3_600_000L, within(60_000L));
+    assertThat(t.get(1) - t.get(0))
+        .as("the new run keeps the slots of the old one")
+        .isCloseTo(3_600_000L, within(60_000L));
   }
 
   @Test
@@ -118,22 +130,31 @@ class BackupScheduleControlFlowTest {
 
     WorkflowStub.fromTyped(schedule).cancel();
 
-    Throwable failure = catchThrowable(() -> WorkflowStub.fromTyped(schedule).getResult(BackupScheduleResult.class));
-    assertThat(failure).isInstanceOf(WorkflowFailedException.class).hasRootCauseInstanceOf(CanceledFailure.class);
+    Throwable failure =
+        catchThrowable(
+            () -> WorkflowStub.fromTyped(schedule).getResult(BackupScheduleResult.class));
+    assertThat(failure)
+        .isInstanceOf(WorkflowFailedException.class)
+        .hasRootCauseInstanceOf(CanceledFailure.class);
   }
 
   private List<Long> startTimes(BackupScheduleWorkflow schedule) {
-    return schedule.progress().completed().stream().filter(s -> s.name().startsWith("scheduled backup "))
-        .map(CompletedStep::startedAtMillis).toList();
+    return schedule.progress().completed().stream()
+        .filter(s -> s.name().startsWith("scheduled backup "))
+        .map(CompletedStep::startedAtMillis)
+        .toList();
   }
 
   private BackupScheduleWorkflow stub(FakeBackups backups) {
     Worker worker = env.newWorker(QUEUE);
-    worker.registerWorkflowImplementationTypes(BackupScheduleWorkflowImpl.class, BackupClusterWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(
+        BackupScheduleWorkflowImpl.class, BackupClusterWorkflowImpl.class);
     recording = new RecordingActivities(backups);
     recording.registerOn(worker);
     env.start();
-    return env.getWorkflowClient().newWorkflowStub(BackupScheduleWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(ID).setTaskQueue(QUEUE).build());
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            BackupScheduleWorkflow.class,
+            WorkflowOptions.newBuilder().setWorkflowId(ID).setTaskQueue(QUEUE).build());
   }
 }

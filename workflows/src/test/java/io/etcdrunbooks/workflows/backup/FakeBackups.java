@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A cluster's backup directory in memory: every backup taken is kept until retention, which keeps the newest
- * {@code keepLast}. An off-site host and a failing backup are injected.
+ * A cluster's backup directory in memory: every backup taken is kept until retention, which keeps
+ * the newest {@code keepLast}. An off-site host and a failing backup are injected.
  */
 final class FakeBackups implements BackupActivities {
 
@@ -56,11 +56,31 @@ final class FakeBackups implements BackupActivities {
   public synchronized BackupRecord takeVerifiedBackup(BackupRequest request) {
     if (failuresLeft > 0) {
       failuresLeft--;
-      throw failsWith.nonRetryable("backup " + request.backupId() + " of " + request.cluster() + " failed (" + failsWith + ")");
+      throw failsWith.nonRetryable(
+          "backup "
+              + request.backupId()
+              + " of "
+              + request.cluster()
+              + " failed ("
+              + failsWith
+              + ")");
     }
     if (!kept.contains(request.backupId())) kept.add(request.backupId());
-    return new BackupRecord(request.backupId(), request.cluster(), "m1", "3.5.16", 100 + kept.size(), 42, 10, 2048, "sha",
-        "/backups/" + request.backupId() + ".db.enc", "2026-01-01T00:00:00Z", true, "k1", 10);
+    return new BackupRecord(
+        request.backupId(),
+        request.cluster(),
+        "m1",
+        "3.5.16",
+        100 + kept.size(),
+        42,
+        10,
+        2048,
+        "sha",
+        "/backups/" + request.backupId() + ".db.enc",
+        "2026-01-01T00:00:00Z",
+        true,
+        "k1",
+        10);
   }
 
   @Override

@@ -34,9 +34,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * One change per cluster holds whoever starts the runbook: a changing runbook started under any id but its cluster's
- * change id (as the Temporal Web UI or CLI allow) refuses before its first activity; a dry run may use any id, and a
- * rollback's restore runs as a child of the change id. Every activity is a recording stand-in that answers nothing.
+ * One change per cluster holds whoever starts the runbook: a changing runbook started under any id
+ * but its cluster's change id (as the Temporal Web UI or CLI allow) refuses before its first
+ * activity; a dry run may use any id, and a rollback's restore runs as a child of the change id.
+ * Every activity is a recording stand-in that answers nothing.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class ChangeIdGuardTest {
@@ -48,8 +49,12 @@ class ChangeIdGuardTest {
   enum Changing {
     UPGRADE("UpgradeCluster", dryRun -> new UpgradeRequest(CLUSTER, "3.5.16", dryRun, 60)),
     ROLLBACK("RollbackCluster", dryRun -> new RollbackRequest(CLUSTER, "3.4.23", dryRun, 60)),
-    RESTORE("RestoreCluster", dryRun -> new RestoreRequest(CLUSTER, "latest", true, "", dryRun, 0, 0)),
-    REPLACE_MEMBER("ReplaceMember", dryRun -> new ReplaceMemberRequest(CLUSTER, "m2", null, false, false, dryRun, 0, 0, "test"));
+    RESTORE(
+        "RestoreCluster", dryRun -> new RestoreRequest(CLUSTER, "latest", true, "", dryRun, 0, 0)),
+    REPLACE_MEMBER(
+        "ReplaceMember",
+        dryRun ->
+            new ReplaceMemberRequest(CLUSTER, "m2", null, false, false, dryRun, 0, 0, "test"));
 
     final String type;
     final Function<Boolean, Object> request;
@@ -62,7 +67,9 @@ class ChangeIdGuardTest {
 
   @WorkflowInterface
   public interface RestoreParent {
-    /** Starts a restore as a child under childId; returns the type of its failure, or "completed". */
+    /**
+     * Starts a restore as a child under childId; returns the type of its failure, or "completed".
+     */
     @WorkflowMethod
     String restoreAsChild(String childId);
   }
@@ -70,8 +77,10 @@ class ChangeIdGuardTest {
   public static class RestoreParentImpl implements RestoreParent {
     @Override
     public String restoreAsChild(String childId) {
-      RestoreClusterWorkflow child = Workflow.newChildWorkflowStub(RestoreClusterWorkflow.class,
-          ChildWorkflowOptions.newBuilder().setWorkflowId(childId).build());
+      RestoreClusterWorkflow child =
+          Workflow.newChildWorkflowStub(
+              RestoreClusterWorkflow.class,
+              ChildWorkflowOptions.newBuilder().setWorkflowId(childId).build());
       try {
         child.restore(new RestoreRequest(CLUSTER, "latest", true, "", false, 0, 0));
         return "completed";
@@ -87,8 +96,12 @@ class ChangeIdGuardTest {
   @BeforeEach
   void start() {
     Worker worker = env.newWorker(QUEUE);
-    worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class, RollbackClusterWorkflowImpl.class,
-        RestoreClusterWorkflowImpl.class, ReplaceMemberWorkflowImpl.class, RestoreParentImpl.class);
+    worker.registerWorkflowImplementationTypes(
+        UpgradeClusterWorkflowImpl.class,
+        RollbackClusterWorkflowImpl.class,
+        RestoreClusterWorkflowImpl.class,
+        ReplaceMemberWorkflowImpl.class,
+        RestoreParentImpl.class);
     activities.registerOn(worker);
     env.start();
   }
@@ -106,8 +119,11 @@ class ChangeIdGuardTest {
     Throwable failure = failure(runbook, id, false);
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.WrongWorkflowId.name());
-    assertThat(Failures.rootMessage(failure)).contains(runbook.type + " of cluster 'c' refused, nothing was touched",
-        "workflow id '" + id + "'", "Start it again with workflow id change-c; dry runs may use any id");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            runbook.type + " of cluster 'c' refused, nothing was touched",
+            "workflow id '" + id + "'",
+            "Start it again with workflow id change-c; dry runs may use any id");
     assertThat(activities.calls()).isEmpty();
   }
 
@@ -131,36 +147,57 @@ class ChangeIdGuardTest {
 
   @Test
   void aRestoreRunsAsAChildOfTheChangeId_butNotOfAnyOtherWorkflow() {
-    assertThat(parent(RunbookIds.changing(CLUSTER)).restoreAsChild(RunbookIds.changing(CLUSTER) + "-restore"))
-        .isEqualTo(FailureType.RestoreRefused.name()); // its preflight found no inventory here: the guard let it through
+    assertThat(
+            parent(RunbookIds.changing(CLUSTER))
+                .restoreAsChild(RunbookIds.changing(CLUSTER) + "-restore"))
+        .isEqualTo(
+            FailureType.RestoreRefused
+                .name()); // its preflight found no inventory here: the guard let it through
     assertThat(activities.calls()).isNotEmpty();
 
-    assertThat(parent("ui-" + UUID.randomUUID()).restoreAsChild(RunbookIds.changing(CLUSTER) + "-restore"))
+    assertThat(
+            parent("ui-" + UUID.randomUUID())
+                .restoreAsChild(RunbookIds.changing(CLUSTER) + "-restore"))
         .isEqualTo(FailureType.WrongWorkflowId.name());
   }
 
   @Test
   void theRuleItself() {
     assertThat(RunbookIds.whyNotChangeId("UpgradeCluster", "prod", "change-prod", null)).isEmpty();
-    assertThat(RunbookIds.whyNotChangeId("RestoreCluster", "prod", "change-prod-restore", "change-prod")).isEmpty();
-    assertThat(RunbookIds.whyNotChangeId("RestoreCluster", "prod", "change-prod-restore", "x")).get().asString()
+    assertThat(
+            RunbookIds.whyNotChangeId(
+                "RestoreCluster", "prod", "change-prod-restore", "change-prod"))
+        .isEmpty();
+    assertThat(RunbookIds.whyNotChangeId("RestoreCluster", "prod", "change-prod-restore", "x"))
+        .get()
+        .asString()
         .contains("workflow id 'change-prod-restore' (child of 'x')", "workflow id change-prod;");
-    assertThat(RunbookIds.whyNotChangeId("UpgradeCluster", "prod", "change-prod-2", null)).isPresent();
-    assertThat(RunbookIds.whyNotChangeId("UpgradeCluster", "", "anything", null)).as("left to the input checks").isEmpty();
+    assertThat(RunbookIds.whyNotChangeId("UpgradeCluster", "prod", "change-prod-2", null))
+        .isPresent();
+    assertThat(RunbookIds.whyNotChangeId("UpgradeCluster", "", "anything", null))
+        .as("left to the input checks")
+        .isEmpty();
   }
 
   /** Runs the runbook to its end; every one of them fails here, since no activity answers. */
   private Throwable failure(Changing runbook, String workflowId, boolean dryRun) {
-    WorkflowStub stub = env.getWorkflowClient().newUntypedWorkflowStub(runbook.type,
-        WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(QUEUE).build());
+    WorkflowStub stub =
+        env.getWorkflowClient()
+            .newUntypedWorkflowStub(
+                runbook.type,
+                WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(QUEUE).build());
     stub.start(runbook.request.apply(dryRun));
     Throwable[] failure = new Throwable[1];
-    assertThatThrownBy(() -> stub.getResult(Object.class)).isInstanceOf(WorkflowFailedException.class).satisfies(e -> failure[0] = e);
+    assertThatThrownBy(() -> stub.getResult(Object.class))
+        .isInstanceOf(WorkflowFailedException.class)
+        .satisfies(e -> failure[0] = e);
     return failure[0];
   }
 
   private RestoreParent parent(String workflowId) {
-    return env.getWorkflowClient().newWorkflowStub(RestoreParent.class,
-        WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(QUEUE).build());
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            RestoreParent.class,
+            WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(QUEUE).build());
   }
 }

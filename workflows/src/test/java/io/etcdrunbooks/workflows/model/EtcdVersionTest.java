@@ -14,7 +14,10 @@ class EtcdVersionTest {
     assertThat(v).isEqualTo(new EtcdVersion(3, 5, 30));
     assertThat(v.minorLabel()).isEqualTo("3.5");
     assertThat(v.toString()).isEqualTo("3.5.30");
-    assertThat(List.of("3.5.30", "3.4.23", "3.5.9", "3.10.0").stream().sorted(EtcdVersion.STRING_ORDER).toList())
+    assertThat(
+            List.of("3.5.30", "3.4.23", "3.5.9", "3.10.0").stream()
+                .sorted(EtcdVersion.STRING_ORDER)
+                .toList())
         .containsExactly("3.4.23", "3.5.9", "3.5.30", "3.10.0");
     assertThat(EtcdVersion.parse("3.5.16").sameMinor(v)).isTrue();
     assertThat(EtcdVersion.parse("3.5.0").minorAbove(EtcdVersion.parse("3.4.23"))).isTrue();
@@ -24,9 +27,13 @@ class EtcdVersionTest {
 
   @Test
   void refusesWhatIsNotAVersionNamingTheField() {
-    for (String bad : new String[] {null, "", "3.5", "v3.5.30", "3.5.30-rc.0", "3.5.30 ", "latest", "3.5.x", "99999.0.0"}) {
+    for (String bad :
+        new String[] {
+          null, "", "3.5", "v3.5.30", "3.5.30-rc.0", "3.5.30 ", "latest", "3.5.x", "99999.0.0"
+        }) {
       assertThat(EtcdVersion.isVersion(bad)).as(bad).isFalse();
-      assertThatThrownBy(() -> EtcdVersion.parse("targetVersion", bad)).hasMessage("targetVersion must look like 3.5.30, got '" + bad + "'");
+      assertThatThrownBy(() -> EtcdVersion.parse("targetVersion", bad))
+          .hasMessage("targetVersion must look like 3.5.30, got '" + bad + "'");
     }
     assertThat(EtcdVersion.find("")).isEmpty();
     assertThat(EtcdVersion.find("3.4.0")).contains(new EtcdVersion(3, 4, 0));

@@ -17,7 +17,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Every payload crosses Temporal's data converter unchanged (a helper method read as a property would break this). */
+/**
+ * Every payload crosses Temporal's data converter unchanged (a helper method read as a property
+ * would break this).
+ */
 class PayloadRoundTripTest {
 
   private static final DataConverter CONVERTER = DefaultDataConverter.newDefaultInstance();
@@ -28,9 +31,13 @@ class PayloadRoundTripTest {
 
   @Test
   void clusterStateAndItsMembers() {
-    MemberStatus m1 = new MemberStatus("m1", 11, true, true, "3.5.16", false, 20480, 120, 119, 11, List.of());
-    MemberStatus m2 = new MemberStatus("m2", 12, false, false, "", false, 0, 0, 0, 0, List.of("connection refused"));
-    ClusterState state = new ClusterState("prod-1", List.of(m1, m2), "m1", "3.5.0", List.of("NOSPACE on m2"), 77);
+    MemberStatus m1 =
+        new MemberStatus("m1", 11, true, true, "3.5.16", false, 20480, 120, 119, 11, List.of());
+    MemberStatus m2 =
+        new MemberStatus(
+            "m2", 12, false, false, "", false, 0, 0, 0, 0, List.of("connection refused"));
+    ClusterState state =
+        new ClusterState("prod-1", List.of(m1, m2), "m1", "3.5.0", List.of("NOSPACE on m2"), 77);
     assertThat(roundTrip(state, ClusterState.class)).isEqualTo(state);
   }
 
@@ -39,15 +46,50 @@ class PayloadRoundTripTest {
     UpgradeRequest request = new UpgradeRequest("prod-1", "3.5.30", true);
     assertThat(roundTrip(request, UpgradeRequest.class)).isEqualTo(request);
 
-    UpgradePlan plan = new UpgradePlan("3.3.25", "3.5.30", List.of(new LadderStep("3.3.25", "3.4.23", List.of("m2", "m1"))));
-    BackupRecord backup = new BackupRecord("b1", "prod-1", "m2", "3.3.25", 77, 123, 300, 4096, "ab", "/b/b1.db.enc", "2026-11-23T00:00:00Z", true, "k1", 250);
+    UpgradePlan plan =
+        new UpgradePlan(
+            "3.3.25", "3.5.30", List.of(new LadderStep("3.3.25", "3.4.23", List.of("m2", "m1"))));
+    BackupRecord backup =
+        new BackupRecord(
+            "b1",
+            "prod-1",
+            "m2",
+            "3.3.25",
+            77,
+            123,
+            300,
+            4096,
+            "ab",
+            "/b/b1.db.enc",
+            "2026-11-23T00:00:00Z",
+            true,
+            "k1",
+            250);
     KeyspaceDigest digest = new KeyspaceDigest(77, 300, "cd");
-    UpgradeResult result = new UpgradeResult("prod-1", false, plan, backup, Map.of("m1", "3.5.30"), "3.5.0", digest, digest,
-        Map.of("3.3.25 -> 3.4.23", List.of("m2", "m1")), List.of());
+    UpgradeResult result =
+        new UpgradeResult(
+            "prod-1",
+            false,
+            plan,
+            backup,
+            Map.of("m1", "3.5.30"),
+            "3.5.0",
+            digest,
+            digest,
+            Map.of("3.3.25 -> 3.4.23", List.of("m2", "m1")),
+            List.of());
     assertThat(roundTrip(result, UpgradeResult.class)).isEqualTo(result);
 
-    Progress progress = new Progress("UpgradeCluster", "prod-1", Phase.UPGRADE, "3.3.25 -> 3.4.23", "m2", false,
-        List.of(new CompletedStep("m2: stop", 1, 2, "done")), "");
+    Progress progress =
+        new Progress(
+            "UpgradeCluster",
+            "prod-1",
+            Phase.UPGRADE,
+            "3.3.25 -> 3.4.23",
+            "m2",
+            false,
+            List.of(new CompletedStep("m2: stop", 1, 2, "done")),
+            "");
     assertThat(roundTrip(progress, Progress.class)).isEqualTo(progress);
 
     ConsistencyReport report = new ConsistencyReport(5, Map.of("m1", 1L), Map.of("m1", 9L), true);
@@ -56,14 +98,34 @@ class PayloadRoundTripTest {
 
   @Test
   void replaceMemberInputResultAndMembership() {
-    MemberPlacement m4 = new MemberPlacement("m4", "10.0.0.4", 22, "https://10.0.0.4:2380", "https://10.0.0.4:2379",
-        "/var/lib/etcd", "/opt/etcd", "/etc/etcd");
-    ReplaceMemberRequest request = new ReplaceMemberRequest("prod-1", "m2", m4, false, true, false, 0, 30, "alertmanager");
+    MemberPlacement m4 =
+        new MemberPlacement(
+            "m4",
+            "10.0.0.4",
+            22,
+            "https://10.0.0.4:2380",
+            "https://10.0.0.4:2379",
+            "/var/lib/etcd",
+            "/opt/etcd",
+            "/etc/etcd");
+    ReplaceMemberRequest request =
+        new ReplaceMemberRequest("prod-1", "m2", m4, false, true, false, 0, 30, "alertmanager");
     assertThat(roundTrip(request, ReplaceMemberRequest.class)).isEqualTo(request);
-    ReplaceMemberRequest sameHost = ReplaceMemberRequest.onSameHost("prod-1", "m2", true, "alertmanager");
+    ReplaceMemberRequest sameHost =
+        ReplaceMemberRequest.onSameHost("prod-1", "m2", true, "alertmanager");
     assertThat(roundTrip(sameHost, ReplaceMemberRequest.class)).isEqualTo(sameHost);
-    ReplaceMemberResult result = new ReplaceMemberResult("prod-1", ReplaceMemberResult.REPLACED, "m2", "1a", m4, "2b", true,
-        List.of("m1", "m4", "m3"), List.of("cp-1"), List.of());
+    ReplaceMemberResult result =
+        new ReplaceMemberResult(
+            "prod-1",
+            ReplaceMemberResult.REPLACED,
+            "m2",
+            "1a",
+            m4,
+            "2b",
+            true,
+            List.of("m1", "m4", "m3"),
+            List.of("cp-1"),
+            List.of());
     assertThat(roundTrip(result, ReplaceMemberResult.class)).isEqualTo(result);
     EtcdMember member = new EtcdMember(42, "", List.of("https://10.0.0.4:2380"), List.of(), true);
     assertThat(roundTrip(member, EtcdMember.class)).isEqualTo(member);

@@ -10,41 +10,67 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Checks that real clusters cannot easily be brought into (diverging hashes, lagging raft) are tested on reports. */
+/**
+ * Checks that real clusters cannot easily be brought into (diverging hashes, lagging raft) are
+ * tested on reports.
+ */
 class ClusterChecksTest {
 
   private static MemberStatus healthy(String name, String version) {
-    return new MemberStatus(name, name.hashCode(), true, true, version, false, 1024, 100, 100, 7, List.of());
+    return new MemberStatus(
+        name, name.hashCode(), true, true, version, false, 1024, 100, 100, 7, List.of());
   }
 
   @Test
   void aHealthyClusterHasNoProblemsAndStartsFromItsLowestVersion() {
-    ClusterState state = new ClusterState("c", List.of(healthy("m1", "3.5.16"), healthy("m2", "3.4.23"), healthy("m3", "3.4.23")),
-        "m1", "3.4.0", List.of(), 10);
+    ClusterState state =
+        new ClusterState(
+            "c",
+            List.of(healthy("m1", "3.5.16"), healthy("m2", "3.4.23"), healthy("m3", "3.4.23")),
+            "m1",
+            "3.4.0",
+            List.of(),
+            10);
     assertThat(ClusterChecks.memberProblems(state)).isEmpty();
     assertThat(ClusterChecks.runningVersion(state)).isEqualTo("3.4.23");
   }
 
   @Test
   void namesAlarmsLearnersAndAMissingLeader() {
-    MemberStatus learner = new MemberStatus("m3", 3, true, true, "3.5.16", true, 0, 100, 100, 0, List.of());
-    ClusterState state = new ClusterState("c", List.of(healthy("m1", "3.5.16"), healthy("m2", "3.5.16"), learner), "",
-        "3.5.0", List.of("NOSPACE on m2"), 10);
+    MemberStatus learner =
+        new MemberStatus("m3", 3, true, true, "3.5.16", true, 0, 100, 100, 0, List.of());
+    ClusterState state =
+        new ClusterState(
+            "c",
+            List.of(healthy("m1", "3.5.16"), healthy("m2", "3.5.16"), learner),
+            "",
+            "3.5.0",
+            List.of("NOSPACE on m2"),
+            10);
     assertThat(String.join("\n", ClusterChecks.memberProblems(state)))
-        .contains("member m3 is a learner", "no member sees a leader", "alarm raised: NOSPACE on m2");
+        .contains(
+            "member m3 is a learner", "no member sees a leader", "alarm raised: NOSPACE on m2");
   }
 
   @Test
   void differingHashesAndLaggingRaftIndexesAreRefusedWithTheMembersNamed() {
     Map<String, Long> hashes = new LinkedHashMap<>(Map.of("m1", 11L, "m2", 11L, "m3", 99L));
-    ConsistencyReport report = new ConsistencyReport(42, hashes, Map.of("m1", 500L, "m2", 500L, "m3", 20L), false);
+    ConsistencyReport report =
+        new ConsistencyReport(42, hashes, Map.of("m1", 500L, "m2", 500L, "m3", 20L), false);
     String problems = String.join("\n", ClusterChecks.consistencyProblems(report));
-    assertThat(problems).contains("hashkv differs between members at revision 42", "m3=99", "raft indexes do not converge", "m3=20");
+    assertThat(problems)
+        .contains(
+            "hashkv differs between members at revision 42",
+            "m3=99",
+            "raft indexes do not converge",
+            "m3=20");
   }
 
   @Test
   void equalHashesAndConvergedIndexesPass() {
-    ConsistencyReport report = new ConsistencyReport(42, Map.of("m1", 11L, "m2", 11L), Map.of("m1", 500L, "m2", 500L), true);
+    ConsistencyReport report =
+        new ConsistencyReport(
+            42, Map.of("m1", 11L, "m2", 11L), Map.of("m1", 500L, "m2", 500L), true);
     assertThat(ClusterChecks.consistencyProblems(report)).isEmpty();
   }
 }

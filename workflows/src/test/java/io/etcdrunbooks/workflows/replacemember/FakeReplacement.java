@@ -24,12 +24,18 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A cluster in memory as a member replacement sees it: etcd's membership (by peer URL), the inventory, the members'
- * hosts and the control-plane hosts with the {@code --etcd-servers} of their kube-apiservers. Members m1..m3 on hosts
- * 10.0.0.1..3, control-plane hosts cp-1..cp-3 listing every member. Faults are injected by name.
+ * A cluster in memory as a member replacement sees it: etcd's membership (by peer URL), the
+ * inventory, the members' hosts and the control-plane hosts with the {@code --etcd-servers} of
+ * their kube-apiservers. Members m1..m3 on hosts 10.0.0.1..3, control-plane hosts cp-1..cp-3
+ * listing every member. Faults are injected by name.
  */
-final class FakeReplacement implements EtcdActivities, HostActivities, MembershipActivities, NewMemberActivities,
-    InventoryActivities, ApiServerActivities {
+final class FakeReplacement
+    implements EtcdActivities,
+        HostActivities,
+        MembershipActivities,
+        NewMemberActivities,
+        InventoryActivities,
+        ApiServerActivities {
 
   static final String VERSION = "3.4.23";
   static final List<String> CONTROL_PLANE = List.of("cp-1", "cp-2", "cp-3");
@@ -73,14 +79,22 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
     for (int i = 1; i <= 3; i++) {
       MemberPlacement m = placement("m" + i, "10.0.0." + i);
       inventory.add(m);
-      etcd.put(m.peerUrl(), new Member(nextId++, m.name(), m.peerUrl(), m.clientUrl(), true, false));
+      etcd.put(
+          m.peerUrl(), new Member(nextId++, m.name(), m.peerUrl(), m.clientUrl(), true, false));
     }
     for (String host : CONTROL_PLANE) manifests.put(host, clientUrls());
   }
 
   static MemberPlacement placement(String name, String host) {
-    return new MemberPlacement(name, host, 22, "https://" + host + ":2380", "https://" + host + ":2379", "/var/lib/etcd",
-        "/opt/etcd", "/etc/etcd");
+    return new MemberPlacement(
+        name,
+        host,
+        22,
+        "https://" + host + ":2380",
+        "https://" + host + ":2379",
+        "/var/lib/etcd",
+        "/opt/etcd",
+        "/etc/etcd");
   }
 
   /** The member's etcd is down (its process gone); it stays in etcd's membership. */
@@ -130,7 +144,9 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
 
   /** etcd's member names (a member added but not started has none: its peer URL instead). */
   synchronized List<String> etcdMembers() {
-    return etcd.values().stream().map(m -> m.name.isEmpty() ? m.peerUrl : m.name + (m.learner ? " (learner)" : "")).toList();
+    return etcd.values().stream()
+        .map(m -> m.name.isEmpty() ? m.peerUrl : m.name + (m.learner ? " (learner)" : ""))
+        .toList();
   }
 
   synchronized List<String> inventoryMembers() {
@@ -150,16 +166,32 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
 
   @Override
   public synchronized ClusterState discover(ClusterRef ref) {
-    if (!ref.cluster().equals(cluster)) throw FailureType.UnknownCluster.nonRetryable("no cluster '" + ref.cluster() + "'");
-    Member lead = etcd.values().stream().filter(m -> m.name.equals(leader) && m.up).findFirst()
-        .or(() -> etcd.values().stream().filter(m -> m.up && !m.learner).findFirst()).orElse(null);
+    if (!ref.cluster().equals(cluster))
+      throw FailureType.UnknownCluster.nonRetryable("no cluster '" + ref.cluster() + "'");
+    Member lead =
+        etcd.values().stream()
+            .filter(m -> m.name.equals(leader) && m.up)
+            .findFirst()
+            .or(() -> etcd.values().stream().filter(m -> m.up && !m.learner).findFirst())
+            .orElse(null);
     leader = lead == null ? "" : lead.name;
     List<MemberStatus> statuses = new ArrayList<>();
     for (MemberPlacement p : inventory) {
       Member m = etcd.get(p.peerUrl());
       boolean up = m != null && m.up;
-      statuses.add(new MemberStatus(p.name(), up ? m.id : 0, up, up, up ? VERSION : "", up && m.learner, 1024, 100, 100,
-          lead == null ? 0 : lead.id, up ? List.of() : List.of("connection refused")));
+      statuses.add(
+          new MemberStatus(
+              p.name(),
+              up ? m.id : 0,
+              up,
+              up,
+              up ? VERSION : "",
+              up && m.learner,
+              1024,
+              100,
+              100,
+              lead == null ? 0 : lead.id,
+              up ? List.of() : List.of("connection refused")));
     }
     return new ClusterState(cluster, statuses, leader, "3.4.0", List.of(), 10);
   }
@@ -229,14 +261,23 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
 
   @Override
   public synchronized List<EtcdMember> listMembers(ClusterRef ref) {
-    return etcd.values().stream().map(m -> new EtcdMember(m.id, m.name, List.of(m.peerUrl),
-        m.clientUrl.isEmpty() ? List.of() : List.of(m.clientUrl), m.learner)).toList();
+    return etcd.values().stream()
+        .map(
+            m ->
+                new EtcdMember(
+                    m.id,
+                    m.name,
+                    List.of(m.peerUrl),
+                    m.clientUrl.isEmpty() ? List.of() : List.of(m.clientUrl),
+                    m.learner))
+        .toList();
   }
 
   @Override
   public synchronized long removeMember(RemoveMemberRequest request) {
     if (request.peerUrl().equals(removeFailsFor)) {
-      throw FailureType.MembershipChangeRefused.nonRetryable("etcd refused to remove " + request.peerUrl());
+      throw FailureType.MembershipChangeRefused.nonRetryable(
+          "etcd refused to remove " + request.peerUrl());
     }
     Member gone = etcd.remove(request.peerUrl());
     return gone == null ? 0 : gone.id;
@@ -244,7 +285,9 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
 
   @Override
   public synchronized EtcdMember addMember(AddMemberRequest request) {
-    Member m = etcd.computeIfAbsent(request.peerUrl(), url -> new Member(nextId++, "", url, "", false, request.learner()));
+    Member m =
+        etcd.computeIfAbsent(
+            request.peerUrl(), url -> new Member(nextId++, "", url, "", false, request.learner()));
     return new EtcdMember(m.id, m.name, List.of(m.peerUrl), List.of(), m.learner);
   }
 
@@ -261,7 +304,8 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
     if (m == null || !m.up) {
       throw FailureType.MemberNotReady.nonRetryable(request.member().name() + " is not up");
     }
-    return new MemberStatus(m.name, m.id, true, true, VERSION, m.learner, 1024, 100, 100, 1, List.of());
+    return new MemberStatus(
+        m.name, m.id, true, true, VERSION, m.learner, 1024, 100, 100, 1, List.of());
   }
 
   // the new member's host
@@ -274,9 +318,12 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
 
   @Override
   public synchronized void start(NewMemberRequest request) {
-    if (!startFails.isEmpty()) throw ApplicationFailure.newNonRetryableFailure(startFails, "MemberStartFailed");
+    if (!startFails.isEmpty())
+      throw ApplicationFailure.newNonRetryableFailure(startFails, "MemberStartFailed");
     Member m = etcd.get(request.member().peerUrl());
-    if (m == null) throw ApplicationFailure.newNonRetryableFailure("not a member: " + request.member().peerUrl(), "MemberStartFailed");
+    if (m == null)
+      throw ApplicationFailure.newNonRetryableFailure(
+          "not a member: " + request.member().peerUrl(), "MemberStartFailed");
     m.name = request.member().name();
     m.clientUrl = request.member().clientUrl();
     m.up = true;
@@ -298,13 +345,16 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
 
   @Override
   public synchronized List<MemberPlacement> members(ClusterRef ref) {
-    if (!ref.cluster().equals(cluster)) throw FailureType.UnknownCluster.nonRetryable("no cluster '" + ref.cluster() + "'");
+    if (!ref.cluster().equals(cluster))
+      throw FailureType.UnknownCluster.nonRetryable("no cluster '" + ref.cluster() + "'");
     return List.copyOf(inventory);
   }
 
   @Override
   public synchronized void checkWritable(ClusterRef ref) {
-    if (inventoryReadOnly) throw ApplicationFailure.newNonRetryableFailure("the inventory file is not writable", "InventoryReadOnly");
+    if (inventoryReadOnly)
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the inventory file is not writable", "InventoryReadOnly");
   }
 
   @Override
@@ -330,14 +380,17 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
     List<String> servers = manifests.get(request.host());
     if (!servers.contains(request.oldUrl())) return false;
     previousManifests.put(request.host(), servers);
-    manifests.put(request.host(), servers.stream().map(s -> s.equals(request.oldUrl()) ? request.newUrl() : s).toList());
+    manifests.put(
+        request.host(),
+        servers.stream().map(s -> s.equals(request.oldUrl()) ? request.newUrl() : s).toList());
     return true;
   }
 
   @Override
   public synchronized void restoreManifest(ControlPlaneRef host) {
     if (restoreFails.contains(host.host())) {
-      throw ApplicationFailure.newNonRetryableFailure("cannot write the manifest on " + host.host(), "ManifestWriteFailed");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot write the manifest on " + host.host(), "ManifestWriteFailed");
     }
     undone.add("restore manifest " + host.host());
     List<String> previous = previousManifests.remove(host.host());
@@ -346,8 +399,10 @@ final class FakeReplacement implements EtcdActivities, HostActivities, Membershi
 
   @Override
   public synchronized void awaitHealthy(AwaitApiServerRequest request) {
-    if (unhealthyAfterChange.contains(request.host()) && previousManifests.containsKey(request.host())) {
-      throw ApplicationFailure.newNonRetryableFailure("/readyz answered 503 for 5 s", "ApiServerNotReady");
+    if (unhealthyAfterChange.contains(request.host())
+        && previousManifests.containsKey(request.host())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "/readyz answered 503 for 5 s", "ApiServerNotReady");
     }
   }
 

@@ -2,7 +2,6 @@ package io.etcdrunbooks.workflows.replacemember;
 
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -28,8 +27,9 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every way a member replacement can end, on a cluster in memory ({@link FakeReplacement}: no etcd, no hosts), each in
- * well under a second. The worker module's ReplaceMemberTest runs the same runbook against real etcd processes.
+ * Every way a member replacement can end, on a cluster in memory ({@link FakeReplacement}: no etcd,
+ * no hosts), each in well under a second. The worker module's ReplaceMemberTest runs the same
+ * runbook against real etcd processes.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class ReplaceMemberControlFlowTest {
@@ -39,16 +39,38 @@ class ReplaceMemberControlFlowTest {
   private static final MemberPlacement M4 = FakeReplacement.placement("m4", "10.0.0.4");
   private static final String M2_CLIENT = "https://10.0.0.2:2379";
 
-  /** The activities a replacement of m2 by m4 calls, in order, as the recorded real replacement has them. */
-  private static final List<String> REPLACEMENT_CALLS = List.of("InventoryActivities.members", "EtcdActivities.discover",
-      "MembershipActivities.listMembers", "InventoryActivities.checkWritable", "HostActivities.checkAccess",
-      "NewMemberActivities.checkHost", "EtcdActivities.discover", "MembershipActivities.removeMember",
-      "MembershipActivities.addMember", "MembershipActivities.listMembers", "NewMemberActivities.prepare",
-      "NewMemberActivities.start", "MembershipActivities.awaitNewMemberReady", "MembershipActivities.promoteMember",
-      "MembershipActivities.awaitNewMemberReady", "InventoryActivities.recordReplacement", "ApiServerActivities.controlPlaneHosts",
-      "ApiServerActivities.replaceEtcdServer", "ApiServerActivities.awaitHealthy", "ApiServerActivities.replaceEtcdServer",
-      "ApiServerActivities.awaitHealthy", "ApiServerActivities.replaceEtcdServer", "ApiServerActivities.awaitHealthy",
-      "EtcdActivities.discover", "MembershipActivities.listMembers", "EtcdActivities.checkConsistency");
+  /**
+   * The activities a replacement of m2 by m4 calls, in order, as the recorded real replacement has
+   * them.
+   */
+  private static final List<String> REPLACEMENT_CALLS =
+      List.of(
+          "InventoryActivities.members",
+          "EtcdActivities.discover",
+          "MembershipActivities.listMembers",
+          "InventoryActivities.checkWritable",
+          "HostActivities.checkAccess",
+          "NewMemberActivities.checkHost",
+          "EtcdActivities.discover",
+          "MembershipActivities.removeMember",
+          "MembershipActivities.addMember",
+          "MembershipActivities.listMembers",
+          "NewMemberActivities.prepare",
+          "NewMemberActivities.start",
+          "MembershipActivities.awaitNewMemberReady",
+          "MembershipActivities.promoteMember",
+          "MembershipActivities.awaitNewMemberReady",
+          "InventoryActivities.recordReplacement",
+          "ApiServerActivities.controlPlaneHosts",
+          "ApiServerActivities.replaceEtcdServer",
+          "ApiServerActivities.awaitHealthy",
+          "ApiServerActivities.replaceEtcdServer",
+          "ApiServerActivities.awaitHealthy",
+          "ApiServerActivities.replaceEtcdServer",
+          "ApiServerActivities.awaitHealthy",
+          "EtcdActivities.discover",
+          "MembershipActivities.listMembers",
+          "EtcdActivities.checkConsistency");
 
   private final PhaseLog phases = new PhaseLog();
   private final TestWorkflowEnvironment env = phases.environment();
@@ -67,7 +89,8 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenADownMember_itIsReplacedOnANewHostAsALearner_everyApiServerFollows_andEachPhaseIsEnteredOnce() {
+  void
+      givenADownMember_itIsReplacedOnANewHostAsALearner_everyApiServerFollows_andEachPhaseIsEnteredOnce() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
 
     ReplaceMemberResult result = stub(cluster).replace(request(false, false));
@@ -77,11 +100,23 @@ class ReplaceMemberControlFlowTest {
     assertThat(result.members()).containsExactly("m1", "m3", "m4");
     assertThat(result.apiServersUpdated()).containsExactlyElementsOf(FakeReplacement.CONTROL_PLANE);
     assertThat(cluster.inventoryMembers()).containsExactly("m1", "m4", "m3");
-    FakeReplacement.CONTROL_PLANE.forEach(host -> assertThat(cluster.etcdServers(host)).contains(M4.clientUrl())
-        .doesNotContain(M2_CLIENT));
+    FakeReplacement.CONTROL_PLANE.forEach(
+        host ->
+            assertThat(cluster.etcdServers(host))
+                .contains(M4.clientUrl())
+                .doesNotContain(M2_CLIENT));
     assertThat(recording.calls()).containsExactlyElementsOf(REPLACEMENT_CALLS);
-    assertThat(phases.left("ReplaceMember")).containsExactly("STARTING", "DISCOVER", "PREFLIGHT", "PLAN", "REMOVE", "JOIN",
-        "INVENTORY", "APISERVERS", "POSTFLIGHT");
+    assertThat(phases.left("ReplaceMember"))
+        .containsExactly(
+            "STARTING",
+            "DISCOVER",
+            "PREFLIGHT",
+            "PLAN",
+            "REMOVE",
+            "JOIN",
+            "INVENTORY",
+            "APISERVERS",
+            "POSTFLIGHT");
   }
 
   @Test
@@ -94,10 +129,23 @@ class ReplaceMemberControlFlowTest {
 
     replace.approve("on-call");
 
-    assertThat(WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class).outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
-    assertThat(recording.calls().stream().filter("InventoryActivities.members"::equals)).as("discovered again").hasSize(2);
-    assertThat(phases.left("ReplaceMember")).containsExactly("STARTING", "DISCOVER", "PREFLIGHT", "PLAN", "AWAITING_APPROVAL",
-        "REMOVE", "JOIN", "INVENTORY", "APISERVERS", "POSTFLIGHT");
+    assertThat(WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class).outcome())
+        .isEqualTo(ReplaceMemberResult.REPLACED);
+    assertThat(recording.calls().stream().filter("InventoryActivities.members"::equals))
+        .as("discovered again")
+        .hasSize(2);
+    assertThat(phases.left("ReplaceMember"))
+        .containsExactly(
+            "STARTING",
+            "DISCOVER",
+            "PREFLIGHT",
+            "PLAN",
+            "AWAITING_APPROVAL",
+            "REMOVE",
+            "JOIN",
+            "INVENTORY",
+            "APISERVERS",
+            "POSTFLIGHT");
   }
 
   @Test
@@ -115,7 +163,8 @@ class ReplaceMemberControlFlowTest {
     assertThat(recording.calls()).doesNotContain("MembershipActivities.addMember");
 
     replace.resume("on-call");
-    assertThat(WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class).outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
+    assertThat(WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class).outcome())
+        .isEqualTo(ReplaceMemberResult.REPLACED);
   }
 
   @Test
@@ -130,7 +179,8 @@ class ReplaceMemberControlFlowTest {
     assertThat(WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class).outcome())
         .isEqualTo(ReplaceMemberResult.CANCELLED);
     assertThat(replace.progress().phase()).isEqualTo(Phase.DONE);
-    assertThat(replace.progress().message()).contains("the alert resolved before approval; nothing was touched");
+    assertThat(replace.progress().message())
+        .contains("the alert resolved before approval; nothing was touched");
     assertThat(cluster.etcdMembers()).containsExactly("m1", "m2", "m3");
     assertThat(recording.calls()).doesNotContain("MembershipActivities.removeMember");
   }
@@ -144,7 +194,8 @@ class ReplaceMemberControlFlowTest {
 
     WorkflowStub.fromTyped(replace).cancel();
 
-    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class));
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(cluster.etcdMembers()).containsExactly("m1", "m2", "m3");
     assertThat(recording.calls()).doesNotContain("MembershipActivities.removeMember");
@@ -154,13 +205,19 @@ class ReplaceMemberControlFlowTest {
   void givenADryRun_itPlansAReplacementOnTheSameHostAndTouchesNothing() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
 
-    ReplaceMemberResult result = stub(cluster).replace(new ReplaceMemberRequest("c", "m2", null, false, false, true, 0, 0, "test"));
+    ReplaceMemberResult result =
+        stub(cluster)
+            .replace(new ReplaceMemberRequest("c", "m2", null, false, false, true, 0, 0, "test"));
 
     assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.DRY_RUN);
     assertThat(result.newMember().name()).isEqualTo("m2-r1");
     assertThat(result.newMember().peerUrl()).isEqualTo("https://10.0.0.2:2380");
-    assertThat(recording.calls()).doesNotContain("MembershipActivities.removeMember", "MembershipActivities.addMember",
-        "InventoryActivities.recordReplacement", "ApiServerActivities.replaceEtcdServer");
+    assertThat(recording.calls())
+        .doesNotContain(
+            "MembershipActivities.removeMember",
+            "MembershipActivities.addMember",
+            "InventoryActivities.recordReplacement",
+            "ApiServerActivities.replaceEtcdServer");
     assertThat(cluster.etcdMembers()).containsExactly("m1", "m2", "m3");
   }
 
@@ -171,21 +228,28 @@ class ReplaceMemberControlFlowTest {
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ReplaceRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("replacement of m2 in cluster c refused, nothing was touched", "quorum",
-        "RestoreCluster");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "replacement of m2 in cluster c refused, nothing was touched",
+            "quorum",
+            "RestoreCluster");
     assertThat(recording.calls()).doesNotContain("MembershipActivities.removeMember");
   }
 
   @Test
   void givenAHostItCannotTrust_itRefusesBeforeRemovingAnything() {
-    FakeReplacement cluster = new FakeReplacement("c").down("m2")
-        .hostProblems("member m3 (10.0.0.3:22): host key does not match known_hosts");
+    FakeReplacement cluster =
+        new FakeReplacement("c")
+            .down("m2")
+            .hostProblems("member m3 (10.0.0.3:22): host key does not match known_hosts");
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ReplaceRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("refused, nothing was touched", "member m3 (10.0.0.3:22)");
-    assertThat(recording.calls()).doesNotContain("NewMemberActivities.checkHost", "MembershipActivities.removeMember");
+    assertThat(Failures.rootMessage(failure))
+        .contains("refused, nothing was touched", "member m3 (10.0.0.3:22)");
+    assertThat(recording.calls())
+        .doesNotContain("NewMemberActivities.checkHost", "MembershipActivities.removeMember");
   }
 
   @Test
@@ -201,61 +265,90 @@ class ReplaceMemberControlFlowTest {
 
   @Test
   void givenTheNewMemberCannotStart_itIsRemovedAgainAndStopped_andTheRunbookEndsJoinFailed() {
-    FakeReplacement cluster = new FakeReplacement("c").down("m2").startFails("bind: address already in use");
+    FakeReplacement cluster =
+        new FakeReplacement("c").down("m2").startFails("bind: address already in use");
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ReplacementJoinFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("the new member m4", "could not join: bind: address already in use",
-        "Last log lines of m4", "removed from the membership again and its etcd stopped", "m2 stays removed", "Cluster now:");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "the new member m4",
+            "could not join: bind: address already in use",
+            "Last log lines of m4",
+            "removed from the membership again and its etcd stopped",
+            "m2 stays removed",
+            "Cluster now:");
     assertThat(cluster.etcdMembers()).containsExactly("m1", "m3");
     assertThat(cluster.undone()).containsExactly("discard m4");
     assertThat(cluster.inventoryMembers()).containsExactly("m1", "m2", "m3");
-    assertThat(recording.calls()).containsSubsequence("NewMemberActivities.start", "NewMemberActivities.logTail",
-        "MembershipActivities.removeMember", "NewMemberActivities.discard", "EtcdActivities.discover");
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "NewMemberActivities.start",
+            "NewMemberActivities.logTail",
+            "MembershipActivities.removeMember",
+            "NewMemberActivities.discard",
+            "EtcdActivities.discover");
     assertThat(phases.left("ReplaceMember")).endsWith("JOIN", "COMPENSATE");
   }
 
   @Test
   void givenRemovingTheNewMemberAgainFails_itStillStopsIt_andTheFailureSaysWhatToUndoByHand() {
-    FakeReplacement cluster = new FakeReplacement("c").down("m2").startFails("bind: address already in use")
-        .removeFailsFor(M4.peerUrl());
+    FakeReplacement cluster =
+        new FakeReplacement("c")
+            .down("m2")
+            .startFails("bind: address already in use")
+            .removeFailsFor(M4.peerUrl());
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ReplacementJoinFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("Undoing it was not complete: removing it again failed",
-        "remove the member with peer URL " + M4.peerUrl() + " by hand");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "Undoing it was not complete: removing it again failed",
+            "remove the member with peer URL " + M4.peerUrl() + " by hand");
     assertThat(cluster.undone()).containsExactly("discard m4");
   }
 
   @Test
-  void givenTheSecondApiServerStaysUnhealthy_itsManifestIsPutBack_theFirstStaysOnTheNewSet_andTheRunbookEndsApiServerUpdateFailed() {
+  void
+      givenTheSecondApiServerStaysUnhealthy_itsManifestIsPutBack_theFirstStaysOnTheNewSet_andTheRunbookEndsApiServerUpdateFailed() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2").unhealthyAfterChange("cp-2");
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ApiServerUpdateFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("the kube-apiserver on cp-2 did not become healthy after its"
-        + " --etcd-servers changed to list " + M4.clientUrl(), "Its previous manifest was put back.",
-        "m4 replaced m2", "Apiservers already on the new set: [cp-1]; not yet: [cp-3]");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "the kube-apiserver on cp-2 did not become healthy after its"
+                + " --etcd-servers changed to list "
+                + M4.clientUrl(),
+            "Its previous manifest was put back.",
+            "m4 replaced m2",
+            "Apiservers already on the new set: [cp-1]; not yet: [cp-3]");
     assertThat(cluster.etcdServers("cp-1")).contains(M4.clientUrl());
     assertThat(cluster.etcdServers("cp-2")).contains(M2_CLIENT).doesNotContain(M4.clientUrl());
     assertThat(cluster.etcdServers("cp-3")).contains(M2_CLIENT);
     assertThat(cluster.undone()).containsExactly("restore manifest cp-2");
-    assertThat(cluster.inventoryMembers()).as("the etcd side is done and recorded").containsExactly("m1", "m4", "m3");
+    assertThat(cluster.inventoryMembers())
+        .as("the etcd side is done and recorded")
+        .containsExactly("m1", "m4", "m3");
     assertThat(phases.left("ReplaceMember")).endsWith("APISERVERS", "COMPENSATE");
   }
 
   @Test
   void givenPuttingTheManifestBackFailsToo_theFailureSaysToRestoreItByHand() {
-    FakeReplacement cluster = new FakeReplacement("c").down("m2").unhealthyAfterChange("cp-1").restoreFails("cp-1");
+    FakeReplacement cluster =
+        new FakeReplacement("c").down("m2").unhealthyAfterChange("cp-1").restoreFails("cp-1");
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.ApiServerUpdateFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("Putting its previous manifest back failed too (cannot write the"
-        + " manifest on cp-1)", "Apiservers already on the new set: []; not yet: [cp-2, cp-3]");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "Putting its previous manifest back failed too (cannot write the"
+                + " manifest on cp-1)",
+            "Apiservers already on the new set: []; not yet: [cp-2, cp-3]");
   }
 
   @Test
@@ -265,9 +358,12 @@ class ReplaceMemberControlFlowTest {
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("member replacement in cluster c finished but postflight found",
-        "member m4 is a learner");
-    assertThat(recording.calls()).as("hashkv is compared only once the members are sound")
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "member replacement in cluster c finished but postflight found",
+            "member m4 is a learner");
+    assertThat(recording.calls())
+        .as("hashkv is compared only once the members are sound")
         .doesNotContain("EtcdActivities.checkConsistency");
   }
 
@@ -285,8 +381,9 @@ class ReplaceMemberControlFlowTest {
     recording = new RecordingActivities(cluster);
     recording.registerOn(worker);
     env.start();
-    return env.getWorkflowClient().newWorkflowStub(ReplaceMemberWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(QUEUE).build());
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            ReplaceMemberWorkflow.class,
+            WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(QUEUE).build());
   }
-
 }

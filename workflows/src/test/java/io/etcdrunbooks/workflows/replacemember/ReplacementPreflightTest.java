@@ -12,23 +12,54 @@ import org.junit.jupiter.api.Test;
 
 class ReplacementPreflightTest {
 
-  private static final MemberPlacement M2 = new MemberPlacement("m2", "10.0.0.2", 0, "https://10.0.0.2:2380",
-      "https://10.0.0.2:2379", "/var/lib/etcd", "/opt/etcd", "/etc/etcd");
+  private static final MemberPlacement M2 =
+      new MemberPlacement(
+          "m2",
+          "10.0.0.2",
+          0,
+          "https://10.0.0.2:2380",
+          "https://10.0.0.2:2379",
+          "/var/lib/etcd",
+          "/opt/etcd",
+          "/etc/etcd");
 
   @Test
   void aNameOnTheSameHostCountsUpAndSkipsTakenNames() {
-    assertThat(ReplacementPreflight.nameOnSameHost("m2", Set.of("m1", "m2", "m3"))).isEqualTo("m2-r1");
-    assertThat(ReplacementPreflight.nameOnSameHost("m2-r1", Set.of("m1", "m2-r1"))).isEqualTo("m2-r2");
-    assertThat(ReplacementPreflight.nameOnSameHost("m2", Set.of("m2", "m2-r1", "m2-r2"))).isEqualTo("m2-r3");
+    assertThat(ReplacementPreflight.nameOnSameHost("m2", Set.of("m1", "m2", "m3")))
+        .isEqualTo("m2-r1");
+    assertThat(ReplacementPreflight.nameOnSameHost("m2-r1", Set.of("m1", "m2-r1")))
+        .isEqualTo("m2-r2");
+    assertThat(ReplacementPreflight.nameOnSameHost("m2", Set.of("m2", "m2-r1", "m2-r2")))
+        .isEqualTo("m2-r3");
   }
 
   @Test
   void aPlacementTakesWhatItLeavesOutFromTheFailedMember() {
     MemberPlacement sameHost = ReplacementPreflight.complete(M2, null, "m2-r1");
-    assertThat(sameHost).isEqualTo(new MemberPlacement("m2-r1", "10.0.0.2", 0, M2.peerUrl(), M2.clientUrl(), "/var/lib/etcd",
-        "/opt/etcd", "/etc/etcd"));
-    MemberPlacement other = ReplacementPreflight.complete(M2, new MemberPlacement("m4", "10.0.0.4", 0, "https://10.0.0.4:2380",
-        "https://10.0.0.4:2379", null, null, null), "m4");
+    assertThat(sameHost)
+        .isEqualTo(
+            new MemberPlacement(
+                "m2-r1",
+                "10.0.0.2",
+                0,
+                M2.peerUrl(),
+                M2.clientUrl(),
+                "/var/lib/etcd",
+                "/opt/etcd",
+                "/etc/etcd"));
+    MemberPlacement other =
+        ReplacementPreflight.complete(
+            M2,
+            new MemberPlacement(
+                "m4",
+                "10.0.0.4",
+                0,
+                "https://10.0.0.4:2380",
+                "https://10.0.0.4:2379",
+                null,
+                null,
+                null),
+            "m4");
     assertThat(other.host()).isEqualTo("10.0.0.4");
     assertThat(other.peerUrl()).isEqualTo("https://10.0.0.4:2380");
     assertThat(other.dataDir()).isEqualTo("/var/lib/etcd");
@@ -36,42 +67,87 @@ class ReplacementPreflightTest {
 
   @Test
   void badInputIsNamedBeforeAnyClusterIsLookedAt() {
-    ReplaceMemberRequest request = new ReplaceMemberRequest("prod-1", "", new MemberPlacement("bad name", "10.0.0.4", 0,
-        "10.0.0.4:2380", null, "relative/dir", null, null), false, false, false, -1, 0, "");
-    assertThat(ReplacementPreflight.inputProblems(request)).anyMatch(p -> p.contains("failedMember is required"))
-        .anyMatch(p -> p.contains("replacement.name")).anyMatch(p -> p.contains("needs its own peerUrl and clientUrl"))
-        .anyMatch(p -> p.contains("'10.0.0.4:2380' must look like")).anyMatch(p -> p.contains("must be absolute"))
+    ReplaceMemberRequest request =
+        new ReplaceMemberRequest(
+            "prod-1",
+            "",
+            new MemberPlacement(
+                "bad name", "10.0.0.4", 0, "10.0.0.4:2380", null, "relative/dir", null, null),
+            false,
+            false,
+            false,
+            -1,
+            0,
+            "");
+    assertThat(ReplacementPreflight.inputProblems(request))
+        .anyMatch(p -> p.contains("failedMember is required"))
+        .anyMatch(p -> p.contains("replacement.name"))
+        .anyMatch(p -> p.contains("needs its own peerUrl and clientUrl"))
+        .anyMatch(p -> p.contains("'10.0.0.4:2380' must look like"))
+        .anyMatch(p -> p.contains("must be absolute"))
         .anyMatch(p -> p.contains("timeouts"));
   }
 
   @Test
   void aHealthyFailedMemberIsRefusedWithoutForceAndAClashingNameAlways() {
     ClusterState state = state(healthy("m1", 1), healthy("m2", 2), healthy("m3", 3));
-    List<EtcdMember> etcd = List.of(member(1, "m1", false), member(2, "m2", false), member(3, "m3", false));
-    MemberPlacement clash = ReplacementPreflight.complete(M2, new MemberPlacement("m3", "10.0.0.4", 0, "https://10.0.0.4:2380",
-        "https://10.0.0.4:2379", null, null, null), "m3");
+    List<EtcdMember> etcd =
+        List.of(member(1, "m1", false), member(2, "m2", false), member(3, "m3", false));
+    MemberPlacement clash =
+        ReplacementPreflight.complete(
+            M2,
+            new MemberPlacement(
+                "m3",
+                "10.0.0.4",
+                0,
+                "https://10.0.0.4:2380",
+                "https://10.0.0.4:2379",
+                null,
+                null,
+                null),
+            "m3");
     assertThat(ReplacementPreflight.clusterProblems(state, etcd, M2, clash, false))
-        .anyMatch(p -> p.contains("member m2 is healthy")).anyMatch(p -> p.contains("name 'm3' is already"));
+        .anyMatch(p -> p.contains("member m2 is healthy"))
+        .anyMatch(p -> p.contains("name 'm3' is already"));
     MemberPlacement fine = ReplacementPreflight.complete(M2, null, "m2-r1");
     assertThat(ReplacementPreflight.clusterProblems(state, etcd, M2, fine, true)).isEmpty();
   }
 
   @Test
   void twoOfThreeDownIsRefusedNamingTheRestoreRunbook() {
-    ClusterState state = new ClusterState("prod-1", List.of(healthy("m1", 1), down("m2", 2), down("m3", 3)), "", "3.5.0",
-        List.of(), 10);
-    List<EtcdMember> etcd = List.of(member(1, "m1", false), member(2, "m2", false), member(3, "m3", false));
-    assertThat(ReplacementPreflight.clusterProblems(state, etcd, M2, ReplacementPreflight.complete(M2, null, "m2-r1"), false))
-        .singleElement().asString().contains("below quorum 2").contains("RestoreCluster");
+    ClusterState state =
+        new ClusterState(
+            "prod-1",
+            List.of(healthy("m1", 1), down("m2", 2), down("m3", 3)),
+            "",
+            "3.5.0",
+            List.of(),
+            10);
+    List<EtcdMember> etcd =
+        List.of(member(1, "m1", false), member(2, "m2", false), member(3, "m3", false));
+    assertThat(
+            ReplacementPreflight.clusterProblems(
+                state, etcd, M2, ReplacementPreflight.complete(M2, null, "m2-r1"), false))
+        .singleElement()
+        .asString()
+        .contains("below quorum 2")
+        .contains("RestoreCluster");
   }
 
   @Test
   void anUnknownMemberOrALearnerInEtcdIsRefused() {
     ClusterState state = state(healthy("m1", 1), down("m2", 2), healthy("m3", 3));
-    List<EtcdMember> etcd = List.of(member(1, "m1", false), member(2, "m2", false), member(3, "m3", false),
-        new EtcdMember(9, "", List.of("https://10.0.0.9:2380"), List.of(), true));
-    assertThat(ReplacementPreflight.clusterProblems(state, etcd, M2, ReplacementPreflight.complete(M2, null, "m2-r1"), false))
-        .anyMatch(p -> p.contains("that the inventory does not know")).anyMatch(p -> p.contains("is a learner"));
+    List<EtcdMember> etcd =
+        List.of(
+            member(1, "m1", false),
+            member(2, "m2", false),
+            member(3, "m3", false),
+            new EtcdMember(9, "", List.of("https://10.0.0.9:2380"), List.of(), true));
+    assertThat(
+            ReplacementPreflight.clusterProblems(
+                state, etcd, M2, ReplacementPreflight.complete(M2, null, "m2-r1"), false))
+        .anyMatch(p -> p.contains("that the inventory does not know"))
+        .anyMatch(p -> p.contains("is a learner"));
   }
 
   private static ClusterState state(MemberStatus... members) {
@@ -83,10 +159,16 @@ class ReplacementPreflightTest {
   }
 
   private static MemberStatus down(String name, long id) {
-    return new MemberStatus(name, id, false, false, "", false, 0, 0, 0, 0, List.of("connection refused"));
+    return new MemberStatus(
+        name, id, false, false, "", false, 0, 0, 0, 0, List.of("connection refused"));
   }
 
   private static EtcdMember member(long id, String name, boolean learner) {
-    return new EtcdMember(id, name, List.of(name.equals("m2") ? M2.peerUrl() : "https://10.0.0." + id + ":2380"), List.of(), learner);
+    return new EtcdMember(
+        id,
+        name,
+        List.of(name.equals("m2") ? M2.peerUrl() : "https://10.0.0." + id + ":2380"),
+        List.of(),
+        learner);
   }
 }

@@ -14,11 +14,12 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * What a restore needs besides a cluster ({@link io.etcdrunbooks.workflows.testing.FakeCluster} has the members): the
- * inventory, control-plane hosts whose kube-apiservers are stopped and started, and kept backups restored on members.
- * Faults are injected by host or member.
+ * What a restore needs besides a cluster ({@link io.etcdrunbooks.workflows.testing.FakeCluster} has
+ * the members): the inventory, control-plane hosts whose kube-apiservers are stopped and started,
+ * and kept backups restored on members. Faults are injected by host or member.
  */
-public final class FakeRestoreHosts implements InventoryActivities, ApiServerActivities, RestoreActivities {
+public final class FakeRestoreHosts
+    implements InventoryActivities, ApiServerActivities, RestoreActivities {
 
   private final List<String> members;
   private final List<String> controlPlane;
@@ -37,10 +38,26 @@ public final class FakeRestoreHosts implements InventoryActivities, ApiServerAct
     this.backup = backup("b-1", "3.4.23", 10);
   }
 
-  /** A verified backup as the restore activities keep it (keys not counted: the key check is skipped). */
+  /**
+   * A verified backup as the restore activities keep it (keys not counted: the key check is
+   * skipped).
+   */
   public static BackupRecord backup(String id, String etcdVersion, long revision) {
-    return new BackupRecord(id, "c", "m1", etcdVersion, revision, 42, 100, 1024, "sha", "/backups/" + id,
-        "2026-01-01T00:00:00Z", true, "k", 0);
+    return new BackupRecord(
+        id,
+        "c",
+        "m1",
+        etcdVersion,
+        revision,
+        42,
+        100,
+        1024,
+        "sha",
+        "/backups/" + id,
+        "2026-01-01T00:00:00Z",
+        true,
+        "k",
+        0);
   }
 
   /** The backup checkBackup finds (for any id asked for). */
@@ -83,9 +100,22 @@ public final class FakeRestoreHosts implements InventoryActivities, ApiServerAct
 
   @Override
   public synchronized List<MemberPlacement> members(ClusterRef ref) {
-    if (unknownCluster) throw FailureType.UnknownCluster.nonRetryable("no cluster '" + ref.cluster() + "' in the inventory");
-    return members.stream().map(m -> new MemberPlacement(m, m + ".example", 22, "https://" + m + ":2380",
-        "https://" + m + ":2379", "/var/lib/etcd-" + m, "/opt/etcd", "/srv/" + m)).toList();
+    if (unknownCluster)
+      throw FailureType.UnknownCluster.nonRetryable(
+          "no cluster '" + ref.cluster() + "' in the inventory");
+    return members.stream()
+        .map(
+            m ->
+                new MemberPlacement(
+                    m,
+                    m + ".example",
+                    22,
+                    "https://" + m + ":2380",
+                    "https://" + m + ":2379",
+                    "/var/lib/etcd-" + m,
+                    "/opt/etcd",
+                    "/srv/" + m))
+        .toList();
   }
 
   @Override
@@ -104,7 +134,8 @@ public final class FakeRestoreHosts implements InventoryActivities, ApiServerAct
   @Override
   public synchronized boolean stopApiServer(ControlPlaneRef host) {
     if (host.host().equals(apiServerStopFails)) {
-      throw ApplicationFailure.newNonRetryableFailure("no manifest on " + host.host(), "ManifestMissing");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "no manifest on " + host.host(), "ManifestMissing");
     }
     return stopped.add(host.host());
   }
@@ -120,7 +151,8 @@ public final class FakeRestoreHosts implements InventoryActivities, ApiServerAct
   @Override
   public synchronized void awaitHealthy(AwaitApiServerRequest request) {
     if (stopped.contains(request.host())) {
-      throw ApplicationFailure.newNonRetryableFailure(request.host() + " is stopped", "ApiServerNotHealthy");
+      throw ApplicationFailure.newNonRetryableFailure(
+          request.host() + " is stopped", "ApiServerNotHealthy");
     }
   }
 
@@ -158,7 +190,8 @@ public final class FakeRestoreHosts implements InventoryActivities, ApiServerAct
   @Override
   public synchronized long restoreMember(RestoreMemberRequest request) {
     if (request.member().equals(restoreFails)) {
-      throw ApplicationFailure.newNonRetryableFailure("etcdutl snapshot restore failed on " + request.member(), "RestoreToolFailed");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "etcdutl snapshot restore failed on " + request.member(), "RestoreToolFailed");
     }
     restored.add(request.member());
     return 0;

@@ -2,7 +2,6 @@ package io.etcdrunbooks.workflows.restore;
 
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -25,8 +24,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every way a restore can end, on a cluster and hosts in memory (no etcd, no SSH, no kube-apiserver): each runs in
- * milliseconds. RestoreClusterTest in the worker module runs the same runbook against real processes.
+ * Every way a restore can end, on a cluster and hosts in memory (no etcd, no SSH, no
+ * kube-apiserver): each runs in milliseconds. RestoreClusterTest in the worker module runs the same
+ * runbook against real processes.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class RestoreControlFlowTest {
@@ -36,7 +36,8 @@ class RestoreControlFlowTest {
   private static final List<String> CONTROL_PLANE = List.of("cp1", "cp2", "cp3");
 
   private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
-  private final FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m1", List.of("3.4.23", "3.5.16"));
+  private final FakeCluster cluster =
+      new FakeCluster("c", MEMBERS, "3.4.23", "m1", List.of("3.4.23", "3.5.16"));
   private final FakeRestoreHosts hosts = new FakeRestoreHosts(MEMBERS, CONTROL_PLANE);
   private RecordingActivities recording;
 
@@ -46,7 +47,8 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenAnAcknowledgedRestore_itStopsTheApiServersAndMembersRestoresEachMemberAndBringsTheApiServersBackInOrder() {
+  void
+      givenAnAcknowledgedRestore_itStopsTheApiServersAndMembersRestoresEachMemberAndBringsTheApiServersBackInOrder() {
     RestoreResult result = stub().restore(restore(false));
 
     assertThat(hosts.restored()).containsExactlyElementsOf(MEMBERS);
@@ -54,24 +56,43 @@ class RestoreControlFlowTest {
     assertThat(result.apiServersRestarted()).containsExactlyElementsOf(CONTROL_PLANE);
     assertThat(result.backup().id()).isEqualTo("b-1");
     assertThat(result.lostRevisions()).isEqualTo("revisions 11..250 (240)");
-    assertThat(result.dataDirsKeptAside()).containsEntry("m2", "/var/lib/etcd-m2.before-restore-" + result.restoreId());
-    assertThat(result.memberVersions()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
+    assertThat(result.dataDirsKeptAside())
+        .containsEntry("m2", "/var/lib/etcd-m2.before-restore-" + result.restoreId());
+    assertThat(result.memberVersions())
+        .isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
     assertThat(result.dryRun()).isFalse();
-    assertThat(recording.calls()).containsSubsequence("InventoryActivities.members", "RestoreActivities.checkBackup",
-        "HostActivities.checkAccess", "ApiServerActivities.stopApiServer", "HostActivities.stopMember",
-        "RestoreActivities.keepDataDirAside", "RestoreActivities.restoreMember", "HostActivities.startMember",
-        "EtcdActivities.awaitMemberReady", "EtcdActivities.awaitClusterVersion", "EtcdActivities.keyspaceDigest",
-        "EtcdActivities.checkConsistency", "ApiServerActivities.startApiServer", "ApiServerActivities.awaitHealthy");
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "InventoryActivities.members",
+            "RestoreActivities.checkBackup",
+            "HostActivities.checkAccess",
+            "ApiServerActivities.stopApiServer",
+            "HostActivities.stopMember",
+            "RestoreActivities.keepDataDirAside",
+            "RestoreActivities.restoreMember",
+            "HostActivities.startMember",
+            "EtcdActivities.awaitMemberReady",
+            "EtcdActivities.awaitClusterVersion",
+            "EtcdActivities.keyspaceDigest",
+            "EtcdActivities.checkConsistency",
+            "ApiServerActivities.startApiServer",
+            "ApiServerActivities.awaitHealthy");
     assertThat(recording.calls()).doesNotContain("HostActivities.installVersion");
   }
 
   @Test
   void givenAnEtcdVersion_itInstallsItOnEveryMemberBetweenKeepingItsDataAsideAndRestoring() {
-    RestoreResult result = stub().restore(new RestoreRequest("c", "", true, " 3.5.16 ", false, 60, 30));
+    RestoreResult result =
+        stub().restore(new RestoreRequest("c", "", true, " 3.5.16 ", false, 60, 30));
 
-    assertThat(result.memberVersions()).isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
-    assertThat(recording.calls()).containsSubsequence("HostActivities.stopMember", "RestoreActivities.keepDataDirAside",
-        "HostActivities.installVersion", "RestoreActivities.restoreMember");
+    assertThat(result.memberVersions())
+        .isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "HostActivities.stopMember",
+            "RestoreActivities.keepDataDirAside",
+            "HostActivities.installVersion",
+            "RestoreActivities.restoreMember");
   }
 
   @Test
@@ -81,25 +102,31 @@ class RestoreControlFlowTest {
     assertThat(result.dryRun()).isTrue();
     assertThat(result.lostRevisions()).isEqualTo("revisions 11..250 (240)");
     assertThat(result.memberVersions()).containsEntry("m3", "3.4.23");
-    assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
+    assertThat(recording.calls())
+        .doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
   }
 
   @Test
   void givenNoAcknowledgementOfDataLoss_itRefusesBeforeItsFirstActivity() {
-    Throwable failure = workflowFailure(() -> stub().restore(new RestoreRequest("c", "", false, "", false, 60, 30)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub().restore(new RestoreRequest("c", "", false, "", false, 60, 30)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("restore of c refused, nothing was touched",
-        "acknowledgeDataLoss must be true");
+    assertThat(Failures.rootMessage(failure))
+        .contains("restore of c refused, nothing was touched", "acknowledgeDataLoss must be true");
     assertThat(recording.calls()).isEmpty();
   }
 
   @Test
   void givenAnEtcdVersionThatIsNoVersion_itRefusesBeforeItsFirstActivity() {
-    Throwable failure = workflowFailure(() -> stub().restore(new RestoreRequest("c", "", true, "3.5", false, 60, 30)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub().restore(new RestoreRequest("c", "", true, "3.5", false, 60, 30)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("etcdVersion must look like 3.4.23", "got '3.5'");
+    assertThat(Failures.rootMessage(failure))
+        .contains("etcdVersion must look like 3.4.23", "got '3.5'");
     assertThat(recording.calls()).isEmpty();
   }
 
@@ -115,48 +142,67 @@ class RestoreControlFlowTest {
   @Test
   void givenACorruptBackupAndAHostItCannotTrust_itRefusesNamingBothBeforeStoppingAnything() {
     hosts.backupCorrupt("backup b-1 is truncated");
-    cluster.hostProblems("control-plane host cp2 (10.0.0.2:22): host key does not match known_hosts");
+    cluster.hostProblems(
+        "control-plane host cp2 (10.0.0.2:22): host key does not match known_hosts");
     Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("refused, nothing was touched", "backup b-1 is truncated",
-        "control-plane host cp2");
-    assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "refused, nothing was touched", "backup b-1 is truncated", "control-plane host cp2");
+    assertThat(recording.calls())
+        .doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
   }
 
   @Test
   void givenAnEtcdVersionOfAnOlderMinorThanTheBackups_itRefusesNamingEachMember() {
     hosts.keeps(FakeRestoreHosts.backup("b-2", "3.5.16", 10));
-    Throwable failure = workflowFailure(() -> stub().restore(new RestoreRequest("c", "b-2", true, "3.4.23", false, 60, 30)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub().restore(new RestoreRequest("c", "b-2", true, "3.4.23", false, 60, 30)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("member m1 would run etcd 3.4.23, older than the 3.5.16 that took"
-        + " backup b-2", "member m3 would run");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "member m1 would run etcd 3.4.23, older than the 3.5.16 that took" + " backup b-2",
+            "member m3 would run");
     assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer");
   }
 
   @Test
-  void givenAMemberWhoseRestoreFails_itEndsRestoreFailedNamingThePhaseTheDataDirsKeptAsideAndTheApiServersLeftStopped() {
+  void
+      givenAMemberWhoseRestoreFails_itEndsRestoreFailedNamingThePhaseTheDataDirsKeptAsideAndTheApiServersLeftStopped() {
     hosts.restoreFails("m2");
     Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("restore of c from backup b-1 stopped in phase RESTORE",
-        "etcdutl snapshot restore failed on m2", "kept aside: {m1=/var/lib/etcd-m1.before-restore-",
-        "kube-apiservers still stopped: [cp1, cp2, cp3]", "start the restore again");
-    assertThat(hosts.stoppedApiServers()).as("nothing is undone: apiservers on a half-restored etcd would serve from it")
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "restore of c from backup b-1 stopped in phase RESTORE",
+            "etcdutl snapshot restore failed on m2",
+            "kept aside: {m1=/var/lib/etcd-m1.before-restore-",
+            "kube-apiservers still stopped: [cp1, cp2, cp3]",
+            "start the restore again");
+    assertThat(hosts.stoppedApiServers())
+        .as("nothing is undone: apiservers on a half-restored etcd would serve from it")
         .containsExactlyElementsOf(CONTROL_PLANE);
-    assertThat(recording.calls()).doesNotContain("HostActivities.startMember", "ApiServerActivities.startApiServer");
+    assertThat(recording.calls())
+        .doesNotContain("HostActivities.startMember", "ApiServerActivities.startApiServer");
   }
 
   @Test
-  void givenAKubeApiServerThatCannotBeStopped_itEndsRestoreFailedNamingTheOnesAlreadyStoppedAndTouchesNoMember() {
+  void
+      givenAKubeApiServerThatCannotBeStopped_itEndsRestoreFailedNamingTheOnesAlreadyStoppedAndTouchesNoMember() {
     hosts.apiServerStopFails("cp2");
     Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("stopped in phase STOP_APISERVERS", "no manifest on cp2",
-        "kube-apiservers still stopped: [cp1]", "kept aside: {}");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "stopped in phase STOP_APISERVERS",
+            "no manifest on cp2",
+            "kube-apiservers still stopped: [cp1]",
+            "kept aside: {}");
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
   }
 
@@ -166,9 +212,12 @@ class RestoreControlFlowTest {
     Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("restore of c from backup b-3 finished but postflight found",
-        "the restored cluster is at revision 10, expected 7", "The kube-apiservers were left stopped",
-        "kube-apiservers still stopped: [cp1, cp2, cp3]");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "restore of c from backup b-3 finished but postflight found",
+            "the restored cluster is at revision 10, expected 7",
+            "The kube-apiservers were left stopped",
+            "kube-apiservers still stopped: [cp1, cp2, cp3]");
     assertThat(hosts.stoppedApiServers()).containsExactlyElementsOf(CONTROL_PLANE);
   }
 
@@ -181,7 +230,8 @@ class RestoreControlFlowTest {
 
     restore.approve("on-call");
 
-    assertThat(WorkflowStub.fromTyped(restore).getResult(RestoreResult.class).apiServersRestarted()).hasSize(3);
+    assertThat(WorkflowStub.fromTyped(restore).getResult(RestoreResult.class).apiServersRestarted())
+        .hasSize(3);
     assertThat(hosts.restored()).containsExactlyElementsOf(MEMBERS);
   }
 
@@ -193,10 +243,12 @@ class RestoreControlFlowTest {
 
     WorkflowStub.fromTyped(restore).cancel();
 
-    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(restore).getResult(RestoreResult.class));
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(restore).getResult(RestoreResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(restore.progress().phase()).isEqualTo(Phase.CANCELLED);
-    assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
+    assertThat(recording.calls())
+        .doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
   }
 
@@ -214,8 +266,12 @@ class RestoreControlFlowTest {
     recording = new RecordingActivities(hosts, cluster);
     recording.registerOn(worker);
     env.start();
-    return env.getWorkflowClient().newWorkflowStub(RestoreClusterWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(RunbookIds.changing("c")).setTaskQueue(QUEUE).build());
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            RestoreClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RunbookIds.changing("c"))
+                .setTaskQueue(QUEUE)
+                .build());
   }
-
 }

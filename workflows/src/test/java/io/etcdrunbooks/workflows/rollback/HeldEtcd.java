@@ -12,8 +12,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The etcd activities of a {@link FakeCluster}, with two faults it does not have: no member answering discovery, and
- * one member's wait held until the test lets it go (to cancel a runbook while a member is being switched).
+ * The etcd activities of a {@link FakeCluster}, with two faults it does not have: no member
+ * answering discovery, and one member's wait held until the test lets it go (to cancel a runbook
+ * while a member is being switched).
  */
 final class HeldEtcd implements EtcdActivities {
 
@@ -41,7 +42,9 @@ final class HeldEtcd implements EtcdActivities {
 
   @Override
   public ClusterState discover(ClusterRef ref) {
-    if (unreachable) throw FailureType.MembersUnreachable.nonRetryable("no member of cluster '" + ref.cluster() + "' answers");
+    if (unreachable)
+      throw FailureType.MembersUnreachable.nonRetryable(
+          "no member of cluster '" + ref.cluster() + "' answers");
     return cluster.discover(ref);
   }
 

@@ -2,7 +2,6 @@ package io.etcdrunbooks.workflows.rollback;
 
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
@@ -29,9 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every way a rollback can end, on a cluster in memory (no etcd, no hosts): member by member, and through a restore
- * run as its child once the cluster version has moved. Each runs in about a second; RollbackClusterTest in the worker
- * module runs the same runbook against real etcd.
+ * Every way a rollback can end, on a cluster in memory (no etcd, no hosts): member by member, and
+ * through a restore run as its child once the cluster version has moved. Each runs in about a
+ * second; RollbackClusterTest in the worker module runs the same runbook against real etcd.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class RollbackControlFlowTest {
@@ -39,7 +38,8 @@ class RollbackControlFlowTest {
   private static final String QUEUE = "rollback-control-flow";
   private static final List<String> MEMBERS = List.of("m1", "m2", "m3");
   private static final List<String> AVAILABLE = List.of("3.4.23", "3.5.16");
-  private static final Map<String, String> ALL_BACK = Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23");
+  private static final Map<String, String> ALL_BACK =
+      Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23");
 
   private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
   private final FakeRestoreHosts hosts = new FakeRestoreHosts(MEMBERS, List.of("cp1", "cp2"));
@@ -61,9 +61,15 @@ class RollbackControlFlowTest {
     assertThat(cluster.running()).isEqualTo(ALL_BACK);
     assertThat(result.memberVersions()).isEqualTo(ALL_BACK);
     assertThat(result.restoredBackupId()).isEmpty();
-    assertThat(recording.calls()).containsSubsequence("EtcdActivities.discover", "ReleaseActivities.availableVersions",
-        "HostActivities.checkAccess", "HostActivities.stopMember", "HostActivities.installVersion",
-        "EtcdActivities.awaitMemberReady", "EtcdActivities.checkConsistency");
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "EtcdActivities.discover",
+            "ReleaseActivities.availableVersions",
+            "HostActivities.checkAccess",
+            "HostActivities.stopMember",
+            "HostActivities.installVersion",
+            "EtcdActivities.awaitMemberReady",
+            "EtcdActivities.checkConsistency");
   }
 
   @Test
@@ -87,7 +93,8 @@ class RollbackControlFlowTest {
     assertThat(result.dryRun()).isTrue();
     assertThat(result.membersToRollBack()).containsExactly("m1", "m3");
     assertThat(result.memberVersions()).containsEntry("m3", "3.5.16");
-    assertThat(recording.calls()).doesNotContain("HostActivities.stopMember", "EtcdActivities.checkConsistency");
+    assertThat(recording.calls())
+        .doesNotContain("HostActivities.stopMember", "EtcdActivities.checkConsistency");
   }
 
   @Test
@@ -98,21 +105,26 @@ class RollbackControlFlowTest {
 
     assertThat(result.membersToRollBack()).isEmpty();
     assertThat(result.dryRun()).isFalse();
-    assertThat(recording.calls()).doesNotContain("HostActivities.stopMember", "EtcdActivities.checkConsistency");
+    assertThat(recording.calls())
+        .doesNotContain("HostActivities.stopMember", "EtcdActivities.checkConsistency");
   }
 
   @Test
   void givenAClusterNoMemberOfWhichAnswers_itRefusesSayingSo() {
     FakeCluster cluster = mixed();
-    Throwable failure = workflowFailure(() -> stub(cluster, new HeldEtcd(cluster).unreachable())
-        .rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure =
+        workflowFailure(
+            () ->
+                stub(cluster, new HeldEtcd(cluster).unreachable())
+                    .rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertRefused(failure, "no member of cluster 'c' answers");
   }
 
   @Test
   void givenAToVersionThatIsNoVersion_itRefusesNamingIt() {
-    Throwable failure = workflowFailure(() -> stub(mixed()).rollback(new RollbackRequest("c", "3.4", false, 60)));
+    Throwable failure =
+        workflowFailure(() -> stub(mixed()).rollback(new RollbackRequest("c", "3.4", false, 60)));
 
     assertRefused(failure, "toVersion must look like 3.4.23, got '3.4'");
   }
@@ -122,23 +134,34 @@ class RollbackControlFlowTest {
     FakeCluster cluster = mixed();
     MEMBERS.forEach(m -> cluster.stopMember(new MemberRef("c", m)));
 
-    Throwable failure = workflowFailure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertRefused(failure, "no member sees a leader", "Restore from a backup instead");
   }
 
   @Test
   void givenAToVersionTheBinarySourceDoesNotOffer_itRefusesNamingWhatItOffers() {
-    Throwable failure = workflowFailure(() -> stub(onNewVersion(mixed(), "m1")).rollback(new RollbackRequest("c", "3.4.22", false, 60)));
+    Throwable failure =
+        workflowFailure(
+            () ->
+                stub(onNewVersion(mixed(), "m1"))
+                    .rollback(new RollbackRequest("c", "3.4.22", false, 60)));
 
-    assertRefused(failure, "version 3.4.22 is not offered by the binary source (it has [3.4.23, 3.5.16])");
+    assertRefused(
+        failure, "version 3.4.22 is not offered by the binary source (it has [3.4.23, 3.5.16])");
   }
 
   @Test
   void givenAHostItCannotTrust_itRefusesBeforeTheFirstMemberNamingTheHost() {
-    FakeCluster cluster = onNewVersion(mixed(), "m1").hostProblems("member m1 (127.0.0.1:22): host key does not match");
+    FakeCluster cluster =
+        onNewVersion(mixed(), "m1")
+            .hostProblems("member m1 (127.0.0.1:22): host key does not match");
 
-    Throwable failure = workflowFailure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertRefused(failure, "member m1 (127.0.0.1:22): host key does not match");
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
@@ -146,18 +169,26 @@ class RollbackControlFlowTest {
 
   @Test
   void givenTheClusterVersionMovedPastTheTarget_withoutAcknowledgement_itRefusesNamingTheWayBack() {
-    Throwable failure = workflowFailure(() -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
-    assertRefused(failure, "the cluster version is already 3.5.0, past 3.4.23", "pre-upgrade backup",
-        "acknowledgeDataLoss: true", "the newest backup taken on 3.4 is used");
+    assertRefused(
+        failure,
+        "the cluster version is already 3.5.0, past 3.4.23",
+        "pre-upgrade backup",
+        "acknowledgeDataLoss: true",
+        "the newest backup taken on 3.4 is used");
     assertThat(recording.calls()).doesNotContain("ReleaseActivities.availableVersions");
   }
 
   @Test
-  void givenTheClusterVersionMovedPastTheTarget_withAcknowledgement_itRestoresTheBackupWithTheOldBinariesAsAChild() {
+  void
+      givenTheClusterVersionMovedPastTheTarget_withAcknowledgement_itRestoresTheBackupWithTheOldBinariesAsAChild() {
     FakeCluster cluster = upgraded();
 
-    RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60, true, ""));
+    RollbackResult result =
+        stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60, true, ""));
 
     assertThat(result.restoredBackupId()).isEqualTo("b-1");
     assertThat(result.lostRevisions()).isEqualTo("revisions 11..250 (240)");
@@ -166,42 +197,61 @@ class RollbackControlFlowTest {
     assertThat(result.clusterVersion()).isEqualTo("3.4.0");
     assertThat(cluster.running()).isEqualTo(ALL_BACK);
     assertThat(hosts.restored()).containsExactlyElementsOf(MEMBERS);
-    assertThat(recording.calls()).containsSubsequence("ApiServerActivities.stopApiServer", "HostActivities.installVersion",
-        "RestoreActivities.restoreMember", "ApiServerActivities.startApiServer", "EtcdActivities.discover");
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "ApiServerActivities.stopApiServer",
+            "HostActivities.installVersion",
+            "RestoreActivities.restoreMember",
+            "ApiServerActivities.startApiServer",
+            "EtcdActivities.discover");
   }
 
   @Test
   void givenADryRunPastAMovedClusterVersion_itRunsTheRestoresOwnDryRunAndNamesTheBackup() {
     FakeCluster cluster = upgraded();
 
-    RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "3.4.23", true, 60, true, ""));
+    RollbackResult result =
+        stub(cluster).rollback(new RollbackRequest("c", "3.4.23", true, 60, true, ""));
 
     assertThat(result.dryRun()).isTrue();
     assertThat(result.restoredBackupId()).isEqualTo("b-1");
     assertThat(result.memberVersions()).containsEntry("m1", "3.5.16");
-    assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
+    assertThat(recording.calls())
+        .doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
   }
 
   @Test
   void givenARestoreChildThatFails_itEndsRollbackFailedWithTheRestoresMessage() {
     hosts.restoreFails("m2");
 
-    Throwable failure = workflowFailure(() -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60, true, "")));
+    Throwable failure =
+        workflowFailure(
+            () ->
+                stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60, true, "")));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("rollback of c to 3.4.23 through a restore failed",
-        "stopped in phase RESTORE", "etcdutl snapshot restore failed on m2");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "rollback of c to 3.4.23 through a restore failed",
+            "stopped in phase RESTORE",
+            "etcdutl snapshot restore failed on m2");
   }
 
   @Test
   void givenAMemberThatCannotBePutBack_itEndsRollbackFailedNamingItAndWhatToDo() {
-    FakeCluster cluster = onNewVersion(mixed(), "m1", "m2").installFails((member, version) -> member.equals("m2"));
+    FakeCluster cluster =
+        onNewVersion(mixed(), "m1", "m2").installFails((member, version) -> member.equals("m2"));
 
-    Throwable failure = workflowFailure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("rollback of c to 3.4.23 failed at member m2",
-        "cannot install etcd 3.4.23 on m2", "members already on 3.4.23 are skipped");
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "rollback of c to 3.4.23 failed at member m2",
+            "cannot install etcd 3.4.23 on m2",
+            "members already on 3.4.23 are skipped");
     assertThat(cluster.running()).containsEntry("m1", "3.4.23");
   }
 
@@ -209,42 +259,50 @@ class RollbackControlFlowTest {
   void givenAMemberGoingDownDuringTheRollback_thePostflightFailsNamingIt() {
     FakeCluster cluster = onNewVersion(mixed(), "m1").whenStarted("m1", "m2");
 
-    Throwable failure = workflowFailure(() -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("rollback of c finished but postflight found", "member m2 is unreachable");
+    assertThat(Failures.rootMessage(failure))
+        .contains("rollback of c finished but postflight found", "member m2 is unreachable");
   }
 
   @Test
   void givenRequireApproval_itTouchesNoMemberUntilApproved() {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
     RollbackClusterWorkflow rollback = stub(cluster);
-    WorkflowClient.start(rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60, false, "", true));
+    WorkflowClient.start(
+        rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60, false, "", true));
     awaitPhase(env, rollback, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
 
     rollback.approve("on-call");
 
-    assertThat(WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class).memberVersions()).isEqualTo(ALL_BACK);
+    assertThat(WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class).memberVersions())
+        .isEqualTo(ALL_BACK);
   }
 
   @Test
   void givenACancelWhileAwaitingApproval_itStopsHavingTouchedNothing() {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
     RollbackClusterWorkflow rollback = stub(cluster);
-    WorkflowClient.start(rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60, false, "", true));
+    WorkflowClient.start(
+        rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60, false, "", true));
     awaitPhase(env, rollback, Phase.AWAITING_APPROVAL);
 
     WorkflowStub.fromTyped(rollback).cancel();
 
-    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class));
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
     assertThat(cluster.running()).containsEntry("m1", "3.5.16");
   }
 
   @Test
-  void givenACancelWhileAMemberIsSwitched_itFinishesThatMemberAndStopsBeforeTheNext() throws InterruptedException {
+  void givenACancelWhileAMemberIsSwitched_itFinishesThatMemberAndStopsBeforeTheNext()
+      throws InterruptedException {
     FakeCluster cluster = onNewVersion(mixed(), "m1", "m2");
     HeldEtcd etcd = new HeldEtcd(cluster).holdWaitFor("m1");
     RollbackClusterWorkflow rollback = stub(cluster, etcd);
@@ -252,10 +310,12 @@ class RollbackControlFlowTest {
     assertThat(etcd.held.await(20, TimeUnit.SECONDS)).as("m1's wait reached").isTrue();
 
     WorkflowStub.fromTyped(rollback).cancel();
-    for (int i = 0; i < 200 && !rollback.progress().message().startsWith("cancel requested"); i++) Thread.sleep(20);
+    for (int i = 0; i < 200 && !rollback.progress().message().startsWith("cancel requested"); i++)
+      Thread.sleep(20);
     etcd.released.countDown();
 
-    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class));
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(rollback).getResult(RollbackResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(rollback.progress().phase()).isEqualTo(Phase.CANCELLED);
     assertThat(rollback.progress().message()).contains("before member m2");
@@ -286,20 +346,32 @@ class RollbackControlFlowTest {
     return stub(cluster, null);
   }
 
-  /** @param etcd answers the etcd activities in the cluster's place (null: the cluster does) */
+  /**
+   * @param etcd answers the etcd activities in the cluster's place (null: the cluster does)
+   */
   private RollbackClusterWorkflow stub(FakeCluster cluster, HeldEtcd etcd) {
     Worker worker = env.newWorker(QUEUE);
-    worker.registerWorkflowImplementationTypes(RollbackClusterWorkflowImpl.class, RestoreClusterWorkflowImpl.class);
-    recording = etcd == null ? new RecordingActivities(hosts, cluster) : new RecordingActivities(etcd, hosts, cluster);
+    worker.registerWorkflowImplementationTypes(
+        RollbackClusterWorkflowImpl.class, RestoreClusterWorkflowImpl.class);
+    recording =
+        etcd == null
+            ? new RecordingActivities(hosts, cluster)
+            : new RecordingActivities(etcd, hosts, cluster);
     recording.registerOn(worker);
     env.start();
-    return env.getWorkflowClient().newWorkflowStub(RollbackClusterWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(RunbookIds.changing("c")).setTaskQueue(QUEUE).build());
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            RollbackClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RunbookIds.changing("c"))
+                .setTaskQueue(QUEUE)
+                .build());
   }
 
   private static void assertRefused(Throwable failure, String... why) {
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("rollback of c refused, nothing was touched").contains(why);
+    assertThat(Failures.rootMessage(failure))
+        .contains("rollback of c refused, nothing was touched")
+        .contains(why);
   }
-
 }

@@ -6,11 +6,12 @@ import io.etcdrunbooks.workflows.testing.RecordedHistories;
 import org.junit.jupiter.api.Test;
 
 /**
- * Replays rollbacks recorded with the code from before the rollback was built from phases (commit b0dec44), against
- * today's code. They ran on the in-memory cluster of RollbackControlFlowTest (FakeCluster, FakeRestoreHosts) under
- * the id change-c: members m1 and m3 of three on 3.5.16 switched back to 3.4.23; one member after an approve; every
- * member on 3.5.16 with the cluster version moved, restored through the RestoreCluster child, and the same as a dry
- * run. A change that would break rollbacks in flight fails here; guard it with Workflow.getVersion.
+ * Replays rollbacks recorded with the code from before the rollback was built from phases (commit
+ * b0dec44), against today's code. They ran on the in-memory cluster of RollbackControlFlowTest
+ * (FakeCluster, FakeRestoreHosts) under the id change-c: members m1 and m3 of three on 3.5.16
+ * switched back to 3.4.23; one member after an approve; every member on 3.5.16 with the cluster
+ * version moved, restored through the RestoreCluster child, and the same as a dry run. A change
+ * that would break rollbacks in flight fails here; guard it with Workflow.getVersion.
  */
 class RollbackReplayTest {
 
@@ -34,11 +35,19 @@ class RollbackReplayTest {
     replay("rollback-in-memory-by-restore-dry-run.json");
   }
 
-  /** Replayed under another id, the same history meets the change-id check, which the recorded run passed. */
+  /**
+   * Replayed under another id, the same history meets the change-id check, which the recorded run
+   * passed.
+   */
   @Test
   void aRecordedRollbackUnderAnotherIdIsNotReplayed() {
-    assertThatThrownBy(() -> RecordedHistories.replay("histories/rollback-in-memory-member-by-member.json", "web-ui-1",
-        RollbackClusterWorkflowImpl.class)).hasMessageContaining("NonDeterministicException");
+    assertThatThrownBy(
+            () ->
+                RecordedHistories.replay(
+                    "histories/rollback-in-memory-member-by-member.json",
+                    "web-ui-1",
+                    RollbackClusterWorkflowImpl.class))
+        .hasMessageContaining("NonDeterministicException");
   }
 
   private static void replay(String history) throws Exception {

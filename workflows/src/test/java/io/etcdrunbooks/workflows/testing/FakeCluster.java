@@ -21,10 +21,12 @@ import java.util.Map;
 import java.util.function.BiPredicate;
 
 /**
- * A cluster in memory for workflow tests: members with an installed and a running version, a leader, and the etcd,
- * host, release and backup activities acting on them as the real ones act on hosts. Faults are injected by member.
+ * A cluster in memory for workflow tests: members with an installed and a running version, a
+ * leader, and the etcd, host, release and backup activities acting on them as the real ones act on
+ * hosts. Faults are injected by member.
  */
-public final class FakeCluster implements EtcdActivities, HostActivities, ReleaseActivities, BackupActivities {
+public final class FakeCluster
+    implements EtcdActivities, HostActivities, ReleaseActivities, BackupActivities {
 
   private static final class Member {
     final long id;
@@ -51,8 +53,15 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   private int digestReads;
   private boolean keyspaceChanges;
 
-  /** @param leader the member leading at first; every member starts healthy on version */
-  public FakeCluster(String name, List<String> memberNames, String version, String leader, List<String> available) {
+  /**
+   * @param leader the member leading at first; every member starts healthy on version
+   */
+  public FakeCluster(
+      String name,
+      List<String> memberNames,
+      String version,
+      String leader,
+      List<String> available) {
     this.name = name;
     long id = 1;
     for (String m : memberNames) members.put(m, new Member(id++, version));
@@ -66,7 +75,10 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
     return this;
   }
 
-  /** Installing a version on a member fails when the predicate says so (after the member was stopped). */
+  /**
+   * Installing a version on a member fails when the predicate says so (after the member was
+   * stopped).
+   */
   public synchronized FakeCluster installFails(BiPredicate<String, String> memberAndVersion) {
     installFails = memberAndVersion;
     return this;
@@ -78,13 +90,19 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
     return this;
   }
 
-  /** The cluster version stays this, whatever the members run (as when it moved ahead of a member put back). */
+  /**
+   * The cluster version stays this, whatever the members run (as when it moved ahead of a member
+   * put back).
+   */
   public synchronized FakeCluster clusterVersion(String version) {
     pinnedClusterVersion = version;
     return this;
   }
 
-  /** When {@code started} is started, {@code down} stops (another member failing during the upgrade). */
+  /**
+   * When {@code started} is started, {@code down} stops (another member failing during the
+   * upgrade).
+   */
   public synchronized FakeCluster whenStarted(String started, String down) {
     downWhenStarted = started;
     goesDown = down;
@@ -107,18 +125,42 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   @Override
   public synchronized ClusterState discover(ClusterRef cluster) {
     if (leader.isEmpty() || members.get(leader).running.isEmpty()) {
-      leader = members.entrySet().stream().filter(e -> !e.getValue().running.isEmpty()).map(Map.Entry::getKey).findFirst().orElse("");
+      leader =
+          members.entrySet().stream()
+              .filter(e -> !e.getValue().running.isEmpty())
+              .map(Map.Entry::getKey)
+              .findFirst()
+              .orElse("");
     }
     long leaderId = leader.isEmpty() ? 0 : members.get(leader).id;
     List<MemberStatus> statuses = new ArrayList<>();
-    members.forEach((n, m) -> {
-      boolean up = !m.running.isEmpty();
-      statuses.add(new MemberStatus(n, m.id, up, up, m.running, false, 1024, 100, 100, leaderId,
-          up ? List.of() : List.of("connection refused")));
-    });
-    String lowest = members.values().stream().map(m -> m.running).filter(v -> !v.isEmpty()).min(Versions.ORDER).orElse("");
-    String clusterVersion = !pinnedClusterVersion.isEmpty() ? pinnedClusterVersion
-        : lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
+    members.forEach(
+        (n, m) -> {
+          boolean up = !m.running.isEmpty();
+          statuses.add(
+              new MemberStatus(
+                  n,
+                  m.id,
+                  up,
+                  up,
+                  m.running,
+                  false,
+                  1024,
+                  100,
+                  100,
+                  leaderId,
+                  up ? List.of() : List.of("connection refused")));
+        });
+    String lowest =
+        members.values().stream()
+            .map(m -> m.running)
+            .filter(v -> !v.isEmpty())
+            .min(Versions.ORDER)
+            .orElse("");
+    String clusterVersion =
+        !pinnedClusterVersion.isEmpty()
+            ? pinnedClusterVersion
+            : lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
     return new ClusterState(name, statuses, leader, clusterVersion, List.of(), 10);
   }
 
@@ -126,10 +168,13 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   public synchronized ConsistencyReport checkConsistency(ClusterRef cluster) {
     Map<String, Long> hashes = new LinkedHashMap<>();
     Map<String, Long> indexes = new LinkedHashMap<>();
-    members.keySet().forEach(n -> {
-      hashes.put(n, 42L);
-      indexes.put(n, 100L);
-    });
+    members
+        .keySet()
+        .forEach(
+            n -> {
+              hashes.put(n, 42L);
+              indexes.put(n, 100L);
+            });
     return new ConsistencyReport(10, hashes, indexes, true);
   }
 
@@ -142,7 +187,8 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   @Override
   public synchronized void moveLeader(MoveLeaderRequest request) {
     if (moveLeaderFails) {
-      throw ApplicationFailure.newNonRetryableFailure("leader " + leader + " did not hand over to " + request.toMember(), "MoveLeaderFailed");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "leader " + leader + " did not hand over to " + request.toMember(), "MoveLeaderFailed");
     }
     leader = request.toMember();
   }
@@ -151,7 +197,8 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   public synchronized MemberStatus awaitMemberReady(AwaitMemberRequest request) {
     Member m = members.get(request.member());
     if (!m.running.equals(request.expectedVersion())) {
-      throw ApplicationFailure.newNonRetryableFailure(request.member() + " runs '" + m.running + "', not " + request.expectedVersion(),
+      throw ApplicationFailure.newNonRetryableFailure(
+          request.member() + " runs '" + m.running + "', not " + request.expectedVersion(),
           "MemberNotReady");
     }
     return discover(new ClusterRef(name)).member(request.member()).orElseThrow();
@@ -175,7 +222,8 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
   @Override
   public synchronized void installVersion(InstallRequest request) {
     if (installFails.test(request.member(), request.version())) {
-      throw ApplicationFailure.newNonRetryableFailure("cannot install etcd " + request.version() + " on " + request.member(), "InstallFailed");
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot install etcd " + request.version() + " on " + request.member(), "InstallFailed");
     }
     members.get(request.member()).installed = request.version();
   }
@@ -205,8 +253,21 @@ public final class FakeCluster implements EtcdActivities, HostActivities, Releas
 
   @Override
   public BackupRecord takeVerifiedBackup(BackupRequest request) {
-    return new BackupRecord(request.backupId(), name, "m1", "3.4.23", 10, 42, 0, 1024, "sha", "/backups/" + request.backupId(),
-        "2026-01-01T00:00:00Z", true, "k", 0);
+    return new BackupRecord(
+        request.backupId(),
+        name,
+        "m1",
+        "3.4.23",
+        10,
+        42,
+        0,
+        1024,
+        "sha",
+        "/backups/" + request.backupId(),
+        "2026-01-01T00:00:00Z",
+        true,
+        "k",
+        0);
   }
 
   @Override

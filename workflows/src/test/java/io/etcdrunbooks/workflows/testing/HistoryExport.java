@@ -7,9 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Writes the history of a workflow run in a test environment to the directory named by the system property
- * {@value #PROPERTY}, when it is set: how the in-memory histories under src/test/resources/histories were recorded
- * ({@code mvn -pl workflows verify -Dtest=ReplaceMemberControlFlowTest -Detcdrunbooks.recordHistoriesTo=/tmp/h}).
+ * Writes the history of a workflow run in a test environment to the directory named by the system
+ * property {@value #PROPERTY}, when it is set: how the in-memory histories under
+ * src/test/resources/histories were recorded ({@code mvn -pl workflows verify
+ * -Dtest=ReplaceMemberControlFlowTest -Detcdrunbooks.recordHistoriesTo=/tmp/h}).
  */
 public final class HistoryExport {
 
@@ -22,7 +23,9 @@ public final class HistoryExport {
     if (dir == null || dir.isBlank()) return;
     try {
       Files.createDirectories(Path.of(dir));
-      Files.writeString(Path.of(dir, name + ".json"), env.getWorkflowClient().fetchHistory(workflowId).toJson(true));
+      Files.writeString(
+          Path.of(dir, name + ".json"),
+          env.getWorkflowClient().fetchHistory(workflowId).toJson(true));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (RuntimeException notStarted) {

@@ -12,9 +12,10 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The phases runbooks went through, read from the phase-duration metric ({@code etcd_runbooks_phase_duration}), which
- * a runbook records once each time it leaves a phase: a phase entered twice shows twice, as on a dashboard. The phase
- * a runbook ends in (DONE, FAILED, CANCELLED) is never left, so it is not listed.
+ * The phases runbooks went through, read from the phase-duration metric ({@code
+ * etcd_runbooks_phase_duration}), which a runbook records once each time it leaves a phase: a phase
+ * entered twice shows twice, as on a dashboard. The phase a runbook ends in (DONE, FAILED,
+ * CANCELLED) is never left, so it is not listed.
  */
 public final class PhaseLog implements StatsReporter {
 
@@ -25,12 +26,16 @@ public final class PhaseLog implements StatsReporter {
   /** A test environment whose workflows report their metrics here. */
   public TestWorkflowEnvironment environment() {
     Scope scope = new RootScopeBuilder().reporter(this).reportEvery(Duration.ofSeconds(1));
-    return TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setMetricsScope(scope).build());
+    return TestWorkflowEnvironment.newInstance(
+        TestEnvironmentOptions.newBuilder().setMetricsScope(scope).build());
   }
 
   /** The phases left so far, in order, by the runbook of this type: "DISCOVER", "PREFLIGHT", ... */
   public List<String> left(String runbook) {
-    return left.stream().filter(e -> e.startsWith(runbook + " ")).map(e -> e.substring(runbook.length() + 1)).toList();
+    return left.stream()
+        .filter(e -> e.startsWith(runbook + " "))
+        .map(e -> e.substring(runbook.length() + 1))
+        .toList();
   }
 
   @Override
@@ -45,14 +50,27 @@ public final class PhaseLog implements StatsReporter {
   public void reportGauge(String name, Map<String, String> tags, double value) {}
 
   @Override
-  @SuppressWarnings({"rawtypes", "deprecation"}) // tally's StatsReporter declares these with its raw, deprecated Buckets
-  public void reportHistogramValueSamples(String name, Map<String, String> tags, Buckets buckets, double bucketLowerBound,
-      double bucketUpperBound, long samples) {}
+  @SuppressWarnings({
+    "rawtypes",
+    "deprecation"
+  }) // tally's StatsReporter declares these with its raw, deprecated Buckets
+  public void reportHistogramValueSamples(
+      String name,
+      Map<String, String> tags,
+      Buckets buckets,
+      double bucketLowerBound,
+      double bucketUpperBound,
+      long samples) {}
 
   @Override
   @SuppressWarnings({"rawtypes", "deprecation"})
-  public void reportHistogramDurationSamples(String name, Map<String, String> tags, Buckets buckets, Duration bucketLowerBound,
-      Duration bucketUpperBound, long samples) {}
+  public void reportHistogramDurationSamples(
+      String name,
+      Map<String, String> tags,
+      Buckets buckets,
+      Duration bucketLowerBound,
+      Duration bucketUpperBound,
+      long samples) {}
 
   @Override
   public com.uber.m3.tally.Capabilities capabilities() {

@@ -18,21 +18,32 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Every activity interface the runbooks use, as a stand-in that records each call ("EtcdActivities.discover") and
- * hands it to a fake when one implements that interface; a call no fake answers fails, non-retryably, as NotStubbed.
+ * Every activity interface the runbooks use, as a stand-in that records each call
+ * ("EtcdActivities.discover") and hands it to a fake when one implements that interface; a call no
+ * fake answers fails, non-retryably, as NotStubbed.
  */
 public final class RecordingActivities {
 
   public static final String NOT_STUBBED = "NotStubbed";
 
-  private static final List<Class<?>> INTERFACES = List.of(EtcdActivities.class, HostActivities.class, ReleaseActivities.class,
-      BackupActivities.class, MembershipActivities.class, NewMemberActivities.class, InventoryActivities.class,
-      ApiServerActivities.class, RestoreActivities.class);
+  private static final List<Class<?>> INTERFACES =
+      List.of(
+          EtcdActivities.class,
+          HostActivities.class,
+          ReleaseActivities.class,
+          BackupActivities.class,
+          MembershipActivities.class,
+          NewMemberActivities.class,
+          InventoryActivities.class,
+          ApiServerActivities.class,
+          RestoreActivities.class);
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final List<Object> fakes;
 
-  /** @param fakes objects answering the interfaces they implement */
+  /**
+   * @param fakes objects answering the interfaces they implement
+   */
   public RecordingActivities(Object... fakes) {
     this.fakes = List.of(fakes);
   }
@@ -51,24 +62,28 @@ public final class RecordingActivities {
 
   private Object standIn(Class<?> type) {
     Object fake = fakes.stream().filter(type::isInstance).findFirst().orElse(null);
-    return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
-      if (method.getDeclaringClass() == Object.class) {
-        return switch (method.getName()) {
-          case "toString" -> "recording " + type.getSimpleName();
-          case "hashCode" -> System.identityHashCode(proxy);
-          default -> proxy == args[0];
-        };
-      }
-      String name = type.getSimpleName() + "." + method.getName();
-      calls.add(name);
-      if (fake == null) {
-        throw ApplicationFailure.newNonRetryableFailure(name + " has no fake in this test", NOT_STUBBED);
-      }
-      try {
-        return method.invoke(fake, args);
-      } catch (InvocationTargetException e) {
-        throw e.getCause();
-      }
-    });
+    return Proxy.newProxyInstance(
+        type.getClassLoader(),
+        new Class<?>[] {type},
+        (proxy, method, args) -> {
+          if (method.getDeclaringClass() == Object.class) {
+            return switch (method.getName()) {
+              case "toString" -> "recording " + type.getSimpleName();
+              case "hashCode" -> System.identityHashCode(proxy);
+              default -> proxy == args[0];
+            };
+          }
+          String name = type.getSimpleName() + "." + method.getName();
+          calls.add(name);
+          if (fake == null) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                name + " has no fake in this test", NOT_STUBBED);
+          }
+          try {
+            return method.invoke(fake, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
   }
 }

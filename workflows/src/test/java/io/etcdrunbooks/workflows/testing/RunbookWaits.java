@@ -14,9 +14,12 @@ public final class RunbookWaits {
 
   private RunbookWaits() {}
 
-  /** Waits, bounded (10 s of the environment's time), until the runbook's progress shows the phase. */
+  /**
+   * Waits, bounded (10 s of the environment's time), until the runbook's progress shows the phase.
+   */
   public static void awaitPhase(TestWorkflowEnvironment env, Runbook runbook, Phase phase) {
-    for (int i = 0; i < 200 && runbook.progress().phase() != phase; i++) env.sleep(Duration.ofMillis(50));
+    for (int i = 0; i < 200 && runbook.progress().phase() != phase; i++)
+      env.sleep(Duration.ofMillis(50));
     assertThat(runbook.progress().phase()).isEqualTo(phase);
   }
 

@@ -1,9 +1,9 @@
 package io.etcdrunbooks.workflows.upgrade;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What an upgrade's compensation says it rolled back, on a cluster in memory: only the members it switched back, and
- * the failed member apart when it never left the old version.
+ * What an upgrade's compensation says it rolled back, on a cluster in memory: only the members it
+ * switched back, and the failed member apart when it never left the old version.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class UpgradeCompensationTest {
@@ -38,32 +38,41 @@ class UpgradeCompensationTest {
   }
 
   @Test
-  void givenTheLeaderCannotHandOver_whenItsTurnComes_theFollowersAreRolledBackAndTheLeaderIsNamedAsLeftAsItWas() {
-    FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m3", AVAILABLE).moveLeaderFails();
+  void
+      givenTheLeaderCannotHandOver_whenItsTurnComes_theFollowersAreRolledBackAndTheLeaderIsNamedAsLeftAsItWas() {
+    FakeCluster cluster =
+        new FakeCluster("c", MEMBERS, "3.4.23", "m3", AVAILABLE).moveLeaderFails();
 
     String message = failedUpgrade(cluster);
 
-    assertThat(message).contains("failed at member m3", "Rolled back [m2, m1] to 3.4.23.", // newest first: the saga undoes in reverse
-        "m3 was still healthy on 3.4.23 and was left as it was.");
+    assertThat(message)
+        .contains(
+            "failed at member m3",
+            "Rolled back [m2, m1] to 3.4.23.", // newest first: the saga undoes in reverse
+            "m3 was still healthy on 3.4.23 and was left as it was.");
     assertThat(message).doesNotContain("Rolled back [m3");
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
   }
 
   @Test
   void givenAFollowerStoppedAndFailedToInstall_itIsRolledBackWithTheOthers() {
-    FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m3", AVAILABLE)
-        .installFails((member, version) -> member.equals("m2") && version.equals("3.5.16"));
+    FakeCluster cluster =
+        new FakeCluster("c", MEMBERS, "3.4.23", "m3", AVAILABLE)
+            .installFails((member, version) -> member.equals("m2") && version.equals("3.5.16"));
 
     String message = failedUpgrade(cluster);
 
-    assertThat(message).contains("failed at member m2", "Rolled back [m2, m1] to 3.4.23.").doesNotContain("left as it was");
+    assertThat(message)
+        .contains("failed at member m2", "Rolled back [m2, m1] to 3.4.23.")
+        .doesNotContain("left as it was");
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
   }
 
   @Test
   void theSentenceSaysWhenNoMemberNeededRollingBack() {
     assertThat(UpgradeCompensation.rolledBackSentence("m1", "3.4.23", List.of()))
-        .isEqualTo("No member had to be rolled back. m1 was still healthy on 3.4.23 and was left as it was.");
+        .isEqualTo(
+            "No member had to be rolled back. m1 was still healthy on 3.4.23 and was left as it was.");
   }
 
   private String failedUpgrade(FakeCluster cluster) {
@@ -71,8 +80,14 @@ class UpgradeCompensationTest {
     worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class);
     new RecordingActivities(cluster).registerOn(worker);
     env.start();
-    UpgradeClusterWorkflow upgrade = env.getWorkflowClient().newWorkflowStub(UpgradeClusterWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(RunbookIds.changing("c")).setTaskQueue(QUEUE).build());
+    UpgradeClusterWorkflow upgrade =
+        env.getWorkflowClient()
+            .newWorkflowStub(
+                UpgradeClusterWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setWorkflowId(RunbookIds.changing("c"))
+                    .setTaskQueue(QUEUE)
+                    .build());
     Throwable[] failure = new Throwable[1];
     assertThatThrownBy(() -> upgrade.upgrade(new UpgradeRequest("c", "3.5.16", false, 60)))
         .isInstanceOf(WorkflowFailedException.class)

@@ -2,7 +2,6 @@ package io.etcdrunbooks.workflows.upgrade;
 
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -25,8 +24,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every way an upgrade can end, on a cluster in memory (no etcd, no hosts): each runs in milliseconds. The real-etcd
- * tests in the worker module cover the same runbook against real processes.
+ * Every way an upgrade can end, on a cluster in memory (no etcd, no hosts): each runs in
+ * milliseconds. The real-etcd tests in the worker module cover the same runbook against real
+ * processes.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class UpgradeControlFlowTest {
@@ -48,34 +48,49 @@ class UpgradeControlFlowTest {
     FakeCluster cluster = cluster();
     UpgradeResult result = stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60));
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
-    assertThat(result.restartedMembers()).containsEntry("3.4.23 -> 3.5.16", List.of("m1", "m2", "m3"));
+    assertThat(result.restartedMembers())
+        .containsEntry("3.4.23 -> 3.5.16", List.of("m1", "m2", "m3"));
     assertThat(result.backup()).isNotNull();
     assertThat(result.keyspaceAfter()).isEqualTo(result.keyspaceBefore());
-    assertThat(recording.calls()).containsSubsequence("EtcdActivities.discover", "HostActivities.checkAccess",
-        "BackupActivities.takeVerifiedBackup", "HostActivities.stopMember", "EtcdActivities.awaitClusterVersion");
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "EtcdActivities.discover",
+            "HostActivities.checkAccess",
+            "BackupActivities.takeVerifiedBackup",
+            "HostActivities.stopMember",
+            "EtcdActivities.awaitClusterVersion");
   }
 
   @Test
   void givenADryRun_itPlansAndTouchesNothing() {
     UpgradeResult result = stub(cluster()).upgrade(new UpgradeRequest("c", "3.5.16", true, 60));
     assertThat(result.dryRun()).isTrue();
-    assertThat(result.plan().steps()).extracting(LadderStep::label).containsExactly("3.4.23 -> 3.5.16");
+    assertThat(result.plan().steps())
+        .extracting(LadderStep::label)
+        .containsExactly("3.4.23 -> 3.5.16");
     assertThat(result.plan().steps().get(0).memberOrder()).containsExactly("m1", "m2", "m3");
-    assertThat(recording.calls()).doesNotContain("HostActivities.stopMember", "BackupActivities.takeVerifiedBackup");
+    assertThat(recording.calls())
+        .doesNotContain("HostActivities.stopMember", "BackupActivities.takeVerifiedBackup");
   }
 
   @Test
   void givenAHostItCannotTrust_itRefusesBeforeTheBackupNamingTheHost() {
-    FakeCluster cluster = cluster().hostProblems("member m3 (127.0.0.1:22): host key does not match known_hosts");
-    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    FakeCluster cluster =
+        cluster().hostProblems("member m3 (127.0.0.1:22): host key does not match known_hosts");
+    Throwable failure =
+        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("refused, nothing was touched", "member m3 (127.0.0.1:22)");
-    assertThat(recording.calls()).doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
+    assertThat(Failures.rootMessage(failure))
+        .contains("refused, nothing was touched", "member m3 (127.0.0.1:22)");
+    assertThat(recording.calls())
+        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
   }
 
   @Test
   void givenTheTargetIsRunning_itRefusesNamingIt() {
-    Throwable failure = workflowFailure(() -> stub(cluster()).upgrade(new UpgradeRequest("c", "3.4.23", false, 60)));
+    Throwable failure =
+        workflowFailure(
+            () -> stub(cluster()).upgrade(new UpgradeRequest("c", "3.4.23", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("already runs 3.4.23");
   }
@@ -83,36 +98,44 @@ class UpgradeControlFlowTest {
   @Test
   void givenAnotherMemberFailsMidway_itHaltsLeavingTheMixedClusterAsItIs() {
     FakeCluster cluster = cluster().whenStarted("m1", "m3");
-    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    Throwable failure =
+        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeHalted.name());
-    assertThat(Failures.rootMessage(failure)).contains("halted before touching m2", "Members already on 3.5.16: [m1]");
+    assertThat(Failures.rootMessage(failure))
+        .contains("halted before touching m2", "Members already on 3.5.16: [m1]");
     assertThat(cluster.running()).containsEntry("m1", "3.5.16").containsEntry("m2", "3.4.23");
   }
 
   @Test
   void givenAMemberFailsAndPuttingItBackFailsToo_itEndsRollbackFailedNamingTheBackup() {
     FakeCluster cluster = cluster().installFails((member, version) -> member.equals("m2"));
-    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    Throwable failure =
+        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("failed at member m2", "Putting 3.4.23 back failed too",
-        "backup pre-upgrade-");
+    assertThat(Failures.rootMessage(failure))
+        .contains("failed at member m2", "Putting 3.4.23 back failed too", "backup pre-upgrade-");
   }
 
   @Test
   void givenTheClusterVersionMovedBeforeAMemberFailed_itPutsNothingBackAndNamesTheRestore() {
-    FakeCluster cluster = cluster().clusterVersion("3.5.0").installFails((member, version) -> member.equals("m2"));
-    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    FakeCluster cluster =
+        cluster().clusterVersion("3.5.0").installFails((member, version) -> member.equals("m2"));
+    Throwable failure =
+        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("has already moved to 3.5.0", "restore runbook");
+    assertThat(Failures.rootMessage(failure))
+        .contains("has already moved to 3.5.0", "restore runbook");
     assertThat(cluster.running()).containsEntry("m1", "3.5.16");
   }
 
   @Test
   void givenTheKeyspaceChanged_thePostflightFails() {
     FakeCluster cluster = cluster().keyspaceChanges();
-    Throwable failure = workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    Throwable failure =
+        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
-    assertThat(Failures.rootMessage(failure)).contains("finished but postflight found", "changed during the upgrade");
+    assertThat(Failures.rootMessage(failure))
+        .contains("finished but postflight found", "changed during the upgrade");
   }
 
   @Test
@@ -134,9 +157,11 @@ class UpgradeControlFlowTest {
     WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("c", "3.5.16", false, 60, true));
     awaitPhase(env, upgrade, Phase.AWAITING_APPROVAL);
     WorkflowStub.fromTyped(upgrade).cancel();
-    Throwable failure = workflowFailure(() -> WorkflowStub.fromTyped(upgrade).getResult(UpgradeResult.class));
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(upgrade).getResult(UpgradeResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
-    assertThat(recording.calls()).doesNotContain("HostActivities.stopMember", "BackupActivities.takeVerifiedBackup");
+    assertThat(recording.calls())
+        .doesNotContain("HostActivities.stopMember", "BackupActivities.takeVerifiedBackup");
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
   }
 
@@ -150,8 +175,12 @@ class UpgradeControlFlowTest {
     recording = new RecordingActivities(cluster);
     recording.registerOn(worker);
     env.start();
-    return env.getWorkflowClient().newWorkflowStub(UpgradeClusterWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(RunbookIds.changing("c")).setTaskQueue(QUEUE).build());
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            UpgradeClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RunbookIds.changing("c"))
+                .setTaskQueue(QUEUE)
+                .build());
   }
-
 }

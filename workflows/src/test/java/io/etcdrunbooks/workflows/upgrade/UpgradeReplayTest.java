@@ -7,9 +7,10 @@ import io.temporal.testing.WorkflowReplayer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Replays the history of a real upgrade (3.3.25 -> 3.5.30 of a 3-member sandbox, recorded by the worker module's
- * UpgradeClusterTest into worker/target/recorded-upgrade-history.json) against today's workflow code. A change that
- * would break running upgrades fails here; guard it with Workflow.getVersion and record a new history beside this one.
+ * Replays the history of a real upgrade (3.3.25 -> 3.5.30 of a 3-member sandbox, recorded by the
+ * worker module's UpgradeClusterTest into worker/target/recorded-upgrade-history.json) against
+ * today's workflow code. A change that would break running upgrades fails here; guard it with
+ * Workflow.getVersion and record a new history beside this one.
  */
 class UpgradeReplayTest {
 
@@ -19,33 +20,51 @@ class UpgradeReplayTest {
         "histories/upgrade-3.3.25-to-3.5.30.json", UpgradeClusterWorkflowImpl.class);
   }
 
-  /** The same ladder recorded with the change-id-guard and host-access-preflight markers, under its id change-sandbox. */
+  /**
+   * The same ladder recorded with the change-id-guard and host-access-preflight markers, under its
+   * id change-sandbox.
+   */
   @Test
   void todaysCodeReplaysAFullLadderUpgradeRecordedWithTheIdAndHostChecks() throws Exception {
-    RecordedHistories.replay("histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json", "change-sandbox", UpgradeClusterWorkflowImpl.class);
-  }
-
-  /** Replayed under another id, the same history meets the change-id check, which the recorded run passed. */
-  @Test
-  void theRecordedUpgradeUnderAnotherIdIsNotReplayed() {
-    assertThatThrownBy(() -> RecordedHistories.replay("histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
-        "web-ui-1", UpgradeClusterWorkflowImpl.class)).hasMessageContaining("NonDeterministicException");
+    RecordedHistories.replay(
+        "histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
+        "change-sandbox",
+        UpgradeClusterWorkflowImpl.class);
   }
 
   /**
-   * The guard can fail: the same recorded history against an upgrade whose code dropped its consistency check without
-   * Workflow.getVersion is refused as non-deterministic.
+   * Replayed under another id, the same history meets the change-id check, which the recorded run
+   * passed.
+   */
+  @Test
+  void theRecordedUpgradeUnderAnotherIdIsNotReplayed() {
+    assertThatThrownBy(
+            () ->
+                RecordedHistories.replay(
+                    "histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
+                    "web-ui-1",
+                    UpgradeClusterWorkflowImpl.class))
+        .hasMessageContaining("NonDeterministicException");
+  }
+
+  /**
+   * The guard can fail: the same recorded history against an upgrade whose code dropped its
+   * consistency check without Workflow.getVersion is refused as non-deterministic.
    */
   @Test
   void aChangeWithoutGetVersionDoesNotReplay() {
-    assertThatThrownBy(() -> WorkflowReplayer.replayWorkflowExecutionFromResource("histories/upgrade-3.3.25-to-3.5.30.json",
-        WithoutConsistencyCheck.class)).hasMessageContaining("NonDeterministicException");
+    assertThatThrownBy(
+            () ->
+                WorkflowReplayer.replayWorkflowExecutionFromResource(
+                    "histories/upgrade-3.3.25-to-3.5.30.json", WithoutConsistencyCheck.class))
+        .hasMessageContaining("NonDeterministicException");
   }
 
   /** The upgrade as it is, but for one activity call taken out of its preflight, unguarded. */
-  public static final class WithoutConsistencyCheck extends io.etcdrunbooks.workflows.common.RunbookWorkflow
-      implements UpgradeClusterWorkflow {
-    private final io.etcdrunbooks.workflows.phases.Activities activities = new io.etcdrunbooks.workflows.phases.Activities();
+  public static final class WithoutConsistencyCheck
+      extends io.etcdrunbooks.workflows.common.RunbookWorkflow implements UpgradeClusterWorkflow {
+    private final io.etcdrunbooks.workflows.phases.Activities activities =
+        new io.etcdrunbooks.workflows.phases.Activities();
 
     public WithoutConsistencyCheck() {
       super(TYPE);
@@ -53,32 +72,53 @@ class UpgradeReplayTest {
 
     @Override
     public UpgradeResult upgrade(UpgradeRequest request) {
-      return runChange(request.cluster(), request.dryRun(), () -> {
-        UpgradeRun run = new UpgradeRun(new io.etcdrunbooks.workflows.phases.RunContext(activities, progress, this,
-            request.cluster()), request);
-        run.state = activities.etcd.discover(run.ctx.ref());
-        run.running = io.etcdrunbooks.workflows.phases.ClusterChecks.runningVersion(run.state);
-        run.ladder = VersionLadder.plan(run.running, request.targetVersion(), activities.releases.availableVersions(run.ctx.ref()));
-        UpgradePhases.RUNNER.phases().stream().skip(2).filter(p -> p.runsWhen().test(run)).forEach(p -> {
-          progress.phase(p.name());
-          p.body().accept(run);
-        });
-        return run.result();
-      });
+      return runChange(
+          request.cluster(),
+          request.dryRun(),
+          () -> {
+            UpgradeRun run =
+                new UpgradeRun(
+                    new io.etcdrunbooks.workflows.phases.RunContext(
+                        activities, progress, this, request.cluster()),
+                    request);
+            run.state = activities.etcd.discover(run.ctx.ref());
+            run.running = io.etcdrunbooks.workflows.phases.ClusterChecks.runningVersion(run.state);
+            run.ladder =
+                VersionLadder.plan(
+                    run.running,
+                    request.targetVersion(),
+                    activities.releases.availableVersions(run.ctx.ref()));
+            UpgradePhases.RUNNER.phases().stream()
+                .skip(2)
+                .filter(p -> p.runsWhen().test(run))
+                .forEach(
+                    p -> {
+                      progress.phase(p.name());
+                      p.body().accept(run);
+                    });
+            return run.result();
+          });
     }
   }
 
-  /** requireApproval, a viewer's refused and an operator's accepted approve, the controls memo (RunbookControlTest). */
+  /**
+   * requireApproval, a viewer's refused and an operator's accepted approve, the controls memo
+   * (RunbookControlTest).
+   */
   @Test
   void todaysCodeReplaysAnUpgradeThatWaitedForApproval() throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource(
         "histories/upgrade-3.4.23-to-3.5.16-approved.json", UpgradeClusterWorkflowImpl.class);
   }
 
-  /** A cancel request while a member was being switched: the member finished, then the runbook stopped (RunbookControlTest). */
+  /**
+   * A cancel request while a member was being switched: the member finished, then the runbook
+   * stopped (RunbookControlTest).
+   */
   @Test
   void todaysCodeReplaysAnUpgradeCancelledInTheMiddleOfAMember() throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource(
-        "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json", UpgradeClusterWorkflowImpl.class);
+        "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+        UpgradeClusterWorkflowImpl.class);
   }
 }

@@ -30,20 +30,26 @@ class VersionLadderTest {
 
   @Test
   void refusesDowngradeSameVersionUnknownTargetAndMissingMinor() {
-    assertThatThrownBy(() -> VersionLadder.plan("3.5.16", "3.4.23", DEBIAN)).hasMessageContaining("older than the running 3.5.16")
+    assertThatThrownBy(() -> VersionLadder.plan("3.5.16", "3.4.23", DEBIAN))
+        .hasMessageContaining("older than the running 3.5.16")
         .hasMessageContaining("rollback");
-    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "3.4.23", DEBIAN)).hasMessageContaining("already runs 3.4.23");
-    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "3.5.99", DEBIAN)).hasMessageContaining("3.5.99 is not offered");
+    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "3.4.23", DEBIAN))
+        .hasMessageContaining("already runs 3.4.23");
+    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "3.5.99", DEBIAN))
+        .hasMessageContaining("3.5.99 is not offered");
     assertThatThrownBy(() -> VersionLadder.plan("3.3.25", "3.5.30", List.of("3.3.25", "3.5.30")))
         .hasMessageContaining("no 3.4.x release");
-    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "latest", DEBIAN)).hasMessageContaining("must look like 3.5.30");
+    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "latest", DEBIAN))
+        .hasMessageContaining("must look like 3.5.30");
   }
 
   @Test
   void entering3_6NeedsAtLeast3_5_32First() {
-    assertThatThrownBy(() -> VersionLadder.plan("3.5.16", "3.6.5", List.of("3.5.16", "3.5.30", "3.6.5")))
+    assertThatThrownBy(
+            () -> VersionLadder.plan("3.5.16", "3.6.5", List.of("3.5.16", "3.5.30", "3.6.5")))
         .hasMessageContaining("3.6 needs every member on 3.5.32 or later first")
         .hasMessageContaining("from 3.5.30");
-    assertThat(VersionLadder.plan("3.5.16", "3.6.5", List.of("3.5.16", "3.5.32", "3.6.5"))).containsExactly("3.5.32", "3.6.5");
+    assertThat(VersionLadder.plan("3.5.16", "3.6.5", List.of("3.5.16", "3.5.32", "3.6.5")))
+        .containsExactly("3.5.32", "3.6.5");
   }
 }

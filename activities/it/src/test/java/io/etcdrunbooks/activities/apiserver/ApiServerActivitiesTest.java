@@ -7,9 +7,9 @@ import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
-import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdServersRequest;
@@ -22,10 +22,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The manifest edited over real SSH, the health endpoint of a stand-in that reads that manifest as kubelet would. */
+/**
+ * The manifest edited over real SSH, the health endpoint of a stand-in that reads that manifest as
+ * kubelet would.
+ */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApiServerActivitiesTest {
@@ -41,8 +44,9 @@ class ApiServerActivitiesTest {
 
   @BeforeAll
   void start() throws Exception {
-    sandbox = Sandbox.create(new SandboxSpec(classDir.resolve("sb"), "sandbox", 3, "3.4.23"),
-        EtcdReleases.store());
+    sandbox =
+        Sandbox.create(
+            new SandboxSpec(classDir.resolve("sb"), "sandbox", 3, "3.4.23"), EtcdReleases.store());
     controlPlane = ControlPlaneStandIns.attach(sandbox);
     ssh = new SshConnector();
     apiServers = new ApiServerActivitiesImpl(new InventorySource(sandbox.inventoryFile()), ssh);
@@ -57,13 +61,15 @@ class ApiServerActivitiesTest {
   }
 
   @Test
-  void rewritesOnlyTheEtcdServersLineKeepsThePreviousManifestHiddenAndIsIdempotent() throws Exception {
+  void rewritesOnlyTheEtcdServersLineKeepsThePreviousManifestHiddenAndIsIdempotent()
+      throws Exception {
     Path manifest = controlPlane.manifest("cp-m1");
     String before = Files.readString(manifest);
     apiServers.awaitHealthy(new AwaitApiServerRequest("sandbox", "cp-m1", 10));
 
     List<String> twoMembers = members.subList(0, 2);
-    assertThat(apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-m1", twoMembers))).isTrue();
+    assertThat(apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-m1", twoMembers)))
+        .isTrue();
 
     String after = Files.readString(manifest);
     assertThat(after.lines().toList()).hasSameSizeAs(before.lines().toList());
@@ -75,20 +81,26 @@ class ApiServerActivitiesTest {
     apiServers.awaitHealthy(new AwaitApiServerRequest("sandbox", "cp-m1", 10));
 
     long modified = Files.getLastModifiedTime(manifest).toMillis();
-    assertThat(apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-m1", twoMembers))).isFalse();
+    assertThat(apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-m1", twoMembers)))
+        .isFalse();
     assertThat(Files.getLastModifiedTime(manifest).toMillis()).isEqualTo(modified);
     assertThat(Files.readString(manifest)).isEqualTo(after);
   }
 
   @Test
-  void anApiServerPointedAtANonMemberIsReportedUnhealthyAndItsManifestCanBePutBack() throws Exception {
+  void anApiServerPointedAtANonMemberIsReportedUnhealthyAndItsManifestCanBePutBack()
+      throws Exception {
     Path manifest = controlPlane.manifest("cp-m2");
     String before = Files.readString(manifest);
-    apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-m2", List.of(members.get(0), "http://127.0.0.1:1")));
+    apiServers.setEtcdServers(
+        new SetEtcdServersRequest(
+            "sandbox", "cp-m2", List.of(members.get(0), "http://127.0.0.1:1")));
 
-    assertThatThrownBy(() -> apiServers.awaitHealthy(new AwaitApiServerRequest("sandbox", "cp-m2", 2)))
+    assertThatThrownBy(
+            () -> apiServers.awaitHealthy(new AwaitApiServerRequest("sandbox", "cp-m2", 2)))
         .isInstanceOf(ApplicationFailure.class)
-        .satisfies(e -> assertThat(((ApplicationFailure) e).getType()).isEqualTo("ApiServerUnhealthy"))
+        .satisfies(
+            e -> assertThat(((ApplicationFailure) e).getType()).isEqualTo("ApiServerUnhealthy"))
         .hasMessageContaining("kube-apiserver on cp-m2")
         .hasMessageContaining("http://127.0.0.1:1 is not healthy");
 
@@ -105,12 +117,15 @@ class ApiServerActivitiesTest {
     String odd = Files.readString(manifest).replaceAll("(?m)^.*--etcd-servers=.*\\n", "");
     Files.writeString(manifest, odd);
 
-    assertThatThrownBy(() -> apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-m3", members)))
+    assertThatThrownBy(
+            () -> apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-m3", members)))
         .isInstanceOf(ApplicationFailure.class)
         .hasMessageContaining("no '- --etcd-servers=...' command line")
         .satisfies(e -> assertThat(((ApplicationFailure) e).isNonRetryable()).isTrue());
     assertThat(manifest).hasContent(odd);
-    assertThatThrownBy(() -> apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-nope", members)))
+    assertThatThrownBy(
+            () ->
+                apiServers.setEtcdServers(new SetEtcdServersRequest("sandbox", "cp-nope", members)))
         .hasMessageContaining("no control-plane host 'cp-nope'");
   }
 }

@@ -8,22 +8,22 @@ import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
-import io.etcdrunbooks.testkit.Sandbox;
-import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Map;
-import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.Sandbox;
+import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.testkit.TestKeys;
 import io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest;
+import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,7 +32,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link BackupActivitiesImpl} against a real 3-member sandbox cluster (members behind SSH, as on hosts); one subclass per etcd version. */
+/**
+ * {@link BackupActivitiesImpl} against a real 3-member sandbox cluster (members behind SSH, as on
+ * hosts); one subclass per etcd version.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 abstract class BackupActivitiesContract {
@@ -50,7 +53,9 @@ abstract class BackupActivitiesContract {
 
   @BeforeAll
   void startClusterWithAFewThousandKeys() throws Exception {
-    cluster = Sandbox.create(new SandboxSpec(dir.resolve("cluster"), "c1", 3, version()), EtcdReleases.store());
+    cluster =
+        Sandbox.create(
+            new SandboxSpec(dir.resolve("cluster"), "c1", 3, version()), EtcdReleases.store());
     backups = new BackupActivitiesImpl(cluster::inventory, EtcdReleases.store());
     try (EtcdClients clients = new EtcdClients(cluster.cluster())) {
       writtenRevision = TestKeys.put(clients.cluster(), "/registry/pods/", 3000, "x".repeat(200));
@@ -66,7 +71,8 @@ abstract class BackupActivitiesContract {
 
   @Test
   void takeVerifiedBackup_keepsAVerifiedSnapshotFromAFollowerWithItsMetadata() throws Exception {
-    String leader = new EtcdActivitiesImpl(cluster::inventory).discover(new ClusterRef("c1")).leaderName();
+    String leader =
+        new EtcdActivitiesImpl(cluster::inventory).discover(new ClusterRef("c1")).leaderName();
 
     BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "before-upgrade-1"));
 
@@ -76,7 +82,8 @@ abstract class BackupActivitiesContract {
     assertThat(record.member()).isNotEqualTo(leader).isIn("m1", "m2", "m3");
     assertThat(record.etcdVersion()).isEqualTo(version());
     assertThat(record.revision()).isGreaterThanOrEqualTo(writtenRevision);
-    // totalKey: every stored revision of every key plus bookkeeping entries (3200 keys, 100 of them twice)
+    // totalKey: every stored revision of every key plus bookkeeping entries (3200 keys, 100 of them
+    // twice)
     assertThat(record.keyCount()).isBetween(LIVE_KEYS + 100L, LIVE_KEYS + 100L + 20);
     assertThat(record.encrypted()).isTrue();
     assertThat(record.keyId()).isEqualTo(Sandbox.BACKUP_KEY_ID);
@@ -84,29 +91,44 @@ abstract class BackupActivitiesContract {
     assertThat(record.sizeBytes()).isEqualTo(Files.size(file));
     assertThat(record.sha256()).isEqualTo(sha256(file));
     assertThat(Path.of(cluster.cluster().backupDir(), "before-upgrade-1.json")).exists();
-    assertThat(Files.getPosixFilePermissions(file)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+    assertThat(Files.getPosixFilePermissions(file))
+        .isEqualTo(PosixFilePermissions.fromString("rw-------"));
     try (var left = Files.list(Path.of(cluster.cluster().backupDir()))) {
-      assertThat(left.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("before-upgrade-1")))
+      assertThat(
+              left.map(p -> p.getFileName().toString())
+                  .filter(n -> n.startsWith("before-upgrade-1")))
           .containsExactlyInAnyOrder("before-upgrade-1.db.enc", "before-upgrade-1.json");
     }
   }
 
   @Test
-  void takeVerifiedBackup_storesNoKeyOrValueInPlaintext_andDecryptsToTheSnapshotEtcdsToolVerified() throws Exception {
+  void takeVerifiedBackup_storesNoKeyOrValueInPlaintext_andDecryptsToTheSnapshotEtcdsToolVerified()
+      throws Exception {
     BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "encrypted"));
     byte[] stored = Files.readAllBytes(Path.of(record.path()));
     Path decrypted = dir.resolve("decrypted-" + version() + ".db");
-    BackupKey key = BackupKey.read(Path.of(cluster.cluster().backup().keyFile()), cluster.cluster().backup().keyId());
-    try (var in = Files.newInputStream(Path.of(record.path())); var out = Files.newOutputStream(decrypted)) {
+    BackupKey key =
+        BackupKey.read(
+            Path.of(cluster.cluster().backup().keyFile()), cluster.cluster().backup().keyId());
+    try (var in = Files.newInputStream(Path.of(record.path()));
+        var out = Files.newOutputStream(decrypted)) {
       new SnapshotCipher(key).decrypt(in, out);
     }
     byte[] plaintext = Files.readAllBytes(decrypted);
 
-    for (String secret : new String[] {SECRET_PREFIX, SECRET_VALUE, "/registry/pods/00042", "x".repeat(64), "overwritten-7"}) {
-      assertThat(indexOf(plaintext, secret.getBytes())).as("in the decrypted snapshot: %s", secret).isNotNegative();
-      assertThat(indexOf(stored, secret.getBytes())).as("in the stored file: %s", secret).isEqualTo(-1);
+    for (String secret :
+        new String[] {
+          SECRET_PREFIX, SECRET_VALUE, "/registry/pods/00042", "x".repeat(64), "overwritten-7"
+        }) {
+      assertThat(indexOf(plaintext, secret.getBytes()))
+          .as("in the decrypted snapshot: %s", secret)
+          .isNotNegative();
+      assertThat(indexOf(stored, secret.getBytes()))
+          .as("in the stored file: %s", secret)
+          .isEqualTo(-1);
     }
-    SnapshotStatus status = SnapshotStatus.read(EtcdReleases.binDir(version()), version(), decrypted);
+    SnapshotStatus status =
+        SnapshotStatus.read(EtcdReleases.binDir(version()), version(), decrypted);
     assertThat(status.revision()).isEqualTo(record.revision());
     assertThat(status.hash()).isEqualTo(record.hash());
     assertThat(status.totalKey()).isEqualTo(record.keyCount());
@@ -115,40 +137,63 @@ abstract class BackupActivitiesContract {
 
     EtcdActivitiesImpl etcd = new EtcdActivitiesImpl(cluster::inventory);
     var state = etcd.discover(new ClusterRef("c1"));
-    assertThat(state.member(record.member()).orElseThrow().serverVersion()).isEqualTo(record.etcdVersion());
+    assertThat(state.member(record.member()).orElseThrow().serverVersion())
+        .isEqualTo(record.etcdVersion());
     assertThat(record.revision()).isBetween(writtenRevision, state.revision());
-    assertThat(etcd.keyspaceDigest(new KeyspaceDigestRequest("c1", record.revision())).keyCount()).isEqualTo(LIVE_KEYS);
+    assertThat(etcd.keyspaceDigest(new KeyspaceDigestRequest("c1", record.revision())).keyCount())
+        .isEqualTo(LIVE_KEYS);
     String metadata = Files.readString(Path.of(cluster.cluster().backupDir(), "encrypted.json"));
-    assertThat(metadata).contains("\"keyId\" : \"" + Sandbox.BACKUP_KEY_ID + "\"").doesNotContain(Files.readString(Path.of(cluster.cluster().backup().keyFile())).strip());
+    assertThat(metadata)
+        .contains("\"keyId\" : \"" + Sandbox.BACKUP_KEY_ID + "\"")
+        .doesNotContain(Files.readString(Path.of(cluster.cluster().backup().keyFile())).strip());
   }
 
   @Test
-  void takeVerifiedBackup_forAClusterWithoutABackupKey_refusesBeforeTakingAnything() throws Exception {
-    BackupActivitiesImpl unkeyed = new BackupActivitiesImpl(() -> withBackup(null), EtcdReleases.store());
+  void takeVerifiedBackup_forAClusterWithoutABackupKey_refusesBeforeTakingAnything()
+      throws Exception {
+    BackupActivitiesImpl unkeyed =
+        new BackupActivitiesImpl(() -> withBackup(null), EtcdReleases.store());
 
     assertThatThrownBy(() -> unkeyed.takeVerifiedBackup(new BackupRequest("c1", "no-key")))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> {
-          assertThat(f.getType()).isEqualTo("BackupKeyUnusable");
-          assertThat(f.getOriginalMessage()).contains("backup.keyFile", "backup.encrypt: false");
-        });
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            f -> {
+              assertThat(f.getType()).isEqualTo("BackupKeyUnusable");
+              assertThat(f.getOriginalMessage())
+                  .contains("backup.keyFile", "backup.encrypt: false");
+            });
     assertThat(Path.of(cluster.cluster().backupDir(), "no-key.json")).doesNotExist();
   }
 
   @Test
   void takeVerifiedBackup_withEncryptFalseWrittenOut_keepsAPlainSnapshot() throws Exception {
-    BackupActivitiesImpl plain = new BackupActivitiesImpl(() -> withBackup(new BackupSpec(false, null, null, null, null)), EtcdReleases.store());
+    BackupActivitiesImpl plain =
+        new BackupActivitiesImpl(
+            () -> withBackup(new BackupSpec(false, null, null, null, null)), EtcdReleases.store());
 
     BackupRecord record = plain.takeVerifiedBackup(new BackupRequest("c1", "plain"));
 
     assertThat(record.encrypted()).isFalse();
     assertThat(record.keyId()).isEmpty();
     assertThat(record.path()).endsWith("plain.db");
-    assertThat(SnapshotStatus.read(EtcdReleases.binDir(version()), version(), Path.of(record.path())).hash()).isEqualTo(record.hash());
+    assertThat(
+            SnapshotStatus.read(EtcdReleases.binDir(version()), version(), Path.of(record.path()))
+                .hash())
+        .isEqualTo(record.hash());
   }
 
   private Inventory withBackup(BackupSpec backup) {
     ClusterSpec c = cluster.cluster();
-    ClusterSpec changed = new ClusterSpec(c.name(), c.members(), c.service(), c.ssh(), c.tls(), c.backupDir(), c.controlPlane(), backup);
+    ClusterSpec changed =
+        new ClusterSpec(
+            c.name(),
+            c.members(),
+            c.service(),
+            c.ssh(),
+            c.tls(),
+            c.backupDir(),
+            c.controlPlane(),
+            backup);
     return new Inventory(cluster.inventory().releases(), Map.of(c.name(), changed));
   }
 
@@ -171,26 +216,34 @@ abstract class BackupActivitiesContract {
   @Test
   void takeVerifiedBackup_whoseKeptFileChanged_failsAsBackupCorrupt() throws Exception {
     BackupRecord first = backups.takeVerifiedBackup(new BackupRequest("c1", "tampered"));
-    Files.write(Path.of(first.path()), new byte[] {1, 2, 3}, java.nio.file.StandardOpenOption.APPEND);
+    Files.write(
+        Path.of(first.path()), new byte[] {1, 2, 3}, java.nio.file.StandardOpenOption.APPEND);
 
     assertThatThrownBy(() -> backups.takeVerifiedBackup(new BackupRequest("c1", "tampered")))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> {
-          assertThat(f.getType()).isEqualTo("BackupCorrupt");
-          assertThat(f.getOriginalMessage()).contains("tampered.db");
-        });
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            f -> {
+              assertThat(f.getType()).isEqualTo("BackupCorrupt");
+              assertThat(f.getOriginalMessage()).contains("tampered.db");
+            });
   }
 
   @Test
   void takeVerifiedBackup_withAnIdThatIsNotAFileName_failsAsInvalidRequest() {
     assertThatThrownBy(() -> backups.takeVerifiedBackup(new BackupRequest("c1", "../escape")))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.getType()).isEqualTo("InvalidRequest"));
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class, f -> assertThat(f.getType()).isEqualTo("InvalidRequest"));
   }
 
   private static String sha256(Path file) throws Exception {
-    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+    return HexFormat.of()
+        .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
   }
 
-  /** Where {@code needle} first occurs in {@code haystack}, or -1 (as SnapshotCipherTest, in the activities module, has it). */
+  /**
+   * Where {@code needle} first occurs in {@code haystack}, or -1 (as SnapshotCipherTest, in the
+   * activities module, has it).
+   */
   private static int indexOf(byte[] haystack, byte[] needle) {
     outer:
     for (int i = 0; i + needle.length <= haystack.length; i++) {

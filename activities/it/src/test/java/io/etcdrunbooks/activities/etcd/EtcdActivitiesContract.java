@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.Client;
+import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
-import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.TestKeys;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitClusterVersionRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
@@ -28,7 +28,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link EtcdActivitiesImpl} against a real 3-member sandbox cluster (members behind SSH, as on hosts); one subclass per etcd version. */
+/**
+ * {@link EtcdActivitiesImpl} against a real 3-member sandbox cluster (members behind SSH, as on
+ * hosts); one subclass per etcd version.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 abstract class EtcdActivitiesContract {
@@ -42,7 +45,9 @@ abstract class EtcdActivitiesContract {
 
   @BeforeAll
   void startCluster() {
-    cluster = Sandbox.create(new SandboxSpec(dir.resolve("shared"), "c1", 3, version()), EtcdReleases.store());
+    cluster =
+        Sandbox.create(
+            new SandboxSpec(dir.resolve("shared"), "c1", 3, version()), EtcdReleases.store());
     activities = new EtcdActivitiesImpl(cluster::inventory);
     clients = new EtcdClients(cluster.cluster());
   }
@@ -67,18 +72,21 @@ abstract class EtcdActivitiesContract {
 
     assertThat(state.cluster()).isEqualTo("c1");
     assertThat(state.members()).extracting(MemberStatus::name).containsExactly("m1", "m2", "m3");
-    assertThat(state.members()).allSatisfy(m -> {
-      assertThat(m.reachable()).isTrue();
-      assertThat(m.healthy()).as("healthy %s", m).isTrue();
-      assertThat(m.serverVersion()).isEqualTo(version());
-      assertThat(m.id()).isNotZero();
-      assertThat(m.errors()).isEmpty();
-      assertThat(m.raftAppliedIndex()).isPositive();
-    });
+    assertThat(state.members())
+        .allSatisfy(
+            m -> {
+              assertThat(m.reachable()).isTrue();
+              assertThat(m.healthy()).as("healthy %s", m).isTrue();
+              assertThat(m.serverVersion()).isEqualTo(version());
+              assertThat(m.id()).isNotZero();
+              assertThat(m.errors()).isEmpty();
+              assertThat(m.raftAppliedIndex()).isPositive();
+            });
     assertThat(state.members()).extracting(MemberStatus::id).doesNotHaveDuplicates();
     assertThat(state.members()).filteredOn(MemberStatus::leads).hasSize(1);
     assertThat(state.leader()).map(MemberStatus::name).contains(state.leaderName());
-    assertThat(state.clusterVersion()).isEqualTo(version().substring(0, version().lastIndexOf('.')) + ".0");
+    assertThat(state.clusterVersion())
+        .isEqualTo(version().substring(0, version().lastIndexOf('.')) + ".0");
     assertThat(state.alarms()).isEmpty();
     assertThat(state.revision()).isPositive();
   }
@@ -86,11 +94,13 @@ abstract class EtcdActivitiesContract {
   @Test
   void discover_ofAClusterNotInTheInventory_failsAsUnknownCluster() {
     assertThatThrownBy(() -> activities.discover(new ClusterRef("nope")))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> {
-          assertThat(f.getType()).isEqualTo("UnknownCluster");
-          assertThat(f.isNonRetryable()).isTrue();
-          assertThat(f.getOriginalMessage()).contains("nope").contains("c1");
-        });
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            f -> {
+              assertThat(f.getType()).isEqualTo("UnknownCluster");
+              assertThat(f.isNonRetryable()).isTrue();
+              assertThat(f.getOriginalMessage()).contains("nope").contains("c1");
+            });
   }
 
   @Test
@@ -112,7 +122,8 @@ abstract class EtcdActivitiesContract {
     KeyspaceDigest before = activities.keyspaceDigest(new KeyspaceDigestRequest("c1", 0));
 
     TestKeys.put(client(), "/digest-more/", 50, "v");
-    KeyspaceDigest sameRevision = activities.keyspaceDigest(new KeyspaceDigestRequest("c1", before.revision()));
+    KeyspaceDigest sameRevision =
+        activities.keyspaceDigest(new KeyspaceDigestRequest("c1", before.revision()));
     assertThat(sameRevision).isEqualTo(before);
     assertThat(before.keyCount()).isGreaterThanOrEqualTo(2500);
 
@@ -123,20 +134,24 @@ abstract class EtcdActivitiesContract {
     assertThat(after.sha256()).isNotEqualTo(before.sha256());
 
     // paging: small pages give the same digest as the default ones
-    KeyspaceDigest smallPages = new KeyspaceReader(client().getKVClient(), 7).digest(after.revision(), progress -> {});
+    KeyspaceDigest smallPages =
+        new KeyspaceReader(client().getKVClient(), 7).digest(after.revision(), progress -> {});
     assertThat(smallPages).isEqualTo(after);
   }
 
   @Test
   void keyspaceDigest_atAFutureRevision_failsAsInvalidRequest() {
-    assertThatThrownBy(() -> activities.keyspaceDigest(new KeyspaceDigestRequest("c1", 1_000_000_000L)))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.getType()).isEqualTo("InvalidRequest"));
+    assertThatThrownBy(
+            () -> activities.keyspaceDigest(new KeyspaceDigestRequest("c1", 1_000_000_000L)))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class, f -> assertThat(f.getType()).isEqualTo("InvalidRequest"));
   }
 
   @Test
   void moveLeader_handsLeadershipToAFollower_andDoesNothingWhenItAlreadyLeads() {
     ClusterState state = activities.discover(ref());
-    String follower = state.members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
+    String follower =
+        state.members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
 
     activities.moveLeader(new MoveLeaderRequest("c1", follower));
     assertThat(activities.discover(ref()).leaderName()).isEqualTo(follower);
@@ -148,46 +163,66 @@ abstract class EtcdActivitiesContract {
   }
 
   private long raftTerm(String member) {
-    return EtcdClients.await(client().getMaintenanceClient().statusMember(EtcdClients.target(cluster.cluster().member(member))), "status")
+    return EtcdClients.await(
+            client()
+                .getMaintenanceClient()
+                .statusMember(EtcdClients.target(cluster.cluster().member(member))),
+            "status")
         .getRaftTerm();
   }
 
   @Test
   void awaitMemberReady_returnsTheStatusOfAReadyMember() {
-    MemberStatus status = activities.awaitMemberReady(new AwaitMemberRequest("c1", "m2", version(), 10));
+    MemberStatus status =
+        activities.awaitMemberReady(new AwaitMemberRequest("c1", "m2", version(), 10));
     assertThat(status.name()).isEqualTo("m2");
     assertThat(status.serverVersion()).isEqualTo(version());
   }
 
   @Test
-  void awaitMemberReady_withAnotherVersionExpected_failsWithinItsTimeoutNamingTheMemberAndWhatItRuns() {
+  void
+      awaitMemberReady_withAnotherVersionExpected_failsWithinItsTimeoutNamingTheMemberAndWhatItRuns() {
     long start = System.nanoTime();
-    assertThatThrownBy(() -> activities.awaitMemberReady(new AwaitMemberRequest("c1", "m3", "9.9.9", 2)))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> {
-          assertThat(f.getType()).isEqualTo("MemberNotReady");
-          assertThat(f.getOriginalMessage()).contains("'m3'").contains("9.9.9").contains("runs " + version()).contains("Next:");
-        });
+    assertThatThrownBy(
+            () -> activities.awaitMemberReady(new AwaitMemberRequest("c1", "m3", "9.9.9", 2)))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            f -> {
+              assertThat(f.getType()).isEqualTo("MemberNotReady");
+              assertThat(f.getOriginalMessage())
+                  .contains("'m3'")
+                  .contains("9.9.9")
+                  .contains("runs " + version())
+                  .contains("Next:");
+            });
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
   }
 
   @Test
   void awaitClusterVersion_returnsTheClusterVersionOnceReached() {
     String minor = version().substring(0, version().lastIndexOf('.'));
-    assertThat(activities.awaitClusterVersion(new AwaitClusterVersionRequest("c1", minor, 10))).isEqualTo(minor + ".0");
+    assertThat(activities.awaitClusterVersion(new AwaitClusterVersionRequest("c1", minor, 10)))
+        .isEqualTo(minor + ".0");
   }
 
   @Test
   void awaitClusterVersion_ofALaterMinor_failsWithinItsTimeout() {
-    assertThatThrownBy(() -> activities.awaitClusterVersion(new AwaitClusterVersionRequest("c1", "3.9", 1)))
-        .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.getType()).isEqualTo("ClusterVersionNotReached"));
+    assertThatThrownBy(
+            () -> activities.awaitClusterVersion(new AwaitClusterVersionRequest("c1", "3.9", 1)))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            f -> assertThat(f.getType()).isEqualTo("ClusterVersionNotReached"));
   }
 
   @Test
   void discover_withAKilledFollower_reportsItUnreachableByNameAndTheOthersReachable() {
-    try (Sandbox own = Sandbox.create(new SandboxSpec(dir.resolve("killed"), "c2", 3, version()), EtcdReleases.store())) {
+    try (Sandbox own =
+        Sandbox.create(
+            new SandboxSpec(dir.resolve("killed"), "c2", 3, version()), EtcdReleases.store())) {
       EtcdActivitiesImpl ownActivities = new EtcdActivitiesImpl(own::inventory);
       ClusterState before = ownActivities.discover(new ClusterRef("c2"));
-      String victim = before.members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
+      String victim =
+          before.members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
       own.kill(victim);
 
       long start = System.nanoTime();
@@ -199,7 +234,9 @@ abstract class EtcdActivitiesContract {
       assertThat(killed.healthy()).isFalse();
       assertThat(killed.serverVersion()).isEmpty();
       assertThat(killed.errors()).singleElement().asString().contains("'" + victim + "'");
-      assertThat(state.members()).filteredOn(m -> !m.name().equals(victim)).allSatisfy(m -> assertThat(m.reachable()).isTrue());
+      assertThat(state.members())
+          .filteredOn(m -> !m.name().equals(victim))
+          .allSatisfy(m -> assertThat(m.reachable()).isTrue());
       assertThat(state.leaderName()).isEqualTo(before.leaderName());
     }
   }

@@ -1,17 +1,16 @@
 package io.etcdrunbooks.activities.host;
 
-import io.etcdrunbooks.workflows.common.Failures;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
-import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -40,7 +39,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** HostActivitiesImpl through Temporal's activity test environment, against a 3-member sandbox on etcd 3.4.23. */
+/**
+ * HostActivitiesImpl through Temporal's activity test environment, against a 3-member sandbox on
+ * etcd 3.4.23.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class HostActivitiesImplTest {
@@ -55,17 +57,29 @@ class HostActivitiesImplTest {
 
   @BeforeAll
   void start(@TempDir Path tmp) {
-    // 3.4 accepts the capnslog logger, 3.5 refuses it: m3 runs now and cannot start after an upgrade.
-    sandbox = Sandbox.create(new SandboxSpec(tmp.resolve("sb"), CLUSTER, 3, "3.4.23", Map.of("m3", Map.of("ETCD_LOGGER", "capnslog"))),
-        EtcdReleases.store());
+    // 3.4 accepts the capnslog logger, 3.5 refuses it: m3 runs now and cannot start after an
+    // upgrade.
+    sandbox =
+        Sandbox.create(
+            new SandboxSpec(
+                tmp.resolve("sb"),
+                CLUSTER,
+                3,
+                "3.4.23",
+                Map.of("m3", Map.of("ETCD_LOGGER", "capnslog"))),
+            EtcdReleases.store());
     ssh = new SshConnector();
     env = TestActivityEnvironment.newInstance();
-    env.registerActivitiesImplementations(new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store()));
+    env.registerActivitiesImplementations(
+        new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store()));
     env.setActivityHeartbeatListener(String.class, heartbeats::add);
-    hosts = env.newActivityStub(HostActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofMinutes(2))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-        .build());
+    hosts =
+        env.newActivityStub(
+            HostActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofMinutes(2))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
   }
 
   @AfterAll
@@ -97,14 +111,22 @@ class HostActivitiesImplTest {
   void givenItsRunHasEnded_anInstallUploadsButDoesNotSelectTheVersion() {
     TestActivityEnvironment ended = TestActivityEnvironment.newInstance();
     try {
-      ended.registerActivitiesImplementations(new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store())
-          .withRunLiveness((workflowId, runId) -> false));
-      HostActivities stale = ended.newActivityStub(HostActivities.class, ActivityOptions.newBuilder()
-          .setStartToCloseTimeout(Duration.ofMinutes(2)).setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-          .build());
+      ended.registerActivitiesImplementations(
+          new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store())
+              .withRunLiveness((workflowId, runId) -> false));
+      HostActivities stale =
+          ended.newActivityStub(
+              HostActivities.class,
+              ActivityOptions.newBuilder()
+                  .setStartToCloseTimeout(Duration.ofMinutes(2))
+                  .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                  .build());
       assertThatThrownBy(() -> stale.installVersion(new InstallRequest(CLUSTER, "m1", "3.5.16")))
           .isInstanceOf(ActivityFailure.class)
-          .satisfies(e -> assertThat(Failures.rootMessage(e)).contains("has ended", "before it would select etcd 3.5.16 on m1"));
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains("has ended", "before it would select etcd 3.5.16 on m1"));
     } finally {
       ended.close();
     }
@@ -119,7 +141,8 @@ class HostActivitiesImplTest {
     assertThat(hosts.installedVersion(new MemberRef(CLUSTER, "m2"))).isEqualTo("3.5.16");
     assertThat(heartbeats).anyMatch(h -> h.startsWith("uploading etcd 3.5.16 to m2"));
     assertThat(etcd).isExecutable();
-    assertThat(BinaryInstaller.sha256Of(etcd)).isEqualTo(BinaryInstaller.sha256Of(EtcdReleases.binDir("3.5.16").resolve("etcd")));
+    assertThat(BinaryInstaller.sha256Of(etcd))
+        .isEqualTo(BinaryInstaller.sha256Of(EtcdReleases.binDir("3.5.16").resolve("etcd")));
     assertThat(sandbox.hostRoot("m2").resolve("opt/etcd/versions/3.5.16/etcdutl")).isExecutable();
 
     FileTime uploaded = Files.getLastModifiedTime(etcd);
@@ -127,13 +150,16 @@ class HostActivitiesImplTest {
     hosts.installVersion(new InstallRequest(CLUSTER, "m2", "3.5.16"));
     assertThat(Files.getLastModifiedTime(etcd)).isEqualTo(uploaded);
     try (Stream<Path> versions = Files.list(sandbox.hostRoot("m2").resolve("opt/etcd/versions"))) {
-      assertThat(versions.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("3.4.23", "3.5.16");
+      assertThat(versions.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("3.4.23", "3.5.16");
     }
 
     MemberRef m2 = new MemberRef(CLUSTER, "m2");
     hosts.stopMember(m2);
     hosts.startMember(m2);
-    assertThat(awaitServerVersion(sandbox.cluster().member("m2").clientUrl(), Duration.ofSeconds(30))).isEqualTo("3.5.16");
+    assertThat(
+            awaitServerVersion(sandbox.cluster().member("m2").clientUrl(), Duration.ofSeconds(30)))
+        .isEqualTo("3.5.16");
   }
 
   @Test
@@ -143,7 +169,8 @@ class HostActivitiesImplTest {
 
     hosts.installVersion(new InstallRequest(CLUSTER, "m1", "3.4.23"));
 
-    assertThat(BinaryInstaller.sha256Of(etcdctl)).isEqualTo(BinaryInstaller.sha256Of(EtcdReleases.binDir("3.4.23").resolve("etcdctl")));
+    assertThat(BinaryInstaller.sha256Of(etcdctl))
+        .isEqualTo(BinaryInstaller.sha256Of(EtcdReleases.binDir("3.4.23").resolve("etcdctl")));
     assertThat(hosts.installedVersion(new MemberRef(CLUSTER, "m1"))).isEqualTo("3.4.23");
   }
 
@@ -166,48 +193,69 @@ class HostActivitiesImplTest {
         .hasMessageContaining("member 'm3'")
         .hasMessageContaining("127.0.0.1:" + sandbox.cluster().member("m3").sshPort());
     assertThat(sandbox.pidOf("m3")).isEqualTo(-1);
-    assertThat(hosts.logTail(new LogTailRequest(CLUSTER, "m3", 20))).contains("--logger=capnslog is removed in v3.5");
+    assertThat(hosts.logTail(new LogTailRequest(CLUSTER, "m3", 20)))
+        .contains("--logger=capnslog is removed in v3.5");
 
     // Going back to the previous version brings the member back.
     hosts.installVersion(new InstallRequest(CLUSTER, "m3", "3.4.23"));
     hosts.startMember(m3);
     assertThat(sandbox.pidOf("m3")).isPositive();
-    assertThat(awaitServerVersion(sandbox.cluster().member("m3").clientUrl(), Duration.ofSeconds(30))).isEqualTo("3.4.23");
+    assertThat(
+            awaitServerVersion(sandbox.cluster().member("m3").clientUrl(), Duration.ofSeconds(30)))
+        .isEqualTo("3.4.23");
   }
 
   @Test
   void unknownNamesAreNotRetried() {
-    assertFailure(() -> hosts.stopMember(new MemberRef(CLUSTER, "m9")), "UnknownMember", true).hasMessageContaining("m9");
-    assertFailure(() -> hosts.stopMember(new MemberRef("nope", "m1")), "UnknownCluster", true).hasMessageContaining("nope");
-    assertFailure(() -> hosts.installVersion(new InstallRequest(CLUSTER, "m1", "9.9.9")), "UnknownVersion", true)
+    assertFailure(() -> hosts.stopMember(new MemberRef(CLUSTER, "m9")), "UnknownMember", true)
+        .hasMessageContaining("m9");
+    assertFailure(() -> hosts.stopMember(new MemberRef("nope", "m1")), "UnknownCluster", true)
+        .hasMessageContaining("nope");
+    assertFailure(
+            () -> hosts.installVersion(new InstallRequest(CLUSTER, "m1", "9.9.9")),
+            "UnknownVersion",
+            true)
         .hasMessageContaining("9.9.9");
   }
 
   private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertFailure(
       ThrowingCallable call, String type, boolean nonRetryable) {
-    var failure = assertThatThrownBy(call).isInstanceOf(ActivityFailure.class).cause().isInstanceOf(ApplicationFailure.class);
-    failure.satisfies(f -> {
-      ApplicationFailure app = (ApplicationFailure) f;
-      assertThat(app.getType()).isEqualTo(type);
-      assertThat(app.isNonRetryable()).isEqualTo(nonRetryable);
-    });
+    var failure =
+        assertThatThrownBy(call)
+            .isInstanceOf(ActivityFailure.class)
+            .cause()
+            .isInstanceOf(ApplicationFailure.class);
+    failure.satisfies(
+        f -> {
+          ApplicationFailure app = (ApplicationFailure) f;
+          assertThat(app.getType()).isEqualTo(type);
+          assertThat(app.isNonRetryable()).isEqualTo(nonRetryable);
+        });
     return failure;
   }
 
   /** The server version GET /version reports once the member answers, bounded. */
-  private static String awaitServerVersion(String clientUrl, Duration timeout) throws InterruptedException {
+  private static String awaitServerVersion(String clientUrl, Duration timeout)
+      throws InterruptedException {
     HttpClient http = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       try {
-        String body = http.send(HttpRequest.newBuilder(URI.create(clientUrl + "/version")).timeout(Duration.ofSeconds(2)).build(),
-            HttpResponse.BodyHandlers.ofString()).body();
-        var m = java.util.regex.Pattern.compile("\"etcdserver\"\\s*:\\s*\"([^\"]+)\"").matcher(body);
+        String body =
+            http.send(
+                    HttpRequest.newBuilder(URI.create(clientUrl + "/version"))
+                        .timeout(Duration.ofSeconds(2))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body();
+        var m =
+            java.util.regex.Pattern.compile("\"etcdserver\"\\s*:\\s*\"([^\"]+)\"").matcher(body);
         if (m.find()) return m.group(1);
       } catch (java.io.IOException notYet) {
         // not listening yet
       }
-      if (System.nanoTime() > deadline) throw new AssertionError("no version from " + clientUrl + " within " + timeout);
+      if (System.nanoTime() > deadline)
+        throw new AssertionError("no version from " + clientUrl + " within " + timeout);
       Thread.sleep(200);
     }
   }

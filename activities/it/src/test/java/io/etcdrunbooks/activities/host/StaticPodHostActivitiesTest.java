@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
-import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
@@ -34,7 +34,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** HostActivitiesImpl on kubelet static pods (a kubelet stand-in per sandbox host), 3 members on etcd 3.4.23. */
+/**
+ * HostActivitiesImpl on kubelet static pods (a kubelet stand-in per sandbox host), 3 members on
+ * etcd 3.4.23.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class StaticPodHostActivitiesTest {
@@ -48,14 +51,22 @@ class StaticPodHostActivitiesTest {
 
   @BeforeAll
   void start(@TempDir Path tmp) {
-    sandbox = Sandbox.create(new SandboxSpec(tmp.resolve("sb"), CLUSTER, 3, "3.4.23", Map.of(), ServiceSpec.STATIC_POD), EtcdReleases.store());
+    sandbox =
+        Sandbox.create(
+            new SandboxSpec(
+                tmp.resolve("sb"), CLUSTER, 3, "3.4.23", Map.of(), ServiceSpec.STATIC_POD),
+            EtcdReleases.store());
     ssh = new SshConnector();
     env = TestActivityEnvironment.newInstance();
-    env.registerActivitiesImplementations(new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store()));
-    hosts = env.newActivityStub(HostActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofMinutes(2))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-        .build());
+    env.registerActivitiesImplementations(
+        new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store()));
+    hosts =
+        env.newActivityStub(
+            HostActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofMinutes(2))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
   }
 
   @AfterAll
@@ -87,7 +98,9 @@ class StaticPodHostActivitiesTest {
     assertThat(pid).isPositive();
     hosts.startMember(m1);
     assertThat(sandbox.pidOf("m1")).isEqualTo(pid);
-    assertThat(awaitServerVersion(sandbox.cluster().member("m1").clientUrl(), Duration.ofSeconds(30))).isEqualTo("3.4.23");
+    assertThat(
+            awaitServerVersion(sandbox.cluster().member("m1").clientUrl(), Duration.ofSeconds(30)))
+        .isEqualTo("3.4.23");
   }
 
   @Test
@@ -110,8 +123,10 @@ class StaticPodHostActivitiesTest {
         assertThat(after.get(i)).as("line %d", i + 1).isEqualTo(before.get(i));
       }
     }
-    assertThat(Files.readString(stashed)).isEqualTo(String.join("\n", before).replace("etcd:3.4.23-0", "etcd:3.5.16-0") + "\n");
-    assertThat(Files.readAllLines(sandbox.stashDir("m2").resolve("etcd.yaml.previous"))).isEqualTo(before);
+    assertThat(Files.readString(stashed))
+        .isEqualTo(String.join("\n", before).replace("etcd:3.4.23-0", "etcd:3.5.16-0") + "\n");
+    assertThat(Files.readAllLines(sandbox.stashDir("m2").resolve("etcd.yaml.previous")))
+        .isEqualTo(before);
     assertThat(sandbox.manifestPath("m2")).doesNotExist();
     assertThat(hosts.installedVersion(m2)).isEqualTo("3.5.16");
 
@@ -121,8 +136,11 @@ class StaticPodHostActivitiesTest {
 
     hosts.startMember(m2);
     assertThat(sandbox.manifestPath("m2")).hasContent(installed);
-    assertThat(awaitServerVersion(sandbox.cluster().member("m2").clientUrl(), Duration.ofSeconds(30))).isEqualTo("3.5.16");
-    assertThat(awaitHealthy(sandbox.cluster().member("m2").clientUrl(), Duration.ofSeconds(30))).isTrue();
+    assertThat(
+            awaitServerVersion(sandbox.cluster().member("m2").clientUrl(), Duration.ofSeconds(30)))
+        .isEqualTo("3.5.16");
+    assertThat(awaitHealthy(sandbox.cluster().member("m2").clientUrl(), Duration.ofSeconds(30)))
+        .isTrue();
     assertThat(hosts.installedVersion(m2)).isEqualTo("3.5.16");
   }
 
@@ -132,7 +150,8 @@ class StaticPodHostActivitiesTest {
 
     assertThatThrownBy(() -> hosts.installVersion(new InstallRequest(CLUSTER, "m3", "9.9.9")))
         .isInstanceOf(ActivityFailure.class)
-        .cause().isInstanceOf(ApplicationFailure.class)
+        .cause()
+        .isInstanceOf(ApplicationFailure.class)
         .satisfies(f -> assertThat(((ApplicationFailure) f).getType()).isEqualTo("UnknownVersion"));
     assertThat(sandbox.manifestPath("m3")).hasContent(before);
     assertThat(sandbox.stashDir("m3").resolve("etcd.yaml.previous")).doesNotExist();
@@ -146,31 +165,42 @@ class StaticPodHostActivitiesTest {
     assertThat(tail).containsIgnoringCase("etcd");
   }
 
-  private static String awaitServerVersion(String clientUrl, Duration timeout) throws InterruptedException {
-    java.util.regex.Pattern version = java.util.regex.Pattern.compile("\"etcdserver\"\\s*:\\s*\"([^\"]+)\"");
+  private static String awaitServerVersion(String clientUrl, Duration timeout)
+      throws InterruptedException {
+    java.util.regex.Pattern version =
+        java.util.regex.Pattern.compile("\"etcdserver\"\\s*:\\s*\"([^\"]+)\"");
     String body = awaitGet(clientUrl + "/version", timeout, b -> version.matcher(b).find());
     var m = version.matcher(body);
     m.find();
     return m.group(1);
   }
 
-  private static boolean awaitHealthy(String clientUrl, Duration timeout) throws InterruptedException {
-    return awaitGet(clientUrl + "/health", timeout, b -> b.replace(" ", "").contains("\"health\":\"true\"")) != null;
+  private static boolean awaitHealthy(String clientUrl, Duration timeout)
+      throws InterruptedException {
+    return awaitGet(
+            clientUrl + "/health", timeout, b -> b.replace(" ", "").contains("\"health\":\"true\""))
+        != null;
   }
 
   /** The first body of GET url that satisfies done, bounded. */
-  private static String awaitGet(String url, Duration timeout, java.util.function.Predicate<String> done) throws InterruptedException {
+  private static String awaitGet(
+      String url, Duration timeout, java.util.function.Predicate<String> done)
+      throws InterruptedException {
     HttpClient http = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       try {
-        String body = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
-            HttpResponse.BodyHandlers.ofString()).body();
+        String body =
+            http.send(
+                    HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body();
         if (done.test(body)) return body;
       } catch (java.io.IOException notYet) {
         // not listening yet
       }
-      if (System.nanoTime() > deadline) throw new AssertionError("no answer from " + url + " within " + timeout);
+      if (System.nanoTime() > deadline)
+        throw new AssertionError("no answer from " + url + " within " + timeout);
       Thread.sleep(200);
     }
   }

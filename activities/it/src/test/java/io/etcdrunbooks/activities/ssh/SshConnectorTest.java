@@ -28,7 +28,8 @@ class SshConnectorTest {
 
   /** One member: its SSH "host" is the one the tests talk to. */
   @RegisterExtension
-  static final EtcdSandboxExtension etcd = EtcdSandboxExtension.builder().cluster("ssh").members(1).version("3.4.23").build();
+  static final EtcdSandboxExtension etcd =
+      EtcdSandboxExtension.builder().cluster("ssh").members(1).version("3.4.23").build();
 
   private Path tmp;
   private SshConnector ssh;
@@ -57,7 +58,10 @@ class SshConnectorTest {
   @Test
   void quotedPathsSurviveTheRemoteShell() {
     Path odd = tmp.resolve("it's a $dir; `x`");
-    ssh.exec(host, "mkdir -p " + Shell.quote(odd.toString()) + " && echo ok > " + Shell.quote(odd + "/f"), TIMEOUT)
+    ssh.exec(
+            host,
+            "mkdir -p " + Shell.quote(odd.toString()) + " && echo ok > " + Shell.quote(odd + "/f"),
+            TIMEOUT)
         .orThrow(host, "mkdir");
 
     assertThat(odd.resolve("f")).hasContent("ok");
@@ -84,30 +88,46 @@ class SshConnectorTest {
   }
 
   @Test
-  void aHostThatRefusesTheConnection_isNamedWithItsAddressPortAndWhatToCheck_withoutALowLevelCause() throws Exception {
+  void aHostThatRefusesTheConnection_isNamedWithItsAddressPortAndWhatToCheck_withoutALowLevelCause()
+      throws Exception {
     int closed;
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket socket =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closed = socket.getLocalPort();
     }
-    SshTarget down = new SshTarget("localhost", closed, host.user(), host.privateKeyFile(), host.knownHostsFile());
+    SshTarget down =
+        new SshTarget(
+            "localhost", closed, host.user(), host.privateKeyFile(), host.knownHostsFile());
 
     assertThatThrownBy(() -> ssh.exec(down, "true", TIMEOUT))
         .isInstanceOf(SshException.class)
         .hasMessageContaining("cannot connect to SSH on localhost (127.0.0.1) port " + closed)
         .hasMessageContaining("connection refused")
-        .hasMessageContaining("check that the host is up, that its SSH server listens on port " + closed)
+        .hasMessageContaining(
+            "check that the host is up, that its SSH server listens on port " + closed)
         .hasNoCause();
-    SshTarget unknown = new SshTarget("no-such-host.invalid", 22, host.user(), host.privateKeyFile(), host.knownHostsFile());
+    SshTarget unknown =
+        new SshTarget(
+            "no-such-host.invalid", 22, host.user(), host.privateKeyFile(), host.knownHostsFile());
     assertThatThrownBy(() -> ssh.exec(unknown, "true", TIMEOUT))
         .isInstanceOf(SshException.class)
-        .hasMessageContaining("cannot connect to SSH on no-such-host.invalid port 22: the host name no-such-host.invalid does not resolve");
+        .hasMessageContaining(
+            "cannot connect to SSH on no-such-host.invalid port 22: the host name no-such-host.invalid does not resolve");
   }
 
   @Test
   void aChangedHostKeyIsRefused() throws Exception {
     Path knownHosts = tmp.resolve("known_hosts_changed");
-    Files.writeString(knownHosts, "[127.0.0.1]:" + host.port() + " " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n");
-    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
+    Files.writeString(
+        knownHosts,
+        "[127.0.0.1]:"
+            + host.port()
+            + " "
+            + PublicKeyEntry.toString(otherKey().getPublic())
+            + "\n");
+    SshTarget target =
+        new SshTarget(
+            host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
 
     assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
         .isInstanceOf(HostKeyRejectedException.class)
@@ -117,20 +137,24 @@ class SshConnectorTest {
   }
 
   /**
-   * A session opened while known_hosts vouched for the host is not reused after the file changed: the next command
-   * connects again and the host's key, no longer the one the file names, is refused. The new line is as long as the
-   * old one and the file keeps its modification time, so only its content tells the change.
+   * A session opened while known_hosts vouched for the host is not reused after the file changed:
+   * the next command connects again and the host's key, no longer the one the file names, is
+   * refused. The new line is as long as the old one and the file keeps its modification time, so
+   * only its content tells the change.
    */
   @Test
   void aSessionOpenedBeforeKnownHostsChanged_isNotReusedAfterwards() throws Exception {
     Path knownHosts = tmp.resolve("known_hosts_edited");
     Files.copy(Path.of(host.knownHostsFile()), knownHosts);
-    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
+    SshTarget target =
+        new SshTarget(
+            host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
     assertThat(ssh.exec(target, "true", TIMEOUT).ok()).isTrue();
 
     var modified = Files.getLastModifiedTime(knownHosts);
     String before = Files.readString(knownHosts);
-    String rekeyed = "[127.0.0.1]:" + host.port() + " " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n";
+    String rekeyed =
+        "[127.0.0.1]:" + host.port() + " " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n";
     assertThat(rekeyed).hasSameSizeAs(before);
     Files.writeString(knownHosts, rekeyed);
     Files.setLastModifiedTime(knownHosts, modified);
@@ -140,15 +164,26 @@ class SshConnectorTest {
         .hasMessageContaining("does not match the known_hosts file " + knownHosts);
 
     Files.writeString(knownHosts, before);
-    assertThat(ssh.exec(target, "true", TIMEOUT).ok()).as("the right key again: a new session").isTrue();
+    assertThat(ssh.exec(target, "true", TIMEOUT).ok())
+        .as("the right key again: a new session")
+        .isTrue();
   }
 
   @Test
   void aHostMissingFromKnownHostsIsRefused() throws Exception {
     Path knownHosts = tmp.resolve("known_hosts_other");
-    Files.writeString(knownHosts, "[127.0.0.1]:1 " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n");
-    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
-    SshTarget noFile = new SshTarget(host.host(), host.port(), host.user(), host.privateKeyFile(), tmp.resolve("absent").toString());
+    Files.writeString(
+        knownHosts, "[127.0.0.1]:1 " + PublicKeyEntry.toString(otherKey().getPublic()) + "\n");
+    SshTarget target =
+        new SshTarget(
+            host.host(), host.port(), host.user(), host.privateKeyFile(), knownHosts.toString());
+    SshTarget noFile =
+        new SshTarget(
+            host.host(),
+            host.port(),
+            host.user(),
+            host.privateKeyFile(),
+            tmp.resolve("absent").toString());
 
     assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
         .isInstanceOf(HostKeyRejectedException.class)
@@ -161,11 +196,15 @@ class SshConnectorTest {
 
   @Test
   void anUnknownClientKeyIsRefusedWithoutShowingTheKey() throws Exception {
-    Path key = Files.createFile(tmp.resolve("other_key"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Path key =
+        Files.createFile(
+            tmp.resolve("other_key"),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try (var out = Files.newOutputStream(key)) {
       OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(otherKey(), "other", null, out);
     }
-    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), key.toString(), host.knownHostsFile());
+    SshTarget target =
+        new SshTarget(host.host(), host.port(), host.user(), key.toString(), host.knownHostsFile());
 
     assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
         .isInstanceOf(SshException.class)
@@ -178,14 +217,26 @@ class SshConnectorTest {
   void aClientKeyFileOpenToItsGroupOrOthersIsRefusedBeforeLoggingIn() throws Exception {
     Path key = tmp.resolve("copied_key");
     Files.copy(Path.of(host.privateKeyFile()), key);
-    SshTarget target = new SshTarget(host.host(), host.port(), host.user(), key.toString(), host.knownHostsFile());
-    for (String[] open : new String[][] {{"rw-r-----", "0640", "its group may read it"}, {"rw----r--", "0604", "others may read it"}}) {
+    SshTarget target =
+        new SshTarget(host.host(), host.port(), host.user(), key.toString(), host.knownHostsFile());
+    for (String[] open :
+        new String[][] {
+          {"rw-r-----", "0640", "its group may read it"},
+          {"rw----r--", "0604", "others may read it"}
+        }) {
       Files.setPosixFilePermissions(key, PosixFilePermissions.fromString(open[0]));
       assertThatThrownBy(() -> ssh.exec(target, "true", TIMEOUT))
           .as(open[0])
           .isInstanceOf(SshException.class)
-          .hasMessage("the SSH private key file " + key + " has mode " + open[1] + ": " + open[2]
-              + "; a secret file must be for its owner only (0600 or 0400): chmod 600 " + key);
+          .hasMessage(
+              "the SSH private key file "
+                  + key
+                  + " has mode "
+                  + open[1]
+                  + ": "
+                  + open[2]
+                  + "; a secret file must be for its owner only (0600 or 0400): chmod 600 "
+                  + key);
     }
     Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
     assertThat(ssh.exec(target, "true", TIMEOUT).ok()).isTrue();

@@ -17,12 +17,13 @@ import javax.crypto.SecretKey;
 import javax.crypto.spec.GCMParameterSpec;
 
 /**
- * Encrypts whole payloads (data and metadata, as the serialized proto) with AES-256-GCM under the current key of
- * {@link CodecKeys}. An encrypted payload's data is the 12-byte random nonce followed by the ciphertext and the 16-byte
- * tag; its metadata says {@code encoding: binary/encrypted} and {@code encryption-key-id: <id>}, and the key id is
- * bound as associated data, so a payload relabelled with another key id fails to decrypt. Decoding leaves payloads
- * that are not {@code binary/encrypted} alone: a workflow started with plain JSON (from the Temporal Web UI, say)
- * still runs.
+ * Encrypts whole payloads (data and metadata, as the serialized proto) with AES-256-GCM under the
+ * current key of {@link CodecKeys}. An encrypted payload's data is the 12-byte random nonce
+ * followed by the ciphertext and the 16-byte tag; its metadata says {@code encoding:
+ * binary/encrypted} and {@code encryption-key-id: <id>}, and the key id is bound as associated
+ * data, so a payload relabelled with another key id fails to decrypt. Decoding leaves payloads that
+ * are not {@code binary/encrypted} alone: a workflow started with plain JSON (from the Temporal Web
+ * UI, say) still runs.
  */
 public final class AesGcmPayloadCodec implements PayloadCodec {
 
@@ -64,11 +65,18 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
       return Payload.newBuilder()
           .putMetadata(METADATA_ENCODING, ByteString.copyFromUtf8(ENCODING))
           .putMetadata(METADATA_KEY_ID, ByteString.copyFromUtf8(keyId))
-          .setData(ByteString.copyFrom(ByteBuffer.allocate(nonce.length + sealed.length).put(nonce).put(sealed).array()))
+          .setData(
+              ByteString.copyFrom(
+                  ByteBuffer.allocate(nonce.length + sealed.length).put(nonce).put(sealed).array()))
           .build();
     } catch (GeneralSecurityException e) {
-      throw new PayloadCodecException("cannot encrypt a payload with key '" + keyId + "' of " + keys.file() + ": "
-          + e.getClass().getSimpleName());
+      throw new PayloadCodecException(
+          "cannot encrypt a payload with key '"
+              + keyId
+              + "' of "
+              + keys.file()
+              + ": "
+              + e.getClass().getSimpleName());
     }
   }
 
@@ -76,31 +84,57 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
     ByteString encoding = payload.getMetadataOrDefault(METADATA_ENCODING, ByteString.EMPTY);
     if (!encoding.toStringUtf8().equals(ENCODING)) return payload;
     if (!payload.containsMetadata(METADATA_KEY_ID)) {
-      throw new PayloadCodecException("an encrypted payload has no '" + METADATA_KEY_ID + "' metadata, so no key can be chosen to decrypt it");
+      throw new PayloadCodecException(
+          "an encrypted payload has no '"
+              + METADATA_KEY_ID
+              + "' metadata, so no key can be chosen to decrypt it");
     }
     String keyId = payload.getMetadataOrThrow(METADATA_KEY_ID).toStringUtf8();
-    SecretKey key = keys.key(keyId).orElseThrow(() -> new PayloadCodecException("a payload is encrypted with key id '"
-        + keyId + "', which is not in " + keys.file() + " (it has " + keys.keys().keySet().stream().sorted().toList()
-        + "); add that key back to read it"));
+    SecretKey key =
+        keys.key(keyId)
+            .orElseThrow(
+                () ->
+                    new PayloadCodecException(
+                        "a payload is encrypted with key id '"
+                            + keyId
+                            + "', which is not in "
+                            + keys.file()
+                            + " (it has "
+                            + keys.keys().keySet().stream().sorted().toList()
+                            + "); add that key back to read it"));
     byte[] data = payload.getData().toByteArray();
     if (data.length < NONCE_BYTES + TAG_BITS / 8) {
-      throw new PayloadCodecException("a payload encrypted with key id '" + keyId + "' is " + data.length
-          + " bytes, too short to hold a nonce and a tag");
+      throw new PayloadCodecException(
+          "a payload encrypted with key id '"
+              + keyId
+              + "' is "
+              + data.length
+              + " bytes, too short to hold a nonce and a tag");
     }
     try {
       Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, Arrays.copyOf(data, NONCE_BYTES), keyId);
       return Payload.parseFrom(cipher.doFinal(data, NONCE_BYTES, data.length - NONCE_BYTES));
     } catch (AEADBadTagException e) {
-      throw new PayloadCodecException("cannot decrypt a payload encrypted with key id '" + keyId + "': its authentication"
-          + " tag does not match (the payload was changed, or key '" + keyId + "' in " + keys.file()
-          + " is not the key it was encrypted with)");
+      throw new PayloadCodecException(
+          "cannot decrypt a payload encrypted with key id '"
+              + keyId
+              + "': its authentication"
+              + " tag does not match (the payload was changed, or key '"
+              + keyId
+              + "' in "
+              + keys.file()
+              + " is not the key it was encrypted with)");
     } catch (GeneralSecurityException | InvalidProtocolBufferException e) {
-      throw new PayloadCodecException("cannot decrypt a payload encrypted with key id '" + keyId + "': "
-          + e.getClass().getSimpleName());
+      throw new PayloadCodecException(
+          "cannot decrypt a payload encrypted with key id '"
+              + keyId
+              + "': "
+              + e.getClass().getSimpleName());
     }
   }
 
-  private static Cipher cipher(int mode, SecretKey key, byte[] nonce, String keyId) throws GeneralSecurityException {
+  private static Cipher cipher(int mode, SecretKey key, byte[] nonce, String keyId)
+      throws GeneralSecurityException {
     Cipher cipher = Cipher.getInstance(CIPHER);
     cipher.init(mode, key, new GCMParameterSpec(TAG_BITS, nonce));
     cipher.updateAAD(associatedData(keyId));

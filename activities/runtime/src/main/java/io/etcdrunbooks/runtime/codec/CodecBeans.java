@@ -11,9 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The payload codec, when {@code runbooks.codec.keys-file} is set. It is made when the application context starts
- * ({@link Context}), so a keys file that is set but does not load stops every process at start, whatever its roles:
- * running on in plaintext would be the wrong way to fail, and so would an API that starts and then fails every call.
+ * The payload codec, when {@code runbooks.codec.keys-file} is set. It is made when the application
+ * context starts ({@link Context}), so a keys file that is set but does not load stops every
+ * process at start, whatever its roles: running on in plaintext would be the wrong way to fail, and
+ * so would an API that starts and then fails every call.
  */
 @Factory
 public class CodecBeans {
@@ -26,13 +27,21 @@ public class CodecBeans {
     Path file = Path.of(keysFile.strip());
     try {
       CodecKeys keys = CodecKeys.load(file);
-      LOG.info("Temporal payloads are encrypted (AES-256-GCM) with key '{}' of {}; payloads of keys {} can be read",
-          keys.currentKeyId(), file, keys.keys().keySet().stream().sorted().toList());
+      LOG.info(
+          "Temporal payloads are encrypted (AES-256-GCM) with key '{}' of {}; payloads of keys {} can be read",
+          keys.currentKeyId(),
+          file,
+          keys.keys().keySet().stream().sorted().toList());
       return new AesGcmPayloadCodec(keys);
     } catch (SecretFiles.Refused | IllegalArgumentException e) {
       throw new IllegalStateException("runbooks.codec.keys-file: " + e.getMessage());
     } catch (IOException e) {
-      throw new IllegalStateException("cannot read runbooks.codec.keys-file " + file + " (" + e.getClass().getSimpleName() + ")");
+      throw new IllegalStateException(
+          "cannot read runbooks.codec.keys-file "
+              + file
+              + " ("
+              + e.getClass().getSimpleName()
+              + ")");
     }
   }
 }

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.etcdrunbooks.secrets.SecretFiles;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.CodecDataConverter;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.payload.codec.PayloadCodecException;
-import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,17 +40,21 @@ class AesGcmPayloadCodecTest {
 
     Payload encrypted = codec.encode(List.of(plain)).get(0);
 
-    assertThat(encrypted.getMetadataOrThrow("encoding").toStringUtf8()).isEqualTo("binary/encrypted");
+    assertThat(encrypted.getMetadataOrThrow("encoding").toStringUtf8())
+        .isEqualTo("binary/encrypted");
     assertThat(encrypted.getMetadataOrThrow("encryption-key-id").toStringUtf8()).isEqualTo("k1");
     assertThat(encrypted.getMetadataCount()).isEqualTo(2);
     assertThat(text(encrypted)).doesNotContain("prod-east-1", "10.1.2.3", "json/plain");
-    assertThat(codec.encode(List.of(plain)).get(0).getData()).as("a fresh nonce per payload").isNotEqualTo(encrypted.getData());
+    assertThat(codec.encode(List.of(plain)).get(0).getData())
+        .as("a fresh nonce per payload")
+        .isNotEqualTo(encrypted.getData());
     assertThat(codec.decode(List.of(encrypted))).containsExactly(plain);
   }
 
   @Test
   void theSdkConverterWithTheCodecRoundTripsValues() throws Exception {
-    DataConverter converter = new CodecDataConverter(JSON, List.of(codec(keysFile("k1", Map.of("k1", K1)))), true);
+    DataConverter converter =
+        new CodecDataConverter(JSON, List.of(codec(keysFile("k1", Map.of("k1", K1)))), true);
     Payload payload = converter.toPayload(List.of(SECRET)).orElseThrow();
     assertThat(text(payload)).doesNotContain("prod-east-1");
     List<?> decoded = converter.fromPayload(payload, List.class, List.class);
@@ -76,7 +80,8 @@ class AesGcmPayloadCodecTest {
         .isInstanceOf(PayloadCodecException.class)
         .hasMessageContaining("key id 'k1'")
         .hasMessageContaining("authentication tag does not match")
-        .message().doesNotContain(K1);
+        .message()
+        .doesNotContain(K1);
   }
 
   @Test
@@ -84,9 +89,13 @@ class AesGcmPayloadCodecTest {
     // same key bytes under two ids: only the associated data tells them apart
     AesGcmPayloadCodec codec = codec(keysFile("k1", Map.of("k1", K1, "k1-copy", K1)));
     Payload encrypted = codec.encode(List.of(JSON.toPayload(SECRET).orElseThrow())).get(0);
-    Payload relabelled = encrypted.toBuilder().putMetadata("encryption-key-id", ByteString.copyFromUtf8("k1-copy")).build();
+    Payload relabelled =
+        encrypted.toBuilder()
+            .putMetadata("encryption-key-id", ByteString.copyFromUtf8("k1-copy"))
+            .build();
 
-    assertThatThrownBy(() -> codec.decode(List.of(relabelled))).hasMessageContaining("key id 'k1-copy'");
+    assertThatThrownBy(() -> codec.decode(List.of(relabelled)))
+        .hasMessageContaining("key id 'k1-copy'");
   }
 
   @Test
@@ -106,7 +115,10 @@ class AesGcmPayloadCodecTest {
 
   @Test
   void anUnknownKeyIdIsNamedAndNoKeyIsShown() throws Exception {
-    Payload underK1 = codec(keysFile("k1", Map.of("k1", K1))).encode(List.of(JSON.toPayload(SECRET).orElseThrow())).get(0);
+    Payload underK1 =
+        codec(keysFile("k1", Map.of("k1", K1)))
+            .encode(List.of(JSON.toPayload(SECRET).orElseThrow()))
+            .get(0);
     AesGcmPayloadCodec withoutK1 = codec(keysFile("k2", Map.of("k2", K2)));
 
     assertThatThrownBy(() -> withoutK1.decode(List.of(underK1)))
@@ -114,7 +126,8 @@ class AesGcmPayloadCodecTest {
         .hasMessageContaining("key id 'k1'")
         .hasMessageContaining("[k2]")
         .hasMessageContaining("add that key back")
-        .message().doesNotContain(K1, K2);
+        .message()
+        .doesNotContain(K1, K2);
   }
 
   @Test
@@ -126,7 +139,8 @@ class AesGcmPayloadCodecTest {
           .isInstanceOf(SecretFiles.Refused.class)
           .hasMessageContaining(file.toString())
           .hasMessageContaining("chmod 600")
-          .message().doesNotContain(K1);
+          .message()
+          .doesNotContain(K1);
     }
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
     assertThat(CodecKeys.load(file).currentKeyId()).isEqualTo("k1");
@@ -139,7 +153,8 @@ class AesGcmPayloadCodecTest {
     assertThatThrownBy(() -> CodecKeys.load(file))
         .hasMessageContaining(file.toString())
         .hasMessageContaining("key 'k-short' is 16 bytes; AES-256 needs 32")
-        .message().doesNotContain(short16, K1);
+        .message()
+        .doesNotContain(short16, K1);
   }
 
   @Test
@@ -147,7 +162,8 @@ class AesGcmPayloadCodecTest {
     Path file = keysFile("k1", Map.of("k1", "not-base64!-secretish"));
     assertThatThrownBy(() -> CodecKeys.load(file))
         .hasMessageContaining("key 'k1' is not base64")
-        .message().doesNotContain("secretish");
+        .message()
+        .doesNotContain("secretish");
   }
 
   @Test
@@ -156,10 +172,12 @@ class AesGcmPayloadCodecTest {
     assertThatThrownBy(() -> CodecKeys.load(file))
         .hasMessageContaining(file.toString())
         .hasMessageContaining("current key 'k9' is not under keys (it has [k1])")
-        .message().doesNotContain(K1);
+        .message()
+        .doesNotContain(K1);
 
     Files.writeString(file, "keys:\n  k1: " + K1 + "\n");
-    assertThatThrownBy(() -> CodecKeys.load(file)).hasMessageContaining("'current: <key id>' is missing");
+    assertThatThrownBy(() -> CodecKeys.load(file))
+        .hasMessageContaining("'current: <key id>' is missing");
   }
 
   @Test
@@ -168,7 +186,8 @@ class AesGcmPayloadCodecTest {
     Files.writeString(file, "current: k1\nkeys:\n  k1: " + K1 + "\nsecret-typo: " + K2 + "\n");
     assertThatThrownBy(() -> CodecKeys.load(file))
         .hasMessageContaining(file + " is not a keys file")
-        .message().doesNotContain(K1, K2);
+        .message()
+        .doesNotContain(K1, K2);
   }
 
   private static AesGcmPayloadCodec codec(Path keysFile) throws IOException {
@@ -178,13 +197,17 @@ class AesGcmPayloadCodecTest {
   private Path keysFile(String current, Map<String, String> keys) throws IOException {
     Path file = dir.resolve("codec-keys.yaml");
     Files.deleteIfExists(file);
-    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     return writeKeysFile(file, current, keys);
   }
 
-  private static Path writeKeysFile(Path file, String current, Map<String, String> keys) throws IOException {
+  private static Path writeKeysFile(Path file, String current, Map<String, String> keys)
+      throws IOException {
     StringBuilder yaml = new StringBuilder("current: ").append(current).append("\nkeys:\n");
-    new LinkedHashMap<>(keys).forEach((id, key) -> yaml.append("  ").append(id).append(": \"").append(key).append("\"\n"));
+    new LinkedHashMap<>(keys)
+        .forEach(
+            (id, key) -> yaml.append("  ").append(id).append(": \"").append(key).append("\"\n"));
     Files.writeString(file, yaml);
     return file;
   }

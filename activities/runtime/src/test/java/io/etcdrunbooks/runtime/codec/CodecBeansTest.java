@@ -12,7 +12,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The codec bean exists only with a keys file, and a keys file that does not load stops the process. */
+/**
+ * The codec bean exists only with a keys file, and a keys file that does not load stops the
+ * process.
+ */
 class CodecBeansTest {
 
   private static final String KEY = Base64.getEncoder().encodeToString(new byte[32]);
@@ -29,7 +32,8 @@ class CodecBeansTest {
   @Test
   void aKeysFileGivesTheCodecOfItsCurrentKey() throws Exception {
     Path file = keysFile("rw-------");
-    try (ApplicationContext context = ApplicationContext.run(Map.of("runbooks.codec.keys-file", file.toString()))) {
+    try (ApplicationContext context =
+        ApplicationContext.run(Map.of("runbooks.codec.keys-file", file.toString()))) {
       assertThat(context.getBean(AesGcmPayloadCodec.class).currentKeyId()).isEqualTo("k1");
     }
   }
@@ -37,10 +41,14 @@ class CodecBeansTest {
   @Test
   void aKeysFileThatDoesNotLoadStopsTheContextAtStartNamingTheFile() throws Exception {
     Path file = keysFile("rw-rw-r--");
-    assertThatThrownBy(() -> ApplicationContext.run(Map.of("runbooks.codec.keys-file", file.toString())).close())
-        .hasStackTraceContaining("runbooks.codec.keys-file: the codec keys file " + file + " has mode 0664")
+    assertThatThrownBy(
+            () ->
+                ApplicationContext.run(Map.of("runbooks.codec.keys-file", file.toString())).close())
+        .hasStackTraceContaining(
+            "runbooks.codec.keys-file: the codec keys file " + file + " has mode 0664")
         .hasStackTraceContaining("chmod 600 " + file)
-        .message().doesNotContain(KEY);
+        .message()
+        .doesNotContain(KEY);
   }
 
   private Path keysFile(String mode) throws Exception {

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.Phase;
@@ -67,6 +68,7 @@ import org.slf4j.LoggerFactory;
  * task queue of its own already holds the id; the last test kills a member, and the runbook its
  * alert starts waits for an approval that never comes and is cancelled.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

@@ -7,6 +7,7 @@ import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The BackupCluster runbook through Temporal's test environment against a real 3-member sandbox.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BackupClusterTest {
 

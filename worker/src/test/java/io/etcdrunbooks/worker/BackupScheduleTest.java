@@ -6,6 +6,7 @@ import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleResult;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * sandbox: its worker is shut down after the first backup and a new one takes over; the next
  * backups still come on schedule.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BackupScheduleTest {
 

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
 import io.temporal.client.WorkflowClient;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * from Temporal's own lists of open and closed executions, not from the API: this test's Temporal
  * must hold no execution at all after every request.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

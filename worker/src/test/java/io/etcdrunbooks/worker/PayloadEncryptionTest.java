@@ -9,6 +9,7 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.micronaut.context.ApplicationContext;
@@ -53,6 +54,7 @@ import org.junit.jupiter.api.io.TempDir;
  * still shows the runbook decoded, and the codec endpoint decodes the history for a viewer token
  * and refuses a call without a known token.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PayloadEncryptionTest {

@@ -11,6 +11,7 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.Phase;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * member of a real sandbox cluster with kube-apiserver stand-ins, as incident automation would at
  * night.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ReplaceMemberAlertTest {
 

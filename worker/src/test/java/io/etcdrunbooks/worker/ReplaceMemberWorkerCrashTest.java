@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.Phase;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * before the new one is added (held there by a pause signal); a second worker JVM finishes the
  * replacement.
  */
+@RealEtcd
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ReplaceMemberWorkerCrashTest {
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * RestoreCluster on real sandbox clusters with kube-apiserver stand-ins, from backups the
  * BackupCluster runbook took.
  */
+@RealEtcd
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RestoreClusterTest {
 

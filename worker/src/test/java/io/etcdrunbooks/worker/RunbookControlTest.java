@@ -12,6 +12,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.worker.ApiSandbox.Answer;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -58,6 +59,7 @@ import org.slf4j.LoggerFactory;
  * and not a viewer, the per-cluster list read from Temporal, and cancel, which stops a runbook at a
  * safe point and never in the middle of a member.
  */
+@RealEtcd
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

@@ -10,6 +10,7 @@ import io.etcdrunbooks.api.testing.FakeUpgrade;
 import io.etcdrunbooks.api.testing.RawHttp;
 import io.etcdrunbooks.api.testing.RawHttp.Answer;
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.context.ApplicationContext;
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * With the logging configuration the jar ships (not the tests' own), allowed changes reach the
  * audit log, not only refusals: the root level (WARN) must not hide them.
  */
+@RealEtcd
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ShippedAuditLogTest {
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.micronaut.context.ApplicationContext;
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Temporal. Refused requests come first, so that the last test's upgrade is the only runbook that
  * ever runs.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

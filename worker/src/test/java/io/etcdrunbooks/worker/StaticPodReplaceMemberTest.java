@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ReplaceMember on a kubeadm-like static-pod sandbox: kubelet stand-ins run etcd from the manifests
  * the runbook writes.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class StaticPodReplaceMemberTest {
 

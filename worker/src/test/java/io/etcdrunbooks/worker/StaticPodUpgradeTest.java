@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.activities.host.ManifestImage;
 import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The real UpgradeCluster workflow on members run as kubelet static pods (kubeadm's layout, kubelet
  * stand-ins).
  */
+@RealEtcd
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class StaticPodUpgradeTest {
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A wait that loses its connection to etcd (or its worker) is attempted again and finishes the same
  * wait, measured from the first attempt, instead of failing the runbook mid-upgrade.
  */
+@RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class WaitRetryTest {
 

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.CompletedStep;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * server). It is killed with SIGKILL once the first member is on the new version; a second worker
  * JVM finishes the same workflow.
  */
+@RealEtcd
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class WorkerCrashTest {
 

@@ -101,6 +101,13 @@ public final class Sandbox implements AutoCloseable {
    * healthy.
    */
   public static Sandbox create(SandboxSpec spec, ReleaseStore releases) {
+    if (Boolean.getBoolean(RealEtcd.FORBIDDEN_PROPERTY)) {
+      throw new IllegalStateException(
+          "this test starts real etcd ("
+              + spec.cluster()
+              + "), but runs with the fast tests: mark its class @"
+              + RealEtcd.class.getName());
+    }
     Sandbox sandbox = new Sandbox(spec);
     Runtime.getRuntime().addShutdownHook(sandbox.shutdownHook);
     try {

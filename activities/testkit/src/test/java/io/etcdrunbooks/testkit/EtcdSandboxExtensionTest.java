@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A static field's sandbox serves the whole class; an instance field's is fresh for each test and
  * removed after it.
  */
+@RealEtcd
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EtcdSandboxExtensionTest {

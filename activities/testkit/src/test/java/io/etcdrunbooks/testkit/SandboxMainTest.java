@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * SandboxMain in its own JVM: etcd outlives a killed JVM, and a terminated one stops its members.
  */
+@RealEtcd
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SandboxMainTest {
 

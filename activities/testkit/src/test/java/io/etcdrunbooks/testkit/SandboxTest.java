@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@RealEtcd
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SandboxTest {
 

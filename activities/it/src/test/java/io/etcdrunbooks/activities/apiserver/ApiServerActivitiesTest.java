@@ -8,6 +8,7 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The manifest edited over real SSH, the health endpoint of a stand-in that reads that manifest as
  * kubelet would.
  */
+@RealEtcd
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApiServerActivitiesTest {

@@ -1,5 +1,8 @@
 package io.etcdrunbooks.activities.backup;
 
+import io.etcdrunbooks.testkit.RealEtcd;
+
+@RealEtcd
 class Etcd34BackupTest extends BackupActivitiesContract {
 
   @Override

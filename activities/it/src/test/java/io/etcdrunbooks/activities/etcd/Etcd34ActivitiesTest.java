@@ -1,5 +1,8 @@
 package io.etcdrunbooks.activities.etcd;
 
+import io.etcdrunbooks.testkit.RealEtcd;
+
+@RealEtcd
 class Etcd34ActivitiesTest extends EtcdActivitiesContract {
 
   @Override

@@ -7,6 +7,7 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.TlsSpec;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.TestCertificates;
 import io.etcdrunbooks.testkit.TestKeys;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Client TLS with a client certificate required, keys in the formats kubeadm (PKCS#1) and cfssl
  * (SEC1 EC) write.
  */
+@RealEtcd
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class TlsClusterTest {
 

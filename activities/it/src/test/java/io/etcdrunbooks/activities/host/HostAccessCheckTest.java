@@ -9,6 +9,7 @@ import io.etcdrunbooks.inventory.ControlPlaneHost;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import java.nio.file.Files;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The access check before a runbook's first change, against a 1-member sandbox host: what it finds
  * and how it says it.
  */
+@RealEtcd
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class HostAccessCheckTest {

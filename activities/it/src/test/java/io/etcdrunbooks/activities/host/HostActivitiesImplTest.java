@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.HostActivities;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * HostActivitiesImpl through Temporal's activity test environment, against a 3-member sandbox on
  * etcd 3.4.23.
  */
+@RealEtcd
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class HostActivitiesImplTest {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.HostActivities;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * HostActivitiesImpl on kubelet static pods (a kubelet stand-in per sandbox host), 3 members on
  * etcd 3.4.23.
  */
+@RealEtcd
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class StaticPodHostActivitiesTest {

@@ -2,17 +2,17 @@
 # Fetches etcd-server and etcd-client Debian packages for the releases the project tests against,
 # with a private apt sources list and state dir (the machine's own apt setup is never touched),
 # and extracts them with dpkg -x into a cache: $ETCD_RUNBOOKS_CACHE/etcd/<version>/bin/{etcd,etcdctl[,etcdutl]}.
+# Which versions: deploy/etcd-releases.tsv (upstream version and suite; the suite's current Debian revision is taken).
 # Idempotent: a version whose binaries are present and answer `etcd --version` is skipped.
 set -euo pipefail
 
 CACHE="${ETCD_RUNBOOKS_CACHE:-$HOME/.cache/etcd-runbooks}"
-# version  suite  debian-package-version
-RELEASES=(
-  "3.3.25 bullseye 3.3.25+dfsg-6+b6"
-  "3.4.23 bookworm 3.4.23-4+b4"
-  "3.5.16 trixie 3.5.16-4"
-  "3.5.30 sid 3.5.30-2"
-)
+RELEASES_FILE="${ETCD_RUNBOOKS_RELEASES_FILE:-$(dirname "$0")/../etcd-releases.tsv}"
+RELEASES=()  # "version suite", from the releases file
+while read -r version suite _; do
+  [[ -z "$version" || "$version" == \#* ]] && continue
+  RELEASES+=("$version $suite")
+done <"$RELEASES_FILE"
 ARCH="$(dpkg --print-architecture)"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 KEYRING="${DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}"
@@ -27,7 +27,7 @@ ready() { # version -> 0 if the cached binaries answer with that version
 
 missing=()
 for r in "${RELEASES[@]}"; do
-  read -r version suite pkgver <<<"$r"
+  read -r version suite <<<"$r"
   is_wanted "$version" || continue
   if ready "$version"; then echo "etcd $version: cached in $CACHE/etcd/$version"; else missing+=("$r"); fi
 done
@@ -37,7 +37,7 @@ APT="$CACHE/apt"
 mkdir -p "$APT/lists/partial" "$APT/archives/partial" "$APT/debs"
 : >"$APT/sources.list"
 for r in "${missing[@]}"; do
-  read -r _ suite _ <<<"$r"
+  read -r _ suite <<<"$r"
   grep -q " $suite main" "$APT/sources.list" || echo "deb [signed-by=$KEYRING] $MIRROR $suite main" >>"$APT/sources.list"
 done
 APT_OPTS=(-o "Dir::Etc::SourceList=$APT/sources.list" -o Dir::Etc::SourceParts=/dev/null
@@ -48,8 +48,27 @@ mkdir -p "$APT/cache"
 echo "apt-get update (private lists in $APT)"
 apt-get "${APT_OPTS[@]}" update -qq
 
+# The Debian revision of an upstream version that a suite carries today: "3.5.30" in sid -> "3.5.30-2".
+# Upstream is the Debian version without its epoch, its +dfsg/+ds repack suffix and its -revision.
+debian_version() { # package version suite
+  apt-cache "${APT_OPTS[@]}" madison "$1" | awk -F'|' -v want="$2" -v suite=" $3/" '
+    { v = $2; gsub(/ /, "", v); up = v; sub(/^[0-9]+:/, "", up); sub(/-[^-]*$/, "", up); sub(/[+~](dfsg|ds).*$/, "", up)
+      if (index($3, suite) && up == want) { print v; exit } }'
+}
+found_versions() { # package suite -> what the suite offers, for the error message
+  apt-cache "${APT_OPTS[@]}" madison "$1" | awk -F'|' -v suite=" $2/" 'index($3, suite) { gsub(/ /, "", $2); printf "%s%s", sep, $2; sep = " " }'
+}
+
 for r in "${missing[@]}"; do
-  read -r version suite pkgver <<<"$r"
+  read -r version suite <<<"$r"
+  pkgver="$(debian_version etcd-server "$version" "$suite")"
+  if [ -z "$pkgver" ]; then
+    found="$(found_versions etcd-server "$suite")"
+    echo "etcd $version: Debian $suite does not ship it (wanted upstream $version; $suite has etcd-server ${found:-none})." >&2
+    echo "Choose a version the suite ships, or another suite, in $RELEASES_FILE." >&2
+    exit 1
+  fi
+  echo "etcd $version: Debian $suite has etcd-server $pkgver"
   work="$APT/debs/$version"; rm -rf "$work"; mkdir -p "$work"
   (cd "$work" && apt-get "${APT_OPTS[@]}" download -qq "etcd-server=$pkgver" "etcd-client=$pkgver")
   root="$work/root"; mkdir -p "$root"

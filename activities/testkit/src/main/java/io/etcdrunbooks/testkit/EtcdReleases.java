@@ -29,7 +29,8 @@ public final class EtcdReleases {
               + " is not cached in "
               + dir()
               + "; run deploy/scripts/fetch-etcd.sh "
-              + version);
+              + version
+              + " (the versions it fetches are listed in deploy/etcd-releases.tsv)");
     }
     return bin;
   }

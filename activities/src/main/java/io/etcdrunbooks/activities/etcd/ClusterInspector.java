@@ -228,10 +228,24 @@ public final class ClusterInspector {
   public ClusterState state() {
     List<MemberStatus> statuses = statuses();
     boolean anyReachable = statuses.stream().anyMatch(MemberStatus::reachable);
-    List<String> alarms = anyReachable ? orElse(this::alarms, List.of()) : List.of();
+    List<String> alarms = List.of();
+    String alarmsUnread = null;
+    if (anyReachable) {
+      try {
+        alarms = alarms();
+      } catch (EtcdCallException e) {
+        alarmsUnread = e.getMessage();
+      }
+    }
     long revision = anyReachable ? orElse(this::currentRevision, 0L) : 0L;
     return new ClusterState(
-        spec.name(), statuses, leaderName(statuses), clusterVersion(statuses), alarms, revision);
+        spec.name(),
+        statuses,
+        leaderName(statuses),
+        clusterVersion(statuses),
+        alarms,
+        revision,
+        alarmsUnread);
   }
 
   private static <T> T orElse(Supplier<T> read, T fallback) {

@@ -13,6 +13,8 @@ import java.util.Optional;
  *     unknown
  * @param alarms raised alarms, for example "NOSPACE on m2"
  * @param revision current revision of the keyspace
+ * @param alarmsUnread why the alarm list could not be read although a member answered; null or
+ *     empty when it was read (histories recorded before this field have none: read)
  */
 public record ClusterState(
     String cluster,
@@ -20,7 +22,25 @@ public record ClusterState(
     String leaderName,
     String clusterVersion,
     List<String> alarms,
-    long revision) {
+    long revision,
+    String alarmsUnread) {
+
+  public ClusterState(
+      String cluster,
+      List<MemberStatus> members,
+      String leaderName,
+      String clusterVersion,
+      List<String> alarms,
+      long revision) {
+    this(cluster, members, leaderName, clusterVersion, alarms, revision, null);
+  }
+
+  /** An alarm list that could not be read is not an empty one: a preflight must refuse. */
+  public Optional<String> alarmsUnreadReason() {
+    return alarmsUnread == null || alarmsUnread.isBlank()
+        ? Optional.empty()
+        : Optional.of(alarmsUnread);
+  }
 
   public Optional<MemberStatus> member(String name) {
     return members.stream().filter(m -> m.name().equals(name)).findFirst();

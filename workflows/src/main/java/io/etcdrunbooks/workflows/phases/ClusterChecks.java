@@ -43,6 +43,13 @@ public final class ClusterChecks {
       problems.add(
           "no member sees a leader: the cluster has no quorum; upgrading now would make it worse");
     }
+    state
+        .alarmsUnreadReason()
+        .ifPresent(
+            why ->
+                problems.add(
+                    "the alarm list could not be read (%s): a raised NOSPACE or CORRUPT alarm cannot be ruled out; check `etcdctl alarm list` and the members' logs"
+                        .formatted(why)));
     for (String alarm : state.alarms()) {
       problems.add(
           "alarm raised: "

@@ -53,6 +53,23 @@ class ClusterChecksTest {
   }
 
   @Test
+  void anAlarmListThatCouldNotBeReadIsAProblemNotAnEmptyList() {
+    List<MemberStatus> members =
+        List.of(healthy("m1", "3.5.16"), healthy("m2", "3.5.16"), healthy("m3", "3.5.16"));
+    ClusterState unread =
+        new ClusterState(
+            "c", members, "m1", "3.5.0", List.of(), 10, "alarms of cluster 'c': DEADLINE_EXCEEDED");
+    assertThat(ClusterChecks.memberProblems(unread))
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains("the alarm list could not be read", "DEADLINE_EXCEEDED", "etcdctl alarm list");
+    // histories recorded before the field have no value: the list was read
+    assertThat(
+            ClusterChecks.memberProblems(
+                new ClusterState("c", members, "m1", "3.5.0", List.of(), 10, null)))
+        .isEmpty();
+  }
+
+  @Test
   void differingHashesAndLaggingRaftIndexesAreRefusedWithTheMembersNamed() {
     Map<String, Long> hashes = new LinkedHashMap<>(Map.of("m1", 11L, "m2", 11L, "m3", 99L));
     ConsistencyReport report =

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.etcd;
 
+import io.etcd.jetcd.maintenance.HashKVResponse;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -69,10 +70,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
           null);
     }
     long revision = inspector.currentRevision();
-    Map<String, Long> hashes = new LinkedHashMap<>();
-    for (MemberStatus member : converged.statuses) {
-      hashes.put(member.name(), hashKv(inspector, member.name(), revision));
-    }
+    Map<String, Long> hashes = hashesAtOneCompaction(inspector, converged.statuses, revision);
     Map<String, Long> raftIndexes = new LinkedHashMap<>();
     converged.statuses.forEach(s -> raftIndexes.put(s.name(), s.raftIndex()));
     return new ConsistencyReport(revision, hashes, raftIndexes, converged.converged);
@@ -102,21 +100,46 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     }
   }
 
-  private long hashKv(ClusterInspector inspector, String member, long revision) {
+  /**
+   * hashkv covers the keys from a member's newest compaction up to the revision, so hashes are only
+   * comparable when every member reports the same compaction: a compaction that lands between two
+   * members' answers makes the round be taken again (bounded), never a false "differs".
+   */
+  private Map<String, Long> hashesAtOneCompaction(
+      ClusterInspector inspector, List<MemberStatus> members, long revision) {
+    long deadline = System.nanoTime() + HASH_RETRY_TIMEOUT.toNanos();
+    while (true) {
+      Map<String, Long> hashes = new LinkedHashMap<>();
+      Map<String, Long> compactions = new LinkedHashMap<>();
+      for (MemberStatus member : members) {
+        HashKVResponse answer = hashKv(inspector, member.name(), revision);
+        hashes.put(member.name(), Integer.toUnsignedLong(answer.getHash()));
+        compactions.put(member.name(), answer.getCompacted());
+      }
+      if (compactions.values().stream().distinct().count() <= 1) return hashes;
+      if (System.nanoTime() > deadline) {
+        throw FailureType.MembersUnreachable.retryable(
+            "cannot compare hashes of cluster '%s' at revision %d: the members report different compactions %s (a compaction is under way); try again when it has finished"
+                .formatted(inspector.clients().spec().name(), revision, compactions),
+            null);
+      }
+      Heartbeats.beat("a compaction landed during the hash round " + compactions + "; again");
+      Heartbeats.pause(POLL_MILLIS);
+    }
+  }
+
+  private HashKVResponse hashKv(ClusterInspector inspector, String member, long revision) {
     ClusterSpec spec = inspector.clients().spec();
     long deadline = System.nanoTime() + HASH_RETRY_TIMEOUT.toNanos();
     while (true) {
       try {
-        int hash =
-            EtcdClients.await(
-                    inspector
-                        .clients()
-                        .cluster()
-                        .getMaintenanceClient()
-                        .hashKV(EtcdClients.target(spec.member(member)), revision),
-                    "hashkv of member '" + member + "' at revision " + revision)
-                .getHash();
-        return Integer.toUnsignedLong(hash);
+        return EtcdClients.await(
+            inspector
+                .clients()
+                .cluster()
+                .getMaintenanceClient()
+                .hashKV(EtcdClients.target(spec.member(member)), revision),
+            "hashkv of member '" + member + "' at revision " + revision);
       } catch (EtcdCallException e) {
         if (System.nanoTime() > deadline) {
           throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);

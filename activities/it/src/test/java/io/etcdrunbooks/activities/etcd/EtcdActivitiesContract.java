@@ -117,6 +117,24 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
+  void checkConsistency_afterACompaction_comparesHashesAtTheSameCompactionOnEveryMember()
+      throws Exception {
+    long written = TestKeys.put(client(), "/compacted/", 200, "v1");
+    TestKeys.put(client(), "/compacted/", 200, "v2");
+    client()
+        .getKVClient()
+        .compact(
+            written,
+            io.etcd.jetcd.options.CompactOption.builder().withCompactPhysical(true).build())
+        .get(30, TimeUnit.SECONDS);
+
+    ConsistencyReport report = activities.checkConsistency(ref());
+
+    assertThat(report.revision()).isGreaterThan(written);
+    assertThat(report.hashesEqual()).as("hashes %s", report.hashByMember()).isTrue();
+  }
+
+  @Test
   void keyspaceDigest_isStableAtARevisionAndChangesWithAnOverwrite() throws Exception {
     TestKeys.put(client(), "/digest/", 2500, "v");
     KeyspaceDigest before = activities.keyspaceDigest(new KeyspaceDigestRequest("c1", 0));

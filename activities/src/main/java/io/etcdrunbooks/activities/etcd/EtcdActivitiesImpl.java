@@ -249,10 +249,11 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     WaitDeadline deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
     MemberStatus last;
     String notReady;
+    CatchUp catchUp = new CatchUp();
     do {
       last = inspector.status(member);
       Heartbeats.beat("member '" + member + "': status read");
-      notReady = whyNotReady(inspector, last, request.expectedVersion());
+      notReady = whyNotReady(inspector, last, request.expectedVersion(), catchUp);
       if (notReady == null) return last;
       Heartbeats.beat("member '" + member + "' not ready: " + notReady);
       Heartbeats.pause(POLL_MILLIS);
@@ -281,7 +282,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   /** Null when ready, else the reason. */
   private static String whyNotReady(
-      ClusterInspector inspector, MemberStatus status, String expectedVersion) {
+      ClusterInspector inspector, MemberStatus status, String expectedVersion, CatchUp catchUp) {
     if (!status.reachable()) return "not reachable";
     if (!status.healthy())
       return status.leaderId() == 0 ? "sees no leader" : "unhealthy: " + status.errors();
@@ -295,8 +296,35 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       return "its leader " + Long.toHexString(status.leaderId()) + " is not an inventory member";
     MemberStatus leader = inspector.status(leaderName);
     if (!leader.reachable()) return "its leader '" + leaderName + "' is not reachable";
-    long lag = leader.raftIndex() - status.raftIndex();
-    return lag <= MAX_RAFT_LAG ? null : lag + " raft entries behind leader '" + leaderName + "'";
+    return catchUp.problem(status, leader);
+  }
+
+  /**
+   * A member has caught up when it has applied everything the leader had committed when the wait
+   * began (the first time a leader was seen): a target fixed once, not a lag behind a moving
+   * leader, so a busy cluster cannot keep a member "ready" while it still replays.
+   */
+  static final class CatchUp {
+    private long target = -1;
+    private String leader = "";
+
+    /** Null when caught up, else why not. */
+    String problem(MemberStatus member, MemberStatus currentLeader) {
+      if (target < 0) {
+        target = currentLeader.raftIndex();
+        leader = currentLeader.name();
+      }
+      long applied = appliedIndex(member);
+      return applied >= target
+          ? null
+          : "applied index %d, behind index %d that leader '%s' had committed when the wait began"
+              .formatted(applied, target, leader);
+    }
+
+    /** etcd 3.3 reports no applied index: its raft index is the nearest it has. */
+    static long appliedIndex(MemberStatus member) {
+      return member.raftAppliedIndex() > 0 ? member.raftAppliedIndex() : member.raftIndex();
+    }
   }
 
   @Override

@@ -22,7 +22,21 @@ public record ClusterSpec(
     TlsSpec tls,
     String backupDir,
     List<ControlPlaneHost> controlPlane,
-    BackupSpec backup) {
+    BackupSpec backup,
+    EtcdAuthSpec auth) {
+
+  /** A cluster without etcd authentication. */
+  public ClusterSpec(
+      String name,
+      List<MemberSpec> members,
+      ServiceSpec service,
+      SshSpec ssh,
+      TlsSpec tls,
+      String backupDir,
+      List<ControlPlaneHost> controlPlane,
+      BackupSpec backup) {
+    this(name, members, service, ssh, tls, backupDir, controlPlane, backup, null);
+  }
 
   public ClusterSpec {
     members = members == null ? List.of() : List.copyOf(members);
@@ -36,7 +50,8 @@ public record ClusterSpec(
 
   /** The same cluster with other members, for example one being replaced. */
   public ClusterSpec withMembers(List<MemberSpec> otherMembers) {
-    return new ClusterSpec(name, otherMembers, service, ssh, tls, backupDir, controlPlane, backup);
+    return new ClusterSpec(
+        name, otherMembers, service, ssh, tls, backupDir, controlPlane, backup, auth);
   }
 
   public java.util.Optional<MemberSpec> findMember(String memberName) {

@@ -49,6 +49,10 @@ final class InventoryFieldRules {
       absolutePath(where, "tls.certFile", c.tls().certFile());
       absolutePath(where, "tls.keyFile", c.tls().keyFile());
     }
+    if (c.auth() != null) {
+      noControl(where, "auth.user", c.auth().user());
+      absolutePath(where, "auth.passwordFile", c.auth().passwordFile());
+    }
     if (c.backup() != null) {
       absolutePath(where, "backup.keyFile", c.backup().keyFile());
       if (c.backup().copyTo() != null) {

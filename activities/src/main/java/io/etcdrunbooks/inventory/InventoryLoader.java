@@ -68,7 +68,8 @@ public final class InventoryLoader {
         spec.tls(),
         spec.backupDir(),
         spec.controlPlane(),
-        spec.backup());
+        spec.backup(),
+        spec.auth());
   }
 
   static List<String> validate(Inventory inventory) {
@@ -103,6 +104,11 @@ public final class InventoryLoader {
                 problems.add(
                     where + ": backupDir is required (a backup is taken before every upgrade)");
               if (c.backup() != null) problems.addAll(backupProblems(where, c.backup()));
+              if (c.auth() != null && (blank(c.auth().user()) || blank(c.auth().passwordFile()))) {
+                problems.add(
+                    where
+                        + ": auth needs user and passwordFile (a root user of etcd and the file on this host that holds its password)");
+              }
               Set<String> names = new HashSet<>();
               Set<String> urls = new HashSet<>();
               for (MemberSpec m : c.members()) {

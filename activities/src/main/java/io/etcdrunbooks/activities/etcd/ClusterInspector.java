@@ -230,6 +230,7 @@ public final class ClusterInspector {
     boolean anyReachable = statuses.stream().anyMatch(MemberStatus::reachable);
     List<String> alarms = List.of();
     String alarmsUnread = null;
+    Boolean authEnabled = anyReachable ? clients.authEnabled().orElse(null) : null;
     if (anyReachable) {
       try {
         alarms = alarms();
@@ -245,7 +246,8 @@ public final class ClusterInspector {
         clusterVersion(statuses),
         alarms,
         revision,
-        alarmsUnread);
+        alarmsUnread,
+        authEnabled);
   }
 
   private static <T> T orElse(Supplier<T> read, T fallback) {

@@ -46,7 +46,32 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   @Override
   public ClusterState discover(ClusterRef cluster) {
-    return withCluster(cluster.cluster(), ClusterInspector::state);
+    return withCluster(
+        cluster.cluster(),
+        inspector -> withUsableCredentials(inspector.clients().spec(), inspector.state()));
+  }
+
+  /**
+   * A cluster with authentication on cannot be operated without the inventory's credentials, and
+   * refused credentials make every member look unreachable: both are said as what they are.
+   */
+  private static ClusterState withUsableCredentials(ClusterSpec spec, ClusterState state) {
+    if (spec.auth() == null && state.authOn()) {
+      throw FailureType.InvalidRequest.nonRetryable(
+          "authentication is on in cluster '%s' and the inventory has no etcd credentials for it: add auth: {user: root, passwordFile: /path/to/a/0600/file} to the cluster's inventory entry"
+              .formatted(spec.name()));
+    }
+    boolean everyMemberRefusedUs =
+        !state.members().isEmpty()
+            && state.members().stream()
+                .allMatch(
+                    m -> !m.reachable() && String.valueOf(m.errors()).contains("UNAUTHENTICATED"));
+    if (spec.auth() != null && everyMemberRefusedUs) {
+      throw FailureType.InvalidRequest.nonRetryable(
+          "etcd refused the inventory's credentials for cluster '%s' (user '%s'): check auth.user and the password in auth.passwordFile %s"
+              .formatted(spec.name(), spec.auth().user(), spec.auth().passwordFile()));
+    }
+    return state;
   }
 
   @Override

@@ -33,6 +33,15 @@ public final class EtcdCallException extends RuntimeException {
     return text != null && text.contains("future revision");
   }
 
+  /** etcd refused a call for want of credentials: authentication is on. */
+  boolean isAuthRequired() {
+    String text = getMessage();
+    return text != null
+        && (text.contains("user name is empty")
+            || text.contains("permission denied")
+            || text.contains("invalid auth token"));
+  }
+
   /** etcd's "required revision has been compacted". */
   boolean isCompacted() {
     String text = getMessage();

@@ -35,12 +35,14 @@ public final class EtcdClients implements AutoCloseable {
 
   private final ClusterSpec spec;
   private final TlsMaterial tls;
+  private final EtcdCredentials credentials;
   private Client all;
   private final Map<String, Client> byMember = new LinkedHashMap<>();
 
   public EtcdClients(ClusterSpec spec) {
     this.spec = spec;
     this.tls = spec.tls() == null ? null : TlsMaterial.load(spec.tls());
+    this.credentials = spec.auth() == null ? null : EtcdCredentials.load(spec);
   }
 
   public ClusterSpec spec() {
@@ -97,7 +99,34 @@ public final class EtcdClients implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether etcd refuses a read without credentials: auth is on. Asked with a client that has none,
+   * whatever the inventory gives, so the answer does not depend on it; empty when no member
+   * answered.
+   */
+  public java.util.Optional<Boolean> authEnabled() {
+    try (Client anonymous =
+        builder(spec.members().stream().map(m -> URI.create(m.clientUrl())).toList()).build()) {
+      await(
+          anonymous
+              .getKVClient()
+              .get(
+                  io.etcd.jetcd.ByteSequence.from(new byte[] {0}),
+                  io.etcd.jetcd.options.GetOption.builder().withCountOnly(true).build()),
+          "read without credentials from cluster '" + spec.name() + "'");
+      return java.util.Optional.of(false);
+    } catch (EtcdCallException e) {
+      return e.isAuthRequired() ? java.util.Optional.of(true) : java.util.Optional.empty();
+    }
+  }
+
   private Client build(List<URI> endpoints) {
+    ClientBuilder builder = builder(endpoints);
+    if (credentials != null) credentials.applyTo(builder);
+    return builder.build();
+  }
+
+  private ClientBuilder builder(List<URI> endpoints) {
     ClientBuilder builder =
         Client.builder()
             .endpoints(endpoints)
@@ -117,7 +146,7 @@ public final class EtcdClients implements AutoCloseable {
             "cannot set up client TLS for cluster '" + spec.name() + "': " + e.getMessage(), e);
       }
     }
-    return builder.build();
+    return builder;
   }
 
   @Override

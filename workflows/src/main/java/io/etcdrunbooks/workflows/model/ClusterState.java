@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param revision current revision of the keyspace
  * @param alarmsUnread why the alarm list could not be read although a member answered; null or
  *     empty when it was read (histories recorded before this field have none: read)
+ * @param authEnabled whether etcd's authentication is on; null when not known (older histories)
  */
 public record ClusterState(
     String cluster,
@@ -23,7 +24,8 @@ public record ClusterState(
     String clusterVersion,
     List<String> alarms,
     long revision,
-    String alarmsUnread) {
+    String alarmsUnread,
+    Boolean authEnabled) {
 
   public ClusterState(
       String cluster,
@@ -32,7 +34,11 @@ public record ClusterState(
       String clusterVersion,
       List<String> alarms,
       long revision) {
-    this(cluster, members, leaderName, clusterVersion, alarms, revision, null);
+    this(cluster, members, leaderName, clusterVersion, alarms, revision, null, null);
+  }
+
+  public boolean authOn() {
+    return Boolean.TRUE.equals(authEnabled);
   }
 
   /** An alarm list that could not be read is not an empty one: a preflight must refuse. */

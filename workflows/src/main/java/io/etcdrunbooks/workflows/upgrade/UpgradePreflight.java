@@ -31,6 +31,7 @@ final class UpgradePreflight {
     run.running = ClusterChecks.runningVersion(run.state);
     try {
       run.ladder = VersionLadder.plan(run.running, run.request.targetVersion(), available);
+      problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }

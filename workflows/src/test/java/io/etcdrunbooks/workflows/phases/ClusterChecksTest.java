@@ -58,14 +58,21 @@ class ClusterChecksTest {
         List.of(healthy("m1", "3.5.16"), healthy("m2", "3.5.16"), healthy("m3", "3.5.16"));
     ClusterState unread =
         new ClusterState(
-            "c", members, "m1", "3.5.0", List.of(), 10, "alarms of cluster 'c': DEADLINE_EXCEEDED");
+            "c",
+            members,
+            "m1",
+            "3.5.0",
+            List.of(),
+            10,
+            "alarms of cluster 'c': DEADLINE_EXCEEDED",
+            false);
     assertThat(ClusterChecks.memberProblems(unread))
         .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
         .contains("the alarm list could not be read", "DEADLINE_EXCEEDED", "etcdctl alarm list");
     // histories recorded before the field have no value: the list was read
     assertThat(
             ClusterChecks.memberProblems(
-                new ClusterState("c", members, "m1", "3.5.0", List.of(), 10, null)))
+                new ClusterState("c", members, "m1", "3.5.0", List.of(), 10, null, null)))
         .isEmpty();
   }
 

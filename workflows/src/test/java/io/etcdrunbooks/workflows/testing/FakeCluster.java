@@ -52,6 +52,7 @@ public final class FakeCluster
   private String goesDown = "";
   private int digestReads;
   private boolean keyspaceChanges;
+  private boolean authEnabled;
 
   /**
    * @param leader the member leading at first; every member starts healthy on version
@@ -109,6 +110,12 @@ public final class FakeCluster
     return this;
   }
 
+  /** etcd's authentication is on. */
+  public synchronized FakeCluster authEnabled() {
+    authEnabled = true;
+    return this;
+  }
+
   /** The keyspace checksum read after the change differs from the one read before. */
   public synchronized FakeCluster keyspaceChanges() {
     keyspaceChanges = true;
@@ -161,7 +168,8 @@ public final class FakeCluster
         !pinnedClusterVersion.isEmpty()
             ? pinnedClusterVersion
             : lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
-    return new ClusterState(name, statuses, leader, clusterVersion, List.of(), 10);
+    return new ClusterState(
+        name, statuses, leader, clusterVersion, List.of(), 10, null, authEnabled);
   }
 
   @Override

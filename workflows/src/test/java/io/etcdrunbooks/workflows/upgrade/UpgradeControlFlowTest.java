@@ -96,6 +96,30 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenAuthenticationIsOn_aRollingUpgradeFrom3_4To3_5IsRefusedWithTheRemedy() {
+    Throwable failure =
+        workflowFailure(
+            () ->
+                stub(cluster().authEnabled())
+                    .upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("authentication is on", "3.4 to 3.5", "etcdctl auth disable");
+    assertThat(recording.calls())
+        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
+  }
+
+  @Test
+  void givenATargetWithTheKnownDataInconsistency_itRefusesNamingTheFixedRelease() {
+    FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m3", List.of("3.4.23", "3.5.2"));
+    Throwable failure =
+        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.2", false, 60)));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("etcd 3.5.2 is not a version to run", "3.5.3");
+  }
+
+  @Test
   void givenAnotherMemberFailsMidway_itHaltsLeavingTheMixedClusterAsItIs() {
     FakeCluster cluster = cluster().whenStarted("m1", "m3");
     Throwable failure =

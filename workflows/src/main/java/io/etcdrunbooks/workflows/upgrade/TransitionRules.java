@@ -1,0 +1,57 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a version transition needs beyond a new binary, checked on the planned ladder before any
+ * member is touched. Each rule comes from etcd's own upgrade guide for the target minor.
+ */
+final class TransitionRules {
+
+  private static final EtcdVersion V3_4 = EtcdVersion.parse("3.4.0");
+  private static final EtcdVersion V3_5 = EtcdVersion.parse("3.5.0");
+
+  /**
+   * Releases never to land on: https://etcd.io/docs/v3.5/op-guide/data_corruption/ and the 3.5
+   * upgrade guide ("3.5.0, 3.5.1 and 3.5.2 have a data inconsistency issue, upgrade to 3.5.3 or
+   * later").
+   */
+  private static final List<String> NEVER_LAND =
+      List.of("3.5.0", "3.5.1", "3.5.2"); // data inconsistency under load (fixed in 3.5.3)
+
+  private TransitionRules() {}
+
+  static List<String> problems(ClusterState state, String running, List<String> ladder) {
+    List<String> problems = new ArrayList<>();
+    for (String step : ladder) {
+      if (NEVER_LAND.contains(step)) {
+        problems.add(
+            "etcd %s is not a version to run: 3.5.0 to 3.5.2 can lose data consistency under load (etcd's 3.5 upgrade guide); choose 3.5.3 or later"
+                .formatted(step));
+      }
+    }
+    if (state.authOn() && crosses(running, ladder, V3_4, V3_5)) {
+      // etcd's "Upgrade etcd from 3.4 to 3.5" guide: with auth enabled a mixed 3.4/3.5 cluster
+      // fails authentication (the auth revision check differs), so no rolling upgrade with auth on.
+      problems.add(
+          "authentication is on in cluster '%s', and etcd does not support a rolling upgrade from 3.4 to 3.5 with it on (etcd's 3.5 upgrade guide). Either turn it off for the upgrade (etcdctl auth disable, upgrade, etcdctl auth enable), or upgrade every member at once in a maintenance window"
+              .formatted(state.cluster()));
+    }
+    return problems;
+  }
+
+  /** Whether a step of the ladder moves from the {@code from} minor to the {@code to} minor. */
+  private static boolean crosses(
+      String running, List<String> ladder, EtcdVersion from, EtcdVersion to) {
+    EtcdVersion previous = EtcdVersion.parse(running);
+    for (String step : ladder) {
+      EtcdVersion next = EtcdVersion.parse(step);
+      if (previous.sameMinor(from) && next.sameMinor(to)) return true;
+      previous = next;
+    }
+    return false;
+  }
+}

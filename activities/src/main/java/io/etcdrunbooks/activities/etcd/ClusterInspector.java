@@ -9,6 +9,7 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.V2Store;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
@@ -247,7 +248,32 @@ public final class ClusterInspector {
         alarms,
         revision,
         alarmsUnread,
-        authEnabled);
+        authEnabled,
+        anyReachable ? v2Store(statuses) : null);
+  }
+
+  /**
+   * Which reachable members serve the v2 API, and the v2 store's keys as the first of them shows
+   * them (each member holds the whole store).
+   */
+  private V2Store v2Store(List<MemberStatus> statuses) {
+    List<String> servedBy = new ArrayList<>();
+    ClusterVersionReader.V2Keys keys = null;
+    for (MemberStatus s : statuses) {
+      if (!s.reachable()) continue;
+      try {
+        Optional<ClusterVersionReader.V2Keys> answer =
+            http.v2Keys(spec.member(s.name()).clientUrl());
+        if (answer.isEmpty()) continue;
+        servedBy.add(s.name());
+        if (keys == null) keys = answer.get();
+      } catch (IOException e) {
+        return V2Store.unreadable(e.getMessage());
+      }
+    }
+    return keys == null
+        ? V2Store.NOT_SERVED
+        : new V2Store(servedBy, keys.keys(), keys.keysWithTtl(), null);
   }
 
   private static <T> T orElse(Supplier<T> read, T fallback) {

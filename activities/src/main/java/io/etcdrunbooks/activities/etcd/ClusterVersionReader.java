@@ -17,6 +17,8 @@ import java.time.Duration;
 public final class ClusterVersionReader {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(3);
+  // a Kubernetes 1.5 cluster's whole v2 store comes in one answer
+  private static final Duration V2_TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http;
@@ -51,6 +53,43 @@ public final class ClusterVersionReader {
   public boolean healthy(String clientUrl) throws IOException {
     JsonNode health = getJson(clientUrl, "/health").get("health");
     return health != null && "true".equals(health.asText());
+  }
+
+  /** What one member's v2 API shows: nothing when it does not serve it (HTTP 404). */
+  public record V2Keys(long keys, long keysWithTtl) {}
+
+  /**
+   * GET {@code <clientUrl>/v2/keys/?recursive=true}: the v2 store's keys, or empty when the member
+   * does not serve the v2 API (3.4 and later by default answer 404).
+   */
+  public java.util.Optional<V2Keys> v2Keys(String clientUrl) throws IOException {
+    URI uri = url(clientUrl, "/v2/keys/?recursive=true");
+    HttpRequest request = HttpRequest.newBuilder(uri).timeout(V2_TIMEOUT).GET().build();
+    try {
+      HttpResponse<java.io.InputStream> response =
+          http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      try (java.io.InputStream body = response.body()) {
+        if (response.statusCode() == 404) return java.util.Optional.empty();
+        if (response.statusCode() != 200) {
+          throw new IOException(uri + " answered HTTP " + response.statusCode());
+        }
+        long[] counts = new long[2];
+        count(JSON.readTree(body).path("node"), counts);
+        return java.util.Optional.of(new V2Keys(counts[0], counts[1]));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(uri + ": interrupted", e);
+    }
+  }
+
+  private static void count(JsonNode node, long[] keysAndTtls) {
+    if (node.path("dir").asBoolean(false)) {
+      for (JsonNode child : node.path("nodes")) count(child, keysAndTtls);
+    } else if (node.has("key")) {
+      keysAndTtls[0]++;
+      if (node.has("ttl")) keysAndTtls[1]++;
+    }
   }
 
   private JsonNode getJson(String clientUrl, String path) throws IOException {

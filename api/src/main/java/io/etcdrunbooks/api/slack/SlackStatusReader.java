@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.V2Store;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.net.URI;
@@ -127,6 +128,17 @@ public final class SlackStatusReader {
     }
     if (state.alarms() != null && !state.alarms().isEmpty())
       lines.add("alarms: " + escape(String.join(", ", state.alarms())));
+    state
+        .alarmsUnreadReason()
+        .ifPresent(why -> lines.add("alarms: unreadable (" + escape(why) + ")"));
+    if (state.authOn()) lines.add("authentication: on");
+    V2Store v2 = state.v2Store();
+    if (v2.unread() != null) lines.add("v2 store: unreadable (" + escape(v2.unread()) + ")");
+    else if (!v2.servedBy().isEmpty()) {
+      lines.add(
+          "v2 API served by %s; v2 store: %d keys (%d with a TTL)"
+              .formatted(escape(String.join(", ", v2.servedBy())), v2.keys(), v2.keysWithTtl()));
+    }
     return String.join("\n", lines);
   }
 

@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param alarmsUnread why the alarm list could not be read although a member answered; null or
  *     empty when it was read (histories recorded before this field have none: read)
  * @param authEnabled whether etcd's authentication is on; null when not known (older histories)
+ * @param v2 the v2 store; null when not read (no member answered, or older histories)
  */
 public record ClusterState(
     String cluster,
@@ -25,7 +26,8 @@ public record ClusterState(
     List<String> alarms,
     long revision,
     String alarmsUnread,
-    Boolean authEnabled) {
+    Boolean authEnabled,
+    V2Store v2) {
 
   public ClusterState(
       String cluster,
@@ -34,7 +36,12 @@ public record ClusterState(
       String clusterVersion,
       List<String> alarms,
       long revision) {
-    this(cluster, members, leaderName, clusterVersion, alarms, revision, null, null);
+    this(cluster, members, leaderName, clusterVersion, alarms, revision, null, null, null);
+  }
+
+  /** The v2 store as read, or as good as absent when it was not. */
+  public V2Store v2Store() {
+    return v2 == null ? V2Store.NOT_SERVED : v2;
   }
 
   public boolean authOn() {

@@ -6,6 +6,7 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,7 +32,9 @@ final class UpgradePreflight {
     run.running = ClusterChecks.runningVersion(run.state);
     try {
       run.ladder = VersionLadder.plan(run.running, run.request.targetVersion(), available);
-      problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
+      if (Workflow.getVersion(TransitionRules.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
+      }
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }

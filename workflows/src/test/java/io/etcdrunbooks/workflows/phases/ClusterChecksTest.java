@@ -65,14 +65,15 @@ class ClusterChecksTest {
             List.of(),
             10,
             "alarms of cluster 'c': DEADLINE_EXCEEDED",
-            false);
+            false,
+            null);
     assertThat(ClusterChecks.memberProblems(unread))
         .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
         .contains("the alarm list could not be read", "DEADLINE_EXCEEDED", "etcdctl alarm list");
     // histories recorded before the field have no value: the list was read
     assertThat(
             ClusterChecks.memberProblems(
-                new ClusterState("c", members, "m1", "3.5.0", List.of(), 10, null, null)))
+                new ClusterState("c", members, "m1", "3.5.0", List.of(), 10, null, null, null)))
         .isEmpty();
   }
 

@@ -12,6 +12,7 @@ import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.RetentionResult;
+import io.etcdrunbooks.workflows.model.V2Store;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
@@ -53,6 +54,7 @@ public final class FakeCluster
   private int digestReads;
   private boolean keyspaceChanges;
   private boolean authEnabled;
+  private V2Store v2;
 
   /**
    * @param leader the member leading at first; every member starts healthy on version
@@ -107,6 +109,12 @@ public final class FakeCluster
   public synchronized FakeCluster whenStarted(String started, String down) {
     downWhenStarted = started;
     goesDown = down;
+    return this;
+  }
+
+  /** The v2 store holds {@code keys} keys, served by every member. */
+  public synchronized FakeCluster v2Keys(long keys, long withTtl) {
+    v2 = new V2Store(List.copyOf(members.keySet()), keys, withTtl, null);
     return this;
   }
 
@@ -169,7 +177,7 @@ public final class FakeCluster
             ? pinnedClusterVersion
             : lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
     return new ClusterState(
-        name, statuses, leader, clusterVersion, List.of(), 10, null, authEnabled);
+        name, statuses, leader, clusterVersion, List.of(), 10, null, authEnabled, v2);
   }
 
   @Override

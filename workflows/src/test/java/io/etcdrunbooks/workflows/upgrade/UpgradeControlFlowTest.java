@@ -110,6 +110,30 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenV2DataOn3_3_anUpgradeInto3_4IsRefusedNamingTheKeysAndTheMigration() {
+    FakeCluster cluster =
+        new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23", "3.5.16"))
+            .v2Keys(1200, 200);
+    Throwable failure =
+        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("holds 1200 keys in the v2 store (200 with a TTL", "Migrate them to v3 first");
+    assertThat(recording.calls())
+        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
+  }
+
+  @Test
+  void givenAnEmptyV2Store_theUpgradeGoesOn() {
+    FakeCluster cluster =
+        new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23")).v2Keys(0, 0);
+    stub(cluster).upgrade(new UpgradeRequest("c", "3.4.23", false, 60));
+    assertThat(cluster.running())
+        .containsOnly(
+            Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
+  }
+
+  @Test
   void givenATargetWithTheKnownDataInconsistency_itRefusesNamingTheFixedRelease() {
     FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m3", List.of("3.4.23", "3.5.2"));
     Throwable failure =

@@ -24,8 +24,6 @@ import io.etcdrunbooks.workflows.model.MemberRef;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -72,8 +70,6 @@ public final class Sandbox implements AutoCloseable {
   private static final String MANIFEST = "etc/kubernetes/manifests/etcd.yaml";
   private static final String STASH_DIR = "etc/kubernetes/etcd-runbooks-stopped";
   private static final String STATIC_POD_LOG = "var/log/etcd.log";
-  private static final int PORT_RANGE_START = 20000;
-  private static final int PORT_RANGE_SIZE = 12000;
 
   /** Key id of the backup key every sandbox generates for itself. */
   public static final String BACKUP_KEY_ID = "sandbox";
@@ -82,6 +78,7 @@ public final class Sandbox implements AutoCloseable {
   private final Path dir;
   private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
   private final Map<String, KubeletStandIn> kubelets = new LinkedHashMap<>();
+  private final PortReservations portReservations = new PortReservations();
   private ReleaseStore releases;
   private final Thread shutdownHook = new Thread(this::close, "sandbox-shutdown");
   private Path inventoryFile;
@@ -205,7 +202,7 @@ public final class Sandbox implements AutoCloseable {
       hosts.put(hostName, host);
       Files.writeString(
           knownHostsFile, host.knownHostsLine() + "\n", java.nio.file.StandardOpenOption.APPEND);
-      List<Integer> ports = freePorts(2);
+      List<Integer> ports = portReservations.reserve(2);
       if (spec.staticPods()) {
         Files.createDirectories(manifestPath(memberName).getParent());
         Files.createDirectories(root.resolve("var/log"));
@@ -273,6 +270,7 @@ public final class Sandbox implements AutoCloseable {
               }
             });
     hosts.clear();
+    portReservations.close();
     log.info(
         "sandbox '{}' stopped in {} ms", spec.cluster(), (System.nanoTime() - began) / 1_000_000);
     if (Thread.currentThread() != shutdownHook) {
@@ -303,7 +301,7 @@ public final class Sandbox implements AutoCloseable {
 
     List<String> names = new ArrayList<>();
     for (int i = 1; i <= spec.members(); i++) names.add("m" + i);
-    List<Integer> ports = freePorts(2 * names.size());
+    List<Integer> ports = portReservations.reserve(2 * names.size());
     List<MemberSpec> members = new ArrayList<>();
     List<String> knownHosts = new ArrayList<>();
     for (int i = 0; i < names.size(); i++) {
@@ -746,41 +744,6 @@ public final class Sandbox implements AutoCloseable {
           key.getPublic(), "etcd-runbooks-sandbox", out);
     } catch (GeneralSecurityException e) {
       throw new IOException("cannot write the sandbox's SSH public key", e);
-    }
-  }
-
-  /**
-   * Distinct free ports on 127.0.0.1, picked below Linux's ephemeral range (32768 and up): a port
-   * the kernel handed out for ServerSocket(0) can be taken by any outgoing connection before etcd
-   * binds it, which made sandboxes fail now and then with "address already in use". All are held
-   * open until every one is picked so none repeats.
-   */
-  private static List<Integer> freePorts(int count) throws IOException {
-    List<ServerSocket> sockets = new ArrayList<>();
-    java.util.Random random = new java.util.Random();
-    try {
-      for (int attempt = 0; sockets.size() < count && attempt < 1000; attempt++) {
-        try {
-          sockets.add(
-              new ServerSocket(
-                  PORT_RANGE_START + random.nextInt(PORT_RANGE_SIZE),
-                  1,
-                  InetAddress.getLoopbackAddress()));
-        } catch (IOException taken) {
-          // in use: try another
-        }
-      }
-      if (sockets.size() < count)
-        throw new IOException(
-            "no "
-                + count
-                + " free ports between "
-                + PORT_RANGE_START
-                + " and "
-                + (PORT_RANGE_START + PORT_RANGE_SIZE));
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } finally {
-      for (ServerSocket s : sockets) s.close();
     }
   }
 

@@ -7,7 +7,6 @@ import io.etcdrunbooks.api.testing.RawHttp.Answer;
 import io.etcdrunbooks.api.testing.TestTokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -26,8 +25,8 @@ class OfferedVersionsTest {
 
   @Test
   void aVersionTheBinarySourceDoesNotOfferIsRefusedNamingTheOffered() throws Exception {
-    release("3.4.23");
-    release("3.5.30");
+    ApiHarness.release(dir, "3.4.23");
+    ApiHarness.release(dir, "3.5.30");
     try (ApiHarness api = ApiHarness.start(dir, Map.of())) {
       Answer refused = upgrade(api, "3.9.99");
       assertThat(refused.status()).as(refused.body()).isEqualTo(400);
@@ -63,16 +62,5 @@ class OfferedVersionsTest {
         "/api/v1/clusters/sandbox/upgrade",
         TestTokens.OPERATOR.bearer(),
         "{\"targetVersion\":\"" + version + "\",\"dryRun\":true}");
-  }
-
-  /**
-   * A release as deploy/scripts/fetch-etcd.sh lays it out: releases/VERSION/bin/etcd, executable.
-   */
-  private void release(String version) throws Exception {
-    Path etcd =
-        Files.createDirectories(dir.resolve("releases").resolve(version).resolve("bin"))
-            .resolve("etcd");
-    Files.writeString(etcd, "#!/bin/sh\n");
-    Files.setPosixFilePermissions(etcd, PosixFilePermissions.fromString("rwx------"));
   }
 }

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -105,6 +106,20 @@ public final class ApiHarness implements AutoCloseable {
           .append("}\n");
     }
     return Files.writeString(dir.resolve("inventory.yaml"), yaml);
+  }
+
+  /**
+   * Puts a release of {@code version} into the harness's releases dir ({@code dir/releases}, the
+   * inventory's {@code releases.localDir}) as deploy/scripts/fetch-etcd.sh lays it out:
+   * releases/VERSION/bin/etcd, executable. The API then offers exactly the versions put there; with
+   * none, it cannot tell what is offered and leaves that to the runbook's preflight.
+   */
+  public static void release(Path dir, String version) throws IOException {
+    Path etcd =
+        Files.createDirectories(dir.resolve("releases").resolve(version).resolve("bin"))
+            .resolve("etcd");
+    Files.writeString(etcd, "#!/bin/sh\n");
+    Files.setPosixFilePermissions(etcd, PosixFilePermissions.fromString("rwx------"));
   }
 
   public static int freePort() throws IOException {

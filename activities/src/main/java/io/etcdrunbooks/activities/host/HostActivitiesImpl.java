@@ -9,6 +9,7 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
@@ -31,6 +32,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   private final Supplier<Inventory> inventory;
   private final SshConnector ssh;
+  private final ProcessFlagsReader flags;
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
   private final HostAccessCheck access;
@@ -50,6 +52,7 @@ public final class HostActivitiesImpl implements HostActivities {
     this.releases = releases;
     this.binaries = new BinaryInstaller(ssh);
     this.access = new HostAccessCheck(ssh);
+    this.flags = new ProcessFlagsReader(ssh);
   }
 
   /** Asks Temporal before a version is selected whether the run that asked for it is still open. */
@@ -124,6 +127,15 @@ public final class HostActivitiesImpl implements HostActivities {
           log.info("{}: etcd started", host.describe());
           return null;
         });
+  }
+
+  @Override
+  public MemberFlags memberFlags(MemberRef member) {
+    return onHost(
+        member.cluster(),
+        member.member(),
+        "read how etcd was started",
+        (host, service, versions) -> flags.read(host, service));
   }
 
   @Override

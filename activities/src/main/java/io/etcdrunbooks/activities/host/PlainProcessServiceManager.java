@@ -63,6 +63,11 @@ public final class PlainProcessServiceManager implements ServiceManager {
     return runningPid(host).isPresent();
   }
 
+  @Override
+  public OptionalLong mainPid(MemberHost host) {
+    return runningPid(host);
+  }
+
   /** The pid of the member's running etcd, empty when it does not run. */
   public OptionalLong runningPid(MemberHost host) {
     String out =

@@ -28,6 +28,9 @@ public interface ServiceManager {
   /** Stops etcd gracefully (SIGTERM, so a leader hands over), bounded; no-op when it is stopped. */
   void stop(MemberHost host);
 
+  /** The pid of the member's running etcd on its host, empty when none runs. */
+  java.util.OptionalLong mainPid(MemberHost host);
+
   /** The last lines of the member's etcd log, "" when there is none. */
   String logTail(MemberHost host, int lines);
 

@@ -64,6 +64,12 @@ public final class StaticPodServiceManager implements ServiceManager {
     }
   }
 
+  @Override
+  public java.util.OptionalLong mainPid(MemberHost host) {
+    long pid = state(host).pid();
+    return pid > 0 ? java.util.OptionalLong.of(pid) : java.util.OptionalLong.empty();
+  }
+
   PodState state(MemberHost host) {
     String out =
         manifest

@@ -26,6 +26,19 @@ public final class SystemdServiceManager implements ServiceManager {
   }
 
   @Override
+  public java.util.OptionalLong mainPid(MemberHost host) {
+    ExecResult result =
+        ssh.exec(
+            host.target(),
+            prefix(host.target().user()) + "systemctl show -p MainPID --value " + quote(unit),
+            COMMAND_TIMEOUT);
+    String out = result.ok() ? result.stdout().strip() : "";
+    return out.matches("[1-9]\\d*")
+        ? java.util.OptionalLong.of(Long.parseLong(out))
+        : java.util.OptionalLong.empty();
+  }
+
+  @Override
   public boolean isRunning(MemberHost host) {
     ExecResult result =
         ssh.exec(host.target(), isActiveCommand(host.target().user()), COMMAND_TIMEOUT);

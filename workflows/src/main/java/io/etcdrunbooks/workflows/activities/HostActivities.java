@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.activities;
 
+import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.activity.ActivityInterface;
 import java.util.List;
@@ -38,6 +39,12 @@ public interface HostActivities {
    * every host is usable.
    */
   List<String> checkAccess(HostAccessRequest request);
+
+  /**
+   * The command line and {@code ETCD_*} environment of the member's running etcd; {@code running}
+   * false when none runs.
+   */
+  MemberFlags memberFlags(MemberRef member);
 
   record InstallRequest(String cluster, String member, String version) {}
 

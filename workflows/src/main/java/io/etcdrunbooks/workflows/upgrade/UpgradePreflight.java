@@ -2,6 +2,9 @@ package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.MemberFlags;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
@@ -14,6 +17,20 @@ import java.util.List;
 final class UpgradePreflight {
 
   private UpgradePreflight() {}
+
+  /** How each running member was started: what the next binary would be started with. */
+  private static List<MemberFlags> flagsOfRunningMembers(UpgradeRun run) {
+    List<MemberFlags> flags = new ArrayList<>();
+    for (MemberStatus m : run.state.members()) {
+      if (!m.reachable()) continue;
+      MemberRef ref = new MemberRef(run.cluster(), m.name());
+      flags.add(
+          run.ctx
+              .progress()
+              .record("flags of " + m.name(), () -> run.ctx.activities().host.memberFlags(ref)));
+    }
+    return flags;
+  }
 
   static void run(UpgradeRun run) {
     Activities activities = run.ctx.activities();
@@ -34,6 +51,7 @@ final class UpgradePreflight {
       run.ladder = VersionLadder.plan(run.running, run.request.targetVersion(), available);
       if (Workflow.getVersion(TransitionRules.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
         problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
+        problems.addAll(FlagRules.problems(run.running, run.ladder, flagsOfRunningMembers(run)));
       }
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());

@@ -12,6 +12,7 @@ import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
@@ -235,6 +236,11 @@ final class FakeReplacement
   @Override
   public String logTail(LogTailRequest request) {
     return "";
+  }
+
+  @Override
+  public MemberFlags memberFlags(MemberRef member) {
+    return new MemberFlags(member.member(), List.of(), Map.of(), true);
   }
 
   @Override

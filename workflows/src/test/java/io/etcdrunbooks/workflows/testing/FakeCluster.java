@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.RetentionResult;
@@ -55,6 +56,7 @@ public final class FakeCluster
   private boolean keyspaceChanges;
   private boolean authEnabled;
   private V2Store v2;
+  private final Map<String, List<String>> startArgs = new LinkedHashMap<>();
 
   /**
    * @param leader the member leading at first; every member starts healthy on version
@@ -254,6 +256,20 @@ public final class FakeCluster
   @Override
   public String logTail(LogTailRequest request) {
     return "";
+  }
+
+  /** A running member was started with these arguments. */
+  public synchronized FakeCluster startedWith(String member, String... args) {
+    startArgs.put(member, List.of(args));
+    return this;
+  }
+
+  @Override
+  public synchronized MemberFlags memberFlags(MemberRef member) {
+    Member m = members.get(member.member());
+    if (m == null || m.running.isEmpty()) return MemberFlags.notRunning(member.member());
+    return new MemberFlags(
+        member.member(), startArgs.getOrDefault(member.member(), List.of()), Map.of(), true);
   }
 
   /** Every host can be used, unless {@link #hostProblems} says otherwise. */

@@ -134,6 +134,19 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenAMemberStartedWithAFlagTheTargetRemoved_itRefusesNamingMemberAndFlag() {
+    FakeCluster cluster = cluster().startedWith("m2", "--name=m2", "--debug");
+    Throwable failure =
+        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("member m2 runs with --debug, which etcd 3.5 no longer accepts");
+    assertThat(recording.calls())
+        .contains("HostActivities.memberFlags")
+        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
+  }
+
+  @Test
   void givenATargetWithTheKnownDataInconsistency_itRefusesNamingTheFixedRelease() {
     FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m3", List.of("3.4.23", "3.5.2"));
     Throwable failure =

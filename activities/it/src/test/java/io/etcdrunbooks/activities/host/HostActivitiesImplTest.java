@@ -12,6 +12,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
 import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -89,6 +90,18 @@ class HostActivitiesImplTest {
     if (env != null) env.close();
     if (ssh != null) ssh.close();
     if (sandbox != null) sandbox.close();
+  }
+
+  @Test
+  void memberFlagsAreReadFromTheRunningProcessItsEnvironmentFileIncluded() {
+    MemberFlags flags = hosts.memberFlags(new MemberRef(CLUSTER, "m3"));
+
+    assertThat(flags.running()).isTrue();
+    assertThat(flags.args()).as("the plain service passes everything in etcd.env").isEmpty();
+    assertThat(flags.env())
+        .containsEntry("ETCD_NAME", "m3")
+        .containsEntry("ETCD_DATA_DIR", sandbox.cluster().member("m3").dataDir())
+        .allSatisfy((name, value) -> assertThat(name).startsWith("ETCD_"));
   }
 
   @Test

@@ -1,0 +1,75 @@
+package io.etcdrunbooks.workflows.upgrade;
+
+import io.etcdrunbooks.workflows.model.EtcdVersion;
+import io.etcdrunbooks.workflows.model.MemberFlags;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Command-line flags a new minor no longer accepts: etcd then refuses to start ("flag provided but
+ * not defined"), so a member would go down mid-upgrade. Environment variables are left out: an
+ * unknown {@code ETCD_*} variable is only a warning ("unrecognized environment variable"). From
+ * etcd's changelogs (CHANGELOG-3.4.md, -3.5.md, -3.6.md) and upgrade guides (upgrade_3_5.md,
+ * upgrade_3_6.md); 3.6 and 3.7 cannot be run here, so their rules are tested on reported flags.
+ */
+final class FlagRules {
+
+  /** A flag the minor removed, and what replaces it ("" when nothing does). */
+  record Removed(String minor, String flag, String instead) {}
+
+  private static final List<Removed> REMOVED =
+      List.of(
+          new Removed("3.4", "--ca-file", "--trusted-ca-file"),
+          new Removed("3.4", "--peer-ca-file", "--peer-trusted-ca-file"),
+          new Removed("3.5", "--debug", "--log-level=debug"),
+          new Removed("3.5", "--log-package-levels", "--log-level"),
+          new Removed("3.5", "--log-output", "--log-outputs"),
+          new Removed("3.6", "--enable-v2", ""),
+          new Removed("3.6", "--experimental-enable-v2v3", ""));
+
+  private FlagRules() {}
+
+  /** One problem per member and flag that a minor on the ladder removes. */
+  static List<String> problems(String running, List<String> ladder, List<MemberFlags> members) {
+    List<String> problems = new ArrayList<>();
+    List<String> minors = minorsEntered(running, ladder);
+    for (MemberFlags member : members) {
+      for (String flag : member.flagNames()) {
+        removal(minors, flag)
+            .ifPresent(
+                r ->
+                    problems.add(
+                        "member %s runs with %s, which etcd %s no longer accepts (it would not start)%s; change it where the member's flags live (unit, environment file or manifest) and try again"
+                            .formatted(
+                                member.member(),
+                                flag,
+                                r.minor(),
+                                r.instead().isEmpty() ? "" : ": use " + r.instead())));
+      }
+    }
+    return problems;
+  }
+
+  private static Optional<Removed> removal(List<String> minors, String flag) {
+    if (minors.contains("3.7") && flag.startsWith("--experimental-")) {
+      // 3.7 removes every --experimental-* flag in favour of feature gates (upgrade_3_7.md)
+      return Optional.of(new Removed("3.7", flag, "its --feature-gates or non-experimental name"));
+    }
+    return REMOVED.stream()
+        .filter(r -> r.flag().equals(flag) && minors.contains(r.minor()))
+        .findFirst();
+  }
+
+  /** The minors the ladder moves into, after the running one. */
+  private static List<String> minorsEntered(String running, List<String> ladder) {
+    List<String> minors = new ArrayList<>();
+    EtcdVersion previous = EtcdVersion.parse(running);
+    for (String step : ladder) {
+      EtcdVersion next = EtcdVersion.parse(step);
+      if (next.minorAbove(previous)) minors.add(next.minorLabel());
+      previous = next;
+    }
+    return minors;
+  }
+}

@@ -17,9 +17,10 @@ public final class VersionLadder {
   /**
    * Minimum patch a cluster must run before it may enter a minor, from etcd's upgrade guides: 3.6
    * refuses to join a cluster whose members run a 3.5 older than 3.5.32 (and wants `etcdutl check
-   * v2store` clean).
+   * v2store` clean); 3.7 wants every member on 3.6.11 or later (etcd's 3.7 upgrade guide).
    */
-  private static final Map<String, String> MINIMUM_BEFORE = Map.of("3.6", "3.5.32");
+  private static final Map<String, String> MINIMUM_BEFORE =
+      Map.of("3.6", "3.5.32", "3.7", "3.6.11");
 
   private VersionLadder() {}
 
@@ -104,8 +105,10 @@ public final class VersionLadder {
                 + from
                 + "; offer "
                 + minimum
-                + " or later in the"
-                + " binary source (and check the v2 store with `etcdutl check v2store`)");
+                + " or later in the binary source"
+                + ("3.6".equals(UpgradePlan.minorOf(to))
+                    ? " (and check the v2 store with `etcdutl check v2store`)"
+                    : ""));
       }
       from = to;
     }

@@ -52,4 +52,15 @@ class VersionLadderTest {
     assertThat(VersionLadder.plan("3.5.16", "3.6.5", List.of("3.5.16", "3.5.32", "3.6.5")))
         .containsExactly("3.5.32", "3.6.5");
   }
+
+  @Test
+  void entering3_7NeedsAtLeast3_6_11First() {
+    assertThatThrownBy(
+            () -> VersionLadder.plan("3.6.5", "3.7.0", List.of("3.6.5", "3.6.10", "3.7.0")))
+        .hasMessageContaining("3.7 needs every member on 3.6.11 or later first")
+        .hasMessageContaining("from 3.6.10")
+        .hasMessageNotContaining("v2store");
+    assertThat(VersionLadder.plan("3.6.5", "3.7.0", List.of("3.6.5", "3.6.11", "3.7.0")))
+        .containsExactly("3.6.11", "3.7.0");
+  }
 }

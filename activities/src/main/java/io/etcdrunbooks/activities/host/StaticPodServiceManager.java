@@ -211,12 +211,18 @@ public final class StaticPodServiceManager implements ServiceManager {
   }
 
   /**
-   * pgrep -f extended regex: argv[0] is etcd or a path ending in /etcd, and an argument is exactly
-   * --name=<member>.
+   * pgrep -f extended regex: argv[0] is etcd or a path ending in /etcd, and among its arguments are
+   * exactly --name=<member> and --data-dir=<the member's data dir>, in either order. The data dir
+   * tells apart members of the same name on one machine (several clusters' test sandboxes, or an
+   * old etcd left running elsewhere on the host): no two etcds share one.
    */
   static String processPattern(MemberHost host) {
-    return "^([^ ]*/)?etcd .*--name="
-        + host.member().name().replaceAll("[\\\\.^$|?*+()\\[\\]{}]", "\\\\$0")
-        + "( |$)";
+    String name = "--name=" + ere(host.member().name());
+    String dataDir = "--data-dir=" + ere(host.member().dataDir());
+    return "^([^ ]*/)?etcd .*(" + name + " .*" + dataDir + "|" + dataDir + " .*" + name + ")( |$)";
+  }
+
+  private static String ere(String literal) {
+    return literal.replaceAll("[\\\\.^$|?*+()\\[\\]{}]", "\\\\$0");
   }
 }

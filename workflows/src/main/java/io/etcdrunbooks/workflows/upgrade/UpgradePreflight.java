@@ -49,16 +49,24 @@ final class UpgradePreflight {
     run.running = ClusterChecks.runningVersion(run.state);
     try {
       run.ladder = VersionLadder.plan(run.running, run.request.targetVersion(), available);
-      if (Workflow.getVersion(TransitionRules.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
-        problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
-        problems.addAll(FlagRules.problems(run.running, run.ladder, flagsOfRunningMembers(run)));
-      }
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }
-    problems.addAll(
+    List<String> hostProblems =
         HostAccessPreflight.problems(
-            activities, run.ctx.progress(), run.cluster(), List.of(), false));
+            activities, run.ctx.progress(), run.cluster(), List.of(), false);
+    problems.addAll(hostProblems);
+    boolean transitionRules =
+        Workflow.getVersion(TransitionRules.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (transitionRules && !run.ladder.isEmpty()) {
+      problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
+      // the hosts are logged in to only once they passed the access check
+      if (hostProblems.isEmpty()) {
+        List<MemberFlags> flags = flagsOfRunningMembers(run);
+        problems.addAll(FlagRules.problems(run.running, run.ladder, flags));
+        problems.addAll(QuotaRule.problems(run.state, flags));
+      }
+    }
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.PreflightRefused);
   }
 }

@@ -41,7 +41,7 @@ class InventoryFieldRulesTest {
   @TempDir Path dir;
 
   @Test
-  void absolutePathsEverywhere_load() throws Exception {
+  void absolutePathsEverywhereLoad() throws Exception {
     Inventory inventory = load(valid());
 
     assertThat(inventory.cluster("prod").member("m2").dataDir()).isEqualTo("/var/lib/etcd");
@@ -101,7 +101,7 @@ class InventoryFieldRulesTest {
   }
 
   @Test
-  void aMemberNameOrHostWithAControlCharacter_isRefusedAndTheMessageStaysOnOneLine() {
+  void aMemberNameOrHostWithAControlCharacterIsRefusedAndTheMessageStaysOnOneLine() {
     assertThatThrownBy(() -> load(valid().replace("name: m2", "name: \"m2\\nINFO forged\"")))
         .hasMessageContaining(
             "cluster 'prod' member 'm2\\nINFO forged': name must not contain control characters");
@@ -111,7 +111,7 @@ class InventoryFieldRulesTest {
   }
 
   @Test
-  void aStaticPodManifestPathWithAControlCharacter_isRefused() {
+  void aStaticPodManifestPathWithAControlCharacterIsRefused() {
     String staticPod =
         valid()
             .replace(

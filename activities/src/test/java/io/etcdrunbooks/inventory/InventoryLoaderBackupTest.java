@@ -28,7 +28,7 @@ class InventoryLoaderBackupTest {
   @TempDir Path dir;
 
   @Test
-  void anInventoryWithoutABackupSection_staysValid_andItsBackupsAreEncrypted() throws Exception {
+  void anInventoryWithoutABackupSectionStaysValidAndItsBackupsAreEncrypted() throws Exception {
     BackupSpec backup = load(CLUSTER).cluster("prod").backupSettings();
 
     assertThat(backup.encrypts()).isTrue();
@@ -38,7 +38,7 @@ class InventoryLoaderBackupTest {
   }
 
   @Test
-  void aWholeBackupSection_isRead() throws Exception {
+  void aWholeBackupSectionIsRead() throws Exception {
     BackupSpec backup =
         load(CLUSTER
                 + "    backup: {keyFile: /etc/k, keyId: prod-2026, keepLast: 3, keepDailyDays: 10}\n")
@@ -50,7 +50,7 @@ class InventoryLoaderBackupTest {
   }
 
   @Test
-  void encryptFalseWrittenOut_isValidWithoutAKey() throws Exception {
+  void encryptFalseWrittenOutIsValidWithoutAKey() throws Exception {
     assertThat(
             load(CLUSTER + "    backup: {encrypt: false}\n")
                 .cluster("prod")
@@ -60,7 +60,7 @@ class InventoryLoaderBackupTest {
   }
 
   @Test
-  void aBackupSectionWithoutKey_orContradictory_orWithBadRetention_isRefusedNamingTheCluster() {
+  void aBackupSectionWithoutKeyOrContradictoryOrWithBadRetentionIsRefusedNamingTheCluster() {
     assertThatThrownBy(() -> load(CLUSTER + "    backup: {keepLast: 3}\n"))
         .hasMessageContaining("cluster 'prod': backup.keyFile and backup.keyId are required")
         .hasMessageContaining("encrypt: false");
@@ -80,7 +80,7 @@ class InventoryLoaderBackupTest {
   }
 
   @Test
-  void theExampleInventory_namesABackupKeyAndRetention() {
+  void theExampleInventoryNamesABackupKeyAndRetention() {
     BackupSpec backup =
         InventoryLoader.load(Path.of("..", "deploy", "examples", "inventory.yaml"))
             .cluster("prod-1")

@@ -37,7 +37,7 @@ class BackupClusterTest {
   @TempDir Path dir;
 
   @Test
-  void backupCluster_keepsAVerifiedEncryptedBackup_andRetentionDropsTheOlderOne() throws Exception {
+  void backupClusterKeepsAVerifiedEncryptedBackupAndRetentionDropsTheOlderOne() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/secrets/default/token-", 2000);
@@ -75,7 +75,7 @@ class BackupClusterTest {
   }
 
   @Test
-  void backupCluster_copiesTheEncryptedBackupToTheOffsiteHostOverSftp_withTheSameChecksum()
+  void backupClusterCopiesTheEncryptedBackupToTheOffsiteHostOverSftpWithTheSameChecksum()
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
@@ -110,7 +110,7 @@ class BackupClusterTest {
   }
 
   @Test
-  void backupCluster_ofAClusterWithoutABackupKey_failsNamingTheSetting_andStoresNothing()
+  void backupClusterOfAClusterWithoutABackupKeyFailsNamingTheSettingAndStoresNothing()
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of())) {
       setBackup(runbooks, null);

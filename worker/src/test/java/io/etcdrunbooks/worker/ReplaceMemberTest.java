@@ -35,7 +35,7 @@ class ReplaceMemberTest {
   @TempDir Path dir;
 
   @Test
-  void on3_4_aDestroyedMemberIsReplacedOnANewHostAsALearnerAndEveryApiServerFollows()
+  void on3_4ADestroyedMemberIsReplacedOnANewHostAsALearnerAndEveryApiServerFollows()
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
@@ -92,7 +92,7 @@ class ReplaceMemberTest {
   }
 
   @Test
-  void on3_3_aDestroyedMemberIsReplacedOnItsOwnHostAsAVotingMemberWithANewName() throws Exception {
+  void on3_3ADestroyedMemberIsReplacedOnItsOwnHostAsAVotingMemberWithANewName() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       Map<String, ClusterProbe.StoredKey> keys = writeKeys(runbooks, 200);
@@ -157,7 +157,7 @@ class ReplaceMemberTest {
    * the new member's.
    */
   @Test
-  void theFailedMembersHostIsNotRequired_butAnotherMembersHostWithAnUnknownKeyIsRefused()
+  void theFailedMembersHostIsNotRequiredButAnotherMembersHostWithAnUnknownKeyIsRefused()
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of())) {
       runbooks.destroy("m2");

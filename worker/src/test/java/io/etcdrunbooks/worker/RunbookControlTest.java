@@ -102,7 +102,7 @@ class RunbookControlTest {
    */
   @Test
   @Order(0)
-  void anUpgradeStartedUnderAnotherIdThanTheChangeId_failsAtOnceNamingIt_andTouchesNothing()
+  void anUpgradeStartedUnderAnotherIdThanTheChangeIdFailsAtOnceNamingItAndTouchesNothing()
       throws Exception {
     String id = "web-ui-" + UUID.randomUUID();
     UpgradeClusterWorkflow upgrade =

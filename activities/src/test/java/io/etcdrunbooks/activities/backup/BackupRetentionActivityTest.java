@@ -33,7 +33,7 @@ class BackupRetentionActivityTest {
   @TempDir Path dir;
 
   @Test
-  void applyRetention_deletesFileAndMetadataOfWhatThePolicyDrops_andASecondRunNothing()
+  void applyRetentionDeletesFileAndMetadataOfWhatThePolicyDropsAndASecondRunNothing()
       throws Exception {
     Instant now = Instant.now();
     for (int i = 0; i < 5; i++) keep("b" + i, now.minus(Duration.ofDays(i)), true);
@@ -60,7 +60,7 @@ class BackupRetentionActivityTest {
   }
 
   @Test
-  void applyRetention_keepsTheNewestGoodBackup_whenNewerOnesAreBroken() throws Exception {
+  void applyRetentionKeepsTheNewestGoodBackupWhenNewerOnesAreBroken() throws Exception {
     Instant now = Instant.now();
     keep("newest-broken", now, false);
     keep("good", now.minus(Duration.ofDays(30)), true);

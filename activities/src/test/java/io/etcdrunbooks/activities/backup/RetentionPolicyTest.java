@@ -30,7 +30,7 @@ class RetentionPolicyTest {
   }
 
   @Test
-  void keepsTheNewestNAndTheNewestOfEachOfTheLastDays_andDeletesTheRest() {
+  void keepsTheNewestNAndTheNewestOfEachOfTheLastDaysAndDeletesTheRest() {
     List<Candidate> backups = everySixHoursForThirtyDays();
 
     Decision decision = new RetentionPolicy(3, 5).decide(backups, NOW);
@@ -50,7 +50,7 @@ class RetentionPolicyTest {
   }
 
   @Test
-  void aSecondRunOverWhatWasKept_deletesNothingMore() {
+  void aSecondRunOverWhatWasKeptDeletesNothingMore() {
     RetentionPolicy policy = new RetentionPolicy(3, 5);
     Decision first = policy.decide(everySixHoursForThirtyDays(), NOW);
     List<Candidate> left =
@@ -60,7 +60,7 @@ class RetentionPolicyTest {
   }
 
   @Test
-  void daysWithoutBackupsKeepNothingExtra_andOldBackupsGoOnceOutsideTheWindow() {
+  void daysWithoutBackupsKeepNothingExtraAndOldBackupsGoOnceOutsideTheWindow() {
     List<Candidate> backups =
         List.of(
             verified("a", "2026-03-20T01:00:00Z"),
@@ -75,7 +75,7 @@ class RetentionPolicyTest {
   }
 
   @Test
-  void theNewestVerifiedBackupIsNeverDeleted_evenWhenNewerOnesAreBrokenAndEverythingIsOld() {
+  void theNewestVerifiedBackupIsNeverDeletedEvenWhenNewerOnesAreBrokenAndEverythingIsOld() {
     List<Candidate> backups =
         List.of(
             new Candidate("broken-newest", Instant.parse("2026-03-20T11:00:00Z"), false),
@@ -106,7 +106,7 @@ class RetentionPolicyTest {
   }
 
   @Test
-  void noBackups_orOnlyOne_deletesNothing() {
+  void noBackupsOrOnlyOneDeletesNothing() {
     RetentionPolicy policy = new RetentionPolicy(1, 0);
     assertThat(policy.decide(List.of(), NOW).delete()).isEmpty();
     assertThat(policy.decide(List.of(verified("only", "2020-01-01T00:00:00Z")), NOW).keep())
@@ -114,7 +114,7 @@ class RetentionPolicyTest {
   }
 
   @Test
-  void settingsThatCouldDeleteEverything_areRefused() {
+  void settingsThatCouldDeleteEverythingAreRefused() {
     assertThatThrownBy(() -> new RetentionPolicy(0, 7))
         .hasMessageContaining("keepLast must be at least 1");
     assertThatThrownBy(() -> new RetentionPolicy(1, -1)).hasMessageContaining("keepDailyDays");

@@ -35,7 +35,7 @@ class SnapshotCipherTest {
   @TempDir Path dir;
 
   @Test
-  void encryptThenDecrypt_ofAMultiMegabyteStream_givesBackEveryByte() throws Exception {
+  void encryptThenDecryptOfAMultiMegabyteStreamGivesBackEveryByte() throws Exception {
     long size = 24L * 1024 * 1024 + 12_345;
     MessageDigest in = MessageDigest.getInstance("SHA-256");
     MessageDigest out = MessageDigest.getInstance("SHA-256");
@@ -54,7 +54,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void encryptThenDecrypt_ofEmptyAndExactChunkMultiples_roundTrips() throws Exception {
+  void encryptThenDecryptOfEmptyAndExactChunkMultiplesRoundTrips() throws Exception {
     for (int size : new int[] {0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK}) {
       byte[] plain = randomBytes(size, size);
       assertThat(decrypt(cipher, encrypt(plain))).as("size %d", size).isEqualTo(plain);
@@ -62,7 +62,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void encrypt_twice_givesDifferentCiphertextsAndNoPlaintext() throws Exception {
+  void encryptTwiceGivesDifferentCiphertextsAndNoPlaintext() throws Exception {
     byte[] plain =
         ("/registry/secrets/default/db-password " + "s3cr3t-value ".repeat(1000)).getBytes();
     byte[] first = encrypt(plain);
@@ -73,7 +73,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void decrypt_withAnotherKeyUnderTheSameId_isRefusedAsWrongKey() throws Exception {
+  void decryptWithAnotherKeyUnderTheSameIdIsRefusedAsWrongKey() throws Exception {
     byte[] sealed = encrypt(randomBytes(3 * CHUNK, 2));
     SnapshotCipher other = new SnapshotCipher(BackupKey.of("k1", randomBytes(32, 99)), CHUNK);
 
@@ -83,7 +83,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void decrypt_withAKeyOfAnotherId_namesBothIds() throws Exception {
+  void decryptWithAKeyOfAnotherIdNamesBothIds() throws Exception {
     byte[] sealed = encrypt(randomBytes(100, 3));
     SnapshotCipher other = new SnapshotCipher(BackupKey.of("k2", randomBytes(32, 1)), CHUNK);
 
@@ -94,7 +94,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void decrypt_ofATruncatedBackup_isRefused() throws Exception {
+  void decryptOfATruncatedBackupIsRefused() throws Exception {
     byte[] sealed = encrypt(randomBytes(3 * CHUNK + 10, 4));
     int[] cuts = {
       HEADER - 3,
@@ -113,7 +113,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void decrypt_ofABackupWithOneFlippedByte_isRefusedWhereverTheByteIs() throws Exception {
+  void decryptOfABackupWithOneFlippedByteIsRefusedWhereverTheByteIs() throws Exception {
     byte[] sealed = encrypt(randomBytes(2 * CHUNK + 100, 5));
     for (int at :
         new int[] {
@@ -128,7 +128,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void decrypt_withTwoChunksSwapped_isRefused() throws Exception {
+  void decryptWithTwoChunksSwappedIsRefused() throws Exception {
     byte[] sealed = encrypt(randomBytes(3 * CHUNK + 7, 6));
     byte[] swapped = sealed.clone();
     System.arraycopy(sealed, HEADER + RECORD, swapped, HEADER, RECORD);
@@ -140,7 +140,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void decrypt_withTheFinalChunkDroppedOrDataAppended_isRefused() throws Exception {
+  void decryptWithTheFinalChunkDroppedOrDataAppendedIsRefused() throws Exception {
     byte[] sealed = encrypt(randomBytes(2 * CHUNK + 7, 7));
     byte[] appended = Arrays.copyOf(sealed, sealed.length + 3);
 
@@ -153,14 +153,14 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void decrypt_ofAPlainSnapshot_saysItIsNotEncrypted() {
+  void decryptOfAPlainSnapshotSaysItIsNotEncrypted() {
     assertThatThrownBy(() -> decrypt(cipher, randomBytes(5000, 8)))
         .isInstanceOf(SnapshotDecryptionException.class)
         .hasMessageContaining("not an encrypted");
   }
 
   @Test
-  void keyFile_isReadFromBase64_andRefusedWhenOpenToOthersOrMalformed_withoutShowingItsContents()
+  void keyFileIsReadFromBase64AndRefusedWhenOpenToOthersOrMalformedWithoutShowingItsContents()
       throws Exception {
     String secret = Base64.getEncoder().encodeToString(randomBytes(32, 9));
     Path good = keyFile("good.key", secret + "\n", "rw-------");
@@ -188,7 +188,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void keyFile_followsTheSecretFileRule_ownerOnly() throws Exception {
+  void keyFileFollowsTheSecretFileRuleOwnerOnly() throws Exception {
     String secret = Base64.getEncoder().encodeToString(randomBytes(32, 13));
     for (String[] open :
         new String[][] {
@@ -218,7 +218,7 @@ class SnapshotCipherTest {
   }
 
   @Test
-  void backupDecryption_writesTheSnapshot_andNothingWhenTheKeyIsWrong() throws Exception {
+  void backupDecryptionWritesTheSnapshotAndNothingWhenTheKeyIsWrong() throws Exception {
     Path keyFile =
         keyFile("k.key", Base64.getEncoder().encodeToString(randomBytes(32, 10)), "rw-------");
     Path otherKey =

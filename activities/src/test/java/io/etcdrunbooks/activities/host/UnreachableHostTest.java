@@ -90,7 +90,7 @@ class UnreachableHostTest {
   }
 
   @Test
-  void aReplacementDryRunToAHostThatRefusesSsh_namesTheHostItsAddressAndPort() {
+  void aReplacementDryRunToAHostThatRefusesSshNamesTheHostItsAddressAndPort() {
     NewMemberActivities newMember = env.newActivityStub(NewMemberActivities.class, once());
     MemberPlacement replacement =
         new MemberPlacement(
@@ -117,7 +117,7 @@ class UnreachableHostTest {
   }
 
   @Test
-  void aMemberOnAHostThatRefusesSsh_isNamedTheSameWay() {
+  void aMemberOnAHostThatRefusesSshIsNamedTheSameWay() {
     HostActivities host = env.newActivityStub(HostActivities.class, once());
 
     assertThatThrownBy(() -> host.installedVersion(new MemberRef("prod", "m1")))

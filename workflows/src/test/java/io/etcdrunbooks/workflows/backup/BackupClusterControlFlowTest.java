@@ -55,7 +55,7 @@ class BackupClusterControlFlowTest {
   }
 
   @Test
-  void givenNoOffsiteHost_itKeepsAVerifiedBackup_appliesRetention_andSaysWhatItKeptAndDeleted() {
+  void givenNoOffsiteHostItKeepsAVerifiedBackupAppliesRetentionAndSaysWhatItKeptAndDeleted() {
     FakeBackups backups = new FakeBackups(1);
     backups.takeVerifiedBackup(
         new io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest("c", "backup-old"));
@@ -86,7 +86,7 @@ class BackupClusterControlFlowTest {
   }
 
   @Test
-  void givenAnOffsiteHost_theBackupIsCopiedThere_andTheMessageSaysWhere() {
+  void givenAnOffsiteHostTheBackupIsCopiedThereAndTheMessageSaysWhere() {
     FakeBackups backups = new FakeBackups(7).offsite("vault:/srv/etcd-backups");
     BackupClusterWorkflow workflow = stub(backups);
 
@@ -98,7 +98,7 @@ class BackupClusterControlFlowTest {
   }
 
   @Test
-  void givenRequireApproval_itWaits_thenTakesTheBackupOnceApproved() {
+  void givenRequireApprovalItWaitsThenTakesTheBackupOnceApproved() {
     FakeBackups backups = new FakeBackups(7);
     BackupClusterWorkflow workflow = stub(backups);
     WorkflowClient.start(
@@ -115,7 +115,7 @@ class BackupClusterControlFlowTest {
   }
 
   @Test
-  void givenACancelWhileAwaitingApproval_itStopsHavingTakenNothing() {
+  void givenACancelWhileAwaitingApprovalItStopsHavingTakenNothing() {
     FakeBackups backups = new FakeBackups(7);
     BackupClusterWorkflow workflow = stub(backups);
     WorkflowClient.start(workflow::backup, new BackupClusterRequest("c", "", true));

@@ -54,7 +54,7 @@ class BackupScheduleControlFlowTest {
   }
 
   @Test
-  void givenMaxBackups_itTakesThatManyAnIntervalApart_andEnds() {
+  void givenMaxBackupsItTakesThatManyAnIntervalApartAndEnds() {
     FakeBackups backups = new FakeBackups(7);
     BackupScheduleWorkflow schedule = stub(backups);
 
@@ -76,7 +76,7 @@ class BackupScheduleControlFlowTest {
   }
 
   @Test
-  void givenABackupFails_theScheduleRecordsItAndGoesOn() {
+  void givenABackupFailsTheScheduleRecordsItAndGoesOn() {
     FakeBackups backups = new FakeBackups(7).failing(FailureType.BackupVerificationFailed, 1);
     BackupScheduleWorkflow schedule = stub(backups);
 
@@ -90,7 +90,7 @@ class BackupScheduleControlFlowTest {
   }
 
   @Test
-  void givenNoIntervalInTheRequest_itReadsTheInventorysBeforeEachWait() {
+  void givenNoIntervalInTheRequestItReadsTheInventorysBeforeEachWait() {
     FakeBackups backups = new FakeBackups(7).intervalMinutes(30);
     BackupScheduleWorkflow schedule = stub(backups);
 
@@ -104,7 +104,7 @@ class BackupScheduleControlFlowTest {
   }
 
   @Test
-  void afterFiftyBackups_itContinuesAsNew_carryingTheNextTimeAndTheBackupsStillToTake() {
+  void afterFiftyBackupsItContinuesAsNewCarryingTheNextTimeAndTheBackupsStillToTake() {
     FakeBackups backups = new FakeBackups(100);
     BackupScheduleWorkflow schedule = stub(backups);
 
@@ -121,7 +121,7 @@ class BackupScheduleControlFlowTest {
   }
 
   @Test
-  void givenACancelWhileWaiting_itStops() {
+  void givenACancelWhileWaitingItStops() {
     FakeBackups backups = new FakeBackups(7);
     BackupScheduleWorkflow schedule = stub(backups);
     WorkflowClient.start(schedule::run, new BackupScheduleRequest("c", 60, 0, 0));

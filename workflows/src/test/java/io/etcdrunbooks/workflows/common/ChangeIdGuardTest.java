@@ -113,7 +113,7 @@ class ChangeIdGuardTest {
 
   @ParameterizedTest
   @EnumSource(Changing.class)
-  void startedUnderAnotherId_itRefusesNamingTheIdToUse_andCallsNoActivity(Changing runbook) {
+  void startedUnderAnotherIdItRefusesNamingTheIdToUseAndCallsNoActivity(Changing runbook) {
     String id = "ui-" + UUID.randomUUID();
 
     Throwable failure = failure(runbook, id, false);
@@ -129,7 +129,7 @@ class ChangeIdGuardTest {
 
   @ParameterizedTest
   @EnumSource(Changing.class)
-  void aDryRunUnderAnyId_isNotRefused(Changing runbook) {
+  void aDryRunUnderAnyIdIsNotRefused(Changing runbook) {
     Throwable failure = failure(runbook, "change-c-dry-run-" + UUID.randomUUID(), true);
 
     assertThat(Failures.rootType(failure)).isNotEqualTo(FailureType.WrongWorkflowId.name());
@@ -138,7 +138,7 @@ class ChangeIdGuardTest {
 
   @ParameterizedTest
   @EnumSource(Changing.class)
-  void underItsClustersChangeId_itGoesOn(Changing runbook) {
+  void underItsClustersChangeIdItGoesOn(Changing runbook) {
     Throwable failure = failure(runbook, RunbookIds.changing(CLUSTER), false);
 
     assertThat(Failures.rootType(failure)).isNotEqualTo(FailureType.WrongWorkflowId.name());
@@ -146,7 +146,7 @@ class ChangeIdGuardTest {
   }
 
   @Test
-  void aRestoreRunsAsAChildOfTheChangeId_butNotOfAnyOtherWorkflow() {
+  void aRestoreRunsAsAChildOfTheChangeIdButNotOfAnyOtherWorkflow() {
     assertThat(
             parent(RunbookIds.changing(CLUSTER))
                 .restoreAsChild(RunbookIds.changing(CLUSTER) + "-restore"))

@@ -90,7 +90,7 @@ class ReplaceMemberControlFlowTest {
 
   @Test
   void
-      givenADownMember_itIsReplacedOnANewHostAsALearner_everyApiServerFollows_andEachPhaseIsEnteredOnce() {
+      givenADownMemberItIsReplacedOnANewHostAsALearnerEveryApiServerFollowsAndEachPhaseIsEnteredOnce() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
 
     ReplaceMemberResult result = stub(cluster).replace(request(false, false));
@@ -120,7 +120,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenRequireApproval_itWaits_looksAtTheClusterAgainOnceApproved_andEntersPreflightOnce() {
+  void givenRequireApprovalItWaitsLooksAtTheClusterAgainOnceApprovedAndEntersPreflightOnce() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
@@ -149,7 +149,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenAPause_itRemovesTheFailedMemberThenHoldsBeforeTheJoinUntilResumed() {
+  void givenAPauseItRemovesTheFailedMemberThenHoldsBeforeTheJoinUntilResumed() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
@@ -168,7 +168,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenTheAlertResolvesBeforeApproval_itEndsCancelledHavingTouchedNothing() {
+  void givenTheAlertResolvesBeforeApprovalItEndsCancelledHavingTouchedNothing() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
@@ -186,7 +186,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenACancelWhileAwaitingApproval_itStopsHavingTouchedNothing() {
+  void givenACancelWhileAwaitingApprovalItStopsHavingTouchedNothing() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);
     WorkflowClient.start(replace::replace, request(true, false));
@@ -202,7 +202,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenADryRun_itPlansAReplacementOnTheSameHostAndTouchesNothing() {
+  void givenADryRunItPlansAReplacementOnTheSameHostAndTouchesNothing() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
 
     ReplaceMemberResult result =
@@ -222,7 +222,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenTwoOfThreeMembersDown_itRefusesNamingTheRestoreRunbook() {
+  void givenTwoOfThreeMembersDownItRefusesNamingTheRestoreRunbook() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2", "m3");
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
@@ -237,7 +237,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenAHostItCannotTrust_itRefusesBeforeRemovingAnything() {
+  void givenAHostItCannotTrustItRefusesBeforeRemovingAnything() {
     FakeReplacement cluster =
         new FakeReplacement("c")
             .down("m2")
@@ -253,7 +253,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void startedUnderAnotherId_itRefusesAsWrongWorkflowIdCallingNoActivity() {
+  void startedUnderAnotherIdItRefusesAsWrongWorkflowIdCallingNoActivity() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster, "ui-1");
 
@@ -264,7 +264,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenTheNewMemberCannotStart_itIsRemovedAgainAndStopped_andTheRunbookEndsJoinFailed() {
+  void givenTheNewMemberCannotStartItIsRemovedAgainAndStoppedAndTheRunbookEndsJoinFailed() {
     FakeReplacement cluster =
         new FakeReplacement("c").down("m2").startFails("bind: address already in use");
 
@@ -293,7 +293,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenRemovingTheNewMemberAgainFails_itStillStopsIt_andTheFailureSaysWhatToUndoByHand() {
+  void givenRemovingTheNewMemberAgainFailsItStillStopsItAndTheFailureSaysWhatToUndoByHand() {
     FakeReplacement cluster =
         new FakeReplacement("c")
             .down("m2")
@@ -312,7 +312,7 @@ class ReplaceMemberControlFlowTest {
 
   @Test
   void
-      givenTheSecondApiServerStaysUnhealthy_itsManifestIsPutBack_theFirstStaysOnTheNewSet_andTheRunbookEndsApiServerUpdateFailed() {
+      givenTheSecondApiServerStaysUnhealthyItsManifestIsPutBackTheFirstStaysOnTheNewSetAndTheRunbookEndsApiServerUpdateFailed() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2").unhealthyAfterChange("cp-2");
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
@@ -337,7 +337,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenPuttingTheManifestBackFailsToo_theFailureSaysToRestoreItByHand() {
+  void givenPuttingTheManifestBackFailsTooTheFailureSaysToRestoreItByHand() {
     FakeReplacement cluster =
         new FakeReplacement("c").down("m2").unhealthyAfterChange("cp-1").restoreFails("cp-1");
 
@@ -352,7 +352,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenTheNewMemberStaysALearner_thePostflightFails() {
+  void givenTheNewMemberStaysALearnerThePostflightFails() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2").staysLearner();
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));

@@ -48,7 +48,7 @@ class RestoreControlFlowTest {
 
   @Test
   void
-      givenAnAcknowledgedRestore_itStopsTheApiServersAndMembersRestoresEachMemberAndBringsTheApiServersBackInOrder() {
+      givenAnAcknowledgedRestoreItStopsTheApiServersAndMembersRestoresEachMemberAndBringsTheApiServersBackInOrder() {
     RestoreResult result = stub().restore(restore(false));
 
     assertThat(hosts.restored()).containsExactlyElementsOf(MEMBERS);
@@ -81,7 +81,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenAnEtcdVersion_itInstallsItOnEveryMemberBetweenKeepingItsDataAsideAndRestoring() {
+  void givenAnEtcdVersionItInstallsItOnEveryMemberBetweenKeepingItsDataAsideAndRestoring() {
     RestoreResult result =
         stub().restore(new RestoreRequest("c", "", true, " 3.5.16 ", false, 60, 30));
 
@@ -96,7 +96,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenADryRun_itPlansNamingTheRevisionsLostAndStopsNothing() {
+  void givenADryRunItPlansNamingTheRevisionsLostAndStopsNothing() {
     RestoreResult result = stub().restore(restore(true));
 
     assertThat(result.dryRun()).isTrue();
@@ -107,7 +107,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenNoAcknowledgementOfDataLoss_itRefusesBeforeItsFirstActivity() {
+  void givenNoAcknowledgementOfDataLossItRefusesBeforeItsFirstActivity() {
     Throwable failure =
         workflowFailure(
             () -> stub().restore(new RestoreRequest("c", "", false, "", false, 60, 30)));
@@ -119,7 +119,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenAnEtcdVersionThatIsNoVersion_itRefusesBeforeItsFirstActivity() {
+  void givenAnEtcdVersionThatIsNoVersionItRefusesBeforeItsFirstActivity() {
     Throwable failure =
         workflowFailure(
             () -> stub().restore(new RestoreRequest("c", "", true, "3.5", false, 60, 30)));
@@ -131,7 +131,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenAClusterTheInventoryDoesNotHave_itRefusesNamingIt() {
+  void givenAClusterTheInventoryDoesNotHaveItRefusesNamingIt() {
     hosts.unknownCluster();
     Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
@@ -140,7 +140,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenACorruptBackupAndAHostItCannotTrust_itRefusesNamingBothBeforeStoppingAnything() {
+  void givenACorruptBackupAndAHostItCannotTrustItRefusesNamingBothBeforeStoppingAnything() {
     hosts.backupCorrupt("backup b-1 is truncated");
     cluster.hostProblems(
         "control-plane host cp2 (10.0.0.2:22): host key does not match known_hosts");
@@ -155,7 +155,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenAnEtcdVersionOfAnOlderMinorThanTheBackups_itRefusesNamingEachMember() {
+  void givenAnEtcdVersionOfAnOlderMinorThanTheBackupsItRefusesNamingEachMember() {
     hosts.keeps(FakeRestoreHosts.backup("b-2", "3.5.16", 10));
     Throwable failure =
         workflowFailure(
@@ -171,7 +171,7 @@ class RestoreControlFlowTest {
 
   @Test
   void
-      givenAMemberWhoseRestoreFails_itEndsRestoreFailedNamingThePhaseTheDataDirsKeptAsideAndTheApiServersLeftStopped() {
+      givenAMemberWhoseRestoreFailsItEndsRestoreFailedNamingThePhaseTheDataDirsKeptAsideAndTheApiServersLeftStopped() {
     hosts.restoreFails("m2");
     Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
@@ -192,7 +192,7 @@ class RestoreControlFlowTest {
 
   @Test
   void
-      givenAKubeApiServerThatCannotBeStopped_itEndsRestoreFailedNamingTheOnesAlreadyStoppedAndTouchesNoMember() {
+      givenAKubeApiServerThatCannotBeStoppedItEndsRestoreFailedNamingTheOnesAlreadyStoppedAndTouchesNoMember() {
     hosts.apiServerStopFails("cp2");
     Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
@@ -207,7 +207,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenARestoredRevisionThatIsNotTheBackups_thePostflightFailsLeavingTheApiServersStopped() {
+  void givenARestoredRevisionThatIsNotTheBackupsThePostflightFailsLeavingTheApiServersStopped() {
     hosts.keeps(FakeRestoreHosts.backup("b-3", "3.4.23", 7));
     Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
 
@@ -222,7 +222,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenRequireApproval_itStopsNothingUntilApprovedThenRestores() {
+  void givenRequireApprovalItStopsNothingUntilApprovedThenRestores() {
     RestoreClusterWorkflow restore = stub();
     WorkflowClient.start(restore::restore, approved(true));
     awaitPhase(env, restore, Phase.AWAITING_APPROVAL);
@@ -236,7 +236,7 @@ class RestoreControlFlowTest {
   }
 
   @Test
-  void givenACancelWhileAwaitingApproval_itStopsHavingStoppedNothing() {
+  void givenACancelWhileAwaitingApprovalItStopsHavingStoppedNothing() {
     RestoreClusterWorkflow restore = stub();
     WorkflowClient.start(restore::restore, approved(true));
     awaitPhase(env, restore, Phase.AWAITING_APPROVAL);

@@ -51,7 +51,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenOneFollowerOnTheNewVersion_itSwitchesItBackToTheOldestRunningAndPassesPostflight() {
+  void givenOneFollowerOnTheNewVersionItSwitchesItBackToTheOldestRunningAndPassesPostflight() {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
 
     RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "", false, 60));
@@ -73,7 +73,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenAMemberAnUpgradeLeftStopped_itStartsThatOneFirstAndSwitchesTheLeaderLast() {
+  void givenAMemberAnUpgradeLeftStoppedItStartsThatOneFirstAndSwitchesTheLeaderLast() {
     FakeCluster cluster = onNewVersion(mixed().clusterVersion("3.4.0"), "m1", "m3");
     cluster.stopMember(new MemberRef("c", "m2"));
 
@@ -85,7 +85,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenADryRun_itNamesTheMembersInOrderAndTouchesNothing() {
+  void givenADryRunItNamesTheMembersInOrderAndTouchesNothing() {
     FakeCluster cluster = onNewVersion(mixed(), "m1", "m3");
 
     RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "3.4.23", true, 60));
@@ -98,7 +98,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenEveryMemberHealthyOnTheTarget_itHasNothingToDoAndRestartsNothing() {
+  void givenEveryMemberHealthyOnTheTargetItHasNothingToDoAndRestartsNothing() {
     FakeCluster cluster = mixed();
 
     RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60));
@@ -110,7 +110,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenAClusterNoMemberOfWhichAnswers_itRefusesSayingSo() {
+  void givenAClusterNoMemberOfWhichAnswersItRefusesSayingSo() {
     FakeCluster cluster = mixed();
     Throwable failure =
         workflowFailure(
@@ -122,7 +122,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenAToVersionThatIsNoVersion_itRefusesNamingIt() {
+  void givenAToVersionThatIsNoVersionItRefusesNamingIt() {
     Throwable failure =
         workflowFailure(() -> stub(mixed()).rollback(new RollbackRequest("c", "3.4", false, 60)));
 
@@ -130,7 +130,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenNoMemberSeesALeader_itRefusesPointingToARestore() {
+  void givenNoMemberSeesALeaderItRefusesPointingToARestore() {
     FakeCluster cluster = mixed();
     MEMBERS.forEach(m -> cluster.stopMember(new MemberRef("c", m)));
 
@@ -142,7 +142,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenAToVersionTheBinarySourceDoesNotOffer_itRefusesNamingWhatItOffers() {
+  void givenAToVersionTheBinarySourceDoesNotOfferItRefusesNamingWhatItOffers() {
     Throwable failure =
         workflowFailure(
             () ->
@@ -154,7 +154,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenAHostItCannotTrust_itRefusesBeforeTheFirstMemberNamingTheHost() {
+  void givenAHostItCannotTrustItRefusesBeforeTheFirstMemberNamingTheHost() {
     FakeCluster cluster =
         onNewVersion(mixed(), "m1")
             .hostProblems("member m1 (127.0.0.1:22): host key does not match");
@@ -168,7 +168,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenTheClusterVersionMovedPastTheTarget_withoutAcknowledgement_itRefusesNamingTheWayBack() {
+  void givenTheClusterVersionMovedPastTheTargetWithoutAcknowledgementItRefusesNamingTheWayBack() {
     Throwable failure =
         workflowFailure(
             () -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
@@ -184,7 +184,7 @@ class RollbackControlFlowTest {
 
   @Test
   void
-      givenTheClusterVersionMovedPastTheTarget_withAcknowledgement_itRestoresTheBackupWithTheOldBinariesAsAChild() {
+      givenTheClusterVersionMovedPastTheTargetWithAcknowledgementItRestoresTheBackupWithTheOldBinariesAsAChild() {
     FakeCluster cluster = upgraded();
 
     RollbackResult result =
@@ -207,7 +207,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenADryRunPastAMovedClusterVersion_itRunsTheRestoresOwnDryRunAndNamesTheBackup() {
+  void givenADryRunPastAMovedClusterVersionItRunsTheRestoresOwnDryRunAndNamesTheBackup() {
     FakeCluster cluster = upgraded();
 
     RollbackResult result =
@@ -221,7 +221,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenARestoreChildThatFails_itEndsRollbackFailedWithTheRestoresMessage() {
+  void givenARestoreChildThatFailsItEndsRollbackFailedWithTheRestoresMessage() {
     hosts.restoreFails("m2");
 
     Throwable failure =
@@ -238,7 +238,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenAMemberThatCannotBePutBack_itEndsRollbackFailedNamingItAndWhatToDo() {
+  void givenAMemberThatCannotBePutBackItEndsRollbackFailedNamingItAndWhatToDo() {
     FakeCluster cluster =
         onNewVersion(mixed(), "m1", "m2").installFails((member, version) -> member.equals("m2"));
 
@@ -256,7 +256,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenAMemberGoingDownDuringTheRollback_thePostflightFailsNamingIt() {
+  void givenAMemberGoingDownDuringTheRollbackThePostflightFailsNamingIt() {
     FakeCluster cluster = onNewVersion(mixed(), "m1").whenStarted("m1", "m2");
 
     Throwable failure =
@@ -269,7 +269,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenRequireApproval_itTouchesNoMemberUntilApproved() {
+  void givenRequireApprovalItTouchesNoMemberUntilApproved() {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
     RollbackClusterWorkflow rollback = stub(cluster);
     WorkflowClient.start(
@@ -284,7 +284,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenACancelWhileAwaitingApproval_itStopsHavingTouchedNothing() {
+  void givenACancelWhileAwaitingApprovalItStopsHavingTouchedNothing() {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
     RollbackClusterWorkflow rollback = stub(cluster);
     WorkflowClient.start(
@@ -301,7 +301,7 @@ class RollbackControlFlowTest {
   }
 
   @Test
-  void givenACancelWhileAMemberIsSwitched_itFinishesThatMemberAndStopsBeforeTheNext()
+  void givenACancelWhileAMemberIsSwitchedItFinishesThatMemberAndStopsBeforeTheNext()
       throws InterruptedException {
     FakeCluster cluster = onNewVersion(mixed(), "m1", "m2");
     HeldEtcd etcd = new HeldEtcd(cluster).holdWaitFor("m1");

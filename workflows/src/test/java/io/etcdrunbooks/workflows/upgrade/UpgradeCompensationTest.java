@@ -39,7 +39,7 @@ class UpgradeCompensationTest {
 
   @Test
   void
-      givenTheLeaderCannotHandOver_whenItsTurnComes_theFollowersAreRolledBackAndTheLeaderIsNamedAsLeftAsItWas() {
+      givenTheLeaderCannotHandOverWhenItsTurnComesTheFollowersAreRolledBackAndTheLeaderIsNamedAsLeftAsItWas() {
     FakeCluster cluster =
         new FakeCluster("c", MEMBERS, "3.4.23", "m3", AVAILABLE).moveLeaderFails();
 
@@ -55,7 +55,7 @@ class UpgradeCompensationTest {
   }
 
   @Test
-  void givenAFollowerStoppedAndFailedToInstall_itIsRolledBackWithTheOthers() {
+  void givenAFollowerStoppedAndFailedToInstallItIsRolledBackWithTheOthers() {
     FakeCluster cluster =
         new FakeCluster("c", MEMBERS, "3.4.23", "m3", AVAILABLE)
             .installFails((member, version) -> member.equals("m2") && version.equals("3.5.16"));

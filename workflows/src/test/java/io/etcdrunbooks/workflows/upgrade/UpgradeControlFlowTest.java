@@ -44,7 +44,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenAHealthyCluster_itUpgradesEveryMemberLeaderLastAndPassesPostflight() {
+  void givenAHealthyClusterItUpgradesEveryMemberLeaderLastAndPassesPostflight() {
     FakeCluster cluster = cluster();
     UpgradeResult result = stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60));
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
@@ -62,7 +62,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenADryRun_itPlansAndTouchesNothing() {
+  void givenADryRunItPlansAndTouchesNothing() {
     UpgradeResult result = stub(cluster()).upgrade(new UpgradeRequest("c", "3.5.16", true, 60));
     assertThat(result.dryRun()).isTrue();
     assertThat(result.plan().steps())
@@ -74,7 +74,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenAHostItCannotTrust_itRefusesBeforeTheBackupNamingTheHost() {
+  void givenAHostItCannotTrustItRefusesBeforeTheBackupNamingTheHost() {
     FakeCluster cluster =
         cluster().hostProblems("member m3 (127.0.0.1:22): host key does not match known_hosts");
     Throwable failure =
@@ -87,7 +87,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenTheTargetIsRunning_itRefusesNamingIt() {
+  void givenTheTargetIsRunningItRefusesNamingIt() {
     Throwable failure =
         workflowFailure(
             () -> stub(cluster()).upgrade(new UpgradeRequest("c", "3.4.23", false, 60)));
@@ -96,7 +96,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenAuthenticationIsOn_aRollingUpgradeFrom3_4To3_5IsRefusedWithTheRemedy() {
+  void givenAuthenticationIsOnARollingUpgradeFrom3_4To3_5IsRefusedWithTheRemedy() {
     Throwable failure =
         workflowFailure(
             () ->
@@ -110,7 +110,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenV2DataOn3_3_anUpgradeInto3_4IsRefusedNamingTheKeysAndTheMigration() {
+  void givenV2DataOn3_3AnUpgradeInto3_4IsRefusedNamingTheKeysAndTheMigration() {
     FakeCluster cluster =
         new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23", "3.5.16"))
             .v2Keys(1200, 200);
@@ -124,7 +124,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenAnEmptyV2Store_theUpgradeGoesOn() {
+  void givenAnEmptyV2StoreTheUpgradeGoesOn() {
     FakeCluster cluster =
         new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23")).v2Keys(0, 0);
     stub(cluster).upgrade(new UpgradeRequest("c", "3.4.23", false, 60));
@@ -134,7 +134,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenAMemberStartedWithAFlagTheTargetRemoved_itRefusesNamingMemberAndFlag() {
+  void givenAMemberStartedWithAFlagTheTargetRemovedItRefusesNamingMemberAndFlag() {
     FakeCluster cluster = cluster().startedWith("m2", "--name=m2", "--debug");
     Throwable failure =
         workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
@@ -147,7 +147,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenATargetWithTheKnownDataInconsistency_itRefusesNamingTheFixedRelease() {
+  void givenATargetWithTheKnownDataInconsistencyItRefusesNamingTheFixedRelease() {
     FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m3", List.of("3.4.23", "3.5.2"));
     Throwable failure =
         workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.2", false, 60)));
@@ -157,7 +157,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenAnotherMemberFailsMidway_itHaltsLeavingTheMixedClusterAsItIs() {
+  void givenAnotherMemberFailsMidwayItHaltsLeavingTheMixedClusterAsItIs() {
     FakeCluster cluster = cluster().whenStarted("m1", "m3");
     Throwable failure =
         workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
@@ -168,7 +168,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenAMemberFailsAndPuttingItBackFailsToo_itEndsRollbackFailedNamingTheBackup() {
+  void givenAMemberFailsAndPuttingItBackFailsTooItEndsRollbackFailedNamingTheBackup() {
     FakeCluster cluster = cluster().installFails((member, version) -> member.equals("m2"));
     Throwable failure =
         workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
@@ -178,7 +178,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenTheClusterVersionMovedBeforeAMemberFailed_itPutsNothingBackAndNamesTheRestore() {
+  void givenTheClusterVersionMovedBeforeAMemberFailedItPutsNothingBackAndNamesTheRestore() {
     FakeCluster cluster =
         cluster().clusterVersion("3.5.0").installFails((member, version) -> member.equals("m2"));
     Throwable failure =
@@ -190,7 +190,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenTheKeyspaceChanged_thePostflightFails() {
+  void givenTheKeyspaceChangedThePostflightFails() {
     FakeCluster cluster = cluster().keyspaceChanges();
     Throwable failure =
         workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
@@ -200,7 +200,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenRequireApproval_itWaitsThenGoesOnOnceApproved() {
+  void givenRequireApprovalItWaitsThenGoesOnOnceApproved() {
     FakeCluster cluster = cluster();
     UpgradeClusterWorkflow upgrade = stub(cluster);
     WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("c", "3.5.16", false, 60, true));
@@ -212,7 +212,7 @@ class UpgradeControlFlowTest {
   }
 
   @Test
-  void givenACancelWhileAwaitingApproval_itStopsHavingTouchedNothing() {
+  void givenACancelWhileAwaitingApprovalItStopsHavingTouchedNothing() {
     FakeCluster cluster = cluster();
     UpgradeClusterWorkflow upgrade = stub(cluster);
     WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("c", "3.5.16", false, 60, true));

@@ -70,7 +70,7 @@ abstract class BackupActivitiesContract {
   }
 
   @Test
-  void takeVerifiedBackup_keepsAVerifiedSnapshotFromAFollowerWithItsMetadata() throws Exception {
+  void takeVerifiedBackupKeepsAVerifiedSnapshotFromAFollowerWithItsMetadata() throws Exception {
     String leader =
         new EtcdActivitiesImpl(cluster::inventory).discover(new ClusterRef("c1")).leaderName();
 
@@ -102,7 +102,7 @@ abstract class BackupActivitiesContract {
   }
 
   @Test
-  void takeVerifiedBackup_storesNoKeyOrValueInPlaintext_andDecryptsToTheSnapshotEtcdsToolVerified()
+  void takeVerifiedBackupStoresNoKeyOrValueInPlaintextAndDecryptsToTheSnapshotEtcdsToolVerified()
       throws Exception {
     BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "encrypted"));
     byte[] stored = Files.readAllBytes(Path.of(record.path()));
@@ -149,7 +149,7 @@ abstract class BackupActivitiesContract {
   }
 
   @Test
-  void takeVerifiedBackup_forAClusterWithoutABackupKey_refusesBeforeTakingAnything()
+  void takeVerifiedBackupForAClusterWithoutABackupKeyRefusesBeforeTakingAnything()
       throws Exception {
     BackupActivitiesImpl unkeyed =
         new BackupActivitiesImpl(() -> withBackup(null), EtcdReleases.store());
@@ -166,7 +166,7 @@ abstract class BackupActivitiesContract {
   }
 
   @Test
-  void takeVerifiedBackup_withEncryptFalseWrittenOut_keepsAPlainSnapshot() throws Exception {
+  void takeVerifiedBackupWithEncryptFalseWrittenOutKeepsAPlainSnapshot() throws Exception {
     BackupActivitiesImpl plain =
         new BackupActivitiesImpl(
             () -> withBackup(new BackupSpec(false, null, null, null, null)), EtcdReleases.store());
@@ -198,7 +198,7 @@ abstract class BackupActivitiesContract {
   }
 
   @Test
-  void takeVerifiedBackup_again_returnsTheKeptRecordWithoutANewSnapshot() throws Exception {
+  void takeVerifiedBackupAgainReturnsTheKeptRecordWithoutANewSnapshot() throws Exception {
     BackupRecord first = backups.takeVerifiedBackup(new BackupRequest("c1", "again"));
     Path file = Path.of(first.path());
     FileTime written = FileTime.fromMillis(1_000_000L);
@@ -214,7 +214,7 @@ abstract class BackupActivitiesContract {
   }
 
   @Test
-  void takeVerifiedBackup_whoseKeptFileChanged_failsAsBackupCorrupt() throws Exception {
+  void takeVerifiedBackupWhoseKeptFileChangedFailsAsBackupCorrupt() throws Exception {
     BackupRecord first = backups.takeVerifiedBackup(new BackupRequest("c1", "tampered"));
     Files.write(
         Path.of(first.path()), new byte[] {1, 2, 3}, java.nio.file.StandardOpenOption.APPEND);
@@ -229,7 +229,7 @@ abstract class BackupActivitiesContract {
   }
 
   @Test
-  void takeVerifiedBackup_withAnIdThatIsNotAFileName_failsAsInvalidRequest() {
+  void takeVerifiedBackupWithAnIdThatIsNotAFileNameFailsAsInvalidRequest() {
     assertThatThrownBy(() -> backups.takeVerifiedBackup(new BackupRequest("c1", "../escape")))
         .isInstanceOfSatisfying(
             ApplicationFailure.class, f -> assertThat(f.getType()).isEqualTo("InvalidRequest"));

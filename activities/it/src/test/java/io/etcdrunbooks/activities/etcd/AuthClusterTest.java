@@ -93,7 +93,7 @@ class AuthClusterTest {
   }
 
   @Test
-  void withTheInventorysCredentials_discoveryReadsEverythingAndSeesAuthOn() {
+  void withTheInventorysCredentialsDiscoveryReadsEverythingAndSeesAuthOn() {
     EtcdActivitiesImpl activities =
         activities(withAuth(new EtcdAuthSpec("root", passwordFile.toString())));
 
@@ -108,7 +108,7 @@ class AuthClusterTest {
   }
 
   @Test
-  void withoutCredentials_discoveryFailsSayingAuthIsOnAndWhatTheInventoryLacks() {
+  void withoutCredentialsDiscoveryFailsSayingAuthIsOnAndWhatTheInventoryLacks() {
     assertThatThrownBy(() -> activities(sandbox.cluster()).discover(new ClusterRef("auth")))
         .isInstanceOfSatisfying(
             ApplicationFailure.class,

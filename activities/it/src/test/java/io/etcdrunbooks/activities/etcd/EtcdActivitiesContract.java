@@ -67,7 +67,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void discover_reportsEveryMemberInInventoryOrderWithIdsVersionsAndOneLeader() {
+  void discoverReportsEveryMemberInInventoryOrderWithIdsVersionsAndOneLeader() {
     ClusterState state = activities.discover(ref());
 
     assertThat(state.cluster()).isEqualTo("c1");
@@ -92,7 +92,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void discover_ofAClusterNotInTheInventory_failsAsUnknownCluster() {
+  void discoverOfAClusterNotInTheInventoryFailsAsUnknownCluster() {
     assertThatThrownBy(() -> activities.discover(new ClusterRef("nope")))
         .isInstanceOfSatisfying(
             ApplicationFailure.class,
@@ -104,7 +104,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void checkConsistency_ofAHealthyCluster_findsEqualHashesAtOneRevision() throws Exception {
+  void checkConsistencyOfAHealthyClusterFindsEqualHashesAtOneRevision() throws Exception {
     long written = TestKeys.put(client(), "/consistency/", 300, "v");
 
     ConsistencyReport report = activities.checkConsistency(ref());
@@ -117,7 +117,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void checkConsistency_afterACompaction_comparesHashesAtTheSameCompactionOnEveryMember()
+  void checkConsistencyAfterACompactionComparesHashesAtTheSameCompactionOnEveryMember()
       throws Exception {
     long written = TestKeys.put(client(), "/compacted/", 200, "v1");
     TestKeys.put(client(), "/compacted/", 200, "v2");
@@ -135,7 +135,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void keyspaceDigest_isStableAtARevisionAndChangesWithAnOverwrite() throws Exception {
+  void keyspaceDigestIsStableAtARevisionAndChangesWithAnOverwrite() throws Exception {
     TestKeys.put(client(), "/digest/", 2500, "v");
     KeyspaceDigest before = activities.keyspaceDigest(new KeyspaceDigestRequest("c1", 0));
 
@@ -158,7 +158,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void keyspaceDigest_atAFutureRevision_failsAsInvalidRequest() {
+  void keyspaceDigestAtAFutureRevisionFailsAsInvalidRequest() {
     assertThatThrownBy(
             () -> activities.keyspaceDigest(new KeyspaceDigestRequest("c1", 1_000_000_000L)))
         .isInstanceOfSatisfying(
@@ -166,7 +166,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void moveLeader_handsLeadershipToAFollower_andDoesNothingWhenItAlreadyLeads() {
+  void moveLeaderHandsLeadershipToAFollowerAndDoesNothingWhenItAlreadyLeads() {
     ClusterState state = activities.discover(ref());
     String follower =
         state.members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();
@@ -190,7 +190,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void awaitMemberReady_returnsTheStatusOfAReadyMember() {
+  void awaitMemberReadyReturnsTheStatusOfAReadyMember() {
     MemberStatus status =
         activities.awaitMemberReady(new AwaitMemberRequest("c1", "m2", version(), 10));
     assertThat(status.name()).isEqualTo("m2");
@@ -199,7 +199,7 @@ abstract class EtcdActivitiesContract {
 
   @Test
   void
-      awaitMemberReady_withAnotherVersionExpected_failsWithinItsTimeoutNamingTheMemberAndWhatItRuns() {
+      awaitMemberReadyWithAnotherVersionExpectedFailsWithinItsTimeoutNamingTheMemberAndWhatItRuns() {
     long start = System.nanoTime();
     assertThatThrownBy(
             () -> activities.awaitMemberReady(new AwaitMemberRequest("c1", "m3", "9.9.9", 2)))
@@ -217,14 +217,14 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void awaitClusterVersion_returnsTheClusterVersionOnceReached() {
+  void awaitClusterVersionReturnsTheClusterVersionOnceReached() {
     String minor = version().substring(0, version().lastIndexOf('.'));
     assertThat(activities.awaitClusterVersion(new AwaitClusterVersionRequest("c1", minor, 10)))
         .isEqualTo(minor + ".0");
   }
 
   @Test
-  void awaitClusterVersion_ofALaterMinor_failsWithinItsTimeout() {
+  void awaitClusterVersionOfALaterMinorFailsWithinItsTimeout() {
     assertThatThrownBy(
             () -> activities.awaitClusterVersion(new AwaitClusterVersionRequest("c1", "3.9", 1)))
         .isInstanceOfSatisfying(
@@ -233,7 +233,7 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
-  void discover_withAKilledFollower_reportsItUnreachableByNameAndTheOthersReachable() {
+  void discoverWithAKilledFollowerReportsItUnreachableByNameAndTheOthersReachable() {
     try (Sandbox own =
         Sandbox.create(
             new SandboxSpec(dir.resolve("killed"), "c2", 3, version()), EtcdReleases.store())) {

@@ -42,7 +42,7 @@ class TlsClusterTest {
 
   @ParameterizedTest(name = "EC client key: {0}")
   @ValueSource(booleans = {false, true})
-  void discoverAndDigest_overTlsWithAClientCertificate_work(boolean ecClientKey) throws Exception {
+  void discoverAndDigestOverTlsWithAClientCertificateWork(boolean ecClientKey) throws Exception {
     TlsSpec client = etcd.sandbox().certificates().orElseThrow().client(ecClientKey);
     Inventory inventory = withClientTls(etcd.inventory(), client);
     assertThat(inventory.cluster("secure").members())
@@ -61,7 +61,7 @@ class TlsClusterTest {
   }
 
   @Test
-  void tlsMaterial_withoutTheKeyFile_failsNamingTheFileNotItsContents() throws Exception {
+  void tlsMaterialWithoutTheKeyFileFailsNamingTheFileNotItsContents() throws Exception {
     TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"));
     Path notAKey = Files.copy(Path.of(certs.rsaClient().caFile()), dir.resolve("ca-as-key.pem"));
     Files.setPosixFilePermissions(notAKey, PosixFilePermissions.fromString("rw-------"));
@@ -74,7 +74,7 @@ class TlsClusterTest {
   }
 
   @Test
-  void tlsMaterial_withAKeyFileOpenToItsGroupOrOthers_isRefusedNamingTheFileAndTheFix()
+  void tlsMaterialWithAKeyFileOpenToItsGroupOrOthersIsRefusedNamingTheFileAndTheFix()
       throws Exception {
     TestCertificates.Material certs = TestCertificates.write(dir.resolve("pki"));
     Path key = Path.of(certs.rsaClient().keyFile());

@@ -55,12 +55,12 @@ class HostAccessCheckTest {
   }
 
   @Test
-  void aHostTheRunbooksCanUse_hasNoProblems() {
+  void aHostTheRunbooksCanUseHasNoProblems() {
     assertThat(check.problems(sandbox.cluster(), List.of(), true)).isEmpty();
   }
 
   @Test
-  void aMissingInstallDir_isNamedWithTheMemberItsAddressAndTheNextStep() {
+  void aMissingInstallDirIsNamedWithTheMemberItsAddressAndTheNextStep() {
     MemberSpec m1 = sandbox.cluster().member("m1");
     String missing = tmp.resolve("no-such-install-dir").toString();
     ClusterSpec cluster =
@@ -96,7 +96,7 @@ class HostAccessCheckTest {
   }
 
   @Test
-  void aControlPlaneHostsManifestDirectory_mustBeWritableOnlyWhenTheRunbookEditsIt()
+  void aControlPlaneHostsManifestDirectoryMustBeWritableOnlyWhenTheRunbookEditsIt()
       throws Exception {
     MemberSpec m1 = sandbox.cluster().member("m1");
     Path manifests = Files.createDirectories(tmp.resolve("cp/manifests"));
@@ -126,7 +126,7 @@ class HostAccessCheckTest {
   }
 
   @Test
-  void aHostWhoseKeyIsNotTheOneKnown_isNamedAndNothingElseIsTried() throws Exception {
+  void aHostWhoseKeyIsNotTheOneKnownIsNamedAndNothingElseIsTried() throws Exception {
     Path otherKnownHosts =
         Files.writeString(
             tmp.resolve("known_hosts_other"), "[127.0.0.1]:1 ecdsa-sha2-nistp256 AAAA\n");

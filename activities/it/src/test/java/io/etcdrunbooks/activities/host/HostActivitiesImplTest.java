@@ -123,7 +123,7 @@ class HostActivitiesImplTest {
   }
 
   @Test
-  void givenItsRunHasEnded_anInstallUploadsButDoesNotSelectTheVersion() {
+  void givenItsRunHasEndedAnInstallUploadsButDoesNotSelectTheVersion() {
     TestActivityEnvironment ended = TestActivityEnvironment.newInstance();
     try {
       ended.registerActivitiesImplementations(

@@ -90,7 +90,7 @@ class SshConnectorTest {
   }
 
   @Test
-  void aHostThatRefusesTheConnection_isNamedWithItsAddressPortAndWhatToCheck_withoutALowLevelCause()
+  void aHostThatRefusesTheConnectionIsNamedWithItsAddressPortAndWhatToCheckWithoutALowLevelCause()
       throws Exception {
     int closed;
     try (java.net.ServerSocket socket =
@@ -145,7 +145,7 @@ class SshConnectorTest {
    * only its content tells the change.
    */
   @Test
-  void aSessionOpenedBeforeKnownHostsChanged_isNotReusedAfterwards() throws Exception {
+  void aSessionOpenedBeforeKnownHostsChangedIsNotReusedAfterwards() throws Exception {
     Path knownHosts = tmp.resolve("known_hosts_edited");
     Files.copy(Path.of(host.knownHostsFile()), knownHosts);
     SshTarget target =

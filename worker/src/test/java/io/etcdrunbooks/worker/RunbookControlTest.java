@@ -175,7 +175,7 @@ class RunbookControlTest {
     assertThat(viewerApproval.status()).isEqualTo(403);
     assertThat(viewerApproval.body().path("message").asText())
         .contains("role viewer", "needs operator");
-    TimeUnit.SECONDS.sleep(2);
+    IdleRunbook.awaitWaitingForASignal(client, CHANGE);
     assertThat(
             get("/api/v1/runbooks/" + CHANGE, VIEWER)
                 .body()
@@ -382,7 +382,7 @@ class RunbookControlTest {
     String id = started.body().path("workflowId").asText();
     assertThat(id).isEqualTo("backup-sandbox");
     awaitProgress(id, p -> p.path("phase").asText().equals("AWAITING_APPROVAL"));
-    TimeUnit.SECONDS.sleep(1);
+    IdleRunbook.awaitWaitingForASignal(client, id);
     assertThat(get("/api/v1/runbooks/" + id, VIEWER).body().path("progress").path("completed"))
         .as("nothing taken yet")
         .isEmpty();

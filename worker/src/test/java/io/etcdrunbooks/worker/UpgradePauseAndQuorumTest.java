@@ -41,7 +41,8 @@ class UpgradePauseAndQuorumTest {
       assertThat(paused.phase()).isEqualTo(Phase.UPGRADE);
       assertThat(paused.message()).contains("paused before member", "signal resume");
       Map<String, Long> pids = UpgradeClusterTest.pids(runbooks);
-      TimeUnit.SECONDS.sleep(2);
+      IdleRunbook.awaitWaitingForASignal(
+          runbooks.client(), UpgradeClusterWorkflow.workflowId("sandbox"));
       assertThat(UpgradeClusterTest.pids(runbooks))
           .as("nothing restarted while paused")
           .isEqualTo(pids);

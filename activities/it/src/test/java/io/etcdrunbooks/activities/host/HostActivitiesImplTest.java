@@ -161,7 +161,8 @@ class HostActivitiesImplTest {
     assertThat(sandbox.hostRoot("m2").resolve("opt/etcd/versions/3.5.16/etcdutl")).isExecutable();
 
     FileTime uploaded = Files.getLastModifiedTime(etcd);
-    Thread.sleep(20);
+    Thread.sleep(20); // not a wait for anything: a new upload must get a later modification time
+
     hosts.installVersion(new InstallRequest(CLUSTER, "m2", "3.5.16"));
     assertThat(Files.getLastModifiedTime(etcd)).isEqualTo(uploaded);
     try (Stream<Path> versions = Files.list(sandbox.hostRoot("m2").resolve("opt/etcd/versions"))) {

@@ -99,9 +99,9 @@ final class ReplacementDiscovery {
           Discovery.discoverOrRefuse(
               activities, progress, run.cluster(), run.what(), FailureType.ReplaceRefused);
       List<EtcdMember> etcdMembers = listMembersIfAnswered(run);
-      if (ReplacementPreflight.quorumProblem(state, etcdMembers, failed).isEmpty()
+      if (ReplacementQuorum.problem(state, etcdMembers, failed).isEmpty()
           || look == QUORUM_LOOKS
-          || !ReplacementPreflight.electionMayHelp(state, etcdMembers, failed)) {
+          || !ReplacementQuorum.electionMayHelp(state, etcdMembers, failed)) {
         return new Seen(state, etcdMembers);
       }
       progress.message(

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * The checks a member replacement must pass before anything is touched. Pure: every answer comes
@@ -33,9 +32,8 @@ public final class ReplacementPreflight {
     if (r != null) {
       if (blank(r.name()) || !NAME.matcher(r.name()).matches()) {
         problems.add(
-            "replacement.name must be 1-63 letters, digits, '.', '_' or '-', got '"
-                + r.name()
-                + "'");
+            "replacement.name must be 1-63 letters, digits, '.', '_' or '-', got '%s'"
+                .formatted(r.name()));
       }
       if (!blank(r.host()) && (blank(r.peerUrl()) || blank(r.clientUrl()))) {
         problems.add("replacement on host " + r.host() + " needs its own peerUrl and clientUrl");
@@ -43,9 +41,8 @@ public final class ReplacementPreflight {
       for (String url : new String[] {r.peerUrl(), r.clientUrl()}) {
         if (!blank(url) && !URL.matcher(url).matches()) {
           problems.add(
-              "replacement URL '"
-                  + url
-                  + "' must look like https://10.0.0.4:2380 (scheme, host and port, nothing else)");
+              "replacement URL '%s' must look like https://10.0.0.4:2380 (scheme, host and port, nothing else)"
+                  .formatted(url));
         }
       }
       for (String path : new String[] {r.dataDir(), r.installDir(), r.serviceDir()}) {
@@ -85,17 +82,15 @@ public final class ReplacementPreflight {
     List<String> problems = new ArrayList<>();
     Optional<EtcdMember> failedInEtcd =
         etcdMembers.stream().filter(m -> m.hasPeerUrl(failed.peerUrl())).findFirst();
-    quorumProblem(state, etcdMembers, failedInEtcd).ifPresent(problems::add);
+    ReplacementQuorum.problem(state, etcdMembers, failedInEtcd).ifPresent(problems::add);
 
     MemberStatus failedStatus = state.member(failed.name()).orElse(null);
     if (failedStatus != null && failedStatus.healthy() && !force) {
       problems.add(
-          "member "
-              + failed.name()
-              + " is healthy (etcd "
-              + failedStatus.serverVersion()
-              + "); replacing it would take a"
-              + " working member out of the cluster. If it must go anyway (a failing disk, say), start the runbook with force: true");
+          ("member %s is healthy (etcd %s); replacing it would take a working member out of the"
+                  + " cluster. If it must go anyway (a failing disk, say), start the runbook with"
+                  + " force: true")
+              .formatted(failed.name(), failedStatus.serverVersion()));
     }
     boolean samePeerUrl = replacement.peerUrl().equals(failed.peerUrl());
     for (EtcdMember m : etcdMembers) {
@@ -104,38 +99,29 @@ public final class ReplacementPreflight {
       if (isFailed || isOurs) continue;
       if (state.members().stream().noneMatch(s -> s.id() == m.id())) {
         problems.add(
-            "etcd has member "
-                + (m.name().isEmpty() ? "(never started)" : "'" + m.name() + "'")
-                + " id "
-                + m.hexId()
-                + " "
-                + m.peerUrls()
-                + " that the inventory does not know: bring the inventory up to date (or remove that member) first");
+            ("etcd has member %s id %s %s that the inventory does not know: bring the inventory up"
+                    + " to date (or remove that member) first")
+                .formatted(
+                    m.name().isEmpty() ? "(never started)" : "'" + m.name() + "'",
+                    m.hexId(),
+                    m.peerUrls()));
       }
       if (m.learner()) {
         problems.add(
-            "member '"
-                + m.name()
-                + "' id "
-                + m.hexId()
-                + " is a learner: promote or remove it first (etcd takes one learner"
-                + " at a time)");
+            "member '%s' id %s is a learner: promote or remove it first (etcd takes one learner at a time)"
+                .formatted(m.name(), m.hexId()));
       }
       if (m.name().equals(replacement.name())) {
         problems.add(
-            "the replacement's name '"
-                + replacement.name()
-                + "' is already the name of etcd member id "
-                + m.hexId());
+            "the replacement's name '%s' is already the name of etcd member id %s"
+                .formatted(replacement.name(), m.hexId()));
       }
     }
     for (MemberStatus s : state.members()) {
-      if (s.name().equals(failed.name())) continue;
-      if (s.name().equals(replacement.name())) {
+      if (!s.name().equals(failed.name()) && s.name().equals(replacement.name())) {
         problems.add(
-            "the replacement's name '"
-                + replacement.name()
-                + "' is already an inventory member's; choose another");
+            "the replacement's name '%s' is already an inventory member's; choose another"
+                .formatted(replacement.name()));
       }
     }
     return problems;
@@ -181,82 +167,6 @@ public final class ReplacementPreflight {
       }
     }
     return problems;
-  }
-
-  /** Whether the voting members other than the failed one hold quorum of the current membership. */
-  public static Optional<String> quorumProblem(
-      ClusterState state, List<EtcdMember> etcdMembers, MemberPlacement failed) {
-    return quorumProblem(
-        state,
-        etcdMembers,
-        etcdMembers.stream().filter(m -> m.hasPeerUrl(failed.peerUrl())).findFirst());
-  }
-
-  /**
-   * Whether enough voting members other than the failed one are up to hold quorum, so that a
-   * missing leader is an election under way (a member that just died may have led) rather than lost
-   * quorum.
-   */
-  public static boolean electionMayHelp(
-      ClusterState state, List<EtcdMember> etcdMembers, MemberPlacement failed) {
-    List<EtcdMember> voters = etcdMembers.stream().filter(m -> !m.learner()).toList();
-    Set<Long> reachable =
-        state.members().stream()
-            .filter(MemberStatus::reachable)
-            .map(MemberStatus::id)
-            .collect(Collectors.toSet());
-    long up =
-        voters.stream()
-            .filter(v -> !v.hasPeerUrl(failed.peerUrl()) && reachable.contains(v.id()))
-            .count();
-    return !voters.isEmpty() && up >= voters.size() / 2 + 1;
-  }
-
-  private static Optional<String> quorumProblem(
-      ClusterState state, List<EtcdMember> etcdMembers, Optional<EtcdMember> failed) {
-    List<EtcdMember> voters = etcdMembers.stream().filter(m -> !m.learner()).toList();
-    if (voters.isEmpty()) {
-      return Optional.of(
-          "no member answers the member list: the cluster has lost quorum or every member is down. A member"
-              + " replacement needs a working cluster; the way forward is the RestoreCluster runbook (disaster recovery from the"
-              + " latest verified backup)");
-    }
-    Set<Long> healthyIds =
-        state.members().stream()
-            .filter(MemberStatus::healthy)
-            .map(MemberStatus::id)
-            .collect(Collectors.toSet());
-    List<String> healthyOthers =
-        voters.stream()
-            .filter(
-                v -> failed.map(f -> f.id() != v.id()).orElse(true) && healthyIds.contains(v.id()))
-            .map(v -> v.name().isEmpty() ? v.hexId() : v.name())
-            .toList();
-    int quorum = voters.size() / 2 + 1;
-    if (healthyOthers.size() >= quorum && !state.leaderName().isEmpty()) return Optional.empty();
-    List<String> down =
-        state.members().stream()
-            .filter(m -> !m.healthy())
-            .map(
-                m ->
-                    m.name()
-                        + (m.errors().isEmpty() ? "" : " (" + String.join("; ", m.errors()) + ")"))
-            .toList();
-    return Optional.of(
-        "without the failed member only "
-            + healthyOthers.size()
-            + " of "
-            + voters.size()
-            + " voting members are"
-            + " healthy "
-            + healthyOthers
-            + ", below quorum "
-            + quorum
-            + " (down or unhealthy: "
-            + down
-            + "). Removing or adding"
-            + " members needs quorum, so nothing was touched; the way forward is the RestoreCluster runbook (disaster recovery"
-            + " from the latest verified backup), or bring enough of them back first");
   }
 
   private static boolean blank(String s) {

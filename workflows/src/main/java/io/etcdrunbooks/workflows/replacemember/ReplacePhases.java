@@ -18,7 +18,10 @@ import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 
-/** The ReplaceMember runbook, phase by phase. */
+/**
+ * The ReplaceMember runbook, phase by phase. Over 200 lines on purpose: a third is the phase table
+ * (name, what it does, when, body), which reads best in one place.
+ */
 public final class ReplacePhases {
 
   public static final PhaseRunner<ReplaceRun> RUNNER =
@@ -98,27 +101,22 @@ public final class ReplacePhases {
   private static void plan(ReplaceRun run) {
     MemberPlacement failed = run.failed();
     MemberPlacement replacement = run.replacement();
+    String how = run.learner ? "as a learner, then promote" : "as a voting member";
     run.ctx
         .progress()
         .message(
-            "remove "
-                + failed.name()
-                + " ("
-                + failed.peerUrl()
-                + "), add "
-                + replacement.name()
-                + " on "
-                + replacement.host()
-                + " ("
-                + replacement.peerUrl()
-                + ") "
-                + (run.learner ? "as a learner, then promote" : "as a voting member")
-                + ", etcd "
-                + run.version
-                + "; then point the kube-apiservers at "
-                + replacement.clientUrl()
-                + " instead of "
-                + failed.clientUrl());
+            ("remove %s (%s), add %s on %s (%s) %s, etcd %s; then point the kube-apiservers at %s"
+                    + " instead of %s")
+                .formatted(
+                    failed.name(),
+                    failed.peerUrl(),
+                    replacement.name(),
+                    replacement.host(),
+                    replacement.peerUrl(),
+                    how,
+                    run.version,
+                    replacement.clientUrl(),
+                    failed.clientUrl()));
   }
 
   /**
@@ -168,7 +166,7 @@ public final class ReplacePhases {
                 () ->
                     Refusal.of(
                         run.what(),
-                        List.of("no healthy voting member" + " to hand leadership to"),
+                        List.of("no healthy voting member to hand leadership to"),
                         FailureType.ReplaceRefused));
     run.ctx
         .progress()
@@ -182,11 +180,8 @@ public final class ReplacePhases {
     run.ctx
         .progress()
         .run(
-            "record "
-                + replacement.name()
-                + " in place of "
-                + run.failed().name()
-                + " in the inventory",
+            "record %s in place of %s in the inventory"
+                .formatted(replacement.name(), run.failed().name()),
             () ->
                 run.ctx
                     .activities()
@@ -209,32 +204,27 @@ public final class ReplacePhases {
       ReplaceRun run, ApiServerRollout.Stopped stopped) {
     String failed = run.failed().name();
     MemberPlacement replacement = run.replacement();
+    String changedTo =
+        stopped.changed()
+            ? " after its --etcd-servers changed to list " + replacement.clientUrl()
+            : "";
+    String putBack = stopped.putBack().isEmpty() ? "" : " " + stopped.putBack();
     return FailureType.ApiServerUpdateFailed.nonRetryable(
-        run.what()
-            + ": the kube-apiserver on "
-            + stopped.host()
-            + " did"
-            + " not become healthy"
-            + (stopped.changed()
-                ? " after its --etcd-servers changed to list " + replacement.clientUrl()
-                : "")
-            + ": "
-            + stopped.cause()
-            + "."
-            + (stopped.putBack().isEmpty() ? "" : " " + stopped.putBack())
-            + " The etcd side is done and recorded: "
-            + replacement.name()
-            + " replaced "
-            + failed
-            + ". Apiservers already on"
-            + " the new set: "
-            + stopped.done()
-            + "; not yet: "
-            + stopped.notYet()
-            + ". Next: read that apiserver's log, fix"
-            + " it, then start ReplaceMember for "
-            + failed
-            + " again or edit the remaining manifests by hand");
+        ("%s: the kube-apiserver on %s did not become healthy%s: %s.%s The etcd side is done and"
+                + " recorded: %s replaced %s. Apiservers already on the new set: %s; not yet: %s."
+                + " Next: read that apiserver's log, fix it, then start ReplaceMember for %s again"
+                + " or edit the remaining manifests by hand")
+            .formatted(
+                run.what(),
+                stopped.host(),
+                changedTo,
+                stopped.cause(),
+                putBack,
+                replacement.name(),
+                failed,
+                stopped.done(),
+                stopped.notYet(),
+                failed));
   }
 
   private static void done(ReplaceRun run) {
@@ -246,11 +236,11 @@ public final class ReplacePhases {
       run.ctx
           .progress()
           .message(
-              run.replacement().name()
-                  + " replaced "
-                  + run.failed().name()
-                  + "; members "
-                  + ReplaceRun.names(run.members, run.replacement()));
+              "%s replaced %s; members %s"
+                  .formatted(
+                      run.replacement().name(),
+                      run.failed().name(),
+                      ReplaceRun.names(run.members, run.replacement())));
     }
   }
 }

@@ -53,52 +53,36 @@ final class UpgradeCompensation {
     run.ctx.progress().message(failedMember + " failed on " + step.toVersion() + ": " + cause);
     ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
     String failedAt =
-        run.what()
-            + " failed at member "
-            + failedMember
-            + " ("
-            + step.label()
-            + "): "
-            + cause
-            + logTail;
+        "%s failed at member %s (%s): %s%s"
+            .formatted(run.what(), failedMember, step.label(), cause, logTail);
     if (versionMoved(state)) {
       return FailureType.UpgradeRollbackFailed.nonRetryable(
-          failedAt
-              + ". The cluster version has already moved to "
-              + state.clusterVersion()
-              + ", so the old binaries cannot be put back; the way back is restoring backup "
-              + run.backup.id()
-              + " with the restore runbook. "
-              + describe());
+          ("%s. The cluster version has already moved to %s, so the old binaries cannot be put"
+                  + " back; the way back is restoring backup %s with the restore runbook. %s")
+              .formatted(failedAt, state.clusterVersion(), run.backup.id(), describe()));
     }
     List<String> rolledBack;
     try {
       rolledBack = putBack();
     } catch (Compensation.UndoFailed e) {
       return FailureType.UpgradeRollbackFailed.nonRetryable(
-          failedAt
-              + ". Putting "
-              + step.fromVersion()
-              + " back failed"
-              + " too: "
-              + Failures.rootMessage(e.getCause())
-              + ". Rolled back before that: "
-              + e.undoneBefore()
-              + ". "
-              + describe()
-              + " Next: inspect the members named above; backup "
-              + run.backup.id()
-              + " holds the pre-upgrade data");
+          ("%s. Putting %s back failed too: %s. Rolled back before that: %s. %s Next: inspect the"
+                  + " members named above; backup %s holds the pre-upgrade data")
+              .formatted(
+                  failedAt,
+                  step.fromVersion(),
+                  Failures.rootMessage(e.getCause()),
+                  e.undoneBefore(),
+                  describe(),
+                  run.backup.id()));
     }
     return FailureType.UpgradeRolledBack.nonRetryable(
-        failedAt
-            + ". "
-            + rolledBackSentence(failedMember, step.fromVersion(), rolledBack)
-            + " "
-            + describe()
-            + " Next: fix "
-            + failedMember
-            + "'s host (see its log) and start the upgrade again");
+        "%s. %s %s Next: fix %s's host (see its log) and start the upgrade again"
+            .formatted(
+                failedAt,
+                rolledBackSentence(failedMember, step.fromVersion(), rolledBack),
+                describe(),
+                failedMember));
   }
 
   private ApplicationFailure halted(String cause) {

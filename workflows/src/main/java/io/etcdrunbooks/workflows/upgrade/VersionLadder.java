@@ -29,15 +29,40 @@ public final class VersionLadder {
    * IllegalArgumentException naming the problem.
    */
   public static List<String> plan(String running, String target, List<String> available) {
+    requireAnUpgrade(running, target, available);
+    int[] from = Versions.parts(running);
+    int[] to = Versions.parts(target);
+    List<String> ladder = new ArrayList<>();
+    if (from[1] < to[1]) {
+      newestPatch(available, from[0], from[1])
+          .filter(v -> Versions.ORDER.compare(v, running) > 0)
+          .ifPresent(ladder::add);
+    }
+    for (int minor = from[1] + 1; minor < to[1]; minor++) {
+      String needed = from[0] + "." + minor;
+      ladder.add(
+          newestPatch(available, from[0], minor)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          ("no %s.x release is offered by the binary source (it has %s); etcd"
+                                  + " upgrades one minor version at a time, so %s is needed on the"
+                                  + " way to %s")
+                              .formatted(needed, sorted(available), needed, target))));
+    }
+    ladder.add(target);
+    requireMinimumBeforeMinor(running, ladder);
+    return ladder;
+  }
+
+  /** Both are versions, the target is offered and newer than the running one, same major. */
+  private static void requireAnUpgrade(String running, String target, List<String> available) {
     requireVersion("running version", running);
     requireVersion("target version", target);
     if (!available.contains(target)) {
       throw new IllegalArgumentException(
-          "target version "
-              + target
-              + " is not offered by the binary source (it has "
-              + sorted(available)
-              + "); fetch it or pick one of those");
+          "target version %s is not offered by the binary source (it has %s); fetch it or pick one of those"
+              .formatted(target, sorted(available)));
     }
     int cmp = Versions.ORDER.compare(target, running);
     if (cmp == 0) {
@@ -46,47 +71,13 @@ public final class VersionLadder {
     }
     if (cmp < 0) {
       throw new IllegalArgumentException(
-          "target "
-              + target
-              + " is older than the running "
-              + running
-              + ": this runbook only upgrades; use the rollback runbook to go back");
+          "target %s is older than the running %s: this runbook only upgrades; use the rollback runbook to go back"
+              .formatted(target, running));
     }
-    int[] from = Versions.parts(running);
-    int[] to = Versions.parts(target);
-    if (from[0] != to[0]) {
+    if (Versions.parts(running)[0] != Versions.parts(target)[0]) {
       throw new IllegalArgumentException(
           "upgrading across major versions (" + running + " -> " + target + ") is not supported");
     }
-    List<String> ladder = new ArrayList<>();
-    if (from[1] < to[1]) {
-      newestPatch(available, from[0], from[1])
-          .filter(v -> Versions.ORDER.compare(v, running) > 0)
-          .ifPresent(ladder::add);
-    }
-    for (int minor = from[1] + 1; minor < to[1]; minor++) {
-      final int m = minor;
-      ladder.add(
-          newestPatch(available, from[0], minor)
-              .orElseThrow(
-                  () ->
-                      new IllegalArgumentException(
-                          "no "
-                              + from[0]
-                              + "."
-                              + m
-                              + ".x release is offered by the binary source (it has "
-                              + sorted(available)
-                              + "); etcd upgrades one minor version at a time, so "
-                              + from[0]
-                              + "."
-                              + m
-                              + " is needed on the way to "
-                              + target)));
-    }
-    ladder.add(target);
-    requireMinimumBeforeMinor(running, ladder);
-    return ladder;
   }
 
   private static void requireMinimumBeforeMinor(String running, List<String> ladder) {
@@ -97,18 +88,16 @@ public final class VersionLadder {
           && !UpgradePlan.minorOf(from).equals(UpgradePlan.minorOf(to))
           && Versions.ORDER.compare(from, minimum) < 0) {
         throw new IllegalArgumentException(
-            "etcd "
-                + UpgradePlan.minorOf(to)
-                + " needs every member on "
-                + minimum
-                + " or later first, but the ladder reaches it from "
-                + from
-                + "; offer "
-                + minimum
-                + " or later in the binary source"
-                + ("3.6".equals(UpgradePlan.minorOf(to))
-                    ? " (and check the v2 store with `etcdutl check v2store`)"
-                    : ""));
+            ("etcd %s needs every member on %s or later first, but the ladder reaches it from %s;"
+                    + " offer %s or later in the binary source%s")
+                .formatted(
+                    UpgradePlan.minorOf(to),
+                    minimum,
+                    from,
+                    minimum,
+                    "3.6".equals(UpgradePlan.minorOf(to))
+                        ? " (and check the v2 store with `etcdutl check v2store`)"
+                        : ""));
       }
       from = to;
     }

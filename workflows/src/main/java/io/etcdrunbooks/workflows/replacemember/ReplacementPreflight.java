@@ -96,26 +96,7 @@ public final class ReplacementPreflight {
     for (EtcdMember m : etcdMembers) {
       boolean isFailed = failedInEtcd.map(f -> f.id() == m.id()).orElse(false);
       boolean isOurs = !samePeerUrl && m.hasPeerUrl(replacement.peerUrl());
-      if (isFailed || isOurs) continue;
-      if (state.members().stream().noneMatch(s -> s.id() == m.id())) {
-        problems.add(
-            ("etcd has member %s id %s %s that the inventory does not know: bring the inventory up"
-                    + " to date (or remove that member) first")
-                .formatted(
-                    m.name().isEmpty() ? "(never started)" : "'" + m.name() + "'",
-                    m.hexId(),
-                    m.peerUrls()));
-      }
-      if (m.learner()) {
-        problems.add(
-            "member '%s' id %s is a learner: promote or remove it first (etcd takes one learner at a time)"
-                .formatted(m.name(), m.hexId()));
-      }
-      if (m.name().equals(replacement.name())) {
-        problems.add(
-            "the replacement's name '%s' is already the name of etcd member id %s"
-                .formatted(replacement.name(), m.hexId()));
-      }
+      if (!isFailed && !isOurs) problems.addAll(otherMemberProblems(state, m, replacement));
     }
     for (MemberStatus s : state.members()) {
       if (!s.name().equals(failed.name()) && s.name().equals(replacement.name())) {
@@ -123,6 +104,32 @@ public final class ReplacementPreflight {
             "the replacement's name '%s' is already an inventory member's; choose another"
                 .formatted(replacement.name()));
       }
+    }
+    return problems;
+  }
+
+  /** What an etcd member other than the failed one (and the new one) must not be. */
+  private static List<String> otherMemberProblems(
+      ClusterState state, EtcdMember m, MemberPlacement replacement) {
+    List<String> problems = new ArrayList<>();
+    if (state.members().stream().noneMatch(s -> s.id() == m.id())) {
+      problems.add(
+          ("etcd has member %s id %s %s that the inventory does not know: bring the inventory up"
+                  + " to date (or remove that member) first")
+              .formatted(
+                  m.name().isEmpty() ? "(never started)" : "'" + m.name() + "'",
+                  m.hexId(),
+                  m.peerUrls()));
+    }
+    if (m.learner()) {
+      problems.add(
+          "member '%s' id %s is a learner: promote or remove it first (etcd takes one learner at a time)"
+              .formatted(m.name(), m.hexId()));
+    }
+    if (m.name().equals(replacement.name())) {
+      problems.add(
+          "the replacement's name '%s' is already the name of etcd member id %s"
+              .formatted(replacement.name(), m.hexId()));
     }
     return problems;
   }

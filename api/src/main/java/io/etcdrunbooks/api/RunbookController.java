@@ -9,6 +9,7 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
@@ -72,12 +73,13 @@ public final class RunbookController {
     return HttpResponse.accepted()
         .body(
             starter.startUpgrade(
-                new UpgradeRequest(
+                UpgradeRequest.to(
                     inPath(cluster, body.cluster()),
                     body.targetVersion(),
-                    body.dryRun(),
-                    body.memberTimeoutSeconds(),
-                    body.requireApproval()),
+                    RunbookOptions.defaults()
+                        .withDryRun(body.dryRun())
+                        .withApproval(body.requireApproval())
+                        .withMemberTimeoutSeconds(body.memberTimeoutSeconds())),
                 caller(http)));
   }
 
@@ -92,14 +94,15 @@ public final class RunbookController {
     return HttpResponse.accepted()
         .body(
             starter.startRollback(
-                new RollbackRequest(
-                    inPath(cluster, body.cluster()),
-                    body.toVersion(),
-                    body.dryRun(),
-                    body.memberTimeoutSeconds(),
-                    body.acknowledgeDataLoss(),
-                    body.backupId(),
-                    body.requireApproval()),
+                RollbackRequest.to(
+                        inPath(cluster, body.cluster()),
+                        body.toVersion(),
+                        RunbookOptions.defaults()
+                            .withDryRun(body.dryRun())
+                            .withApproval(body.requireApproval())
+                            .withMemberTimeoutSeconds(body.memberTimeoutSeconds()))
+                    .withDataLossAcknowledged(body.acknowledgeDataLoss())
+                    .withBackupId(body.backupId()),
                 caller(http)));
   }
 
@@ -114,16 +117,17 @@ public final class RunbookController {
     return HttpResponse.accepted()
         .body(
             starter.startRestore(
-                new RestoreRequest(
-                    inPath(cluster, body.cluster()),
-                    body.backupId(),
-                    body.acknowledgeDataLoss(),
-                    body.etcdVersion(),
-                    body.dryRun(),
-                    body.memberTimeoutSeconds(),
-                    body.apiServerTimeoutSeconds(),
-                    body.takenOnMinor(),
-                    body.requireApproval()),
+                RestoreRequest.of(
+                        inPath(cluster, body.cluster()),
+                        body.backupId(),
+                        RunbookOptions.defaults()
+                            .withDryRun(body.dryRun())
+                            .withApproval(body.requireApproval())
+                            .withMemberTimeoutSeconds(body.memberTimeoutSeconds())
+                            .withApiServerTimeoutSeconds(body.apiServerTimeoutSeconds()))
+                    .withDataLossAcknowledged(body.acknowledgeDataLoss())
+                    .withEtcdVersion(body.etcdVersion())
+                    .withTakenOnMinor(body.takenOnMinor()),
                 caller(http)));
   }
 
@@ -139,16 +143,17 @@ public final class RunbookController {
     return HttpResponse.accepted()
         .body(
             starter.startReplaceMember(
-                new ReplaceMemberRequest(
-                    inPath(cluster, body.cluster()),
-                    body.failedMember(),
-                    body.replacement(),
-                    body.force(),
-                    body.requireApproval(),
-                    body.dryRun(),
-                    body.memberTimeoutSeconds(),
-                    body.apiServerTimeoutSeconds(),
-                    "api: " + caller(http)),
+                ReplaceMemberRequest.of(
+                        inPath(cluster, body.cluster()),
+                        body.failedMember(),
+                        body.replacement(),
+                        RunbookOptions.defaults()
+                            .withDryRun(body.dryRun())
+                            .withApproval(body.requireApproval())
+                            .withMemberTimeoutSeconds(body.memberTimeoutSeconds())
+                            .withApiServerTimeoutSeconds(body.apiServerTimeoutSeconds()),
+                        "api: " + caller(http))
+                    .withForce(body.force()),
                 caller(http)));
   }
 
@@ -160,10 +165,10 @@ public final class RunbookController {
     return HttpResponse.accepted()
         .body(
             starter.startBackup(
-                new BackupClusterRequest(
+                BackupClusterRequest.of(
                     inPath(cluster, body.cluster()),
                     body.reason() == null ? "api: " + caller(http) : body.reason(),
-                    body.requireApproval()),
+                    RunbookOptions.defaults().withApproval(body.requireApproval())),
                 caller(http)));
   }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.api.testing.ApiHarness;
 import io.etcdrunbooks.api.testing.RawHttp.Answer;
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowClient;
@@ -110,6 +111,8 @@ class RunbookReadingTest {
         api.client.newWorkflowStub(
             UpgradeClusterWorkflow.class,
             WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(taskQueue).build());
-    WorkflowClient.start(upgrade::upgrade, new UpgradeRequest(cluster, "3.5.30", false, 0, true));
+    WorkflowClient.start(
+        upgrade::upgrade,
+        UpgradeRequest.to(cluster, "3.5.30", RunbookOptions.defaults().withApproval()));
   }
 }

@@ -10,6 +10,7 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
@@ -90,7 +91,8 @@ final class Bench {
                       .setTaskQueue("etcd-runbooks-bench")
                       .build());
       Instant start = Instant.now();
-      UpgradeResult result = workflow.upgrade(new UpgradeRequest("bench", to, false));
+      UpgradeResult result =
+          workflow.upgrade(UpgradeRequest.to("bench", to, RunbookOptions.defaults()));
       runbook = new Measured(Duration.between(start, Instant.now()), writes.stopAndVerify());
       System.out.printf(
           "   runbook:     %6d ms, %s; members %s%n",

@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.client.WorkflowFailedException;
@@ -48,9 +49,13 @@ class BackupClusterTest {
               true, runbooks.sandbox.cluster().backup().keyFile(), Sandbox.BACKUP_KEY_ID, 1, 0));
 
       BackupRecord first =
-          stub(runbooks).backup(new BackupClusterRequest("sandbox", "before maintenance"));
+          stub(runbooks)
+              .backup(
+                  BackupClusterRequest.of(
+                      "sandbox", "before maintenance", RunbookOptions.defaults()));
       BackupClusterWorkflow second = stub(runbooks);
-      BackupRecord kept = second.backup(new BackupClusterRequest("sandbox", "nightly"));
+      BackupRecord kept =
+          second.backup(BackupClusterRequest.of("sandbox", "nightly", RunbookOptions.defaults()));
 
       assertThat(kept.encrypted()).isTrue();
       assertThat(kept.keyId()).isEqualTo(Sandbox.BACKUP_KEY_ID);
@@ -95,7 +100,9 @@ class BackupClusterTest {
               new BackupSpec.CopyTo(offsite.host(), offsite.sshPort(), remoteDir.toString())));
 
       BackupClusterWorkflow workflow = stub(runbooks);
-      BackupRecord kept = workflow.backup(new BackupClusterRequest("sandbox", "off-site"));
+      BackupRecord kept =
+          workflow.backup(
+              BackupClusterRequest.of("sandbox", "off-site", RunbookOptions.defaults()));
 
       Path copy = remoteDir.resolve(kept.id() + ".db.enc");
       assertThat(copy).exists();
@@ -116,7 +123,10 @@ class BackupClusterTest {
       setBackup(runbooks, null);
       BackupClusterWorkflow workflow = stub(runbooks);
 
-      assertThatThrownBy(() -> workflow.backup(new BackupClusterRequest("sandbox", "")))
+      assertThatThrownBy(
+              () ->
+                  workflow.backup(
+                      BackupClusterRequest.of("sandbox", "", RunbookOptions.defaults())))
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(
               e ->

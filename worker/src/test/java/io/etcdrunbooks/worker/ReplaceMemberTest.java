@@ -7,6 +7,7 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
@@ -47,7 +48,7 @@ class ReplaceMemberTest {
           runbooks
               .replaceStub("m2")
               .replace(
-                  new ReplaceMemberRequest(
+                  ReplaceMemberRequest.of(
                       "sandbox",
                       "m2",
                       new MemberPlacement(
@@ -59,11 +60,9 @@ class ReplaceMemberTest {
                           m4.dataDir(),
                           m4.installDir(),
                           m4.serviceDir()),
-                      false,
-                      false,
-                      false,
-                      60,
-                      30,
+                      RunbookOptions.defaults()
+                          .withMemberTimeoutSeconds(60)
+                          .withApiServerTimeoutSeconds(30),
                       "test"));
 
       assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
@@ -164,7 +163,15 @@ class ReplaceMemberTest {
       runbooks.distrustHostOf("m2");
       MemberPlacement m4 = runbooks.sandbox.addHost("host-4", "m4");
       ReplaceMemberRequest dryRun =
-          new ReplaceMemberRequest("sandbox", "m2", m4, false, false, true, 30, 30, "test");
+          ReplaceMemberRequest.of(
+              "sandbox",
+              "m2",
+              m4,
+              RunbookOptions.defaults()
+                  .asDryRun()
+                  .withMemberTimeoutSeconds(30)
+                  .withApiServerTimeoutSeconds(30),
+              "test");
 
       assertThat(runbooks.replaceStub("m2").replace(dryRun).outcome())
           .isEqualTo(ReplaceMemberResult.DRY_RUN);
@@ -203,8 +210,14 @@ class ReplaceMemberTest {
                     runbooks
                         .replaceStub("m2")
                         .replace(
-                            new ReplaceMemberRequest(
-                                "sandbox", "m2", m4, false, false, false, 30, 30, "test")))
+                            ReplaceMemberRequest.of(
+                                "sandbox",
+                                "m2",
+                                m4,
+                                RunbookOptions.defaults()
+                                    .withMemberTimeoutSeconds(30)
+                                    .withApiServerTimeoutSeconds(30),
+                                "test")))
             .isInstanceOf(WorkflowFailedException.class)
             .satisfies(
                 e ->
@@ -242,8 +255,14 @@ class ReplaceMemberTest {
                   runbooks
                       .replaceStub("m3")
                       .replace(
-                          new ReplaceMemberRequest(
-                              "sandbox", "m3", m4, false, false, false, 60, 5, "test")))
+                          ReplaceMemberRequest.of(
+                              "sandbox",
+                              "m3",
+                              m4,
+                              RunbookOptions.defaults()
+                                  .withMemberTimeoutSeconds(60)
+                                  .withApiServerTimeoutSeconds(5),
+                              "test")))
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(
               e ->

@@ -9,6 +9,7 @@ import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
@@ -47,7 +48,11 @@ class RestoreClusterTest {
       probe.put("/registry/configmaps/overwritten", "first");
       probe.put("/registry/configmaps/overwritten", "second");
       BackupRecord backup =
-          runbooks.backupStub().backup(new BackupClusterRequest("sandbox", "before the disaster"));
+          runbooks
+              .backupStub()
+              .backup(
+                  BackupClusterRequest.of(
+                      "sandbox", "before the disaster", RunbookOptions.defaults()));
       Map<String, ClusterProbe.StoredKey> atBackup = probe.dump(backup.revision());
       probe.putMany("/registry/events/lost-", 40);
       long lastRevision = probe.revision();
@@ -58,7 +63,15 @@ class RestoreClusterTest {
       RestoreResult result =
           runbooks
               .restoreStub()
-              .restore(new RestoreRequest("sandbox", "", true, "", false, 60, 30));
+              .restore(
+                  RestoreRequest.of(
+                          "sandbox",
+                          "",
+                          RunbookOptions.defaults()
+                              .withMemberTimeoutSeconds(60)
+                              .withApiServerTimeoutSeconds(30))
+                      .acknowledgingDataLoss()
+                      .withEtcdVersion(""));
 
       assertThat(result.backup().id()).isEqualTo(backup.id());
       assertThat(result.lostRevisions()).contains((backup.revision() + 1) + ".." + lastRevision);
@@ -110,14 +123,24 @@ class RestoreClusterTest {
       BackupRecord backup =
           runbooks
               .backupStub()
-              .backup(new BackupClusterRequest("sandbox", "before the bad change"));
+              .backup(
+                  BackupClusterRequest.of(
+                      "sandbox", "before the bad change", RunbookOptions.defaults()));
       Map<String, ClusterProbe.StoredKey> atBackup = probe.dump(backup.revision());
       probe.putMany("/registry/leases/kube-node-lease/after-", 30);
 
       RestoreResult result =
           runbooks
               .restoreStub()
-              .restore(new RestoreRequest("sandbox", backup.id(), true, "", false, 90, 30));
+              .restore(
+                  RestoreRequest.of(
+                          "sandbox",
+                          backup.id(),
+                          RunbookOptions.defaults()
+                              .withMemberTimeoutSeconds(90)
+                              .withApiServerTimeoutSeconds(30))
+                      .acknowledgingDataLoss()
+                      .withEtcdVersion(""));
 
       assertThat(result.revisionAfter()).isEqualTo(backup.revision() + result.revisionBump());
       assertThat(probe.dump(0)).isEqualTo(atBackup);
@@ -144,7 +167,9 @@ class RestoreClusterTest {
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
       probe.putMany("/registry/pods/p-", 100);
       BackupRecord backup =
-          runbooks.backupStub().backup(new BackupClusterRequest("sandbox", "test"));
+          runbooks
+              .backupStub()
+              .backup(BackupClusterRequest.of("sandbox", "test", RunbookOptions.defaults()));
       ClusterSpec cluster = runbooks.cluster();
       Path keyFile = Path.of(cluster.backupSettings().keyFile());
       byte[] rightKey = Files.readAllBytes(keyFile);
@@ -155,7 +180,13 @@ class RestoreClusterTest {
 
       assertRefused(
           runbooks,
-          new RestoreRequest("sandbox", "", false, "", false, 60, 30),
+          RestoreRequest.of(
+                  "sandbox",
+                  "",
+                  RunbookOptions.defaults()
+                      .withMemberTimeoutSeconds(60)
+                      .withApiServerTimeoutSeconds(30))
+              .withEtcdVersion(""),
           "acknowledgeDataLoss must be true");
 
       byte[] otherKey = new byte[32];
@@ -205,7 +236,12 @@ class RestoreClusterTest {
   }
 
   private static RestoreRequest restoreOf(String backupId) {
-    return new RestoreRequest("sandbox", backupId, true, "", false, 60, 30);
+    return RestoreRequest.of(
+            "sandbox",
+            backupId,
+            RunbookOptions.defaults().withMemberTimeoutSeconds(60).withApiServerTimeoutSeconds(30))
+        .acknowledgingDataLoss()
+        .withEtcdVersion("");
   }
 
   private static void assertRefused(SandboxRunbooks runbooks, RestoreRequest request, String why) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackResult;
@@ -49,7 +50,10 @@ class RollbackClusterTest {
       var keys = probe.dump(revision);
 
       RollbackResult result =
-          rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "", false, 60));
+          rollbackStub(runbooks)
+              .rollback(
+                  RollbackRequest.to(
+                      "sandbox", "", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
 
       assertThat(result.toVersion()).isEqualTo("3.4.23");
       assertThat(result.membersToRollBack()).hasSize(1);
@@ -76,7 +80,10 @@ class RollbackClusterTest {
           .anySatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.5.16"));
 
       RollbackResult result =
-          rollbackStub(runbooks).rollback(new RollbackRequest("sandbox", "3.4.23", false, 60));
+          rollbackStub(runbooks)
+              .rollback(
+                  RollbackRequest.to(
+                      "sandbox", "3.4.23", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
 
       assertThat(result.memberVersions())
           .containsOnly(
@@ -102,7 +109,11 @@ class RollbackClusterTest {
       assertThatThrownBy(
               () ->
                   rollbackStub(runbooks)
-                      .rollback(new RollbackRequest("sandbox", "3.4.23", false, 60)))
+                      .rollback(
+                          RollbackRequest.to(
+                              "sandbox",
+                              "3.4.23",
+                              RunbookOptions.defaults().withMemberTimeoutSeconds(60))))
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(
               e ->
@@ -116,7 +127,12 @@ class RollbackClusterTest {
 
       RollbackResult result =
           rollbackStub(runbooks)
-              .rollback(new RollbackRequest("sandbox", "3.4.23", false, 60, true, ""));
+              .rollback(
+                  RollbackRequest.to(
+                          "sandbox",
+                          "3.4.23",
+                          RunbookOptions.defaults().withMemberTimeoutSeconds(60))
+                      .acknowledgingDataLoss());
 
       assertThat(result.restoredBackupId()).isEqualTo(upgrade.backup().id());
       assertThat(result.lostRevisions())

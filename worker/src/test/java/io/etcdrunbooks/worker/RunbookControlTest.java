@@ -18,6 +18,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -112,7 +113,9 @@ class RunbookControlTest {
                 .setWorkflowId(id)
                 .setTaskQueue("etcd-runbooks-control")
                 .build());
-    WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("sandbox", "3.5.16", false, 0, true));
+    WorkflowClient.start(
+        upgrade::upgrade,
+        UpgradeRequest.to("sandbox", "3.5.16", RunbookOptions.defaults().withApproval()));
 
     // without the check it would wait for approval here, and a second upgrade under change-sandbox
     // could start beside it

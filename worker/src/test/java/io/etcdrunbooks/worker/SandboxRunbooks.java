@@ -14,6 +14,7 @@ import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -182,7 +183,8 @@ final class SandboxRunbooks implements AutoCloseable {
   }
 
   UpgradeRequest request(String target) {
-    return new UpgradeRequest("sandbox", target, false, 60);
+    return UpgradeRequest.to(
+        "sandbox", target, RunbookOptions.defaults().withMemberTimeoutSeconds(60));
   }
 
   /**

@@ -11,6 +11,7 @@ import io.etcdrunbooks.api.testing.RawHttp;
 import io.etcdrunbooks.api.testing.RawHttp.Answer;
 import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.context.ApplicationContext;
@@ -73,7 +74,8 @@ class ShippedAuditLogTest {
                     .setTaskQueue(ApiHarness.TASK_QUEUE)
                     .build());
         WorkflowClient.start(
-            upgrade::upgrade, new UpgradeRequest("sandbox", "3.5.30", false, 0, true));
+            upgrade::upgrade,
+            UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults().withApproval()));
         RawHttp http = new RawHttp(context.getBean(EmbeddedServer.class).getPort());
         Answer pause =
             http.send(

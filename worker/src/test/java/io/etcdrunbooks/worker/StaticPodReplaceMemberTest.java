@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
@@ -45,8 +46,14 @@ class StaticPodReplaceMemberTest {
           runbooks
               .replaceStub("m2")
               .replace(
-                  new ReplaceMemberRequest(
-                      "sandbox", "m2", m4, false, false, false, 90, 30, "test"));
+                  ReplaceMemberRequest.of(
+                      "sandbox",
+                      "m2",
+                      m4,
+                      RunbookOptions.defaults()
+                          .withMemberTimeoutSeconds(90)
+                          .withApiServerTimeoutSeconds(30),
+                      "test"));
 
       assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
       assertThat(result.joinedAsLearner()).isTrue();

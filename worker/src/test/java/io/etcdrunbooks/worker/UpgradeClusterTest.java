@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -108,7 +109,10 @@ class UpgradeClusterTest {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of())) {
       Map<String, Long> pids = pids(runbooks);
       UpgradeResult result =
-          runbooks.upgradeStub().upgrade(new UpgradeRequest("sandbox", "3.5.30", true));
+          runbooks
+              .upgradeStub()
+              .upgrade(
+                  UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults().asDryRun()));
 
       assertThat(result.dryRun()).isTrue();
       assertThat(result.backup()).isNull();

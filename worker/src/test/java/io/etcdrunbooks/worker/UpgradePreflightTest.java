@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
@@ -69,7 +70,7 @@ class UpgradePreflightTest {
     String knownHosts = runbooks.distrustHostOf(leader);
     try {
       assertRefused(
-          new UpgradeRequest("sandbox", "3.5.16", false),
+          UpgradeRequest.to("sandbox", "3.5.16", RunbookOptions.defaults()),
           "member "
               + leader
               + " ("
@@ -83,7 +84,11 @@ class UpgradePreflightTest {
       runbooks.restoreKnownHosts(knownHosts);
     }
     assertThat(
-            runbooks.upgradeStub().upgrade(new UpgradeRequest("sandbox", "3.5.16", true)).dryRun())
+            runbooks
+                .upgradeStub()
+                .upgrade(
+                    UpgradeRequest.to("sandbox", "3.5.16", RunbookOptions.defaults().asDryRun()))
+                .dryRun())
         .as("with the key known again, a dry run passes its preflight")
         .isTrue();
   }
@@ -92,14 +97,16 @@ class UpgradePreflightTest {
   @Order(1)
   void refusesAnUnknownCluster() throws Exception {
     assertRefused(
-        new UpgradeRequest("prod-typo", "3.5.16", false), "unknown cluster 'prod-typo'", "sandbox");
+        UpgradeRequest.to("prod-typo", "3.5.16", RunbookOptions.defaults()),
+        "unknown cluster 'prod-typo'",
+        "sandbox");
   }
 
   @Test
   @Order(2)
   void refusesADowngrade() throws Exception {
     assertRefused(
-        new UpgradeRequest("sandbox", "3.3.25", false),
+        UpgradeRequest.to("sandbox", "3.3.25", RunbookOptions.defaults()),
         "older than the running 3.4.23",
         "rollback runbook");
   }
@@ -107,14 +114,17 @@ class UpgradePreflightTest {
   @Test
   @Order(3)
   void refusesTheVersionAlreadyRunning() throws Exception {
-    assertRefused(new UpgradeRequest("sandbox", "3.4.23", false), "already runs 3.4.23");
+    assertRefused(
+        UpgradeRequest.to("sandbox", "3.4.23", RunbookOptions.defaults()), "already runs 3.4.23");
   }
 
   @Test
   @Order(4)
   void refusesATargetTheBinarySourceDoesNotOffer() throws Exception {
     assertRefused(
-        new UpgradeRequest("sandbox", "3.5.99", false), "3.5.99 is not offered", "3.5.30");
+        UpgradeRequest.to("sandbox", "3.5.99", RunbookOptions.defaults()),
+        "3.5.99 is not offered",
+        "3.5.30");
   }
 
   @Test
@@ -129,7 +139,8 @@ class UpgradePreflightTest {
       }
     }
     assertThat(runbooks.state().alarms()).anySatisfy(a -> assertThat(a).contains("NOSPACE"));
-    assertRefused(new UpgradeRequest("sandbox", "3.5.16", false), "alarm raised: NOSPACE");
+    assertRefused(
+        UpgradeRequest.to("sandbox", "3.5.16", RunbookOptions.defaults()), "alarm raised: NOSPACE");
   }
 
   @Test
@@ -137,7 +148,9 @@ class UpgradePreflightTest {
   void refusesWhenAMemberIsUnreachableAndNamesIt() throws Exception {
     runbooks.sandbox.kill("m3");
     pidsBefore.put("m3", -1L);
-    assertRefused(new UpgradeRequest("sandbox", "3.5.16", false), "member m3 is unreachable");
+    assertRefused(
+        UpgradeRequest.to("sandbox", "3.5.16", RunbookOptions.defaults()),
+        "member m3 is unreachable");
   }
 
   private void assertRefused(UpgradeRequest request, String... messageParts) throws Exception {

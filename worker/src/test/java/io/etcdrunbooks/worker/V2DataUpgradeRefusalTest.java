@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowFailedException;
 import java.net.URI;
@@ -49,7 +50,7 @@ class V2DataUpgradeRefusalTest {
       }
       Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
 
-      UpgradeRequest request = new UpgradeRequest("sandbox", "3.5.30", false);
+      UpgradeRequest request = UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults());
       assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(request))
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(

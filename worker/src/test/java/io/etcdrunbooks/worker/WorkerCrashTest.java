@@ -8,6 +8,7 @@ import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
@@ -69,7 +70,10 @@ class WorkerCrashTest {
                     .setWorkflowId(UpgradeClusterWorkflow.workflowId("sandbox"))
                     .setTaskQueue(TASK_QUEUE)
                     .build());
-        WorkflowClient.start(workflow::upgrade, new UpgradeRequest("sandbox", "3.5.16", false, 60));
+        WorkflowClient.start(
+            workflow::upgrade,
+            UpgradeRequest.to(
+                "sandbox", "3.5.16", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
 
         String firstMember = awaitFirstMemberUpgraded(workflow, first);
         first.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no graceful worker stop

@@ -7,6 +7,7 @@ import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowClient;
@@ -147,7 +148,8 @@ public final class SlackCommandHandler {
     }
     if (command instanceof SlackCommand.Upgrade u) {
       RunbookStarter.Started started =
-          starter.startUpgrade(new UpgradeRequest(u.cluster(), u.version(), false, 0), who.name());
+          starter.startUpgrade(
+              UpgradeRequest.to(u.cluster(), u.version(), RunbookOptions.defaults()), who.name());
       return started(
           form,
           who,

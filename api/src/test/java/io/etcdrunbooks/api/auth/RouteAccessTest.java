@@ -8,6 +8,7 @@ import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.api.testing.TestTokens.Token;
 import io.etcdrunbooks.runtime.http.OwnAuthentication;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.web.router.Router;
@@ -90,7 +91,9 @@ class RouteAccessTest {
                   .setWorkflowId("change-" + cluster)
                   .setTaskQueue(ApiHarness.TASK_QUEUE)
                   .build());
-      WorkflowClient.start(upgrade::upgrade, new UpgradeRequest(cluster, "3.5.30", false, 0, true));
+      WorkflowClient.start(
+          upgrade::upgrade,
+          UpgradeRequest.to(cluster, "3.5.30", RunbookOptions.defaults().withApproval()));
     }
   }
 

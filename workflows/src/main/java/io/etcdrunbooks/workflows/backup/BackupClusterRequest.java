@@ -1,5 +1,7 @@
 package io.etcdrunbooks.workflows.backup;
 
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+
 /**
  * Input of the BackupCluster runbook, one JSON object so the Temporal Web UI can start it: {@code
  * {"cluster":"prod-1","reason":"nightly"}}.
@@ -10,7 +12,7 @@ package io.etcdrunbooks.workflows.backup;
  */
 public record BackupClusterRequest(String cluster, String reason, boolean requireApproval) {
 
-  public BackupClusterRequest(String cluster, String reason) {
-    this(cluster, reason, false);
+  public static BackupClusterRequest of(String cluster, String reason, RunbookOptions options) {
+    return new BackupClusterRequest(cluster, reason, options.requireApproval());
   }
 }

@@ -6,6 +6,7 @@ import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
@@ -84,7 +85,10 @@ public final class BackupSchedulePhases {
       BackupRecord record =
           progress.record(
               "scheduled backup " + number,
-              () -> backup.backup(new BackupClusterRequest(run.cluster(), "scheduled")));
+              () ->
+                  backup.backup(
+                      BackupClusterRequest.of(
+                          run.cluster(), "scheduled", RunbookOptions.defaults())));
       run.taken.add(record.id());
       progress.message("last backup " + record.id() + " at revision " + record.revision());
     } catch (ChildWorkflowFailure e) {

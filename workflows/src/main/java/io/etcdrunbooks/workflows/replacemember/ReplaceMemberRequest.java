@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.replacemember;
 
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 
 /**
@@ -41,8 +42,53 @@ public record ReplaceMemberRequest(
    */
   public static ReplaceMemberRequest onSameHost(
       String cluster, String failedMember, boolean requireApproval, String trigger) {
+    return of(
+        cluster,
+        failedMember,
+        null,
+        RunbookOptions.defaults().withApproval(requireApproval),
+        trigger);
+  }
+
+  public static ReplaceMemberRequest of(
+      String cluster,
+      String failedMember,
+      MemberPlacement replacement,
+      RunbookOptions options,
+      String trigger) {
     return new ReplaceMemberRequest(
-        cluster, failedMember, null, false, requireApproval, false, 0, 0, trigger);
+        cluster,
+        failedMember,
+        replacement,
+        false,
+        options.requireApproval(),
+        options.dryRun(),
+        options.memberTimeoutSeconds(),
+        options.apiServerTimeoutSeconds(),
+        trigger);
+  }
+
+  /** Replaces the member even though it is healthy (a failing disk, say). */
+  public ReplaceMemberRequest forced() {
+    return withForce(true);
+  }
+
+  public ReplaceMemberRequest withForce(boolean on) {
+    return new ReplaceMemberRequest(
+        cluster,
+        failedMember,
+        replacement,
+        on,
+        requireApproval,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        trigger);
+  }
+
+  public RunbookOptions options() {
+    return new RunbookOptions(
+        dryRun, requireApproval, memberTimeoutSeconds, apiServerTimeoutSeconds);
   }
 
   public int effectiveMemberTimeoutSeconds() {

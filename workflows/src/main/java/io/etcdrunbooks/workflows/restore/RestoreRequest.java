@@ -1,5 +1,7 @@
 package io.etcdrunbooks.workflows.restore;
 
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+
 /**
  * Input of the RestoreCluster runbook, one JSON object so the Temporal Web UI can start it: {@code
  * {"cluster":"prod-1","backupId":"latest","acknowledgeDataLoss":true}}.
@@ -31,44 +33,71 @@ public record RestoreRequest(
     String takenOnMinor,
     boolean requireApproval) {
 
-  public RestoreRequest(
-      String cluster,
-      String backupId,
-      boolean acknowledgeDataLoss,
-      String etcdVersion,
-      boolean dryRun,
-      int memberTimeoutSeconds,
-      int apiServerTimeoutSeconds) {
-    this(
+  /**
+   * A restore of the backup onto the backup's own etcd version; loses data only once acknowledged.
+   */
+  public static RestoreRequest of(String cluster, String backupId, RunbookOptions options) {
+    return new RestoreRequest(
         cluster,
         backupId,
-        acknowledgeDataLoss,
-        etcdVersion,
-        dryRun,
-        memberTimeoutSeconds,
-        apiServerTimeoutSeconds,
-        "");
+        false,
+        null,
+        options.dryRun(),
+        options.memberTimeoutSeconds(),
+        options.apiServerTimeoutSeconds(),
+        "",
+        options.requireApproval());
   }
 
-  public RestoreRequest(
-      String cluster,
-      String backupId,
-      boolean acknowledgeDataLoss,
-      String etcdVersion,
-      boolean dryRun,
-      int memberTimeoutSeconds,
-      int apiServerTimeoutSeconds,
-      String takenOnMinor) {
-    this(
+  /** Every write since the backup is lost: a restore runs only with this. */
+  public RestoreRequest acknowledgingDataLoss() {
+    return withDataLossAcknowledged(true);
+  }
+
+  public RestoreRequest withDataLossAcknowledged(boolean acknowledged) {
+    return new RestoreRequest(
         cluster,
         backupId,
-        acknowledgeDataLoss,
+        acknowledged,
         etcdVersion,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds,
         takenOnMinor,
-        false);
+        requireApproval);
+  }
+
+  /** The etcd version to run after the restore (null: the backup's). */
+  public RestoreRequest withEtcdVersion(String version) {
+    return new RestoreRequest(
+        cluster,
+        backupId,
+        acknowledgeDataLoss,
+        version,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        takenOnMinor,
+        requireApproval);
+  }
+
+  /** The minor the backup was taken on, when the caller knows it (a rollback does). */
+  public RestoreRequest withTakenOnMinor(String minor) {
+    return new RestoreRequest(
+        cluster,
+        backupId,
+        acknowledgeDataLoss,
+        etcdVersion,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        minor,
+        requireApproval);
+  }
+
+  public RunbookOptions options() {
+    return new RunbookOptions(
+        dryRun, requireApproval, memberTimeoutSeconds, apiServerTimeoutSeconds);
   }
 
   public int effectiveMemberTimeoutSeconds() {

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.rollback;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -51,15 +52,15 @@ final class RollbackByRestore {
             RestoreClusterWorkflow.class,
             ChildWorkflowOptions.newBuilder().setWorkflowId(childId(run.cluster())).build());
     RestoreRequest restore =
-        new RestoreRequest(
-            run.cluster(),
-            run.request.backupId(),
-            true,
-            run.toVersion,
-            run.request.dryRun(),
-            run.request.effectiveMemberTimeoutSeconds(),
-            0,
-            minor(run));
+        RestoreRequest.of(
+                run.cluster(),
+                run.request.backupId(),
+                RunbookOptions.defaults()
+                    .withDryRun(run.request.dryRun())
+                    .withMemberTimeoutSeconds(run.request.effectiveMemberTimeoutSeconds()))
+            .acknowledgingDataLoss()
+            .withEtcdVersion(run.toVersion)
+            .withTakenOnMinor(minor(run));
     try {
       run.restored =
           run.ctx

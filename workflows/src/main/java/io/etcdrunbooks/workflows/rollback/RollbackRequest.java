@@ -1,5 +1,7 @@
 package io.etcdrunbooks.workflows.rollback;
 
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+
 /**
  * Input of the RollbackCluster runbook: {@code {"cluster":"prod-1","toVersion":"3.4.23"}}.
  *
@@ -26,20 +28,36 @@ public record RollbackRequest(
     String backupId,
     boolean requireApproval) {
 
-  public RollbackRequest(
-      String cluster,
-      String toVersion,
-      boolean dryRun,
-      int memberTimeoutSeconds,
-      boolean acknowledgeDataLoss,
-      String backupId) {
-    this(cluster, toVersion, dryRun, memberTimeoutSeconds, acknowledgeDataLoss, backupId, false);
+  /** A rollback of a mixed cluster, which never loses data. */
+  public static RollbackRequest to(String cluster, String toVersion, RunbookOptions options) {
+    return new RollbackRequest(
+        cluster,
+        toVersion,
+        options.dryRun(),
+        options.memberTimeoutSeconds(),
+        false,
+        "",
+        options.requireApproval());
   }
 
-  /** A rollback of a mixed cluster, which never loses data. */
-  public RollbackRequest(
-      String cluster, String toVersion, boolean dryRun, int memberTimeoutSeconds) {
-    this(cluster, toVersion, dryRun, memberTimeoutSeconds, false, "");
+  /** Also past the cluster version, through a restore: the writes since the backup are lost. */
+  public RollbackRequest acknowledgingDataLoss() {
+    return withDataLossAcknowledged(true);
+  }
+
+  public RollbackRequest withDataLossAcknowledged(boolean acknowledged) {
+    return new RollbackRequest(
+        cluster, toVersion, dryRun, memberTimeoutSeconds, acknowledged, backupId, requireApproval);
+  }
+
+  /** The backup a rollback past the cluster version restores ("" or null: the newest fitting). */
+  public RollbackRequest withBackupId(String id) {
+    return new RollbackRequest(
+        cluster, toVersion, dryRun, memberTimeoutSeconds, acknowledgeDataLoss, id, requireApproval);
+  }
+
+  public RunbookOptions options() {
+    return new RunbookOptions(dryRun, requireApproval, memberTimeoutSeconds, 0);
   }
 
   public int effectiveMemberTimeoutSeconds() {

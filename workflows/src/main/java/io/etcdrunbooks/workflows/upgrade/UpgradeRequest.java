@@ -1,5 +1,7 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+
 /**
  * Input of the UpgradeCluster runbook, one JSON object so the Temporal Web UI can start it: {@code
  * {"cluster":"sandbox","targetVersion":"3.5.30","dryRun":false}}.
@@ -21,13 +23,17 @@ public record UpgradeRequest(
 
   public static final int DEFAULT_MEMBER_TIMEOUT_SECONDS = 300;
 
-  public UpgradeRequest(
-      String cluster, String targetVersion, boolean dryRun, int memberTimeoutSeconds) {
-    this(cluster, targetVersion, dryRun, memberTimeoutSeconds, false);
+  public static UpgradeRequest to(String cluster, String targetVersion, RunbookOptions options) {
+    return new UpgradeRequest(
+        cluster,
+        targetVersion,
+        options.dryRun(),
+        options.memberTimeoutSeconds(),
+        options.requireApproval());
   }
 
-  public UpgradeRequest(String cluster, String targetVersion, boolean dryRun) {
-    this(cluster, targetVersion, dryRun, 0);
+  public RunbookOptions options() {
+    return new RunbookOptions(dryRun, requireApproval, memberTimeoutSeconds, 0);
   }
 
   public int effectiveMemberTimeoutSeconds() {

@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.PhaseLog;
@@ -61,7 +62,8 @@ class BackupClusterControlFlowTest {
         new io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest("c", "backup-old"));
     BackupClusterWorkflow workflow = stub(backups);
 
-    BackupRecord kept = workflow.backup(new BackupClusterRequest("c", "nightly"));
+    BackupRecord kept =
+        workflow.backup(BackupClusterRequest.of("c", "nightly", RunbookOptions.defaults()));
 
     assertThat(kept.id()).startsWith("backup-");
     assertThat(backups.kept()).containsExactly(kept.id());
@@ -90,7 +92,8 @@ class BackupClusterControlFlowTest {
     FakeBackups backups = new FakeBackups(7).offsite("vault:/srv/etcd-backups");
     BackupClusterWorkflow workflow = stub(backups);
 
-    BackupRecord kept = workflow.backup(new BackupClusterRequest("c", ""));
+    BackupRecord kept =
+        workflow.backup(BackupClusterRequest.of("c", "", RunbookOptions.defaults()));
 
     assertThat(backups.copied()).containsExactly(kept.id());
     assertThat(workflow.progress().message())
@@ -102,7 +105,9 @@ class BackupClusterControlFlowTest {
     FakeBackups backups = new FakeBackups(7);
     BackupClusterWorkflow workflow = stub(backups);
     WorkflowClient.start(
-        workflow::backup, new BackupClusterRequest("c", "before maintenance", true));
+        workflow::backup,
+        BackupClusterRequest.of(
+            "c", "before maintenance", RunbookOptions.defaults().withApproval()));
     awaitPhase(env, workflow, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).isEmpty();
 
@@ -118,7 +123,9 @@ class BackupClusterControlFlowTest {
   void givenACancelWhileAwaitingApprovalItStopsHavingTakenNothing() {
     FakeBackups backups = new FakeBackups(7);
     BackupClusterWorkflow workflow = stub(backups);
-    WorkflowClient.start(workflow::backup, new BackupClusterRequest("c", "", true));
+    WorkflowClient.start(
+        workflow::backup,
+        BackupClusterRequest.of("c", "", RunbookOptions.defaults().withApproval()));
     awaitPhase(env, workflow, Phase.AWAITING_APPROVAL);
 
     WorkflowStub.fromTyped(workflow).cancel();
@@ -137,7 +144,9 @@ class BackupClusterControlFlowTest {
     FakeBackups backups = new FakeBackups(7).failing(type, 1);
     BackupClusterWorkflow workflow = stub(backups);
 
-    Throwable failure = workflowFailure(() -> workflow.backup(new BackupClusterRequest("c", "")));
+    Throwable failure =
+        workflowFailure(
+            () -> workflow.backup(BackupClusterRequest.of("c", "", RunbookOptions.defaults())));
 
     assertThat(Failures.rootType(failure)).isEqualTo(type.name());
     assertThat(workflow.progress().phase()).isEqualTo(Phase.FAILED);

@@ -47,14 +47,31 @@ class ChangeIdGuardTest {
 
   /** The runbooks that change a cluster, each with the request it is started with. */
   enum Changing {
-    UPGRADE("UpgradeCluster", dryRun -> new UpgradeRequest(CLUSTER, "3.5.16", dryRun, 60)),
-    ROLLBACK("RollbackCluster", dryRun -> new RollbackRequest(CLUSTER, "3.4.23", dryRun, 60)),
+    UPGRADE(
+        "UpgradeCluster",
+        dryRun ->
+            UpgradeRequest.to(
+                CLUSTER,
+                "3.5.16",
+                RunbookOptions.defaults().withDryRun(dryRun).withMemberTimeoutSeconds(60))),
+    ROLLBACK(
+        "RollbackCluster",
+        dryRun ->
+            RollbackRequest.to(
+                CLUSTER,
+                "3.4.23",
+                RunbookOptions.defaults().withDryRun(dryRun).withMemberTimeoutSeconds(60))),
     RESTORE(
-        "RestoreCluster", dryRun -> new RestoreRequest(CLUSTER, "latest", true, "", dryRun, 0, 0)),
+        "RestoreCluster",
+        dryRun ->
+            RestoreRequest.of(CLUSTER, "latest", RunbookOptions.defaults().withDryRun(dryRun))
+                .acknowledgingDataLoss()
+                .withEtcdVersion("")),
     REPLACE_MEMBER(
         "ReplaceMember",
         dryRun ->
-            new ReplaceMemberRequest(CLUSTER, "m2", null, false, false, dryRun, 0, 0, "test"));
+            ReplaceMemberRequest.of(
+                CLUSTER, "m2", null, RunbookOptions.defaults().withDryRun(dryRun), "test"));
 
     final String type;
     final Function<Boolean, Object> request;
@@ -82,7 +99,10 @@ class ChangeIdGuardTest {
               RestoreClusterWorkflow.class,
               ChildWorkflowOptions.newBuilder().setWorkflowId(childId).build());
       try {
-        child.restore(new RestoreRequest(CLUSTER, "latest", true, "", false, 0, 0));
+        child.restore(
+            RestoreRequest.of(CLUSTER, "latest", RunbookOptions.defaults())
+                .acknowledgingDataLoss()
+                .withEtcdVersion(""));
         return "completed";
       } catch (ChildWorkflowFailure e) {
         return Failures.rootType(e);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
@@ -43,7 +44,8 @@ class PayloadRoundTripTest {
 
   @Test
   void upgradeInputResultAndProgress() {
-    UpgradeRequest request = new UpgradeRequest("prod-1", "3.5.30", true);
+    UpgradeRequest request =
+        UpgradeRequest.to("prod-1", "3.5.30", RunbookOptions.defaults().asDryRun());
     assertThat(roundTrip(request, UpgradeRequest.class)).isEqualTo(request);
 
     UpgradePlan plan =
@@ -109,7 +111,12 @@ class PayloadRoundTripTest {
             "/opt/etcd",
             "/etc/etcd");
     ReplaceMemberRequest request =
-        new ReplaceMemberRequest("prod-1", "m2", m4, false, true, false, 0, 30, "alertmanager");
+        ReplaceMemberRequest.of(
+            "prod-1",
+            "m2",
+            m4,
+            RunbookOptions.defaults().withApproval().withApiServerTimeoutSeconds(30),
+            "alertmanager");
     assertThat(roundTrip(request, ReplaceMemberRequest.class)).isEqualTo(request);
     ReplaceMemberRequest sameHost =
         ReplaceMemberRequest.onSameHost("prod-1", "m2", true, "alertmanager");

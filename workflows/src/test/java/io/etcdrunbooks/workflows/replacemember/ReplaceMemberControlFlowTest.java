@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.PhaseLog;
@@ -207,7 +208,9 @@ class ReplaceMemberControlFlowTest {
 
     ReplaceMemberResult result =
         stub(cluster)
-            .replace(new ReplaceMemberRequest("c", "m2", null, false, false, true, 0, 0, "test"));
+            .replace(
+                ReplaceMemberRequest.of(
+                    "c", "m2", null, RunbookOptions.defaults().asDryRun(), "test"));
 
     assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.DRY_RUN);
     assertThat(result.newMember().name()).isEqualTo("m2-r1");
@@ -368,7 +371,16 @@ class ReplaceMemberControlFlowTest {
   }
 
   private static ReplaceMemberRequest request(boolean requireApproval, boolean dryRun) {
-    return new ReplaceMemberRequest("c", "m2", M4, false, requireApproval, dryRun, 60, 30, "test");
+    return ReplaceMemberRequest.of(
+        "c",
+        "m2",
+        M4,
+        RunbookOptions.defaults()
+            .withDryRun(dryRun)
+            .withApproval(requireApproval)
+            .withMemberTimeoutSeconds(60)
+            .withApiServerTimeoutSeconds(30),
+        "test");
   }
 
   private ReplaceMemberWorkflow stub(FakeReplacement cluster) {

@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.replacemember;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
@@ -68,16 +69,12 @@ class ReplacementPreflightTest {
   @Test
   void badInputIsNamedBeforeAnyClusterIsLookedAt() {
     ReplaceMemberRequest request =
-        new ReplaceMemberRequest(
+        ReplaceMemberRequest.of(
             "prod-1",
             "",
             new MemberPlacement(
                 "bad name", "10.0.0.4", 0, "10.0.0.4:2380", null, "relative/dir", null, null),
-            false,
-            false,
-            false,
-            -1,
-            0,
+            RunbookOptions.defaults().withMemberTimeoutSeconds(-1),
             "");
     assertThat(ReplacementPreflight.inputProblems(request))
         .anyMatch(p -> p.contains("failedMember is required"))

@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
@@ -83,7 +84,16 @@ class RestoreControlFlowTest {
   @Test
   void givenAnEtcdVersionItInstallsItOnEveryMemberBetweenKeepingItsDataAsideAndRestoring() {
     RestoreResult result =
-        stub().restore(new RestoreRequest("c", "", true, " 3.5.16 ", false, 60, 30));
+        stub()
+            .restore(
+                RestoreRequest.of(
+                        "c",
+                        "",
+                        RunbookOptions.defaults()
+                            .withMemberTimeoutSeconds(60)
+                            .withApiServerTimeoutSeconds(30))
+                    .acknowledgingDataLoss()
+                    .withEtcdVersion(" 3.5.16 "));
 
     assertThat(result.memberVersions())
         .isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
@@ -110,7 +120,16 @@ class RestoreControlFlowTest {
   void givenNoAcknowledgementOfDataLossItRefusesBeforeItsFirstActivity() {
     Throwable failure =
         workflowFailure(
-            () -> stub().restore(new RestoreRequest("c", "", false, "", false, 60, 30)));
+            () ->
+                stub()
+                    .restore(
+                        RestoreRequest.of(
+                                "c",
+                                "",
+                                RunbookOptions.defaults()
+                                    .withMemberTimeoutSeconds(60)
+                                    .withApiServerTimeoutSeconds(30))
+                            .withEtcdVersion("")));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
     assertThat(Failures.rootMessage(failure))
@@ -122,7 +141,17 @@ class RestoreControlFlowTest {
   void givenAnEtcdVersionThatIsNoVersionItRefusesBeforeItsFirstActivity() {
     Throwable failure =
         workflowFailure(
-            () -> stub().restore(new RestoreRequest("c", "", true, "3.5", false, 60, 30)));
+            () ->
+                stub()
+                    .restore(
+                        RestoreRequest.of(
+                                "c",
+                                "",
+                                RunbookOptions.defaults()
+                                    .withMemberTimeoutSeconds(60)
+                                    .withApiServerTimeoutSeconds(30))
+                            .acknowledgingDataLoss()
+                            .withEtcdVersion("3.5")));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
     assertThat(Failures.rootMessage(failure))
@@ -159,7 +188,17 @@ class RestoreControlFlowTest {
     hosts.keeps(FakeRestoreHosts.backup("b-2", "3.5.16", 10));
     Throwable failure =
         workflowFailure(
-            () -> stub().restore(new RestoreRequest("c", "b-2", true, "3.4.23", false, 60, 30)));
+            () ->
+                stub()
+                    .restore(
+                        RestoreRequest.of(
+                                "c",
+                                "b-2",
+                                RunbookOptions.defaults()
+                                    .withMemberTimeoutSeconds(60)
+                                    .withApiServerTimeoutSeconds(30))
+                            .acknowledgingDataLoss()
+                            .withEtcdVersion("3.4.23")));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
     assertThat(Failures.rootMessage(failure))
@@ -253,11 +292,27 @@ class RestoreControlFlowTest {
   }
 
   private static RestoreRequest restore(boolean dryRun) {
-    return new RestoreRequest("c", "", true, "", dryRun, 60, 30);
+    return RestoreRequest.of(
+            "c",
+            "",
+            RunbookOptions.defaults()
+                .withDryRun(dryRun)
+                .withMemberTimeoutSeconds(60)
+                .withApiServerTimeoutSeconds(30))
+        .acknowledgingDataLoss()
+        .withEtcdVersion("");
   }
 
   private static RestoreRequest approved(boolean requireApproval) {
-    return new RestoreRequest("c", "", true, "", false, 60, 30, "", requireApproval);
+    return RestoreRequest.of(
+            "c",
+            "",
+            RunbookOptions.defaults()
+                .withApproval(requireApproval)
+                .withMemberTimeoutSeconds(60)
+                .withApiServerTimeoutSeconds(30))
+        .acknowledgingDataLoss()
+        .withEtcdVersion("");
   }
 
   private RestoreClusterWorkflow stub() {

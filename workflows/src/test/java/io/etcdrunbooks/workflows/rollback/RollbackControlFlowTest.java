@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.restore.FakeRestoreHosts;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
@@ -54,7 +55,11 @@ class RollbackControlFlowTest {
   void givenOneFollowerOnTheNewVersionItSwitchesItBackToTheOldestRunningAndPassesPostflight() {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
 
-    RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "", false, 60));
+    RollbackResult result =
+        stub(cluster)
+            .rollback(
+                RollbackRequest.to(
+                    "c", "", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
 
     assertThat(result.toVersion()).isEqualTo("3.4.23");
     assertThat(result.membersToRollBack()).containsExactly("m1");
@@ -77,7 +82,11 @@ class RollbackControlFlowTest {
     FakeCluster cluster = onNewVersion(mixed().clusterVersion("3.4.0"), "m1", "m3");
     cluster.stopMember(new MemberRef("c", "m2"));
 
-    RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60));
+    RollbackResult result =
+        stub(cluster)
+            .rollback(
+                RollbackRequest.to(
+                    "c", "3.4.23", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
 
     assertThat(result.membersToRollBack()).containsExactly("m2", "m1", "m3");
     assertThat(cluster.running()).isEqualTo(ALL_BACK);
@@ -88,7 +97,13 @@ class RollbackControlFlowTest {
   void givenADryRunItNamesTheMembersInOrderAndTouchesNothing() {
     FakeCluster cluster = onNewVersion(mixed(), "m1", "m3");
 
-    RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "3.4.23", true, 60));
+    RollbackResult result =
+        stub(cluster)
+            .rollback(
+                RollbackRequest.to(
+                    "c",
+                    "3.4.23",
+                    RunbookOptions.defaults().asDryRun().withMemberTimeoutSeconds(60)));
 
     assertThat(result.dryRun()).isTrue();
     assertThat(result.membersToRollBack()).containsExactly("m1", "m3");
@@ -101,7 +116,11 @@ class RollbackControlFlowTest {
   void givenEveryMemberHealthyOnTheTargetItHasNothingToDoAndRestartsNothing() {
     FakeCluster cluster = mixed();
 
-    RollbackResult result = stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60));
+    RollbackResult result =
+        stub(cluster)
+            .rollback(
+                RollbackRequest.to(
+                    "c", "3.4.23", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
 
     assertThat(result.membersToRollBack()).isEmpty();
     assertThat(result.dryRun()).isFalse();
@@ -116,7 +135,11 @@ class RollbackControlFlowTest {
         workflowFailure(
             () ->
                 stub(cluster, new HeldEtcd(cluster).unreachable())
-                    .rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+                    .rollback(
+                        RollbackRequest.to(
+                            "c",
+                            "3.4.23",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
 
     assertRefused(failure, "no member of cluster 'c' answers");
   }
@@ -124,7 +147,12 @@ class RollbackControlFlowTest {
   @Test
   void givenAToVersionThatIsNoVersionItRefusesNamingIt() {
     Throwable failure =
-        workflowFailure(() -> stub(mixed()).rollback(new RollbackRequest("c", "3.4", false, 60)));
+        workflowFailure(
+            () ->
+                stub(mixed())
+                    .rollback(
+                        RollbackRequest.to(
+                            "c", "3.4", RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
 
     assertRefused(failure, "toVersion must look like 3.4.23, got '3.4'");
   }
@@ -136,7 +164,13 @@ class RollbackControlFlowTest {
 
     Throwable failure =
         workflowFailure(
-            () -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+            () ->
+                stub(cluster)
+                    .rollback(
+                        RollbackRequest.to(
+                            "c",
+                            "3.4.23",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
 
     assertRefused(failure, "no member sees a leader", "Restore from a backup instead");
   }
@@ -147,7 +181,11 @@ class RollbackControlFlowTest {
         workflowFailure(
             () ->
                 stub(onNewVersion(mixed(), "m1"))
-                    .rollback(new RollbackRequest("c", "3.4.22", false, 60)));
+                    .rollback(
+                        RollbackRequest.to(
+                            "c",
+                            "3.4.22",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
 
     assertRefused(
         failure, "version 3.4.22 is not offered by the binary source (it has [3.4.23, 3.5.16])");
@@ -161,7 +199,13 @@ class RollbackControlFlowTest {
 
     Throwable failure =
         workflowFailure(
-            () -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+            () ->
+                stub(cluster)
+                    .rollback(
+                        RollbackRequest.to(
+                            "c",
+                            "3.4.23",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
 
     assertRefused(failure, "member m1 (127.0.0.1:22): host key does not match");
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
@@ -171,7 +215,13 @@ class RollbackControlFlowTest {
   void givenTheClusterVersionMovedPastTheTargetWithoutAcknowledgementItRefusesNamingTheWayBack() {
     Throwable failure =
         workflowFailure(
-            () -> stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+            () ->
+                stub(upgraded())
+                    .rollback(
+                        RollbackRequest.to(
+                            "c",
+                            "3.4.23",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
 
     assertRefused(
         failure,
@@ -188,7 +238,11 @@ class RollbackControlFlowTest {
     FakeCluster cluster = upgraded();
 
     RollbackResult result =
-        stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60, true, ""));
+        stub(cluster)
+            .rollback(
+                RollbackRequest.to(
+                        "c", "3.4.23", RunbookOptions.defaults().withMemberTimeoutSeconds(60))
+                    .acknowledgingDataLoss());
 
     assertThat(result.restoredBackupId()).isEqualTo("b-1");
     assertThat(result.lostRevisions()).isEqualTo("revisions 11..250 (240)");
@@ -211,7 +265,13 @@ class RollbackControlFlowTest {
     FakeCluster cluster = upgraded();
 
     RollbackResult result =
-        stub(cluster).rollback(new RollbackRequest("c", "3.4.23", true, 60, true, ""));
+        stub(cluster)
+            .rollback(
+                RollbackRequest.to(
+                        "c",
+                        "3.4.23",
+                        RunbookOptions.defaults().asDryRun().withMemberTimeoutSeconds(60))
+                    .acknowledgingDataLoss());
 
     assertThat(result.dryRun()).isTrue();
     assertThat(result.restoredBackupId()).isEqualTo("b-1");
@@ -227,7 +287,13 @@ class RollbackControlFlowTest {
     Throwable failure =
         workflowFailure(
             () ->
-                stub(upgraded()).rollback(new RollbackRequest("c", "3.4.23", false, 60, true, "")));
+                stub(upgraded())
+                    .rollback(
+                        RollbackRequest.to(
+                                "c",
+                                "3.4.23",
+                                RunbookOptions.defaults().withMemberTimeoutSeconds(60))
+                            .acknowledgingDataLoss()));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackFailed.name());
     assertThat(Failures.rootMessage(failure))
@@ -244,7 +310,13 @@ class RollbackControlFlowTest {
 
     Throwable failure =
         workflowFailure(
-            () -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+            () ->
+                stub(cluster)
+                    .rollback(
+                        RollbackRequest.to(
+                            "c",
+                            "3.4.23",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RollbackFailed.name());
     assertThat(Failures.rootMessage(failure))
@@ -261,7 +333,13 @@ class RollbackControlFlowTest {
 
     Throwable failure =
         workflowFailure(
-            () -> stub(cluster).rollback(new RollbackRequest("c", "3.4.23", false, 60)));
+            () ->
+                stub(cluster)
+                    .rollback(
+                        RollbackRequest.to(
+                            "c",
+                            "3.4.23",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
     assertThat(Failures.rootMessage(failure))
@@ -273,7 +351,9 @@ class RollbackControlFlowTest {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
     RollbackClusterWorkflow rollback = stub(cluster);
     WorkflowClient.start(
-        rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60, false, "", true));
+        rollback::rollback,
+        RollbackRequest.to(
+            "c", "3.4.23", RunbookOptions.defaults().withApproval().withMemberTimeoutSeconds(60)));
     awaitPhase(env, rollback, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
 
@@ -288,7 +368,9 @@ class RollbackControlFlowTest {
     FakeCluster cluster = onNewVersion(mixed(), "m1");
     RollbackClusterWorkflow rollback = stub(cluster);
     WorkflowClient.start(
-        rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60, false, "", true));
+        rollback::rollback,
+        RollbackRequest.to(
+            "c", "3.4.23", RunbookOptions.defaults().withApproval().withMemberTimeoutSeconds(60)));
     awaitPhase(env, rollback, Phase.AWAITING_APPROVAL);
 
     WorkflowStub.fromTyped(rollback).cancel();
@@ -306,7 +388,9 @@ class RollbackControlFlowTest {
     FakeCluster cluster = onNewVersion(mixed(), "m1", "m2");
     HeldEtcd etcd = new HeldEtcd(cluster).holdWaitFor("m1");
     RollbackClusterWorkflow rollback = stub(cluster, etcd);
-    WorkflowClient.start(rollback::rollback, new RollbackRequest("c", "3.4.23", false, 60));
+    WorkflowClient.start(
+        rollback::rollback,
+        RollbackRequest.to("c", "3.4.23", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
     assertThat(etcd.held.await(20, TimeUnit.SECONDS)).as("m1's wait reached").isTrue();
 
     WorkflowStub.fromTyped(rollback).cancel();

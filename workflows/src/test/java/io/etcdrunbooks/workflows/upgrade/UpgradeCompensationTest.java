@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowFailedException;
@@ -89,7 +90,11 @@ class UpgradeCompensationTest {
                     .setTaskQueue(QUEUE)
                     .build());
     Throwable[] failure = new Throwable[1];
-    assertThatThrownBy(() -> upgrade.upgrade(new UpgradeRequest("c", "3.5.16", false, 60)))
+    assertThatThrownBy(
+            () ->
+                upgrade.upgrade(
+                    UpgradeRequest.to(
+                        "c", "3.5.16", RunbookOptions.defaults().withMemberTimeoutSeconds(60))))
         .isInstanceOf(WorkflowFailedException.class)
         .satisfies(e -> failure[0] = e);
     assertThat(Failures.rootType(failure[0])).isEqualTo(FailureType.UpgradeRolledBack.name());

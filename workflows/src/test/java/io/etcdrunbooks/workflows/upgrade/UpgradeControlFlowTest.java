@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
@@ -46,7 +47,11 @@ class UpgradeControlFlowTest {
   @Test
   void givenAHealthyClusterItUpgradesEveryMemberLeaderLastAndPassesPostflight() {
     FakeCluster cluster = cluster();
-    UpgradeResult result = stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60));
+    UpgradeResult result =
+        stub(cluster)
+            .upgrade(
+                UpgradeRequest.to(
+                    "c", "3.5.16", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
     assertThat(result.restartedMembers())
         .containsEntry("3.4.23 -> 3.5.16", List.of("m1", "m2", "m3"));
@@ -63,7 +68,13 @@ class UpgradeControlFlowTest {
 
   @Test
   void givenADryRunItPlansAndTouchesNothing() {
-    UpgradeResult result = stub(cluster()).upgrade(new UpgradeRequest("c", "3.5.16", true, 60));
+    UpgradeResult result =
+        stub(cluster())
+            .upgrade(
+                UpgradeRequest.to(
+                    "c",
+                    "3.5.16",
+                    RunbookOptions.defaults().asDryRun().withMemberTimeoutSeconds(60)));
     assertThat(result.dryRun()).isTrue();
     assertThat(result.plan().steps())
         .extracting(LadderStep::label)
@@ -78,7 +89,14 @@ class UpgradeControlFlowTest {
     FakeCluster cluster =
         cluster().hostProblems("member m3 (127.0.0.1:22): host key does not match known_hosts");
     Throwable failure =
-        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.5.16",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure))
         .contains("refused, nothing was touched", "member m3 (127.0.0.1:22)");
@@ -90,7 +108,13 @@ class UpgradeControlFlowTest {
   void givenTheTargetIsRunningItRefusesNamingIt() {
     Throwable failure =
         workflowFailure(
-            () -> stub(cluster()).upgrade(new UpgradeRequest("c", "3.4.23", false, 60)));
+            () ->
+                stub(cluster())
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.4.23",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("already runs 3.4.23");
   }
@@ -101,7 +125,11 @@ class UpgradeControlFlowTest {
         workflowFailure(
             () ->
                 stub(cluster().authEnabled())
-                    .upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.5.16",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure))
         .contains("authentication is on", "3.4 to 3.5", "etcdctl auth disable");
@@ -115,7 +143,14 @@ class UpgradeControlFlowTest {
         new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23", "3.5.16"))
             .v2Keys(1200, 200);
     Throwable failure =
-        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.5.16",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure))
         .contains("holds 1200 keys in the v2 store (200 with a TTL", "Migrate them to v3 first");
@@ -127,7 +162,10 @@ class UpgradeControlFlowTest {
   void givenAnEmptyV2StoreTheUpgradeGoesOn() {
     FakeCluster cluster =
         new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23")).v2Keys(0, 0);
-    stub(cluster).upgrade(new UpgradeRequest("c", "3.4.23", false, 60));
+    stub(cluster)
+        .upgrade(
+            UpgradeRequest.to(
+                "c", "3.4.23", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
     assertThat(cluster.running())
         .containsOnly(
             Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
@@ -137,7 +175,14 @@ class UpgradeControlFlowTest {
   void givenAMemberStartedWithAFlagTheTargetRemovedItRefusesNamingMemberAndFlag() {
     FakeCluster cluster = cluster().startedWith("m2", "--name=m2", "--debug");
     Throwable failure =
-        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.5.16",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure))
         .contains("member m2 runs with --debug, which etcd 3.5 no longer accepts");
@@ -150,7 +195,12 @@ class UpgradeControlFlowTest {
   void givenATargetWithTheKnownDataInconsistencyItRefusesNamingTheFixedRelease() {
     FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m3", List.of("3.4.23", "3.5.2"));
     Throwable failure =
-        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.2", false, 60)));
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c", "3.5.2", RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
     assertThat(Failures.rootMessage(failure))
         .contains("etcd 3.5.2 is not a version to run", "3.5.3");
@@ -160,7 +210,14 @@ class UpgradeControlFlowTest {
   void givenAnotherMemberFailsMidwayItHaltsLeavingTheMixedClusterAsItIs() {
     FakeCluster cluster = cluster().whenStarted("m1", "m3");
     Throwable failure =
-        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.5.16",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeHalted.name());
     assertThat(Failures.rootMessage(failure))
         .contains("halted before touching m2", "Members already on 3.5.16: [m1]");
@@ -171,7 +228,14 @@ class UpgradeControlFlowTest {
   void givenAMemberFailsAndPuttingItBackFailsTooItEndsRollbackFailedNamingTheBackup() {
     FakeCluster cluster = cluster().installFails((member, version) -> member.equals("m2"));
     Throwable failure =
-        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.5.16",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
     assertThat(Failures.rootMessage(failure))
         .contains("failed at member m2", "Putting 3.4.23 back failed too", "backup pre-upgrade-");
@@ -182,7 +246,14 @@ class UpgradeControlFlowTest {
     FakeCluster cluster =
         cluster().clusterVersion("3.5.0").installFails((member, version) -> member.equals("m2"));
     Throwable failure =
-        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.5.16",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
     assertThat(Failures.rootMessage(failure))
         .contains("has already moved to 3.5.0", "restore runbook");
@@ -193,7 +264,14 @@ class UpgradeControlFlowTest {
   void givenTheKeyspaceChangedThePostflightFails() {
     FakeCluster cluster = cluster().keyspaceChanges();
     Throwable failure =
-        workflowFailure(() -> stub(cluster).upgrade(new UpgradeRequest("c", "3.5.16", false, 60)));
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .upgrade(
+                        UpgradeRequest.to(
+                            "c",
+                            "3.5.16",
+                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
     assertThat(Failures.rootMessage(failure))
         .contains("finished but postflight found", "changed during the upgrade");
@@ -203,7 +281,10 @@ class UpgradeControlFlowTest {
   void givenRequireApprovalItWaitsThenGoesOnOnceApproved() {
     FakeCluster cluster = cluster();
     UpgradeClusterWorkflow upgrade = stub(cluster);
-    WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("c", "3.5.16", false, 60, true));
+    WorkflowClient.start(
+        upgrade::upgrade,
+        UpgradeRequest.to(
+            "c", "3.5.16", RunbookOptions.defaults().withApproval().withMemberTimeoutSeconds(60)));
     awaitPhase(env, upgrade, Phase.AWAITING_APPROVAL);
     assertThat(recording.calls()).doesNotContain("BackupActivities.takeVerifiedBackup");
     upgrade.approve("on-call");
@@ -215,7 +296,10 @@ class UpgradeControlFlowTest {
   void givenACancelWhileAwaitingApprovalItStopsHavingTouchedNothing() {
     FakeCluster cluster = cluster();
     UpgradeClusterWorkflow upgrade = stub(cluster);
-    WorkflowClient.start(upgrade::upgrade, new UpgradeRequest("c", "3.5.16", false, 60, true));
+    WorkflowClient.start(
+        upgrade::upgrade,
+        UpgradeRequest.to(
+            "c", "3.5.16", RunbookOptions.defaults().withApproval().withMemberTimeoutSeconds(60)));
     awaitPhase(env, upgrade, Phase.AWAITING_APPROVAL);
     WorkflowStub.fromTyped(upgrade).cancel();
     Throwable failure =

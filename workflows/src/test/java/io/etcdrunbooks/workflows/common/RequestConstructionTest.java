@@ -1,0 +1,62 @@
+package io.etcdrunbooks.workflows.common;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.workflows.restore.RestoreRequest;
+import io.etcdrunbooks.workflows.rollback.RollbackRequest;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runbook inputs are built by name (factories, {@link RunbookOptions}, withers), never by position:
+ * their canonical constructors stay only for Jackson and the histories that hold them.
+ */
+class RequestConstructionTest {
+
+  private static final Pattern POSITIONAL =
+      Pattern.compile(
+          "new (UpgradeRequest|RollbackRequest|RestoreRequest|ReplaceMemberRequest|BackupClusterRequest)\\(");
+
+  @Test
+  void noCodeOutsideARequestRecordCallsItsConstructor() throws IOException {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    List<String> positional = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+        // this test compares the named forms with the canonical constructors
+        if (f.toString().contains("/target/") || f.endsWith("RequestConstructionTest.java"))
+          continue;
+        String name = f.getFileName().toString().replace(".java", "");
+        var m = POSITIONAL.matcher(Files.readString(f));
+        while (m.find())
+          if (!m.group(1).equals(name)) positional.add(root.relativize(f) + ": " + m.group());
+      }
+    }
+    assertThat(positional).isEmpty();
+  }
+
+  @Test
+  void theNamedFormsBuildWhatThePositionalOnesDid() {
+    RunbookOptions options =
+        RunbookOptions.defaults().asDryRun().withApproval().withMemberTimeoutSeconds(60);
+    assertThat(UpgradeRequest.to("c", "3.5.16", options))
+        .isEqualTo(new UpgradeRequest("c", "3.5.16", true, 60, true));
+    assertThat(
+            RollbackRequest.to("c", "3.4.23", options).acknowledgingDataLoss().withBackupId("b1"))
+        .isEqualTo(new RollbackRequest("c", "3.4.23", true, 60, true, "b1", true));
+    assertThat(
+            RestoreRequest.of("c", "b1", options.withApiServerTimeoutSeconds(30))
+                .acknowledgingDataLoss()
+                .withEtcdVersion("3.4.23")
+                .withTakenOnMinor("3.5"))
+        .isEqualTo(new RestoreRequest("c", "b1", true, "3.4.23", true, 60, 30, "3.5", true));
+    assertThat(UpgradeRequest.to("c", "3.5.16", options).options()).isEqualTo(options);
+  }
+}

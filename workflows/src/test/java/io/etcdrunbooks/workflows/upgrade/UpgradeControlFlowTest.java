@@ -47,11 +47,7 @@ class UpgradeControlFlowTest {
   @Test
   void givenAHealthyClusterItUpgradesEveryMemberLeaderLastAndPassesPostflight() {
     FakeCluster cluster = cluster();
-    UpgradeResult result =
-        stub(cluster)
-            .upgrade(
-                UpgradeRequest.to(
-                    "c", "3.5.16", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+    UpgradeResult result = upgrade(cluster, "3.5.16");
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
     assertThat(result.restartedMembers())
         .containsEntry("3.4.23 -> 3.5.16", List.of("m1", "m2", "m3"));
@@ -88,53 +84,24 @@ class UpgradeControlFlowTest {
   void givenAHostItCannotTrustItRefusesBeforeTheBackupNamingTheHost() {
     FakeCluster cluster =
         cluster().hostProblems("member m3 (127.0.0.1:22): host key does not match known_hosts");
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster)
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.5.16",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
-    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
-    assertThat(Failures.rootMessage(failure))
-        .contains("refused, nothing was touched", "member m3 (127.0.0.1:22)");
-    assertThat(recording.calls())
-        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster, "3.5.16"),
+        "refused, nothing was touched",
+        "member m3 (127.0.0.1:22)");
   }
 
   @Test
   void givenTheTargetIsRunningItRefusesNamingIt() {
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster())
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.4.23",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
-    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains("already runs 3.4.23");
+    assertRefusedTouchingNothing(() -> upgrade(cluster(), "3.4.23"), "already runs 3.4.23");
   }
 
   @Test
   void givenAuthenticationIsOnARollingUpgradeFrom3_4To3_5IsRefusedWithTheRemedy() {
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster().authEnabled())
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.5.16",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
-    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
-    assertThat(Failures.rootMessage(failure))
-        .contains("authentication is on", "3.4 to 3.5", "etcdctl auth disable");
-    assertThat(recording.calls())
-        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster().authEnabled(), "3.5.16"),
+        "authentication is on",
+        "3.4 to 3.5",
+        "etcdctl auth disable");
   }
 
   @Test
@@ -142,30 +109,17 @@ class UpgradeControlFlowTest {
     FakeCluster cluster =
         new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23", "3.5.16"))
             .v2Keys(1200, 200);
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster)
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.5.16",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
-    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
-    assertThat(Failures.rootMessage(failure))
-        .contains("holds 1200 keys in the v2 store (200 with a TTL", "Migrate them to v3 first");
-    assertThat(recording.calls())
-        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster, "3.5.16"),
+        "holds 1200 keys in the v2 store (200 with a TTL",
+        "Migrate them to v3 first");
   }
 
   @Test
   void givenAnEmptyV2StoreTheUpgradeGoesOn() {
     FakeCluster cluster =
         new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23")).v2Keys(0, 0);
-    stub(cluster)
-        .upgrade(
-            UpgradeRequest.to(
-                "c", "3.4.23", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+    upgrade(cluster, "3.4.23");
     assertThat(cluster.running())
         .containsOnly(
             Map.entry("m1", "3.4.23"), Map.entry("m2", "3.4.23"), Map.entry("m3", "3.4.23"));
@@ -174,50 +128,23 @@ class UpgradeControlFlowTest {
   @Test
   void givenAMemberStartedWithAFlagTheTargetRemovedItRefusesNamingMemberAndFlag() {
     FakeCluster cluster = cluster().startedWith("m2", "--name=m2", "--debug");
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster)
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.5.16",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
-    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
-    assertThat(Failures.rootMessage(failure))
-        .contains("member m2 runs with --debug, which etcd 3.5 no longer accepts");
-    assertThat(recording.calls())
-        .contains("HostActivities.memberFlags")
-        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster, "3.5.16"),
+        "member m2 runs with --debug, which etcd 3.5 no longer accepts");
+    assertThat(recording.calls()).contains("HostActivities.memberFlags");
   }
 
   @Test
   void givenATargetWithTheKnownDataInconsistencyItRefusesNamingTheFixedRelease() {
     FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m3", List.of("3.4.23", "3.5.2"));
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster)
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c", "3.5.2", RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
-    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
-    assertThat(Failures.rootMessage(failure))
-        .contains("etcd 3.5.2 is not a version to run", "3.5.3");
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster, "3.5.2"), "etcd 3.5.2 is not a version to run", "3.5.3");
   }
 
   @Test
   void givenAnotherMemberFailsMidwayItHaltsLeavingTheMixedClusterAsItIs() {
     FakeCluster cluster = cluster().whenStarted("m1", "m3");
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster)
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.5.16",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeHalted.name());
     assertThat(Failures.rootMessage(failure))
         .contains("halted before touching m2", "Members already on 3.5.16: [m1]");
@@ -227,15 +154,7 @@ class UpgradeControlFlowTest {
   @Test
   void givenAMemberFailsAndPuttingItBackFailsTooItEndsRollbackFailedNamingTheBackup() {
     FakeCluster cluster = cluster().installFails((member, version) -> member.equals("m2"));
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster)
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.5.16",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
     assertThat(Failures.rootMessage(failure))
         .contains("failed at member m2", "Putting 3.4.23 back failed too", "backup pre-upgrade-");
@@ -245,15 +164,7 @@ class UpgradeControlFlowTest {
   void givenTheClusterVersionMovedBeforeAMemberFailedItPutsNothingBackAndNamesTheRestore() {
     FakeCluster cluster =
         cluster().clusterVersion("3.5.0").installFails((member, version) -> member.equals("m2"));
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster)
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.5.16",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
     assertThat(Failures.rootMessage(failure))
         .contains("has already moved to 3.5.0", "restore runbook");
@@ -263,15 +174,7 @@ class UpgradeControlFlowTest {
   @Test
   void givenTheKeyspaceChangedThePostflightFails() {
     FakeCluster cluster = cluster().keyspaceChanges();
-    Throwable failure =
-        workflowFailure(
-            () ->
-                stub(cluster)
-                    .upgrade(
-                        UpgradeRequest.to(
-                            "c",
-                            "3.5.16",
-                            RunbookOptions.defaults().withMemberTimeoutSeconds(60))));
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
     assertThat(Failures.rootMessage(failure))
         .contains("finished but postflight found", "changed during the upgrade");
@@ -312,6 +215,21 @@ class UpgradeControlFlowTest {
 
   private static FakeCluster cluster() {
     return new FakeCluster("c", MEMBERS, "3.4.23", "m3", AVAILABLE);
+  }
+
+  private UpgradeResult upgrade(FakeCluster cluster, String target) {
+    return stub(cluster)
+        .upgrade(
+            UpgradeRequest.to("c", target, RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+  }
+
+  /** Refused in PREFLIGHT, naming each of {@code words}: no backup taken, no member stopped. */
+  private void assertRefusedTouchingNothing(Runnable upgrade, String... words) {
+    Throwable failure = workflowFailure(upgrade);
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
+    assertThat(Failures.rootMessage(failure)).contains(words);
+    assertThat(recording.calls())
+        .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
   }
 
   private UpgradeClusterWorkflow stub(FakeCluster cluster) {

@@ -60,6 +60,7 @@ public final class Activities {
   /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final ApiServerActivities apiServerWait;
 
+  // one stub per activity interface and retry policy: long only because each is spelled out
   public Activities() {
     etcd =
         Workflow.newActivityStub(

@@ -46,12 +46,18 @@ final class ReplacementJoin {
   }
 
   private static EtcdMember join(ReplaceRun run) {
+    EtcdMember added = addAndPrepareHost(run);
+    startAndCatchUp(run);
+    return added;
+  }
+
+  /** The new member in etcd's membership, and its host ready to start it with a fresh data dir. */
+  private static EtcdMember addAndPrepareHost(ReplaceRun run) {
     Activities activities = run.ctx.activities();
     ProgressTracker progress = run.ctx.progress();
     MemberPlacement replacement = run.replacement();
     String cluster = run.cluster();
     String name = replacement.name();
-    int timeout = run.request.effectiveMemberTimeoutSeconds();
     EtcdMember added =
         progress.record(
             "add " + name + " " + (run.learner ? "as a learner" : "as a voting member"),
@@ -63,15 +69,22 @@ final class ReplacementJoin {
             "initial cluster for " + name,
             () -> initialCluster(activities.membership.listMembers(run.ctx.ref()), replacement));
     progress.run(
-        name
-            + ": prepare "
-            + replacement.host()
-            + " (etcd "
-            + run.version
-            + ", fresh data dir, join existing cluster)",
+        "%s: prepare %s (etcd %s, fresh data dir, join existing cluster)"
+            .formatted(name, replacement.host(), run.version),
         () ->
             activities.newMember.prepare(
                 new PrepareRequest(cluster, replacement, run.version, initialCluster)));
+    return added;
+  }
+
+  /** Started, caught up with the leader, and (a learner) promoted and healthy as a voter. */
+  private static void startAndCatchUp(ReplaceRun run) {
+    Activities activities = run.ctx.activities();
+    ProgressTracker progress = run.ctx.progress();
+    MemberPlacement replacement = run.replacement();
+    String cluster = run.cluster();
+    String name = replacement.name();
+    int timeout = run.request.effectiveMemberTimeoutSeconds();
     progress.run(
         name + ": start",
         () -> activities.newMember.start(new NewMemberRequest(cluster, replacement, run.version)));
@@ -90,7 +103,6 @@ final class ReplacementJoin {
           name + ": healthy as a voting member",
           () -> activities.membershipWait.awaitNewMemberReady(ready));
     }
-    return added;
   }
 
   /**

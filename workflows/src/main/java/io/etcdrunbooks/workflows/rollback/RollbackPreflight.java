@@ -35,17 +35,26 @@ final class RollbackPreflight {
     if (run.byRestore && !run.request.acknowledgeDataLoss()) {
       throw refused(
           run,
-          "the cluster version is already "
-              + state.clusterVersion()
-              + ", past "
-              + run.toVersion
-              + ": etcd cannot run older members any more. The only way back is restoring the pre-upgrade backup with "
-              + run.toVersion
-              + "'s binaries, which loses every write made since that backup: start the rollback again with"
-              + " acknowledgeDataLoss: true (and backupId, or the newest backup taken on "
-              + EtcdVersion.parse(run.toVersion).minorLabel()
-              + " is used)");
+          ("the cluster version is already %s, past %s: etcd cannot run older members any more."
+                  + " The only way back is restoring the pre-upgrade backup with %s's binaries,"
+                  + " which loses every write made since that backup: start the rollback again with"
+                  + " acknowledgeDataLoss: true (and backupId, or the newest backup taken on %s is"
+                  + " used)")
+              .formatted(
+                  state.clusterVersion(),
+                  run.toVersion,
+                  run.toVersion,
+                  EtcdVersion.parse(run.toVersion).minorLabel()));
     }
+    requireOffered(run);
+    List<String> hostProblems =
+        HostAccessPreflight.problems(
+            run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), false);
+    if (!hostProblems.isEmpty())
+      throw Refusal.of(run.what(), hostProblems, FailureType.RollbackRefused);
+  }
+
+  private static void requireOffered(RollbackRun run) {
     List<String> available =
         run.ctx
             .progress()
@@ -55,17 +64,9 @@ final class RollbackPreflight {
     if (!available.contains(run.toVersion)) {
       throw refused(
           run,
-          "version "
-              + run.toVersion
-              + " is not offered by the binary source (it has "
-              + available
-              + ")");
+          "version %s is not offered by the binary source (it has %s)"
+              .formatted(run.toVersion, available));
     }
-    List<String> hostProblems =
-        HostAccessPreflight.problems(
-            run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), false);
-    if (!hostProblems.isEmpty())
-      throw Refusal.of(run.what(), hostProblems, FailureType.RollbackRefused);
   }
 
   /**

@@ -11,12 +11,14 @@ import java.util.Optional;
  * not defined"), so a member would go down mid-upgrade. Environment variables are left out: an
  * unknown {@code ETCD_*} variable is only a warning ("unrecognized environment variable"). From
  * etcd's changelogs (CHANGELOG-3.4.md, -3.5.md, -3.6.md) and upgrade guides (upgrade_3_5.md,
- * upgrade_3_6.md); 3.6 and 3.7 cannot be run here, so their rules are tested on reported flags.
+ * upgrade_3_6.md). The 3.4 and 3.5 rows are checked against the real binaries by
+ * FlagTableAgainstBinariesTest; 3.6 and 3.7 cannot be run here, so their rules are tested on
+ * reported flags.
  */
-final class FlagRules {
+public final class FlagRules {
 
   /** A flag the minor removed, and what replaces it ("" when nothing does). */
-  record Removed(String minor, String flag, String instead) {}
+  public record Removed(String minor, String flag, String instead) {}
 
   private static final List<Removed> REMOVED =
       List.of(
@@ -29,6 +31,11 @@ final class FlagRules {
           new Removed("3.6", "--experimental-enable-v2v3", ""));
 
   private FlagRules() {}
+
+  /** The table, for tests that hold it against real binaries. */
+  public static List<Removed> removed() {
+    return REMOVED;
+  }
 
   /** One problem per member and flag that a minor on the ladder removes. */
   static List<String> problems(String running, List<String> ladder, List<MemberFlags> members) {

@@ -1,0 +1,67 @@
+package io.etcdrunbooks.activities;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.upgrade.FlagRules;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each flag the upgrade refuses for a minor that can be run here: the previous minor's binary takes
+ * it, this minor's binary stops with "flag provided but not defined".
+ */
+@RealEtcd
+class FlagTableAgainstBinariesTest {
+
+  private static final Map<String, String> BINARY_OF_MINOR =
+      Map.of("3.3", "3.3.25", "3.4", "3.4.23", "3.5", "3.5.30");
+  private static final Map<String, String> PREVIOUS = Map.of("3.4", "3.3", "3.5", "3.4");
+
+  /** A value each flag takes on the minor before. */
+  private static final Map<String, String> VALID =
+      Map.of(
+          "--debug", "true",
+          "--log-package-levels", "etcdserver=INFO",
+          "--log-output", "stderr",
+          "--ca-file", "/dev/null",
+          "--peer-ca-file", "/dev/null");
+
+  @Test
+  void everyFlagTheTableRemovesIsRefusedByThatMinorAndTakenByTheOneBefore() throws Exception {
+    int checked = 0;
+    for (FlagRules.Removed row : FlagRules.removed()) {
+      if (!PREVIOUS.containsKey(row.minor())) continue; // 3.6 and 3.7: no binary here
+      String flag = row.flag() + "=" + VALID.get(row.flag());
+      assertThat(run(BINARY_OF_MINOR.get(row.minor()), flag))
+          .as("etcd %s with %s", row.minor(), flag)
+          .contains("flag provided but not defined");
+      String before = BINARY_OF_MINOR.get(PREVIOUS.get(row.minor()));
+      assertThat(run(before, flag))
+          .as("etcd %s with %s", before, flag)
+          .doesNotContain("flag provided but not defined")
+          .contains("etcd Version: " + before);
+      checked++;
+    }
+    assertThat(checked).isEqualTo(5);
+  }
+
+  private static String run(String version, String flag) throws IOException, InterruptedException {
+    Process etcd =
+        new ProcessBuilder(
+                List.of(EtcdReleases.binDir(version).resolve("etcd").toString(), flag, "--version"))
+            .redirectErrorStream(true)
+            .start();
+    try {
+      assertThat(etcd.waitFor(20, TimeUnit.SECONDS)).as("etcd %s ended", version).isTrue();
+      return new String(etcd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    } finally {
+      etcd.destroyForcibly();
+    }
+  }
+}

@@ -60,16 +60,8 @@ public final class BackupClusterPhases {
                     .takeVerifiedBackup(new BackupRequest(run.ctx.cluster(), run.id)));
     run.backup = backup;
     progress.message(
-        "backup "
-            + run.id
-            + ": revision "
-            + backup.revision()
-            + ", "
-            + backup.sizeBytes()
-            + " bytes, "
-            + (backup.encrypted()
-                ? "encrypted with key " + backup.keyId()
-                : "NOT encrypted (encrypt: false in the inventory)"));
+        "backup %s: revision %s, %s bytes, %s"
+            .formatted(run.id, backup.revision(), backup.sizeBytes(), encryption(backup)));
     // added after BackupCluster shipped: histories recorded before it replay without the copy
     if (Workflow.getVersion("offsite-copy", Workflow.DEFAULT_VERSION, 1) >= 1) {
       String copy =
@@ -83,6 +75,12 @@ public final class BackupClusterPhases {
       run.offsite =
           copy.isEmpty() ? " (no off-site host in the inventory)" : " and copied to " + copy;
     }
+  }
+
+  private static String encryption(BackupRecord backup) {
+    return backup.encrypted()
+        ? "encrypted with key " + backup.keyId()
+        : "NOT encrypted (encrypt: false in the inventory)";
   }
 
   private static void retention(BackupRun run) {

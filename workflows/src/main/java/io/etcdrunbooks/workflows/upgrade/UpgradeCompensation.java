@@ -88,21 +88,17 @@ final class UpgradeCompensation {
   private ApplicationFailure halted(String cause) {
     compensation.commit(); // rolling members back would mean stopping them too
     return FailureType.UpgradeHalted.nonRetryable(
-        run.what()
-            + " halted before touching "
-            + failedMember
-            + " ("
-            + step.label()
-            + "): "
-            + cause
-            + ". Members already on "
-            + step.toVersion()
-            + ": "
-            + switched
-            + " (a mixed cluster is supported). "
-            + describe()
-            + " Next: bring the unhealthy members back, then start the"
-            + " upgrade again; members already upgraded are skipped");
+        ("%s halted before touching %s (%s): %s. Members already on %s: %s (a mixed cluster is"
+                + " supported). %s Next: bring the unhealthy members back, then start the upgrade"
+                + " again; members already upgraded are skipped")
+            .formatted(
+                run.what(),
+                failedMember,
+                step.label(),
+                cause,
+                step.toVersion(),
+                switched,
+                describe()));
   }
 
   /**
@@ -148,11 +144,7 @@ final class UpgradeCompensation {
             : "Rolled back " + rolledBack + " to " + fromVersion + ".";
     return rolledBack.contains(failedMember)
         ? sentence
-        : sentence
-            + " "
-            + failedMember
-            + " was still healthy on "
-            + fromVersion
-            + " and was left as it was.";
+        : "%s %s was still healthy on %s and was left as it was."
+            .formatted(sentence, failedMember, fromVersion);
   }
 }

@@ -96,16 +96,14 @@ public final class BackupClusterPhases {
     run.ctx
         .progress()
         .message(
-            "backup "
-                + run.id
-                + " kept"
-                + run.offsite
-                + "; retention kept "
-                + retention.kept().size()
-                + ", deleted "
-                + retention.deleted()
-                + (retention.unverified().isEmpty()
-                    ? ""
-                    : "; unverified backups to look at: " + retention.unverified()));
+            "backup %s kept%s; retention kept %s, deleted %s%s"
+                .formatted(
+                    run.id,
+                    run.offsite,
+                    retention.kept().size(),
+                    retention.deleted(),
+                    retention.unverified().isEmpty()
+                        ? ""
+                        : "; unverified backups to look at: " + retention.unverified()));
   }
 }

@@ -18,6 +18,7 @@ import java.util.List;
  */
 public final class ReplacePhases {
 
+  // long on purpose: a declarative table, one entry per phase with its documented description
   public static final PhaseRunner<ReplaceRun> RUNNER =
       new PhaseRunner<>(
               always(

@@ -19,6 +19,7 @@ import java.util.List;
  */
 public final class RestorePhases {
 
+  // long on purpose: a declarative table, one entry per phase with its documented description
   public static final PhaseRunner<RestoreRun> RUNNER =
       new PhaseRunner<>(
           always(

@@ -65,16 +65,7 @@ final class UpgradeCompensation {
     try {
       rolledBack = putBack();
     } catch (Compensation.UndoFailed e) {
-      return FailureType.UpgradeRollbackFailed.nonRetryable(
-          ("%s. Putting %s back failed too: %s. Rolled back before that: %s. %s Next: inspect the"
-                  + " members named above; backup %s holds the pre-upgrade data")
-              .formatted(
-                  failedAt,
-                  step.fromVersion(),
-                  Failures.rootMessage(e.getCause()),
-                  e.undoneBefore(),
-                  describe(),
-                  run.backup.id()));
+      return putBackFailed(failedAt, e);
     }
     return FailureType.UpgradeRolledBack.nonRetryable(
         "%s. %s %s Next: fix %s's host (see its log) and start the upgrade again"
@@ -83,6 +74,19 @@ final class UpgradeCompensation {
                 rolledBackSentence(failedMember, step.fromVersion(), rolledBack),
                 describe(),
                 failedMember));
+  }
+
+  private ApplicationFailure putBackFailed(String failedAt, Compensation.UndoFailed e) {
+    return FailureType.UpgradeRollbackFailed.nonRetryable(
+        ("%s. Putting %s back failed too: %s. Rolled back before that: %s. %s Next: inspect the"
+                + " members named above; backup %s holds the pre-upgrade data")
+            .formatted(
+                failedAt,
+                step.fromVersion(),
+                Failures.rootMessage(e.getCause()),
+                e.undoneBefore(),
+                describe(),
+                run.backup.id()));
   }
 
   private ApplicationFailure halted(String cause) {

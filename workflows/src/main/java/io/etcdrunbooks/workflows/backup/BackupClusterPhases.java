@@ -60,16 +60,8 @@ public final class BackupClusterPhases {
                     .takeVerifiedBackup(new BackupRequest(run.ctx.cluster(), run.id)));
     run.backup = backup;
     progress.message(
-        "backup "
-            + run.id
-            + ": revision "
-            + backup.revision()
-            + ", "
-            + backup.sizeBytes()
-            + " bytes, "
-            + (backup.encrypted()
-                ? "encrypted with key " + backup.keyId()
-                : "NOT encrypted (encrypt: false in the inventory)"));
+        "backup %s: revision %s, %s bytes, %s"
+            .formatted(run.id, backup.revision(), backup.sizeBytes(), encryption(backup)));
     // added after BackupCluster shipped: histories recorded before it replay without the copy
     if (Workflow.getVersion("offsite-copy", Workflow.DEFAULT_VERSION, 1) >= 1) {
       String copy =
@@ -85,6 +77,12 @@ public final class BackupClusterPhases {
     }
   }
 
+  private static String encryption(BackupRecord backup) {
+    return backup.encrypted()
+        ? "encrypted with key " + backup.keyId()
+        : "NOT encrypted (encrypt: false in the inventory)";
+  }
+
   private static void retention(BackupRun run) {
     run.ctx.progress().awaitResumed();
     run.retention =
@@ -98,16 +96,14 @@ public final class BackupClusterPhases {
     run.ctx
         .progress()
         .message(
-            "backup "
-                + run.id
-                + " kept"
-                + run.offsite
-                + "; retention kept "
-                + retention.kept().size()
-                + ", deleted "
-                + retention.deleted()
-                + (retention.unverified().isEmpty()
-                    ? ""
-                    : "; unverified backups to look at: " + retention.unverified()));
+            "backup %s kept%s; retention kept %s, deleted %s%s"
+                .formatted(
+                    run.id,
+                    run.offsite,
+                    retention.kept().size(),
+                    retention.deleted(),
+                    retention.unverified().isEmpty()
+                        ? ""
+                        : "; unverified backups to look at: " + retention.unverified()));
   }
 }

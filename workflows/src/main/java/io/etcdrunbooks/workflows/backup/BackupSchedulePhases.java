@@ -95,10 +95,8 @@ public final class BackupSchedulePhases {
       run.failures.add(
           Instant.ofEpochMilli(Workflow.currentTimeMillis()) + ": " + Failures.rootMessage(e));
       progress.message(
-          "scheduled backup "
-              + number
-              + " failed, the schedule goes on: "
-              + Failures.rootMessage(e));
+          "scheduled backup %s failed, the schedule goes on: %s"
+              .formatted(number, Failures.rootMessage(e)));
     }
     planNext(run);
   }

@@ -108,12 +108,8 @@ public final class ProgressTracker {
     Workflow.await(() -> !paused || isCancelRequested());
     if (isCancelRequested()) {
       throw new CanceledFailure(
-          "cancelled by "
-              + cancelRequest
-              + " before "
-              + next
-              + "; the cluster was left as it was"
-              + " after the last finished step");
+          "cancelled by %s before %s; the cluster was left as it was after the last finished step"
+              .formatted(cancelRequest, next));
     }
   }
 

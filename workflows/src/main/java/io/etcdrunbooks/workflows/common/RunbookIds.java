@@ -33,17 +33,15 @@ public final class RunbookIds {
     String changeId = changing(cluster);
     if (changeId.equals(workflowId) || changeId.equals(parentWorkflowId)) return Optional.empty();
     return Optional.of(
-        runbook
-            + " of cluster '"
-            + cluster
-            + "' refused, nothing was touched: it runs under workflow id '"
-            + workflowId
-            + "'"
-            + (parentWorkflowId == null ? "" : " (child of '" + parentWorkflowId + "')")
-            + ", but a runbook"
-            + " that changes a cluster runs only under the cluster's change id, so that Temporal refuses a second change of the"
-            + " cluster while one runs. Start it again with workflow id "
-            + changeId
-            + "; dry runs may use any id");
+        ("%s of cluster '%s' refused, nothing was touched: it runs under workflow id '%s'%s, but a"
+                + " runbook that changes a cluster runs only under the cluster's change id, so that"
+                + " Temporal refuses a second change of the cluster while one runs. Start it again"
+                + " with workflow id %s; dry runs may use any id")
+            .formatted(
+                runbook,
+                cluster,
+                workflowId,
+                parentWorkflowId == null ? "" : " (child of '" + parentWorkflowId + "')",
+                changeId));
   }
 }

@@ -123,15 +123,11 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
   public final boolean awaitApproval(String firstChange, BooleanSupplier stopWaiting) {
     if (approvedBy != null) return true;
     progress.phase(Phase.AWAITING_APPROVAL);
+    String id = Workflow.getInfo().getWorkflowId();
     progress.message(
-        "waiting for approval before "
-            + firstChange
-            + ": POST /api/v1/runbooks/"
-            + Workflow.getInfo().getWorkflowId()
-            + "/approve (operator), '/etcd approve "
-            + Workflow.getInfo().getWorkflowId()
-            + "' in Slack, or signal approve"
-            + " from the Temporal Web UI");
+        ("waiting for approval before %s: POST /api/v1/runbooks/%s/approve (operator), '/etcd"
+                + " approve %s' in Slack, or signal approve from the Temporal Web UI")
+            .formatted(firstChange, id, id));
     Workflow.await(
         () -> approvedBy != null || stopWaiting.getAsBoolean() || progress.isCancelRequested());
     if (approvedBy == null && progress.isCancelRequested()) progress.safePoint(firstChange);
@@ -175,11 +171,11 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
     // added after the runbooks shipped: histories recorded before it replay without the memo update
     if (Workflow.getVersion("controls-memo", Workflow.DEFAULT_VERSION, 1) < 1) return;
     controls.add(
-        Instant.ofEpochMilli(Workflow.currentTimeMillis())
-            + " "
-            + what
-            + " by "
-            + (by == null || by.isBlank() ? "(not named)" : by));
+        "%s %s by %s"
+            .formatted(
+                Instant.ofEpochMilli(Workflow.currentTimeMillis()),
+                what,
+                by == null || by.isBlank() ? "(not named)" : by));
     Workflow.upsertMemo(Map.of(CONTROLS_MEMO, List.copyOf(controls)));
   }
 }

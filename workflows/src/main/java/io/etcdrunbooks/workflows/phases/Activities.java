@@ -1,5 +1,9 @@
 package io.etcdrunbooks.workflows.phases;
 
+import static java.time.Duration.ofHours;
+import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofSeconds;
+
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
@@ -60,51 +64,25 @@ public final class Activities {
   /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final ApiServerActivities apiServerWait;
 
-  // one stub per activity interface and retry policy: long only because each is spelled out
   public Activities() {
-    etcd =
-        Workflow.newActivityStub(
-            EtcdActivities.class, options(Duration.ofMinutes(2), Duration.ofSeconds(20), RETRY));
-    etcdWait =
-        Workflow.newActivityStub(
-            EtcdActivities.class,
-            options(Duration.ofMinutes(30), Duration.ofSeconds(20), WAIT_RETRY));
-    host =
-        Workflow.newActivityStub(
-            HostActivities.class, options(Duration.ofMinutes(10), Duration.ofSeconds(20), RETRY));
-    releases =
-        Workflow.newActivityStub(
-            ReleaseActivities.class, options(Duration.ofMinutes(30), Duration.ofMinutes(1), RETRY));
-    backup =
-        Workflow.newActivityStub(
-            BackupActivities.class, options(Duration.ofHours(1), Duration.ofMinutes(1), RETRY));
-    membership =
-        Workflow.newActivityStub(
-            MembershipActivities.class,
-            options(Duration.ofMinutes(2), Duration.ofSeconds(20), RETRY));
-    membershipWait =
-        Workflow.newActivityStub(
-            MembershipActivities.class,
-            options(Duration.ofMinutes(30), Duration.ofSeconds(20), WAIT_RETRY));
-    newMember =
-        Workflow.newActivityStub(
-            NewMemberActivities.class,
-            options(Duration.ofMinutes(10), Duration.ofSeconds(20), RETRY));
-    inventory =
-        Workflow.newActivityStub(
-            InventoryActivities.class,
-            options(Duration.ofMinutes(1), Duration.ofSeconds(30), RETRY));
-    apiServer =
-        Workflow.newActivityStub(
-            ApiServerActivities.class,
-            options(Duration.ofMinutes(2), Duration.ofSeconds(30), RETRY));
-    restore =
-        Workflow.newActivityStub(
-            RestoreActivities.class, options(Duration.ofHours(1), Duration.ofMinutes(1), RETRY));
-    apiServerWait =
-        Workflow.newActivityStub(
-            ApiServerActivities.class,
-            options(Duration.ofMinutes(30), Duration.ofSeconds(20), WAIT_RETRY));
+    etcd = stub(EtcdActivities.class, ofMinutes(2), ofSeconds(20), RETRY);
+    etcdWait = stub(EtcdActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
+    host = stub(HostActivities.class, ofMinutes(10), ofSeconds(20), RETRY);
+    releases = stub(ReleaseActivities.class, ofMinutes(30), ofMinutes(1), RETRY);
+    backup = stub(BackupActivities.class, ofHours(1), ofMinutes(1), RETRY);
+    membership = stub(MembershipActivities.class, ofMinutes(2), ofSeconds(20), RETRY);
+    membershipWait = stub(MembershipActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
+    newMember = stub(NewMemberActivities.class, ofMinutes(10), ofSeconds(20), RETRY);
+    inventory = stub(InventoryActivities.class, ofMinutes(1), ofSeconds(30), RETRY);
+    apiServer = stub(ApiServerActivities.class, ofMinutes(2), ofSeconds(30), RETRY);
+    restore = stub(RestoreActivities.class, ofHours(1), ofMinutes(1), RETRY);
+    apiServerWait = stub(ApiServerActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
+  }
+
+  /** A stub of one activity interface with its start-to-close and heartbeat timeouts. */
+  private static <T> T stub(
+      Class<T> activities, Duration startToClose, Duration heartbeat, RetryOptions retry) {
+    return Workflow.newActivityStub(activities, options(startToClose, heartbeat, retry));
   }
 
   private static ActivityOptions options(

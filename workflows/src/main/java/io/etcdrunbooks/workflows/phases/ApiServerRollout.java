@@ -155,10 +155,9 @@ public final class ApiServerRollout {
         undo.undo();
         return "Its previous manifest was put back.";
       } catch (Compensation.UndoFailed e) {
-        return "Putting its previous manifest back failed too ("
-            + Failures.rootMessage(e.getCause())
-            + "): restore it by"
-            + " hand from the hidden .etcd-runbooks.previous file beside it.";
+        return ("Putting its previous manifest back failed too (%s): restore it by hand from the"
+                + " hidden .etcd-runbooks.previous file beside it.")
+            .formatted(Failures.rootMessage(e.getCause()));
       }
     }
 

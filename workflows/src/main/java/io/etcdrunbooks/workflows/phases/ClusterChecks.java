@@ -22,18 +22,11 @@ public final class ClusterChecks {
     for (MemberStatus m : state.members()) {
       if (!m.reachable()) {
         problems.add(
-            "member "
-                + m.name()
-                + " is unreachable ("
-                + String.join("; ", m.errors())
-                + "): bring it back or replace it before upgrading");
+            "member %s is unreachable (%s): bring it back or replace it before upgrading"
+                .formatted(m.name(), errors(m)));
       } else if (!m.healthy()) {
         problems.add(
-            "member "
-                + m.name()
-                + " is unhealthy ("
-                + String.join("; ", m.errors())
-                + "): fix it before upgrading");
+            "member %s is unhealthy (%s): fix it before upgrading".formatted(m.name(), errors(m)));
       }
       if (m.learner()) {
         problems.add("member " + m.name() + " is a learner: promote or remove it before upgrading");
@@ -52,10 +45,9 @@ public final class ClusterChecks {
                         .formatted(why)));
     for (String alarm : state.alarms()) {
       problems.add(
-          "alarm raised: "
-              + alarm
-              + " (NOSPACE: compact, defragment and disarm; CORRUPT: replace the corrupt"
-              + " member from a healthy one) before upgrading");
+          ("alarm raised: %s (NOSPACE: compact, defragment and disarm; CORRUPT: replace the corrupt"
+                  + " member from a healthy one) before upgrading")
+              .formatted(alarm));
     }
     return problems;
   }
@@ -65,9 +57,8 @@ public final class ClusterChecks {
     List<String> problems = new ArrayList<>();
     if (!report.raftIndexesConverged()) {
       problems.add(
-          "raft indexes do not converge "
-              + report.raftIndexByMember()
-              + ": a member is lagging; wait for it to catch up or check its disk and network");
+          "raft indexes do not converge %s: a member is lagging; wait for it to catch up or check its disk and network"
+              .formatted(report.raftIndexByMember()));
     }
     if (!report.hashesEqual()) {
       Map<Long, List<String>> byHash =
@@ -77,15 +68,15 @@ public final class ClusterChecks {
                       Map.Entry::getValue,
                       Collectors.mapping(Map.Entry::getKey, Collectors.toList())));
       problems.add(
-          "hashkv differs between members at revision "
-              + report.revision()
-              + " "
-              + report.hashByMember()
-              + " (groups "
-              + byHash.values()
-              + "): the data is inconsistent; do not upgrade, investigate corruption first");
+          ("hashkv differs between members at revision %s %s (groups %s): the data is inconsistent;"
+                  + " do not upgrade, investigate corruption first")
+              .formatted(report.revision(), report.hashByMember(), byHash.values()));
     }
     return problems;
+  }
+
+  private static String errors(MemberStatus m) {
+    return String.join("; ", m.errors());
   }
 
   /** The lowest server version running: where the ladder starts. */

@@ -27,18 +27,14 @@ public final class ClusterDescription {
           s.members().stream()
               .map(
                   m ->
-                      m.name()
-                          + " "
-                          + (m.reachable() ? m.serverVersion() : "unreachable")
-                          + (m.healthy() ? " healthy" : " UNHEALTHY"))
+                      "%s %s%s"
+                          .formatted(
+                              m.name(),
+                              m.reachable() ? m.serverVersion() : "unreachable",
+                              m.healthy() ? " healthy" : " UNHEALTHY"))
               .collect(Collectors.joining(", "));
-      return "Cluster now: "
-          + members
-          + "; cluster version "
-          + s.clusterVersion()
-          + "; leader "
-          + s.leaderName()
-          + ".";
+      return "Cluster now: %s; cluster version %s; leader %s."
+          .formatted(members, s.clusterVersion(), s.leaderName());
     } catch (ActivityFailure e) {
       return "Cluster state unknown: " + Failures.rootMessage(e) + ".";
     }

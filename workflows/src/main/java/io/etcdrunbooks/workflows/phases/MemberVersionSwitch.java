@@ -90,8 +90,7 @@ public final class MemberVersionSwitch {
         .orElseThrow(
             () ->
                 FailureType.QuorumAtRisk.nonRetryable(
-                    "leader "
-                        + leader
-                        + " cannot hand over leadership: no other healthy voting member"));
+                    "leader %s cannot hand over leadership: no other healthy voting member"
+                        .formatted(leader)));
   }
 }

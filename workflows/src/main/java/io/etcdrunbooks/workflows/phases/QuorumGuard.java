@@ -31,16 +31,8 @@ public final class QuorumGuard {
                         + (m.errors().isEmpty() ? "" : " (" + String.join("; ", m.errors()) + ")"))
             .toList();
     return Optional.of(
-        "stopping "
-            + member
-            + " would leave "
-            + healthyOthers.size()
-            + " healthy voting member(s) of "
-            + voters.size()
-            + ", below quorum "
-            + quorum
-            + "; unhealthy: "
-            + unhealthy
-            + ". Bring those members back (or replace them) before going on");
+        ("stopping %s would leave %s healthy voting member(s) of %s, below quorum %s; unhealthy:"
+                + " %s. Bring those members back (or replace them) before going on")
+            .formatted(member, healthyOthers.size(), voters.size(), quorum, unhealthy));
   }
 }

@@ -45,29 +45,28 @@ final class JoinCompensation {
     String state = ClusterDescription.describe(run.ctx.activities(), run.cluster());
     String failed = run.failed().name();
     return FailureType.ReplacementJoinFailed.nonRetryable(
-        run.what()
-            + " failed: the new member "
-            + replacement.name()
-            + " ("
-            + replacement.peerUrl()
-            + " on "
-            + replacement.host()
-            + ") could not join: "
-            + why
-            + log
-            + (notUndone.isEmpty()
-                ? ". It was removed from the membership again and its etcd stopped; its data dir is kept aside."
-                : ". Undoing it was not complete: " + String.join("; ", notUndone) + ".")
-            + " "
-            + failed
-            + " stays removed. "
-            + state
-            + " Next: fix "
-            + replacement.host()
-            + " (see the log above), then start"
-            + " ReplaceMember for "
-            + failed
-            + " again: it skips the removal");
+        ("%s failed: the new member %s (%s on %s) could not join: %s%s%s %s stays removed. %s"
+                + " Next: fix %s (see the log above), then start ReplaceMember for %s again: it"
+                + " skips the removal")
+            .formatted(
+                run.what(),
+                replacement.name(),
+                replacement.peerUrl(),
+                replacement.host(),
+                why,
+                log,
+                undoneSentence(),
+                failed,
+                state,
+                replacement.host(),
+                failed));
+  }
+
+  private String undoneSentence() {
+    return notUndone.isEmpty()
+        ? ". It was removed from the membership again and its etcd stopped; its data dir is kept"
+            + " aside."
+        : ". Undoing it was not complete: " + String.join("; ", notUndone) + ".";
   }
 
   boolean removeFromMembership() {
@@ -84,11 +83,9 @@ final class JoinCompensation {
       return true;
     } catch (ActivityFailure e) {
       notUndone.add(
-          "removing it again failed ("
-              + Failures.rootMessage(e)
-              + "): remove the member with peer URL "
-              + replacement.peerUrl()
-              + " by hand (etcdctl member list, then etcdctl member remove <id>)");
+          ("removing it again failed (%s): remove the member with peer URL %s by hand (etcdctl"
+                  + " member list, then etcdctl member remove <id>)")
+              .formatted(Failures.rootMessage(e), replacement.peerUrl()));
       return false;
     }
   }
@@ -103,11 +100,8 @@ final class JoinCompensation {
       return true;
     } catch (ActivityFailure e) {
       notUndone.add(
-          "stopping it on "
-              + replacement.host()
-              + " failed ("
-              + Failures.rootMessage(e)
-              + "): stop it by hand");
+          "stopping it on %s failed (%s): stop it by hand"
+              .formatted(replacement.host(), Failures.rootMessage(e)));
       return false;
     }
   }

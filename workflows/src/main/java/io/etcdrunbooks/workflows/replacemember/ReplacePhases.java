@@ -3,27 +3,22 @@ package io.etcdrunbooks.workflows.replacemember;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.always;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
 
-import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
 import io.etcdrunbooks.workflows.activities.InventoryActivities.RecordReplacementRequest;
-import io.etcdrunbooks.workflows.activities.MembershipActivities.RemoveMemberRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
-import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
-import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.etcdrunbooks.workflows.phases.ApiServerRollout;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.etcdrunbooks.workflows.phases.Refusal;
-import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 
 /**
- * The ReplaceMember runbook, phase by phase. Over 200 lines on purpose: a third is the phase table
- * (name, what it does, when, body), which reads best in one place.
+ * The ReplaceMember runbook, phase by phase: the phase table (name, what it does, when, body) and
+ * the short phases; REMOVE, JOIN, APISERVERS and the checks have classes of their own.
  */
 public final class ReplacePhases {
 
+  // long on purpose: a declarative table, one entry per phase with its documented description
   public static final PhaseRunner<ReplaceRun> RUNNER =
       new PhaseRunner<>(
               always(
@@ -52,7 +47,7 @@ public final class ReplacePhases {
                   Phase.REMOVE,
                   "removes the failed member from etcd's membership (a leader hands leadership on first)",
                   ReplaceRun::changes,
-                  ReplacePhases::remove),
+                  ReplacementRemoval::run),
               when(
                   Phase.JOIN,
                   "adds the new member, prepares its host, starts it and waits until it has caught up, then promotes"
@@ -69,7 +64,7 @@ public final class ReplacePhases {
                   "points each kube-apiserver's --etcd-servers at the new member, one host at a time, each"
                       + " healthy before the next; one that is not gets its manifest back (COMPENSATE)",
                   ReplaceRun::changes,
-                  ReplacePhases::pointApiServers),
+                  ReplacementApiServers::run),
               when(
                   Phase.POSTFLIGHT,
                   "every member healthy, no learner left, etcd's member list as long as the inventory, hashkv"
@@ -132,49 +127,6 @@ public final class ReplacePhases {
     if (!now.isEmpty()) throw Refusal.of(run.what(), now, FailureType.ReplaceRefused);
   }
 
-  private static void remove(ReplaceRun run) {
-    String failed = run.failed().name();
-    run.ctx.progress().stopIfCancelled(failed + " is removed");
-    moveLeadershipAwayFrom(run, failed);
-    run.removedId =
-        run.ctx
-            .progress()
-            .record(
-                "remove " + failed + " from the etcd membership",
-                () ->
-                    run.ctx
-                        .activities()
-                        .membership
-                        .removeMember(
-                            new RemoveMemberRequest(run.cluster(), run.failed().peerUrl())));
-    if (run.removedId == 0) run.ctx.progress().message(failed + " was no longer an etcd member");
-  }
-
-  /**
-   * A forced replacement of the leader hands leadership to a healthy voter first, so writes pause
-   * only briefly.
-   */
-  private static void moveLeadershipAwayFrom(ReplaceRun run, String member) {
-    ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
-    if (!member.equals(state.leaderName())) return;
-    String to =
-        state.members().stream()
-            .filter(m -> !m.name().equals(member) && m.healthy() && !m.learner())
-            .map(MemberStatus::name)
-            .findFirst()
-            .orElseThrow(
-                () ->
-                    Refusal.of(
-                        run.what(),
-                        List.of("no healthy voting member to hand leadership to"),
-                        FailureType.ReplaceRefused));
-    run.ctx
-        .progress()
-        .run(
-            member + ": hand leadership to " + to,
-            () -> run.ctx.activities().etcd.moveLeader(new MoveLeaderRequest(run.cluster(), to)));
-  }
-
   private static void recordInInventory(ReplaceRun run) {
     MemberPlacement replacement = run.replacement();
     run.ctx
@@ -189,42 +141,6 @@ public final class ReplacePhases {
                     .recordReplacement(
                         new RecordReplacementRequest(
                             run.cluster(), run.failed().name(), replacement)));
-  }
-
-  private static void pointApiServers(ReplaceRun run) {
-    run.apiServersUpdated =
-        new ApiServerRollout(run.ctx, run.request.effectiveApiServerTimeoutSeconds())
-            .run(
-                ApiServerRollout.replacingEtcdServer(
-                    run.ctx, run.failed().clientUrl(), run.replacement().clientUrl()),
-                stopped -> apiServerFailure(run, stopped));
-  }
-
-  private static ApplicationFailure apiServerFailure(
-      ReplaceRun run, ApiServerRollout.Stopped stopped) {
-    String failed = run.failed().name();
-    MemberPlacement replacement = run.replacement();
-    String changedTo =
-        stopped.changed()
-            ? " after its --etcd-servers changed to list " + replacement.clientUrl()
-            : "";
-    String putBack = stopped.putBack().isEmpty() ? "" : " " + stopped.putBack();
-    return FailureType.ApiServerUpdateFailed.nonRetryable(
-        ("%s: the kube-apiserver on %s did not become healthy%s: %s.%s The etcd side is done and"
-                + " recorded: %s replaced %s. Apiservers already on the new set: %s; not yet: %s."
-                + " Next: read that apiserver's log, fix it, then start ReplaceMember for %s again"
-                + " or edit the remaining manifests by hand")
-            .formatted(
-                run.what(),
-                stopped.host(),
-                changedTo,
-                stopped.cause(),
-                putBack,
-                replacement.name(),
-                failed,
-                stopped.done(),
-                stopped.notYet(),
-                failed));
   }
 
   private static void done(ReplaceRun run) {

@@ -51,12 +51,11 @@ final class ReplacementDiscovery {
                     Refusal.of(
                         run.what(),
                         List.of(
-                            "the inventory has no member '"
-                                + run.request.failedMember()
-                                + "' (members: "
-                                + inventory.stream().map(MemberPlacement::name).toList()
-                                + "); check the name. If it was"
-                                + " replaced already there is nothing left to do"),
+                            ("the inventory has no member '%s' (members: %s); check the name. If"
+                                    + " it was replaced already there is nothing left to do")
+                                .formatted(
+                                    run.request.failedMember(),
+                                    inventory.stream().map(MemberPlacement::name).toList())),
                         FailureType.ReplaceRefused));
     Seen seen = lookUntilQuorum(run, failed);
     Set<String> taken = new HashSet<>();
@@ -105,13 +104,8 @@ final class ReplacementDiscovery {
         return new Seen(state, etcdMembers);
       }
       progress.message(
-          "no quorum seen yet without "
-              + failed.name()
-              + "; looking again ("
-              + (look + 1)
-              + "/"
-              + QUORUM_LOOKS
-              + ")");
+          "no quorum seen yet without %s; looking again (%s/%s)"
+              .formatted(failed.name(), look + 1, QUORUM_LOOKS));
       Workflow.sleep(QUORUM_LOOK_INTERVAL);
     }
   }

@@ -115,14 +115,9 @@ final class ReplacementJoin {
       String name = m.hasPeerUrl(replacement.peerUrl()) ? replacement.name() : m.name();
       if (name.isEmpty()) {
         throw FailureType.ReplacementJoinFailed.nonRetryable(
-            "etcd member "
-                + m.hexId()
-                + " "
-                + m.peerUrls()
-                + " was added but"
-                + " never started, so the new member's initial cluster cannot name it; remove it (etcdctl member remove "
-                + m.hexId()
-                + ") and run again");
+            ("etcd member %s %s was added but never started, so the new member's initial cluster"
+                    + " cannot name it; remove it (etcdctl member remove %s) and run again")
+                .formatted(m.hexId(), m.peerUrls(), m.hexId()));
       }
       m.peerUrls().forEach(url -> entries.add(name + "=" + url));
     }

@@ -30,13 +30,11 @@ final class ReplacementPostflight {
                 () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
     if (run.members.size() == state.members().size()) return List.of();
     return List.of(
-        "etcd has "
-            + run.members.size()
-            + " members "
-            + ReplaceRun.names(run.members, null)
-            + ", the inventory "
-            + state.members().size()
-            + " "
-            + state.members().stream().map(MemberStatus::name).toList());
+        "etcd has %s members %s, the inventory %s %s"
+            .formatted(
+                run.members.size(),
+                ReplaceRun.names(run.members, null),
+                state.members().size(),
+                state.members().stream().map(MemberStatus::name).toList()));
   }
 }

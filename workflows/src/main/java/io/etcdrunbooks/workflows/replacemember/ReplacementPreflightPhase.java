@@ -41,12 +41,8 @@ final class ReplacementPreflightPhase {
       MemberPlacement replacement = run.replacement();
       try {
         progress.run(
-            "host of "
-                + replacement.name()
-                + " ("
-                + replacement.host()
-                + ") usable for etcd "
-                + run.version,
+            "host of %s (%s) usable for etcd %s"
+                .formatted(replacement.name(), replacement.host(), run.version),
             () ->
                 activities.newMember.checkHost(
                     new NewMemberRequest(run.cluster(), replacement, run.version)));

@@ -28,15 +28,13 @@ final class RestoreFailure {
         if (e instanceof ApplicationFailure af
             && FailureType.RestoreFailed.name().equals(af.getType())) throw e;
         throw FailureType.RestoreFailed.nonRetryable(
-            run.whatFromBackup()
-                + " stopped in phase "
-                + run.ctx.progress().phase()
-                + ": "
-                + Failures.rootMessage(e)
-                + ". "
-                + leftBehind(run)
-                + " Next: fix the cause, then start the restore"
-                + " again (members restored already are restored again from the same backup)");
+            ("%s stopped in phase %s: %s. %s Next: fix the cause, then start the restore again"
+                    + " (members restored already are restored again from the same backup)")
+                .formatted(
+                    run.whatFromBackup(),
+                    run.ctx.progress().phase(),
+                    Failures.rootMessage(e),
+                    leftBehind(run)));
       }
     };
   }
@@ -46,10 +44,9 @@ final class RestoreFailure {
    * (...)."
    */
   static String leftBehind(RestoreRun run) {
-    return "Data dirs from before the restore are kept aside: "
-        + run.keptAside
-        + "; kube-apiservers still stopped: "
-        + run.apiServersStopped
-        + " (their manifests are hidden .etcd-runbooks.stopped files beside the manifest path).";
+    return ("Data dirs from before the restore are kept aside: %s; kube-apiservers still stopped:"
+            + " %s (their manifests are hidden .etcd-runbooks.stopped files beside the manifest"
+            + " path).")
+        .formatted(run.keptAside, run.apiServersStopped);
   }
 }

@@ -19,6 +19,7 @@ import java.util.List;
  */
 public final class RestorePhases {
 
+  // long on purpose: a declarative table, one entry per phase with its documented description
   public static final PhaseRunner<RestoreRun> RUNNER =
       new PhaseRunner<>(
           always(
@@ -109,20 +110,15 @@ public final class RestorePhases {
     run.ctx
         .progress()
         .message(
-            "restore backup "
-                + backup.id()
-                + " (revision "
-                + backup.revision()
-                + ", taken "
-                + backup.takenAt()
-                + " from "
-                + backup.member()
-                + ") onto "
-                + run.versions
-                + "; lost: "
-                + run.lost
-                + "; apiservers stopped meanwhile: "
-                + run.controlPlane);
+            "restore backup %s (revision %s, taken %s from %s) onto %s; lost: %s; apiservers stopped meanwhile: %s"
+                .formatted(
+                    backup.id(),
+                    backup.revision(),
+                    backup.takenAt(),
+                    backup.member(),
+                    run.versions,
+                    run.lost,
+                    run.controlPlane));
   }
 
   private static void awaitApproval(RestoreRun run) {
@@ -134,14 +130,9 @@ public final class RestorePhases {
       run.ctx
           .progress()
           .message(
-              "restored backup "
-                  + run.backup.id()
-                  + " at revision "
-                  + run.digest.revision()
-                  + " with "
-                  + run.digest.keyCount()
-                  + " keys; lost: "
-                  + run.lost);
+              "restored backup %s at revision %s with %s keys; lost: %s"
+                  .formatted(
+                      run.backup.id(), run.digest.revision(), run.digest.keyCount(), run.lost));
     }
   }
 
@@ -153,12 +144,7 @@ public final class RestorePhases {
     if (lastSeen == 0) return "unknown: no member reported its revision before the restore";
     if (lastSeen <= backup.revision())
       return "none (the members reported revision " + lastSeen + ")";
-    return "revisions "
-        + (backup.revision() + 1)
-        + ".."
-        + lastSeen
-        + " ("
-        + (lastSeen - backup.revision())
-        + ")";
+    return "revisions %s..%s (%s)"
+        .formatted(backup.revision() + 1, lastSeen, lastSeen - backup.revision());
   }
 }

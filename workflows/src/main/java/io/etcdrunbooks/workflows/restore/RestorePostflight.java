@@ -49,21 +49,17 @@ final class RestorePostflight {
     long expectedRevision = backup.revision() + bump;
     if (digest.revision() != expectedRevision) {
       problems.add(
-          "the restored cluster is at revision "
-              + digest.revision()
-              + ", expected "
-              + expectedRevision
-              + " (backup revision "
-              + backup.revision()
-              + (bump == 0 ? "" : " + bump " + bump)
-              + ")");
+          "the restored cluster is at revision %s, expected %s (backup revision %s%s)"
+              .formatted(
+                  digest.revision(),
+                  expectedRevision,
+                  backup.revision(),
+                  bump == 0 ? "" : " + bump " + bump));
     }
     if (backup.liveKeys() > 0 && digest.keyCount() != backup.liveKeys()) {
       problems.add(
-          "the restored cluster holds "
-              + digest.keyCount()
-              + " keys, the backup "
-              + backup.liveKeys());
+          "the restored cluster holds %s keys, the backup %s"
+              .formatted(digest.keyCount(), backup.liveKeys()));
     }
     return problems;
   }

@@ -54,11 +54,8 @@ final class RestorePreflight {
       List<String> available = run.ctx.activities().releases.availableVersions(run.ctx.ref());
       if (!available.contains(run.target)) {
         problems.add(
-            "etcd "
-                + run.target
-                + " is not offered by the binary source (it has "
-                + available
-                + ")");
+            "etcd %s is not offered by the binary source (it has %s)"
+                .formatted(run.target, available));
       }
       run.members.forEach(m -> run.versions.put(m.name(), run.target));
     }
@@ -120,15 +117,9 @@ final class RestorePreflight {
         (member, version) -> {
           if (EtcdVersion.find(version).map(took::minorAbove).orElse(false)) {
             problems.add(
-                "member "
-                    + member
-                    + " would run etcd "
-                    + version
-                    + ", older than the "
-                    + backup.etcdVersion()
-                    + " that took backup "
-                    + backup.id()
-                    + ": an older minor version cannot run newer data");
+                ("member %s would run etcd %s, older than the %s that took backup %s: an older"
+                        + " minor version cannot run newer data")
+                    .formatted(member, version, backup.etcdVersion(), backup.id()));
           }
         });
     return problems;

@@ -28,17 +28,14 @@ final class RollbackByRestore {
     run.ctx
         .progress()
         .message(
-            "restore "
-                + (backupId == null || backupId.isBlank()
-                    ? "the newest backup taken on " + minor(run)
-                    : "backup " + backupId)
-                + " with etcd "
-                + run.toVersion
-                + " on "
-                + run.members
-                + " (RestoreCluster runbook "
-                + childId(run.cluster())
-                + ")");
+            "restore %s with etcd %s on %s (RestoreCluster runbook %s)"
+                .formatted(
+                    backupId == null || backupId.isBlank()
+                        ? "the newest backup taken on " + minor(run)
+                        : "backup " + backupId,
+                    run.toVersion,
+                    run.members,
+                    childId(run.cluster())));
   }
 
   static String firstChange(RollbackRun run) {
@@ -68,11 +65,8 @@ final class RollbackByRestore {
               .record("restore with etcd " + run.toVersion, () -> child.restore(restore));
     } catch (ChildWorkflowFailure e) {
       throw FailureType.RollbackFailed.nonRetryable(
-          run.what()
-              + " to "
-              + run.toVersion
-              + " through a restore failed: "
-              + Failures.rootMessage(e));
+          "%s to %s through a restore failed: %s"
+              .formatted(run.what(), run.toVersion, Failures.rootMessage(e)));
     }
     run.after = run.ctx.activities().etcd.discover(run.ctx.ref());
   }

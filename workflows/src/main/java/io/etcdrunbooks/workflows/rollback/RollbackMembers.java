@@ -46,19 +46,15 @@ final class RollbackMembers {
         switcher.switchTo(member, run.toVersion);
       } catch (ActivityFailure | ApplicationFailure e) {
         throw FailureType.RollbackFailed.nonRetryable(
-            run.what()
-                + " to "
-                + run.toVersion
-                + " failed at member "
-                + member
-                + ": "
-                + Failures.rootMessage(e)
-                + ". Next: inspect "
-                + member
-                + "'s host and log, then run the rollback"
-                + " again (members already on "
-                + run.toVersion
-                + " are skipped)");
+            ("%s to %s failed at member %s: %s. Next: inspect %s's host and log, then run the"
+                    + " rollback again (members already on %s are skipped)")
+                .formatted(
+                    run.what(),
+                    run.toVersion,
+                    member,
+                    Failures.rootMessage(e),
+                    member,
+                    run.toVersion));
       }
     }
     progress.member("");
@@ -73,12 +69,8 @@ final class RollbackMembers {
                     .filter(m -> !run.toVersion.equals(m.serverVersion()))
                     .map(
                         m ->
-                            "member "
-                                + m.name()
-                                + " runs "
-                                + m.serverVersion()
-                                + ", not "
-                                + run.toVersion)
+                            "member %s runs %s, not %s"
+                                .formatted(m.name(), m.serverVersion(), run.toVersion))
                     .toList());
     run.after = found.state();
     if (!found.problems().isEmpty()) throw PostflightCheck.failed(run.what(), found.problems());

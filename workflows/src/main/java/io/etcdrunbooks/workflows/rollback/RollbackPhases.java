@@ -15,6 +15,7 @@ import io.etcdrunbooks.workflows.phases.PhaseRunner;
  */
 public final class RollbackPhases {
 
+  // long on purpose: a declarative table, one entry per phase with its documented description
   public static final PhaseRunner<RollbackRun> RUNNER =
       new PhaseRunner<>(
           always(
@@ -103,12 +104,8 @@ public final class RollbackPhases {
           .message(
               run.request.dryRun()
                   ? "dry run: would restore backup " + backup
-                  : "restored backup "
-                      + backup
-                      + " with etcd "
-                      + run.toVersion
-                      + "; lost: "
-                      + run.restored.lostRevisions());
+                  : "restored backup %s with etcd %s; lost: %s"
+                      .formatted(backup, run.toVersion, run.restored.lostRevisions()));
     } else if (run.changes() && run.switchesMembers()) {
       run.ctx.progress().message("all members on " + run.toVersion);
     }

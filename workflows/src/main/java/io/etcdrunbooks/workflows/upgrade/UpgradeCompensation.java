@@ -65,16 +65,7 @@ final class UpgradeCompensation {
     try {
       rolledBack = putBack();
     } catch (Compensation.UndoFailed e) {
-      return FailureType.UpgradeRollbackFailed.nonRetryable(
-          ("%s. Putting %s back failed too: %s. Rolled back before that: %s. %s Next: inspect the"
-                  + " members named above; backup %s holds the pre-upgrade data")
-              .formatted(
-                  failedAt,
-                  step.fromVersion(),
-                  Failures.rootMessage(e.getCause()),
-                  e.undoneBefore(),
-                  describe(),
-                  run.backup.id()));
+      return putBackFailed(failedAt, e);
     }
     return FailureType.UpgradeRolledBack.nonRetryable(
         "%s. %s %s Next: fix %s's host (see its log) and start the upgrade again"
@@ -85,24 +76,33 @@ final class UpgradeCompensation {
                 failedMember));
   }
 
+  private ApplicationFailure putBackFailed(String failedAt, Compensation.UndoFailed e) {
+    return FailureType.UpgradeRollbackFailed.nonRetryable(
+        ("%s. Putting %s back failed too: %s. Rolled back before that: %s. %s Next: inspect the"
+                + " members named above; backup %s holds the pre-upgrade data")
+            .formatted(
+                failedAt,
+                step.fromVersion(),
+                Failures.rootMessage(e.getCause()),
+                e.undoneBefore(),
+                describe(),
+                run.backup.id()));
+  }
+
   private ApplicationFailure halted(String cause) {
     compensation.commit(); // rolling members back would mean stopping them too
     return FailureType.UpgradeHalted.nonRetryable(
-        run.what()
-            + " halted before touching "
-            + failedMember
-            + " ("
-            + step.label()
-            + "): "
-            + cause
-            + ". Members already on "
-            + step.toVersion()
-            + ": "
-            + switched
-            + " (a mixed cluster is supported). "
-            + describe()
-            + " Next: bring the unhealthy members back, then start the"
-            + " upgrade again; members already upgraded are skipped");
+        ("%s halted before touching %s (%s): %s. Members already on %s: %s (a mixed cluster is"
+                + " supported). %s Next: bring the unhealthy members back, then start the upgrade"
+                + " again; members already upgraded are skipped")
+            .formatted(
+                run.what(),
+                failedMember,
+                step.label(),
+                cause,
+                step.toVersion(),
+                switched,
+                describe()));
   }
 
   /**
@@ -148,11 +148,7 @@ final class UpgradeCompensation {
             : "Rolled back " + rolledBack + " to " + fromVersion + ".";
     return rolledBack.contains(failedMember)
         ? sentence
-        : sentence
-            + " "
-            + failedMember
-            + " was still healthy on "
-            + fromVersion
-            + " and was left as it was.";
+        : "%s %s was still healthy on %s and was left as it was."
+            .formatted(sentence, failedMember, fromVersion);
   }
 }

@@ -22,42 +22,50 @@ final class UpgradeLadder {
   private UpgradeLadder() {}
 
   static void run(UpgradeRun run) {
-    ProgressTracker progress = run.ctx.progress();
     MemberVersionSwitch switcher =
         new MemberVersionSwitch(
             run.ctx.activities(),
-            progress,
+            run.ctx.progress(),
             run.cluster(),
             run.request.effectiveMemberTimeoutSeconds());
-    for (LadderStep step : run.plan.steps()) {
-      progress.step(step.label());
-      List<String> switched = new ArrayList<>();
-      run.restarted.put(step.label(), switched);
-      Compensation compensation = new Compensation();
-      for (String member :
-          UpgradePhases.leaderLast(run.ctx.activities().etcd.discover(run.ctx.ref()))) {
-        progress.safePoint("member " + member + " (" + step.label() + ")");
-        compensation.register(member, () -> switcher.switchTo(member, step.fromVersion()));
-        try {
-          if (switcher.switchTo(member, step.toVersion())) switched.add(member);
-        } catch (ActivityFailure | ApplicationFailure e) {
-          throw new UpgradeCompensation(run, step, member, switched, switcher, compensation)
-              .failWith(e);
-        }
+    for (LadderStep step : run.plan.steps()) climb(run, switcher, step);
+  }
+
+  /** One rung: every member switched, leader last, then the cluster version follows. */
+  private static void climb(UpgradeRun run, MemberVersionSwitch switcher, LadderStep step) {
+    ProgressTracker progress = run.ctx.progress();
+    progress.step(step.label());
+    List<String> switched = new ArrayList<>();
+    run.restarted.put(step.label(), switched);
+    Compensation compensation = new Compensation();
+    for (String member :
+        UpgradePhases.leaderLast(run.ctx.activities().etcd.discover(run.ctx.ref()))) {
+      progress.safePoint("member %s (%s)".formatted(member, step.label()));
+      compensation.register(member, () -> switcher.switchTo(member, step.fromVersion()));
+      try {
+        if (switcher.switchTo(member, step.toVersion())) switched.add(member);
+      } catch (ActivityFailure | ApplicationFailure e) {
+        throw new UpgradeCompensation(run, step, member, switched, switcher, compensation)
+            .failWith(e);
       }
-      progress.member("");
-      String clusterVersion =
-          progress.record(
-              "cluster version reaches " + step.toMinor(),
-              () ->
-                  run.ctx
-                      .activities()
-                      .etcdWait
-                      .awaitClusterVersion(
-                          new AwaitClusterVersionRequest(
-                              run.cluster(), step.toMinor(), CLUSTER_VERSION_TIMEOUT_SECONDS)));
-      compensation.commit();
-      progress.message("cluster version " + clusterVersion + " after " + step.label());
     }
+    progress.member("");
+    String clusterVersion = awaitClusterVersion(run, step);
+    compensation.commit();
+    progress.message("cluster version %s after %s".formatted(clusterVersion, step.label()));
+  }
+
+  private static String awaitClusterVersion(UpgradeRun run, LadderStep step) {
+    return run.ctx
+        .progress()
+        .record(
+            "cluster version reaches " + step.toMinor(),
+            () ->
+                run.ctx
+                    .activities()
+                    .etcdWait
+                    .awaitClusterVersion(
+                        new AwaitClusterVersionRequest(
+                            run.cluster(), step.toMinor(), CLUSTER_VERSION_TIMEOUT_SECONDS)));
   }
 }

@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 /** The UpgradeCluster runbook, phase by phase. */
 public final class UpgradePhases {
 
+  // long on purpose: a declarative table, one entry per phase with its documented description
   public static final PhaseRunner<UpgradeRun> RUNNER =
       new PhaseRunner<>(
               always(
@@ -108,10 +109,8 @@ public final class UpgradePhases {
       run.ctx
           .progress()
           .message(
-              "all members on "
-                  + run.request.targetVersion()
-                  + ", cluster version "
-                  + run.state.clusterVersion());
+              "all members on %s, cluster version %s"
+                  .formatted(run.request.targetVersion(), run.state.clusterVersion()));
     }
   }
 

@@ -38,22 +38,13 @@ final class UpgradePostflight {
                               new KeyspaceDigestRequest(run.cluster(), run.before.revision())));
       if (!run.after.equals(run.before)) {
         problems.add(
-            "keyspace at revision "
-                + run.before.revision()
-                + " changed during the upgrade: before "
-                + run.before
-                + ", after "
-                + run.after
-                + "; compare with backup "
-                + run.backup.id());
+            "keyspace at revision %s changed during the upgrade: before %s, after %s; compare with backup %s"
+                .formatted(run.before.revision(), run.before, run.after, run.backup.id()));
       }
     } catch (ActivityFailure e) {
       run.notes.add(
-          "keyspace at revision "
-              + run.before.revision()
-              + " could not be read again ("
-              + Failures.rootMessage(e)
-              + "); hashkv agreement was checked instead");
+          "keyspace at revision %s could not be read again (%s); hashkv agreement was checked instead"
+              .formatted(run.before.revision(), Failures.rootMessage(e)));
     }
     if (!problems.isEmpty()) throw PostflightCheck.failed(run.what(), problems);
   }
@@ -65,10 +56,11 @@ final class UpgradePostflight {
         .forEach(
             m ->
                 problems.add(
-                    "member " + m.name() + " runs " + m.serverVersion() + ", not " + target));
+                    "member %s runs %s, not %s".formatted(m.name(), m.serverVersion(), target)));
     EtcdVersion wanted = EtcdVersion.parse(target);
     if (!EtcdVersion.find(state.clusterVersion()).map(wanted::sameMinor).orElse(false)) {
-      problems.add("cluster version is " + state.clusterVersion() + ", not " + wanted.minorLabel());
+      problems.add(
+          "cluster version is %s, not %s".formatted(state.clusterVersion(), wanted.minorLabel()));
     }
     return problems;
   }

@@ -55,7 +55,7 @@ final class UpgradeCompensation {
     String failedAt =
         "%s failed at member %s (%s): %s%s"
             .formatted(run.what(), failedMember, step.label(), cause, logTail);
-    if (versionMoved(state)) {
+    if (versionMoved(step, state)) {
       return FailureType.UpgradeRollbackFailed.nonRetryable(
           ("%s. The cluster version has already moved to %s, so the old binaries cannot be put"
                   + " back; the way back is restoring backup %s with the restore runbook. %s")
@@ -109,7 +109,7 @@ final class UpgradeCompensation {
    * Once the cluster version has reached the rung's minor, members of the old minor cannot join any
    * more.
    */
-  private boolean versionMoved(ClusterState state) {
+  static boolean versionMoved(LadderStep step, ClusterState state) {
     EtcdVersion from = EtcdVersion.parse(step.fromVersion());
     EtcdVersion to = EtcdVersion.parse(step.toVersion());
     return !from.sameMinor(to)

@@ -1,11 +1,14 @@
 package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitClusterVersionRequest;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.phases.Compensation;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,7 +44,7 @@ final class UpgradeLadder {
     for (String member :
         UpgradePhases.leaderLast(run.ctx.activities().etcd.discover(run.ctx.ref()))) {
       progress.safePoint("member %s (%s)".formatted(member, step.label()));
-      compensation.register(member, () -> switcher.switchTo(member, step.fromVersion()));
+      compensation.register(member, () -> putBack(run, step, switcher, member));
       try {
         if (switcher.switchTo(member, step.toVersion())) switched.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
@@ -54,6 +57,26 @@ final class UpgradeLadder {
     compensation.commit();
     progress.message("cluster version %s after %s".formatted(clusterVersion, step.label()));
   }
+
+  /**
+   * The undo of a member's switch. The cluster version is read again before each member goes back:
+   * once it reaches the rung's minor, an old-minor member could not join, so putting back stops
+   * there, with the way forward (a restore) named by the failure.
+   */
+  private static boolean putBack(
+      UpgradeRun run, LadderStep step, MemberVersionSwitch switcher, String member) {
+    if (Workflow.getVersion(RECHECK_BEFORE_PUT_BACK, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
+      if (UpgradeCompensation.versionMoved(step, state)) {
+        throw FailureType.UpgradeRollbackFailed.nonRetryable(
+            "the cluster version moved to %s while members were put back, so %s cannot go back to %s"
+                .formatted(state.clusterVersion(), member, step.fromVersion()));
+      }
+    }
+    return switcher.switchTo(member, step.fromVersion());
+  }
+
+  static final String RECHECK_BEFORE_PUT_BACK = "recheck-cluster-version-before-put-back";
 
   private static String awaitClusterVersion(UpgradeRun run, LadderStep step) {
     return run.ctx

@@ -56,6 +56,7 @@ public final class FakeCluster
   private boolean keyspaceChanges;
   private boolean authEnabled;
   private V2Store v2;
+  private List<String> movesClusterVersion = List.of();
   private final Map<String, List<String>> startArgs = new LinkedHashMap<>();
 
   /**
@@ -86,6 +87,16 @@ public final class FakeCluster
    */
   public synchronized FakeCluster installFails(BiPredicate<String, String> memberAndVersion) {
     installFails = memberAndVersion;
+    return this;
+  }
+
+  /**
+   * Once {@code member} is installed on {@code version}, the cluster version is {@code
+   * clusterVersion} (it moved while the upgrade was being undone).
+   */
+  public synchronized FakeCluster clusterVersionOnceInstalled(
+      String member, String version, String clusterVersion) {
+    movesClusterVersion = List.of(member, version, clusterVersion);
     return this;
   }
 
@@ -244,6 +255,11 @@ public final class FakeCluster
           "cannot install etcd " + request.version() + " on " + request.member(), "InstallFailed");
     }
     members.get(request.member()).installed = request.version();
+    if (movesClusterVersion.size() == 3
+        && movesClusterVersion.get(0).equals(request.member())
+        && movesClusterVersion.get(1).equals(request.version())) {
+      pinnedClusterVersion = movesClusterVersion.get(2);
+    }
   }
 
   @Override

@@ -142,6 +142,22 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenTheClusterVersionMovesWhileMembersArePutBackItStopsThereAndNamesTheRestore() {
+    FakeCluster cluster =
+        cluster()
+            .installFails((member, version) -> member.equals("m2") && version.equals("3.5.16"))
+            .clusterVersionOnceInstalled("m2", "3.4.23", "3.5.0");
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRollbackFailed.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "the cluster version moved to 3.5.0 while members were put back, so m1 cannot go back to 3.4.23",
+            "Rolled back before that: [m2]",
+            "backup pre-upgrade-");
+    assertThat(cluster.running()).containsEntry("m1", "3.5.16").containsEntry("m2", "3.4.23");
+  }
+
+  @Test
   void givenAnotherMemberFailsMidwayItHaltsLeavingTheMixedClusterAsItIs() {
     FakeCluster cluster = cluster().whenStarted("m1", "m3");
     Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));

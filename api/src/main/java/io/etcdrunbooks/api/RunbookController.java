@@ -76,10 +76,7 @@ public final class RunbookController {
                 UpgradeRequest.to(
                     inPath(cluster, body.cluster()),
                     body.targetVersion(),
-                    RunbookOptions.defaults()
-                        .withDryRun(body.dryRun())
-                        .withApproval(body.requireApproval())
-                        .withMemberTimeoutSeconds(body.memberTimeoutSeconds())),
+                    options(body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0)),
                 caller(http)));
   }
 
@@ -97,10 +94,8 @@ public final class RunbookController {
                 RollbackRequest.to(
                         inPath(cluster, body.cluster()),
                         body.toVersion(),
-                        RunbookOptions.defaults()
-                            .withDryRun(body.dryRun())
-                            .withApproval(body.requireApproval())
-                            .withMemberTimeoutSeconds(body.memberTimeoutSeconds()))
+                        options(
+                            body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
                     .withDataLossAcknowledged(body.acknowledgeDataLoss())
                     .withBackupId(body.backupId()),
                 caller(http)));
@@ -120,11 +115,11 @@ public final class RunbookController {
                 RestoreRequest.of(
                         inPath(cluster, body.cluster()),
                         body.backupId(),
-                        RunbookOptions.defaults()
-                            .withDryRun(body.dryRun())
-                            .withApproval(body.requireApproval())
-                            .withMemberTimeoutSeconds(body.memberTimeoutSeconds())
-                            .withApiServerTimeoutSeconds(body.apiServerTimeoutSeconds()))
+                        options(
+                            body.dryRun(),
+                            body.requireApproval(),
+                            body.memberTimeoutSeconds(),
+                            body.apiServerTimeoutSeconds()))
                     .withDataLossAcknowledged(body.acknowledgeDataLoss())
                     .withEtcdVersion(body.etcdVersion())
                     .withTakenOnMinor(body.takenOnMinor()),
@@ -147,11 +142,11 @@ public final class RunbookController {
                         inPath(cluster, body.cluster()),
                         body.failedMember(),
                         body.replacement(),
-                        RunbookOptions.defaults()
-                            .withDryRun(body.dryRun())
-                            .withApproval(body.requireApproval())
-                            .withMemberTimeoutSeconds(body.memberTimeoutSeconds())
-                            .withApiServerTimeoutSeconds(body.apiServerTimeoutSeconds()),
+                        options(
+                            body.dryRun(),
+                            body.requireApproval(),
+                            body.memberTimeoutSeconds(),
+                            body.apiServerTimeoutSeconds()),
                         "api: " + caller(http))
                     .withForce(body.force()),
                 caller(http)));
@@ -307,5 +302,18 @@ public final class RunbookController {
   public HttpResponse<ApiError> notFound(WorkflowNotFoundException e) {
     return HttpResponse.notFound(
         new ApiError("no runbook with id " + e.getExecution().getWorkflowId()));
+  }
+
+  /** What every runbook's body says about how to run it, by name. */
+  private static RunbookOptions options(
+      boolean dryRun,
+      boolean requireApproval,
+      int memberTimeoutSeconds,
+      int apiServerTimeoutSeconds) {
+    return RunbookOptions.defaults()
+        .withDryRun(dryRun)
+        .withApproval(requireApproval)
+        .withMemberTimeoutSeconds(memberTimeoutSeconds)
+        .withApiServerTimeoutSeconds(apiServerTimeoutSeconds);
   }
 }

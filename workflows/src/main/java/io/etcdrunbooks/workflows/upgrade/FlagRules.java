@@ -1,6 +1,5 @@
 package io.etcdrunbooks.workflows.upgrade;
 
-import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +39,7 @@ public final class FlagRules {
   /** One problem per member and flag that a minor on the ladder removes. */
   static List<String> problems(String running, List<String> ladder, List<MemberFlags> members) {
     List<String> problems = new ArrayList<>();
-    List<String> minors = minorsEntered(running, ladder);
+    List<String> minors = VersionLadder.minorsEntered(running, ladder);
     for (MemberFlags member : members) {
       for (String flag : member.flagNames()) {
         removal(minors, flag)
@@ -66,17 +65,5 @@ public final class FlagRules {
     return REMOVED.stream()
         .filter(r -> r.flag().equals(flag) && minors.contains(r.minor()))
         .findFirst();
-  }
-
-  /** The minors the ladder moves into, after the running one. */
-  private static List<String> minorsEntered(String running, List<String> ladder) {
-    List<String> minors = new ArrayList<>();
-    EtcdVersion previous = EtcdVersion.parse(running);
-    for (String step : ladder) {
-      EtcdVersion next = EtcdVersion.parse(step);
-      if (next.minorAbove(previous)) minors.add(next.minorLabel());
-      previous = next;
-    }
-    return minors;
   }
 }

@@ -1,7 +1,6 @@
 package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.model.ClusterState;
-import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.V2Store;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,14 +11,8 @@ import java.util.List;
  */
 final class TransitionRules {
 
-  private static final EtcdVersion V3_4 = EtcdVersion.parse("3.4.0");
-
   /** Upgrades started before these rules shipped replay without them. */
   static final String CHANGE_ID = "transition-rules";
-
-  private static final EtcdVersion V3_3 = EtcdVersion.parse("3.3.0");
-  private static final EtcdVersion V3_5 = EtcdVersion.parse("3.5.0");
-  private static final EtcdVersion V3_6 = EtcdVersion.parse("3.6.0");
 
   /**
    * Releases never to land on: https://etcd.io/docs/v3.5/op-guide/data_corruption/ and the 3.5
@@ -41,7 +34,9 @@ final class TransitionRules {
       }
     }
     V2Store v2 = state.v2Store();
-    boolean v2Matters = crosses(running, ladder, V3_3, V3_4) || reaches(ladder, V3_6);
+    // one minor at a time: entering 3.5 means coming from 3.4; entering 3.6 from 3.5
+    List<String> entered = VersionLadder.minorsEntered(running, ladder);
+    boolean v2Matters = entered.contains("3.4") || entered.contains("3.6");
     if (v2Matters && v2.unread() != null) {
       problems.add(
           "the v2 store of cluster '%s' could not be read (%s), so it is not known whether this upgrade would cut v2 clients off their data; fix that and try again"
@@ -55,7 +50,7 @@ final class TransitionRules {
           "cluster '%s' holds %d keys in the v2 store (%d with a TTL; v2 API served by %s): etcd 3.4 turns the v2 API off by default and 3.6 removes the v2 store, so whatever reads them (a kube-apiserver with --storage-backend=etcd2) would lose them. Migrate them to v3 first (offline etcdctl migrate, with a copy of every data dir), or delete them if nothing uses them"
               .formatted(state.cluster(), v2.keys(), v2.keysWithTtl(), v2.servedBy()));
     }
-    if (state.authOn() && crosses(running, ladder, V3_4, V3_5)) {
+    if (state.authOn() && entered.contains("3.5")) {
       // etcd's "Upgrade etcd from 3.4 to 3.5" guide: with auth enabled a mixed 3.4/3.5 cluster
       // fails authentication (the auth revision check differs), so no rolling upgrade with auth on.
       problems.add(
@@ -63,21 +58,5 @@ final class TransitionRules {
               .formatted(state.cluster()));
     }
     return problems;
-  }
-
-  private static boolean reaches(List<String> ladder, EtcdVersion minor) {
-    return ladder.stream().map(EtcdVersion::parse).anyMatch(v -> !v.isBefore(minor));
-  }
-
-  /** Whether a step of the ladder moves from the {@code from} minor to the {@code to} minor. */
-  private static boolean crosses(
-      String running, List<String> ladder, EtcdVersion from, EtcdVersion to) {
-    EtcdVersion previous = EtcdVersion.parse(running);
-    for (String step : ladder) {
-      EtcdVersion next = EtcdVersion.parse(step);
-      if (previous.sameMinor(from) && next.sameMinor(to)) return true;
-      previous = next;
-    }
-    return false;
   }
 }

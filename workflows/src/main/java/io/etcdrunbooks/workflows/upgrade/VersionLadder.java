@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.Versions;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,6 +79,18 @@ public final class VersionLadder {
       throw new IllegalArgumentException(
           "upgrading across major versions (" + running + " -> " + target + ") is not supported");
     }
+  }
+
+  /** The minors the ladder moves into after the running one, in order ("3.4", "3.5"). */
+  static List<String> minorsEntered(String running, List<String> ladder) {
+    List<String> minors = new ArrayList<>();
+    EtcdVersion previous = EtcdVersion.parse(running);
+    for (String step : ladder) {
+      EtcdVersion next = EtcdVersion.parse(step);
+      if (next.minorAbove(previous)) minors.add(next.minorLabel());
+      previous = next;
+    }
+    return minors;
   }
 
   private static void requireMinimumBeforeMinor(String running, List<String> ladder) {

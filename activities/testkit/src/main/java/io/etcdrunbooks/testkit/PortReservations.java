@@ -60,11 +60,16 @@ final class PortReservations implements AutoCloseable {
   }
 
   private static FileLock tryLock(int port) throws IOException {
-    FileChannel channel =
-        FileChannel.open(
-            LOCKS.resolve(String.valueOf(port)),
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE);
+    FileChannel channel;
+    try {
+      channel =
+          FileChannel.open(
+              LOCKS.resolve(String.valueOf(port)),
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE);
+    } catch (java.nio.file.AccessDeniedException anotherUsersLock) {
+      return null; // another user's sandbox used this port: pick another
+    }
     try {
       FileLock lock = channel.tryLock();
       if (lock == null) channel.close();

@@ -56,10 +56,11 @@ class V2StoreDetectionTest {
     try (Sandbox sandbox =
         Sandbox.create(
             new SandboxSpec(dir.resolve("v3"), "v3", 1, "3.4.23"), EtcdReleases.store())) {
-      V2Store v2 =
-          new EtcdActivitiesImpl(sandbox::inventory).discover(new ClusterRef("v3")).v2Store();
+      V2Store v2 = new EtcdActivitiesImpl(sandbox::inventory).discover(new ClusterRef("v3")).v2();
 
-      assertThat(v2).isEqualTo(V2Store.NOT_SERVED);
+      assertThat(v2)
+          .as("read, and found not served (null would mean not read)")
+          .isEqualTo(V2Store.NOT_SERVED);
     }
   }
 

@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
@@ -123,6 +124,27 @@ public final class RunbookController {
                     .withDataLossAcknowledged(body.acknowledgeDataLoss())
                     .withEtcdVersion(body.etcdVersion())
                     .withTakenOnMinor(body.takenOnMinor()),
+                caller(http)));
+  }
+
+  /**
+   * Body: {"requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0,
+   * "apiServerTimeoutSeconds":0} (may be {}).
+   */
+  @Post("/clusters/{cluster}/migrate-v2-to-v3")
+  @Access(ApiAction.MIGRATE_V2_TO_V3)
+  public HttpResponse<RunbookStarter.Started> migrateV2ToV3(
+      @PathVariable String cluster, @Body MigrateRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startMigration(
+                MigrateRequest.of(
+                    inPath(cluster, body.cluster()),
+                    options(
+                        body.dryRun(),
+                        body.requireApproval(),
+                        body.memberTimeoutSeconds(),
+                        body.apiServerTimeoutSeconds())),
                 caller(http)));
   }
 

@@ -9,6 +9,8 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
+import io.etcdrunbooks.workflows.migrate.MigrateRequest;
+import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
@@ -171,6 +173,20 @@ public final class RunbookStarter {
         RestoreClusterWorkflow.class,
         options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::restore, request));
+  }
+
+  /** A v2 -> v3 migration; the cluster's stores and apiservers are checked by its preflight. */
+  public Started startMigration(MigrateRequest request, String startedBy) {
+    inventory.get().cluster(request.cluster());
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
+    String id = changeId(MigrateV2ToV3Workflow.workflowId(request.cluster()), request.dryRun());
+    if (!request.dryRun()) refuseIfRunning(id);
+    return start(
+        id,
+        MigrateV2ToV3Workflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::migrate, request));
   }
 
   /**

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import io.etcdrunbooks.runtime.RunbooksConfig;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
+import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3WorkflowImpl;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
@@ -51,7 +52,8 @@ public final class RunbookWorker implements AutoCloseable {
         BackupClusterWorkflowImpl.class,
         BackupScheduleWorkflowImpl.class,
         ReplaceMemberWorkflowImpl.class,
-        RestoreClusterWorkflowImpl.class);
+        RestoreClusterWorkflowImpl.class,
+        MigrateV2ToV3WorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 

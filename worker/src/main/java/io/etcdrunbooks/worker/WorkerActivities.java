@@ -7,6 +7,7 @@ import io.etcdrunbooks.activities.etcd.MembershipActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.host.NewMemberActivitiesImpl;
 import io.etcdrunbooks.activities.inventory.InventoryActivitiesImpl;
+import io.etcdrunbooks.activities.migrate.MigrationActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
@@ -18,6 +19,7 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
+import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
@@ -32,7 +34,8 @@ public record WorkerActivities(
     NewMemberActivities newMember,
     InventoryActivities inventory,
     ApiServerActivities apiServer,
-    RestoreActivities restore) {
+    RestoreActivities restore,
+    MigrationActivities migration) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(
@@ -69,12 +72,13 @@ public record WorkerActivities(
         new NewMemberActivitiesImpl(inventory, ssh, releases),
         new InventoryActivitiesImpl(inventory),
         new ApiServerActivitiesImpl(inventory, ssh),
-        new RestoreActivitiesImpl(inventory, ssh, releases));
+        new RestoreActivitiesImpl(inventory, ssh, releases),
+        new MigrationActivitiesImpl(inventory, ssh, releases));
   }
 
   Object[] all() {
     return new Object[] {
-      etcd, host, releases, backup, membership, newMember, inventory, apiServer, restore
+      etcd, host, releases, backup, membership, newMember, inventory, apiServer, restore, migration
     };
   }
 }

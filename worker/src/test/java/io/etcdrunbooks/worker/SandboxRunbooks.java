@@ -15,6 +15,7 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -79,7 +80,8 @@ final class SandboxRunbooks implements AutoCloseable {
             real.newMember(),
             real.inventory(),
             real.apiServer(),
-            real.restore()));
+            real.restore(),
+            real.migration()));
     env.start();
   }
 
@@ -140,6 +142,16 @@ final class SandboxRunbooks implements AutoCloseable {
             RestoreClusterWorkflow.class,
             WorkflowOptions.newBuilder()
                 .setWorkflowId(RestoreClusterWorkflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+  }
+
+  MigrateV2ToV3Workflow migrateStub() {
+    return client()
+        .newWorkflowStub(
+            MigrateV2ToV3Workflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(MigrateV2ToV3Workflow.workflowId("sandbox"))
                 .setTaskQueue(TASK_QUEUE)
                 .build());
   }

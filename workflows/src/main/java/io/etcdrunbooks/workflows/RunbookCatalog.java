@@ -5,6 +5,8 @@ import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupSchedulePhases;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.migrate.MigratePhases;
+import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplacePhases;
@@ -42,6 +44,10 @@ public final class RunbookCatalog {
             ReplaceMemberWorkflow.TYPE,
             ReplacePhases.RUNNER.described(),
             ReplaceMemberWorkflow.FAILURES),
+        new Entry(
+            MigrateV2ToV3Workflow.TYPE,
+            MigratePhases.RUNNER.described(),
+            MigrateV2ToV3Workflow.FAILURES),
         new Entry(
             BackupClusterWorkflow.TYPE,
             BackupClusterPhases.RUNNER.described(),

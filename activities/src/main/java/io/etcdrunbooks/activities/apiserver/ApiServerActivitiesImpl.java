@@ -101,6 +101,72 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
   }
 
   @Override
+  public String storageBackend(ControlPlaneRef ref) {
+    Located cp = locate(ref.cluster(), ref.host());
+    String path = presentManifest(cp);
+    try {
+      return StorageBackendFlag.read(read(cp, path), cp.describe());
+    } catch (IllegalStateException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ManifestNotEditable");
+    }
+  }
+
+  @Override
+  public boolean setStorageBackend(SetStorageBackendRequest request) {
+    Located cp = locate(request.cluster(), request.host());
+    String path = presentManifest(cp);
+    String manifest = read(cp, path);
+    String current;
+    String rewritten;
+    try {
+      current = StorageBackendFlag.read(manifest, cp.describe());
+      rewritten = StorageBackendFlag.rewrite(manifest, request.backend(), cp.describe());
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ManifestNotEditable");
+    }
+    if (current.equals(request.backend())) {
+      log.info("{}: --storage-backend already {}", cp.describe(), current);
+      return false;
+    }
+    String tmp = hidden(cp.host().manifestPath(), "etcd-runbooks.tmp");
+    write(cp, hidden(cp.host().manifestPath(), "etcd-runbooks.previous"), manifest);
+    write(cp, tmp, rewritten);
+    exec(cp, "mv -f " + quote(tmp) + " " + quote(path), "replace the manifest");
+    log.info(
+        "{}: --storage-backend {} -> {} in {}", cp.describe(), current, request.backend(), path);
+    return true;
+  }
+
+  /**
+   * The manifest kubelet runs, or the copy {@link #stopApiServer} moved aside when the apiserver is
+   * stopped; fails when neither is there.
+   */
+  private String presentManifest(Located cp) {
+    String path = cp.host().manifestPath();
+    String stopped = hidden(path, "etcd-runbooks.stopped");
+    String out =
+        execOut(
+            cp,
+            "if [ -f "
+                + quote(path)
+                + " ]; then echo live; elif [ -f "
+                + quote(stopped)
+                + " ]; then echo stopped; else echo missing; fi",
+            "look for the manifest");
+    if (out.equals("missing")) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          cp.describe()
+              + ": no manifest at "
+              + path
+              + " and no stopped copy at "
+              + stopped
+              + "; is manifestPath right in the inventory?",
+          "ManifestMissing");
+    }
+    return out.equals("live") ? path : stopped;
+  }
+
+  @Override
   public List<String> controlPlaneHosts(ClusterRef cluster) {
     try {
       return inventory.get().cluster(cluster.cluster()).controlPlane().stream()

@@ -57,48 +57,71 @@ public final class KeyspaceReader {
     MessageDigest sha256 = sha256();
     try (DataOutputStream out =
         new DataOutputStream(new DigestOutputStream(OutputStream.nullOutputStream(), sha256))) {
-      long atRevision = revision;
-      long expectedCount = -1;
-      long count = 0;
-      ByteSequence from = FIRST_KEY;
-      int limit = pageKeys;
-      while (true) {
-        GetResponse page;
-        try {
-          page = readPage(from, limit, atRevision);
-        } catch (EtcdCallException e) {
-          if (e.isResourceExhausted() && limit > 1) {
-            limit = Math.max(1, limit / 2);
-            continue;
-          }
-          throw e;
-        }
-        if (atRevision == 0) atRevision = page.getHeader().getRevision();
-        if (expectedCount < 0) expectedCount = page.getCount();
-        List<KeyValue> kvs = page.getKvs();
-        for (KeyValue kv : kvs) {
-          write(out, kv);
-        }
-        count += kvs.size();
-        progress.accept(count + " keys at revision " + atRevision);
-        if (!page.isMore() || kvs.isEmpty()) break;
-        from = after(kvs.get(kvs.size() - 1).getKey());
-        limit = pageKeys;
-      }
-      if (count != expectedCount) {
-        throw new IllegalStateException(
-            "read "
-                + count
-                + " keys at revision "
-                + atRevision
-                + " but etcd counted "
-                + expectedCount);
-      }
+      Visited visited =
+          visit(
+              revision,
+              kv -> {
+                try {
+                  write(out, kv);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              },
+              progress);
       out.flush();
-      return new KeyspaceDigest(atRevision, count, HexFormat.of().formatHex(sha256.digest()));
+      return new KeyspaceDigest(
+          visited.revision(), visited.keys(), HexFormat.of().formatHex(sha256.digest()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** How many keys a {@link #visit} saw, at which revision. */
+  public record Visited(long revision, long keys) {}
+
+  /**
+   * Hands every key at {@code revision} (0: the current revision) to {@code each}, in key order, a
+   * page at a time; fails when the keys read are not as many as etcd counted.
+   *
+   * @param progress told "N keys at revision R" after each page
+   */
+  public Visited visit(long revision, Consumer<KeyValue> each, Consumer<String> progress) {
+    long atRevision = revision;
+    long expectedCount = -1;
+    long count = 0;
+    ByteSequence from = FIRST_KEY;
+    int limit = pageKeys;
+    while (true) {
+      GetResponse page;
+      try {
+        page = readPage(from, limit, atRevision);
+      } catch (EtcdCallException e) {
+        if (e.isResourceExhausted() && limit > 1) {
+          limit = Math.max(1, limit / 2);
+          continue;
+        }
+        throw e;
+      }
+      if (atRevision == 0) atRevision = page.getHeader().getRevision();
+      if (expectedCount < 0) expectedCount = page.getCount();
+      List<KeyValue> kvs = page.getKvs();
+      kvs.forEach(each);
+      count += kvs.size();
+      progress.accept(count + " keys at revision " + atRevision);
+      if (!page.isMore() || kvs.isEmpty()) break;
+      from = after(kvs.get(kvs.size() - 1).getKey());
+      limit = pageKeys;
+    }
+    if (count != expectedCount) {
+      throw new IllegalStateException(
+          "read "
+              + count
+              + " keys at revision "
+              + atRevision
+              + " but etcd counted "
+              + expectedCount);
+    }
+    return new Visited(atRevision, count);
   }
 
   private GetResponse readPage(ByteSequence from, int limit, long revision) {

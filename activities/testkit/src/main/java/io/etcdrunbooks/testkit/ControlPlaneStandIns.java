@@ -24,6 +24,15 @@ public final class ControlPlaneStandIns implements AutoCloseable {
   private final Map<String, Path> manifests = new LinkedHashMap<>();
 
   public static ControlPlaneStandIns attach(Sandbox sandbox) throws IOException {
+    return attach(sandbox, "");
+  }
+
+  /**
+   * As {@link #attach(Sandbox)}, with {@code --storage-backend=<storageBackend>} in every manifest
+   * (none when empty): a Kubernetes 1.5 control plane reads etcd2.
+   */
+  public static ControlPlaneStandIns attach(Sandbox sandbox, String storageBackend)
+      throws IOException {
     ControlPlaneStandIns result = new ControlPlaneStandIns();
     ClusterSpec cluster = sandbox.cluster();
     List<String> servers = cluster.members().stream().map(MemberSpec::clientUrl).toList();
@@ -32,7 +41,7 @@ public final class ControlPlaneStandIns implements AutoCloseable {
       Path manifest =
           sandbox.hostRoot(member.name()).resolve("etc/kubernetes/manifests/kube-apiserver.yaml");
       Files.createDirectories(manifest.getParent());
-      Files.writeString(manifest, manifest(member, servers));
+      Files.writeString(manifest, manifest(member, servers, storageBackend));
       KubeApiServerStandIn standIn = new KubeApiServerStandIn(manifest);
       result.standIns.put("cp-" + member.name(), standIn);
       result.manifests.put("cp-" + member.name(), manifest);
@@ -75,7 +84,7 @@ public final class ControlPlaneStandIns implements AutoCloseable {
   }
 
   /** Trimmed from what kubeadm writes, with a comment, so that tests can see nothing else moves. */
-  static String manifest(MemberSpec member, List<String> servers) {
+  static String manifest(MemberSpec member, List<String> servers, String storageBackend) {
     return """
         apiVersion: v1
         kind: Pod
@@ -94,11 +103,14 @@ public final class ControlPlaneStandIns implements AutoCloseable {
             - --allow-privileged=true
             - --etcd-servers=%s
             - --secure-port=6443
-            image: registry.k8s.io/kube-apiserver:v1.31.4
+        %s    image: registry.k8s.io/kube-apiserver:v1.31.4
             name: kube-apiserver
           hostNetwork: true
         """
-        .formatted(member.host(), String.join(",", servers));
+        .formatted(
+            member.host(),
+            String.join(",", servers),
+            storageBackend.isEmpty() ? "" : "    - --storage-backend=" + storageBackend + "\n");
   }
 
   @Override

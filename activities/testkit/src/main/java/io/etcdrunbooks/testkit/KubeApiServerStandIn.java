@@ -2,8 +2,10 @@ package io.etcdrunbooks.testkit;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.cluster.Member;
+import io.etcd.jetcd.options.GetOption;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -27,11 +29,14 @@ import java.util.stream.Collectors;
  * Stands in for one control-plane host's kube-apiserver in tests (no Kubernetes binaries can be had
  * here). Like kubelet plus the apiserver, it reads the static-pod manifest on every request, and
  * its {@code /readyz} answers 200 only while every {@code --etcd-servers} endpoint in it is a
- * healthy member of the etcd cluster.
+ * healthy member of the etcd cluster. A manifest that names {@code --storage-backend} is ready only
+ * when the store it names holds Kubernetes' data: etcd2, the v2 API's {@code /registry} directory;
+ * etcd3, keys under {@code /registry} in v3.
  */
 public final class KubeApiServerStandIn implements AutoCloseable {
 
   private static final String ETCD_SERVERS = "--etcd-servers=";
+  private static final String STORAGE_BACKEND = "--storage-backend=";
 
   private final Path manifest;
   private final HttpServer server;
@@ -93,7 +98,44 @@ public final class KubeApiServerStandIn implements AutoCloseable {
       if (!memberUrls.contains(server))
         return "etcd server " + server + " is not a member of the cluster " + memberUrls;
     }
-    return null;
+    return storageProblem(text, servers);
+  }
+
+  private String storageProblem(String manifest, List<String> servers) {
+    List<String> backend = flagValues(manifest, STORAGE_BACKEND);
+    if (backend.isEmpty()) return null;
+    if (backend.get(0).equals("etcd2")) {
+      int status = status(servers.get(0) + "/v2/keys/registry");
+      return status == 200 ? null : "etcd2: the v2 API answers " + status + " for /registry";
+    }
+    if (backend.get(0).equals("etcd3")) {
+      return v3RegistryKeys(servers) > 0 ? null : "etcd3: no keys under /registry in v3";
+    }
+    return "unknown --storage-backend " + backend.get(0);
+  }
+
+  private int status(String url) {
+    try {
+      return http.send(
+              HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    } catch (IOException | InterruptedException e) {
+      return 0;
+    }
+  }
+
+  private static long v3RegistryKeys(List<String> servers) {
+    try (Client client = Client.builder().endpoints(servers.toArray(String[]::new)).build()) {
+      ByteSequence prefix = ByteSequence.from("/registry/", StandardCharsets.UTF_8);
+      return client
+          .getKVClient()
+          .get(prefix, GetOption.builder().isPrefix(true).withCountOnly(true).build())
+          .get(3, TimeUnit.SECONDS)
+          .getCount();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot count the v3 keys through " + servers + ": " + e, e);
+    }
   }
 
   /**
@@ -102,15 +144,7 @@ public final class KubeApiServerStandIn implements AutoCloseable {
    * wrong is not read back the same wrong way.
    */
   static List<String> etcdServers(String manifest) {
-    List<String> values =
-        manifest
-            .lines()
-            .map(String::strip)
-            .filter(line -> line.startsWith("- "))
-            .map(line -> line.substring(2).strip().replaceAll("^[\"']|[\"']$", ""))
-            .filter(arg -> arg.startsWith(ETCD_SERVERS))
-            .map(arg -> arg.substring(ETCD_SERVERS.length()))
-            .toList();
+    List<String> values = flagValues(manifest, ETCD_SERVERS);
     if (values.size() != 1) {
       throw new IllegalStateException(
           "the manifest has "
@@ -120,6 +154,17 @@ public final class KubeApiServerStandIn implements AutoCloseable {
               + " arguments; kube-apiserver needs one");
     }
     return Arrays.stream(values.get(0).split(",")).filter(server -> !server.isBlank()).toList();
+  }
+
+  private static List<String> flagValues(String manifest, String flag) {
+    return manifest
+        .lines()
+        .map(String::strip)
+        .filter(line -> line.startsWith("- "))
+        .map(line -> line.substring(2).strip().replaceAll("^[\"']|[\"']$", ""))
+        .filter(arg -> arg.startsWith(flag))
+        .map(arg -> arg.substring(flag.length()))
+        .toList();
   }
 
   private boolean healthy(String server) {

@@ -61,6 +61,11 @@ class RouteAccessTest {
           new Route(
               ApiAction.RESTORE, "POST", "/api/v1/clusters/sandbox/restore", "{\"dryRun\":true}"),
           new Route(
+              ApiAction.MIGRATE_V2_TO_V3,
+              "POST",
+              "/api/v1/clusters/sandbox/migrate-v2-to-v3",
+              "{\"dryRun\":true}"),
+          new Route(
               ApiAction.REPLACE_MEMBER,
               "POST",
               "/api/v1/clusters/sandbox/replace-member",

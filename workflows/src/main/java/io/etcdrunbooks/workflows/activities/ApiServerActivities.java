@@ -59,7 +59,23 @@ public interface ApiServerActivities {
    */
   void awaitHealthy(AwaitApiServerRequest request);
 
+  /**
+   * The {@code --storage-backend} of the apiserver's manifest, running or stopped ({@link
+   * #stopApiServer}): "etcd2", "etcd3", or "" when the flag is absent (etcd3 since Kubernetes 1.6).
+   */
+  String storageBackend(ControlPlaneRef host);
+
+  /**
+   * Sets {@code --storage-backend} in the apiserver's manifest, the running one or the stopped
+   * copy, whichever is there, keeping the previous manifest beside it as {@link #setEtcdServers}
+   * does. Returns false, touching nothing, when it already says so. Fails when the manifest has no
+   * such flag: the runbook never adds one.
+   */
+  boolean setStorageBackend(SetStorageBackendRequest request);
+
   record ControlPlaneRef(String cluster, String host) {}
+
+  record SetStorageBackendRequest(String cluster, String host, String backend) {}
 
   record SetEtcdServersRequest(String cluster, String host, List<String> etcdServers) {}
 

@@ -14,6 +14,7 @@ public enum FailureType {
   RollbackRefused,
   RestoreRefused,
   ReplaceRefused,
+  MigrationRefused,
   /** A changing runbook started under another id than its cluster's change id. */
   WrongWorkflowId,
   // Runbooks: failed after changing something
@@ -23,6 +24,13 @@ public enum FailureType {
   RollbackFailed,
   RestoreFailed,
   ReplacementJoinFailed,
+  /** The migration failed before any kube-apiserver read v3; the cluster is back on v2. */
+  MigrationRolledBack,
+  /**
+   * The migration failed where it cannot go back by itself (a kube-apiserver already served from
+   * v3, or putting v2 back failed); the failure names the state and the next step.
+   */
+  MigrationFailed,
   ApiServerUpdateFailed,
   /** The runbook did its work but its final checks found problems. */
   PostflightFailed,

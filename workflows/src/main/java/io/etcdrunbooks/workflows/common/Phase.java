@@ -27,9 +27,15 @@ public enum Phase {
   STOP_APISERVERS,
   STOP_MEMBERS,
   RESTORE,
+  /** The v2 -> v3 migration's offline {@code etcdctl migrate} on every member. */
+  MIGRATE,
   START_MEMBERS,
+  /** Leases for the migrated keys that had a TTL in v2. */
+  LEASES,
   APISERVERS,
   POSTFLIGHT,
+  /** The migrated keys deleted from the v2 store, once every kube-apiserver reads v3. */
+  CLEAR_V2,
   DONE,
   FAILED,
   /** Stopped at a safe point by a cancel request. */

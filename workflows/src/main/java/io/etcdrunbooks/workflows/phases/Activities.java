@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
+import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
@@ -60,6 +61,7 @@ public final class Activities {
   public final InventoryActivities inventory;
   public final ApiServerActivities apiServer;
   public final RestoreActivities restore;
+  public final MigrationActivities migration;
 
   /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final ApiServerActivities apiServerWait;
@@ -76,6 +78,7 @@ public final class Activities {
     inventory = stub(InventoryActivities.class, ofMinutes(1), ofSeconds(30), RETRY);
     apiServer = stub(ApiServerActivities.class, ofMinutes(2), ofSeconds(30), RETRY);
     restore = stub(RestoreActivities.class, ofHours(1), ofMinutes(1), RETRY);
+    migration = stub(MigrationActivities.class, ofHours(1), ofMinutes(1), RETRY);
     apiServerWait = stub(ApiServerActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
   }
 

@@ -47,8 +47,9 @@ final class TransitionRules {
       // https://etcd.io/docs/v3.4/upgrades/upgrade_3_4/ and
       // https://etcd.io/docs/v3.6/upgrades/upgrade_3_6/
       problems.add(
-          "cluster '%s' holds %d keys in the v2 store (%d with a TTL; v2 API served by %s): etcd 3.4 turns the v2 API off by default and 3.6 removes the v2 store, so whatever reads them (a kube-apiserver with --storage-backend=etcd2) would lose them. Migrate them to v3 first (offline etcdctl migrate, with a copy of every data dir), or delete them if nothing uses them"
-              .formatted(state.cluster(), v2.keys(), v2.keysWithTtl(), v2.servedBy()));
+          "cluster '%s' holds %d keys in the v2 store (%d with a TTL; v2 API served by %s): etcd 3.4 turns the v2 API off by default and 3.6 removes the v2 store, so whatever reads them (a kube-apiserver with --storage-backend=etcd2) would lose them. Migrate them to v3 first with the MigrateV2ToV3 runbook (POST /api/v1/clusters/%s/migrate-v2-to-v3; docs/runbooks/migrate-v2-to-v3.md), or delete them if nothing uses them"
+              .formatted(
+                  state.cluster(), v2.keys(), v2.keysWithTtl(), v2.servedBy(), state.cluster()));
     }
     if (state.authOn() && entered.contains("3.5")) {
       // etcd's "Upgrade etcd from 3.4 to 3.5" guide: with auth enabled a mixed 3.4/3.5 cluster

@@ -423,6 +423,16 @@ final class FakeReplacement
   }
 
   @Override
+  public String storageBackend(ControlPlaneRef host) {
+    throw new UnsupportedOperationException("not used by this runbook");
+  }
+
+  @Override
+  public boolean setStorageBackend(SetStorageBackendRequest request) {
+    throw new UnsupportedOperationException("not used by this runbook");
+  }
+
+  @Override
   public boolean startApiServer(ControlPlaneRef host) {
     throw new UnsupportedOperationException("not used by a replacement");
   }

@@ -167,6 +167,16 @@ public final class FakeRestoreHosts
   }
 
   @Override
+  public String storageBackend(ControlPlaneRef host) {
+    throw new UnsupportedOperationException("not used by this runbook");
+  }
+
+  @Override
+  public boolean setStorageBackend(SetStorageBackendRequest request) {
+    throw new UnsupportedOperationException("not used by this runbook");
+  }
+
+  @Override
   public void restoreManifest(ControlPlaneRef host) {
     throw new UnsupportedOperationException("not used by a restore");
   }

@@ -6,6 +6,7 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
+import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
@@ -36,7 +37,8 @@ public final class RecordingActivities {
           NewMemberActivities.class,
           InventoryActivities.class,
           ApiServerActivities.class,
-          RestoreActivities.class);
+          RestoreActivities.class,
+          MigrationActivities.class);
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final List<Object> fakes;

@@ -1,0 +1,296 @@
+package io.etcdrunbooks.activities.migrate;
+
+import static io.etcdrunbooks.activities.ssh.Shell.quote;
+
+import io.etcdrunbooks.activities.etcd.EtcdClients;
+import io.etcdrunbooks.activities.etcd.V2Api;
+import io.etcdrunbooks.activities.host.BinaryInstaller;
+import io.etcdrunbooks.activities.host.OfflineMember;
+import io.etcdrunbooks.activities.host.VersionInstaller;
+import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.activities.MigrationActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link MigrationActivities}: the stores read through a member's v2 API and jetcd, data dirs
+ * copied and migrated on the hosts over SSH.
+ */
+public final class MigrationActivitiesImpl implements MigrationActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(MigrationActivitiesImpl.class);
+  private static final String BY_HAND = "docs/runbooks/migrate-v2-to-v3.md";
+
+  private final Supplier<Inventory> inventory;
+  private final SshConnector ssh;
+  private final ReleaseStore releases;
+  private final BinaryInstaller binaries;
+
+  public MigrationActivitiesImpl(
+      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
+    this.inventory = inventory;
+    this.ssh = ssh;
+    this.releases = releases;
+    this.binaries = new BinaryInstaller(ssh);
+  }
+
+  @Override
+  public StoreSurvey survey(ClusterRef ref) {
+    ClusterSpec spec = cluster(ref.cluster());
+    V2Api v2 = new V2Api(spec);
+    List<String> servedBy = new ArrayList<>();
+    for (MemberSpec m : spec.members()) {
+      try {
+        if (v2.served(m.clientUrl())) servedBy.add(m.name());
+      } catch (IOException e) {
+        log.info("member {}: v2 API not read: {}", m.name(), e.getMessage());
+      }
+    }
+    List<V2Api.Node> keys = servedBy.isEmpty() ? List.of() : v2Keys(spec);
+    try (EtcdClients clients = new EtcdClients(spec)) {
+      V3Keys v3 = V3Keys.read(clients.cluster().getKVClient());
+      return new StoreSurvey(
+          servedBy,
+          keys.size(),
+          keys.stream().filter(V2Api.Node::hasTtl).count(),
+          Prefixes.count(keys.stream().map(V2Api.Node::key)),
+          v3.keys().size(),
+          v3.revision());
+    }
+  }
+
+  @Override
+  public String copyDataDir(MemberMigrationRequest request) {
+    try (OfflineMember member = offline(request)) {
+      requireStopped(member, "copy its data dir");
+      String data = member.dataDir();
+      String copy = copyPath(member, request);
+      String checked = copy + ".checked";
+      String out =
+          member
+              .run(
+                  "set -e\n"
+                      + ("if [ -f %s ]; then echo already; exit 0; fi\n"
+                              + "[ -d %s/member ] || { echo 'no member directory in the data dir %s'"
+                              + " >&2; exit 3; }\n"
+                              + "rm -rf %s\n"
+                              + "cp -a %s %s\n"
+                              + "sums() { (cd \"$1\" && find . -type f -print0 | sort -z | xargs -0 -r"
+                              + " sha256sum | sha256sum); }\n"
+                              + "a=$(sums %s); b=$(sums %s)\n"
+                              + "[ \"$a\" = \"$b\" ] || { echo 'the copy differs from the data dir'"
+                              + " >&2; exit 4; }\n"
+                              + "echo \"$a\" > %s.tmp && mv %s.tmp %s\n"
+                              + "echo copied\n")
+                          .formatted(
+                              quote(checked),
+                              quote(data),
+                              data,
+                              quote(copy),
+                              quote(data),
+                              quote(copy),
+                              quote(data),
+                              quote(copy),
+                              quote(checked),
+                              quote(checked),
+                              quote(checked)),
+                  "copy the data dir " + data + " to " + copy)
+              .stdout()
+              .strip();
+      log.info(
+          "{}: data dir {} {}",
+          member.host().describe(),
+          out.equals("already") ? "was copied and checked already as" : "copied and checked as",
+          copy);
+      return copy;
+    }
+  }
+
+  @Override
+  public void migrateMember(MemberMigrationRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    try (OfflineMember member = offline(request)) {
+      requireStopped(member, "migrate its data dir");
+      String data = member.dataDir();
+      String marker = data + ".migrated-" + request.migrationId();
+      String done =
+          member
+              .run("[ -f " + quote(marker) + " ] && echo done || true", "look for the marker")
+              .stdout()
+              .strip();
+      if (done.equals("done")) {
+        log.info("{}: migrated already ({})", member.host().describe(), marker);
+        return;
+      }
+      String version =
+          VersionInstaller.of(spec.service(), ssh, binaries).installedVersion(member.host());
+      if (version.isEmpty()) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            member.host().describe() + " has no etcd installed whose etcdctl could migrate",
+            "MigrateToolMissing");
+      }
+      String etcdctl = member.tool("etcdctl", version, releases);
+      Heartbeats.beat("etcdctl migrate on " + request.member());
+      member.run(
+          ("set -e\n"
+                  + "[ -d %s/member/wal ] || { echo 'no WAL in %s/member/wal: a member with a"
+                  + " separate --wal-dir is migrated by hand (%s)' >&2; exit 5; }\n"
+                  + "ETCDCTL_API=3 %s migrate --data-dir %s\n"
+                  // written then renamed: a marker cut short by a full disk must not say "done"
+                  + "echo %s > %s.tmp && mv %s.tmp %s\n")
+              .formatted(
+                  quote(data),
+                  data,
+                  BY_HAND,
+                  quote(etcdctl),
+                  quote(data),
+                  quote(version),
+                  quote(marker),
+                  quote(marker),
+                  quote(marker)),
+          "run etcdctl migrate (etcd " + version + ") on " + data);
+      log.info("{}: v2 store migrated with etcdctl {}", member.host().describe(), version);
+    }
+  }
+
+  @Override
+  public boolean putDataDirBack(MemberMigrationRequest request) {
+    try (OfflineMember member = offline(request)) {
+      requireStopped(member, "put its data dir copy back");
+      String data = member.dataDir();
+      String copy = copyPath(member, request);
+      String after = data + ".after-migrate-" + request.migrationId();
+      String putBack = data + ".put-back-" + request.migrationId();
+      String out =
+          member
+              .run(
+                  "set -e\n"
+                      + ("if [ -f %s ]; then echo already; exit 0; fi\n"
+                              + "[ -f %s.checked ] || { echo none; exit 0; }\n"
+                              // a data dir beside a kept migrated one is a copy cut short: replace
+                              // it
+                              + "if [ -e %s ]; then rm -rf %s; elif [ -e %s ]; then mv -T %s %s; fi\n"
+                              + "cp -a %s %s\n"
+                              + "rm -f %s\n"
+                              + "touch %s\n"
+                              + "echo put-back\n")
+                          .formatted(
+                              quote(putBack),
+                              quote(copy),
+                              quote(after),
+                              quote(data),
+                              quote(data),
+                              quote(data),
+                              quote(after),
+                              quote(copy),
+                              quote(data),
+                              quote(data + ".migrated-" + request.migrationId()),
+                              quote(putBack)),
+                  "put the data dir copy " + copy + " back")
+              .stdout()
+              .strip();
+      log.info("{}: data dir copy {}: {}", member.host().describe(), copy, out);
+      return out.equals("put-back");
+    }
+  }
+
+  @Override
+  public LeaseReport attachLeases(ClusterRef ref) {
+    ClusterSpec spec = cluster(ref.cluster());
+    List<V2Api.Node> nodes = v2Keys(spec);
+    try (EtcdClients clients = new EtcdClients(spec)) {
+      return new LeaseAttacher(clients.cluster()).attach(nodes);
+    }
+  }
+
+  @Override
+  public StoreComparison compare(ClusterRef ref) {
+    ClusterSpec spec = cluster(ref.cluster());
+    List<V2Api.Node> nodes = v2Keys(spec);
+    try (EtcdClients clients = new EtcdClients(spec)) {
+      return StoreComparator.compare(nodes, V3Keys.read(clients.cluster().getKVClient()));
+    }
+  }
+
+  @Override
+  public long clearV2(ClusterRef ref) {
+    ClusterSpec spec = cluster(ref.cluster());
+    V2Api v2 = new V2Api(spec);
+    for (MemberSpec m : spec.members()) {
+      try {
+        if (v2.readAll(m.clientUrl()).isEmpty()) continue;
+        long deleted = v2.deleteAll(m.clientUrl());
+        log.info("cluster '{}': {} keys deleted from the v2 store", spec.name(), deleted);
+        return deleted;
+      } catch (IOException e) {
+        log.info("cluster '{}': member {}: {}", spec.name(), m.name(), e.getMessage());
+      }
+    }
+    throw ApplicationFailure.newFailure(
+        "cluster '" + spec.name() + "': no member's v2 API answered; the v2 keys are not cleared",
+        FailureType.MembersUnreachable.name());
+  }
+
+  /** The v2 store's keys from the first member that serves it; fails when none answers. */
+  private List<V2Api.Node> v2Keys(ClusterSpec spec) {
+    V2Api v2 = new V2Api(spec);
+    for (MemberSpec m : spec.members()) {
+      Optional<List<V2Api.Node>> read = readV2(v2, m);
+      if (read.isPresent()) return read.get();
+    }
+    throw ApplicationFailure.newFailure(
+        "cluster '" + spec.name() + "': no member serves the v2 API",
+        FailureType.MembersUnreachable.name());
+  }
+
+  private Optional<List<V2Api.Node>> readV2(V2Api v2, MemberSpec m) {
+    try {
+      return v2.readAll(m.clientUrl());
+    } catch (IOException e) {
+      log.info("member {}: v2 API not read: {}", m.name(), e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  private void requireStopped(OfflineMember member, String what) {
+    if (member.running()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          member.host().describe()
+              + " still runs: the runbook stops it before it may "
+              + what
+              + "; stop it, or let the runbook run from its start",
+          "MemberStillRunning");
+    }
+  }
+
+  private static String copyPath(OfflineMember member, MemberMigrationRequest request) {
+    return member.dataDir() + ".before-migrate-" + request.migrationId();
+  }
+
+  private OfflineMember offline(MemberMigrationRequest request) {
+    return OfflineMember.of(
+        cluster(request.cluster()), request.member(), ssh, "migrating the v2 store", BY_HAND);
+  }
+
+  private ClusterSpec cluster(String name) {
+    try {
+      return inventory.get().cluster(name);
+    } catch (UnknownClusterException e) {
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.migrate.MigrateRequest;
+import io.etcdrunbooks.workflows.migrate.MigrateResult;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Kubernetes 1.5-style cluster on real etcd 3.3.25: its data in the v2 store, its kube-apiservers
+ * on etcd2. MigrateV2ToV3 moves it to v3 with leases for the events, then UpgradeCluster takes it
+ * to 3.5.30, which it refused before (V2DataUpgradeRefusalTest).
+ */
+@RealEtcd
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
+class MigrateV2ToV3Test {
+
+  private static final long EVENT_TTL = 3600;
+
+  @TempDir Path dir;
+
+  @Test
+  void aV2ClusterIsMigratedWithLeasedEventsAndThenUpgradesTo3530WithEveryKeyIntact()
+      throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox, "etcd2");
+        ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      V2Writer v2 = new V2Writer(runbooks.cluster().member("m1").clientUrl());
+      Map<String, String> written = v2.kubernetes15(1000, 200, EVENT_TTL);
+      for (String host : apiServers.hosts()) {
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s on etcd2 before", host)
+            .isEqualTo(200);
+      }
+
+      MigrateResult result =
+          runbooks
+              .migrateStub()
+              .migrate(
+                  MigrateRequest.of(
+                      "sandbox",
+                      RunbookOptions.defaults()
+                          .withMemberTimeoutSeconds(60)
+                          .withApiServerTimeoutSeconds(30)));
+
+      assertThat(result.v2Keys()).isEqualTo(1200);
+      assertThat(result.v2KeysWithTtl()).isEqualTo(200);
+      assertThat(result.v3KeysAfter()).isEqualTo(1200);
+      assertThat(result.leases().keysLeased()).isEqualTo(200);
+      assertThat(result.leases().longestTtlSeconds()).isBetween(60L, EVENT_TTL + 60);
+      assertThat(result.apiServersSwitched()).containsExactlyElementsOf(apiServers.hosts());
+      assertThat(result.v2KeysCleared()).isEqualTo(1200);
+      for (String member : List.of("m1", "m2", "m3")) {
+        assertThat(Path.of(result.dataDirCopies().get(member)).resolve("member/wal")).isDirectory();
+      }
+      assertEveryKeyInV3(probe, written);
+      assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
+      for (String host : apiServers.hosts()) {
+        assertThat(Files.readString(apiServers.manifest(host)))
+            .contains("- --storage-backend=etcd3")
+            .doesNotContain("etcd2");
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s on etcd3", host)
+            .isEqualTo(200);
+      }
+      assertThat(v2.status("/registry")).isEqualTo(404);
+
+      UpgradeResult upgraded =
+          runbooks
+              .upgradeStub()
+              .upgrade(
+                  UpgradeRequest.to(
+                      "sandbox", "3.5.30", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+
+      assertThat(upgraded.memberVersions().values()).containsOnly("3.5.30");
+      assertEveryKeyInV3(probe, written);
+      assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
+    }
+  }
+
+  /** Every written key with its value; events leased with at most their TTL left, objects not. */
+  private static void assertEveryKeyInV3(ClusterProbe probe, Map<String, String> written)
+      throws Exception {
+    List<KeyValue> kvs =
+        probe
+            .client()
+            .getKVClient()
+            .get(ClusterProbe.bytes("/registry/"), GetOption.builder().isPrefix(true).build())
+            .get(30, TimeUnit.SECONDS)
+            .getKvs();
+    Map<String, String> inV3 = new HashMap<>();
+    Map<Long, Long> ttlByLease = new HashMap<>();
+    for (KeyValue kv : kvs) {
+      String key = kv.getKey().toString(StandardCharsets.UTF_8);
+      inV3.put(key, kv.getValue().toString(StandardCharsets.UTF_8));
+      boolean event = key.startsWith("/registry/events/");
+      assertThat(kv.getLease() != 0).as("%s leased", key).isEqualTo(event);
+      if (event) {
+        long ttl =
+            ttlByLease.computeIfAbsent(
+                kv.getLease(),
+                lease -> {
+                  try {
+                    return probe
+                        .client()
+                        .getLeaseClient()
+                        .timeToLive(lease, LeaseOption.DEFAULT)
+                        .get(10, TimeUnit.SECONDS)
+                        .getTTL();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
+        assertThat(ttl).as("%s TTL", key).isBetween(1L, EVENT_TTL + 60);
+      }
+    }
+    assertThat(inV3).isEqualTo(written);
+  }
+}

@@ -1,0 +1,112 @@
+package io.etcdrunbooks.workflows.activities;
+
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.temporal.activity.ActivityInterface;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The v2 -> v3 store migration (etcd's migration guide, Kubernetes' migrate script): the v2 store
+ * surveyed through a running member's v2 API, each stopped member's data dir copied and migrated
+ * offline with its own version's {@code etcdctl migrate}, leases for keys that had a TTL, the v3
+ * result compared with the v2 store key by key, and the v2 keys cleared at the end. Each call reads
+ * the real state first and skips what is done.
+ */
+@ActivityInterface(namePrefix = "Migrate")
+public interface MigrationActivities {
+
+  /**
+   * The v2 and v3 stores as the first member serving the v2 API shows them. Touches nothing; fails
+   * when no member answers.
+   */
+  StoreSurvey survey(ClusterRef cluster);
+
+  /**
+   * Copies the stopped member's data dir to {@code <dataDir>.before-migrate-<migrationId>} and
+   * checks the copy file by file (SHA-256); returns the copy's path. Skips a copy already checked;
+   * a copy an interrupted call left unchecked is made again. Fails when the member still runs.
+   */
+  String copyDataDir(MemberMigrationRequest request);
+
+  /**
+   * {@code ETCDCTL_API=3 etcdctl migrate} on the stopped member's data dir (and WAL dir), with the
+   * tool of the etcd version installed for it; a marker beside the data dir makes a second call a
+   * no-op. Fails when the member still runs.
+   */
+  void migrateMember(MemberMigrationRequest request);
+
+  /**
+   * Puts the checked copy back as the member's data dir; the migrated one is kept as {@code
+   * <dataDir>.after-migrate-<migrationId>}. Returns false when there was nothing to put back.
+   */
+  boolean putDataDirBack(MemberMigrationRequest request);
+
+  /**
+   * Gives every key that has a TTL in the v2 store a lease in v3 with the time it has left (rounded
+   * up to the minute, so a few leases serve many events, as kube-apiserver does), and deletes from
+   * v3 the keys the v2 store expired since the migration. Keys leased already are left alone.
+   */
+  LeaseReport attachLeases(ClusterRef cluster);
+
+  /**
+   * Compares every v2 key with its v3 counterpart (value, and a lease where it had a TTL); returns
+   * the comparison, touching nothing.
+   */
+  StoreComparison compare(ClusterRef cluster);
+
+  /**
+   * Deletes every key of the v2 store through the v2 API (its directories recursively); the
+   * membership etcd keeps there is not visible to the API and stays. Returns the keys deleted (0
+   * when it held none).
+   */
+  long clearV2(ClusterRef cluster);
+
+  /**
+   * @param v2ServedBy members answering the v2 API
+   * @param v2Keys keys in the v2 store (directories not counted)
+   * @param v2KeysWithTtl of those, keys with a TTL
+   * @param v2Prefixes keys per prefix of two path segments ("/registry/pods": 120)
+   * @param v3Keys keys in the v3 store
+   * @param v3Revision the v3 store's revision
+   */
+  record StoreSurvey(
+      List<String> v2ServedBy,
+      long v2Keys,
+      long v2KeysWithTtl,
+      Map<String, Long> v2Prefixes,
+      long v3Keys,
+      long v3Revision) {}
+
+  record MemberMigrationRequest(String cluster, String member, String migrationId) {}
+
+  /**
+   * @param leases leases granted now
+   * @param keysLeased keys given a lease now
+   * @param alreadyLeased keys that had one
+   * @param expiredDeleted keys the v2 store expired meanwhile, deleted from v3 too
+   * @param shortestTtlSeconds the shortest TTL granted (0: none granted)
+   * @param longestTtlSeconds the longest TTL granted
+   */
+  record LeaseReport(
+      long leases,
+      long keysLeased,
+      long alreadyLeased,
+      long expiredDeleted,
+      long shortestTtlSeconds,
+      long longestTtlSeconds) {}
+
+  /**
+   * @param v2Keys keys compared
+   * @param v3Keys keys in the v3 store
+   * @param v2Prefixes keys per prefix in v2; {@code v3Prefixes} the same in v3
+   * @param problems at most ten, each naming a key: missing in v3, another value, no lease although
+   *     it had a TTL, in v3 only
+   */
+  record StoreComparison(
+      long v2Keys,
+      long v3Keys,
+      Map<String, Long> v2Prefixes,
+      Map<String, Long> v3Prefixes,
+      long leasedKeys,
+      List<String> problems) {}
+}

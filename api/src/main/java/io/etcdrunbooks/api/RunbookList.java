@@ -1,13 +1,8 @@
 package io.etcdrunbooks.api;
 
 import com.google.protobuf.Timestamp;
-import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
-import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
+import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
-import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
-import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
-import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
-import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.temporal.api.filter.v1.StartTimeFilter;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
@@ -22,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -38,13 +34,7 @@ public final class RunbookList {
 
   /** Workflow types that are runbooks; other workflows in the namespace are not read. */
   private static final Set<String> RUNBOOK_TYPES =
-      Set.of(
-          UpgradeClusterWorkflow.TYPE,
-          RollbackClusterWorkflow.TYPE,
-          RestoreClusterWorkflow.TYPE,
-          ReplaceMemberWorkflow.TYPE,
-          BackupClusterWorkflow.TYPE,
-          BackupScheduleWorkflow.TYPE);
+      RunbookCatalog.all().stream().map(RunbookCatalog.Entry::runbook).collect(Collectors.toSet());
 
   private final WorkflowClient client;
   private final RunbookClusters clusters;

@@ -96,8 +96,7 @@ class MigrateV2ToV3Test {
   }
 
   /** Every written key with its value; events leased with at most their TTL left, objects not. */
-  private static void assertEveryKeyInV3(ClusterProbe probe, Map<String, String> written)
-      throws Exception {
+  static void assertEveryKeyInV3(ClusterProbe probe, Map<String, String> written) throws Exception {
     List<KeyValue> kvs =
         probe
             .client()

@@ -9,25 +9,18 @@ import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.Phase;
-import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
-import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,7 +45,7 @@ class ReplaceMemberWorkerCrashTest {
             Sandbox.create(
                 new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.5.16"),
                 SandboxRunbooks.releases());
-        EmbeddedTemporal temporal = EmbeddedTemporal.start(freePort())) {
+        EmbeddedTemporal temporal = EmbeddedTemporal.start(Ports.free())) {
       InventorySource inventory = new InventorySource(sandbox.inventoryFile());
       Map<String, ClusterProbe.StoredKey> keys;
       try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
@@ -74,12 +67,18 @@ class ReplaceMemberWorkerCrashTest {
                 WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(TASK_QUEUE).build());
         WorkflowClient.start(
             workflow::replace, ReplaceMemberRequest.onSameHost("sandbox", "m2", true, "test"));
-        await(workflow, first, p -> p.phase() == Phase.AWAITING_APPROVAL, "awaiting approval");
+        WorkerJvm.awaitProgress(
+            workflow::progress,
+            first,
+            dir.resolve("worker-1.log"),
+            p -> p.phase() == Phase.AWAITING_APPROVAL,
+            "awaiting approval");
         workflow.pause("test");
         workflow.approve("test");
-        await(
-            workflow,
+        WorkerJvm.awaitProgress(
+            workflow::progress,
             first,
+            dir.resolve("worker-1.log"),
             p -> p.paused() && p.phase() == Phase.JOIN,
             "paused after the removal");
 
@@ -130,54 +129,15 @@ class ReplaceMemberWorkerCrashTest {
           Map<String, Long> hashes = probe.hashKvByMember(probe.revision());
           assertThat(hashes.values().stream().distinct()).hasSize(1);
         }
-        assertThat(activityCount(client, id, "RemoveMember")).isEqualTo(1);
-        assertThat(activityCount(client, id, "AddMember")).isEqualTo(1);
-        assertThat(activityCount(client, id, "NewMemberStart")).isEqualTo(1);
+        assertThat(WorkerJvm.activityCount(client, id, "RemoveMember")).isEqualTo(1);
+        assertThat(WorkerJvm.activityCount(client, id, "AddMember")).isEqualTo(1);
+        assertThat(WorkerJvm.activityCount(client, id, "NewMemberStart")).isEqualTo(1);
       } finally {
         first.destroyForcibly();
         if (second != null) second.destroyForcibly();
         stubs.shutdownNow();
       }
     }
-  }
-
-  private static long activityCount(WorkflowClient client, String id, String type) {
-    return client.fetchHistory(id).getEvents().stream()
-        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-        .filter(
-            e ->
-                e.getActivityTaskScheduledEventAttributes()
-                    .getActivityType()
-                    .getName()
-                    .equals(type))
-        .count();
-  }
-
-  private void await(
-      ReplaceMemberWorkflow workflow, Process worker, Predicate<Progress> reached, String what)
-      throws Exception {
-    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
-    Progress progress = null;
-    while (Instant.now().isBefore(deadline)) {
-      assertThat(worker.isAlive())
-          .as("worker-1 is running; its log:%n%s", log("worker-1"))
-          .isTrue();
-      try {
-        progress = workflow.progress();
-      } catch (io.temporal.client.WorkflowException notYetAnswered) {
-        TimeUnit.MILLISECONDS.sleep(200);
-        continue; // the worker JVM is still starting
-      }
-      if (progress != null && reached.test(progress)) return;
-      TimeUnit.MILLISECONDS.sleep(100);
-    }
-    throw new AssertionError(
-        "the runbook did not get "
-            + what
-            + "; progress "
-            + progress
-            + "; worker-1 log:\n"
-            + log("worker-1"));
   }
 
   private Process startWorker(Sandbox sandbox, EmbeddedTemporal temporal, String name)
@@ -188,11 +148,5 @@ class ReplaceMemberWorkerCrashTest {
 
   private String log(String worker) {
     return WorkerJvm.logTail(dir.resolve(worker + ".log"));
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -1,8 +1,17 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.workflows.common.Progress;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * A worker as its own JVM, as in production, so that a test can kill it with SIGKILL; its output
@@ -39,5 +48,48 @@ final class WorkerJvm {
     } catch (IOException e) {
       return "(unreadable: " + e + ")";
     }
+  }
+
+  /**
+   * Polls a runbook's progress until {@code reached}, failing with the worker's log when the worker
+   * dies or two minutes pass.
+   */
+  static void awaitProgress(
+      Supplier<Progress> progressQuery,
+      Process worker,
+      Path log,
+      Predicate<Progress> reached,
+      String what)
+      throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    Progress progress = null;
+    while (Instant.now().isBefore(deadline)) {
+      if (!worker.isAlive()) {
+        throw new AssertionError("the worker died; its log:\n" + logTail(log));
+      }
+      try {
+        progress = progressQuery.get();
+      } catch (WorkflowException notYetAnswered) {
+        TimeUnit.MILLISECONDS.sleep(200);
+        continue; // the worker JVM is still starting
+      }
+      if (progress != null && reached.test(progress)) return;
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    throw new AssertionError(
+        "the runbook did not get " + what + "; progress " + progress + "; log:\n" + logTail(log));
+  }
+
+  /** How many times the runbook scheduled an activity of this type (retries not counted). */
+  static long activityCount(WorkflowClient client, String workflowId, String activityType) {
+    return client.fetchHistory(workflowId).getEvents().stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .filter(
+            e ->
+                e.getActivityTaskScheduledEventAttributes()
+                    .getActivityType()
+                    .getName()
+                    .equals(activityType))
+        .count();
   }
 }

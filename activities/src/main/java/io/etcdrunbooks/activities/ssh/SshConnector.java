@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.ssh;
 
+import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.secrets.SecretFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -49,6 +50,8 @@ import org.slf4j.LoggerFactory;
  * key against the file as it is now.
  */
 public final class SshConnector implements AutoCloseable {
+
+  private static final Duration HEARTBEAT_EVERY = Duration.ofSeconds(10);
 
   private static final Logger log = LoggerFactory.getLogger(SshConnector.class);
   private static final AttributeKey<HostKeyCheck> HOST_KEY_CHECK = new AttributeKey<>();
@@ -114,9 +117,7 @@ public final class SshConnector implements AutoCloseable {
       channel.setOut(out);
       channel.setErr(err);
       channel.open().verify(timeout);
-      Set<ClientChannelEvent> events =
-          channel.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), timeout);
-      if (events.contains(ClientChannelEvent.TIMEOUT)) {
+      if (!awaitClosed(channel, target, timeout)) {
         throw new SshCommandException(
             "a command on "
                 + target.address()
@@ -141,6 +142,25 @@ public final class SshConnector implements AutoCloseable {
           status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw failed("cannot run a command on " + target.address(), e);
+    }
+  }
+
+  /**
+   * Waits for the command to end, at most {@code timeout}, heartbeating the activity it runs for
+   * every {@link #HEARTBEAT_EVERY}: an etcdctl migrate or a restore of a large data dir outlasts an
+   * activity's heartbeat timeout, and Temporal would otherwise start it again while it still runs.
+   */
+  private static boolean awaitClosed(ChannelExec channel, SshTarget target, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) return false;
+      Set<ClientChannelEvent> events =
+          channel.waitFor(
+              EnumSet.of(ClientChannelEvent.CLOSED),
+              Math.min(left, HEARTBEAT_EVERY.toNanos()) / 1_000_000);
+      if (events.contains(ClientChannelEvent.CLOSED)) return true;
+      Heartbeats.beat("a command on " + target.address() + " still runs");
     }
   }
 

@@ -12,7 +12,7 @@ import java.util.Map;
  * result compared with the v2 store key by key, and the v2 keys cleared at the end. Each call reads
  * the real state first and skips what is done.
  */
-@ActivityInterface(namePrefix = "Migrate")
+@ActivityInterface(namePrefix = "Migration")
 public interface MigrationActivities {
 
   /**

@@ -35,6 +35,7 @@ final class MigrateMembers {
     ProgressTracker progress = run.ctx.progress();
     progress.stopIfCancelled("the members are migrated");
     for (String m : run.members) {
+      progress.awaitResumed();
       progress.member(m);
       run.undo.register(m + ": data dir copy put back", () -> putBack(run, m));
       progress.run(

@@ -1,17 +1,22 @@
 package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateResult;
+import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.temporal.client.WorkflowFailedException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,6 +86,10 @@ class MigrateV2ToV3Test {
             .isEqualTo(200);
       }
       assertThat(v2.status("/registry")).isEqualTo(404);
+      Path out = Path.of("target", "recorded-migrate-history.json");
+      Files.writeString(
+          out,
+          runbooks.client().fetchHistory(MigrateV2ToV3Workflow.workflowId("sandbox")).toJson(true));
 
       UpgradeResult upgraded =
           runbooks
@@ -92,6 +101,65 @@ class MigrateV2ToV3Test {
       assertThat(upgraded.memberVersions().values()).containsOnly("3.5.30");
       assertEveryKeyInV3(probe, written);
       assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
+    }
+  }
+
+  @Test
+  void anApiServerThatFailsOnEtcd3PutsTheClusterBackOnV2WithItsDataDirsAndApiServers()
+      throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox, "etcd2");
+        ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      V2Writer v2 = new V2Writer(runbooks.cluster().member("m1").clientUrl());
+      Map<String, String> written = v2.kubernetes15(200, 20, EVENT_TTL);
+      apiServers.standIn("cp-m1").failAfterManifestChange();
+
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .migrateStub()
+                      .migrate(
+                          MigrateRequest.of(
+                              "sandbox",
+                              RunbookOptions.defaults()
+                                  .withMemberTimeoutSeconds(60)
+                                  .withApiServerTimeoutSeconds(10))))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.MigrationRolledBack.name());
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        "stopped in phase APISERVERS",
+                        "kube-apiserver on cp-m1",
+                        "The cluster is back on v2");
+              });
+
+      assertThat(probe.dump(0)).as("v3 as empty as before").isEmpty();
+      for (String key : written.keySet()) {
+        assertThat(v2.status(key)).as("v2 %s", key).isEqualTo(200);
+      }
+      runbooks
+          .state()
+          .members()
+          .forEach(
+              m -> {
+                assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue();
+                assertThat(m.serverVersion()).isEqualTo("3.3.25");
+              });
+      for (String host : apiServers.hosts()) {
+        assertThat(Files.readString(apiServers.manifest(host)))
+            .contains("- --storage-backend=etcd2");
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s back on etcd2", host)
+            .isEqualTo(200);
+      }
+      String m1 = runbooks.cluster().member("m1").dataDir();
+      try (var beside = Files.list(Path.of(m1).getParent())) {
+        assertThat(beside.map(p -> p.getFileName().toString()))
+            .anyMatch(n -> n.contains(".before-migrate-"))
+            .anyMatch(n -> n.contains(".after-migrate-"));
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
+import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -16,7 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -38,9 +41,16 @@ class MigrateControlFlowTest {
       new FakeCluster("c", MEMBERS, "3.3.25", "m1", List.of("3.3.25"));
   private final FakeMigration hosts = new FakeMigration(MEMBERS, CONTROL_PLANE);
   private RecordingActivities recording;
+  private String testName;
+
+  @BeforeEach
+  void name(TestInfo info) {
+    testName = info.getTestMethod().orElseThrow().getName();
+  }
 
   @AfterEach
   void close() {
+    HistoryExport.ifAsked(env, RunbookIds.changing("c"), "migrate-in-memory-" + testName);
     env.close();
   }
 

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A 3.3.25 cluster whose Kubernetes data still lives in the v2 store (as Kubernetes 1.5 wrote it):
  * an upgrade to 3.5.30 would leave it behind an API that 3.4 turns off, so it is refused before
- * anything is touched, naming the v2 keys.
+ * anything is touched, naming the v2 keys and the kube-apiservers that read them.
  */
 @RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -34,7 +35,8 @@ class V2DataUpgradeRefusalTest {
 
   @Test
   void anUpgradeOfAClusterWithV2DataIsRefusedAndTouchesNothing() throws Exception {
-    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of())) {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox, "etcd2")) {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
       String client = runbooks.sandbox.cluster().member("m1").clientUrl();
       for (int i = 0; i < 40; i++) {
@@ -60,10 +62,16 @@ class V2DataUpgradeRefusalTest {
                     .contains(
                         "refused, nothing was touched",
                         "holds 40 keys in the v2 store (10 with a TTL; v2 API served by [m1, m2, m3])",
-                        "Migrate them to v3 first");
+                        "Migrate them to v3 first",
+                        "kube-apiserver on cp-m1 reads etcd2 (--storage-backend=etcd2)");
               });
       assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
       assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();
+      for (String host : apiServers.hosts()) {
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s still serving from etcd2", host)
+            .isEqualTo(200);
+      }
       runbooks.state().members().forEach(m -> assertThat(m.serverVersion()).isEqualTo("3.3.25"));
     }
   }

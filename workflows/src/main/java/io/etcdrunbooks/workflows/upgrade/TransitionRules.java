@@ -24,6 +24,12 @@ final class TransitionRules {
 
   private TransitionRules() {}
 
+  /** Whether the ladder enters 3.4 (v2 API off by default) or 3.6 (v2 store removed). */
+  static boolean endsV2Api(String running, List<String> ladder) {
+    List<String> entered = VersionLadder.minorsEntered(running, ladder);
+    return entered.contains("3.4") || entered.contains("3.6");
+  }
+
   static List<String> problems(ClusterState state, String running, List<String> ladder) {
     List<String> problems = new ArrayList<>();
     for (String step : ladder) {
@@ -36,7 +42,7 @@ final class TransitionRules {
     V2Store v2 = state.v2Store();
     // one minor at a time: entering 3.5 means coming from 3.4; entering 3.6 from 3.5
     List<String> entered = VersionLadder.minorsEntered(running, ladder);
-    boolean v2Matters = entered.contains("3.4") || entered.contains("3.6");
+    boolean v2Matters = endsV2Api(running, ladder);
     if (v2Matters && v2.unread() != null) {
       problems.add(
           "the v2 store of cluster '%s' could not be read (%s), so it is not known whether this upgrade would cut v2 clients off their data; fix that and try again"

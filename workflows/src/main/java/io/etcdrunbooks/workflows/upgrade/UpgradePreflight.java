@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.MemberFlags;
@@ -16,7 +17,38 @@ import java.util.List;
 /** The PREFLIGHT phase of an upgrade: every reason not to start, or none. */
 final class UpgradePreflight {
 
+  /** Upgrades started before this check shipped replay without it. */
+  static final String APISERVER_BACKENDS = "apiserver-storage-backend";
+
   private UpgradePreflight() {}
+
+  /**
+   * A kube-apiserver that reads etcd2 loses its store when 3.4 turns the v2 API off, however few
+   * keys the v2 store holds now (a new cluster's apiserver writes there from its first start).
+   */
+  private static List<String> apiServersOnEtcd2(UpgradeRun run) {
+    List<String> problems = new ArrayList<>();
+    for (String host : run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref())) {
+      String backend =
+          run.ctx
+              .progress()
+              .record(
+                  host + ": --storage-backend",
+                  () ->
+                      run.ctx
+                          .activities()
+                          .apiServer
+                          .storageBackend(new ControlPlaneRef(run.cluster(), host)));
+      if ("etcd2".equals(backend)) {
+        problems.add(
+            ("kube-apiserver on %s reads etcd2 (--storage-backend=etcd2): etcd 3.4 turns the v2"
+                    + " API off and 3.6 removes the v2 store, so it would lose its data. Run the"
+                    + " MigrateV2ToV3 runbook first (docs/runbooks/migrate-v2-to-v3.md)")
+                .formatted(host));
+      }
+    }
+    return problems;
+  }
 
   /** How each running member was started: what the next binary would be started with. */
   private static List<MemberFlags> flagsOfRunningMembers(UpgradeRun run) {
@@ -66,6 +98,12 @@ final class UpgradePreflight {
         problems.addAll(FlagRules.problems(run.running, run.ladder, flags));
         problems.addAll(QuotaRule.problems(run.state, flags));
       }
+    }
+    if (hostProblems.isEmpty()
+        && !run.ladder.isEmpty()
+        && TransitionRules.endsV2Api(run.running, run.ladder)
+        && Workflow.getVersion(APISERVER_BACKENDS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      problems.addAll(apiServersOnEtcd2(run));
     }
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.PreflightRefused);
   }

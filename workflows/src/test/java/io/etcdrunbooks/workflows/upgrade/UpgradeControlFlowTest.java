@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
+import io.etcdrunbooks.workflows.testing.FakeControlPlane;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -37,6 +38,7 @@ class UpgradeControlFlowTest {
   private static final List<String> AVAILABLE = List.of("3.4.23", "3.5.16");
 
   private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
+  private final FakeControlPlane controlPlane = new FakeControlPlane();
   private RecordingActivities recording;
 
   @AfterEach
@@ -116,7 +118,19 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenAKubeApiServerOnEtcd2AnUpgradeInto3_4IsRefusedEvenWithAnEmptyV2Store() {
+    controlPlane.host("cp1", "etcd3").host("cp2", "etcd2");
+    FakeCluster cluster =
+        new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23")).v2Keys(0, 0);
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster, "3.4.23"),
+        "kube-apiserver on cp2 reads etcd2 (--storage-backend=etcd2)",
+        "Run the MigrateV2ToV3 runbook first");
+  }
+
+  @Test
   void givenAnEmptyV2StoreTheUpgradeGoesOn() {
+    controlPlane.host("cp1", "etcd3").host("cp2", "");
     FakeCluster cluster =
         new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23")).v2Keys(0, 0);
     upgrade(cluster, "3.4.23");
@@ -251,7 +265,7 @@ class UpgradeControlFlowTest {
   private UpgradeClusterWorkflow stub(FakeCluster cluster) {
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class);
-    recording = new RecordingActivities(cluster);
+    recording = new RecordingActivities(cluster, controlPlane);
     recording.registerOn(worker);
     env.start();
     return env.getWorkflowClient()

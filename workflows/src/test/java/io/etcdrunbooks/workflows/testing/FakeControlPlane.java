@@ -1,0 +1,72 @@
+package io.etcdrunbooks.workflows.testing;
+
+import io.etcdrunbooks.workflows.activities.ApiServerActivities;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Control-plane hosts whose kube-apiserver manifests name a storage backend, for runbooks that only
+ * read them (the upgrade's preflight); none by default.
+ */
+public final class FakeControlPlane implements ApiServerActivities {
+
+  private final Map<String, String> backends = new LinkedHashMap<>();
+
+  /** A host whose kube-apiserver reads {@code backend} ("" for no --storage-backend flag). */
+  public synchronized FakeControlPlane host(String name, String backend) {
+    backends.put(name, backend);
+    return this;
+  }
+
+  @Override
+  public synchronized List<String> controlPlaneHosts(ClusterRef cluster) {
+    return List.copyOf(backends.keySet());
+  }
+
+  @Override
+  public synchronized String storageBackend(ControlPlaneRef host) {
+    return backends.get(host.host());
+  }
+
+  @Override
+  public boolean setStorageBackend(SetStorageBackendRequest request) {
+    throw new UnsupportedOperationException("read only");
+  }
+
+  @Override
+  public boolean setEtcdServers(SetEtcdServersRequest request) {
+    throw new UnsupportedOperationException("read only");
+  }
+
+  @Override
+  public boolean replaceEtcdServer(ReplaceEtcdServerRequest request) {
+    throw new UnsupportedOperationException("read only");
+  }
+
+  @Override
+  public void restoreManifest(ControlPlaneRef host) {
+    throw new UnsupportedOperationException("read only");
+  }
+
+  @Override
+  public boolean stopApiServer(ControlPlaneRef host) {
+    throw new UnsupportedOperationException("read only");
+  }
+
+  @Override
+  public boolean startApiServer(ControlPlaneRef host) {
+    throw new UnsupportedOperationException("read only");
+  }
+
+  @Override
+  public void awaitStopped(AwaitApiServerRequest request) {
+    throw new UnsupportedOperationException("read only");
+  }
+
+  @Override
+  public void awaitHealthy(AwaitApiServerRequest request) {
+    throw new UnsupportedOperationException("read only");
+  }
+}

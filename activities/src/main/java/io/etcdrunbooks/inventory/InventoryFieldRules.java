@@ -48,6 +48,10 @@ final class InventoryFieldRules {
       absolutePath(where, "tls.caFile", c.tls().caFile());
       absolutePath(where, "tls.certFile", c.tls().certFile());
       absolutePath(where, "tls.keyFile", c.tls().keyFile());
+      Integer days = c.tls().expiryWarningDays();
+      if (days != null && (days < 0 || days > 3650)) {
+        problems.add(where + ": tls.expiryWarningDays must be 0 to 3650 days, got " + days);
+      }
     }
     if (c.auth() != null) {
       noControl(where, "auth.user", c.auth().user());

@@ -111,6 +111,21 @@ class InventoryFieldRulesTest {
   }
 
   @Test
+  void aCertificateExpiryWindowOutsideZeroToTenYearsIsRefusedAndOneInsideLoads() throws Exception {
+    String tls = "tls: {caFile: /pki/ca.crt, certFile: /pki/c.crt, keyFile: /pki/c.key";
+    assertThatThrownBy(
+            () -> load(valid().replaceFirst("tls: \\{[^}]*", tls + ", expiryWarningDays: -1")))
+        .hasMessageContaining(
+            "cluster 'prod': tls.expiryWarningDays must be 0 to 3650 days, got -1");
+    assertThat(
+            load(valid().replaceFirst("tls: \\{[^}]*", tls + ", expiryWarningDays: 30"))
+                .cluster("prod")
+                .tls()
+                .expiryWarningDays())
+        .isEqualTo(30);
+  }
+
+  @Test
   void aStaticPodManifestPathWithAControlCharacterIsRefused() {
     String staticPod =
         valid()

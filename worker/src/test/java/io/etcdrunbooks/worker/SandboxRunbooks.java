@@ -105,6 +105,14 @@ final class SandboxRunbooks implements AutoCloseable {
             new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind), releases()));
   }
 
+  /** Three plain members serving clients over https with a client certificate required. */
+  static SandboxRunbooks startWithTls(Path dir, String version) {
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN).withTls(true),
+            releases()));
+  }
+
   /**
    * As {@link #start(Path, String, Map)}, the worker's etcd activities wrapped (to inject a fault).
    */

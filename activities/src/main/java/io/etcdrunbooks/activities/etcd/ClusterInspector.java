@@ -9,11 +9,13 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.ServerCertificates;
 import io.etcdrunbooks.workflows.model.V2Store;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -249,7 +251,25 @@ public final class ClusterInspector {
         revision,
         alarmsUnread,
         authEnabled,
-        anyReachable ? v2Store(statuses) : null);
+        anyReachable ? v2Store(statuses) : null,
+        spec.tls() == null ? null : certificates(statuses));
+  }
+
+  /** The server certificate of every reachable member, from a real handshake on its client URL. */
+  private ServerCertificates certificates(List<MemberStatus> statuses) {
+    Map<String, String> notAfter = new LinkedHashMap<>();
+    for (MemberStatus s : statuses) {
+      if (!s.reachable()) continue;
+      try {
+        http.serverCertificate(spec.member(s.name()).clientUrl())
+            .ifPresent(c -> notAfter.put(s.name(), c.getNotAfter().toInstant().toString()));
+      } catch (IOException e) {
+        // the member answered its status over gRPC; a failed handshake here shows in its health
+      }
+    }
+    Integer days = spec.tls().expiryWarningDays();
+    return new ServerCertificates(
+        notAfter, days == null ? ServerCertificates.DEFAULT_WARNING_DAYS : days);
   }
 
   /**

@@ -4,11 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * Reads a member's {@code /version} and {@code /health} over HTTP(S) with the JDK HttpClient, using
@@ -55,6 +60,37 @@ public final class ClusterVersionReader {
     return health != null && "true".equals(health.asText());
   }
 
+  /**
+   * The certificate the member presents in a TLS handshake on its client URL (read from the answer
+   * to GET /version); empty for an http URL.
+   */
+  public Optional<X509Certificate> serverCertificate(String clientUrl) throws IOException {
+    if (!clientUrl.startsWith("https:")) return Optional.empty();
+    URI uri = url(clientUrl, "/version");
+    try {
+      HttpResponse<Void> response =
+          http.send(
+              HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET().build(),
+              HttpResponse.BodyHandlers.discarding());
+      return response
+          .sslSession()
+          .flatMap(
+              session -> {
+                try {
+                  return Arrays.stream(session.getPeerCertificates())
+                      .filter(c -> c instanceof X509Certificate)
+                      .map(c -> (X509Certificate) c)
+                      .findFirst();
+                } catch (SSLPeerUnverifiedException e) {
+                  return Optional.empty();
+                }
+              });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(uri + ": interrupted", e);
+    }
+  }
+
   /** What one member's v2 API shows: nothing when it does not serve it (HTTP 404). */
   public record V2Keys(long keys, long keysWithTtl) {}
 
@@ -62,20 +98,20 @@ public final class ClusterVersionReader {
    * GET {@code <clientUrl>/v2/keys/?recursive=true}: the v2 store's keys, or empty when the member
    * does not serve the v2 API (3.4 and later by default answer 404).
    */
-  public java.util.Optional<V2Keys> v2Keys(String clientUrl) throws IOException {
+  public Optional<V2Keys> v2Keys(String clientUrl) throws IOException {
     URI uri = url(clientUrl, "/v2/keys/?recursive=true");
     HttpRequest request = HttpRequest.newBuilder(uri).timeout(V2_TIMEOUT).GET().build();
     try {
-      HttpResponse<java.io.InputStream> response =
+      HttpResponse<InputStream> response =
           http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-      try (java.io.InputStream body = response.body()) {
-        if (response.statusCode() == 404) return java.util.Optional.empty();
+      try (InputStream body = response.body()) {
+        if (response.statusCode() == 404) return Optional.empty();
         if (response.statusCode() != 200) {
           throw new IOException(uri + " answered HTTP " + response.statusCode());
         }
         long[] counts = new long[2];
         count(JSON.readTree(body).path("node"), counts);
-        return java.util.Optional.of(new V2Keys(counts[0], counts[1]));
+        return Optional.of(new V2Keys(counts[0], counts[1]));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

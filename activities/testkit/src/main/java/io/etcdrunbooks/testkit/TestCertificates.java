@@ -33,6 +33,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  */
 public final class TestCertificates {
 
+  /** How long every certificate made here is valid, from an hour ago. */
+  public static final Duration VALIDITY = Duration.ofDays(365);
+
   /**
    * @param rsaClient what an inventory's tls section points at, the client key an RSA key in PKCS#1
    *     form (kubeadm's)
@@ -123,7 +126,7 @@ public final class TestCertificates {
             issuer,
             BigInteger.valueOf(now.toEpochMilli()),
             Date.from(now.minus(Duration.ofHours(1))),
-            Date.from(now.plus(Duration.ofDays(1))),
+            Date.from(now.plus(VALIDITY)),
             subject,
             keys.getPublic());
     builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));

@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
@@ -48,6 +49,7 @@ final class MigratePreflight {
   /** Every problem at once, or none. */
   static void run(MigrateRun run) {
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
+    problems.addAll(CertificateExpiry.problems(run.state));
     for (MemberStatus m : run.state.members()) {
       EtcdVersion.find(m.serverVersion())
           .filter(v -> v.compareTo(FIRST_WITHOUT_MIGRATE) >= 0)

@@ -17,6 +17,8 @@ import java.util.Optional;
  *     empty when it was read (histories recorded before this field have none: read)
  * @param authEnabled whether etcd's authentication is on; null when not known (older histories)
  * @param v2 the v2 store; null when not read (no member answered, or older histories)
+ * @param certificates the members' server certificates as seen in a TLS handshake; null when not
+ *     read (an http cluster, or older histories)
  */
 public record ClusterState(
     String cluster,
@@ -27,7 +29,31 @@ public record ClusterState(
     long revision,
     String alarmsUnread,
     Boolean authEnabled,
-    V2Store v2) {
+    V2Store v2,
+    ServerCertificates certificates) {
+
+  public ClusterState(
+      String cluster,
+      List<MemberStatus> members,
+      String leaderName,
+      String clusterVersion,
+      List<String> alarms,
+      long revision,
+      String alarmsUnread,
+      Boolean authEnabled,
+      V2Store v2) {
+    this(
+        cluster,
+        members,
+        leaderName,
+        clusterVersion,
+        alarms,
+        revision,
+        alarmsUnread,
+        authEnabled,
+        v2,
+        null);
+  }
 
   public ClusterState(
       String cluster,
@@ -36,7 +62,7 @@ public record ClusterState(
       String clusterVersion,
       List<String> alarms,
       long revision) {
-    this(cluster, members, leaderName, clusterVersion, alarms, revision, null, null, null);
+    this(cluster, members, leaderName, clusterVersion, alarms, revision, null, null, null, null);
   }
 
   /** The v2 store as read, or as good as absent when it was not. */

@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
@@ -72,6 +73,7 @@ final class ReplacementDiscovery {
             ReplacementPreflight.clusterProblems(
                 seen.state(), seen.etcdMembers(), failed, replacement, run.request.force()));
     problems.addAll(ReplacementPreflight.urlClashes(inventory, failed, replacement));
+    problems.addAll(CertificateExpiry.problems(seen.state(), failed.name()));
     return new Found(seen.state(), seen.etcdMembers(), failed, replacement, problems);
   }
 

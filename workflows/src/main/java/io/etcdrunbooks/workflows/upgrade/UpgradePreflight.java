@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
@@ -67,6 +68,7 @@ final class UpgradePreflight {
   static void run(UpgradeRun run) {
     Activities activities = run.ctx.activities();
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
+    problems.addAll(CertificateExpiry.problems(run.state));
     if (problems.isEmpty()) {
       ConsistencyReport consistency =
           run.ctx

@@ -17,6 +17,8 @@ import io.etcdrunbooks.workflows.model.MemberStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -55,6 +57,15 @@ class TlsClusterTest {
       assertThat(state.members()).allSatisfy(m -> assertThat(m.healthy()).as("%s", m).isTrue());
       assertThat(state.members()).filteredOn(MemberStatus::leads).hasSize(1);
       assertThat(state.clusterVersion()).isEqualTo("3.5.0");
+      assertThat(state.certificates().warningDays()).isEqualTo(14);
+      assertThat(state.certificates().notAfterByMember())
+          .containsOnlyKeys("m1", "m2", "m3")
+          .allSatisfy(
+              (member, notAfter) ->
+                  assertThat(Instant.parse(notAfter))
+                      .isBetween(
+                          Instant.now().plus(TestCertificates.VALIDITY).minus(Duration.ofHours(2)),
+                          Instant.now().plus(TestCertificates.VALIDITY)));
       assertThat(activities.keyspaceDigest(new KeyspaceDigestRequest("secure", written)).keyCount())
           .isEqualTo(10);
     }

@@ -16,9 +16,12 @@ import io.micronaut.http.annotation.Produces;
 public final class MetricsController {
 
   private final PrometheusMeterRegistry registry;
+  private final CertificateExpiryMetrics certificates;
 
-  public MetricsController(PrometheusMeterRegistry registry) {
+  public MetricsController(
+      PrometheusMeterRegistry registry, CertificateExpiryMetrics certificates) {
     this.registry = registry;
+    this.certificates = certificates;
   }
 
   @OwnAuthentication(
@@ -26,6 +29,7 @@ public final class MetricsController {
   @Get("/metrics")
   @Produces("text/plain; version=0.0.4; charset=utf-8")
   public String scrape() {
+    certificates.refreshIfStale();
     return registry.scrape();
   }
 }

@@ -1,0 +1,90 @@
+package io.etcdrunbooks.worker;
+
+import io.etcdrunbooks.activities.etcd.ClusterVersionReader;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code etcd_runbooks_member_certificate_expiry_seconds{cluster,member}}: how long each TLS
+ * member's server certificate, as it shows it in a real handshake, stays valid (negative once it
+ * has expired). Read again in the background when a scrape finds the values older than {@link
+ * #MAX_AGE}, so a scrape never waits on a handshake.
+ */
+@Singleton
+public final class CertificateExpiryMetrics {
+
+  static final String NAME = "etcd.runbooks.member.certificate.expiry";
+  static final Duration MAX_AGE = Duration.ofMinutes(1);
+
+  private static final Logger log = LoggerFactory.getLogger(CertificateExpiryMetrics.class);
+
+  private final InventorySource inventory;
+  private final MultiGauge gauge;
+  private final AtomicBoolean reading = new AtomicBoolean();
+  private volatile Instant readAt = Instant.EPOCH;
+
+  public CertificateExpiryMetrics(InventorySource inventory, PrometheusMeterRegistry registry) {
+    this.inventory = inventory;
+    this.gauge =
+        MultiGauge.builder(NAME)
+            .description("seconds until the member's server certificate expires")
+            .baseUnit("seconds")
+            .register(registry);
+  }
+
+  /** Starts a read of every certificate when the last one is older than {@link #MAX_AGE}. */
+  public void refreshIfStale() {
+    if (Instant.now().isBefore(readAt.plus(MAX_AGE))) return;
+    if (!reading.compareAndSet(false, true)) return;
+    CompletableFuture.runAsync(
+        () -> {
+          try {
+            gauge.register(rows(), true);
+            readAt = Instant.now();
+          } catch (RuntimeException e) {
+            log.warn("member certificates not read: {}", e.getMessage());
+          } finally {
+            reading.set(false);
+          }
+        });
+  }
+
+  private List<MultiGauge.Row<?>> rows() {
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    for (ClusterSpec cluster : inventory.get().clusters().values()) {
+      if (cluster.tls() == null) continue;
+      ClusterVersionReader reader = new ClusterVersionReader(cluster);
+      for (MemberSpec member : cluster.members()) {
+        try {
+          reader
+              .serverCertificate(member.clientUrl())
+              .ifPresent(
+                  certificate ->
+                      rows.add(
+                          MultiGauge.Row.of(
+                              Tags.of("cluster", cluster.name(), "member", member.name()),
+                              Duration.between(Instant.now(), certificate.getNotAfter().toInstant())
+                                  .toSeconds())));
+        } catch (IOException e) {
+          log.debug(
+              "{} {}: no certificate read: {}", cluster.name(), member.name(), e.getMessage());
+        }
+      }
+    }
+    return rows;
+  }
+}

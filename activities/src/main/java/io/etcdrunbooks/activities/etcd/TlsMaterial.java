@@ -106,6 +106,12 @@ public final class TlsMaterial {
     if (keyManagers != null) builder.keyManager(keyManagers);
   }
 
+  /** Every certificate in a PEM file, in order; fails when there is none. */
+  public static List<Certificate> readCertificates(Path file)
+      throws IOException, GeneralSecurityException {
+    return certificates(file);
+  }
+
   private static List<Certificate> certificates(Path file)
       throws IOException, GeneralSecurityException {
     try (InputStream in = Files.newInputStream(file)) {
@@ -118,6 +124,14 @@ public final class TlsMaterial {
 
   private static PrivateKey privateKey(Path file) throws IOException {
     SecretFiles.check("the client key file (tls.keyFile)", file);
+    return readPrivateKey(file);
+  }
+
+  /**
+   * The unencrypted PEM private key in the file (PKCS#8, PKCS#1 or SEC1); fails naming the file,
+   * never its contents.
+   */
+  public static PrivateKey readPrivateKey(Path file) throws IOException {
     try (Reader reader = Files.newBufferedReader(file);
         PEMParser parser = new PEMParser(reader)) {
       JcaPEMKeyConverter converter = new JcaPEMKeyConverter();

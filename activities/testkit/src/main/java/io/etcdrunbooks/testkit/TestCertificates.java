@@ -13,6 +13,7 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.List;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -56,6 +57,60 @@ public final class TestCertificates {
   }
 
   private TestCertificates() {}
+
+  /** A server certificate and its key, as files. */
+  public record Issued(Path cert, Path key) {}
+
+  /**
+   * A CA of its own, written to {@code dir/ca.crt}, that issues server certificates with chosen
+   * names and validity: what tests of certificate checks and rotation need.
+   */
+  public static final class Authority {
+    private final Path dir;
+    private final X500Name name;
+    private final KeyPair keys;
+    private final Path caFile;
+
+    private Authority(Path dir, String commonName) throws Exception {
+      this.dir = Files.createDirectories(dir);
+      this.name = new X500Name("CN=" + commonName);
+      this.keys = rsa();
+      X509Certificate ca =
+          sign(name, keys, keys.getPrivate(), name, true, null, List.of(), Instant.now(), VALIDITY);
+      this.caFile = pem(dir.resolve("ca.crt"), ca);
+    }
+
+    public Path caFile() {
+      return caFile;
+    }
+
+    /**
+     * A server certificate for {@code addresses} (IP addresses or DNS names), valid from an hour
+     * before {@code from} for {@code validity}; its key is mode 0600.
+     */
+    public Issued issue(String fileName, List<String> addresses, Instant from, Duration validity)
+        throws Exception {
+      KeyPair serverKeys = rsa();
+      X509Certificate server =
+          sign(
+              new X500Name("CN=" + fileName),
+              serverKeys,
+              keys.getPrivate(),
+              name,
+              false,
+              KeyPurposeId.id_kp_serverAuth,
+              addresses,
+              from,
+              validity);
+      return new Issued(
+          pem(dir.resolve(fileName + ".crt"), server),
+          ownerOnly(pem(dir.resolve(fileName + ".key"), serverKeys)));
+    }
+  }
+
+  public static Authority authority(Path dir, String commonName) throws Exception {
+    return new Authority(dir, commonName);
+  }
 
   public static Material write(Path dir) throws Exception {
     Files.createDirectories(dir);
@@ -120,13 +175,35 @@ public final class TestCertificates {
       boolean isCa,
       KeyPurposeId purpose)
       throws Exception {
-    Instant now = Instant.now();
+    return sign(
+        subject,
+        keys,
+        issuerKey,
+        issuer,
+        isCa,
+        purpose,
+        List.of("127.0.0.1", "localhost"),
+        Instant.now(),
+        VALIDITY);
+  }
+
+  private static X509Certificate sign(
+      X500Name subject,
+      KeyPair keys,
+      PrivateKey issuerKey,
+      X500Name issuer,
+      boolean isCa,
+      KeyPurposeId purpose,
+      List<String> addresses,
+      Instant from,
+      Duration validity)
+      throws Exception {
     X509v3CertificateBuilder builder =
         new JcaX509v3CertificateBuilder(
             issuer,
-            BigInteger.valueOf(now.toEpochMilli()),
-            Date.from(now.minus(Duration.ofHours(1))),
-            Date.from(now.plus(VALIDITY)),
+            new BigInteger(64, new java.security.SecureRandom()),
+            Date.from(from.minus(Duration.ofHours(1))),
+            Date.from(from.plus(validity)),
             subject,
             keys.getPublic());
     builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
@@ -136,10 +213,13 @@ public final class TestCertificates {
           Extension.subjectAlternativeName,
           false,
           new GeneralNames(
-              new GeneralName[] {
-                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-                new GeneralName(GeneralName.dNSName, "localhost")
-              }));
+              addresses.stream()
+                  .map(
+                      a ->
+                          new GeneralName(
+                              a.matches("[0-9.]+") ? GeneralName.iPAddress : GeneralName.dNSName,
+                              a))
+                  .toArray(GeneralName[]::new)));
     }
     String algorithm = issuerKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
     return new JcaX509CertificateConverter()

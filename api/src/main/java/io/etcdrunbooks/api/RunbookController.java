@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -145,6 +146,25 @@ public final class RunbookController {
                         body.requireApproval(),
                         body.memberTimeoutSeconds(),
                         body.apiServerTimeoutSeconds())),
+                caller(http)));
+  }
+
+  /**
+   * Body: {"mode":"rotate-certificates","certificatesDir":"/etc/etcd-runbooks/new-certs/prod-1",
+   * "requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0}.
+   */
+  @Post("/clusters/{cluster}/reconfigure-tls")
+  @Access(ApiAction.RECONFIGURE_TLS)
+  public HttpResponse<RunbookStarter.Started> reconfigureTls(
+      @PathVariable String cluster, @Body ReconfigureTlsRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startReconfigureTls(
+                ReconfigureTlsRequest.of(
+                    inPath(cluster, body.cluster()),
+                    body.mode(),
+                    body.certificatesDir(),
+                    options(body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0)),
                 caller(http)));
   }
 

@@ -18,6 +18,8 @@ import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.context.BeanProvider;
@@ -187,6 +189,29 @@ public final class RunbookStarter {
         MigrateV2ToV3Workflow.class,
         options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::migrate, request));
+  }
+
+  /** A TLS reconfiguration; its certificates and hosts are checked by its preflight. */
+  public Started startReconfigureTls(ReconfigureTlsRequest request, String startedBy) {
+    inventory.get().cluster(request.cluster());
+    if (!ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
+      throw new IllegalArgumentException(
+          "mode must be %s, got '%s' (enabling TLS and rotating the CA are not built yet)"
+              .formatted(ReconfigureTlsRequest.ROTATE_CERTIFICATES, request.mode()));
+    }
+    if (request.certificatesDir() == null || !request.certificatesDir().startsWith("/")) {
+      throw new IllegalArgumentException(
+          "certificatesDir must be an absolute directory on the worker, got '%s'"
+              .formatted(request.certificatesDir()));
+    }
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    String id = changeId(ReconfigureTlsWorkflow.workflowId(request.cluster()), request.dryRun());
+    if (!request.dryRun()) refuseIfRunning(id);
+    return start(
+        id,
+        ReconfigureTlsWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::reconfigure, request));
   }
 
   /**

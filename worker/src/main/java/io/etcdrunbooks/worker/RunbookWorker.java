@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3WorkflowImpl;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflowImpl;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflowImpl;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
@@ -53,7 +54,8 @@ public final class RunbookWorker implements AutoCloseable {
         BackupScheduleWorkflowImpl.class,
         ReplaceMemberWorkflowImpl.class,
         RestoreClusterWorkflowImpl.class,
-        MigrateV2ToV3WorkflowImpl.class);
+        MigrateV2ToV3WorkflowImpl.class,
+        ReconfigureTlsWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 

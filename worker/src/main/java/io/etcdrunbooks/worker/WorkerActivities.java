@@ -12,6 +12,7 @@ import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.RunLiveness;
+import io.etcdrunbooks.activities.tls.TlsActivitiesImpl;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
@@ -23,6 +24,7 @@ import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
+import io.etcdrunbooks.workflows.activities.TlsActivities;
 
 /** Every activity implementation a worker registers, one per system the runbooks touch. */
 public record WorkerActivities(
@@ -35,7 +37,8 @@ public record WorkerActivities(
     InventoryActivities inventory,
     ApiServerActivities apiServer,
     RestoreActivities restore,
-    MigrationActivities migration) {
+    MigrationActivities migration,
+    TlsActivities tls) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(
@@ -73,12 +76,23 @@ public record WorkerActivities(
         new InventoryActivitiesImpl(inventory),
         new ApiServerActivitiesImpl(inventory, ssh),
         new RestoreActivitiesImpl(inventory, ssh, releases),
-        new MigrationActivitiesImpl(inventory, ssh, releases));
+        new MigrationActivitiesImpl(inventory, ssh, releases),
+        new TlsActivitiesImpl(inventory, ssh));
   }
 
   Object[] all() {
     return new Object[] {
-      etcd, host, releases, backup, membership, newMember, inventory, apiServer, restore, migration
+      etcd,
+      host,
+      releases,
+      backup,
+      membership,
+      newMember,
+      inventory,
+      apiServer,
+      restore,
+      migration,
+      tls
     };
   }
 }

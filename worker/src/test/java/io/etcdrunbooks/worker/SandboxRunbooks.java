@@ -21,6 +21,7 @@ import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowClient;
@@ -81,7 +82,8 @@ final class SandboxRunbooks implements AutoCloseable {
             real.inventory(),
             real.apiServer(),
             real.restore(),
-            real.migration()));
+            real.migration(),
+            real.tls()));
     env.start();
   }
 
@@ -160,6 +162,16 @@ final class SandboxRunbooks implements AutoCloseable {
             MigrateV2ToV3Workflow.class,
             WorkflowOptions.newBuilder()
                 .setWorkflowId(MigrateV2ToV3Workflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+  }
+
+  ReconfigureTlsWorkflow tlsStub() {
+    return client()
+        .newWorkflowStub(
+            ReconfigureTlsWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(ReconfigureTlsWorkflow.workflowId("sandbox"))
                 .setTaskQueue(TASK_QUEUE)
                 .build());
   }

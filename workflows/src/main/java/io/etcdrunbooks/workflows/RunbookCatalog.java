@@ -14,6 +14,8 @@ import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestorePhases;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackPhases;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
+import io.etcdrunbooks.workflows.tls.TlsPhases;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradePhases;
 import java.util.List;
@@ -48,6 +50,10 @@ public final class RunbookCatalog {
             MigrateV2ToV3Workflow.TYPE,
             MigratePhases.RUNNER.described(),
             MigrateV2ToV3Workflow.FAILURES),
+        new Entry(
+            ReconfigureTlsWorkflow.TYPE,
+            TlsPhases.RUNNER.described(),
+            ReconfigureTlsWorkflow.FAILURES),
         new Entry(
             BackupClusterWorkflow.TYPE,
             BackupClusterPhases.RUNNER.described(),

@@ -5,7 +5,7 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.etcd.V2Api;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
-import io.etcdrunbooks.activities.host.OfflineMember;
+import io.etcdrunbooks.activities.host.MemberShell;
 import io.etcdrunbooks.activities.host.VersionInstaller;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
@@ -75,7 +75,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
 
   @Override
   public String copyDataDir(MemberMigrationRequest request) {
-    try (OfflineMember member = offline(request)) {
+    try (MemberShell member = offline(request)) {
       requireStopped(member, "copy its data dir");
       String data = member.dataDir();
       String copy = copyPath(member, request);
@@ -123,7 +123,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   @Override
   public void migrateMember(MemberMigrationRequest request) {
     ClusterSpec spec = cluster(request.cluster());
-    try (OfflineMember member = offline(request)) {
+    try (MemberShell member = offline(request)) {
       requireStopped(member, "migrate its data dir");
       String data = member.dataDir();
       String marker = data + ".migrated-" + request.migrationId();
@@ -169,7 +169,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
 
   @Override
   public boolean putDataDirBack(MemberMigrationRequest request) {
-    try (OfflineMember member = offline(request)) {
+    try (MemberShell member = offline(request)) {
       requireStopped(member, "put its data dir copy back");
       String data = member.dataDir();
       String copy = copyPath(member, request);
@@ -266,7 +266,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
     }
   }
 
-  private void requireStopped(OfflineMember member, String what) {
+  private void requireStopped(MemberShell member, String what) {
     if (member.running()) {
       throw ApplicationFailure.newNonRetryableFailure(
           member.host().describe()
@@ -277,12 +277,12 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
     }
   }
 
-  private static String copyPath(OfflineMember member, MemberMigrationRequest request) {
+  private static String copyPath(MemberShell member, MemberMigrationRequest request) {
     return member.dataDir() + ".before-migrate-" + request.migrationId();
   }
 
-  private OfflineMember offline(MemberMigrationRequest request) {
-    return OfflineMember.of(
+  private MemberShell offline(MemberMigrationRequest request) {
+    return MemberShell.of(
         cluster(request.cluster()), request.member(), ssh, "migrating the v2 store", BY_HAND);
   }
 

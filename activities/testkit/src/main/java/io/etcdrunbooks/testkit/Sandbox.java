@@ -350,7 +350,7 @@ public final class Sandbox implements AutoCloseable {
       env.put("ETCD_INITIAL_CLUSTER", initialCluster);
       env.put("ETCD_INITIAL_CLUSTER_STATE", "new");
       env.put("ETCD_INITIAL_CLUSTER_TOKEN", spec.cluster());
-      env.putAll(tlsSettings());
+      env.putAll(tlsSettings(m.name()));
       env.putAll(spec.extraEnvByMember().getOrDefault(m.name(), Map.of()));
       Files.writeString(
           Path.of(m.serviceDir()).resolve(PlainProcessServiceManager.ENV_FILE),
@@ -431,13 +431,21 @@ public final class Sandbox implements AutoCloseable {
 
   /**
    * etcd's settings (as its environment variables) that make it serve clients over https with
-   * client certificates.
+   * client certificates; each member serves its own copy of the server certificate, in its host's
+   * etc/etcd/pki, as real hosts each have theirs.
    */
-  private Map<String, String> tlsSettings() {
+  private Map<String, String> tlsSettings(String member) throws IOException {
     if (!spec.tls()) return Map.of();
+    Path pki = Files.createDirectories(hostRoot(member).resolve("etc/etcd/pki"));
+    Path cert = pki.resolve("server.crt");
+    Path key = pki.resolve("server.key");
+    if (!Files.exists(cert)) {
+      Files.copy(certificates.serverCert(), cert);
+      Files.copy(certificates.serverKey(), key, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+    }
     Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("ETCD_CERT_FILE", certificates.serverCert().toString());
-    settings.put("ETCD_KEY_FILE", certificates.serverKey().toString());
+    settings.put("ETCD_CERT_FILE", cert.toString());
+    settings.put("ETCD_KEY_FILE", key.toString());
     settings.put("ETCD_TRUSTED_CA_FILE", certificates.caFile().toString());
     settings.put("ETCD_CLIENT_CERT_AUTH", "true");
     return settings;
@@ -475,7 +483,7 @@ public final class Sandbox implements AutoCloseable {
                 "--listen-client-urls=" + m.clientUrl(),
                 "--listen-peer-urls=" + m.peerUrl(),
                 "--name=" + m.name()));
-    Map<String, String> settings = new LinkedHashMap<>(tlsSettings());
+    Map<String, String> settings = new LinkedHashMap<>(tlsSettings(m.name()));
     settings.putAll(spec.extraEnvByMember().getOrDefault(m.name(), Map.of()));
     settings.forEach(
         (env, value) ->

@@ -43,8 +43,10 @@ public final class TestCertificates {
    * @param ecClient the same with a client key that is an EC key in SEC1 form (cfssl's)
    * @param serverCert for etcd's --cert-file
    * @param serverKey for etcd's --key-file
+   * @param authority the CA that signed them, to issue more (rotation tests)
    */
-  public record Material(TlsSpec rsaClient, TlsSpec ecClient, Path serverCert, Path serverKey) {
+  public record Material(
+      TlsSpec rsaClient, TlsSpec ecClient, Path serverCert, Path serverKey, Authority authority) {
 
     /** The CA that signed every certificate here, for etcd's --trusted-ca-file. */
     public Path caFile() {
@@ -113,27 +115,14 @@ public final class TestCertificates {
   }
 
   public static Material write(Path dir) throws Exception {
-    Files.createDirectories(dir);
-    X500Name caName = new X500Name("CN=test-etcd-ca");
-    KeyPair caKeys = rsa();
-    X509Certificate ca = sign(caName, caKeys, caKeys.getPrivate(), caName, true, null);
-    KeyPair serverKeys = rsa();
-    X509Certificate server =
-        sign(
-            new X500Name("CN=etcd-server"),
-            serverKeys,
-            caKeys.getPrivate(),
-            caName,
-            false,
-            KeyPurposeId.id_kp_serverAuth);
-    Path caFile = pem(dir.resolve("ca.crt"), ca);
-    Path serverCert = pem(dir.resolve("server.crt"), server);
-    Path serverKey = ownerOnly(pem(dir.resolve("server.key"), serverKeys));
+    Authority ca = new Authority(dir, "test-etcd-ca");
+    Issued server = ca.issue("server", List.of("127.0.0.1", "localhost"), Instant.now(), VALIDITY);
     return new Material(
-        client(dir, "client", rsa(), caKeys, caName, caFile),
-        client(dir, "client-ec", ec(), caKeys, caName, caFile),
-        serverCert,
-        serverKey);
+        client(dir, "client", rsa(), ca.keys, ca.name, ca.caFile),
+        client(dir, "client-ec", ec(), ca.keys, ca.name, ca.caFile),
+        server.cert(),
+        server.key(),
+        ca);
   }
 
   private static TlsSpec client(

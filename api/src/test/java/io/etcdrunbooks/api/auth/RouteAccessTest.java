@@ -66,6 +66,11 @@ class RouteAccessTest {
               "/api/v1/clusters/sandbox/migrate-v2-to-v3",
               "{\"dryRun\":true}"),
           new Route(
+              ApiAction.RECONFIGURE_TLS,
+              "POST",
+              "/api/v1/clusters/sandbox/reconfigure-tls",
+              "{\"mode\":\"rotate-certificates\",\"certificatesDir\":\"/tmp/c\",\"dryRun\":true}"),
+          new Route(
               ApiAction.REPLACE_MEMBER,
               "POST",
               "/api/v1/clusters/sandbox/replace-member",

@@ -15,6 +15,7 @@ public enum FailureType {
   RestoreRefused,
   ReplaceRefused,
   MigrationRefused,
+  TlsRefused,
   /** A changing runbook started under another id than its cluster's change id. */
   WrongWorkflowId,
   // Runbooks: failed after changing something
@@ -32,6 +33,12 @@ public enum FailureType {
    */
   MigrationFailed,
   ApiServerUpdateFailed,
+  /**
+   * A member did not serve its new certificate; every member rotated so far got its old one back.
+   */
+  TlsRolledBack,
+  /** Putting the old certificates back failed too; the message names the member and the files. */
+  TlsFailed,
   /** The runbook did its work but its final checks found problems. */
   PostflightFailed,
   // Steps (activities), and steps the workflow stops itself

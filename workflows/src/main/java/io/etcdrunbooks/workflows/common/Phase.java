@@ -33,6 +33,8 @@ public enum Phase {
   /** Leases for the migrated keys that had a TTL in v2. */
   LEASES,
   APISERVERS,
+  /** The TLS runbook's certificate files replaced on each member in turn. */
+  CERTIFICATES,
   POSTFLIGHT,
   /** The migrated keys deleted from the v2 store, once every kube-apiserver reads v3. */
   CLEAR_V2,

@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.model;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * How a member's etcd was started, read from the running process ({@code /proc/<pid>/cmdline} and
@@ -26,5 +28,22 @@ public record MemberFlags(
   /** The flag's name as given ({@code --debug} of {@code --debug=true}), for each argument. */
   public List<String> flagNames() {
     return args.stream().filter(a -> a.startsWith("-")).map(a -> a.split("=", 2)[0]).toList();
+  }
+
+  /**
+   * A flag's value as the member was started with it: {@code --cert-file=/x} or {@code --cert-file
+   * /x} on the command line, else its {@code ETCD_CERT_FILE} variable; empty when neither is set.
+   */
+  public Optional<String> value(String flag) {
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (arg.startsWith(flag + "=")) return Optional.of(arg.substring(flag.length() + 1));
+      if (arg.equals(flag) && i + 1 < args.size() && !args.get(i + 1).startsWith("-")) {
+        return Optional.of(args.get(i + 1));
+      }
+    }
+    String variable =
+        "ETCD_" + flag.replaceFirst("^-+", "").replace('-', '_').toUpperCase(Locale.ROOT);
+    return Optional.ofNullable(env.get(variable)).filter(v -> !v.isBlank());
   }
 }

@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
+import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -62,6 +63,10 @@ public final class Activities {
   public final ApiServerActivities apiServer;
   public final RestoreActivities restore;
   public final MigrationActivities migration;
+  public final TlsActivities tls;
+
+  /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
+  public final TlsActivities tlsWait;
 
   /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final ApiServerActivities apiServerWait;
@@ -79,6 +84,8 @@ public final class Activities {
     apiServer = stub(ApiServerActivities.class, ofMinutes(2), ofSeconds(30), RETRY);
     restore = stub(RestoreActivities.class, ofHours(1), ofMinutes(1), RETRY);
     migration = stub(MigrationActivities.class, ofHours(1), ofMinutes(1), RETRY);
+    tls = stub(TlsActivities.class, ofMinutes(5), ofSeconds(30), RETRY);
+    tlsWait = stub(TlsActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     apiServerWait = stub(ApiServerActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
   }
 

@@ -22,7 +22,8 @@ class RequestConstructionTest {
 
   private static final Pattern POSITIONAL =
       Pattern.compile(
-          "new (UpgradeRequest|RollbackRequest|RestoreRequest|ReplaceMemberRequest|BackupClusterRequest)\\(");
+          "new (UpgradeRequest|RollbackRequest|RestoreRequest|ReplaceMemberRequest|BackupClusterRequest"
+              + "|MigrateRequest|ReconfigureTlsRequest)\\(");
 
   @Test
   void noCodeOutsideARequestRecordCallsItsConstructor() throws IOException {

@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
+import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.worker.Worker;
 import java.lang.reflect.InvocationTargetException;
@@ -38,7 +39,8 @@ public final class RecordingActivities {
           InventoryActivities.class,
           ApiServerActivities.class,
           RestoreActivities.class,
-          MigrationActivities.class);
+          MigrationActivities.class,
+          TlsActivities.class);
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final List<Object> fakes;

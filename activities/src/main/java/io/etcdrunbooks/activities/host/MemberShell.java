@@ -11,7 +11,9 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.temporal.failure.ApplicationFailure;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A member's host for work on its stopped data dir (restore, migration): shell scripts run with the
@@ -19,7 +21,7 @@ import java.time.Duration;
  * has etcd only in an image, so the version's tool is brought to a private directory for the length
  * of the work; plain members have it in their install dir.
  */
-public final class OfflineMember implements AutoCloseable {
+public final class MemberShell implements AutoCloseable {
 
   private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(10);
 
@@ -28,7 +30,7 @@ public final class OfflineMember implements AutoCloseable {
   private final SshConnector ssh;
   private String staging;
 
-  private OfflineMember(ClusterSpec spec, MemberHost host, SshConnector ssh) {
+  private MemberShell(ClusterSpec spec, MemberHost host, SshConnector ssh) {
     this.spec = spec;
     this.host = host;
     this.ssh = ssh;
@@ -40,7 +42,7 @@ public final class OfflineMember implements AutoCloseable {
    * @param work what is to be done there, for the refusal ("migrating", "restoring")
    * @param byHand the document that says how to do it by hand
    */
-  public static OfflineMember of(
+  public static MemberShell of(
       ClusterSpec spec, String member, SshConnector ssh, String work, String byHand) {
     String kind = spec.service() == null ? null : spec.service().kind();
     if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {
@@ -58,7 +60,7 @@ public final class OfflineMember implements AutoCloseable {
                 () ->
                     FailureType.UnknownMember.nonRetryable(
                         "cluster '" + spec.name() + "' has no member '" + member + "'"));
-    return new OfflineMember(spec, MemberHost.of(spec, m), ssh);
+    return new MemberShell(spec, MemberHost.of(spec, m), ssh);
   }
 
   public MemberHost host() {
@@ -106,17 +108,33 @@ public final class OfflineMember implements AutoCloseable {
     if (!ServiceSpec.STATIC_POD.equals(spec.service().kind())) {
       return host.member().installDir() + "/current/" + tool;
     }
-    if (staging == null) {
-      staging =
-          // the SSH user's own (mode 0700): the upload below is made as that user
-          exec("mktemp -d /var/tmp/etcd-runbooks-tool.XXXXXX", "create a private staging directory")
-              .stdout()
-              .strip();
-    }
-    String path = staging + "/" + tool;
+    String path = staging() + "/" + tool;
     ssh.upload(host.target(), releases.binDir(version).resolve(tool), path);
     exec("chmod 700 " + quote(path), "make " + path + " executable");
     return path;
+  }
+
+  /**
+   * Copies local files to a private directory of the SSH user on the host (removed by {@link
+   * #close()}); returns the directory. For secrets on their way to their place there.
+   */
+  public String upload(List<Path> files) {
+    String dir = staging();
+    for (Path file : files) {
+      ssh.upload(host.target(), file, dir + "/" + file.getFileName());
+    }
+    return dir;
+  }
+
+  private String staging() {
+    if (staging == null) {
+      staging =
+          // the SSH user's own (mode 0700): uploads are made as that user
+          exec("mktemp -d /var/tmp/etcd-runbooks.XXXXXX", "create a private staging directory")
+              .stdout()
+              .strip();
+    }
+    return staging;
   }
 
   /**
@@ -141,7 +159,7 @@ public final class OfflineMember implements AutoCloseable {
     try {
       ssh.exec(host.target(), "rm -rf " + quote(staging), Duration.ofSeconds(30));
     } catch (RuntimeException e) {
-      org.slf4j.LoggerFactory.getLogger(OfflineMember.class)
+      org.slf4j.LoggerFactory.getLogger(MemberShell.class)
           .warn(
               "{}: staging directory {} not removed: {}", host.describe(), staging, e.getMessage());
     }

@@ -1,0 +1,21 @@
+package io.etcdrunbooks.workflows.tls;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Outcome of a ReconfigureTls runbook.
+ *
+ * @param rotationId in the names of the certificate files kept ({@code <file>.before-<id>})
+ * @param fingerprints member -> SHA-256 fingerprint of the certificate it serves now
+ * @param rotated members whose files were replaced, in order
+ * @param notAfter member -> end of the new certificate's validity, as the postflight saw it
+ */
+public record ReconfigureTlsResult(
+    String cluster,
+    String mode,
+    String rotationId,
+    Map<String, String> fingerprints,
+    List<String> rotated,
+    Map<String, String> notAfter,
+    boolean dryRun) {}

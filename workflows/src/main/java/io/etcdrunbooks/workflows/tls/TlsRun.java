@@ -1,0 +1,58 @@
+package io.etcdrunbooks.workflows.tls;
+
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.phases.Compensation;
+import io.etcdrunbooks.workflows.phases.RunContext;
+import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What one TLS reconfiguration has found and done so far. */
+final class TlsRun {
+
+  /** A member's certificate files on its host, from the flags it runs with. */
+  record Files(String certFile, String keyFile) {}
+
+  final RunContext ctx;
+  final ReconfigureTlsRequest request;
+  final String rotationId;
+  final Compensation undo = new Compensation();
+
+  ClusterState state;
+  List<String> members = List.of();
+  final Map<String, Files> files = new LinkedHashMap<>();
+  final Map<String, String> fingerprints = new LinkedHashMap<>();
+  final List<String> rotated = new ArrayList<>();
+  Map<String, String> notAfter = Map.of();
+
+  TlsRun(RunContext ctx, ReconfigureTlsRequest request) {
+    this.ctx = ctx;
+    this.request = request;
+    this.rotationId = "tls" + Workflow.getInfo().getRunId().substring(0, 8);
+  }
+
+  String cluster() {
+    return ctx.cluster();
+  }
+
+  boolean changes() {
+    return !request.dryRun();
+  }
+
+  String what() {
+    return "TLS reconfiguration (" + request.mode() + ") of " + cluster();
+  }
+
+  ReconfigureTlsResult result() {
+    return new ReconfigureTlsResult(
+        cluster(),
+        request.mode(),
+        rotationId,
+        Map.copyOf(fingerprints),
+        List.copyOf(rotated),
+        notAfter,
+        request.dryRun());
+  }
+}

@@ -1,0 +1,71 @@
+package io.etcdrunbooks.workflows.tls;
+
+import io.etcdrunbooks.workflows.activities.TlsActivities;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Certificate files on members' hosts, in memory: what each member serves, the files put in place
+ * and put back. Faults are injected by member.
+ */
+final class FakeCertificates implements TlsActivities {
+
+  private final Map<String, String> served = new LinkedHashMap<>();
+  private final List<String> putBack = new ArrayList<>();
+  private List<String> problems = List.of();
+  private String neverServes = "";
+
+  FakeCertificates(List<String> members) {
+    members.forEach(m -> served.put(m, "old-" + m));
+  }
+
+  synchronized FakeCertificates checkFinds(String... found) {
+    problems = List.of(found);
+    return this;
+  }
+
+  /** The member keeps serving its old certificate after its files were replaced. */
+  synchronized FakeCertificates neverServesTheNewOne(String member) {
+    neverServes = member;
+    return this;
+  }
+
+  synchronized Map<String, String> served() {
+    return Map.copyOf(served);
+  }
+
+  synchronized List<String> putBack() {
+    return List.copyOf(putBack);
+  }
+
+  @Override
+  public synchronized List<String> checkCertificates(CheckCertificatesRequest request) {
+    return problems;
+  }
+
+  @Override
+  public synchronized String installCertificate(InstallCertificateRequest request) {
+    if (!request.member().equals(neverServes))
+      served.put(request.member(), "new-" + request.member());
+    return "new-" + request.member();
+  }
+
+  @Override
+  public synchronized boolean putCertificateBack(InstallCertificateRequest request) {
+    putBack.add(request.member());
+    served.put(request.member(), "old-" + request.member());
+    return true;
+  }
+
+  @Override
+  public synchronized void awaitServedCertificate(AwaitCertificateRequest request) {
+    if (!request.fingerprint().equals(served.get(request.member()))) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "member " + request.member() + " serves " + served.get(request.member()),
+          "CertificateNotServed");
+    }
+  }
+}

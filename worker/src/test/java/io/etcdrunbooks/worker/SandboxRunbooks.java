@@ -214,6 +214,11 @@ final class SandboxRunbooks implements AutoCloseable {
     }
   }
 
+  /** The host activities the worker registers, to read a member's flags in tests. */
+  HostActivitiesImpl host() {
+    return host;
+  }
+
   UpgradeRequest request(String target) {
     return UpgradeRequest.to(
         "sandbox", target, RunbookOptions.defaults().withMemberTimeoutSeconds(60));

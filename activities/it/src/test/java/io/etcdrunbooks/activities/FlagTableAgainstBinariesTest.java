@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.upgrade.FlagRules;
+import io.etcdrunbooks.workflows.upgrade.FlagTranslations;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -49,6 +50,30 @@ class FlagTableAgainstBinariesTest {
       checked++;
     }
     assertThat(checked).isEqualTo(5);
+  }
+
+  @Test
+  void everyTranslationNamesAFlagTheTargetTakesAndTheNewNameIsUnknownBeforeItCame()
+      throws Exception {
+    for (String version : BINARY_OF_MINOR.values()) {
+      for (FlagTranslations.Renamed row : FlagTranslations.renamed()) {
+        for (String name : List.of(row.oldFlag(), row.newFlag())) {
+          String value = name.equals("--log-level") ? "debug" : VALID.getOrDefault(name, "stderr");
+          if (name.endsWith("ca-file")) value = "/dev/null";
+          var translated = FlagTranslations.translate(name, value, version);
+          if (translated.isPresent() && translated.get() == FlagTranslations.DROPPED) continue;
+          String flag =
+              translated.map(FlagTranslations.Flag::asArgument).orElse(name + "=" + value);
+          assertThat(run(version, flag))
+              .as("etcd %s with %s (from %s)", version, flag, name)
+              .doesNotContain("flag provided but not defined")
+              .contains("etcd Version: " + version);
+        }
+      }
+    }
+    assertThat(run("3.3.25", "--log-level=debug"))
+        .as("3.3 has no --log-level: the way back must translate it")
+        .contains("flag provided but not defined");
   }
 
   private static String run(String version, String flag) throws IOException, InterruptedException {

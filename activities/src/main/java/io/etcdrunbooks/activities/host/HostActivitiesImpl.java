@@ -6,6 +6,7 @@ import io.etcdrunbooks.activities.support.RunLiveness;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -136,6 +137,24 @@ public final class HostActivitiesImpl implements HostActivities {
         member.member(),
         "read how etcd was started",
         (host, service, versions) -> flags.read(host, service));
+  }
+
+  @Override
+  public List<String> translateFlags(TranslateFlagsRequest request) {
+    ServiceSpec spec = cluster(request.cluster()).service();
+    return onHost(
+        request.cluster(),
+        request.member(),
+        "translate the flags of",
+        (host, service, versions) -> {
+          List<String> changes =
+              new MemberFlagFiles(ssh, spec, flags)
+                  .translate(host, service, request.version(), request.apply());
+          if (request.apply() && !changes.isEmpty()) {
+            log.info("{}: flags for etcd {}: {}", host.describe(), request.version(), changes);
+          }
+          return changes;
+        });
   }
 
   @Override

@@ -46,7 +46,20 @@ public interface HostActivities {
    */
   MemberFlags memberFlags(MemberRef member);
 
+  /**
+   * Translates the member's renamed flags (FlagTranslations) where they live, for the version it is
+   * about to run: a plain member's environment file, a static pod's manifest; the previous file is
+   * kept beside it. Returns what changes ("--debug -> --log-level=debug"), written only when {@code
+   * apply}. A systemd member with a renamed flag fails, non-retryably, naming it.
+   */
+  List<String> translateFlags(TranslateFlagsRequest request);
+
   record InstallRequest(String cluster, String member, String version) {}
+
+  /**
+   * @param apply write the translation; false: only say what would change
+   */
+  record TranslateFlagsRequest(String cluster, String member, String version, boolean apply) {}
 
   record LogTailRequest(String cluster, String member, int lines) {}
 

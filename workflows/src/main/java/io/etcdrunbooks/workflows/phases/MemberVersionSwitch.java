@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.phases;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -11,6 +12,7 @@ import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.temporal.workflow.Workflow;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -65,6 +67,7 @@ public final class MemberVersionSwitch {
     }
     long restartFrom = Workflow.currentTimeMillis();
     progress.run(member + ": stop", () -> activities.host.stopMember(ref));
+    translateFlags(member, version);
     progress.run(
         member + ": install " + version,
         () -> activities.host.installVersion(new InstallRequest(cluster, member, version)));
@@ -77,6 +80,25 @@ public final class MemberVersionSwitch {
     progress.memberRestarted(member, restartFrom);
     return true;
   }
+
+  /**
+   * Renamed flags translated where the member's flags live, for the version it starts on next: on
+   * the way up and on the way back (compensation, rollback) alike.
+   */
+  private void translateFlags(String member, String version) {
+    // added after the runbooks shipped: histories recorded before it replay without the step
+    if (Workflow.getVersion(TRANSLATE_FLAGS, Workflow.DEFAULT_VERSION, 1) < 1) return;
+    List<String> changes =
+        progress.record(
+            member + ": flags for " + version,
+            () ->
+                activities.host.translateFlags(
+                    new TranslateFlagsRequest(cluster, member, version, true)));
+    if (!changes.isEmpty()) progress.message(member + ": flags translated: " + changes);
+  }
+
+  /** Shared by the switch and the upgrade's preflight, which says what will be translated. */
+  public static final String TRANSLATE_FLAGS = "translate-flags";
 
   /** A healthy member already on the version when there is one, else any healthy voting member. */
   private static String transferee(ClusterState state, String leader, String version) {

@@ -42,11 +42,13 @@ public final class FlagRules {
     List<String> minors = VersionLadder.minorsEntered(running, ladder);
     for (MemberFlags member : members) {
       for (String flag : member.flagNames()) {
+        // renamed flags are translated where the member's flags live (FlagTranslations)
+        if (FlagTranslations.translatable(flag)) continue;
         removal(minors, flag)
             .ifPresent(
                 r ->
                     problems.add(
-                        "member %s runs with %s, which etcd %s no longer accepts (it would not start)%s; change it where the member's flags live (unit, environment file or manifest) and try again"
+                        "member %s runs with %s, which etcd %s no longer accepts (it would not start) and the runbook cannot translate%s; change it where the member's flags live (unit, environment file or manifest) and try again"
                             .formatted(
                                 member.member(),
                                 flag,

@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
+import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -10,7 +12,9 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
+import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.etcdrunbooks.workflows.phases.Refusal;
+import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +50,39 @@ final class UpgradePreflight {
                     + " API off and 3.6 removes the v2 store, so it would lose its data. Run the"
                     + " MigrateV2ToV3 runbook first (docs/runbooks/migrate-v2-to-v3.md)")
                 .formatted(host));
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * Says which renamed flags each member gets translated for the target, and refuses the ones that
+   * cannot be (a systemd unit is not edited).
+   */
+  private static List<String> flagTranslations(UpgradeRun run) {
+    if (Workflow.getVersion(MemberVersionSwitch.TRANSLATE_FLAGS, Workflow.DEFAULT_VERSION, 1) < 1)
+      return List.of();
+    String target = run.ladder.get(run.ladder.size() - 1);
+    List<String> problems = new ArrayList<>();
+    for (MemberStatus m : run.state.members()) {
+      if (!m.reachable()) continue;
+      try {
+        List<String> changes =
+            run.ctx
+                .progress()
+                .record(
+                    m.name() + ": flags to translate for " + target,
+                    () ->
+                        run.ctx
+                            .activities()
+                            .host
+                            .translateFlags(
+                                new TranslateFlagsRequest(run.cluster(), m.name(), target, false)));
+        if (!changes.isEmpty()) {
+          run.ctx.progress().message(m.name() + ": flags translated when it switches: " + changes);
+        }
+      } catch (ActivityFailure e) {
+        problems.add(Failures.rootMessage(e));
       }
     }
     return problems;
@@ -99,6 +136,7 @@ final class UpgradePreflight {
         List<MemberFlags> flags = flagsOfRunningMembers(run);
         problems.addAll(FlagRules.problems(run.running, run.ladder, flags));
         problems.addAll(QuotaRule.problems(run.state, flags));
+        problems.addAll(flagTranslations(run));
       }
     }
     if (hostProblems.isEmpty()

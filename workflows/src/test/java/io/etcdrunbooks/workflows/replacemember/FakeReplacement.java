@@ -239,6 +239,11 @@ final class FakeReplacement
   }
 
   @Override
+  public List<String> translateFlags(TranslateFlagsRequest request) {
+    throw new UnsupportedOperationException("not used by a member replacement");
+  }
+
+  @Override
   public MemberFlags memberFlags(MemberRef member) {
     return new MemberFlags(member.member(), List.of(), Map.of(), true);
   }

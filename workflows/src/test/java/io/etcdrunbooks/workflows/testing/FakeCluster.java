@@ -15,6 +15,7 @@ import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.RetentionResult;
 import io.etcdrunbooks.workflows.model.V2Store;
 import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.upgrade.FlagTranslations;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -286,6 +287,28 @@ public final class FakeCluster
     if (m == null || m.running.isEmpty()) return MemberFlags.notRunning(member.member());
     return new MemberFlags(
         member.member(), startArgs.getOrDefault(member.member(), List.of()), Map.of(), true);
+  }
+
+  /** Flags of members started with {@link #startedWith}, translated for a version, in memory. */
+  @Override
+  public synchronized List<String> translateFlags(TranslateFlagsRequest request) {
+    List<String> args = startArgs.getOrDefault(request.member(), List.of());
+    List<String> translated = new ArrayList<>();
+    List<String> changes = new ArrayList<>();
+    for (String arg : args) {
+      String[] nameValue = arg.split("=", 2);
+      var to =
+          FlagTranslations.translate(
+              nameValue[0], nameValue.length > 1 ? nameValue[1] : null, request.version());
+      if (to.isEmpty()) {
+        translated.add(arg);
+      } else {
+        changes.add(arg + " -> " + to.get().asArgument());
+        if (to.get() != FlagTranslations.DROPPED) translated.add(to.get().asArgument());
+      }
+    }
+    if (request.apply()) startArgs.put(request.member(), List.copyOf(translated));
+    return changes;
   }
 
   /** Every host can be used, unless {@link #hostProblems} says otherwise. */

@@ -14,29 +14,57 @@ class FlagRulesTest {
   }
 
   @Test
-  void aFlagTheTargetMinorRemovedIsNamedWithItsReplacement() {
+  void aRemovedFlagWithoutATranslationIsNamedAndRenamedOnesAreLeftToTheTranslation() {
     List<String> problems =
         FlagRules.problems(
             "3.4.23",
             List.of("3.5.16"),
-            List.of(started("m1", "--name=m1"), started("m2", "--debug", "--log-output=stderr")));
+            List.of(
+                started("m1", "--name=m1"),
+                started(
+                    "m2",
+                    "--debug",
+                    "--log-output=stderr",
+                    "--log-package-levels=etcdserver=INFO")));
     assertThat(problems)
         .containsExactly(
-            "member m2 runs with --debug, which etcd 3.5 no longer accepts (it would not start): use --log-level=debug; change it where the member's flags live (unit, environment file or manifest) and try again",
-            "member m2 runs with --log-output, which etcd 3.5 no longer accepts (it would not start): use --log-outputs; change it where the member's flags live (unit, environment file or manifest) and try again");
+            "member m2 runs with --log-package-levels, which etcd 3.5 no longer accepts (it would not start) and the runbook cannot translate: use --log-level; change it where the member's flags live (unit, environment file or manifest) and try again");
   }
 
   @Test
   void onlyMinorsTheLadderEntersCountAndEnvironmentVariablesNever() {
-    assertThat(FlagRules.problems("3.4.20", List.of("3.4.23"), List.of(started("m1", "--debug"))))
-        .as("a patch upgrade within 3.4 keeps --debug")
+    assertThat(
+            FlagRules.problems(
+                "3.4.20", List.of("3.4.23"), List.of(started("m1", "--log-package-levels=x"))))
+        .as("a patch upgrade within 3.4 keeps --log-package-levels")
         .isEmpty();
     assertThat(
             FlagRules.problems(
-                "3.3.25", List.of("3.4.23", "3.5.16"), List.of(started("m1", "--ca-file=/ca"))))
+                "3.3.25",
+                List.of("3.4.23", "3.5.16"),
+                List.of(started("m1", "--ca-file=/ca", "--log-package-levels=x"))))
         .singleElement()
         .asString()
-        .contains("--ca-file", "etcd 3.4", "--trusted-ca-file");
+        .contains("--log-package-levels", "etcd 3.5");
+  }
+
+  @Test
+  void renamedFlagsAreTranslatedForwardForNewerTargetsAndBackForOlderOnes() {
+    assertThat(FlagTranslations.translate("--debug", null, "3.5.16"))
+        .contains(new FlagTranslations.Flag("--log-level", "debug"));
+    assertThat(FlagTranslations.translate("--debug", "false", "3.5.16"))
+        .contains(FlagTranslations.DROPPED);
+    assertThat(FlagTranslations.translate("--debug", null, "3.4.23"))
+        .as("3.4 still takes --debug")
+        .isEmpty();
+    assertThat(FlagTranslations.translate("--log-level", "debug", "3.3.25"))
+        .as("3.3 has no --log-level")
+        .contains(new FlagTranslations.Flag("--debug", "true"));
+    assertThat(FlagTranslations.translate("--log-outputs", "stderr", "3.3.25"))
+        .contains(new FlagTranslations.Flag("--log-output", "stderr"));
+    assertThat(FlagTranslations.translate("--ca-file", "/pki/ca", "3.4.23"))
+        .contains(new FlagTranslations.Flag("--trusted-ca-file", "/pki/ca"));
+    assertThat(FlagTranslations.translate("--trusted-ca-file", "/pki/ca", "3.3.25")).isEmpty();
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.FakeControlPlane;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
@@ -141,11 +142,26 @@ class UpgradeControlFlowTest {
 
   @Test
   void givenAMemberStartedWithAFlagTheTargetRemovedItRefusesNamingMemberAndFlag() {
-    FakeCluster cluster = cluster().startedWith("m2", "--name=m2", "--debug");
+    FakeCluster cluster = cluster().startedWith("m2", "--name=m2", "--log-package-levels=x");
     assertRefusedTouchingNothing(
         () -> upgrade(cluster, "3.5.16"),
-        "member m2 runs with --debug, which etcd 3.5 no longer accepts");
+        "member m2 runs with --log-package-levels, which etcd 3.5 no longer accepts");
     assertThat(recording.calls()).contains("HostActivities.memberFlags");
+  }
+
+  @Test
+  void givenAMemberStartedWithARenamedFlagItIsTranslatedAfterTheMemberStopsAndBeforeItStarts() {
+    FakeCluster cluster = cluster().startedWith("m2", "--name=m2", "--debug");
+    upgrade(cluster, "3.5.16");
+    assertThat(cluster.memberFlags(new MemberRef("c", "m2")).args())
+        .containsExactly("--name=m2", "--log-level=debug");
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "HostActivities.translateFlags",
+            "HostActivities.stopMember",
+            "HostActivities.translateFlags",
+            "HostActivities.installVersion",
+            "HostActivities.startMember");
   }
 
   @Test

@@ -1,0 +1,119 @@
+package io.etcdrunbooks.activities.host;
+
+import static io.etcdrunbooks.activities.ssh.Shell.quote;
+
+import io.etcdrunbooks.activities.ssh.ExecResult;
+import io.etcdrunbooks.activities.ssh.SshCommandException;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.workflows.model.MemberFlags;
+import io.etcdrunbooks.workflows.upgrade.FlagTranslations;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * Where a member's flags live, translated there for the version it is about to run: a plain
+ * member's {@code etcd.env}, a static pod's manifest (in place or stashed). A systemd unit is not
+ * edited: a renamed flag in it is refused by name. The previous file is kept beside it.
+ */
+final class MemberFlagFiles {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  private final SshConnector ssh;
+  private final ServiceSpec spec;
+  private final ProcessFlagsReader running;
+
+  MemberFlagFiles(SshConnector ssh, ServiceSpec spec, ProcessFlagsReader running) {
+    this.ssh = ssh;
+    this.spec = spec;
+    this.running = running;
+  }
+
+  /**
+   * What changes for {@code version}, "--debug -> --log-level=debug"; written only when {@code
+   * apply}.
+   */
+  List<String> translate(MemberHost host, ServiceManager service, String version, boolean apply) {
+    String kind = spec == null ? ServiceSpec.PLAIN : spec.kind();
+    if (ServiceSpec.STATIC_POD.equals(kind)) return manifest(host, version, apply);
+    if (ServiceSpec.SYSTEMD.equals(kind)) return refuseRenamedInUnit(host, service, version);
+    return envFile(host, version, apply);
+  }
+
+  private List<String> envFile(MemberHost host, String version, boolean apply) {
+    String path = host.member().serviceDir() + "/" + PlainProcessServiceManager.ENV_FILE;
+    String text = ssh.readFile(host.target(), path);
+    FlagEdits.Edited edited = FlagEdits.envFile(text, version);
+    if (apply && !edited.changes().isEmpty()) {
+      String encoded =
+          Base64.getEncoder().encodeToString(edited.text().getBytes(StandardCharsets.UTF_8));
+      check(
+          host,
+          ssh.exec(
+              host.target(),
+              ("set -e\n[ -e %s.before-flags ] || cp -p %s %s.before-flags\n"
+                      + "printf '%%s' %s | base64 -d > %s.tmp\nchmod --reference=%s %s.tmp\n"
+                      + "mv -f %s.tmp %s\n")
+                  .formatted(
+                      quote(path),
+                      quote(path),
+                      quote(path),
+                      quote(encoded),
+                      quote(path),
+                      quote(path),
+                      quote(path),
+                      quote(path),
+                      quote(path)),
+              TIMEOUT),
+          "write " + path);
+    }
+    return edited.changes();
+  }
+
+  private List<String> manifest(MemberHost host, String version, boolean apply) {
+    StaticPodManifest manifest = new StaticPodManifest(ssh, spec);
+    StaticPodManifest.Location location = manifest.locate(host);
+    if (location == StaticPodManifest.Location.MISSING) return List.of();
+    String path = manifest.path(host, location);
+    String text = manifest.read(host, path);
+    FlagEdits.Edited edited = FlagEdits.manifest(text, version);
+    if (apply && !edited.changes().isEmpty()) manifest.replace(host, path, text, edited.text());
+    return edited.changes();
+  }
+
+  private List<String> refuseRenamedInUnit(
+      MemberHost host, ServiceManager service, String version) {
+    MemberFlags flags = running.read(host, service);
+    List<String> renamed = new ArrayList<>();
+    for (String flag : flags.flagNames()) {
+      if (FlagTranslations.translate(flag, flags.value(flag).orElse(null), version).isPresent()) {
+        renamed.add(flag);
+      }
+    }
+    flags.env().keySet().stream()
+        .filter(
+            v ->
+                FlagTranslations.translate(FlagTranslations.flag(v), flags.env().get(v), version)
+                    .isPresent())
+        .forEach(renamed::add);
+    if (renamed.isEmpty()) return List.of();
+    throw ApplicationFailure.newNonRetryableFailure(
+        ("%s runs under systemd with %s, which etcd %s takes under another name; the runbook does"
+                + " not edit systemd units: rename them in the unit or its environment file"
+                + " (docs/runbooks/upgrade-cluster.md lists the names), then run it again")
+            .formatted(host.describe(), renamed, version),
+        "FlagsNotTranslatable");
+  }
+
+  private static void check(MemberHost host, ExecResult result, String what) {
+    if (!result.ok()) {
+      throw new SshCommandException(
+          "cannot " + what + " on " + host.describe() + ": " + result.stderr().strip());
+    }
+  }
+}

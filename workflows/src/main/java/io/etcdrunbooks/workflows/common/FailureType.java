@@ -22,6 +22,11 @@ public enum FailureType {
   UpgradeRolledBack,
   UpgradeHalted,
   UpgradeRollbackFailed,
+  /**
+   * The cluster is upgraded (its version moved, every other member healthy on the new version) but
+   * one member did not come up well; nothing is put back and no restore is advised.
+   */
+  UpgradedMemberDegraded,
   RollbackFailed,
   RestoreFailed,
   ReplacementJoinFailed,

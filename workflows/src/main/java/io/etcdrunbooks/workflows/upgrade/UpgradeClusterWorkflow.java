@@ -1,8 +1,10 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
+import java.util.List;
 
 /**
  * Rolling upgrade of an etcd cluster, one minor version at a time, followers first and the leader
@@ -13,15 +15,16 @@ public interface UpgradeClusterWorkflow extends Runbook {
 
   String TYPE = "UpgradeCluster";
 
-  /** Failure types the runbook ends with ({@link io.etcdrunbooks.workflows.common.FailureType}). */
-  java.util.List<io.etcdrunbooks.workflows.common.FailureType> FAILURES =
-      java.util.List.of(
-          io.etcdrunbooks.workflows.common.FailureType.WrongWorkflowId,
-              io.etcdrunbooks.workflows.common.FailureType.PreflightRefused,
-          io.etcdrunbooks.workflows.common.FailureType.UpgradeHalted,
-              io.etcdrunbooks.workflows.common.FailureType.UpgradeRolledBack,
-          io.etcdrunbooks.workflows.common.FailureType.UpgradeRollbackFailed,
-              io.etcdrunbooks.workflows.common.FailureType.PostflightFailed);
+  /** Failure types the runbook ends with ({@link FailureType}). */
+  List<FailureType> FAILURES =
+      List.of(
+          FailureType.WrongWorkflowId,
+          FailureType.PreflightRefused,
+          FailureType.UpgradeHalted,
+          FailureType.UpgradeRolledBack,
+          FailureType.UpgradeRollbackFailed,
+          FailureType.UpgradedMemberDegraded,
+          FailureType.PostflightFailed);
 
   @WorkflowMethod(name = TYPE)
   UpgradeResult upgrade(UpgradeRequest request);

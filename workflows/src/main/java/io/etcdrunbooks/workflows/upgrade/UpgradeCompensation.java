@@ -55,6 +55,12 @@ final class UpgradeCompensation {
     String failedAt =
         "%s failed at member %s (%s): %s%s"
             .formatted(run.what(), failedMember, step.label(), cause, logTail);
+    if (versionMoved(step, state) && othersHealthyOn(state)) {
+      // added after the runbook shipped: histories recorded before it end as they did
+      if (Workflow.getVersion(DEGRADED_ENDING, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        return degraded(state, cause, logTail);
+      }
+    }
     if (versionMoved(step, state)) {
       return FailureType.UpgradeRollbackFailed.nonRetryable(
           ("%s. The cluster version has already moved to %s, so the old binaries cannot be put"
@@ -74,6 +80,43 @@ final class UpgradeCompensation {
                 rolledBackSentence(failedMember, step.fromVersion(), rolledBack),
                 describe(),
                 failedMember));
+  }
+
+  static final String DEGRADED_ENDING = "upgraded-member-degraded";
+
+  /**
+   * Every member but the failed one healthy on the rung's version and the cluster version moved:
+   * the cluster is upgraded. Putting members back cannot work and a restore would throw away every
+   * write since the backup, for one member that needs fixing or replacing.
+   */
+  private boolean othersHealthyOn(ClusterState state) {
+    return state.members().stream()
+        .filter(m -> !m.name().equals(failedMember))
+        .allMatch(m -> m.healthy() && step.toVersion().equals(m.serverVersion()));
+  }
+
+  private ApplicationFailure degraded(ClusterState state, String cause, String logTail) {
+    compensation.commit();
+    String more =
+        step.toVersion().equals(run.plan.targetVersion())
+            ? ""
+            : " The ladder stopped at %s: start the upgrade again for the rest once %s is fixed."
+                .formatted(step.toVersion(), failedMember);
+    return FailureType.UpgradedMemberDegraded.nonRetryable(
+        ("%s: the cluster is upgraded (cluster version %s, every other member healthy on %s),"
+                + " but member %s is degraded: %s%s. Do not restore: nothing needs to go back."
+                + " Next: fix %s's host (its log above), or replace it with the ReplaceMember"
+                + " runbook.%s %s")
+            .formatted(
+                run.what(),
+                state.clusterVersion(),
+                step.toVersion(),
+                failedMember,
+                cause,
+                logTail,
+                failedMember,
+                more,
+                describe()));
   }
 
   private ApplicationFailure putBackFailed(String failedAt, Compensation.UndoFailed e) {

@@ -52,6 +52,7 @@ public final class FakeCluster
   private List<String> hostProblems = List.of();
   private String pinnedClusterVersion = "";
   private String downWhenStarted = "";
+  private String notReady = "";
   private String goesDown = "";
   private int digestReads;
   private boolean keyspaceChanges;
@@ -74,6 +75,12 @@ public final class FakeCluster
     for (String m : memberNames) members.put(m, new Member(id++, version));
     this.leader = leader;
     this.available = List.copyOf(available);
+  }
+
+  /** The member runs the version once switched but never becomes ready on it. */
+  public synchronized FakeCluster notReadyOn(String member, String version) {
+    notReady = member + "@" + version;
+    return this;
   }
 
   /** Leadership cannot be handed over: a leader cannot be switched. */
@@ -226,6 +233,11 @@ public final class FakeCluster
   @Override
   public synchronized MemberStatus awaitMemberReady(AwaitMemberRequest request) {
     Member m = members.get(request.member());
+    if ((request.member() + "@" + request.expectedVersion()).equals(notReady)) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          request.member() + " did not catch up with the leader within its timeout",
+          "MemberNotReady");
+    }
     if (!m.running.equals(request.expectedVersion())) {
       throw ApplicationFailure.newNonRetryableFailure(
           request.member() + " runs '" + m.running + "', not " + request.expectedVersion(),

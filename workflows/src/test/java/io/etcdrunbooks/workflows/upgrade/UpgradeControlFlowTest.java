@@ -218,6 +218,24 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void
+      givenTheLastMemberIsNotReadyAfterTheClusterVersionMovedItEndsUpgradedNamingTheDegradedMember() {
+    FakeCluster cluster = cluster().notReadyOn("m3", "3.5.16");
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradedMemberDegraded.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "the cluster is upgraded (cluster version 3.5.0, every other member healthy on 3.5.16)",
+            "member m3 is degraded: m3 did not catch up",
+            "Do not restore",
+            "ReplaceMember")
+        .doesNotContain("restoring backup");
+    assertThat(cluster.running())
+        .containsOnly(
+            Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));
+  }
+
+  @Test
   void givenTheKeyspaceChangedThePostflightFails() {
     FakeCluster cluster = cluster().keyspaceChanges();
     Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));

@@ -43,6 +43,18 @@ public record ClusterSpec(
     controlPlane = controlPlane == null ? List.of() : List.copyOf(controlPlane);
   }
 
+  /** This cluster with another client TLS section. */
+  public ClusterSpec withTls(TlsSpec newTls) {
+    return new ClusterSpec(
+        name, members, service, ssh, newTls, backupDir, controlPlane, backup, auth);
+  }
+
+  /** This cluster with etcd credentials (or none). */
+  public ClusterSpec withAuth(EtcdAuthSpec newAuth) {
+    return new ClusterSpec(
+        name, members, service, ssh, tls, backupDir, controlPlane, backup, newAuth);
+  }
+
   /** The backup section, or what a cluster without one gets. */
   public BackupSpec backupSettings() {
     return backup == null ? BackupSpec.UNSET : backup;

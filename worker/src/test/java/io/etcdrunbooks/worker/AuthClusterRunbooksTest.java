@@ -9,8 +9,6 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.EtcdAuthSpec;
-import io.etcdrunbooks.inventory.Inventory;
-import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -25,7 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -123,24 +120,7 @@ class AuthClusterRunbooksTest {
         passwordFile,
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(passwordFile, password + "\n");
-    Inventory inventory = runbooks.inventory.get();
-    ClusterSpec c = inventory.cluster("sandbox");
-    ClusterSpec withAuth =
-        new ClusterSpec(
-            c.name(),
-            c.members(),
-            c.service(),
-            c.ssh(),
-            c.tls(),
-            c.backupDir(),
-            c.controlPlane(),
-            c.backup(),
-            new EtcdAuthSpec("root", passwordFile.toString()));
-    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
-    clusters.put(c.name(), withAuth);
-    InventoryLoader.write(
-        new Inventory(inventory.releases(), clusters), runbooks.sandbox.inventoryFile());
-    return withAuth;
+    return runbooks.editCluster(c -> c.withAuth(new EtcdAuthSpec("root", passwordFile.toString())));
   }
 
   private static long count(Client client) throws Exception {

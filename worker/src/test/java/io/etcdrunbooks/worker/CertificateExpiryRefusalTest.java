@@ -3,9 +3,6 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
-import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.inventory.TlsSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -14,7 +11,6 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowFailedException;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -61,23 +57,8 @@ class CertificateExpiryRefusalTest {
     }
   }
 
-  private static void windowOfDays(SandboxRunbooks runbooks, int days) throws Exception {
-    Inventory inventory = runbooks.inventory.get();
-    ClusterSpec c = inventory.cluster("sandbox");
-    TlsSpec tls = c.tls();
-    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
-    clusters.put(
-        c.name(),
-        new ClusterSpec(
-            c.name(),
-            c.members(),
-            c.service(),
-            c.ssh(),
-            new TlsSpec(tls.caFile(), tls.certFile(), tls.keyFile(), days),
-            c.backupDir(),
-            c.controlPlane(),
-            c.backup()));
-    InventoryLoader.write(
-        new Inventory(inventory.releases(), clusters), runbooks.sandbox.inventoryFile());
+  private static void windowOfDays(SandboxRunbooks runbooks, int days) {
+    runbooks.editCluster(
+        c -> c.withTls(new TlsSpec(c.tls().caFile(), c.tls().certFile(), c.tls().keyFile(), days)));
   }
 }

@@ -11,6 +11,7 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.TestCertificates;
+import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
@@ -131,6 +132,94 @@ class ReconfigureTlsTest {
                     .doesNotContain("member m1:", "BEGIN");
               });
       assertThat(served(runbooks.cluster())).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void
+      aMemberWhoseKeyBreaksMidRunGetsItsOldFilesBackWithTheMemberBeforeItAndTheClusterStaysHealthy()
+          throws Exception {
+    Path[] m2Key = new Path[1];
+    try (SandboxRunbooks runbooks =
+        SandboxRunbooks.startWithTls(dir, "3.5.30", real -> new KeyBreaker(real, m2Key))) {
+      m2Key[0] = runbooks.sandbox.hostRoot("m2").resolve("etc/etcd/pki/server.key");
+      TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();
+      Path newCerts = Files.createDirectories(dir.resolve("new-certs"));
+      for (MemberSpec m : runbooks.cluster().members()) {
+        TestCertificates.Issued issued =
+            pki.authority()
+                .issue(m.name(), List.of("127.0.0.1", "localhost"), Instant.now(), NEW_VALIDITY);
+        Files.move(issued.cert(), newCerts.resolve(m.name() + ".crt"));
+        Files.move(issued.key(), newCerts.resolve(m.name() + ".key"));
+      }
+      Map<String, String> before = served(runbooks.cluster());
+
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .tlsStub()
+                      .reconfigure(
+                          ReconfigureTlsRequest.rotateCertificates(
+                              "sandbox",
+                              newCerts.toString(),
+                              RunbookOptions.defaults().withMemberTimeoutSeconds(10))))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.TlsRolledBack.name());
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        "member m2 did not take its new certificate",
+                        "Old certificates put back: [m2: old certificate, m1: old certificate]")
+                    .doesNotContain("BEGIN");
+              });
+      assertThat(served(runbooks.cluster())).isEqualTo(before);
+      runbooks
+          .state()
+          .members()
+          .forEach(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
+    }
+  }
+
+  /**
+   * The real TLS activities, except that once m2's new files are in place its key file is replaced
+   * by a key of no certificate: etcd then fails every handshake with it.
+   */
+  private record KeyBreaker(TlsActivities real, Path[] m2Key) implements TlsActivities {
+    @Override
+    public List<String> checkCertificates(CheckCertificatesRequest request) {
+      return real.checkCertificates(request);
+    }
+
+    @Override
+    public String installCertificate(InstallCertificateRequest request) {
+      String fingerprint = real.installCertificate(request);
+      if (request.member().equals("m2")) {
+        try {
+          java.security.KeyPairGenerator generator =
+              java.security.KeyPairGenerator.getInstance("EC");
+          generator.initialize(256);
+          Files.writeString(
+              m2Key[0],
+              "-----BEGIN PRIVATE KEY-----\n"
+                  + java.util.Base64.getMimeEncoder()
+                      .encodeToString(generator.generateKeyPair().getPrivate().getEncoded())
+                  + "\n-----END PRIVATE KEY-----\n");
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+      return fingerprint;
+    }
+
+    @Override
+    public boolean putCertificateBack(InstallCertificateRequest request) {
+      return real.putCertificateBack(request);
+    }
+
+    @Override
+    public void awaitServedCertificate(AwaitCertificateRequest request) {
+      real.awaitServedCertificate(request);
     }
   }
 

@@ -6,6 +6,8 @@ import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
@@ -13,6 +15,7 @@ import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
@@ -53,11 +56,19 @@ final class SandboxRunbooks implements AutoCloseable {
     this(sandbox, UnaryOperator.identity());
   }
 
+  private SandboxRunbooks(Sandbox sandbox, UnaryOperator<EtcdActivities> wrapEtcd) {
+    this(sandbox, wrapEtcd, UnaryOperator.identity());
+  }
+
   /**
    * @param wrapEtcd wraps the etcd activities the worker registers (the runbook's own {@link #etcd}
    *     stays real)
+   * @param wrapTls wraps the TLS activities the worker registers (to break a certificate mid-run)
    */
-  private SandboxRunbooks(Sandbox sandbox, UnaryOperator<EtcdActivities> wrapEtcd) {
+  private SandboxRunbooks(
+      Sandbox sandbox,
+      UnaryOperator<EtcdActivities> wrapEtcd,
+      UnaryOperator<TlsActivities> wrapTls) {
     this.sandbox = sandbox;
     this.inventory = new InventorySource(sandbox.inventoryFile());
     ReleaseStore releases = releases();
@@ -83,7 +94,7 @@ final class SandboxRunbooks implements AutoCloseable {
             real.apiServer(),
             real.restore(),
             real.migration(),
-            real.tls()));
+            wrapTls.apply(real.tls())));
     env.start();
   }
 
@@ -109,10 +120,18 @@ final class SandboxRunbooks implements AutoCloseable {
 
   /** Three plain members serving clients over https with a client certificate required. */
   static SandboxRunbooks startWithTls(Path dir, String version) {
+    return startWithTls(dir, version, UnaryOperator.identity());
+  }
+
+  /** As {@link #startWithTls(Path, String)}, the worker's TLS activities wrapped. */
+  static SandboxRunbooks startWithTls(
+      Path dir, String version, UnaryOperator<TlsActivities> wrapTls) {
     return new SandboxRunbooks(
         Sandbox.create(
             new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN).withTls(true),
-            releases()));
+            releases()),
+        UnaryOperator.identity(),
+        wrapTls);
   }
 
   /**
@@ -212,6 +231,16 @@ final class SandboxRunbooks implements AutoCloseable {
           java.nio.file.Files.delete(p);
       }
     }
+  }
+
+  /** Rewrites the sandbox cluster's inventory entry; the worker reads the file as it changes. */
+  ClusterSpec editCluster(UnaryOperator<ClusterSpec> edit) {
+    Inventory current = inventory.get();
+    ClusterSpec edited = edit.apply(current.cluster("sandbox"));
+    Map<String, ClusterSpec> clusters = new java.util.LinkedHashMap<>(current.clusters());
+    clusters.put(edited.name(), edited);
+    InventoryLoader.write(new Inventory(current.releases(), clusters), sandbox.inventoryFile());
+    return edited;
   }
 
   /** The host activities the worker registers, to read a member's flags in tests. */

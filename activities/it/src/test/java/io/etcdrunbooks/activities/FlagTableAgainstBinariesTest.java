@@ -2,6 +2,8 @@ package io.etcdrunbooks.activities;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
+import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.upgrade.FlagRules;
@@ -74,6 +76,19 @@ class FlagTableAgainstBinariesTest {
     assertThat(run("3.3.25", "--log-level=debug"))
         .as("3.3 has no --log-level: the way back must translate it")
         .contains("flag provided but not defined");
+  }
+
+  @Test
+  void theFlagsABinaryListsInItsHelpAreWhatTheUpgradePreflightHoldsMembersTo() {
+    ReleaseActivitiesImpl releases =
+        new ReleaseActivitiesImpl(new Inventory(null, Map.of()), EtcdReleases.store());
+    assertThat(releases.flagsOf("3.5.30"))
+        .contains("--name", "--log-level", "--log-outputs", "--trusted-ca-file")
+        .doesNotContain("--debug", "--log-package-levels", "--ca-file");
+    assertThat(releases.flagsOf("3.4.23")).contains("--debug", "--log-level", "--logger");
+    assertThat(releases.flagsOf("3.3.25"))
+        .contains("--debug", "--ca-file")
+        .doesNotContain("--log-level");
   }
 
   private static String run(String version, String flag) throws IOException, InterruptedException {

@@ -153,16 +153,7 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
                 + quote(stopped)
                 + " ]; then echo stopped; else echo missing; fi",
             "look for the manifest");
-    if (out.equals("missing")) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          cp.describe()
-              + ": no manifest at "
-              + path
-              + " and no stopped copy at "
-              + stopped
-              + "; is manifestPath right in the inventory?",
-          "ManifestMissing");
-    }
+    if (out.equals("missing")) throw manifestMissing(cp, path, stopped);
     return out.equals("live") ? path : stopped;
   }
 
@@ -213,16 +204,7 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
                 + quote(stopped)
                 + " ]; then echo already; else echo missing; fi",
             "move the manifest aside");
-    if (out.equals("missing")) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          cp.describe()
-              + ": no manifest at "
-              + path
-              + " and no stopped copy at "
-              + stopped
-              + "; is manifestPath right in the inventory?",
-          "ManifestMissing");
-    }
+    if (out.equals("missing")) throw manifestMissing(cp, path, stopped);
     log.info(
         "{}: stopped (manifest {} {})",
         cp.describe(),
@@ -322,6 +304,17 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
       Heartbeats.beat(cp.describe() + ": " + last);
       Heartbeats.pause(POLL_MILLIS);
     }
+  }
+
+  private static ApplicationFailure manifestMissing(Located cp, String path, String stopped) {
+    return ApplicationFailure.newNonRetryableFailure(
+        cp.describe()
+            + ": no manifest at "
+            + path
+            + " and no stopped copy at "
+            + stopped
+            + "; is manifestPath right in the inventory?",
+        "ManifestMissing");
   }
 
   /**

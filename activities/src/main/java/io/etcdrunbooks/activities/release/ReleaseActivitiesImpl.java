@@ -5,14 +5,26 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /** {@link ReleaseActivities} over the worker's release store (the same for every cluster). */
 public final class ReleaseActivitiesImpl implements ReleaseActivities {
 
   private final Supplier<Inventory> inventory;
   private final ReleaseStore releases;
+  private final Map<String, List<String>> flagsByVersion = new ConcurrentHashMap<>();
+
+  /** A flag at the start of a line of etcd's --help, after its indentation. */
+  private static final Pattern FLAG = Pattern.compile("(?m)^\\s+(--[a-z0-9][a-z0-9-]*)");
 
   public ReleaseActivitiesImpl(Inventory inventory, ReleaseStore releases) {
     this(() -> inventory, releases);
@@ -31,5 +43,31 @@ public final class ReleaseActivitiesImpl implements ReleaseActivities {
       throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
     return releases.versions();
+  }
+
+  @Override
+  public List<String> flagsOf(String version) {
+    return flagsByVersion.computeIfAbsent(version, this::readHelp);
+  }
+
+  private List<String> readHelp(String version) {
+    Path etcd = releases.binDir(version).resolve("etcd");
+    try {
+      Process help =
+          new ProcessBuilder(etcd.toString(), "--help").redirectErrorStream(true).start();
+      String text = new String(help.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!help.waitFor(30, TimeUnit.SECONDS)) help.destroyForcibly();
+      List<String> flags =
+          FLAG.matcher(text).results().map(m -> m.group(1)).distinct().sorted().toList();
+      if (flags.isEmpty()) {
+        throw new IllegalStateException(etcd + " --help listed no flags: " + text.strip());
+      }
+      return flags;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run " + etcd + " --help: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted running " + etcd + " --help", e);
+    }
   }
 }

@@ -13,4 +13,11 @@ public interface ReleaseActivities {
    * 3.5.30].
    */
   List<String> availableVersions(ClusterRef cluster);
+
+  /**
+   * Every flag the version's etcd binary lists in its {@code --help} ("--name", "--log-level",
+   * ...): what a member started with other flags could not start on. Fails when the binary source
+   * does not have the version.
+   */
+  List<String> flagsOf(String version);
 }

@@ -1,12 +1,12 @@
 package io.etcdrunbooks.workflows.migrate;
 
-import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.phases.ApiServerBackends;
 import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.Discovery;
@@ -93,31 +93,23 @@ final class MigratePreflight {
   }
 
   private static void apiServerProblems(MigrateRun run, List<String> problems) {
-    for (String host : run.controlPlane) {
-      try {
-        String backend =
-            run.ctx
-                .progress()
-                .record(
-                    host + ": --storage-backend",
-                    () ->
-                        run.ctx
-                            .activities()
-                            .apiServer
-                            .storageBackend(new ControlPlaneRef(run.cluster(), host)));
-        run.backends.put(host, backend);
-        if (!MigrateRun.V2_BACKEND.equals(backend)) {
-          problems.add(
-              ("kube-apiserver on %s reads %s, not etcd2: it does not serve the v2 data, so"
-                      + " migrating it would change nothing it reads; check which apiservers use"
-                      + " this cluster")
-                  .formatted(
-                      host, backend.isEmpty() ? "etcd3 (no --storage-backend flag)" : backend));
-        }
-      } catch (ActivityFailure e) {
-        problems.add("kube-apiserver on " + host + ": " + Failures.rootMessage(e));
-      }
+    try {
+      run.backends.putAll(ApiServerBackends.read(run.ctx, run.controlPlane));
+    } catch (ActivityFailure e) {
+      problems.add("the kube-apiservers' manifests could not be read: " + Failures.rootMessage(e));
+      return;
     }
+    run.backends.forEach(
+        (host, backend) -> {
+          if (!MigrateRun.V2_BACKEND.equals(backend)) {
+            problems.add(
+                ("kube-apiserver on %s reads %s, not etcd2: it does not serve the v2 data, so"
+                        + " migrating it would change nothing it reads; check which apiservers use"
+                        + " this cluster")
+                    .formatted(
+                        host, backend.isEmpty() ? "etcd3 (no --storage-backend flag)" : backend));
+          }
+        });
   }
 
   static void plan(MigrateRun run) {

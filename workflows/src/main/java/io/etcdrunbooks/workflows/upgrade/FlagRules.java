@@ -59,6 +59,11 @@ public final class FlagRules {
     return problems;
   }
 
+  /** Whether a minor the ladder enters removes the flag (and {@link #problems} names it). */
+  static boolean removes(String running, List<String> ladder, String flag) {
+    return removal(VersionLadder.minorsEntered(running, ladder), flag).isPresent();
+  }
+
   private static Optional<Removed> removal(List<String> minors, String flag) {
     if (minors.contains("3.7") && flag.startsWith("--experimental-")) {
       // 3.7 removes every --experimental-* flag in favour of feature gates (upgrade_3_7.md)

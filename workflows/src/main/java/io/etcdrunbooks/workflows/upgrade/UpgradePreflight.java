@@ -1,6 +1,5 @@
 package io.etcdrunbooks.workflows.upgrade;
 
-import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
 import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -9,6 +8,7 @@ import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.ApiServerBackends;
 import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
@@ -33,25 +33,17 @@ final class UpgradePreflight {
    */
   private static List<String> apiServersOnEtcd2(UpgradeRun run) {
     List<String> problems = new ArrayList<>();
-    for (String host : run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref())) {
-      String backend =
-          run.ctx
-              .progress()
-              .record(
-                  host + ": --storage-backend",
-                  () ->
-                      run.ctx
-                          .activities()
-                          .apiServer
-                          .storageBackend(new ControlPlaneRef(run.cluster(), host)));
-      if ("etcd2".equals(backend)) {
-        problems.add(
-            ("kube-apiserver on %s reads etcd2 (--storage-backend=etcd2): etcd 3.4 turns the v2"
-                    + " API off and 3.6 removes the v2 store, so it would lose its data. Run the"
-                    + " MigrateV2ToV3 runbook first (docs/runbooks/migrate-v2-to-v3.md)")
-                .formatted(host));
-      }
-    }
+    ApiServerBackends.read(run.ctx, run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref()))
+        .forEach(
+            (host, backend) -> {
+              if ("etcd2".equals(backend)) {
+                problems.add(
+                    ("kube-apiserver on %s reads etcd2 (--storage-backend=etcd2): etcd 3.4 turns the"
+                            + " v2 API off and 3.6 removes the v2 store, so it would lose its data."
+                            + " Run the MigrateV2ToV3 runbook first (docs/runbooks/migrate-v2-to-v3.md)")
+                        .formatted(host));
+              }
+            });
     return problems;
   }
 
@@ -87,6 +79,38 @@ final class UpgradePreflight {
     }
     return problems;
   }
+
+  /**
+   * Flags the target's own binary does not list in its {@code --help} (read on the worker from the
+   * binary source), beyond those the removal table names or the switch translates: etcd would not
+   * start with them ("flag provided but not defined").
+   */
+  private static List<String> unknownToTheTarget(UpgradeRun run, List<MemberFlags> flags) {
+    if (Workflow.getVersion(HELP_CHECK, Workflow.DEFAULT_VERSION, 1) < 1) return List.of();
+    String target = run.ladder.get(run.ladder.size() - 1);
+    List<String> known =
+        run.ctx
+            .progress()
+            .record(
+                "flags etcd " + target + " takes",
+                () -> run.ctx.activities().releases.flagsOf(target));
+    List<String> problems = new ArrayList<>();
+    for (MemberFlags member : flags) {
+      for (String flag : member.flagNames()) {
+        if (known.contains(flag)
+            || FlagTranslations.translatable(flag)
+            || FlagRules.removes(run.running, run.ladder, flag)) continue;
+        problems.add(
+            ("member %s runs with %s, which etcd %s does not list in its --help: it would not"
+                    + " start (\"flag provided but not defined\"); remove or rename it where the"
+                    + " member's flags live and try again")
+                .formatted(member.member(), flag, target));
+      }
+    }
+    return problems;
+  }
+
+  static final String HELP_CHECK = "flags-against-target-help";
 
   /** How each running member was started: what the next binary would be started with. */
   private static List<MemberFlags> flagsOfRunningMembers(UpgradeRun run) {
@@ -135,6 +159,7 @@ final class UpgradePreflight {
       if (hostProblems.isEmpty()) {
         List<MemberFlags> flags = flagsOfRunningMembers(run);
         problems.addAll(FlagRules.problems(run.running, run.ladder, flags));
+        problems.addAll(unknownToTheTarget(run, flags));
         problems.addAll(QuotaRule.problems(run.state, flags));
         problems.addAll(flagTranslations(run));
       }

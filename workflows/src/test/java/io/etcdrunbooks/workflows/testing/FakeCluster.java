@@ -334,6 +334,21 @@ public final class FakeCluster
     return available;
   }
 
+  /** The flags the fakes start members with, as a target's --help would list them. */
+  @Override
+  public List<String> flagsOf(String version) {
+    return List.of(
+        "--name",
+        "--data-dir",
+        "--log-level",
+        "--log-outputs",
+        "--cert-file",
+        "--key-file",
+        "--trusted-ca-file",
+        "--peer-trusted-ca-file",
+        "--enable-v2");
+  }
+
   @Override
   public BackupRecord takeVerifiedBackup(BackupRequest request) {
     return new BackupRecord(

@@ -150,6 +150,16 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenAFlagTheTargetsHelpDoesNotListItRefusesNamingMemberFlagAndVersion() {
+    FakeCluster cluster =
+        cluster().startedWith("m1", "--name=m1", "--some-vendor-flag=1", "--log-level=info");
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster, "3.5.16"),
+        "member m1 runs with --some-vendor-flag, which etcd 3.5.16 does not list in its --help");
+    assertThat(recording.calls()).contains("ReleaseActivities.flagsOf");
+  }
+
+  @Test
   void givenAMemberStartedWithARenamedFlagItIsTranslatedAfterTheMemberStopsAndBeforeItStarts() {
     FakeCluster cluster = cluster().startedWith("m2", "--name=m2", "--debug");
     upgrade(cluster, "3.5.16");

@@ -33,11 +33,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * ReconfigureTls rotate-certificates on real TLS clusters (client certificates required) with a
@@ -54,10 +55,11 @@ class ReconfigureTlsTest {
   @TempDir Path dir;
 
   @ParameterizedTest(name = "etcd {0}")
-  @ValueSource(strings = {"3.4.23", "3.5.30"})
-  void everyMemberServesItsNewCertificateWithoutARestartOrALostWrite(String version)
-      throws Exception {
-    try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir, version)) {
+  @CsvSource({"3.4.23, plain", "3.5.30, plain", "3.5.30, static-pod"})
+  void everyMemberServesItsNewCertificateWithoutARestartOrALostWrite(
+      String version, String serviceKind) throws Exception {
+    try (SandboxRunbooks runbooks =
+        SandboxRunbooks.startWithTls(dir, version, serviceKind, UnaryOperator.identity())) {
       TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();
       Path newCerts = Files.createDirectories(dir.resolve("new-certs"));
       Map<String, String> expected = new LinkedHashMap<>();

@@ -126,9 +126,15 @@ final class SandboxRunbooks implements AutoCloseable {
   /** As {@link #startWithTls(Path, String)}, the worker's TLS activities wrapped. */
   static SandboxRunbooks startWithTls(
       Path dir, String version, UnaryOperator<TlsActivities> wrapTls) {
+    return startWithTls(dir, version, ServiceSpec.PLAIN, wrapTls);
+  }
+
+  /** As {@link #startWithTls(Path, String)}, members run as {@code serviceKind}. */
+  static SandboxRunbooks startWithTls(
+      Path dir, String version, String serviceKind, UnaryOperator<TlsActivities> wrapTls) {
     return new SandboxRunbooks(
         Sandbox.create(
-            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN).withTls(true),
+            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), serviceKind).withTls(true),
             releases()),
         UnaryOperator.identity(),
         wrapTls);

@@ -6,6 +6,7 @@ import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
+import io.etcdrunbooks.activities.tls.CertificateCheck;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
@@ -15,8 +16,16 @@ import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,8 +84,51 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
                     + ")",
                 "HostNotUsable");
           }
+          if (plain) checkCertificates(cluster, host);
           return null;
         });
+  }
+
+  /**
+   * The new member copies a peer's settings, its certificate paths among them: the certificates at
+   * those paths on the new host are what it will serve, and must cover its own addresses.
+   */
+  private void checkCertificates(ClusterSpec cluster, MemberHost host) {
+    MemberEnv template = MemberEnv.parse(templateEnv(cluster, host));
+    List<String> problems = new ArrayList<>();
+    for (String setting : List.of("ETCD_CERT_FILE", "ETCD_PEER_CERT_FILE")) {
+      String path = template.get(setting);
+      if (path.isBlank()) continue;
+      ExecResult read = ssh.exec(host.target(), "cat " + quote(path), COMMAND_TIMEOUT);
+      if (!read.ok()) {
+        problems.add(
+            "%s: no certificate at %s (%s, as its peers have it): put the new member's own there"
+                .formatted(host.describe(), path, setting));
+        continue;
+      }
+      try {
+        X509Certificate leaf =
+            (X509Certificate)
+                CertificateFactory.getInstance("X.509")
+                    .generateCertificate(
+                        new ByteArrayInputStream(read.stdout().getBytes(StandardCharsets.UTF_8)));
+        problems.addAll(
+            CertificateCheck.covers(
+                host.member().name(),
+                path + " on " + host.target().address(),
+                leaf,
+                List.of(
+                    URI.create(host.member().clientUrl()).getHost(),
+                    URI.create(host.member().peerUrl()).getHost())));
+      } catch (CertificateException e) {
+        problems.add(
+            "%s: %s (%s) holds no readable certificate".formatted(host.describe(), path, setting));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          String.join("; ", problems), "CertificateNotUsable");
+    }
   }
 
   @Override

@@ -158,7 +158,8 @@ public final class SshConnector implements AutoCloseable {
       Set<ClientChannelEvent> events =
           channel.waitFor(
               EnumSet.of(ClientChannelEvent.CLOSED),
-              Math.min(left, HEARTBEAT_EVERY.toNanos()) / 1_000_000);
+              // at least 1 ms: MINA waits without a bound for a timeout of 0
+              Math.max(1, Math.min(left, HEARTBEAT_EVERY.toNanos()) / 1_000_000));
       if (events.contains(ClientChannelEvent.CLOSED)) return true;
       Heartbeats.beat("a command on " + target.address() + " still runs");
     }

@@ -21,9 +21,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Date;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What a member's certificate must be before a runbook puts it in place: its key matches it, its
@@ -121,9 +123,13 @@ public final class CertificateCheck {
     }
   }
 
-  private static List<String> covers(
-      String member, Path certFile, X509Certificate leaf, Collection<String> addresses) {
-    Set<String> names = new HashSet<>();
+  /**
+   * Whether the certificate's subject alternative names cover every address; one problem per
+   * address missing, naming the member and where the certificate is.
+   */
+  public static List<String> covers(
+      String member, Object certFile, X509Certificate leaf, Collection<String> addresses) {
+    Set<String> names = new TreeSet<>();
     try {
       Collection<List<?>> sans = leaf.getSubjectAlternativeNames();
       if (sans != null) {
@@ -139,7 +145,7 @@ public final class CertificateCheck {
               .formatted(member, certFile));
     }
     List<String> problems = new ArrayList<>();
-    for (String address : addresses) {
+    for (String address : new LinkedHashSet<>(addresses)) {
       if (!names.contains(address)) {
         problems.add(
             ("member %s: the certificate in %s does not cover %s (its subject alternative names:"

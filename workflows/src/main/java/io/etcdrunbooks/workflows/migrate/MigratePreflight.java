@@ -48,7 +48,7 @@ final class MigratePreflight {
 
   /** Every problem at once, or none. */
   static void run(MigrateRun run) {
-    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
+    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state, "migrating"));
     problems.addAll(CertificateExpiry.problems(run.state));
     for (MemberStatus m : run.state.members()) {
       EtcdVersion.find(m.serverVersion())

@@ -16,25 +16,38 @@ public final class ClusterChecks {
 
   private ClusterChecks() {}
 
-  /** Problems with the members themselves: reachability, health, alarms. Empty when all is well. */
+  /**
+   * Problems with the members themselves: reachability, health, alarms, each saying to mend it
+   * before upgrading. Empty when all is well.
+   */
   public static List<String> memberProblems(ClusterState state) {
+    return memberProblems(state, "upgrading");
+  }
+
+  /**
+   * As {@link #memberProblems(ClusterState)}, for a runbook about to do something else ({@code
+   * doing}: "migrating", "replacing certificates"), or "" for a postflight, which only reports.
+   */
+  public static List<String> memberProblems(ClusterState state, String doing) {
+    String before = doing.isEmpty() ? "" : " before " + doing;
     List<String> problems = new ArrayList<>();
     for (MemberStatus m : state.members()) {
       if (!m.reachable()) {
         problems.add(
-            "member %s is unreachable (%s): bring it back or replace it before upgrading"
-                .formatted(m.name(), errors(m)));
+            "member %s is unreachable (%s): bring it back or replace it%s"
+                .formatted(m.name(), errors(m), before));
       } else if (!m.healthy()) {
         problems.add(
-            "member %s is unhealthy (%s): fix it before upgrading".formatted(m.name(), errors(m)));
+            "member %s is unhealthy (%s): fix it%s".formatted(m.name(), errors(m), before));
       }
       if (m.learner()) {
-        problems.add("member " + m.name() + " is a learner: promote or remove it before upgrading");
+        problems.add("member " + m.name() + " is a learner: promote or remove it" + before);
       }
     }
     if (state.leaderName().isEmpty()) {
       problems.add(
-          "no member sees a leader: the cluster has no quorum; upgrading now would make it worse");
+          "no member sees a leader: the cluster has no quorum"
+              + (doing.isEmpty() ? "" : "; " + doing + " now would make it worse"));
     }
     state
         .alarmsUnreadReason()
@@ -46,7 +59,8 @@ public final class ClusterChecks {
     for (String alarm : state.alarms()) {
       problems.add(
           ("alarm raised: %s (NOSPACE: compact, defragment and disarm; CORRUPT: replace the corrupt"
-                  + " member from a healthy one) before upgrading")
+                  + " member from a healthy one)"
+                  + before)
               .formatted(alarm));
     }
     return problems;

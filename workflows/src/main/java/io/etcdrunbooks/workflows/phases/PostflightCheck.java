@@ -38,7 +38,7 @@ public final class PostflightCheck {
       RunContext ctx, Function<ClusterState, List<String>> runbookChecks, boolean compareAlways) {
     ClusterState state =
         ctx.progress().record("discover", () -> ctx.activities().etcd.discover(ctx.ref()));
-    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(state));
+    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(state, ""));
     problems.addAll(runbookChecks.apply(state));
     if (compareAlways || problems.isEmpty()) {
       ConsistencyReport consistency =

@@ -72,7 +72,8 @@ final class TlsPreflight {
 
   /** Every problem at once, or none. */
   static void run(TlsRun run) {
-    List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
+    List<String> problems =
+        new ArrayList<>(ClusterChecks.memberProblems(run.state, "replacing certificates"));
     for (String member : run.members) {
       if (!run.files.containsKey(member)
           && run.state.member(member).map(MemberStatus::reachable).orElse(false)) {

@@ -53,6 +53,22 @@ class ClusterChecksTest {
   }
 
   @Test
+  void eachRunbookNamesWhatItWouldDoAndAPostflightOnlyReports() {
+    MemberStatus down =
+        new MemberStatus("m2", 2, false, false, "", false, 0, 0, 0, 0, List.of("refused"));
+    ClusterState state =
+        new ClusterState("c", List.of(healthy("m1", "3.5.16"), down), "m1", "3.5.0", List.of(), 10);
+    assertThat(ClusterChecks.memberProblems(state))
+        .containsExactly(
+            "member m2 is unreachable (refused): bring it back or replace it before upgrading");
+    assertThat(ClusterChecks.memberProblems(state, "migrating"))
+        .containsExactly(
+            "member m2 is unreachable (refused): bring it back or replace it before migrating");
+    assertThat(ClusterChecks.memberProblems(state, ""))
+        .containsExactly("member m2 is unreachable (refused): bring it back or replace it");
+  }
+
+  @Test
   void anAlarmListThatCouldNotBeReadIsAProblemNotAnEmptyList() {
     List<MemberStatus> members =
         List.of(healthy("m1", "3.5.16"), healthy("m2", "3.5.16"), healthy("m3", "3.5.16"));

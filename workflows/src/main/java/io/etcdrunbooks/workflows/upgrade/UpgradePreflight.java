@@ -126,6 +126,35 @@ final class UpgradePreflight {
     return flags;
   }
 
+  /**
+   * What the ladder needs beyond new binaries: etcd's version rules, and (once the hosts passed the
+   * access check, since they are logged in to) the members' flags and quota and the apiservers'
+   * storage backend.
+   */
+  private static List<String> transitionProblems(UpgradeRun run, boolean hostsUsable) {
+    List<String> problems = new ArrayList<>();
+    // asked whatever the ladder, as before this method existed: recorded histories replay alike
+    boolean rules =
+        Workflow.getVersion(TransitionRules.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (run.ladder.isEmpty()) return problems;
+    if (rules) {
+      problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
+      if (hostsUsable) {
+        List<MemberFlags> flags = flagsOfRunningMembers(run);
+        problems.addAll(FlagRules.problems(run.running, run.ladder, flags));
+        problems.addAll(unknownToTheTarget(run, flags));
+        problems.addAll(QuotaRule.problems(run.state, flags));
+        problems.addAll(flagTranslations(run));
+      }
+    }
+    if (hostsUsable
+        && TransitionRules.endsV2Api(run.running, run.ladder)
+        && Workflow.getVersion(APISERVER_BACKENDS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      problems.addAll(apiServersOnEtcd2(run));
+    }
+    return problems;
+  }
+
   static void run(UpgradeRun run) {
     Activities activities = run.ctx.activities();
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
@@ -151,25 +180,7 @@ final class UpgradePreflight {
         HostAccessPreflight.problems(
             activities, run.ctx.progress(), run.cluster(), List.of(), false);
     problems.addAll(hostProblems);
-    boolean transitionRules =
-        Workflow.getVersion(TransitionRules.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
-    if (transitionRules && !run.ladder.isEmpty()) {
-      problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
-      // the hosts are logged in to only once they passed the access check
-      if (hostProblems.isEmpty()) {
-        List<MemberFlags> flags = flagsOfRunningMembers(run);
-        problems.addAll(FlagRules.problems(run.running, run.ladder, flags));
-        problems.addAll(unknownToTheTarget(run, flags));
-        problems.addAll(QuotaRule.problems(run.state, flags));
-        problems.addAll(flagTranslations(run));
-      }
-    }
-    if (hostProblems.isEmpty()
-        && !run.ladder.isEmpty()
-        && TransitionRules.endsV2Api(run.running, run.ladder)
-        && Workflow.getVersion(APISERVER_BACKENDS, Workflow.DEFAULT_VERSION, 1) >= 1) {
-      problems.addAll(apiServersOnEtcd2(run));
-    }
+    problems.addAll(transitionProblems(run, hostProblems.isEmpty()));
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.PreflightRefused);
   }
 }

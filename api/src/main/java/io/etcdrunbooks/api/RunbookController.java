@@ -151,7 +151,8 @@ public final class RunbookController {
 
   /**
    * Body: {"mode":"rotate-certificates","certificatesDir":"/etc/etcd-runbooks/new-certs/prod-1",
-   * "requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0}.
+   * "requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0}, or with
+   * {"caKeyFile":"/etc/etcd-runbooks/prod-1-ca.key","validityDays":365} instead of certificatesDir.
    */
   @Post("/clusters/{cluster}/reconfigure-tls")
   @Access(ApiAction.RECONFIGURE_TLS)
@@ -161,10 +162,12 @@ public final class RunbookController {
         .body(
             starter.startReconfigureTls(
                 ReconfigureTlsRequest.of(
-                    inPath(cluster, body.cluster()),
-                    body.mode(),
-                    body.certificatesDir(),
-                    options(body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0)),
+                        inPath(cluster, body.cluster()),
+                        body.mode(),
+                        body.certificatesDir(),
+                        options(
+                            body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
+                    .issuedFrom(body.caKeyFile(), body.validityDays()),
                 caller(http)));
   }
 

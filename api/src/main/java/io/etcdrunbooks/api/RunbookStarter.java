@@ -199,10 +199,20 @@ public final class RunbookStarter {
           "mode must be %s, got '%s' (enabling TLS and rotating the CA are not built yet)"
               .formatted(ReconfigureTlsRequest.ROTATE_CERTIFICATES, request.mode()));
     }
-    if (request.certificatesDir() == null || !request.certificatesDir().startsWith("/")) {
+    String source = request.fromCaKey() ? request.caKeyFile() : request.certificatesDir();
+    boolean both =
+        request.fromCaKey()
+            && request.certificatesDir() != null
+            && !request.certificatesDir().isBlank();
+    if (both || source == null || !source.startsWith("/")) {
       throw new IllegalArgumentException(
-          "certificatesDir must be an absolute directory on the worker, got '%s'"
-              .formatted(request.certificatesDir()));
+          "give certificatesDir (an absolute directory on the worker) or caKeyFile (an absolute"
+              + " path on the worker), one of them, got certificatesDir '%s', caKeyFile '%s'"
+                  .formatted(request.certificatesDir(), request.caKeyFile()));
+    }
+    if (request.validityDays() < 0 || request.validityDays() > 3650) {
+      throw new IllegalArgumentException(
+          "validityDays must be 0 (365) to 3650, got " + request.validityDays());
     }
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     String id = changeId(ReconfigureTlsWorkflow.workflowId(request.cluster()), request.dryRun());

@@ -101,6 +101,40 @@ class ReconfigureTlsTest {
   }
 
   @Test
+  void certificatesIssuedFromTheCasKeyReplaceEveryMembersWithoutARestart() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir, "3.5.30")) {
+      Path caKey = runbooks.sandbox.certificates().orElseThrow().authority().writeKey();
+      Map<String, String> before = served(runbooks.cluster());
+      Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
+
+      ReconfigureTlsResult result =
+          runbooks
+              .tlsStub()
+              .reconfigure(
+                  ReconfigureTlsRequest.renewCertificates(
+                      "sandbox", caKey.toString(), 90, RunbookOptions.defaults()));
+
+      assertThat(result.rotated()).containsExactly("m1", "m2", "m3");
+      Map<String, String> after = served(runbooks.cluster());
+      assertThat(after).isEqualTo(result.fingerprints());
+      assertThat(after.values())
+          .doesNotContainAnyElementsOf(before.values())
+          .doesNotHaveDuplicates();
+      assertThat(result.notAfter().values())
+          .allSatisfy(
+              notAfter ->
+                  assertThat(Instant.parse(notAfter))
+                      .isBetween(
+                          Instant.now().plus(Duration.ofDays(89)),
+                          Instant.now().plus(Duration.ofDays(91))));
+      assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
+      Path m2Key = runbooks.sandbox.hostRoot("m2").resolve("etc/etcd/pki/server.key");
+      assertThat(java.nio.file.Files.getPosixFilePermissions(m2Key))
+          .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    }
+  }
+
+  @Test
   void aCertificateThatDoesNotCoverItsMemberIsRefusedBeforeAnyFileChanges() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir, "3.5.30")) {
       TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();

@@ -126,6 +126,11 @@ public final class MemberShell implements AutoCloseable {
     return dir;
   }
 
+  /** A private directory of the SSH user on the host for this shell's files (removed by close). */
+  public String stagingDir() {
+    return staging();
+  }
+
   private String staging() {
     if (staging == null) {
       staging =

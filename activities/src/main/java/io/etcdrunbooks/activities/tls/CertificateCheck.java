@@ -73,7 +73,8 @@ public final class CertificateCheck {
     return problems;
   }
 
-  private static Optional<String> keyMatches(String member, X509Certificate leaf, Path keyFile) {
+  /** Whether the key in the file belongs to the certificate; a problem naming both otherwise. */
+  public static Optional<String> keyMatches(String member, X509Certificate leaf, Path keyFile) {
     try {
       PrivateKey key = TlsMaterial.readPrivateKey(keyFile);
       byte[] challenge = new byte[32];

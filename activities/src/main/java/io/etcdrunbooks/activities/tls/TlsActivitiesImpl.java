@@ -61,8 +61,11 @@ public final class TlsActivitiesImpl implements TlsActivities {
                   .formatted(spec.name())
               + " against the CA the cluster trusts");
     }
-    Path dir = Path.of(request.certificatesDir());
     Integer window = spec.tls().expiryWarningDays();
+    if (request.caKeyFile() != null && !request.caKeyFile().isBlank()) {
+      return caKeyProblems(spec, request, window);
+    }
+    Path dir = Path.of(request.certificatesDir());
     List<String> problems = new ArrayList<>();
     for (String member : request.members()) {
       Path cert = dir.resolve(member + ".crt");
@@ -91,8 +94,40 @@ public final class TlsActivitiesImpl implements TlsActivities {
     return problems;
   }
 
+  /** The CA key certificates will be issued from: a secret file, the CA certificate's key. */
+  private static List<String> caKeyProblems(
+      ClusterSpec spec, CheckCertificatesRequest request, Integer window) {
+    Path caKey = Path.of(request.caKeyFile());
+    Path caFile = Path.of(spec.tls().caFile());
+    List<String> problems = new ArrayList<>();
+    try {
+      SecretFiles.check("the CA key file (caKeyFile)", caKey);
+      X509Certificate ca = (X509Certificate) TlsMaterial.readCertificates(caFile).get(0);
+      CertificateCheck.keyMatches("the CA " + caFile, ca, caKey).ifPresent(problems::add);
+      if (ca.getNotAfter()
+          .toInstant()
+          .isBefore(Instant.now().plus(java.time.Duration.ofDays(request.validityDays())))) {
+        problems.add(
+            "the CA in %s expires on %s, before certificates issued now for %d days would: renew the CA first (rotate-ca), or issue them for less"
+                .formatted(caFile, ca.getNotAfter().toInstant(), request.validityDays()));
+      }
+    } catch (IOException | GeneralSecurityException e) {
+      problems.add(e.getMessage());
+    }
+    int days = window == null ? ServerCertificates.DEFAULT_WARNING_DAYS : window;
+    if (request.validityDays() <= days) {
+      problems.add(
+          "validityDays %d is within the %d-day expiry window: the new certificates would be refused at once"
+              .formatted(request.validityDays(), days));
+    }
+    return problems;
+  }
+
   @Override
   public String installCertificate(InstallCertificateRequest request) {
+    if (request.caKeyFile() != null && !request.caKeyFile().isBlank()) {
+      return installIssued(request);
+    }
     Path cert = Path.of(request.certificatesDir()).resolve(request.member() + ".crt");
     Path key = Path.of(request.certificatesDir()).resolve(request.member() + ".key");
     String fingerprint = fingerprint(cert);
@@ -109,36 +144,104 @@ public final class TlsActivitiesImpl implements TlsActivities {
         return fingerprint;
       }
       String staging = member.upload(List.of(cert, key));
-      String id = request.rotationId();
-      member.run(
-          ("set -e\n"
-                  + "keep() { [ -e \"$1.before-%s\" ] || cp -p \"$1\" \"$1.before-%s\"; }\n"
-                  + "put() { cp \"$2\" \"$1.new-%s\"; chown --reference=\"$1\" \"$1.new-%s\";"
-                  + " chmod --reference=\"$1\" \"$1.new-%s\"; mv -f \"$1.new-%s\" \"$1\"; }\n"
-                  + "keep %s; keep %s\n"
-                  + "put %s %s; put %s %s\n")
-              .formatted(
-                  id,
-                  id,
-                  id,
-                  id,
-                  id,
-                  id,
-                  quote(request.keyFile()),
-                  quote(request.certFile()),
-                  quote(request.keyFile()),
-                  quote(staging + "/" + key.getFileName()),
-                  quote(request.certFile()),
-                  quote(staging + "/" + cert.getFileName())),
-          "put the new certificate in place of " + request.certFile());
+      replaceFiles(
+          member, request, staging + "/" + key.getFileName(), staging + "/" + cert.getFileName());
       log.info(
           "{}: new certificate {} in place of {} (old files kept as *.before-{})",
           member.host().describe(),
           fingerprint,
           request.certFile(),
-          id);
+          request.rotationId());
       return fingerprint;
     }
+  }
+
+  /**
+   * The member's key and certificate replaced by the staged ones, each atomically with the owner
+   * and mode of the file it replaces; the old ones kept as {@code <file>.before-<rotationId>}.
+   */
+  private static void replaceFiles(
+      MemberShell member, InstallCertificateRequest request, String newKey, String newCert) {
+    String id = request.rotationId();
+    member.run(
+        ("set -e\n"
+                + "keep() { [ -e \"$1.before-%s\" ] || cp -p \"$1\" \"$1.before-%s\"; }\n"
+                + "put() { cp \"$2\" \"$1.new-%s\"; chown --reference=\"$1\" \"$1.new-%s\";"
+                + " chmod --reference=\"$1\" \"$1.new-%s\"; mv -f \"$1.new-%s\" \"$1\"; }\n"
+                + "keep %s; keep %s\n"
+                + "put %s %s; put %s %s\n")
+            .formatted(
+                id,
+                id,
+                id,
+                id,
+                id,
+                id,
+                quote(request.keyFile()),
+                quote(request.certFile()),
+                quote(request.keyFile()),
+                quote(newKey),
+                quote(request.certFile()),
+                quote(newCert)),
+        "put the new certificate in place of " + request.certFile());
+  }
+
+  /**
+   * A certificate issued now for the member, from the cluster's CA, with the member's addresses and
+   * the names its current certificate has; written to the host, never to the worker's disk.
+   */
+  private String installIssued(InstallCertificateRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    MemberSpec member = spec.member(request.member());
+    Set<String> names = new java.util.TreeSet<>(addresses(member));
+    try {
+      new ClusterVersionReader(spec)
+          .serverCertificate(member.clientUrl())
+          .ifPresent(current -> names.addAll(subjectNames(current)));
+    } catch (IOException e) {
+      log.info(
+          "{}: current certificate not read ({}); its addresses only",
+          member.name(),
+          e.getMessage());
+    }
+    CertificateIssuer.Issued issued;
+    try {
+      issued =
+          CertificateIssuer.of(Path.of(spec.tls().caFile()), Path.of(request.caKeyFile()))
+              .issue(member.name(), names, java.time.Duration.ofDays(request.validityDays()));
+    } catch (IOException | GeneralSecurityException e) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot issue a certificate for member " + member.name() + ": " + e.getMessage(),
+          "CertificateNotIssued");
+    }
+    try (MemberShell shell = shell(request)) {
+      String staging = shell.stagingDir();
+      ssh.writeFile(shell.host().target(), staging + "/issued.key", issued.keyPem());
+      ssh.writeFile(shell.host().target(), staging + "/issued.crt", issued.certificatePem());
+      replaceFiles(shell, request, staging + "/issued.key", staging + "/issued.crt");
+    }
+    String fingerprint = fingerprint(issued.certificate());
+    log.info(
+        "cluster '{}' member '{}': certificate {} issued for {} and put in place",
+        spec.name(),
+        member.name(),
+        fingerprint,
+        names);
+    return fingerprint;
+  }
+
+  private static List<String> subjectNames(X509Certificate certificate) {
+    List<String> names = new ArrayList<>();
+    try {
+      if (certificate.getSubjectAlternativeNames() == null) return names;
+      for (List<?> san : certificate.getSubjectAlternativeNames()) {
+        if (san.get(0) instanceof Integer t && (t == 2 || t == 7))
+          names.add(String.valueOf(san.get(1)));
+      }
+    } catch (java.security.cert.CertificateParsingException e) {
+      // the member's addresses alone, then
+    }
+    return names;
   }
 
   @Override

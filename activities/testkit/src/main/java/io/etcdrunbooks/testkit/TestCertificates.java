@@ -86,6 +86,11 @@ public final class TestCertificates {
       return caFile;
     }
 
+    /** The CA's private key, written now to {@code dir/ca.key} (mode 0600). */
+    public Path writeKey() throws IOException {
+      return ownerOnly(pem(dir.resolve("ca.key"), keys));
+    }
+
     /**
      * A server certificate for {@code addresses} (IP addresses or DNS names), valid from an hour
      * before {@code from} for {@code validity}; its key is mode 0600.

@@ -13,11 +13,13 @@ import java.util.List;
 public interface TlsActivities {
 
   /**
-   * Every problem with the new certificates of these members, from {@code certificatesDir} on the
-   * worker ({@code <member>.crt} and {@code <member>.key}): missing or open key files, a key that
-   * does not match, a chain that does not reach the cluster's CA (the inventory's tls.caFile),
-   * names that do not cover the member's client and peer addresses, expiry. Empty when all may be
-   * used. Touches nothing.
+   * Every problem with the new certificates of these members (or, with {@code caKeyFile}, with the
+   * CA key they will be issued from: its file mode, that it is the CA certificate's key, that
+   * {@code validityDays} outlives the expiry window), from {@code certificatesDir} on the worker
+   * ({@code <member>.crt} and {@code <member>.key}): missing or open key files, a key that does not
+   * match, a chain that does not reach the cluster's CA (the inventory's tls.caFile), names that do
+   * not cover the member's client and peer addresses, expiry. Empty when all may be used. Touches
+   * nothing.
    */
   List<String> checkCertificates(CheckCertificatesRequest request);
 
@@ -45,11 +47,18 @@ public interface TlsActivities {
    * @param certificatesDir a directory on the worker with {@code <member>.crt} and {@code
    *     <member>.key} for each member
    */
-  record CheckCertificatesRequest(String cluster, String certificatesDir, List<String> members) {}
+  record CheckCertificatesRequest(
+      String cluster,
+      String certificatesDir,
+      List<String> members,
+      String caKeyFile,
+      int validityDays) {}
 
   /**
    * @param certFile the member's --cert-file on its host
    * @param keyFile the member's --key-file on its host
+   * @param caKeyFile when set, the certificate is issued now from the cluster's CA with this key
+   *     (valid {@code validityDays}) instead of read from certificatesDir
    */
   record InstallCertificateRequest(
       String cluster,
@@ -57,7 +66,9 @@ public interface TlsActivities {
       String certificatesDir,
       String rotationId,
       String certFile,
-      String keyFile) {}
+      String keyFile,
+      String caKeyFile,
+      int validityDays) {}
 
   record AwaitCertificateRequest(
       String cluster, String member, String fingerprint, int timeoutSeconds) {}

@@ -11,6 +11,10 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  *     member, issued by the CA the cluster trusts (the inventory's tls.caFile)
  * @param memberTimeoutSeconds how long each member may take to serve its new certificate and be
  *     healthy (0: 120 s)
+ * @param caKeyFile instead of certificatesDir: the key of the CA the cluster trusts (the
+ *     inventory's tls.caFile), on the worker; each member gets a new certificate issued from it, as
+ *     kubeadm renews etcd's certificates
+ * @param validityDays with caKeyFile: how long the issued certificates are valid (0: 365)
  */
 public record ReconfigureTlsRequest(
     String cluster,
@@ -18,7 +22,9 @@ public record ReconfigureTlsRequest(
     String certificatesDir,
     boolean dryRun,
     boolean requireApproval,
-    int memberTimeoutSeconds) {
+    int memberTimeoutSeconds,
+    String caKeyFile,
+    int validityDays) {
 
   public static final String ROTATE_CERTIFICATES = "rotate-certificates";
 
@@ -37,7 +43,29 @@ public record ReconfigureTlsRequest(
         certificatesDir,
         options.dryRun(),
         options.requireApproval(),
-        options.memberTimeoutSeconds());
+        options.memberTimeoutSeconds(),
+        null,
+        0);
+  }
+
+  /** New certificates issued for every member from the cluster's CA key, on the worker. */
+  public static ReconfigureTlsRequest renewCertificates(
+      String cluster, String caKeyFile, int validityDays, RunbookOptions options) {
+    return of(cluster, ROTATE_CERTIFICATES, null, options).issuedFrom(caKeyFile, validityDays);
+  }
+
+  /** This request, its certificates issued from a CA key instead of read from a directory. */
+  public ReconfigureTlsRequest issuedFrom(String caKey, int days) {
+    return new ReconfigureTlsRequest(
+        cluster, mode, certificatesDir, dryRun, requireApproval, memberTimeoutSeconds, caKey, days);
+  }
+
+  public boolean fromCaKey() {
+    return caKeyFile != null && !caKeyFile.isBlank();
+  }
+
+  public int effectiveValidityDays() {
+    return validityDays > 0 ? validityDays : 365;
   }
 
   public int effectiveMemberTimeoutSeconds() {

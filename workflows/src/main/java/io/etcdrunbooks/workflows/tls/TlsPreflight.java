@@ -60,11 +60,21 @@ final class TlsPreflight {
               .formatted(ReconfigureTlsRequest.ROTATE_CERTIFICATES, request.mode()));
     }
     String dir = request.certificatesDir();
-    if (dir == null || !dir.startsWith("/")) {
+    boolean fromDir = dir != null && !dir.isBlank();
+    if (fromDir == request.fromCaKey()) {
+      problems.add(
+          "give either certificatesDir (new certificates to put in place) or caKeyFile (the"
+              + " cluster's CA key to issue them from), not both and not neither");
+    } else if (fromDir && !dir.startsWith("/")) {
       problems.add(
           "certificatesDir must be an absolute directory on the worker holding <member>.crt and"
               + " <member>.key, got '%s'".formatted(dir));
+    } else if (request.fromCaKey() && !request.caKeyFile().startsWith("/")) {
+      problems.add(
+          "caKeyFile must be an absolute path on the worker, got '%s'"
+              .formatted(request.caKeyFile()));
     }
+    if (request.validityDays() < 0) problems.add("validityDays must not be negative");
     if (request.memberTimeoutSeconds() < 0)
       problems.add("memberTimeoutSeconds must not be negative");
     return problems;
@@ -96,7 +106,11 @@ final class TlsPreflight {
                             .tls
                             .checkCertificates(
                                 new CheckCertificatesRequest(
-                                    run.cluster(), run.request.certificatesDir(), run.members))));
+                                    run.cluster(),
+                                    run.request.certificatesDir(),
+                                    run.members,
+                                    run.request.caKeyFile(),
+                                    run.request.effectiveValidityDays()))));
       } catch (ActivityFailure e) {
         problems.add("the new certificates could not be checked: " + Failures.rootMessage(e));
       }
@@ -113,8 +127,11 @@ final class TlsPreflight {
         .message(
             "replace, one member at a time, the certificate and key each member serves (%s) with"
                     .formatted(run.files)
-                + " %s/<member>.crt and .key; old files kept as <file>.before-%s"
-                    .formatted(run.request.certificatesDir(), run.rotationId));
+                + (run.request.fromCaKey()
+                    ? " new ones issued from the CA key %s, valid %d days"
+                        .formatted(run.request.caKeyFile(), run.request.effectiveValidityDays())
+                    : " %s/<member>.crt and .key".formatted(run.request.certificatesDir()))
+                + "; old files kept as <file>.before-%s".formatted(run.rotationId));
   }
 
   private static RuntimeException refused(TlsRun run, List<String> problems) {

@@ -106,6 +106,8 @@ final class TlsRotation {
         run.request.certificatesDir(),
         run.rotationId,
         files.certFile(),
-        files.keyFile());
+        files.keyFile(),
+        run.request.caKeyFile(),
+        run.request.effectiveValidityDays());
   }
 }

@@ -15,6 +15,7 @@ final class FakeCertificates implements TlsActivities {
 
   private final Map<String, String> served = new LinkedHashMap<>();
   private final List<String> putBack = new ArrayList<>();
+  private final List<String> issuedWith = new ArrayList<>();
   private List<String> problems = List.of();
   private String neverServes = "";
 
@@ -37,6 +38,11 @@ final class FakeCertificates implements TlsActivities {
     return Map.copyOf(served);
   }
 
+  /** "caKeyFile:validityDays" of every install that issued its certificate. */
+  synchronized List<String> issuedWith() {
+    return List.copyOf(issuedWith);
+  }
+
   synchronized List<String> putBack() {
     return List.copyOf(putBack);
   }
@@ -48,6 +54,9 @@ final class FakeCertificates implements TlsActivities {
 
   @Override
   public synchronized String installCertificate(InstallCertificateRequest request) {
+    if (request.caKeyFile() != null) {
+      issuedWith.add(request.caKeyFile() + ":" + request.validityDays());
+    }
     if (!request.member().equals(neverServes))
       served.put(request.member(), "new-" + request.member());
     return "new-" + request.member();

@@ -86,6 +86,29 @@ class ReconfigureTlsControlFlowTest {
   }
 
   @Test
+  void bothACertificatesDirAndACaKeyAreRefusedAsAmbiguous() {
+    Throwable both =
+        workflowFailure(
+            () -> stub().reconfigure(request(false, "/etc/new").issuedFrom("/etc/ca.key", 90)));
+
+    assertThat(Failures.rootMessage(both))
+        .contains("give either certificatesDir", "or caKeyFile", "not both and not neither");
+    assertThat(recording.calls()).isEmpty();
+  }
+
+  @Test
+  void certificatesIssuedFromACaKeyAreCheckedAndInstalledWithIt() {
+    ReconfigureTlsResult result =
+        stub()
+            .reconfigure(
+                ReconfigureTlsRequest.renewCertificates(
+                    "c", "/etc/ca.key", 90, RunbookOptions.defaults()));
+
+    assertThat(result.rotated()).containsExactly("m1", "m2", "m3");
+    assertThat(certificates.issuedWith()).containsOnly("/etc/ca.key:90");
+  }
+
+  @Test
   void aCertificateProblemIsRefusedTouchingNothing() {
     certificates.checkFinds("member m3: the certificate in /x/m3.crt does not cover 10.0.0.3");
 

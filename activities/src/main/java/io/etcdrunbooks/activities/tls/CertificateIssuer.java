@@ -1,0 +1,120 @@
+package io.etcdrunbooks.activities.tls;
+
+import io.etcdrunbooks.activities.etcd.TlsMaterial;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Date;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.OperatorCreationException;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * Issues a member's server certificate from the cluster's CA, as kubeadm's certs phase does for
+ * etcd: a new RSA 2048 key, the member's names and addresses as subject alternative names, server
+ * and client use (etcd dials itself and its peers with it). The key exists in memory and in the PEM
+ * this returns, which goes straight to the member's host.
+ */
+final class CertificateIssuer {
+
+  /** A certificate and its key, PEM-encoded. */
+  record Issued(String certificatePem, String keyPem, X509Certificate certificate) {}
+
+  private final X509Certificate ca;
+  private final PrivateKey caKey;
+
+  private CertificateIssuer(X509Certificate ca, PrivateKey caKey) {
+    this.ca = ca;
+    this.caKey = caKey;
+  }
+
+  static CertificateIssuer of(java.nio.file.Path caFile, java.nio.file.Path caKeyFile)
+      throws IOException, GeneralSecurityException {
+    return new CertificateIssuer(
+        (X509Certificate) TlsMaterial.readCertificates(caFile).get(0),
+        TlsMaterial.readPrivateKey(caKeyFile));
+  }
+
+  Issued issue(String member, Collection<String> names, Duration validity)
+      throws GeneralSecurityException {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+    generator.initialize(2048);
+    KeyPair keys = generator.generateKeyPair();
+    Instant now = Instant.now();
+    try {
+      X509v3CertificateBuilder builder =
+          new JcaX509v3CertificateBuilder(
+              ca,
+              new BigInteger(127, new SecureRandom()),
+              Date.from(now.minus(Duration.ofMinutes(5))),
+              Date.from(now.plus(validity)),
+              new X500Name("CN=" + member),
+              keys.getPublic());
+      builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+      builder.addExtension(
+          Extension.keyUsage,
+          true,
+          new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+      builder.addExtension(
+          Extension.extendedKeyUsage,
+          false,
+          new ExtendedKeyUsage(
+              new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
+      builder.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(
+              names.stream()
+                  .map(
+                      n ->
+                          new GeneralName(
+                              n.matches("[0-9.]+|.*:.*")
+                                  ? GeneralName.iPAddress
+                                  : GeneralName.dNSName,
+                              n))
+                  .toArray(GeneralName[]::new)));
+      String algorithm = caKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
+      X509Certificate certificate =
+          new JcaX509CertificateConverter()
+              .getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(caKey)));
+      return new Issued(
+          pem("CERTIFICATE", certificate.getEncoded()),
+          pem("PRIVATE KEY", keys.getPrivate().getEncoded()),
+          certificate);
+    } catch (OperatorCreationException | IOException e) {
+      throw new GeneralSecurityException("cannot issue a certificate for " + member, e);
+    }
+  }
+
+  private static String pem(String type, byte[] der) {
+    return "-----BEGIN "
+        + type
+        + "-----\n"
+        + new String(
+            Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encode(der),
+            StandardCharsets.US_ASCII)
+        + "\n-----END "
+        + type
+        + "-----\n";
+  }
+}

@@ -60,15 +60,9 @@ class ReconfigureTlsTest {
       String version, String serviceKind) throws Exception {
     try (SandboxRunbooks runbooks =
         SandboxRunbooks.startWithTls(dir, version, serviceKind, UnaryOperator.identity())) {
-      TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();
-      Path newCerts = Files.createDirectories(dir.resolve("new-certs"));
+      Path newCerts = newCertificates(runbooks, member -> List.of("127.0.0.1", "localhost"));
       Map<String, String> expected = new LinkedHashMap<>();
       for (MemberSpec m : runbooks.cluster().members()) {
-        TestCertificates.Issued issued =
-            pki.authority()
-                .issue(m.name(), List.of("127.0.0.1", "localhost"), Instant.now(), NEW_VALIDITY);
-        Files.move(issued.cert(), newCerts.resolve(m.name() + ".crt"));
-        Files.move(issued.key(), newCerts.resolve(m.name() + ".key"));
         expected.put(m.name(), fingerprintOf(newCerts.resolve(m.name() + ".crt")));
       }
       Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
@@ -137,16 +131,13 @@ class ReconfigureTlsTest {
   @Test
   void aCertificateThatDoesNotCoverItsMemberIsRefusedBeforeAnyFileChanges() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir, "3.5.30")) {
-      TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();
-      Path newCerts = Files.createDirectories(dir.resolve("new-certs"));
-      for (MemberSpec m : runbooks.cluster().members()) {
-        List<String> names =
-            m.name().equals("m2") ? List.of("etcd-2.example") : List.of("127.0.0.1", "localhost");
-        TestCertificates.Issued issued =
-            pki.authority().issue(m.name(), names, Instant.now(), NEW_VALIDITY);
-        Files.move(issued.cert(), newCerts.resolve(m.name() + ".crt"));
-        Files.move(issued.key(), newCerts.resolve(m.name() + ".key"));
-      }
+      Path newCerts =
+          newCertificates(
+              runbooks,
+              member ->
+                  member.equals("m2")
+                      ? List.of("etcd-2.example")
+                      : List.of("127.0.0.1", "localhost"));
       Map<String, String> before = served(runbooks.cluster());
 
       assertThatThrownBy(
@@ -179,15 +170,7 @@ class ReconfigureTlsTest {
     try (SandboxRunbooks runbooks =
         SandboxRunbooks.startWithTls(dir, "3.5.30", real -> new KeyBreaker(real, m2Key))) {
       m2Key[0] = runbooks.sandbox.hostRoot("m2").resolve("etc/etcd/pki/server.key");
-      TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();
-      Path newCerts = Files.createDirectories(dir.resolve("new-certs"));
-      for (MemberSpec m : runbooks.cluster().members()) {
-        TestCertificates.Issued issued =
-            pki.authority()
-                .issue(m.name(), List.of("127.0.0.1", "localhost"), Instant.now(), NEW_VALIDITY);
-        Files.move(issued.cert(), newCerts.resolve(m.name() + ".crt"));
-        Files.move(issued.key(), newCerts.resolve(m.name() + ".key"));
-      }
+      Path newCerts = newCertificates(runbooks, member -> List.of("127.0.0.1", "localhost"));
       Map<String, String> before = served(runbooks.cluster());
 
       assertThatThrownBy(
@@ -257,6 +240,24 @@ class ReconfigureTlsTest {
     public void awaitServedCertificate(AwaitCertificateRequest request) {
       real.awaitServedCertificate(request);
     }
+  }
+
+  /**
+   * New certificates from the sandbox's CA in {@code dir/new-certs}, as {@code <member>.crt} and
+   * {@code .key}, each for the names given for its member.
+   */
+  private Path newCertificates(
+      SandboxRunbooks runbooks, java.util.function.Function<String, List<String>> names)
+      throws Exception {
+    TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();
+    Path newCerts = Files.createDirectories(dir.resolve("new-certs"));
+    for (MemberSpec m : runbooks.cluster().members()) {
+      TestCertificates.Issued issued =
+          pki.authority().issue(m.name(), names.apply(m.name()), Instant.now(), NEW_VALIDITY);
+      Files.move(issued.cert(), newCerts.resolve(m.name() + ".crt"));
+      Files.move(issued.key(), newCerts.resolve(m.name() + ".key"));
+    }
+    return newCerts;
   }
 
   /** The SHA-256 fingerprint of the certificate each member presents in a new handshake. */

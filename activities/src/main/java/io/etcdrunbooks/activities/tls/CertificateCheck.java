@@ -130,16 +130,9 @@ public final class CertificateCheck {
    */
   public static List<String> covers(
       String member, Object certFile, X509Certificate leaf, Collection<String> addresses) {
-    Set<String> names = new TreeSet<>();
+    Set<String> names;
     try {
-      Collection<List<?>> sans = leaf.getSubjectAlternativeNames();
-      if (sans != null) {
-        for (List<?> san : sans) {
-          Object type = san.get(0);
-          if (type instanceof Integer t && (t == 2 || t == 7))
-            names.add(String.valueOf(san.get(1)));
-        }
-      }
+      names = subjectNames(leaf);
     } catch (CertificateParsingException e) {
       return List.of(
           "member %s: the subject alternative names of %s cannot be read"
@@ -156,6 +149,20 @@ public final class CertificateCheck {
       }
     }
     return problems;
+  }
+
+  /** The DNS names and IP addresses among the certificate's subject alternative names, sorted. */
+  public static Set<String> subjectNames(X509Certificate certificate)
+      throws CertificateParsingException {
+    Set<String> names = new TreeSet<>();
+    Collection<List<?>> sans = certificate.getSubjectAlternativeNames();
+    if (sans == null) return names;
+    for (List<?> san : sans) {
+      if (san.get(0) instanceof Integer type && (type == 2 || type == 7)) {
+        names.add(String.valueOf(san.get(1)));
+      }
+    }
+    return names;
   }
 
   private static List<String> validity(

@@ -197,7 +197,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
     try {
       new ClusterVersionReader(spec)
           .serverCertificate(member.clientUrl())
-          .ifPresent(current -> names.addAll(subjectNames(current)));
+          .ifPresent(current -> names.addAll(currentNames(current)));
     } catch (IOException e) {
       log.info(
           "{}: current certificate not read ({}); its addresses only",
@@ -230,18 +230,12 @@ public final class TlsActivitiesImpl implements TlsActivities {
     return fingerprint;
   }
 
-  private static List<String> subjectNames(X509Certificate certificate) {
-    List<String> names = new ArrayList<>();
+  private static Set<String> currentNames(X509Certificate current) {
     try {
-      if (certificate.getSubjectAlternativeNames() == null) return names;
-      for (List<?> san : certificate.getSubjectAlternativeNames()) {
-        if (san.get(0) instanceof Integer t && (t == 2 || t == 7))
-          names.add(String.valueOf(san.get(1)));
-      }
+      return CertificateCheck.subjectNames(current);
     } catch (java.security.cert.CertificateParsingException e) {
-      // the member's addresses alone, then
+      return Set.of(); // the member's addresses alone, then
     }
-    return names;
   }
 
   @Override

@@ -152,7 +152,9 @@ public final class RunbookController {
   /**
    * Body: {"mode":"rotate-certificates","certificatesDir":"/etc/etcd-runbooks/new-certs/prod-1",
    * "requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0}, or with
-   * {"caKeyFile":"/etc/etcd-runbooks/prod-1-ca.key","validityDays":365} instead of certificatesDir.
+   * {"caKeyFile":"/etc/etcd-runbooks/prod-1-ca.key","validityDays":365} instead of certificatesDir;
+   * mode "enable" takes {"enable":{"urls":"both","caFile":...,"clientCertFile":...,
+   * "clientKeyFile":...}} too.
    */
   @Post("/clusters/{cluster}/reconfigure-tls")
   @Access(ApiAction.RECONFIGURE_TLS)
@@ -167,7 +169,8 @@ public final class RunbookController {
                         body.certificatesDir(),
                         options(
                             body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
-                    .issuedFrom(body.caKeyFile(), body.validityDays()),
+                    .issuedFrom(body.caKeyFile(), body.validityDays())
+                    .enabling(body.enable()),
                 caller(http)));
   }
 

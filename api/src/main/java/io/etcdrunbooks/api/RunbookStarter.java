@@ -194,10 +194,21 @@ public final class RunbookStarter {
   /** A TLS reconfiguration; its certificates and hosts are checked by its preflight. */
   public Started startReconfigureTls(ReconfigureTlsRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
-    if (!ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
+    boolean enable = ReconfigureTlsRequest.ENABLE.equals(request.mode());
+    if (!enable && !ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
       throw new IllegalArgumentException(
-          "mode must be %s, got '%s' (enabling TLS and rotating the CA are not built yet)"
-              .formatted(ReconfigureTlsRequest.ROTATE_CERTIFICATES, request.mode()));
+          "mode must be %s or %s, got '%s' (rotating the CA is not built yet)"
+              .formatted(
+                  ReconfigureTlsRequest.ROTATE_CERTIFICATES,
+                  ReconfigureTlsRequest.ENABLE,
+                  request.mode()));
+    }
+    if (enable != (request.enable() != null)) {
+      throw new IllegalArgumentException(
+          enable
+              ? "mode enable needs \"enable\": {\"urls\":\"both\",\"caFile\":...,"
+                  + " \"clientCertFile\":..., \"clientKeyFile\":...} (paths on the worker)"
+              : "\"enable\" is only for mode enable");
     }
     String source = request.fromCaKey() ? request.caKeyFile() : request.certificatesDir();
     boolean both =

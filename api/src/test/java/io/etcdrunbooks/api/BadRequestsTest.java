@@ -945,6 +945,50 @@ class BadRequestsTest {
             BadRequestCheck.slackSignature(SLACK_SECRET, now, padded),
             413,
             "bytes"));
+    // ReconfigureTls: modes and their settings
+    c.add(
+        new BadRequest(
+            "a TLS reconfiguration in a mode that is not built",
+            "POST",
+            C + "/reconfigure-tls",
+            JSON_TYPE,
+            "{\"mode\":\"rotate-ca\",\"certificatesDir\":\"/tmp/c\"}",
+            ADMIN.bearer(),
+            400,
+            "mode must be rotate-certificates or enable",
+            "rotate-ca"));
+    c.add(
+        new BadRequest(
+            "enabling TLS without its settings",
+            "POST",
+            C + "/reconfigure-tls",
+            JSON_TYPE,
+            "{\"mode\":\"enable\",\"certificatesDir\":\"/tmp/c\"}",
+            ADMIN.bearer(),
+            400,
+            "mode enable needs \"enable\""));
+    c.add(
+        new BadRequest(
+            "enable settings given to a rotation",
+            "POST",
+            C + "/reconfigure-tls",
+            JSON_TYPE,
+            "{\"mode\":\"rotate-certificates\",\"certificatesDir\":\"/tmp/c\","
+                + "\"enable\":{\"caFile\":\"/tmp/ca.crt\"}}",
+            ADMIN.bearer(),
+            400,
+            "only for mode enable"));
+    c.add(
+        new BadRequest(
+            "enable settings with a field of another name",
+            "POST",
+            C + "/reconfigure-tls",
+            JSON_TYPE,
+            "{\"mode\":\"enable\",\"certificatesDir\":\"/tmp/c\","
+                + "\"enable\":{\"caFiles\":\"/tmp/ca.crt\"}}",
+            ADMIN.bearer(),
+            400,
+            "caFiles"));
     return c;
   }
 }

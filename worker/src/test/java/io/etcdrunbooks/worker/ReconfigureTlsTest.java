@@ -240,6 +240,24 @@ class ReconfigureTlsTest {
     public void awaitServedCertificate(AwaitCertificateRequest request) {
       real.awaitServedCertificate(request);
     }
+
+    @Override
+    public io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates placeCertificates(
+        io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
+      return real.placeCertificates(request);
+    }
+
+    @Override
+    public boolean removePlacedCertificates(
+        io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
+      return real.removePlacedCertificates(request);
+    }
+
+    @Override
+    public java.util.List<String> plainHttpServed(
+        io.etcdrunbooks.workflows.activities.TlsActivities.PlainHttpRequest request) {
+      return real.plainHttpServed(request);
+    }
   }
 
   /**

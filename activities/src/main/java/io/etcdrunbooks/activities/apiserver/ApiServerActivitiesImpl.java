@@ -2,6 +2,7 @@ package io.etcdrunbooks.activities.apiserver;
 
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
+import io.etcdrunbooks.activities.host.FlagSettings;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
 import io.etcdrunbooks.activities.ssh.SshTarget;
@@ -22,7 +23,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +75,35 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
         current,
         request.etcdServers(),
         hidden(path, "etcd-runbooks.previous"));
+    return true;
+  }
+
+  @Override
+  public boolean setEtcdClientTls(SetEtcdClientTlsRequest request) {
+    Located cp = locate(request.cluster(), request.host());
+    String path = cp.host().manifestPath();
+    String manifest = read(cp, path);
+    Map<String, String> flags = new LinkedHashMap<>();
+    flags.put("--etcd-servers", String.join(",", request.etcdServers()));
+    flags.put("--etcd-cafile", request.caFile());
+    flags.put("--etcd-certfile", request.certFile());
+    flags.put("--etcd-keyfile", request.keyFile());
+    FlagSettings.Edited edited;
+    try {
+      EtcdServersFlag.rewrite(manifest, request.etcdServers(), cp.describe()); // checks the URLs
+      edited = FlagSettings.manifest(manifest, flags);
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ManifestNotEditable");
+    }
+    if (edited.changes().isEmpty()) {
+      log.info("{}: etcd client TLS already {}", cp.describe(), flags.values());
+      return false;
+    }
+    String tmp = hidden(path, "etcd-runbooks.tmp");
+    write(cp, hidden(path, "etcd-runbooks.previous"), manifest);
+    write(cp, tmp, edited.text());
+    exec(cp, "mv -f " + quote(tmp) + " " + quote(path), "replace the manifest");
+    log.info("{}: {}", cp.describe(), edited.changes());
     return true;
   }
 

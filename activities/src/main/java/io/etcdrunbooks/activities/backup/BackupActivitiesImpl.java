@@ -587,7 +587,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
         EtcdClients.await(
                 inspector
                     .clients()
-                    .cluster()
+                    .member(source.name())
                     .getMaintenanceClient()
                     .hashKV(
                         EtcdClients.target(inspector.clients().spec().member(source.name())), 0),

@@ -111,7 +111,10 @@ public final class ClusterInspector {
     try {
       status =
           EtcdClients.await(
-              clients.cluster().getMaintenanceClient().statusMember(EtcdClients.target(member)),
+              clients
+                  .member(member.name())
+                  .getMaintenanceClient()
+                  .statusMember(EtcdClients.target(member)),
               "status of member '" + member.name() + "' at " + member.clientUrl());
     } catch (EtcdCallException e) {
       return new MemberStatus(

@@ -161,7 +161,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
         return EtcdClients.await(
             inspector
                 .clients()
-                .cluster()
+                .member(member)
                 .getMaintenanceClient()
                 .hashKV(EtcdClients.target(spec.member(member)), revision),
             "hashkv of member '" + member + "' at revision " + revision);

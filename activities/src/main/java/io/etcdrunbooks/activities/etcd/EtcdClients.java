@@ -51,9 +51,7 @@ public final class EtcdClients implements AutoCloseable {
 
   /** A client over every member's client URL; it fails over to the next member when one is down. */
   public synchronized Client cluster() {
-    if (all == null) {
-      all = build(spec.members().stream().map(m -> URI.create(m.clientUrl())).toList());
-    }
+    if (all == null) all = build(oneScheme());
     return all;
   }
 
@@ -105,8 +103,7 @@ public final class EtcdClients implements AutoCloseable {
    * answered.
    */
   public java.util.Optional<Boolean> authEnabled() {
-    try (Client anonymous =
-        builder(spec.members().stream().map(m -> URI.create(m.clientUrl())).toList()).build()) {
+    try (Client anonymous = builder(oneScheme()).build()) {
       await(
           anonymous
               .getKVClient()
@@ -126,6 +123,23 @@ public final class EtcdClients implements AutoCloseable {
     return builder.build();
   }
 
+  /**
+   * Every member's client URL; while a cluster moves to TLS (some members https, the others still
+   * http), the https ones when the inventory gives client TLS, else the http ones: one client
+   * speaks one scheme, and jetcd's plaintext HTTP/2 does not reach a member serving both schemes on
+   * one port (etcd 3.4, measured here).
+   */
+  private List<URI> oneScheme() {
+    List<URI> all = spec.members().stream().map(m -> URI.create(m.clientUrl())).toList();
+    List<URI> https = all.stream().filter(EtcdClients::isHttps).toList();
+    if (https.isEmpty() || https.size() == all.size()) return all;
+    return tls != null ? https : all.stream().filter(u -> !isHttps(u)).toList();
+  }
+
+  private static boolean isHttps(URI uri) {
+    return "https".equals(uri.getScheme());
+  }
+
   private ClientBuilder builder(List<URI> endpoints) {
     ClientBuilder builder =
         Client.builder()
@@ -138,7 +152,7 @@ public final class EtcdClients implements AutoCloseable {
             .keepaliveTime(Duration.ofSeconds(10))
             .keepaliveTimeout(Duration.ofSeconds(3))
             .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
-    if (tls != null) {
+    if (tls != null && endpoints.stream().allMatch(EtcdClients::isHttps)) {
       try {
         builder.sslContext(tls::configure);
       } catch (SSLException e) {

@@ -81,6 +81,37 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
   }
 
   @Override
+  public boolean updatePeerUrl(UpdatePeerUrlRequest request) {
+    return withClients(
+        request.cluster(),
+        voter -> {
+          EtcdMember member =
+              list(voter).stream()
+                  .filter(m -> m.name().equals(request.member()))
+                  .findFirst()
+                  .orElseThrow(
+                      () ->
+                          FailureType.MembershipChangeRefused.nonRetryable(
+                              "cluster '%s' has no started member named '%s' to give peer URL %s"
+                                  .formatted(
+                                      request.cluster(), request.member(), request.peerUrl())));
+          if (member.peerUrls().equals(List.of(request.peerUrl()))) return false;
+          EtcdClients.await(
+              voter
+                  .client()
+                  .getClusterClient()
+                  .updateMember(member.id(), List.of(URI.create(request.peerUrl()))),
+              "update the peer URL of member " + describe(member) + " to " + request.peerUrl());
+          log.info(
+              "cluster '{}': member {} now advertises peer URL {}",
+              request.cluster(),
+              describe(member),
+              request.peerUrl());
+          return true;
+        });
+  }
+
+  @Override
   public EtcdMember addMember(AddMemberRequest request) {
     return withClients(
         request.cluster(),

@@ -158,6 +158,42 @@ public final class HostActivitiesImpl implements HostActivities {
   }
 
   @Override
+  public List<String> setMemberFlags(SetMemberFlagsRequest request) {
+    ServiceSpec spec = cluster(request.cluster()).service();
+    return onHost(
+        request.cluster(),
+        request.member(),
+        "set the flags of",
+        (host, service, versions) -> {
+          List<String> changes =
+              new MemberFlagFiles(ssh, spec, flags)
+                  .set(host, request.flags(), request.changeId(), request.apply());
+          if (request.apply() && !changes.isEmpty()) {
+            log.info("{}: flags {}", host.describe(), changes);
+          }
+          return changes;
+        });
+  }
+
+  @Override
+  public boolean restoreMemberFlags(RestoreMemberFlagsRequest request) {
+    ServiceSpec spec = cluster(request.cluster()).service();
+    return onHost(
+        request.cluster(),
+        request.member(),
+        "put the flags back of",
+        (host, service, versions) -> {
+          boolean back = new MemberFlagFiles(ssh, spec, flags).restore(host, request.changeId());
+          log.info(
+              "{}: flags before {}: {}",
+              host.describe(),
+              request.changeId(),
+              back ? "put back" : "none kept");
+          return back;
+        });
+  }
+
+  @Override
   public String logTail(LogTailRequest request) {
     return onHost(
         request.cluster(),

@@ -5,9 +5,11 @@ import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.TlsSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
@@ -99,6 +101,48 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
         request.replacedMember(),
         p.name(),
         p.peerUrl());
+    return true;
+  }
+
+  @Override
+  public synchronized boolean recordTls(RecordTlsRequest request) {
+    Inventory inventory = source.get();
+    ClusterSpec cluster = cluster(request.cluster());
+    List<MemberSpec> members =
+        cluster.members().stream()
+            .map(
+                m ->
+                    new MemberSpec(
+                        m.name(),
+                        m.host(),
+                        m.sshPort(),
+                        request.clientUrls().getOrDefault(m.name(), m.clientUrl()),
+                        request.peerUrls().getOrDefault(m.name(), m.peerUrl()),
+                        m.dataDir(),
+                        m.installDir(),
+                        m.serviceDir()))
+            .toList();
+    TlsSpec tls = cluster.tls();
+    if (request.setTls()) {
+      ClientTls wanted = request.tls();
+      Integer window = tls == null ? null : tls.expiryWarningDays();
+      tls =
+          wanted == null
+              ? null
+              : new TlsSpec(wanted.caFile(), wanted.certFile(), wanted.keyFile(), window);
+    }
+    ClusterSpec changed = cluster.withMembers(members).withTls(tls);
+    if (changed.equals(cluster)) return false;
+    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
+    clusters.put(cluster.name(), changed);
+    write(new Inventory(inventory.releases(), clusters));
+    log.info(
+        "inventory {}: cluster '{}' client URLs {}, peer URLs {}, client TLS {}",
+        source.file(),
+        cluster.name(),
+        request.clientUrls(),
+        request.peerUrls(),
+        tls == null ? "none" : "CA " + tls.caFile() + ", certificate " + tls.certFile());
     return true;
   }
 

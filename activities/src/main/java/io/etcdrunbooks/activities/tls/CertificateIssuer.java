@@ -80,19 +80,21 @@ final class CertificateIssuer {
           false,
           new ExtendedKeyUsage(
               new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
-      builder.addExtension(
-          Extension.subjectAlternativeName,
-          false,
-          new GeneralNames(
-              names.stream()
-                  .map(
-                      n ->
-                          new GeneralName(
-                              n.matches("[0-9.]+|.*:.*")
-                                  ? GeneralName.iPAddress
-                                  : GeneralName.dNSName,
-                              n))
-                  .toArray(GeneralName[]::new)));
+      // a client certificate (kube-apiserver's) has no names to cover
+      if (!names.isEmpty())
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            false,
+            new GeneralNames(
+                names.stream()
+                    .map(
+                        n ->
+                            new GeneralName(
+                                n.matches("[0-9.]+|.*:.*")
+                                    ? GeneralName.iPAddress
+                                    : GeneralName.dNSName,
+                                n))
+                    .toArray(GeneralName[]::new)));
       String algorithm = caKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
       X509Certificate certificate =
           new JcaX509CertificateConverter()

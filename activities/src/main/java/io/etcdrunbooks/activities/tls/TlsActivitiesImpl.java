@@ -5,16 +5,22 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 import io.etcdrunbooks.activities.etcd.ClusterVersionReader;
 import io.etcdrunbooks.activities.etcd.TlsMaterial;
 import io.etcdrunbooks.activities.host.MemberShell;
+import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.ssh.SshTarget;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.ControlPlaneHost;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.inventory.TlsSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.secrets.SecretFiles;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.ServerCertificates;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
@@ -44,6 +50,18 @@ public final class TlsActivitiesImpl implements TlsActivities {
   private static final Logger log = LoggerFactory.getLogger(TlsActivitiesImpl.class);
   private static final long POLL_MILLIS = 250;
 
+  /** kubeadm's name for kube-apiserver's etcd client certificate. */
+  static final String API_SERVER_CLIENT = "apiserver-etcd-client";
+
+  static final String MEMBER_CERT = "server.crt";
+  static final String MEMBER_KEY = "server.key";
+
+  private static final java.net.http.HttpClient PLAIN_HTTP =
+      java.net.http.HttpClient.newBuilder()
+          .connectTimeout(java.time.Duration.ofSeconds(2))
+          .version(java.net.http.HttpClient.Version.HTTP_1_1)
+          .build();
+
   private final Supplier<Inventory> inventory;
   private final SshConnector ssh;
 
@@ -55,18 +73,43 @@ public final class TlsActivitiesImpl implements TlsActivities {
   @Override
   public List<String> checkCertificates(CheckCertificatesRequest request) {
     ClusterSpec spec = cluster(request.cluster());
-    if (spec.tls() == null || spec.tls().caFile() == null) {
+    String caFile =
+        request.caFile() != null
+            ? request.caFile()
+            : spec.tls() == null ? null : spec.tls().caFile();
+    if (caFile == null) {
       return List.of(
           "cluster '%s' has no tls.caFile in the inventory: the new certificates cannot be checked"
                   .formatted(spec.name())
               + " against the CA the cluster trusts");
     }
-    Integer window = spec.tls().expiryWarningDays();
+    Integer configured = spec.tls() == null ? null : spec.tls().expiryWarningDays();
+    int window = configured == null ? ServerCertificates.DEFAULT_WARNING_DAYS : configured;
+    List<String> problems = new ArrayList<>();
+    ClientTls worker = request.workerTls();
+    if (worker != null) {
+      problems.addAll(
+          clientProblems(
+              "the worker's client certificate",
+              Path.of(worker.certFile()),
+              Path.of(worker.keyFile()),
+              Path.of(worker.caFile()),
+              window));
+    }
     if (request.caKeyFile() != null && !request.caKeyFile().isBlank()) {
-      return caKeyProblems(spec, request, window);
+      problems.addAll(caKeyProblems(Path.of(caFile), request, window));
+      return problems;
     }
     Path dir = Path.of(request.certificatesDir());
-    List<String> problems = new ArrayList<>();
+    if (request.apiServerClient()) {
+      problems.addAll(
+          clientProblems(
+              "kube-apiserver's etcd client certificate",
+              dir.resolve(API_SERVER_CLIENT + ".crt"),
+              dir.resolve(API_SERVER_CLIENT + ".key"),
+              Path.of(caFile),
+              window));
+    }
     for (String member : request.members()) {
       Path cert = dir.resolve(member + ".crt");
       Path key = dir.resolve(member + ".key");
@@ -86,19 +129,32 @@ public final class TlsActivitiesImpl implements TlsActivities {
               member,
               cert,
               key,
-              Path.of(spec.tls().caFile()),
+              Path.of(caFile),
               addresses(spec.member(member)),
               Instant.now(),
-              window == null ? ServerCertificates.DEFAULT_WARNING_DAYS : window));
+              window));
     }
     return problems;
   }
 
+  /** A client certificate: its files there, its key secret and its own, its chain, its dates. */
+  private static List<String> clientProblems(
+      String what, Path cert, Path key, Path caFile, int window) {
+    if (!Files.isRegularFile(cert) || !Files.isRegularFile(key)) {
+      return List.of("%s: %s and %s must both be there".formatted(what, cert, key));
+    }
+    try {
+      SecretFiles.check(what + "'s key file", key);
+    } catch (IOException e) {
+      return List.of(e.getMessage());
+    }
+    return CertificateCheck.problems(what, cert, key, caFile, List.of(), Instant.now(), window);
+  }
+
   /** The CA key certificates will be issued from: a secret file, the CA certificate's key. */
   private static List<String> caKeyProblems(
-      ClusterSpec spec, CheckCertificatesRequest request, Integer window) {
+      Path caFile, CheckCertificatesRequest request, int days) {
     Path caKey = Path.of(request.caKeyFile());
-    Path caFile = Path.of(spec.tls().caFile());
     List<String> problems = new ArrayList<>();
     try {
       SecretFiles.check("the CA key file (caKeyFile)", caKey);
@@ -114,7 +170,6 @@ public final class TlsActivitiesImpl implements TlsActivities {
     } catch (IOException | GeneralSecurityException e) {
       problems.add(e.getMessage());
     }
-    int days = window == null ? ServerCertificates.DEFAULT_WARNING_DAYS : window;
     if (request.validityDays() <= days) {
       problems.add(
           "validityDays %d is within the %d-day expiry window: the new certificates would be refused at once"
@@ -262,15 +317,293 @@ public final class TlsActivitiesImpl implements TlsActivities {
   }
 
   @Override
-  public void awaitServedCertificate(AwaitCertificateRequest request) {
+  public PlacedCertificates placeCertificates(PlaceCertificatesRequest request) {
     ClusterSpec spec = cluster(request.cluster());
-    MemberSpec member = spec.member(request.member());
+    if (request.member() != null) {
+      MemberSpec member = spec.member(request.member());
+      String dir = memberDir(spec, member, request.hostDir());
+      PlacedCertificates paths =
+          new PlacedCertificates(
+              "", dir + "/ca.crt", dir + "/" + MEMBER_CERT, dir + "/" + MEMBER_KEY);
+      try (MemberShell shell = shell(spec, member.name())) {
+        CertificatePlacement placement =
+            new CertificatePlacement(remote(shell), request.changeId(), member.dataDir());
+        String leaf = dir + "/" + MEMBER_CERT;
+        String placed = placement.placedFingerprint(leaf);
+        if (!placed.isEmpty()) return paths.withFingerprint(placed);
+        Set<String> names = new java.util.TreeSet<>(addresses(member));
+        names.addAll(List.of("localhost", "127.0.0.1"));
+        Leaf issued = leaf(request, member.name(), names);
+        placement.place(
+            List.of(
+                new CertificatePlacement.File(dir + "/ca.crt", caPem(request), "644"),
+                new CertificatePlacement.File(leaf, issued.certificatePem(), "644"),
+                new CertificatePlacement.File(dir + "/" + MEMBER_KEY, issued.keyPem(), "600")),
+            leaf,
+            sha256(issued.certificatePem()),
+            issued.fingerprint());
+        log.info(
+            "{}: certificate {} placed in {}", shell.host().describe(), issued.fingerprint(), dir);
+        return paths.withFingerprint(issued.fingerprint());
+      }
+    }
+    try (ControlPlaneRemote remote = controlPlane(spec, request.controlPlaneHost())) {
+      String dir = controlPlaneDir(remote.host, request.hostDir());
+      PlacedCertificates paths =
+          new PlacedCertificates(
+              "",
+              dir + "/etcd/ca.crt",
+              dir + "/" + API_SERVER_CLIENT + ".crt",
+              dir + "/" + API_SERVER_CLIENT + ".key");
+      CertificatePlacement placement =
+          new CertificatePlacement(remote, request.changeId(), remote.host.manifestPath());
+      String leaf = dir + "/" + API_SERVER_CLIENT + ".crt";
+      String placed = placement.placedFingerprint(leaf);
+      if (!placed.isEmpty()) return paths.withFingerprint(placed);
+      Leaf issued = leaf(request, API_SERVER_CLIENT, Set.of());
+      placement.place(
+          List.of(
+              new CertificatePlacement.File(dir + "/etcd/ca.crt", caPem(request), "644"),
+              new CertificatePlacement.File(leaf, issued.certificatePem(), "644"),
+              new CertificatePlacement.File(
+                  dir + "/" + API_SERVER_CLIENT + ".key", issued.keyPem(), "600")),
+          leaf,
+          sha256(issued.certificatePem()),
+          issued.fingerprint());
+      log.info(
+          "control-plane host {}: etcd client certificate {} placed in {}",
+          remote.host.name(),
+          issued.fingerprint(),
+          dir);
+      return paths.withFingerprint(issued.fingerprint());
+    }
+  }
+
+  @Override
+  public boolean removePlacedCertificates(PlaceCertificatesRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    if (request.member() != null) {
+      MemberSpec member = spec.member(request.member());
+      String dir = memberDir(spec, member, request.hostDir());
+      try (MemberShell shell = shell(spec, member.name())) {
+        return new CertificatePlacement(remote(shell), request.changeId(), member.dataDir())
+            .remove(
+                List.of(dir + "/ca.crt", dir + "/" + MEMBER_CERT, dir + "/" + MEMBER_KEY),
+                dir + "/" + MEMBER_CERT);
+      }
+    }
+    try (ControlPlaneRemote remote = controlPlane(spec, request.controlPlaneHost())) {
+      String dir = controlPlaneDir(remote.host, request.hostDir());
+      String leaf = dir + "/" + API_SERVER_CLIENT + ".crt";
+      return new CertificatePlacement(remote, request.changeId(), remote.host.manifestPath())
+          .remove(
+              List.of(dir + "/etcd/ca.crt", leaf, dir + "/" + API_SERVER_CLIENT + ".key"), leaf);
+    }
+  }
+
+  @Override
+  public List<String> plainHttpServed(PlainHttpRequest request) {
+    MemberSpec member = cluster(request.cluster()).member(request.member());
+    List<String> served = new ArrayList<>();
+    if (request.client() && answersPlainHttp(member.clientUrl())) served.add(member.clientUrl());
+    if (request.peer() && answersPlainHttp(member.peerUrl())) served.add(member.peerUrl());
+    return served;
+  }
+
+  private static boolean answersPlainHttp(String url) {
+    URI plain =
+        URI.create("http" + url.substring(url.indexOf(':')).replaceAll("/+$", "") + "/version");
+    try {
+      return PLAIN_HTTP
+              .send(
+                  java.net.http.HttpRequest.newBuilder(plain)
+                      .timeout(java.time.Duration.ofSeconds(2))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
+    } catch (IOException e) {
+      return false; // refused, reset, or a TLS listener's answer that is no HTTP
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while asking " + plain, e);
+    }
+  }
+
+  /** A member's certificate directory on its host: the request's, or where its kind keeps them. */
+  static String memberDir(ClusterSpec spec, MemberSpec member, String requested) {
+    if (requested != null && !requested.isBlank()) {
+      return requested.replace("{member}", member.name()).replaceAll("/+$", "");
+    }
+    String kind = spec.service() == null ? ServiceSpec.PLAIN : spec.service().kind();
+    if (ServiceSpec.PLAIN.equals(kind) && member.serviceDir() != null) {
+      return member.serviceDir() + "/pki";
+    }
+    return ServiceSpec.STATIC_POD.equals(kind) ? "/etc/kubernetes/pki/etcd" : "/etc/etcd/pki";
+  }
+
+  /** kubeadm's pki directory: beside the manifests directory (/etc/kubernetes/pki). */
+  static String controlPlaneDir(ControlPlaneHost host, String requested) {
+    if (requested != null && !requested.isBlank()) {
+      return requested.replace("{host}", host.name()).replaceAll("/+$", "");
+    }
+    String manifests = host.manifestPath().substring(0, host.manifestPath().lastIndexOf('/'));
+    return manifests.substring(0, Math.max(0, manifests.lastIndexOf('/'))) + "/pki";
+  }
+
+  /** A certificate and key for one member or client, from certificatesDir or issued now. */
+  private record Leaf(String certificatePem, String keyPem, String fingerprint) {}
+
+  private static Leaf leaf(PlaceCertificatesRequest request, String name, Set<String> names) {
+    if (request.caKeyFile() != null && !request.caKeyFile().isBlank()) {
+      try {
+        CertificateIssuer.Issued issued =
+            CertificateIssuer.of(Path.of(request.caFile()), Path.of(request.caKeyFile()))
+                .issue(name, names, java.time.Duration.ofDays(request.validityDays()));
+        return new Leaf(
+            issued.certificatePem(), issued.keyPem(), fingerprint(issued.certificate()));
+      } catch (IOException | GeneralSecurityException e) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "cannot issue a certificate for " + name + ": " + e.getMessage(),
+            "CertificateNotIssued");
+      }
+    }
+    Path cert = Path.of(request.certificatesDir()).resolve(name + ".crt");
+    Path key = Path.of(request.certificatesDir()).resolve(name + ".key");
+    try {
+      return new Leaf(Files.readString(cert), Files.readString(key), fingerprint(cert));
+    } catch (IOException e) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot read the certificate files of "
+              + name
+              + " in "
+              + request.certificatesDir()
+              + ": "
+              + e.getClass().getSimpleName(),
+          "CertificateUnusable");
+    }
+  }
+
+  private static String caPem(PlaceCertificatesRequest request) {
+    try {
+      return Files.readString(Path.of(request.caFile()));
+    } catch (IOException e) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot read the CA certificate " + request.caFile() + ": " + e.getMessage(),
+          "CertificateUnusable");
+    }
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256")
+                  .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private CertificatePlacement.Remote remote(MemberShell shell) {
+    return new CertificatePlacement.Remote() {
+      @Override
+      public String stagingDir() {
+        return shell.stagingDir();
+      }
+
+      @Override
+      public void writeFile(String path, String content) {
+        ssh.writeFile(shell.host().target(), path, content);
+      }
+
+      @Override
+      public String run(String script, String what) {
+        return shell.run(script, what).stdout();
+      }
+    };
+  }
+
+  private ControlPlaneRemote controlPlane(ClusterSpec spec, String hostName) {
+    ControlPlaneHost host =
+        spec.controlPlane().stream()
+            .filter(h -> h.name().equals(hostName))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    ApplicationFailure.newNonRetryableFailure(
+                        "cluster '%s' has no control-plane host '%s'"
+                            .formatted(spec.name(), hostName),
+                        "UnknownControlPlaneHost"));
+    return new ControlPlaneRemote(ssh, host, SshTarget.of(spec, host));
+  }
+
+  /** A control-plane host's files, reached as the SSH user (as the manifest edits are). */
+  private static final class ControlPlaneRemote
+      implements CertificatePlacement.Remote, AutoCloseable {
+    final ControlPlaneHost host;
+    private final SshConnector ssh;
+    private final SshTarget target;
+    private String staging;
+
+    ControlPlaneRemote(SshConnector ssh, ControlPlaneHost host, SshTarget target) {
+      this.ssh = ssh;
+      this.host = host;
+      this.target = target;
+    }
+
+    @Override
+    public String stagingDir() {
+      if (staging == null) {
+        staging =
+            run("mktemp -d /var/tmp/etcd-runbooks.XXXXXX", "create a staging directory").strip();
+      }
+      return staging;
+    }
+
+    @Override
+    public void writeFile(String path, String content) {
+      ssh.writeFile(target, path, content);
+    }
+
+    @Override
+    public String run(String script, String what) {
+      ExecResult result = ssh.exec(target, script, java.time.Duration.ofSeconds(30));
+      if (!result.ok()) {
+        throw ApplicationFailure.newFailure(
+            "cannot %s on control-plane host %s (exit %d): %s"
+                .formatted(what, host.name(), result.exitCode(), MemberShell.tail(result.stderr())),
+            "HostCommandFailed");
+      }
+      return result.stdout();
+    }
+
+    @Override
+    public void close() {
+      if (staging != null)
+        ssh.exec(target, "rm -rf " + quote(staging), java.time.Duration.ofSeconds(30));
+    }
+  }
+
+  @Override
+  public void awaitServedCertificate(AwaitCertificateRequest request) {
+    ClusterSpec inventorySpec = cluster(request.cluster());
+    MemberSpec member = inventorySpec.member(request.member());
+    ClientTls tls = request.tls();
+    ClusterSpec spec =
+        tls == null
+            ? inventorySpec
+            : inventorySpec.withTls(new TlsSpec(tls.caFile(), tls.certFile(), tls.keyFile()));
+    String url =
+        tls == null
+            ? member.clientUrl()
+            : "https" + member.clientUrl().substring(member.clientUrl().indexOf(':'));
     ClusterVersionReader reader = new ClusterVersionReader(spec);
     WaitDeadline deadline = WaitDeadline.afterSeconds(Math.max(1, request.timeoutSeconds()));
     String last = "nothing yet";
     while (true) {
       try {
-        Optional<X509Certificate> served = reader.serverCertificate(member.clientUrl());
+        Optional<X509Certificate> served = reader.serverCertificate(url);
         if (served.isPresent()) {
           String seen = fingerprint(served.get());
           if (seen.equals(request.fingerprint())) return;
@@ -334,12 +667,12 @@ public final class TlsActivitiesImpl implements TlsActivities {
   }
 
   private MemberShell shell(InstallCertificateRequest request) {
+    return shell(cluster(request.cluster()), request.member());
+  }
+
+  private MemberShell shell(ClusterSpec spec, String member) {
     return MemberShell.of(
-        cluster(request.cluster()),
-        request.member(),
-        ssh,
-        "replacing certificates",
-        "docs/runbooks/reconfigure-tls.md");
+        spec, member, ssh, "reconfiguring TLS", "docs/runbooks/reconfigure-tls.md");
   }
 
   private ClusterSpec cluster(String name) {

@@ -6,6 +6,8 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.cluster.Member;
 import io.etcd.jetcd.options.GetOption;
+import io.etcdrunbooks.activities.etcd.TlsMaterial;
+import io.etcdrunbooks.inventory.TlsSpec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -79,6 +81,23 @@ public final class KubeApiServerStandIn implements AutoCloseable {
     failWhenChangedFrom = Files.readString(manifest);
   }
 
+  /**
+   * kube-apiserver's etcd client TLS as its manifest gives it ({@code --etcd-cafile}, {@code
+   * --etcd-certfile}, {@code --etcd-keyfile}); null when it gives none. Every file must be there:
+   * the stand-in makes the real handshakes kube-apiserver would.
+   */
+  private static TlsMaterial etcdClientTls(String manifest) {
+    List<String> ca = flagValues(manifest, "--etcd-cafile=");
+    List<String> cert = flagValues(manifest, "--etcd-certfile=");
+    List<String> key = flagValues(manifest, "--etcd-keyfile=");
+    if (ca.isEmpty() && cert.isEmpty() && key.isEmpty()) return null;
+    return TlsMaterial.load(
+        new TlsSpec(
+            ca.isEmpty() ? null : ca.get(0),
+            cert.isEmpty() ? null : cert.get(0),
+            key.isEmpty() ? null : key.get(0)));
+  }
+
   private String whyNotReady() throws IOException {
     String text;
     try {
@@ -90,10 +109,26 @@ public final class KubeApiServerStandIn implements AutoCloseable {
     if (unchanged != null && !unchanged.equals(text))
       return "kube-apiserver crash-looping since its manifest changed";
     List<String> servers = etcdServers(text);
-    for (String server : servers) {
-      if (!healthy(server)) return "etcd server " + server + " is not healthy";
+    TlsMaterial tls;
+    try {
+      tls = etcdClientTls(text);
+    } catch (RuntimeException e) {
+      return "etcd client TLS files unusable: " + e.getMessage();
     }
-    Set<String> memberUrls = memberClientUrls(servers);
+    HttpClient client =
+        tls == null
+            ? http
+            : HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(1))
+                .sslContext(tls.sslContext())
+                .build();
+    for (String server : servers) {
+      if (server.startsWith("https:") && tls == null) {
+        return "etcd server " + server + " is https but the manifest gives no --etcd-cafile";
+      }
+      if (!healthy(client, server)) return "etcd server " + server + " is not healthy";
+    }
+    Set<String> memberUrls = memberClientUrls(servers, tls);
     for (String server : servers) {
       if (!memberUrls.contains(server))
         return "etcd server " + server + " is not a member of the cluster " + memberUrls;
@@ -167,10 +202,10 @@ public final class KubeApiServerStandIn implements AutoCloseable {
         .toList();
   }
 
-  private boolean healthy(String server) {
+  private static boolean healthy(HttpClient client, String server) {
     try {
       HttpResponse<String> answer =
-          http.send(
+          client.send(
               HttpRequest.newBuilder(URI.create(server + "/health"))
                   .timeout(Duration.ofSeconds(1))
                   .build(),
@@ -181,8 +216,14 @@ public final class KubeApiServerStandIn implements AutoCloseable {
     }
   }
 
-  private static Set<String> memberClientUrls(List<String> servers) {
-    try (Client client = Client.builder().endpoints(servers.toArray(String[]::new)).build()) {
+  private static Set<String> memberClientUrls(List<String> servers, TlsMaterial tls) {
+    var builder = Client.builder().endpoints(servers.toArray(String[]::new));
+    try {
+      if (tls != null) builder.sslContext(tls::configure);
+    } catch (javax.net.ssl.SSLException e) {
+      throw new IllegalStateException("etcd client TLS: " + e.getMessage(), e);
+    }
+    try (Client client = builder.build()) {
       return client.getClusterClient().listMember().get(3, TimeUnit.SECONDS).getMembers().stream()
           .map(Member::getClientURIs)
           .flatMap(List::stream)

@@ -73,6 +73,23 @@ public interface ApiServerActivities {
    */
   boolean setStorageBackend(SetStorageBackendRequest request);
 
+  /**
+   * Points the apiserver at these etcd client URLs with its etcd client TLS in one edit of its
+   * manifest ({@code --etcd-servers}, {@code --etcd-cafile}, {@code --etcd-certfile}, {@code
+   * --etcd-keyfile}, added where missing; paths on the control-plane host), so kubelet restarts it
+   * once. The previous manifest is kept as with {@link #setEtcdServers}. Returns false, touching
+   * nothing, when the manifest says so already.
+   */
+  boolean setEtcdClientTls(SetEtcdClientTlsRequest request);
+
+  record SetEtcdClientTlsRequest(
+      String cluster,
+      String host,
+      List<String> etcdServers,
+      String caFile,
+      String certFile,
+      String keyFile) {}
+
   record ControlPlaneRef(String cluster, String host) {}
 
   record SetStorageBackendRequest(String cluster, String host, String backend) {}

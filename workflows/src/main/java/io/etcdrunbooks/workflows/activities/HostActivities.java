@@ -4,6 +4,7 @@ import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.activity.ActivityInterface;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the runbooks do on a member's host over SSH, through the cluster's service manager. Each
@@ -53,6 +54,26 @@ public interface HostActivities {
    * apply}. A systemd member with a renamed flag fails, non-retryably, naming it.
    */
   List<String> translateFlags(TranslateFlagsRequest request);
+
+  /**
+   * Sets these flags (name to value, "--cert-file" -> "/etc/etcd/pki/server.crt") where the
+   * member's flags live (a plain member's environment file, a static pod's manifest, running or
+   * stopped), keeping the file as it was the first time for {@code changeId}. Does not restart the
+   * member. Returns what changes ("(none) -> --cert-file=..."); written only when {@code apply},
+   * and nothing when every flag has its value already. A systemd member fails, non-retryably.
+   */
+  List<String> setMemberFlags(SetMemberFlagsRequest request);
+
+  /**
+   * Puts back the flags file kept by {@link #setMemberFlags} for {@code changeId}; false when none
+   * was kept. Does not restart the member.
+   */
+  boolean restoreMemberFlags(RestoreMemberFlagsRequest request);
+
+  record SetMemberFlagsRequest(
+      String cluster, String member, Map<String, String> flags, String changeId, boolean apply) {}
+
+  record RestoreMemberFlagsRequest(String cluster, String member, String changeId) {}
 
   record InstallRequest(String cluster, String member, String version) {}
 

@@ -1,9 +1,11 @@
 package io.etcdrunbooks.workflows.activities;
 
+import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.activity.ActivityInterface;
 import java.util.List;
+import java.util.Map;
 
 /** The worker's inventory file, kept in step with the clusters' real membership. */
 @ActivityInterface
@@ -24,6 +26,21 @@ public interface InventoryActivities {
    * already says so.
    */
   boolean recordReplacement(RecordReplacementRequest request);
+
+  /**
+   * Writes members' client and peer URLs (members not named keep theirs) and, when {@code setTls},
+   * the cluster's tls section ({@code tls}; null removes it) into the inventory, for a cluster
+   * moving to TLS one member at a time. Returns false, writing nothing, when the inventory already
+   * says so.
+   */
+  boolean recordTls(RecordTlsRequest request);
+
+  record RecordTlsRequest(
+      String cluster,
+      boolean setTls,
+      ClientTls tls,
+      Map<String, String> clientUrls,
+      Map<String, String> peerUrls) {}
 
   record RecordReplacementRequest(String cluster, String replacedMember, MemberPlacement member) {}
 }

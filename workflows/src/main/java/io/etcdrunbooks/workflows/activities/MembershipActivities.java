@@ -43,6 +43,14 @@ public interface MembershipActivities {
    */
   MemberStatus awaitNewMemberReady(AwaitNewMemberRequest request);
 
+  /**
+   * Sets the member's advertised peer URL ({@code etcdctl member update}), found by name. Returns
+   * false, changing nothing, when it advertises exactly that URL already.
+   */
+  boolean updatePeerUrl(UpdatePeerUrlRequest request);
+
+  record UpdatePeerUrlRequest(String cluster, String member, String peerUrl) {}
+
   record RemoveMemberRequest(String cluster, String peerUrl) {}
 
   record AddMemberRequest(String cluster, String peerUrl, boolean learner) {}

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.activities;
 
+import io.etcdrunbooks.workflows.model.ClientTls;
 import io.temporal.activity.ActivityInterface;
 import java.util.List;
 
@@ -44,15 +45,85 @@ public interface TlsActivities {
   void awaitServedCertificate(AwaitCertificateRequest request);
 
   /**
+   * Puts a CA certificate, a certificate and its key on one host, for TLS not served yet (enabling
+   * it): a member's {@code ca.crt}, {@code server.crt} and {@code server.key} in {@code hostDir}
+   * (also its peer certificate), or a control-plane host's {@code etcd/ca.crt}, {@code
+   * apiserver-etcd-client.crt} and {@code .key} under {@code hostDir}, kubeadm's layout. Keys mode
+   * 0600, every file owned as the member's data dir (the control-plane host's manifest); files
+   * there before are kept as {@code <file>.before-<changeId>}. The certificate comes from {@code
+   * certificatesDir} ({@code <member>.crt}, {@code apiserver-etcd-client.crt}) or is issued now
+   * from {@code caKeyFile}. Returns where the files are and the certificate's SHA-256 fingerprint;
+   * skips what is in place already.
+   */
+  PlacedCertificates placeCertificates(PlaceCertificatesRequest request);
+
+  /**
+   * Takes away what {@link #placeCertificates} put on the host, putting files it replaced back.
+   * Returns false when there was nothing to take away.
+   */
+  boolean removePlacedCertificates(PlaceCertificatesRequest request);
+
+  /**
+   * The member's URLs that still answer plain http: its client URL (when {@code client}) and its
+   * peer URL (when {@code peer}), each asked for {@code /version} over http on the same port.
+   */
+  List<String> plainHttpServed(PlainHttpRequest request);
+
+  /**
    * @param certificatesDir a directory on the worker with {@code <member>.crt} and {@code
    *     <member>.key} for each member
+   * @param caFile the CA they must chain to, on the worker; null: the inventory's tls.caFile
+   * @param workerTls enabling TLS: the worker's own client certificate, checked against caFile
+   * @param apiServerClient enabling TLS with control-plane hosts: certificatesDir also holds {@code
+   *     apiserver-etcd-client.crt} and {@code .key}, checked as a client certificate
    */
   record CheckCertificatesRequest(
       String cluster,
       String certificatesDir,
       List<String> members,
       String caKeyFile,
-      int validityDays) {}
+      int validityDays,
+      String caFile,
+      ClientTls workerTls,
+      boolean apiServerClient) {
+
+    public CheckCertificatesRequest(
+        String cluster,
+        String certificatesDir,
+        List<String> members,
+        String caKeyFile,
+        int validityDays) {
+      this(cluster, certificatesDir, members, caKeyFile, validityDays, null, null, false);
+    }
+  }
+
+  /**
+   * @param member the member whose host gets its files; or null, with {@code controlPlaneHost}
+   * @param caFile the CA certificate on the worker, copied to the host and issuing with caKeyFile
+   * @param hostDir the directory on the host: {@code {member}} or {@code {host}} in it stands for
+   *     the name; null: a plain member's serviceDir/pki, a static pod's /etc/kubernetes/pki/etcd, a
+   *     control-plane host's pki directory beside its manifests directory
+   */
+  record PlaceCertificatesRequest(
+      String cluster,
+      String member,
+      String controlPlaneHost,
+      String certificatesDir,
+      String caKeyFile,
+      int validityDays,
+      String caFile,
+      String hostDir,
+      String changeId) {}
+
+  /** Paths on the host, for the flags that use them, and the certificate's fingerprint. */
+  record PlacedCertificates(String fingerprint, String caFile, String certFile, String keyFile) {
+
+    public PlacedCertificates withFingerprint(String placed) {
+      return new PlacedCertificates(placed, caFile, certFile, keyFile);
+    }
+  }
+
+  record PlainHttpRequest(String cluster, String member, boolean client, boolean peer) {}
 
   /**
    * @param certFile the member's --cert-file on its host
@@ -70,6 +141,16 @@ public interface TlsActivities {
       String caKeyFile,
       int validityDays) {}
 
+  /**
+   * @param tls when set, the handshake is made with this trust and client certificate on the
+   *     member's client address over https, whatever the inventory says (TLS being enabled)
+   */
   record AwaitCertificateRequest(
-      String cluster, String member, String fingerprint, int timeoutSeconds) {}
+      String cluster, String member, String fingerprint, int timeoutSeconds, ClientTls tls) {
+
+    public AwaitCertificateRequest(
+        String cluster, String member, String fingerprint, int timeoutSeconds) {
+      this(cluster, member, fingerprint, timeoutSeconds, null);
+    }
+  }
 }

@@ -35,6 +35,14 @@ public enum Phase {
   APISERVERS,
   /** The TLS runbook's certificate files replaced on each member in turn. */
   CERTIFICATES,
+  /** Enabling TLS: certificate files put on every host before any member uses them. */
+  PLACE_CERTIFICATES,
+  /** Enabling TLS: each member restarted serving http and https. */
+  BOTH_SCHEMES,
+  /** Enabling TLS: each member restarted serving clients on TLS only. */
+  TLS_ONLY,
+  /** Enabling TLS: each member's peer URL moved to https, then the member restarted on it. */
+  PEER_TLS,
   POSTFLIGHT,
   /** The migrated keys deleted from the v2 store, once every kube-apiserver reads v3. */
   CLEAR_V2,

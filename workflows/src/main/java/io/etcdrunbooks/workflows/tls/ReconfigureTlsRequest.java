@@ -6,7 +6,7 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  * Input of the ReconfigureTls runbook, one JSON object so the Temporal Web UI can start it: {@code
  * {"cluster":"prod-1","mode":"rotate-certificates","certificatesDir":"/etc/etcd-runbooks/new-certs/prod-1"}}.
  *
- * @param mode {@value #ROTATE_CERTIFICATES} (the only mode built so far)
+ * @param mode {@value #ROTATE_CERTIFICATES} or {@value #ENABLE}
  * @param certificatesDir on the worker: {@code <member>.crt} and {@code <member>.key} for each
  *     member, issued by the CA the cluster trusts (the inventory's tls.caFile)
  * @param memberTimeoutSeconds how long each member may take to serve its new certificate and be
@@ -15,6 +15,8 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  *     inventory's tls.caFile), on the worker; each member gets a new certificate issued from it, as
  *     kubeadm renews etcd's certificates
  * @param validityDays with caKeyFile: how long the issued certificates are valid (0: 365)
+ * @param enable mode {@value #ENABLE}: which URLs, the CA, the worker's client certificate, where
+ *     the files go on the hosts
  */
 public record ReconfigureTlsRequest(
     String cluster,
@@ -24,9 +26,45 @@ public record ReconfigureTlsRequest(
     boolean requireApproval,
     int memberTimeoutSeconds,
     String caKeyFile,
-    int validityDays) {
+    int validityDays,
+    EnableTls enable) {
 
   public static final String ROTATE_CERTIFICATES = "rotate-certificates";
+  public static final String ENABLE = "enable";
+
+  /**
+   * TLS enabled on a running http cluster: certificates from a directory on the worker ({@code
+   * <member>.crt} and {@code .key}, and {@code apiserver-etcd-client.crt} and {@code .key} when
+   * client URLs move and the cluster has control-plane hosts).
+   */
+  public static ReconfigureTlsRequest enable(
+      String cluster, String certificatesDir, EnableTls enable, RunbookOptions options) {
+    return of(cluster, ENABLE, certificatesDir, options).enabling(enable);
+  }
+
+  /** TLS enabled on a running http cluster, every certificate issued from the CA's key. */
+  public static ReconfigureTlsRequest enableIssued(
+      String cluster,
+      String caKeyFile,
+      int validityDays,
+      EnableTls enable,
+      RunbookOptions options) {
+    return of(cluster, ENABLE, null, options).issuedFrom(caKeyFile, validityDays).enabling(enable);
+  }
+
+  /** This request with what enabling TLS needs. */
+  public ReconfigureTlsRequest enabling(EnableTls settings) {
+    return new ReconfigureTlsRequest(
+        cluster,
+        mode,
+        certificatesDir,
+        dryRun,
+        requireApproval,
+        memberTimeoutSeconds,
+        caKeyFile,
+        validityDays,
+        settings);
+  }
 
   /** New server certificates for every member, from a directory on the worker. */
   public static ReconfigureTlsRequest rotateCertificates(
@@ -45,7 +83,8 @@ public record ReconfigureTlsRequest(
         options.requireApproval(),
         options.memberTimeoutSeconds(),
         null,
-        0);
+        0,
+        null);
   }
 
   /** New certificates issued for every member from the cluster's CA key, on the worker. */
@@ -57,7 +96,15 @@ public record ReconfigureTlsRequest(
   /** This request, its certificates issued from a CA key instead of read from a directory. */
   public ReconfigureTlsRequest issuedFrom(String caKey, int days) {
     return new ReconfigureTlsRequest(
-        cluster, mode, certificatesDir, dryRun, requireApproval, memberTimeoutSeconds, caKey, days);
+        cluster,
+        mode,
+        certificatesDir,
+        dryRun,
+        requireApproval,
+        memberTimeoutSeconds,
+        caKey,
+        days,
+        enable);
   }
 
   public boolean fromCaKey() {

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.tls;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.always;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
 
+import io.etcdrunbooks.workflows.activities.TlsActivities.PlainHttpRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
@@ -17,19 +18,23 @@ public final class TlsPhases {
       new PhaseRunner<TlsRun>(
               always(
                   Phase.DISCOVER,
-                  "checks the request, then reads the cluster and, from each running member's"
-                      + " flags, the certificate and key files it serves",
+                  "checks the request, then reads the cluster and each running member's flags (the"
+                      + " certificate and key it serves; enabling, the URLs it listens on) and,"
+                      + " enabling, the members' URLs in the inventory",
                   TlsPreflight::discover),
               always(
                   Phase.PREFLIGHT,
-                  "refuses, touching nothing, unless every member is healthy and serves TLS, every"
-                      + " new certificate has its key, chains to the cluster's CA, covers the"
-                      + " member's addresses and outlives the expiry window, and every host can be"
-                      + " logged in to",
+                  "refuses, touching nothing, unless every member is healthy, every new"
+                      + " certificate has its key, chains to the CA, covers the member's addresses"
+                      + " and outlives the expiry window (enabling, the worker's and kube-apiserver's"
+                      + " client certificates too) and every host can be logged in to; rotating,"
+                      + " every member serves TLS; enabling, the URLs to move are http, every"
+                      + " member's flags file can be edited and the inventory written",
                   TlsPreflight::run),
               always(
                   Phase.PLAN,
-                  "names each member's files and the new certificates; a dry run ends here",
+                  "names each member's files and the new certificates, or, enabling, the steps and"
+                      + " the members' restart order; a dry run ends here",
                   TlsPreflight::plan),
               when(
                   Phase.AWAITING_APPROVAL,
@@ -41,17 +46,52 @@ public final class TlsPhases {
                           .awaitApproval(
                               "the first member's certificate is replaced", () -> false)),
               when(
+                  Phase.PLACE_CERTIFICATES,
+                  "enable: the CA, each member's certificate and key (mode 0600, owned as its data"
+                      + " dir) on its host, and kube-apiserver's etcd client certificate on every"
+                      + " control-plane host, as kubeadm lays them out; files there before kept",
+                  TlsPhases::enables,
+                  TlsEnable::placeCertificates),
+              when(
+                  Phase.BOTH_SCHEMES,
+                  "enable, client URLs: each member restarted, leader last, serving its client"
+                      + " port on http and https, its new certificate seen in a real handshake; the"
+                      + " inventory gives its https URL and the worker's client certificate first,"
+                      + " so every later runbook talks TLS",
+                  run -> enables(run) && run.enablingClients(),
+                  TlsEnable::bothSchemes),
+              when(
+                  Phase.APISERVERS,
+                  "enable, client URLs: every kube-apiserver given https --etcd-servers and"
+                      + " --etcd-cafile, --etcd-certfile, --etcd-keyfile in one manifest edit, one"
+                      + " host at a time, healthy before the next",
+                  run -> enables(run) && run.enablingClients(),
+                  TlsEnable::apiServers),
+              when(
+                  Phase.TLS_ONLY,
+                  "enable: each member restarted, leader last, serving clients on https only and,"
+                      + " for peer URLs, given its certificate to dial peers (etcd 3.4 stops"
+                      + " answering gRPC on http when given it while serving both schemes)",
+                  TlsPhases::enables,
+                  TlsEnable::tlsOnly),
+              when(
+                  Phase.PEER_TLS,
+                  "enable, peer URLs: each member, leader last, given an https peer URL with member"
+                      + " update, then restarted listening on it; then the inventory's peer URLs",
+                  run -> enables(run) && run.enablingPeers(),
+                  TlsEnable::peerTls),
+              when(
                   Phase.CERTIFICATES,
                   "one member at a time: its certificate and key replaced atomically (the old ones"
                       + " kept), then the new certificate seen in a real handshake and the member"
                       + " healthy before the next; etcd reads its files again for every handshake,"
                       + " so no member restarts",
-                  TlsRun::changes,
+                  run -> run.changes() && !run.enabling(),
                   TlsRotation::rotate),
               when(
                   Phase.POSTFLIGHT,
                   "every member healthy and serving its new certificate, raft indexes and hashkv"
-                      + " equal",
+                      + " equal; enabling, no member answers plain http on a URL moved to TLS",
                   TlsRun::changes,
                   TlsPhases::postflight),
               always(
@@ -61,12 +101,19 @@ public final class TlsPhases {
           .compensatingIn(
               Phase.COMPENSATE,
               "a member that does not serve its new certificate, or is not healthy with it, gets"
-                  + " its old files back, and so does every member rotated before it");
+                  + " its old files back, and so does every member rotated before it; enabling,"
+                  + " every change of the run is undone, newest first (flags, peer URLs,"
+                  + " manifests, inventory, files), and the cluster serves http as before");
 
   private TlsPhases() {}
 
+  private static boolean enables(TlsRun run) {
+    return run.changes() && run.enabling();
+  }
+
   private static void postflight(TlsRun run) {
-    PostflightCheck.Found found = PostflightCheck.check(run.ctx, state -> List.of());
+    PostflightCheck.Found found =
+        PostflightCheck.check(run.ctx, state -> run.enabling() ? stillPlain(run) : List.of());
     run.notAfter =
         found.state().certificates() == null
             ? java.util.Map.of()
@@ -76,11 +123,34 @@ public final class TlsPhases {
           run.what(),
           found.problems(),
           FailureType.PostflightFailed,
-          "Every member's new certificate stays in place; the old files are kept as"
-              + " <file>.before-"
-              + run.rotationId
-              + ".");
+          run.enabling()
+              ? "Every member keeps its TLS settings; each flags file's earlier copies are kept as"
+                  + " <file>.before-"
+                  + run.rotationId
+                  + "-<step>."
+              : "Every member's new certificate stays in place; the old files are kept as"
+                  + " <file>.before-"
+                  + run.rotationId
+                  + ".");
     }
+  }
+
+  /** Enabling: every URL that still answers plain http. */
+  private static List<String> stillPlain(TlsRun run) {
+    List<String> problems = new java.util.ArrayList<>();
+    for (String member : run.members) {
+      List<String> plain =
+          run.ctx
+              .activities()
+              .tls
+              .plainHttpServed(
+                  new PlainHttpRequest(
+                      run.cluster(), member, run.enablingClients(), run.enablingPeers()));
+      if (!plain.isEmpty()) {
+        problems.add("member %s still answers plain http on %s".formatted(member, plain));
+      }
+    }
+    return problems;
   }
 
   private static void done(TlsRun run) {

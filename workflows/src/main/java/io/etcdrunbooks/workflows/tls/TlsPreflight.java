@@ -1,9 +1,11 @@
 package io.etcdrunbooks.workflows.tls;
 
+import io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.CheckCertificatesRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.MemberFlags;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
@@ -31,6 +33,16 @@ final class TlsPreflight {
             run.what(),
             FailureType.TlsRefused);
     run.members = run.state.members().stream().map(MemberStatus::name).toList();
+    if (run.enabling()) {
+      for (MemberPlacement p :
+          run.ctx
+              .progress()
+              .record(
+                  "members in the inventory",
+                  () -> run.ctx.activities().inventory.members(run.ctx.ref()))) {
+        run.placements.put(p.name(), p);
+      }
+    }
     for (MemberStatus m : run.state.members()) {
       if (!m.reachable()) continue;
       MemberFlags flags =
@@ -43,6 +55,7 @@ final class TlsPreflight {
                           .activities()
                           .host
                           .memberFlags(new MemberRef(run.cluster(), m.name())));
+      run.flags.put(m.name(), flags);
       Optional<String> cert = flags.value("--cert-file");
       Optional<String> key = flags.value("--key-file");
       if (cert.isPresent() && key.isPresent()) {
@@ -53,11 +66,15 @@ final class TlsPreflight {
 
   private static List<String> requestProblems(ReconfigureTlsRequest request) {
     List<String> problems = new ArrayList<>();
-    if (!ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
+    if (ReconfigureTlsRequest.ENABLE.equals(request.mode())) {
+      problems.addAll(enableProblems(request.enable()));
+    } else if (!ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
       problems.add(
-          ("mode must be %s, got '%s' (enabling TLS on an http cluster and rotating the CA are not"
-                  + " built yet)")
-              .formatted(ReconfigureTlsRequest.ROTATE_CERTIFICATES, request.mode()));
+          ("mode must be %s or %s, got '%s' (rotating the CA is not built yet)")
+              .formatted(
+                  ReconfigureTlsRequest.ROTATE_CERTIFICATES,
+                  ReconfigureTlsRequest.ENABLE,
+                  request.mode()));
     }
     String dir = request.certificatesDir();
     boolean fromDir = dir != null && !dir.isBlank();
@@ -80,8 +97,40 @@ final class TlsPreflight {
     return problems;
   }
 
+  private static List<String> enableProblems(EnableTls enable) {
+    if (enable == null) {
+      return List.of(
+          "mode enable needs \"enable\": {\"urls\", \"caFile\", \"clientCertFile\","
+              + " \"clientKeyFile\"}: which URLs move to TLS, the CA, and the worker's client"
+              + " certificate");
+    }
+    List<String> problems = new ArrayList<>();
+    if (!List.of(EnableTls.CLIENT, EnableTls.PEER, EnableTls.BOTH)
+        .contains(enable.effectiveUrls())) {
+      problems.add("enable.urls must be client, peer or both, got '%s'".formatted(enable.urls()));
+    }
+    absolute(problems, "enable.caFile", enable.caFile(), true);
+    absolute(problems, "enable.clientCertFile", enable.clientCertFile(), enable.coversClients());
+    absolute(problems, "enable.clientKeyFile", enable.clientKeyFile(), enable.coversClients());
+    absolute(problems, "enable.memberPkiDir", enable.memberPkiDir(), false);
+    absolute(problems, "enable.apiServerPkiDir", enable.apiServerPkiDir(), false);
+    return problems;
+  }
+
+  private static void absolute(List<String> problems, String field, String path, boolean needed) {
+    if (path == null || path.isBlank()) {
+      if (needed) problems.add(field + " is required");
+    } else if (!path.startsWith("/")) {
+      problems.add(field + " must be an absolute path, got '" + path + "'");
+    }
+  }
+
   /** Every problem at once, or none. */
   static void run(TlsRun run) {
+    if (run.enabling()) {
+      runEnable(run);
+      return;
+    }
     List<String> problems =
         new ArrayList<>(ClusterChecks.memberProblems(run.state, "replacing certificates"));
     for (String member : run.members) {
@@ -121,7 +170,116 @@ final class TlsPreflight {
     if (!problems.isEmpty()) throw refused(run, problems);
   }
 
+  private static void runEnable(TlsRun run) {
+    List<String> problems =
+        new ArrayList<>(ClusterChecks.memberProblems(run.state, "enabling TLS"));
+    EnableTls enable = run.request.enable();
+    for (MemberPlacement p : run.placements.values()) {
+      if (enable.coversClients() && p.clientUrl().startsWith("https:")) {
+        problems.add(
+            ("member %s serves clients on https already (%s): enable moves http URLs;"
+                    + " rotate-certificates replaces certificates")
+                .formatted(p.name(), p.clientUrl()));
+      }
+      if (enable.coversPeers() && p.peerUrl().startsWith("https:")) {
+        problems.add(
+            "member %s's peer URL is https already (%s): ask for urls=client"
+                .formatted(p.name(), p.peerUrl()));
+      }
+    }
+    if (problems.isEmpty()) {
+      for (String member : run.members) {
+        try {
+          run.ctx
+              .progress()
+              .record(
+                  member + ": flags can be set",
+                  () ->
+                      run.ctx
+                          .activities()
+                          .host
+                          .setMemberFlags(
+                              new SetMemberFlagsRequest(
+                                  run.cluster(),
+                                  member,
+                                  java.util.Map.of("--client-cert-auth", "true"),
+                                  run.rotationId,
+                                  false)));
+        } catch (ActivityFailure e) {
+          problems.add(Failures.rootMessage(e));
+        }
+      }
+    }
+    List<String> controlPlane =
+        enable.coversClients()
+            ? run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref())
+            : List.of();
+    if (problems.isEmpty()) {
+      try {
+        problems.addAll(
+            run.ctx
+                .progress()
+                .record(
+                    "the certificates",
+                    () ->
+                        run.ctx
+                            .activities()
+                            .tls
+                            .checkCertificates(
+                                new CheckCertificatesRequest(
+                                    run.cluster(),
+                                    run.request.certificatesDir(),
+                                    run.members,
+                                    run.request.caKeyFile(),
+                                    run.request.effectiveValidityDays(),
+                                    enable.caFile(),
+                                    enable.coversClients() ? enable.workerTls() : null,
+                                    !controlPlane.isEmpty()))));
+      } catch (ActivityFailure e) {
+        problems.add("the certificates could not be checked: " + Failures.rootMessage(e));
+      }
+    }
+    try {
+      run.ctx.activities().inventory.checkWritable(run.ctx.ref());
+    } catch (ActivityFailure e) {
+      problems.add(Failures.rootMessage(e));
+    }
+    problems.addAll(
+        HostAccessPreflight.problems(
+            run.ctx.activities(),
+            run.ctx.progress(),
+            run.cluster(),
+            List.of(),
+            !controlPlane.isEmpty()));
+    if (!problems.isEmpty()) throw refused(run, problems);
+  }
+
   static void plan(TlsRun run) {
+    if (run.enabling()) {
+      EnableTls enable = run.request.enable();
+      run.ctx
+          .progress()
+          .message(
+              ("enable TLS on %s URLs: certificates %s on every member's host%s; each member"
+                      + " restarted, leader last (%s), serving http and https%s; then each"
+                      + " restarted serving TLS only%s")
+                  .formatted(
+                      enable.effectiveUrls(),
+                      run.request.fromCaKey()
+                          ? "issued from " + run.request.caKeyFile()
+                          : "from " + run.request.certificatesDir(),
+                      enable.coversClients()
+                          ? " and kube-apiserver's etcd client certificate on every control-plane"
+                              + " host"
+                          : "",
+                      run.leaderLast(),
+                      enable.coversClients()
+                          ? "; the inventory and every kube-apiserver moved to https, one host at"
+                              + " a time"
+                          : "",
+                      enable.coversPeers() ? ", its peer URL moved by member update first" : ""));
+      return;
+    }
     run.ctx
         .progress()
         .message(

@@ -1,6 +1,9 @@
 package io.etcdrunbooks.workflows.tls;
 
+import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.MemberFlags;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.phases.Compensation;
 import io.etcdrunbooks.workflows.phases.RunContext;
 import io.temporal.workflow.Workflow;
@@ -21,6 +24,14 @@ final class TlsRun {
   final Compensation undo = new Compensation();
 
   ClusterState state;
+
+  /** Enabling TLS: each member's flags as it ran before, its URLs, and its placed files. */
+  final Map<String, MemberFlags> flags = new LinkedHashMap<>();
+
+  final Map<String, MemberPlacement> placements = new LinkedHashMap<>();
+  final Map<String, PlacedCertificates> placed = new LinkedHashMap<>();
+  final Map<String, PlacedCertificates> controlPlanePlaced = new LinkedHashMap<>();
+  final List<String> apiServersChanged = new ArrayList<>();
   List<String> members = List.of();
   final Map<String, Files> files = new LinkedHashMap<>();
   final Map<String, String> fingerprints = new LinkedHashMap<>();
@@ -39,6 +50,27 @@ final class TlsRun {
 
   boolean changes() {
     return !request.dryRun();
+  }
+
+  boolean enabling() {
+    return ReconfigureTlsRequest.ENABLE.equals(request.mode());
+  }
+
+  /** Enabling TLS on client URLs: the worker, the inventory and the apiservers move too. */
+  boolean enablingClients() {
+    return enabling() && request.enable() != null && request.enable().coversClients();
+  }
+
+  boolean enablingPeers() {
+    return enabling() && request.enable() != null && request.enable().coversPeers();
+  }
+
+  /** Members in the order they restart: the leader last. */
+  List<String> leaderLast() {
+    List<String> order = new ArrayList<>(members);
+    String leader = state == null ? "" : state.leaderName();
+    if (order.remove(leader)) order.add(leader);
+    return order;
   }
 
   String what() {

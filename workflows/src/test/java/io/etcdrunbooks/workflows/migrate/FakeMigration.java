@@ -215,4 +215,16 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
     cleared = true;
     return v2Keys;
   }
+
+  @Override
+  public boolean recordTls(
+      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean setEtcdClientTls(
+      io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
 }

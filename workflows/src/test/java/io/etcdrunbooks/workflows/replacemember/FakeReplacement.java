@@ -454,4 +454,34 @@ final class FakeReplacement
   private List<String> clientUrls() {
     return inventory.stream().map(MemberPlacement::clientUrl).toList();
   }
+
+  @Override
+  public java.util.List<String> setMemberFlags(
+      io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean restoreMemberFlags(
+      io.etcdrunbooks.workflows.activities.HostActivities.RestoreMemberFlagsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean updatePeerUrl(
+      io.etcdrunbooks.workflows.activities.MembershipActivities.UpdatePeerUrlRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean recordTls(
+      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean setEtcdClientTls(
+      io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
 }

@@ -206,4 +206,16 @@ public final class FakeRestoreHosts
     restored.add(request.member());
     return 0;
   }
+
+  @Override
+  public boolean recordTls(
+      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean setEtcdClientTls(
+      io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
 }

@@ -382,4 +382,16 @@ public final class FakeCluster
   public int scheduleIntervalMinutes(ClusterRef cluster) {
     return 1440;
   }
+
+  @Override
+  public java.util.List<String> setMemberFlags(
+      io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean restoreMemberFlags(
+      io.etcdrunbooks.workflows.activities.HostActivities.RestoreMemberFlagsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
 }

@@ -69,4 +69,10 @@ public final class FakeControlPlane implements ApiServerActivities {
   public void awaitHealthy(AwaitApiServerRequest request) {
     throw new UnsupportedOperationException("read only");
   }
+
+  @Override
+  public boolean setEtcdClientTls(
+      io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
 }

@@ -77,4 +77,22 @@ final class FakeCertificates implements TlsActivities {
           "CertificateNotServed");
     }
   }
+
+  @Override
+  public io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates placeCertificates(
+      io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean removePlacedCertificates(
+      io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public java.util.List<String> plainHttpServed(
+      io.etcdrunbooks.workflows.activities.TlsActivities.PlainHttpRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
 }

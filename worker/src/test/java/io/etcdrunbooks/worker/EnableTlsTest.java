@@ -1,0 +1,230 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcdrunbooks.activities.etcd.EtcdClients;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.TlsSpec;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.testkit.TestCertificates;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.tls.EnableTls;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsResult;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * ReconfigureTls enable on real http clusters with a writer running and kube-apiserver stand-ins
+ * that make real TLS handshakes with the client certificate their manifests name: afterwards every
+ * member serves only TLS on its client and peer URLs, the inventory and the apiservers talk https,
+ * and no acknowledged write is lost.
+ */
+@RealEtcd
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class EnableTlsTest {
+
+  @TempDir Path dir;
+
+  @ParameterizedTest(name = "etcd {0}")
+  @ValueSource(strings = {"3.4.23", "3.5.30"})
+  void anHttpClusterEndsServingOnlyTlsOnClientAndPeerUrlsWithTheApiServersFollowing(String version)
+      throws Exception {
+    TestCertificates.Material material = TestCertificates.write(dir.resolve("worker-pki"));
+    Path caKey = material.authority().writeKey();
+    TlsSpec worker = material.client(false);
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.start(dir.resolve("sandbox"), version, Map.of());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
+      ClusterSpec before = runbooks.cluster();
+      ReconfigureTlsResult result;
+      try (Writer writer = Writer.start(before, worker)) {
+        result =
+            runbooks
+                .tlsStub()
+                .reconfigure(
+                    ReconfigureTlsRequest.enableIssued(
+                        "sandbox",
+                        caKey.toString(),
+                        90,
+                        EnableTls.both(worker.caFile(), worker.certFile(), worker.keyFile()),
+                        RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+        writer.stopAndCheckEveryAcknowledgedWrite(runbooks.cluster());
+      }
+
+      assertThat(result.rotated()).containsExactlyInAnyOrder("m1", "m2", "m3");
+      ClusterSpec after = runbooks.cluster();
+      assertThat(after.tls().caFile()).isEqualTo(worker.caFile());
+      assertThat(after.tls().certFile()).isEqualTo(worker.certFile());
+      for (MemberSpec m : after.members()) {
+        assertThat(m.clientUrl()).startsWith("https://");
+        assertThat(m.peerUrl()).startsWith("https://");
+        String plainClient = "http" + m.clientUrl().substring("https".length());
+        String plainPeer = "http" + m.peerUrl().substring("https".length());
+        assertThat(answersPlainHttp(plainClient)).as("%s client URL over http", m.name()).isFalse();
+        assertThat(answersPlainHttp(plainPeer)).as("%s peer URL over http", m.name()).isFalse();
+        Path key = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki/server.key");
+        assertThat(Files.getPosixFilePermissions(key))
+            .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+      }
+      try (EtcdClients clients = new EtcdClients(after)) {
+        var members =
+            EtcdClients.await(
+                    clients.cluster().getClusterClient().listMember(), "member list over TLS")
+                .getMembers();
+        assertThat(members).hasSize(3);
+        for (var member : members) {
+          assertThat(member.getPeerURIs()).allMatch(u -> u.getScheme().equals("https"));
+          assertThat(member.getClientURIs()).allMatch(u -> u.getScheme().equals("https"));
+        }
+      }
+      assertThat(runbooks.etcd.checkConsistency(new ClusterRef("sandbox")).hashesEqual()).isTrue();
+      for (String host : apiServers.hosts()) {
+        String manifest = Files.readString(apiServers.manifest(host));
+        assertThat(manifest)
+            .contains("--etcd-servers=https://")
+            .contains("--etcd-cafile=")
+            .contains("--etcd-certfile=")
+            .contains("--etcd-keyfile=")
+            .doesNotContain("--etcd-servers=http://");
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s healthy through its etcd client certificate", host)
+            .isEqualTo(200);
+      }
+    }
+  }
+
+  static boolean answersPlainHttp(String url) {
+    try {
+      return HttpClient.newBuilder()
+              .connectTimeout(Duration.ofSeconds(2))
+              .build()
+              .send(
+                  HttpRequest.newBuilder(URI.create(url + "/version"))
+                      .timeout(Duration.ofSeconds(2))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /**
+   * Writes through the http client URLs while they answer and through https with the worker's
+   * client certificate once they no longer do, so writes go on across the whole move.
+   */
+  static final class Writer implements AutoCloseable {
+    private final EtcdClients plain;
+    private final EtcdClients tls;
+    private final Map<String, String> acknowledged = new ConcurrentHashMap<>();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final Thread thread;
+
+    private Writer(ClusterSpec cluster, TlsSpec workerTls) {
+      this.plain = new EtcdClients(cluster);
+      this.tls =
+          new EtcdClients(
+              cluster
+                  .withMembers(
+                      cluster.members().stream()
+                          .map(
+                              m ->
+                                  new MemberSpec(
+                                      m.name(),
+                                      m.host(),
+                                      m.sshPort(),
+                                      "https" + m.clientUrl().substring("http".length()),
+                                      m.peerUrl(),
+                                      m.dataDir(),
+                                      m.installDir(),
+                                      m.serviceDir()))
+                          .toList())
+                  .withTls(workerTls));
+      this.thread = new Thread(this::write, "writer");
+    }
+
+    static Writer start(ClusterSpec cluster, TlsSpec workerTls) {
+      Writer writer = new Writer(cluster, workerTls);
+      writer.thread.start();
+      return writer;
+    }
+
+    private void write() {
+      for (int i = 0; !stop.get() && i < 100_000; i++) {
+        String key = "/registry/writer/k" + i;
+        if (put(plain.cluster(), key, "v" + i) || put(tls.cluster(), key, "v" + i)) {
+          acknowledged.put(key, "v" + i);
+        }
+      }
+    }
+
+    private static boolean put(Client client, String key, String value) {
+      try {
+        client.getKVClient().put(bytes(key), bytes(value)).get(3, TimeUnit.SECONDS);
+        return true;
+      } catch (Exception e) {
+        return false; // not acknowledged: may or may not be there
+      }
+    }
+
+    void stopAndCheckEveryAcknowledgedWrite(ClusterSpec now) throws Exception {
+      stop.set(true);
+      thread.join(10_000);
+      assertThat(acknowledged).as("writes acknowledged during the move").isNotEmpty();
+      try (EtcdClients check = new EtcdClients(now)) {
+        for (Map.Entry<String, String> put : acknowledged.entrySet()) {
+          assertThat(
+                  check
+                      .cluster()
+                      .getKVClient()
+                      .get(bytes(put.getKey()))
+                      .get(5, TimeUnit.SECONDS)
+                      .getKvs()
+                      .get(0)
+                      .getValue()
+                      .toString(StandardCharsets.UTF_8))
+              .as(put.getKey())
+              .isEqualTo(put.getValue());
+        }
+      }
+    }
+
+    private static ByteSequence bytes(String s) {
+      return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+      stop.set(true);
+      try {
+        thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      plain.close();
+      tls.close();
+    }
+  }
+}

@@ -154,7 +154,8 @@ public final class RunbookController {
    * "requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0}, or with
    * {"caKeyFile":"/etc/etcd-runbooks/prod-1-ca.key","validityDays":365} instead of certificatesDir;
    * mode "enable" takes {"enable":{"urls":"both","caFile":...,"clientCertFile":...,
-   * "clientKeyFile":...}} too.
+   * "clientKeyFile":...}} too, mode "rotate-ca" {"rotateCa":{"caFile":...,"clientCertFile":...,
+   * "clientKeyFile":...}}.
    */
   @Post("/clusters/{cluster}/reconfigure-tls")
   @Access(ApiAction.RECONFIGURE_TLS)
@@ -170,7 +171,8 @@ public final class RunbookController {
                         options(
                             body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
                     .issuedFrom(body.caKeyFile(), body.validityDays())
-                    .enabling(body.enable()),
+                    .enabling(body.enable())
+                    .movingTo(body.rotateCa()),
                 caller(http)));
   }
 

@@ -195,12 +195,14 @@ public final class RunbookStarter {
   public Started startReconfigureTls(ReconfigureTlsRequest request, String startedBy) {
     inventory.get().cluster(request.cluster());
     boolean enable = ReconfigureTlsRequest.ENABLE.equals(request.mode());
-    if (!enable && !ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
+    boolean rotateCa = ReconfigureTlsRequest.ROTATE_CA.equals(request.mode());
+    if (!enable && !rotateCa && !ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
       throw new IllegalArgumentException(
-          "mode must be %s or %s, got '%s' (rotating the CA is not built yet)"
+          "mode must be %s, %s or %s, got '%s'"
               .formatted(
                   ReconfigureTlsRequest.ROTATE_CERTIFICATES,
                   ReconfigureTlsRequest.ENABLE,
+                  ReconfigureTlsRequest.ROTATE_CA,
                   request.mode()));
     }
     if (enable != (request.enable() != null)) {
@@ -209,6 +211,14 @@ public final class RunbookStarter {
               ? "mode enable needs \"enable\": {\"urls\":\"both\",\"caFile\":...,"
                   + " \"clientCertFile\":..., \"clientKeyFile\":...} (paths on the worker)"
               : "\"enable\" is only for mode enable");
+    }
+    if (rotateCa != (request.rotateCa() != null)) {
+      throw new IllegalArgumentException(
+          rotateCa
+              ? "mode rotate-ca needs \"rotateCa\": {\"caFile\":..., \"clientCertFile\":...,"
+                  + " \"clientKeyFile\":...} (the new CA and the worker's certificate from it, on"
+                  + " the worker)"
+              : "\"rotateCa\" is only for mode rotate-ca");
     }
     String source = request.fromCaKey() ? request.caKeyFile() : request.certificatesDir();
     boolean both =

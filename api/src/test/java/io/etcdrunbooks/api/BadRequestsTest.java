@@ -948,15 +948,25 @@ class BadRequestsTest {
     // ReconfigureTls: modes and their settings
     c.add(
         new BadRequest(
-            "a TLS reconfiguration in a mode that is not built",
+            "a TLS reconfiguration in a mode there is not",
             "POST",
             C + "/reconfigure-tls",
             JSON_TYPE,
-            "{\"mode\":\"rotate-ca\",\"certificatesDir\":\"/tmp/c\"}",
+            "{\"mode\":\"rotate-everything\",\"certificatesDir\":\"/tmp/c\"}",
             ADMIN.bearer(),
             400,
-            "mode must be rotate-certificates or enable",
-            "rotate-ca"));
+            "mode must be rotate-certificates, enable or rotate-ca",
+            "rotate-everything"));
+    c.add(
+        new BadRequest(
+            "a CA rotation without the new CA",
+            "POST",
+            C + "/reconfigure-tls",
+            JSON_TYPE,
+            "{\"mode\":\"rotate-ca\",\"caKeyFile\":\"/tmp/new-ca.key\"}",
+            ADMIN.bearer(),
+            400,
+            "mode rotate-ca needs"));
     c.add(
         new BadRequest(
             "enabling TLS without its settings",

@@ -26,10 +26,19 @@ final class ClusterProbe implements AutoCloseable {
 
   ClusterProbe(ClusterSpec cluster) {
     this.cluster = cluster;
-    this.client =
+    var builder =
         Client.builder()
-            .endpoints(cluster.members().stream().map(MemberSpec::clientUrl).toArray(String[]::new))
-            .build();
+            .endpoints(
+                cluster.members().stream().map(MemberSpec::clientUrl).toArray(String[]::new));
+    if (cluster.tls() != null) {
+      try {
+        builder.sslContext(
+            io.etcdrunbooks.activities.etcd.TlsMaterial.load(cluster.tls())::configure);
+      } catch (javax.net.ssl.SSLException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    this.client = builder.build();
   }
 
   Client client() {

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -11,11 +12,17 @@ import io.etcdrunbooks.inventory.TlsSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.TestCertificates;
+import io.etcdrunbooks.workflows.activities.TlsActivities;
+import io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest;
+import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.tls.EnableTls;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsResult;
+import io.temporal.client.WorkflowFailedException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,10 +32,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -111,6 +120,157 @@ class EnableTlsTest {
             .as("%s healthy through its etcd client certificate", host)
             .isEqualTo(200);
       }
+    }
+  }
+
+  @Test
+  void aMemberWhoseKeyBreaksMidRunUndoesTheWholeRunAndTheClusterServesHttpAsBefore()
+      throws Exception {
+    TestCertificates.Material material = TestCertificates.write(dir.resolve("worker-pki"));
+    Path caKey = material.authority().writeKey();
+    TlsSpec worker = material.client(false);
+    Path sandboxDir = dir.resolve("sandbox");
+    Path m2Key = sandboxDir.resolve("hosts/m2/etc/etcd/pki/server.key");
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.startOnHttp(sandboxDir, "3.5.30", real -> new KeyBreaker(real, m2Key));
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
+        ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      probe.putMany("/registry/before/k", 100);
+      ClusterSpec before = runbooks.cluster();
+      Map<String, String> envBefore = envFiles(runbooks);
+      Map<String, String> manifestsBefore = new java.util.TreeMap<>();
+      for (String host : apiServers.hosts()) {
+        manifestsBefore.put(host, Files.readString(apiServers.manifest(host)));
+      }
+
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .tlsStub()
+                      .reconfigure(
+                          ReconfigureTlsRequest.enableIssued(
+                              "sandbox",
+                              caKey.toString(),
+                              90,
+                              EnableTls.both(worker.caFile(), worker.certFile(), worker.keyFile()),
+                              RunbookOptions.defaults().withMemberTimeoutSeconds(20))))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                String message = Failures.rootMessage(e);
+                assertThat(message).contains("m2 did not take TLS", "Every change was undone");
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.TlsRolledBack.name());
+              });
+
+      assertThat(runbooks.cluster()).as("the inventory as before").isEqualTo(before);
+      assertThat(envFiles(runbooks)).as("every member's flags as before").isEqualTo(envBefore);
+      for (String host : apiServers.hosts()) {
+        assertThat(Files.readString(apiServers.manifest(host)))
+            .isEqualTo(manifestsBefore.get(host));
+      }
+      assertThat(m2Key).doesNotExist();
+      for (MemberSpec m : before.members()) {
+        assertThat(answersPlainHttp(m.clientUrl())).as("%s serves http", m.name()).isTrue();
+      }
+      assertThat(probe.dump(0).keySet().stream().filter(k -> k.startsWith("/registry/before/")))
+          .hasSize(100);
+      assertThat(runbooks.etcd.checkConsistency(new ClusterRef("sandbox")).hashesEqual()).isTrue();
+    }
+  }
+
+  @Test
+  void serverOnlyCertificatesForPeersAndAMissingWorkerKeyAreRefusedBeforeAnythingIsTouched()
+      throws Exception {
+    TestCertificates.Material material = TestCertificates.write(dir.resolve("worker-pki"));
+    TlsSpec worker = material.client(false);
+    Path certs = Files.createDirectories(dir.resolve("new-certs"));
+    try (SandboxRunbooks runbooks =
+        SandboxRunbooks.startOnHttp(
+            dir.resolve("sandbox"), "3.5.30", java.util.function.UnaryOperator.identity())) {
+      for (MemberSpec m : runbooks.cluster().members()) {
+        // serverAuth only, as a server certificate is usually issued
+        TestCertificates.Issued issued =
+            material
+                .authority()
+                .issue(
+                    m.name(), List.of("127.0.0.1"), java.time.Instant.now(), Duration.ofDays(90));
+        Files.move(issued.cert(), certs.resolve(m.name() + ".crt"));
+        Files.move(issued.key(), certs.resolve(m.name() + ".key"));
+      }
+      Map<String, String> envBefore = envFiles(runbooks);
+      ClusterSpec before = runbooks.cluster();
+
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .tlsStub()
+                      .reconfigure(
+                          ReconfigureTlsRequest.enable(
+                              "sandbox",
+                              certs.toString(),
+                              EnableTls.both(
+                                  worker.caFile(),
+                                  worker.certFile(),
+                                  dir.resolve("no-such.key").toString()),
+                              RunbookOptions.defaults())))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.TlsRefused.name());
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        "member m1: " + certs.resolve("m1.crt") + " does not allow client",
+                        "member m3: ",
+                        "the worker's client certificate",
+                        "no-such.key");
+              });
+      assertThat(envFiles(runbooks)).isEqualTo(envBefore);
+      assertThat(runbooks.cluster()).isEqualTo(before);
+      assertThat(runbooks.sandbox.hostRoot("m1").resolve("etc/etcd/pki")).doesNotExist();
+    }
+  }
+
+  private static Map<String, String> envFiles(SandboxRunbooks runbooks) throws Exception {
+    Map<String, String> env = new java.util.TreeMap<>();
+    for (MemberSpec m : runbooks.cluster().members()) {
+      env.put(m.name(), Files.readString(Path.of(m.serviceDir(), "etcd.env")));
+    }
+    return env;
+  }
+
+  /**
+   * The real TLS activities, except that once m2's files are placed its key is replaced by a key of
+   * no certificate: etcd then cannot serve TLS with it.
+   */
+  private static final class KeyBreaker extends ForwardingTlsActivities {
+    private final TlsActivities real;
+    private final Path m2Key;
+
+    KeyBreaker(TlsActivities real, Path m2Key) {
+      super(real);
+      this.real = real;
+      this.m2Key = m2Key;
+    }
+
+    @Override
+    public PlacedCertificates placeCertificates(PlaceCertificatesRequest request) {
+      PlacedCertificates placed = real.placeCertificates(request);
+      if ("m2".equals(request.member())) {
+        try {
+          java.security.KeyPairGenerator generator =
+              java.security.KeyPairGenerator.getInstance("EC");
+          generator.initialize(256);
+          Files.writeString(
+              m2Key,
+              "-----BEGIN PRIVATE KEY-----\n"
+                  + java.util.Base64.getMimeEncoder()
+                      .encodeToString(generator.generateKeyPair().getPrivate().getEncoded())
+                  + "\n-----END PRIVATE KEY-----\n");
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+      return placed;
     }
   }
 

@@ -204,10 +204,14 @@ class ReconfigureTlsTest {
    * The real TLS activities, except that once m2's new files are in place its key file is replaced
    * by a key of no certificate: etcd then fails every handshake with it.
    */
-  private record KeyBreaker(TlsActivities real, Path[] m2Key) implements TlsActivities {
-    @Override
-    public List<String> checkCertificates(CheckCertificatesRequest request) {
-      return real.checkCertificates(request);
+  private static final class KeyBreaker extends ForwardingTlsActivities {
+    private final TlsActivities real;
+    private final Path[] m2Key;
+
+    KeyBreaker(TlsActivities real, Path[] m2Key) {
+      super(real);
+      this.real = real;
+      this.m2Key = m2Key;
     }
 
     @Override
@@ -229,34 +233,6 @@ class ReconfigureTlsTest {
         }
       }
       return fingerprint;
-    }
-
-    @Override
-    public boolean putCertificateBack(InstallCertificateRequest request) {
-      return real.putCertificateBack(request);
-    }
-
-    @Override
-    public void awaitServedCertificate(AwaitCertificateRequest request) {
-      real.awaitServedCertificate(request);
-    }
-
-    @Override
-    public io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates placeCertificates(
-        io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
-      return real.placeCertificates(request);
-    }
-
-    @Override
-    public boolean removePlacedCertificates(
-        io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
-      return real.removePlacedCertificates(request);
-    }
-
-    @Override
-    public java.util.List<String> plainHttpServed(
-        io.etcdrunbooks.workflows.activities.TlsActivities.PlainHttpRequest request) {
-      return real.plainHttpServed(request);
     }
   }
 

@@ -118,6 +118,16 @@ final class SandboxRunbooks implements AutoCloseable {
             new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind), releases()));
   }
 
+  /** Three plain http members, the worker's TLS activities wrapped (to break a certificate). */
+  static SandboxRunbooks startOnHttp(
+      Path dir, String version, UnaryOperator<TlsActivities> wrapTls) {
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN), releases()),
+        UnaryOperator.identity(),
+        wrapTls);
+  }
+
   /** Three plain members serving clients over https with a client certificate required. */
   static SandboxRunbooks startWithTls(Path dir, String version) {
     return startWithTls(dir, version, UnaryOperator.identity());

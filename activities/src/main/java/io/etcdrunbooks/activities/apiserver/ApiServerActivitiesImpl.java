@@ -84,13 +84,17 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     String path = cp.host().manifestPath();
     String manifest = read(cp, path);
     Map<String, String> flags = new LinkedHashMap<>();
-    flags.put("--etcd-servers", String.join(",", request.etcdServers()));
-    flags.put("--etcd-cafile", request.caFile());
-    flags.put("--etcd-certfile", request.certFile());
-    flags.put("--etcd-keyfile", request.keyFile());
+    if (request.etcdServers() != null) {
+      flags.put("--etcd-servers", String.join(",", request.etcdServers()));
+    }
+    if (request.caFile() != null) flags.put("--etcd-cafile", request.caFile());
+    if (request.certFile() != null) flags.put("--etcd-certfile", request.certFile());
+    if (request.keyFile() != null) flags.put("--etcd-keyfile", request.keyFile());
     FlagSettings.Edited edited;
     try {
-      EtcdServersFlag.rewrite(manifest, request.etcdServers(), cp.describe()); // checks the URLs
+      if (request.etcdServers() != null) {
+        EtcdServersFlag.rewrite(manifest, request.etcdServers(), cp.describe()); // checks the URLs
+      }
       edited = FlagSettings.manifest(manifest, flags);
     } catch (IllegalStateException | IllegalArgumentException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ManifestNotEditable");

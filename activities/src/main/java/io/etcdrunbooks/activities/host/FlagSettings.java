@@ -25,6 +25,17 @@ public final class FlagSettings {
 
   private FlagSettings() {}
 
+  /** A flag's value among a manifest's {@code - --flag=value} arguments. */
+  public static java.util.Optional<String> manifestValue(String text, String flag) {
+    for (String line : text.split("\n")) {
+      Matcher m = ARG_LINE.matcher(line);
+      if (m.matches() && m.group(3).equals(flag) && m.group(4) != null) {
+        return java.util.Optional.of(m.group(4));
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
   /** {@code flags}: flag name ("--cert-file") to value. */
   public static Edited envFile(String text, Map<String, String> flags) {
     List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));

@@ -105,6 +105,12 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
   }
 
   @Override
+  public ClientTls clientTls(ClusterRef ref) {
+    TlsSpec tls = cluster(ref.cluster()).tls();
+    return tls == null ? null : new ClientTls(tls.caFile(), tls.certFile(), tls.keyFile());
+  }
+
+  @Override
   public synchronized boolean recordTls(RecordTlsRequest request) {
     Inventory inventory = source.get();
     ClusterSpec cluster = cluster(request.cluster());
@@ -126,10 +132,15 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (request.setTls()) {
       ClientTls wanted = request.tls();
       Integer window = tls == null ? null : tls.expiryWarningDays();
+      TlsSpec current = tls;
       tls =
           wanted == null
               ? null
-              : new TlsSpec(wanted.caFile(), wanted.certFile(), wanted.keyFile(), window);
+              : new TlsSpec(
+                  keep(wanted.caFile(), current == null ? null : current.caFile()),
+                  keep(wanted.certFile(), current == null ? null : current.certFile()),
+                  keep(wanted.keyFile(), current == null ? null : current.keyFile()),
+                  window);
     }
     ClusterSpec changed = cluster.withMembers(members).withTls(tls);
     if (changed.equals(cluster)) return false;
@@ -144,6 +155,10 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
         request.peerUrls(),
         tls == null ? "none" : "CA " + tls.caFile() + ", certificate " + tls.certFile());
     return true;
+  }
+
+  private static String keep(String wanted, String current) {
+    return wanted != null ? wanted : current;
   }
 
   private void write(Inventory changed) {

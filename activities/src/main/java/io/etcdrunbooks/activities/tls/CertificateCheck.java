@@ -73,6 +73,28 @@ public final class CertificateCheck {
     return problems;
   }
 
+  /**
+   * A member's certificate used for peers is presented as a client certificate too: its extended
+   * key usage, when it has one, must include clientAuth (etcd's peers refuse it otherwise).
+   */
+  public static Optional<String> allowsClientAuth(String member, Path certFile) {
+    try {
+      X509Certificate leaf = (X509Certificate) TlsMaterial.readCertificates(certFile).get(0);
+      List<String> usage = leaf.getExtendedKeyUsage();
+      if (usage == null || usage.contains(CLIENT_AUTH)) return Optional.empty();
+      return Optional.of(
+          ("member %s: %s does not allow client authentication (extendedKeyUsage %s): a member"
+                  + " presents its certificate to its peers, so issue it with clientAuth too")
+              .formatted(member, certFile, usage));
+    } catch (IOException | GeneralSecurityException | IllegalArgumentException e) {
+      return Optional.of(
+          "member %s: %s holds no readable certificate (%s)"
+              .formatted(member, certFile, e.getMessage()));
+    }
+  }
+
+  private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
+
   /** Whether the key in the file belongs to the certificate; a problem naming both otherwise. */
   public static Optional<String> keyMatches(String member, X509Certificate leaf, Path keyFile) {
     try {

@@ -4,6 +4,7 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.etcd.ClusterVersionReader;
 import io.etcdrunbooks.activities.etcd.TlsMaterial;
+import io.etcdrunbooks.activities.host.FlagSettings;
 import io.etcdrunbooks.activities.host.MemberShell;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
@@ -133,6 +134,8 @@ public final class TlsActivitiesImpl implements TlsActivities {
               addresses(spec.member(member)),
               Instant.now(),
               window));
+      if (request.forPeers())
+        CertificateCheck.allowsClientAuth(member, cert).ifPresent(problems::add);
     }
     return problems;
   }
@@ -262,7 +265,9 @@ public final class TlsActivitiesImpl implements TlsActivities {
     CertificateIssuer.Issued issued;
     try {
       issued =
-          CertificateIssuer.of(Path.of(spec.tls().caFile()), Path.of(request.caKeyFile()))
+          CertificateIssuer.of(
+                  Path.of(request.caFile() != null ? request.caFile() : spec.tls().caFile()),
+                  Path.of(request.caKeyFile()))
               .issue(member.name(), names, java.time.Duration.ofDays(request.validityDays()));
     } catch (IOException | GeneralSecurityException e) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -402,6 +407,114 @@ public final class TlsActivitiesImpl implements TlsActivities {
   }
 
   @Override
+  public PlacedTrust placeTrust(PlaceTrustRequest request) {
+    String bundle =
+        caPem(request.oldCaFile()).strip() + "\n" + caPem(request.newCaFile()).strip() + "\n";
+    String onlyNew = caPem(request.newCaFile());
+    return onTrustHost(
+        request,
+        (remote, dir, owner, before) -> {
+          PlacedTrust placed =
+              new PlacedTrust(
+                  dir + "/ca-" + request.changeId() + "-both.crt",
+                  dir + "/ca-" + request.changeId() + "-new.crt",
+                  dir,
+                  before);
+          String staging = remote.stagingDir();
+          remote.writeFile(staging + "/both.crt", bundle);
+          remote.writeFile(staging + "/new.crt", onlyNew);
+          remote.run(
+              ("set -e\nput() { cmp -s \"$2\" \"$1\" && return 0; cp \"$2\" \"$1.tmp\";"
+                      + " chmod 644 \"$1.tmp\"; chown --reference=%s \"$1.tmp\"; mv -f \"$1.tmp\""
+                      + " \"$1\"; }\nput %s %s\nput %s %s\n")
+                  .formatted(
+                      quote(owner),
+                      quote(placed.both()),
+                      quote(staging + "/both.crt"),
+                      quote(placed.onlyNew()),
+                      quote(staging + "/new.crt")),
+              "put the CA files in place");
+          return placed;
+        });
+  }
+
+  @Override
+  public boolean removePlacedTrust(PlaceTrustRequest request) {
+    return onTrustHost(
+        request,
+        (remote, dir, owner, before) -> {
+          String both = dir + "/ca-" + request.changeId() + "-both.crt";
+          String onlyNew = dir + "/ca-" + request.changeId() + "-new.crt";
+          return remote
+              .run(
+                  ("if [ -e %s ] || [ -e %s ]; then rm -f %s %s; echo removed; else echo none; fi")
+                      .formatted(quote(both), quote(onlyNew), quote(both), quote(onlyNew)),
+                  "take the CA files away")
+              .strip()
+              .equals("removed");
+        });
+  }
+
+  /** Work on the host a trust request names: the directory beside its CA file, and its owner. */
+  private interface TrustWork<T> {
+    T on(CertificatePlacement.Remote remote, String dir, String owner, ClientTls before);
+  }
+
+  private <T> T onTrustHost(PlaceTrustRequest request, TrustWork<T> work) {
+    ClusterSpec spec = cluster(request.cluster());
+    if (request.member() != null) {
+      MemberSpec member = spec.member(request.member());
+      try (MemberShell shell = shell(spec, member.name())) {
+        return work.on(remote(shell), parentOf(request.besideFile()), member.dataDir(), null);
+      }
+    }
+    try (ControlPlaneRemote remote = controlPlane(spec, request.controlPlaneHost())) {
+      String manifest = ssh.readFile(remote.target, remote.host.manifestPath());
+      ClientTls before =
+          new ClientTls(
+              FlagSettings.manifestValue(manifest, "--etcd-cafile").orElse(null),
+              FlagSettings.manifestValue(manifest, "--etcd-certfile").orElse(null),
+              FlagSettings.manifestValue(manifest, "--etcd-keyfile").orElse(null));
+      if (before.caFile() == null) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "control-plane host %s: its kube-apiserver manifest has no --etcd-cafile: it does not"
+                    .formatted(remote.host.name())
+                + " talk TLS to etcd",
+            "ManifestNotEditable");
+      }
+      return work.on(remote, parentOf(before.caFile()), remote.host.manifestPath(), before);
+    }
+  }
+
+  private static String parentOf(String path) {
+    return path.substring(0, Math.max(1, path.lastIndexOf('/')));
+  }
+
+  @Override
+  public String workerTrust(WorkerTrustRequest request) {
+    Path newCa = Path.of(request.newCaFile());
+    Path bundle = newCa.resolveSibling(".ca-" + request.changeId() + "-both.crt");
+    String content =
+        caPem(request.oldCaFile()).strip() + "\n" + caPem(request.newCaFile()).strip() + "\n";
+    try {
+      if (!Files.exists(bundle) || !Files.readString(bundle).equals(content)) {
+        Path tmp = bundle.resolveSibling(bundle.getFileName() + ".tmp");
+        Files.writeString(tmp, content);
+        Files.move(
+            tmp,
+            bundle,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      }
+      return bundle.toString();
+    } catch (IOException e) {
+      throw ApplicationFailure.newFailure(
+          "cannot write the worker's CA bundle " + bundle + ": " + e.getMessage(),
+          "WorkerFileNotWritten");
+    }
+  }
+
+  @Override
   public List<String> plainHttpServed(PlainHttpRequest request) {
     MemberSpec member = cluster(request.cluster()).member(request.member());
     List<String> served = new ArrayList<>();
@@ -485,11 +598,15 @@ public final class TlsActivitiesImpl implements TlsActivities {
   }
 
   private static String caPem(PlaceCertificatesRequest request) {
+    return caPem(request.caFile());
+  }
+
+  private static String caPem(String caFile) {
     try {
-      return Files.readString(Path.of(request.caFile()));
+      return Files.readString(Path.of(caFile));
     } catch (IOException e) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "cannot read the CA certificate " + request.caFile() + ": " + e.getMessage(),
+          "cannot read the CA certificate " + caFile + ": " + e.getMessage(),
           "CertificateUnusable");
     }
   }
@@ -542,8 +659,8 @@ public final class TlsActivitiesImpl implements TlsActivities {
   private static final class ControlPlaneRemote
       implements CertificatePlacement.Remote, AutoCloseable {
     final ControlPlaneHost host;
+    final SshTarget target;
     private final SshConnector ssh;
-    private final SshTarget target;
     private String staging;
 
     ControlPlaneRemote(SshConnector ssh, ControlPlaneHost host, SshTarget target) {

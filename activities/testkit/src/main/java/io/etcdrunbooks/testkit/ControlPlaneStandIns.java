@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * kubeadm's stacked layout on a sandbox: a kube-apiserver static-pod manifest on every member's
@@ -41,7 +42,8 @@ public final class ControlPlaneStandIns implements AutoCloseable {
       Path manifest =
           sandbox.hostRoot(member.name()).resolve("etc/kubernetes/manifests/kube-apiserver.yaml");
       Files.createDirectories(manifest.getParent());
-      Files.writeString(manifest, manifest(member, servers, storageBackend));
+      Files.writeString(
+          manifest, manifest(member, servers, storageBackend, etcdClientTls(sandbox, member)));
       KubeApiServerStandIn standIn = new KubeApiServerStandIn(manifest);
       result.standIns.put("cp-" + member.name(), standIn);
       result.manifests.put("cp-" + member.name(), manifest);
@@ -70,6 +72,28 @@ public final class ControlPlaneStandIns implements AutoCloseable {
     return result;
   }
 
+  /**
+   * A TLS sandbox's kube-apiserver talks to etcd with a client certificate, as kubeadm sets it up:
+   * the sandbox's client certificate copied to the host's /etc/kubernetes/pki, and the flags that
+   * name it. Empty for an http sandbox.
+   */
+  private static List<String> etcdClientTls(Sandbox sandbox, MemberSpec member) throws IOException {
+    if (sandbox.certificates().isEmpty()) return List.of();
+    TestCertificates.Material material = sandbox.certificates().get();
+    Path pki = sandbox.hostRoot(member.name()).resolve("etc/kubernetes/pki");
+    Files.createDirectories(pki.resolve("etcd"));
+    Path ca = Files.copy(material.caFile(), pki.resolve("etcd/ca.crt"));
+    Path cert =
+        Files.copy(
+            Path.of(material.rsaClient().certFile()), pki.resolve("apiserver-etcd-client.crt"));
+    Path key =
+        Files.copy(
+            Path.of(material.rsaClient().keyFile()),
+            pki.resolve("apiserver-etcd-client.key"),
+            java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+    return List.of("--etcd-cafile=" + ca, "--etcd-certfile=" + cert, "--etcd-keyfile=" + key);
+  }
+
   public Path manifest(String controlPlaneHost) {
     return manifests.get(controlPlaneHost);
   }
@@ -84,7 +108,8 @@ public final class ControlPlaneStandIns implements AutoCloseable {
   }
 
   /** Trimmed from what kubeadm writes, with a comment, so that tests can see nothing else moves. */
-  static String manifest(MemberSpec member, List<String> servers, String storageBackend) {
+  static String manifest(
+      MemberSpec member, List<String> servers, String storageBackend, List<String> extraArgs) {
     return """
         apiVersion: v1
         kind: Pod
@@ -110,7 +135,8 @@ public final class ControlPlaneStandIns implements AutoCloseable {
         .formatted(
             member.host(),
             String.join(",", servers),
-            storageBackend.isEmpty() ? "" : "    - --storage-backend=" + storageBackend + "\n");
+            (storageBackend.isEmpty() ? "" : "    - --storage-backend=" + storageBackend + "\n")
+                + extraArgs.stream().map(a -> "    - " + a + "\n").collect(Collectors.joining()));
   }
 
   @Override

@@ -91,6 +91,11 @@ public final class TestCertificates {
       return ownerOnly(pem(dir.resolve("ca.key"), keys));
     }
 
+    /** A client certificate (clientAuth), as {@code dir/<fileName>.crt} and {@code .key}. */
+    public TlsSpec issueClient(String fileName) throws Exception {
+      return client(dir, fileName, rsa(), keys, name, caFile);
+    }
+
     /**
      * A server certificate for {@code addresses} (IP addresses or DNS names), valid from an hour
      * before {@code from} for {@code validity}; its key is mode 0600.

@@ -77,8 +77,8 @@ public interface ApiServerActivities {
    * Points the apiserver at these etcd client URLs with its etcd client TLS in one edit of its
    * manifest ({@code --etcd-servers}, {@code --etcd-cafile}, {@code --etcd-certfile}, {@code
    * --etcd-keyfile}, added where missing; paths on the control-plane host), so kubelet restarts it
-   * once. The previous manifest is kept as with {@link #setEtcdServers}. Returns false, touching
-   * nothing, when the manifest says so already.
+   * once; a null value leaves that flag as it is. The previous manifest is kept as with {@link
+   * #setEtcdServers}. Returns false, touching nothing, when the manifest says so already.
    */
   boolean setEtcdClientTls(SetEtcdClientTlsRequest request);
 

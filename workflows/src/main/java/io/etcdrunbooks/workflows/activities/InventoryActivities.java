@@ -27,11 +27,14 @@ public interface InventoryActivities {
    */
   boolean recordReplacement(RecordReplacementRequest request);
 
+  /** The cluster's client TLS as the inventory gives it; null when it gives none. */
+  ClientTls clientTls(ClusterRef cluster);
+
   /**
    * Writes members' client and peer URLs (members not named keep theirs) and, when {@code setTls},
-   * the cluster's tls section ({@code tls}; null removes it) into the inventory, for a cluster
-   * moving to TLS one member at a time. Returns false, writing nothing, when the inventory already
-   * says so.
+   * the cluster's tls section ({@code tls}; null removes it; a null path in it keeps the one there)
+   * into the inventory, for a cluster moving to TLS one member at a time. Returns false, writing
+   * nothing, when the inventory already says so.
    */
   boolean recordTls(RecordTlsRequest request);
 

@@ -64,6 +64,46 @@ public interface TlsActivities {
   boolean removePlacedCertificates(PlaceCertificatesRequest request);
 
   /**
+   * Puts two CA files beside {@code besideFile} on a member's host (its --trusted-ca-file), or
+   * beside a control-plane host's {@code --etcd-cafile} (read from its manifest when {@code
+   * besideFile} is null): {@code ca-<changeId>-both.crt} (old and new CA, for the move) and {@code
+   * ca-<changeId>-new.crt}. Returns their paths; skips files in place already.
+   */
+  PlacedTrust placeTrust(PlaceTrustRequest request);
+
+  /** Takes away the files {@link #placeTrust} put there; false when there were none. */
+  boolean removePlacedTrust(PlaceTrustRequest request);
+
+  /**
+   * The old and the new CA in one file on the worker, beside the new CA file ({@code
+   * .ca-<changeId>-both.crt}), for the worker's trust while members move between CAs. Returns its
+   * path; written again only when its content differs.
+   */
+  String workerTrust(WorkerTrustRequest request);
+
+  /**
+   * @param oldCaFile on the worker, the CA the cluster trusts now
+   * @param newCaFile on the worker, the CA it moves to
+   */
+  record PlaceTrustRequest(
+      String cluster,
+      String member,
+      String controlPlaneHost,
+      String oldCaFile,
+      String newCaFile,
+      String besideFile,
+      String changeId) {}
+
+  /**
+   * @param dir the directory both files are in, on the host
+   * @param before a control-plane host's etcd client TLS as its manifest had it (null for a
+   *     member), for the way back
+   */
+  record PlacedTrust(String both, String onlyNew, String dir, ClientTls before) {}
+
+  record WorkerTrustRequest(String oldCaFile, String newCaFile, String changeId) {}
+
+  /**
    * The member's URLs that still answer plain http: its client URL (when {@code client}) and its
    * peer URL (when {@code peer}), each asked for {@code /version} over http on the same port.
    */
@@ -76,6 +116,8 @@ public interface TlsActivities {
    * @param workerTls enabling TLS: the worker's own client certificate, checked against caFile
    * @param apiServerClient enabling TLS with control-plane hosts: certificatesDir also holds {@code
    *     apiserver-etcd-client.crt} and {@code .key}, checked as a client certificate
+   * @param forPeers enabling peer TLS: each member's certificate is its peer client certificate
+   *     too, so it must allow client authentication
    */
   record CheckCertificatesRequest(
       String cluster,
@@ -85,7 +127,8 @@ public interface TlsActivities {
       int validityDays,
       String caFile,
       ClientTls workerTls,
-      boolean apiServerClient) {
+      boolean apiServerClient,
+      boolean forPeers) {
 
     public CheckCertificatesRequest(
         String cluster,
@@ -93,7 +136,7 @@ public interface TlsActivities {
         List<String> members,
         String caKeyFile,
         int validityDays) {
-      this(cluster, certificatesDir, members, caKeyFile, validityDays, null, null, false);
+      this(cluster, certificatesDir, members, caKeyFile, validityDays, null, null, false, false);
     }
   }
 
@@ -130,6 +173,8 @@ public interface TlsActivities {
    * @param keyFile the member's --key-file on its host
    * @param caKeyFile when set, the certificate is issued now from the cluster's CA with this key
    *     (valid {@code validityDays}) instead of read from certificatesDir
+   * @param caFile the CA certificate on the worker it is issued from and checked against; null: the
+   *     inventory's tls.caFile
    */
   record InstallCertificateRequest(
       String cluster,
@@ -139,7 +184,30 @@ public interface TlsActivities {
       String certFile,
       String keyFile,
       String caKeyFile,
-      int validityDays) {}
+      int validityDays,
+      String caFile) {
+
+    public InstallCertificateRequest(
+        String cluster,
+        String member,
+        String certificatesDir,
+        String rotationId,
+        String certFile,
+        String keyFile,
+        String caKeyFile,
+        int validityDays) {
+      this(
+          cluster,
+          member,
+          certificatesDir,
+          rotationId,
+          certFile,
+          keyFile,
+          caKeyFile,
+          validityDays,
+          null);
+    }
+  }
 
   /**
    * @param tls when set, the handshake is made with this trust and client certificate on the

@@ -33,8 +33,12 @@ public enum Phase {
   /** Leases for the migrated keys that had a TTL in v2. */
   LEASES,
   APISERVERS,
+  /** Rotating the CA: every member, kube-apiserver and the worker trusts the old and new CA. */
+  TRUST_BOTH,
   /** The TLS runbook's certificate files replaced on each member in turn. */
   CERTIFICATES,
+  /** Rotating the CA: every member, kube-apiserver and the worker trusts the new CA alone. */
+  TRUST_NEW,
   /** Enabling TLS: certificate files put on every host before any member uses them. */
   PLACE_CERTIFICATES,
   /** Enabling TLS: each member restarted serving http and https. */

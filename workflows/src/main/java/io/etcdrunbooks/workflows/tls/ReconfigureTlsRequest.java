@@ -6,7 +6,7 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  * Input of the ReconfigureTls runbook, one JSON object so the Temporal Web UI can start it: {@code
  * {"cluster":"prod-1","mode":"rotate-certificates","certificatesDir":"/etc/etcd-runbooks/new-certs/prod-1"}}.
  *
- * @param mode {@value #ROTATE_CERTIFICATES} or {@value #ENABLE}
+ * @param mode {@value #ROTATE_CERTIFICATES}, {@value #ENABLE} or {@value #ROTATE_CA}
  * @param certificatesDir on the worker: {@code <member>.crt} and {@code <member>.key} for each
  *     member, issued by the CA the cluster trusts (the inventory's tls.caFile)
  * @param memberTimeoutSeconds how long each member may take to serve its new certificate and be
@@ -17,6 +17,8 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  * @param validityDays with caKeyFile: how long the issued certificates are valid (0: 365)
  * @param enable mode {@value #ENABLE}: which URLs, the CA, the worker's client certificate, where
  *     the files go on the hosts
+ * @param rotateCa mode {@value #ROTATE_CA}: the new CA and the worker's certificate from it;
+ *     caKeyFile (or certificatesDir) then is the new CA's
  */
 public record ReconfigureTlsRequest(
     String cluster,
@@ -27,10 +29,42 @@ public record ReconfigureTlsRequest(
     int memberTimeoutSeconds,
     String caKeyFile,
     int validityDays,
-    EnableTls enable) {
+    EnableTls enable,
+    RotateCa rotateCa) {
 
   public static final String ROTATE_CERTIFICATES = "rotate-certificates";
   public static final String ENABLE = "enable";
+  public static final String ROTATE_CA = "rotate-ca";
+
+  /**
+   * The cluster moved to a new CA: both CAs trusted everywhere, every certificate re-issued from
+   * the new one (from the new CA's key, or from certificatesDir), then the old CA dropped.
+   */
+  public static ReconfigureTlsRequest rotateCa(
+      String cluster,
+      String newCaKeyFile,
+      int validityDays,
+      RotateCa newCa,
+      RunbookOptions options) {
+    return of(cluster, ROTATE_CA, null, options)
+        .issuedFrom(newCaKeyFile, validityDays)
+        .movingTo(newCa);
+  }
+
+  /** This request with the new CA of a rotate-ca run. */
+  public ReconfigureTlsRequest movingTo(RotateCa newCa) {
+    return new ReconfigureTlsRequest(
+        cluster,
+        mode,
+        certificatesDir,
+        dryRun,
+        requireApproval,
+        memberTimeoutSeconds,
+        caKeyFile,
+        validityDays,
+        enable,
+        newCa);
+  }
 
   /**
    * TLS enabled on a running http cluster: certificates from a directory on the worker ({@code
@@ -63,7 +97,8 @@ public record ReconfigureTlsRequest(
         memberTimeoutSeconds,
         caKeyFile,
         validityDays,
-        settings);
+        settings,
+        rotateCa);
   }
 
   /** New server certificates for every member, from a directory on the worker. */
@@ -84,6 +119,7 @@ public record ReconfigureTlsRequest(
         options.memberTimeoutSeconds(),
         null,
         0,
+        null,
         null);
   }
 
@@ -104,7 +140,8 @@ public record ReconfigureTlsRequest(
         memberTimeoutSeconds,
         caKey,
         days,
-        enable);
+        enable,
+        rotateCa);
   }
 
   public boolean fromCaKey() {

@@ -168,18 +168,7 @@ final class TlsEnable {
                         activities(run)
                             .apiServer
                             .restoreManifest(new ControlPlaneRef(run.cluster(), host)));
-            run.ctx
-                .progress()
-                .run(
-                    host + ": kube-apiserver healthy",
-                    () ->
-                        activities(run)
-                            .apiServerWait
-                            .awaitHealthy(
-                                new AwaitApiServerRequest(
-                                    run.cluster(),
-                                    host,
-                                    run.request.effectiveMemberTimeoutSeconds())));
+            awaitApiServer(run, host);
           }
           return !run.apiServersChanged.isEmpty();
         });
@@ -210,6 +199,19 @@ final class TlsEnable {
                     run,
                     "kube-apiserver on " + stopped.host(),
                     new IllegalStateException(stopped.cause())));
+  }
+
+  static void awaitApiServer(TlsRun run, String host) {
+    run.ctx
+        .progress()
+        .run(
+            host + ": kube-apiserver healthy",
+            () ->
+                activities(run)
+                    .apiServerWait
+                    .awaitHealthy(
+                        new AwaitApiServerRequest(
+                            run.cluster(), host, run.request.effectiveMemberTimeoutSeconds())));
   }
 
   /** Each member serves clients on TLS only, and dials peers with its certificate. */
@@ -247,7 +249,7 @@ final class TlsEnable {
    * A change made with a member's restart, before it stops, and its undo, run before the member's
    * flags are put back.
    */
-  private record Extra(
+  record Extra(
       String what,
       java.util.function.Supplier<Boolean> apply,
       java.util.function.Supplier<Boolean> undo) {}
@@ -257,7 +259,7 @@ final class TlsEnable {
    * back of each registered first: the flags as they were, then each extra's undo, which runs
    * before them.
    */
-  private static void restartWith(
+  static void restartWith(
       TlsRun run, String member, String step, Map<String, String> flags, List<Extra> extras) {
     ProgressTracker progress = run.ctx.progress();
     progress.awaitResumed();
@@ -352,7 +354,7 @@ final class TlsEnable {
   }
 
   /** The step, or every change of the run undone and the runbook failed naming {@code who}. */
-  private static <T> T guarded(TlsRun run, String who, java.util.function.Supplier<T> step) {
+  static <T> T guarded(TlsRun run, String who, java.util.function.Supplier<T> step) {
     try {
       return step.get();
     } catch (ActivityFailure | ApplicationFailure e) {
@@ -360,18 +362,25 @@ final class TlsEnable {
     }
   }
 
-  private static ApplicationFailure compensate(TlsRun run, String who, RuntimeException cause) {
+  static ApplicationFailure compensate(TlsRun run, String who, RuntimeException cause) {
     run.ctx.progress().phase(Phase.COMPENSATE);
     try {
       Compensation.Outcome outcome = run.undo.undo();
       return FailureType.TlsRolledBack.nonRetryable(
-          ("%s: %s did not take TLS: %s. Every change was undone, newest first: %s; the cluster"
-                  + " serves http as before. Next: check the certificates and %s's log, then run"
-                  + " the runbook again")
-              .formatted(run.what(), who, Failures.rootMessage(cause), outcome.undone(), who));
+          ("%s: %s did not take %s: %s. Every change was undone, newest first: %s; the cluster"
+                  + " %s as before. Next: check the certificates and %s's log, then run the"
+                  + " runbook again")
+              .formatted(
+                  run.what(),
+                  who,
+                  run.enabling() ? "TLS" : "the new CA",
+                  Failures.rootMessage(cause),
+                  outcome.undone(),
+                  run.enabling() ? "serves http" : "trusts the old CA",
+                  who));
     } catch (Compensation.UndoFailed e) {
       return FailureType.TlsFailed.nonRetryable(
-          ("%s: %s did not take TLS: %s. Undoing the changes failed at '%s' (%s) after %s: finish"
+          ("%s: %s did not take the change: %s. Undoing the changes failed at '%s' (%s) after %s: finish"
                   + " by hand (docs/runbooks/reconfigure-tls.md: each member's flags file has its"
                   + " previous copy as <file>.before-%s-<step>)")
               .formatted(

@@ -49,9 +49,15 @@ public final class TlsPhases {
                   Phase.PLACE_CERTIFICATES,
                   "enable: the CA, each member's certificate and key (mode 0600, owned as its data"
                       + " dir) on its host, and kube-apiserver's etcd client certificate on every"
-                      + " control-plane host, as kubeadm lays them out; files there before kept",
-                  TlsPhases::enables,
-                  TlsEnable::placeCertificates),
+                      + " control-plane host, as kubeadm lays them out; files there before kept."
+                      + " rotate-ca: a file of both CAs and one of the new CA beside every member's"
+                      + " and kube-apiserver's CA file, kube-apiserver's client certificate from"
+                      + " the new CA, the worker's bundle of both",
+                  run -> run.changes() && (run.enabling() || run.rotatingCa()),
+                  run -> {
+                    if (run.enabling()) TlsEnable.placeCertificates(run);
+                    else TlsCaRotation.placeTrust(run);
+                  }),
               when(
                   Phase.BOTH_SCHEMES,
                   "enable, client URLs: each member restarted, leader last, serving its client"
@@ -81,13 +87,28 @@ public final class TlsPhases {
                   run -> enables(run) && run.enablingPeers(),
                   TlsEnable::peerTls),
               when(
+                  Phase.TRUST_BOTH,
+                  "rotate-ca: each member restarted, leader last, trusting both CAs (etcd reads"
+                      + " its trusted CA file only at start), then every kube-apiserver given both"
+                      + " as --etcd-cafile, one host at a time, and the worker",
+                  run -> run.changes() && run.rotatingCa(),
+                  TlsCaRotation::trustBoth),
+              when(
                   Phase.CERTIFICATES,
-                  "one member at a time: its certificate and key replaced atomically (the old ones"
+                  "rotate-certificates and rotate-ca: one member at a time, its certificate and key"
+                      + " replaced atomically (the old ones"
                       + " kept), then the new certificate seen in a real handshake and the member"
                       + " healthy before the next; etcd reads its files again for every handshake,"
                       + " so no member restarts",
                   run -> run.changes() && !run.enabling(),
                   TlsRotation::rotate),
+              when(
+                  Phase.TRUST_NEW,
+                  "rotate-ca: kube-apiserver and the worker present certificates from the new CA;"
+                      + " then each member restarted, leader last, trusting the new CA alone, every"
+                      + " kube-apiserver and the worker too",
+                  run -> run.changes() && run.rotatingCa(),
+                  TlsCaRotation::trustNew),
               when(
                   Phase.POSTFLIGHT,
                   "every member healthy and serving its new certificate, raft indexes and hashkv"

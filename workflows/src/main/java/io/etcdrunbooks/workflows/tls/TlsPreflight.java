@@ -33,6 +33,14 @@ final class TlsPreflight {
             run.what(),
             FailureType.TlsRefused);
     run.members = run.state.members().stream().map(MemberStatus::name).toList();
+    if (run.rotatingCa()) {
+      run.inventoryTls =
+          run.ctx
+              .progress()
+              .record(
+                  "the worker's TLS in the inventory",
+                  () -> run.ctx.activities().inventory.clientTls(run.ctx.ref()));
+    }
     if (run.enabling()) {
       for (MemberPlacement p :
           run.ctx
@@ -68,12 +76,24 @@ final class TlsPreflight {
     List<String> problems = new ArrayList<>();
     if (ReconfigureTlsRequest.ENABLE.equals(request.mode())) {
       problems.addAll(enableProblems(request.enable()));
+    } else if (ReconfigureTlsRequest.ROTATE_CA.equals(request.mode())) {
+      RotateCa newCa = request.rotateCa();
+      if (newCa == null) {
+        problems.add(
+            "mode rotate-ca needs \"rotateCa\": {\"caFile\", \"clientCertFile\","
+                + " \"clientKeyFile\"}: the new CA and the worker's certificate from it");
+      } else {
+        absolute(problems, "rotateCa.caFile", newCa.caFile(), true);
+        absolute(problems, "rotateCa.clientCertFile", newCa.clientCertFile(), true);
+        absolute(problems, "rotateCa.clientKeyFile", newCa.clientKeyFile(), true);
+      }
     } else if (!ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
       problems.add(
-          ("mode must be %s or %s, got '%s' (rotating the CA is not built yet)")
+          "mode must be %s, %s or %s, got '%s'"
               .formatted(
                   ReconfigureTlsRequest.ROTATE_CERTIFICATES,
                   ReconfigureTlsRequest.ENABLE,
+                  ReconfigureTlsRequest.ROTATE_CA,
                   request.mode()));
     }
     String dir = request.certificatesDir();
@@ -131,6 +151,10 @@ final class TlsPreflight {
       runEnable(run);
       return;
     }
+    if (run.rotatingCa()) {
+      runRotateCa(run);
+      return;
+    }
     List<String> problems =
         new ArrayList<>(ClusterChecks.memberProblems(run.state, "replacing certificates"));
     for (String member : run.members) {
@@ -170,6 +194,111 @@ final class TlsPreflight {
     if (!problems.isEmpty()) throw refused(run, problems);
   }
 
+  private static void runRotateCa(TlsRun run) {
+    List<String> problems =
+        new ArrayList<>(ClusterChecks.memberProblems(run.state, "rotating the CA"));
+    if (run.inventoryTls == null || run.inventoryTls.caFile() == null) {
+      problems.add(
+          "cluster %s has no tls.caFile in the inventory: rotate-ca moves a TLS cluster to a new"
+                  .formatted(run.cluster())
+              + " CA (enable TLS first)");
+    }
+    boolean peers = false;
+    for (String member : run.members) {
+      MemberFlags flags = run.flags.get(member);
+      if (flags == null) continue;
+      if (!run.files.containsKey(member) || flags.value("--trusted-ca-file").isEmpty()) {
+        problems.add(
+            "member %s does not serve clients with TLS and client certificates (--cert-file,"
+                    .formatted(member)
+                + " --key-file, --trusted-ca-file): rotate-ca moves a TLS cluster to a new CA");
+        continue;
+      }
+      Optional<String> peerCert = flags.value("--peer-cert-file");
+      if (peerCert.isPresent()) {
+        peers = true;
+        if (!peerCert.get().equals(run.files.get(member).certFile())) {
+          problems.add(
+              ("member %s has a peer certificate of its own (%s): rotate-ca re-issues one"
+                      + " certificate per member, serving clients and peers; rotate that one by"
+                      + " hand")
+                  .formatted(member, peerCert.get()));
+        }
+      }
+    }
+    List<String> controlPlane = run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref());
+    if (problems.isEmpty()) {
+      problems.addAll(flagFilesProblems(run, "--trusted-ca-file"));
+      boolean forPeers = peers;
+      try {
+        problems.addAll(
+            run.ctx
+                .progress()
+                .record(
+                    "the certificates from the new CA",
+                    () ->
+                        run.ctx
+                            .activities()
+                            .tls
+                            .checkCertificates(
+                                new CheckCertificatesRequest(
+                                    run.cluster(),
+                                    run.request.certificatesDir(),
+                                    run.members,
+                                    run.request.caKeyFile(),
+                                    run.request.effectiveValidityDays(),
+                                    run.request.rotateCa().caFile(),
+                                    run.request.rotateCa().workerTls(),
+                                    !controlPlane.isEmpty(),
+                                    forPeers))));
+      } catch (ActivityFailure e) {
+        problems.add("the certificates could not be checked: " + Failures.rootMessage(e));
+      }
+    }
+    problems.addAll(writableAndReachable(run, !controlPlane.isEmpty()));
+    if (!problems.isEmpty()) throw refused(run, problems);
+  }
+
+  /** Every member's flags file can be edited (a systemd unit is not): a dry run of one flag. */
+  private static List<String> flagFilesProblems(TlsRun run, String flag) {
+    List<String> problems = new ArrayList<>();
+    for (String member : run.members) {
+      try {
+        run.ctx
+            .progress()
+            .record(
+                member + ": flags can be set",
+                () ->
+                    run.ctx
+                        .activities()
+                        .host
+                        .setMemberFlags(
+                            new SetMemberFlagsRequest(
+                                run.cluster(),
+                                member,
+                                java.util.Map.of(flag, "true"),
+                                run.rotationId,
+                                false)));
+      } catch (ActivityFailure e) {
+        problems.add(Failures.rootMessage(e));
+      }
+    }
+    return problems;
+  }
+
+  private static List<String> writableAndReachable(TlsRun run, boolean controlPlaneEdits) {
+    List<String> problems = new ArrayList<>();
+    try {
+      run.ctx.activities().inventory.checkWritable(run.ctx.ref());
+    } catch (ActivityFailure e) {
+      problems.add(Failures.rootMessage(e));
+    }
+    problems.addAll(
+        HostAccessPreflight.problems(
+            run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), controlPlaneEdits));
+    return problems;
+  }
+
   private static void runEnable(TlsRun run) {
     List<String> problems =
         new ArrayList<>(ClusterChecks.memberProblems(run.state, "enabling TLS"));
@@ -187,29 +316,7 @@ final class TlsPreflight {
                 .formatted(p.name(), p.peerUrl()));
       }
     }
-    if (problems.isEmpty()) {
-      for (String member : run.members) {
-        try {
-          run.ctx
-              .progress()
-              .record(
-                  member + ": flags can be set",
-                  () ->
-                      run.ctx
-                          .activities()
-                          .host
-                          .setMemberFlags(
-                              new SetMemberFlagsRequest(
-                                  run.cluster(),
-                                  member,
-                                  java.util.Map.of("--client-cert-auth", "true"),
-                                  run.rotationId,
-                                  false)));
-        } catch (ActivityFailure e) {
-          problems.add(Failures.rootMessage(e));
-        }
-      }
-    }
+    if (problems.isEmpty()) problems.addAll(flagFilesProblems(run, "--client-cert-auth"));
     List<String> controlPlane =
         enable.coversClients()
             ? run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref())
@@ -234,27 +341,34 @@ final class TlsPreflight {
                                     run.request.effectiveValidityDays(),
                                     enable.caFile(),
                                     enable.coversClients() ? enable.workerTls() : null,
-                                    !controlPlane.isEmpty()))));
+                                    !controlPlane.isEmpty(),
+                                    enable.coversPeers()))));
       } catch (ActivityFailure e) {
         problems.add("the certificates could not be checked: " + Failures.rootMessage(e));
       }
     }
-    try {
-      run.ctx.activities().inventory.checkWritable(run.ctx.ref());
-    } catch (ActivityFailure e) {
-      problems.add(Failures.rootMessage(e));
-    }
-    problems.addAll(
-        HostAccessPreflight.problems(
-            run.ctx.activities(),
-            run.ctx.progress(),
-            run.cluster(),
-            List.of(),
-            !controlPlane.isEmpty()));
+    problems.addAll(writableAndReachable(run, !controlPlane.isEmpty()));
     if (!problems.isEmpty()) throw refused(run, problems);
   }
 
   static void plan(TlsRun run) {
+    if (run.rotatingCa()) {
+      run.ctx
+          .progress()
+          .message(
+              ("move to the CA %s: every member (restarted one at a time, leader last: %s),"
+                      + " kube-apiserver and the worker trust both CAs; every member's certificate"
+                      + " replaced by one %s; kube-apiserver and the worker present certificates"
+                      + " from the new CA; then each member restarted trusting the new CA alone,"
+                      + " kube-apiserver and the worker too")
+                  .formatted(
+                      run.request.rotateCa().caFile(),
+                      run.leaderLast(),
+                      run.request.fromCaKey()
+                          ? "issued from " + run.request.caKeyFile()
+                          : "from " + run.request.certificatesDir()));
+      return;
+    }
     if (run.enabling()) {
       EnableTls enable = run.request.enable();
       run.ctx

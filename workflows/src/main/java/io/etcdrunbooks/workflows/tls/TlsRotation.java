@@ -108,6 +108,7 @@ final class TlsRotation {
         files.certFile(),
         files.keyFile(),
         run.request.caKeyFile(),
-        run.request.effectiveValidityDays());
+        run.request.effectiveValidityDays(),
+        run.rotatingCa() ? run.request.rotateCa().caFile() : null);
   }
 }

@@ -1,6 +1,8 @@
 package io.etcdrunbooks.workflows.tls;
 
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates;
+import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedTrust;
+import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
@@ -32,6 +34,13 @@ final class TlsRun {
   final Map<String, PlacedCertificates> placed = new LinkedHashMap<>();
   final Map<String, PlacedCertificates> controlPlanePlaced = new LinkedHashMap<>();
   final List<String> apiServersChanged = new ArrayList<>();
+
+  /** Rotating the CA: the inventory's TLS before, and the CA files on each host and the worker. */
+  ClientTls inventoryTls;
+
+  final Map<String, PlacedTrust> trust = new LinkedHashMap<>();
+  final Map<String, PlacedTrust> controlPlaneTrust = new LinkedHashMap<>();
+  String workerBundle;
   List<String> members = List.of();
   final Map<String, Files> files = new LinkedHashMap<>();
   final Map<String, String> fingerprints = new LinkedHashMap<>();
@@ -63,6 +72,10 @@ final class TlsRun {
 
   boolean enablingPeers() {
     return enabling() && request.enable() != null && request.enable().coversPeers();
+  }
+
+  boolean rotatingCa() {
+    return ReconfigureTlsRequest.ROTATE_CA.equals(request.mode());
   }
 
   /** Members in the order they restart: the leader last. */

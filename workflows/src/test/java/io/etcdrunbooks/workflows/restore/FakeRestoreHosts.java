@@ -218,4 +218,10 @@ public final class FakeRestoreHosts
       io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
     throw new UnsupportedOperationException("not used by this fake");
   }
+
+  @Override
+  public io.etcdrunbooks.workflows.model.ClientTls clientTls(
+      io.etcdrunbooks.workflows.model.ClusterRef cluster) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
 }

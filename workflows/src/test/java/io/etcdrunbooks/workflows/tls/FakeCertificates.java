@@ -95,4 +95,22 @@ final class FakeCertificates implements TlsActivities {
       io.etcdrunbooks.workflows.activities.TlsActivities.PlainHttpRequest request) {
     throw new UnsupportedOperationException("not used by this fake");
   }
+
+  @Override
+  public io.etcdrunbooks.workflows.activities.TlsActivities.PlacedTrust placeTrust(
+      io.etcdrunbooks.workflows.activities.TlsActivities.PlaceTrustRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public boolean removePlacedTrust(
+      io.etcdrunbooks.workflows.activities.TlsActivities.PlaceTrustRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public String workerTrust(
+      io.etcdrunbooks.workflows.activities.TlsActivities.WorkerTrustRequest request) {
+    throw new UnsupportedOperationException("not used by this fake");
+  }
 }

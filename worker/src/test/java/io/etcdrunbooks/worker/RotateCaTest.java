@@ -1,0 +1,102 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcdrunbooks.activities.etcd.ClusterVersionReader;
+import io.etcdrunbooks.activities.etcd.EtcdClients;
+import io.etcdrunbooks.activities.etcd.TlsMaterial;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.TlsSpec;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.testkit.TestCertificates;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
+import io.etcdrunbooks.workflows.tls.RotateCa;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * ReconfigureTls rotate-ca on a real TLS cluster (client certificates required) with kube-apiserver
+ * stand-ins that handshake with the files their manifests name: afterwards every member, apiserver
+ * and the worker work with the new CA alone, and the old CA's client certificate and trust no
+ * longer do.
+ */
+@RealEtcd
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class RotateCaTest {
+
+  @TempDir Path dir;
+
+  @ParameterizedTest(name = "etcd {0}")
+  @ValueSource(strings = {"3.4.23", "3.5.30"})
+  void everyMemberApiServerAndTheWorkerEndOnTheNewCaAloneWithEveryKey(String version)
+      throws Exception {
+    TestCertificates.Authority newCa = TestCertificates.authority(dir.resolve("new-ca"), "new-ca");
+    TlsSpec newWorker = newCa.issueClient("worker");
+    try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir.resolve("sandbox"), version);
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
+      ClusterSpec before = runbooks.cluster();
+      try (ClusterProbe probe = new ClusterProbe(before)) {
+        probe.putMany("/registry/before/k", 200);
+      }
+      for (String host : apiServers.hosts()) {
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s on the old CA", host)
+            .isEqualTo(200);
+      }
+
+      runbooks
+          .tlsStub()
+          .reconfigure(
+              ReconfigureTlsRequest.rotateCa(
+                  "sandbox",
+                  newCa.writeKey().toString(),
+                  90,
+                  new RotateCa(
+                      newCa.caFile().toString(), newWorker.certFile(), newWorker.keyFile()),
+                  RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+
+      ClusterSpec after = runbooks.cluster();
+      assertThat(after.tls().caFile()).isEqualTo(newCa.caFile().toString());
+      assertThat(after.tls().certFile()).isEqualTo(newWorker.certFile());
+      try (ClusterProbe probe = new ClusterProbe(after)) {
+        assertThat(probe.dump(0).keySet().stream().filter(k -> k.startsWith("/registry/before/")))
+            .as("every key, read with the new CA alone")
+            .hasSize(200);
+      }
+      assertThat(runbooks.etcd.checkConsistency(new ClusterRef("sandbox")).hashesEqual()).isTrue();
+      X509Certificate ca = (X509Certificate) TlsMaterial.readCertificates(newCa.caFile()).get(0);
+      ClusterVersionReader reader = new ClusterVersionReader(after);
+      for (MemberSpec m : after.members()) {
+        X509Certificate served = reader.serverCertificate(m.clientUrl()).orElseThrow();
+        assertThat(served.getIssuerX500Principal()).isEqualTo(ca.getSubjectX500Principal());
+      }
+      // the old client certificate, and the old CA as trust, no longer work
+      try (EtcdClients old = new EtcdClients(after.withTls(before.tls()))) {
+        assertThatThrownBy(
+                () ->
+                    EtcdClients.await(
+                        old.cluster().getClusterClient().listMember(),
+                        "member list with the old CA"))
+            .hasMessageContaining("member list with the old CA");
+      }
+      for (String host : apiServers.hosts()) {
+        String manifest = Files.readString(apiServers.manifest(host));
+        assertThat(manifest).contains("-new.crt").contains("ca-rotation-");
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s on the new CA alone", host)
+            .isEqualTo(200);
+      }
+    }
+  }
+}

@@ -3,8 +3,6 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
@@ -22,21 +20,19 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.tls.EnableTls;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsResult;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
 import io.temporal.client.WorkflowFailedException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,7 +63,7 @@ class EnableTlsTest {
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       ClusterSpec before = runbooks.cluster();
       ReconfigureTlsResult result;
-      try (Writer writer = Writer.start(before, worker)) {
+      try (AcknowledgedWriter writer = AcknowledgedWriter.start(before, worker)) {
         result =
             runbooks
                 .tlsStub()
@@ -82,6 +78,12 @@ class EnableTlsTest {
       }
 
       assertThat(result.rotated()).containsExactlyInAnyOrder("m1", "m2", "m3");
+      Files.writeString(
+          Path.of("target", "recorded-enable-tls-" + version + "-history.json"),
+          runbooks
+              .client()
+              .fetchHistory(ReconfigureTlsWorkflow.workflowId("sandbox"))
+              .toJson(true));
       ClusterSpec after = runbooks.cluster();
       assertThat(after.tls().caFile()).isEqualTo(worker.caFile());
       assertThat(after.tls().certFile()).isEqualTo(worker.certFile());
@@ -288,103 +290,6 @@ class EnableTlsTest {
           == 200;
     } catch (Exception e) {
       return false;
-    }
-  }
-
-  /**
-   * Writes through the http client URLs while they answer and through https with the worker's
-   * client certificate once they no longer do, so writes go on across the whole move.
-   */
-  static final class Writer implements AutoCloseable {
-    private final EtcdClients plain;
-    private final EtcdClients tls;
-    private final Map<String, String> acknowledged = new ConcurrentHashMap<>();
-    private final AtomicBoolean stop = new AtomicBoolean();
-    private final Thread thread;
-
-    private Writer(ClusterSpec cluster, TlsSpec workerTls) {
-      this.plain = new EtcdClients(cluster);
-      this.tls =
-          new EtcdClients(
-              cluster
-                  .withMembers(
-                      cluster.members().stream()
-                          .map(
-                              m ->
-                                  new MemberSpec(
-                                      m.name(),
-                                      m.host(),
-                                      m.sshPort(),
-                                      "https" + m.clientUrl().substring("http".length()),
-                                      m.peerUrl(),
-                                      m.dataDir(),
-                                      m.installDir(),
-                                      m.serviceDir()))
-                          .toList())
-                  .withTls(workerTls));
-      this.thread = new Thread(this::write, "writer");
-    }
-
-    static Writer start(ClusterSpec cluster, TlsSpec workerTls) {
-      Writer writer = new Writer(cluster, workerTls);
-      writer.thread.start();
-      return writer;
-    }
-
-    private void write() {
-      for (int i = 0; !stop.get() && i < 100_000; i++) {
-        String key = "/registry/writer/k" + i;
-        if (put(plain.cluster(), key, "v" + i) || put(tls.cluster(), key, "v" + i)) {
-          acknowledged.put(key, "v" + i);
-        }
-      }
-    }
-
-    private static boolean put(Client client, String key, String value) {
-      try {
-        client.getKVClient().put(bytes(key), bytes(value)).get(3, TimeUnit.SECONDS);
-        return true;
-      } catch (Exception e) {
-        return false; // not acknowledged: may or may not be there
-      }
-    }
-
-    void stopAndCheckEveryAcknowledgedWrite(ClusterSpec now) throws Exception {
-      stop.set(true);
-      thread.join(10_000);
-      assertThat(acknowledged).as("writes acknowledged during the move").isNotEmpty();
-      try (EtcdClients check = new EtcdClients(now)) {
-        for (Map.Entry<String, String> put : acknowledged.entrySet()) {
-          assertThat(
-                  check
-                      .cluster()
-                      .getKVClient()
-                      .get(bytes(put.getKey()))
-                      .get(5, TimeUnit.SECONDS)
-                      .getKvs()
-                      .get(0)
-                      .getValue()
-                      .toString(StandardCharsets.UTF_8))
-              .as(put.getKey())
-              .isEqualTo(put.getValue());
-        }
-      }
-    }
-
-    private static ByteSequence bytes(String s) {
-      return ByteSequence.from(s, StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public void close() {
-      stop.set(true);
-      try {
-        thread.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      plain.close();
-      tls.close();
     }
   }
 }

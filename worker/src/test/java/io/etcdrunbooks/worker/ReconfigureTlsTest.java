@@ -3,10 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.etcdrunbooks.activities.etcd.ClusterVersionReader;
-import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -19,7 +16,6 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsResult;
 import io.temporal.client.WorkflowFailedException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -30,9 +26,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -68,17 +62,27 @@ class ReconfigureTlsTest {
       Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
 
       ReconfigureTlsResult result;
-      try (Writer writer = Writer.start(runbooks.cluster())) {
+      try (AcknowledgedWriter writer =
+          AcknowledgedWriter.start(runbooks.cluster(), runbooks.cluster().tls())) {
         result =
             runbooks
                 .tlsStub()
                 .reconfigure(
                     ReconfigureTlsRequest.rotateCertificates(
                         "sandbox", newCerts.toString(), RunbookOptions.defaults()));
-        writer.stopAndCheckEveryAcknowledgedWrite();
+        writer.stopAndCheckEveryAcknowledgedWrite(runbooks.cluster());
       }
 
       assertThat(result.rotated()).containsExactly("m1", "m2", "m3");
+      Files.writeString(
+          Path.of(
+              "target",
+              "recorded-rotate-certificates-" + version + "-" + serviceKind + "-history.json"),
+          runbooks
+              .client()
+              .fetchHistory(
+                  io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.workflowId("sandbox"))
+              .toJson(true));
       assertThat(result.fingerprints()).isEqualTo(expected);
       assertThat(served(runbooks.cluster())).isEqualTo(expected);
       assertThat(result.notAfter().values())
@@ -274,72 +278,5 @@ class ReconfigureTlsTest {
   private static String fingerprint(X509Certificate certificate) throws Exception {
     return HexFormat.of()
         .formatHex(MessageDigest.getInstance("SHA-256").digest(certificate.getEncoded()));
-  }
-
-  /** Puts keys one after another until stopped, remembering every put etcd acknowledged. */
-  private static final class Writer implements AutoCloseable {
-    private final EtcdClients clients;
-    private final Map<String, String> acknowledged = new ConcurrentHashMap<>();
-    private final AtomicBoolean stop = new AtomicBoolean();
-    private final Thread thread;
-
-    private Writer(ClusterSpec cluster) {
-      this.clients = new EtcdClients(cluster);
-      this.thread = new Thread(this::write, "writer");
-    }
-
-    static Writer start(ClusterSpec cluster) {
-      Writer writer = new Writer(cluster);
-      writer.thread.start();
-      return writer;
-    }
-
-    private void write() {
-      Client client = clients.cluster();
-      for (int i = 0; !stop.get() && i < 100_000; i++) {
-        String key = "/registry/writer/k" + i;
-        try {
-          client.getKVClient().put(bytes(key), bytes("v" + i)).get(5, TimeUnit.SECONDS);
-          acknowledged.put(key, "v" + i);
-        } catch (Exception e) {
-          // not acknowledged: may or may not be there
-        }
-      }
-    }
-
-    void stopAndCheckEveryAcknowledgedWrite() throws Exception {
-      stop.set(true);
-      thread.join(10_000);
-      assertThat(acknowledged).as("writes acknowledged during the rotation").isNotEmpty();
-      Client client = clients.cluster();
-      for (Map.Entry<String, String> put : acknowledged.entrySet()) {
-        assertThat(
-                client
-                    .getKVClient()
-                    .get(bytes(put.getKey()))
-                    .get(5, TimeUnit.SECONDS)
-                    .getKvs()
-                    .get(0)
-                    .getValue()
-                    .toString(StandardCharsets.UTF_8))
-            .as(put.getKey())
-            .isEqualTo(put.getValue());
-      }
-    }
-
-    private static ByteSequence bytes(String s) {
-      return ByteSequence.from(s, StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public void close() {
-      stop.set(true);
-      try {
-        thread.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      clients.close();
-    }
   }
 }

@@ -14,12 +14,15 @@ import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.TestCertificates;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.tls.EnableTls;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
+import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
 import io.etcdrunbooks.workflows.tls.RotateCa;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,6 +69,12 @@ class RotateCaTest {
                       newCa.caFile().toString(), newWorker.certFile(), newWorker.keyFile()),
                   RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
 
+      Files.writeString(
+          Path.of("target", "recorded-rotate-ca-" + version + "-history.json"),
+          runbooks
+              .client()
+              .fetchHistory(ReconfigureTlsWorkflow.workflowId("sandbox"))
+              .toJson(true));
       ClusterSpec after = runbooks.cluster();
       assertThat(after.tls().caFile()).isEqualTo(newCa.caFile().toString());
       assertThat(after.tls().certFile()).isEqualTo(newWorker.certFile());
@@ -97,6 +106,58 @@ class RotateCaTest {
             .as("%s on the new CA alone", host)
             .isEqualTo(200);
       }
+    }
+  }
+
+  @Test
+  void aClusterThatTheRunbookMovedToTlsOnItsPeersTooMovesToANewCa() throws Exception {
+    TestCertificates.Material old = TestCertificates.write(dir.resolve("old-ca"));
+    TlsSpec oldWorker = old.client(false);
+    TestCertificates.Authority newCa = TestCertificates.authority(dir.resolve("new-ca"), "new-ca");
+    TlsSpec newWorker = newCa.issueClient("worker");
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.startOnHttp(
+                dir.resolve("sandbox"), "3.5.30", java.util.function.UnaryOperator.identity());
+        ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      probe.putMany("/registry/before/k", 100);
+      runbooks
+          .tlsStub()
+          .reconfigure(
+              ReconfigureTlsRequest.enableIssued(
+                  "sandbox",
+                  old.authority().writeKey().toString(),
+                  90,
+                  EnableTls.both(oldWorker.caFile(), oldWorker.certFile(), oldWorker.keyFile()),
+                  RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+
+      runbooks
+          .tlsStub()
+          .reconfigure(
+              ReconfigureTlsRequest.rotateCa(
+                  "sandbox",
+                  newCa.writeKey().toString(),
+                  90,
+                  new RotateCa(
+                      newCa.caFile().toString(), newWorker.certFile(), newWorker.keyFile()),
+                  RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+
+      ClusterSpec after = runbooks.cluster();
+      assertThat(after.tls().caFile()).isEqualTo(newCa.caFile().toString());
+      for (MemberSpec m : after.members()) {
+        assertThat(m.peerUrl()).startsWith("https://");
+        Path env = Path.of(m.serviceDir(), "etcd.env");
+        // peers trust the new CA alone: they have handshaken with each other's new certificates
+        assertThat(Files.readString(env))
+            .containsPattern("ETCD_PEER_TRUSTED_CA_FILE=.*-new\\.crt")
+            .containsPattern("ETCD_TRUSTED_CA_FILE=.*-new\\.crt");
+      }
+      try (ClusterProbe newTrust = new ClusterProbe(after)) {
+        assertThat(
+                newTrust.dump(0).keySet().stream().filter(k -> k.startsWith("/registry/before/")))
+            .hasSize(100);
+        assertThat(newTrust.hashKvByMember(0).values().stream().distinct()).hasSize(1);
+      }
+      assertThat(runbooks.etcd.checkConsistency(new ClusterRef("sandbox")).hashesEqual()).isTrue();
     }
   }
 }

@@ -4,6 +4,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest
 import io.etcdrunbooks.workflows.activities.TlsActivities.CheckCertificatesRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -167,26 +168,9 @@ final class TlsPreflight {
       }
     }
     if (problems.isEmpty()) {
-      try {
-        problems.addAll(
-            run.ctx
-                .progress()
-                .record(
-                    "the new certificates",
-                    () ->
-                        run.ctx
-                            .activities()
-                            .tls
-                            .checkCertificates(
-                                new CheckCertificatesRequest(
-                                    run.cluster(),
-                                    run.request.certificatesDir(),
-                                    run.members,
-                                    run.request.caKeyFile(),
-                                    run.request.effectiveValidityDays()))));
-      } catch (ActivityFailure e) {
-        problems.add("the new certificates could not be checked: " + Failures.rootMessage(e));
-      }
+      problems.addAll(
+          certificateProblems(
+              run, "the new certificates", new CertificateUse(null, null, false, false)));
     }
     problems.addAll(
         HostAccessPreflight.problems(
@@ -229,31 +213,15 @@ final class TlsPreflight {
     List<String> controlPlane = run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref());
     if (problems.isEmpty()) {
       problems.addAll(flagFilesProblems(run, "--trusted-ca-file"));
-      boolean forPeers = peers;
-      try {
-        problems.addAll(
-            run.ctx
-                .progress()
-                .record(
-                    "the certificates from the new CA",
-                    () ->
-                        run.ctx
-                            .activities()
-                            .tls
-                            .checkCertificates(
-                                new CheckCertificatesRequest(
-                                    run.cluster(),
-                                    run.request.certificatesDir(),
-                                    run.members,
-                                    run.request.caKeyFile(),
-                                    run.request.effectiveValidityDays(),
-                                    run.request.rotateCa().caFile(),
-                                    run.request.rotateCa().workerTls(),
-                                    !controlPlane.isEmpty(),
-                                    forPeers))));
-      } catch (ActivityFailure e) {
-        problems.add("the certificates could not be checked: " + Failures.rootMessage(e));
-      }
+      problems.addAll(
+          certificateProblems(
+              run,
+              "the certificates from the new CA",
+              new CertificateUse(
+                  run.request.rotateCa().caFile(),
+                  run.request.rotateCa().workerTls(),
+                  !controlPlane.isEmpty(),
+                  peers)));
     }
     problems.addAll(writableAndReachable(run, !controlPlane.isEmpty()));
     if (!problems.isEmpty()) throw refused(run, problems);
@@ -322,30 +290,15 @@ final class TlsPreflight {
             ? run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref())
             : List.of();
     if (problems.isEmpty()) {
-      try {
-        problems.addAll(
-            run.ctx
-                .progress()
-                .record(
-                    "the certificates",
-                    () ->
-                        run.ctx
-                            .activities()
-                            .tls
-                            .checkCertificates(
-                                new CheckCertificatesRequest(
-                                    run.cluster(),
-                                    run.request.certificatesDir(),
-                                    run.members,
-                                    run.request.caKeyFile(),
-                                    run.request.effectiveValidityDays(),
-                                    enable.caFile(),
-                                    enable.coversClients() ? enable.workerTls() : null,
-                                    !controlPlane.isEmpty(),
-                                    enable.coversPeers()))));
-      } catch (ActivityFailure e) {
-        problems.add("the certificates could not be checked: " + Failures.rootMessage(e));
-      }
+      problems.addAll(
+          certificateProblems(
+              run,
+              "the certificates",
+              new CertificateUse(
+                  enable.caFile(),
+                  enable.coversClients() ? enable.workerTls() : null,
+                  !controlPlane.isEmpty(),
+                  enable.coversPeers())));
     }
     problems.addAll(writableAndReachable(run, !controlPlane.isEmpty()));
     if (!problems.isEmpty()) throw refused(run, problems);
@@ -404,6 +357,37 @@ final class TlsPreflight {
                         .formatted(run.request.caKeyFile(), run.request.effectiveValidityDays())
                     : " %s/<member>.crt and .key".formatted(run.request.certificatesDir()))
                 + "; old files kept as <file>.before-%s".formatted(run.rotationId));
+  }
+
+  /** How the certificates to check are used: their CA, and the clients that present some. */
+  private record CertificateUse(
+      String caFile, ClientTls workerTls, boolean apiServerClient, boolean forPeers) {}
+
+  /** Every problem with the certificates, or why they could not be checked. */
+  private static List<String> certificateProblems(TlsRun run, String what, CertificateUse use) {
+    try {
+      return run.ctx
+          .progress()
+          .record(
+              what,
+              () ->
+                  run.ctx
+                      .activities()
+                      .tls
+                      .checkCertificates(
+                          new CheckCertificatesRequest(
+                              run.cluster(),
+                              run.request.certificatesDir(),
+                              run.members,
+                              run.request.caKeyFile(),
+                              run.request.effectiveValidityDays(),
+                              use.caFile(),
+                              use.workerTls(),
+                              use.apiServerClient(),
+                              use.forPeers())));
+    } catch (ActivityFailure e) {
+      return List.of(what + " could not be checked: " + Failures.rootMessage(e));
+    }
   }
 
   private static RuntimeException refused(TlsRun run, List<String> problems) {

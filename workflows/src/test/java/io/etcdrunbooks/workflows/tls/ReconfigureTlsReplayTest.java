@@ -1,0 +1,38 @@
+package io.etcdrunbooks.workflows.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.testing.RecordedHistories;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Replays TLS reconfigurations recorded on real clusters with the code they shipped with against
+ * today's workflow code: enabling TLS on http 3.4.23 and 3.5.30 clusters with kube-apiserver
+ * stand-ins (EnableTlsTest), a CA rotation (RotateCaTest) and a certificate rotation on a
+ * static-pod cluster (ReconfigureTlsTest), each recorded into
+ * worker/target/recorded-*-history.json. A change that breaks one needs Workflow.getVersion.
+ */
+class ReconfigureTlsReplayTest {
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "enable-tls-3.4.23",
+        "enable-tls-3.5.30",
+        "rotate-ca-3.5.30",
+        "rotate-certificates-3.5.30-static-pod"
+      })
+  void todaysCodeReplaysARecordedReconfigurationThatHoldsNoPrivateKey(String history)
+      throws Exception {
+    String resource = "histories/" + history + ".json";
+    RecordedHistories.replay(
+        resource, RunbookIds.changing("sandbox"), ReconfigureTlsWorkflowImpl.class);
+    try (var in = getClass().getClassLoader().getResourceAsStream(resource)) {
+      // the runs issued keys for every member and kube-apiserver: none may be in the history
+      assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+          .doesNotContain("PRIVATE KEY");
+    }
+  }
+}

@@ -682,7 +682,7 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  private static ReleaseSource releaseSource(ReleaseStore releases) {
+  static ReleaseSource releaseSource(ReleaseStore releases) {
     if (releases instanceof LocalDirReleaseStore local) {
       return new ReleaseSource(local.dir().toAbsolutePath().toString(), null, Map.of(), null);
     }
@@ -727,7 +727,7 @@ public final class Sandbox implements AutoCloseable {
    * A fresh random 256-bit backup key, base64 in a 0600 file, as an operator would make with
    * openssl rand -base64 32.
    */
-  private static Path writeBackupKey(Path file) throws IOException {
+  static Path writeBackupKey(Path file) throws IOException {
     byte[] key = new byte[32];
     new SecureRandom().nextBytes(key);
     Files.createFile(

@@ -1,0 +1,251 @@
+package io.etcdrunbooks.testkit;
+
+import io.etcdrunbooks.activities.release.ReleaseStore;
+import io.etcdrunbooks.inventory.BackupSpec;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.InventoryLoader;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.inventory.SshSpec;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * An etcd cluster on real hosts: systemd-nspawn machines booting Debian with systemd as PID 1 and
+ * OpenSSH ({@code deploy/scripts/machines.sh}), one member per machine on its own loopback address
+ * with the standard ports, etcd a systemd unit with an environment file. The inventory reaches them
+ * as root over SSH with their host keys in a known_hosts file. Every machine is powered off and
+ * removed by {@link #close()}, also when the test failed. Needs root.
+ */
+public final class Machines implements AutoCloseable {
+
+  private static final Path SCRIPT = repoRoot().resolve("deploy/scripts/machines.sh");
+
+  private final Path dir;
+  private final List<String> names = new ArrayList<>();
+  private Path inventoryFile;
+  private ClusterSpec cluster;
+
+  private Machines(Path dir) {
+    this.dir = dir;
+  }
+
+  /**
+   * Boots {@code count} machines with etcd {@code version} installed, starts a cluster {@code
+   * cluster} on them and waits until every member is healthy.
+   */
+  public static Machines start(
+      Path dir, String cluster, int count, String version, ReleaseStore releases)
+      throws IOException, InterruptedException {
+    Machines machines = new Machines(Files.createDirectories(dir));
+    try {
+      machines.boot(cluster, count, version, releases);
+      return machines;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      machines.close();
+      throw e;
+    }
+  }
+
+  private void boot(String clusterName, int count, String version, ReleaseStore releases)
+      throws IOException, InterruptedException {
+    Path sshDir = Files.createDirectories(dir.resolve("ssh"));
+    Path key = sshDir.resolve("id_ecdsa");
+    run(List.of("ssh-keygen", "-q", "-t", "ecdsa", "-b", "256", "-N", "", "-f", key.toString()));
+    // a /24 of its own, so that machines a killed run left behind cannot answer for these
+    String net = "127.77." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+    List<String> knownHosts = new ArrayList<>();
+    List<MemberSpec> members = new ArrayList<>();
+    for (int i = 1; i <= count; i++) {
+      String name = "m" + i;
+      String address = net + (10 + i);
+      String hostKey =
+          run(
+              List.of(
+                  "bash",
+                  SCRIPT.toString(),
+                  "start",
+                  name,
+                  address,
+                  dir.resolve("hosts").toString(),
+                  key + ".pub",
+                  version));
+      names.add(name);
+      knownHosts.add(hostKey.strip());
+      members.add(
+          new MemberSpec(
+              name,
+              address,
+              22,
+              "http://" + address + ":2379",
+              "http://" + address + ":2380",
+              "/var/lib/etcd/data",
+              "/opt/etcd",
+              null));
+    }
+    Path knownHostsFile = sshDir.resolve("known_hosts");
+    Files.writeString(knownHostsFile, String.join("\n", knownHosts) + "\n");
+    String initialCluster =
+        members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
+    for (MemberSpec m : members) {
+      Files.writeString(
+          hostRoot(m.name()).resolve("etc/etcd/etcd.env"),
+          String.join(
+              "\n",
+              "ETCD_NAME=" + m.name(),
+              "ETCD_DATA_DIR=" + m.dataDir(),
+              "ETCD_LISTEN_CLIENT_URLS=" + m.clientUrl(),
+              "ETCD_ADVERTISE_CLIENT_URLS=" + m.clientUrl(),
+              "ETCD_LISTEN_PEER_URLS=" + m.peerUrl(),
+              "ETCD_INITIAL_ADVERTISE_PEER_URLS=" + m.peerUrl(),
+              "ETCD_INITIAL_CLUSTER=" + initialCluster,
+              "ETCD_INITIAL_CLUSTER_STATE=new",
+              "ETCD_INITIAL_CLUSTER_TOKEN=" + clusterName,
+              ""));
+    }
+    List<Process> starts = new ArrayList<>();
+    for (MemberSpec m : members) {
+      // --no-block: a Type=notify member is ready only once a quorum of its peers runs
+      starts.add(ssh(key, knownHostsFile, m.host(), "systemctl start --no-block etcd"));
+    }
+    for (Process p : starts) {
+      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IOException("systemctl start etcd failed: " + output(p));
+      }
+    }
+    for (MemberSpec m : members) awaitHealthy(m);
+    Path backupKey = Sandbox.writeBackupKey(dir.resolve("backup.key"));
+    Files.createDirectories(dir.resolve("backups"));
+    cluster =
+        new ClusterSpec(
+            clusterName,
+            members,
+            new ServiceSpec(ServiceSpec.SYSTEMD, "etcd"),
+            new SshSpec("root", 22, key.toString(), knownHostsFile.toString()),
+            null,
+            dir.resolve("backups").toString(),
+            List.of(),
+            new BackupSpec(true, backupKey.toString(), Sandbox.BACKUP_KEY_ID, null, null));
+    inventoryFile = dir.resolve("inventory.yaml");
+    InventoryLoader.write(
+        new Inventory(Sandbox.releaseSource(releases), Map.of(clusterName, cluster)),
+        inventoryFile);
+  }
+
+  public Path inventoryFile() {
+    return inventoryFile;
+  }
+
+  public ClusterSpec cluster() {
+    return cluster;
+  }
+
+  /** A machine's file system, as its root sees it. */
+  public Path hostRoot(String name) {
+    return dir.resolve("hosts").resolve(name);
+  }
+
+  /** Pulls the plug on a machine: every process in it SIGKILLed at once, its disk kept. */
+  public void powerOff(String name) throws IOException, InterruptedException {
+    run(List.of("bash", SCRIPT.toString(), "kill", dir.resolve("hosts").toString(), name));
+  }
+
+  private static void awaitHealthy(MemberSpec member) throws IOException, InterruptedException {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    String last = "";
+    for (int i = 0; i < 120; i++) {
+      try {
+        HttpResponse<String> health =
+            http.send(
+                HttpRequest.newBuilder(URI.create(member.clientUrl() + "/health"))
+                    .timeout(Duration.ofSeconds(2))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (health.statusCode() == 200 && health.body().contains("\"true\"")) return;
+        last = health.body();
+      } catch (IOException e) {
+        last = e.toString();
+      }
+      Thread.sleep(500);
+    }
+    throw new IOException("member " + member.name() + " not healthy within 60 s: " + last);
+  }
+
+  private static Process ssh(Path key, Path knownHosts, String address, String command)
+      throws IOException {
+    return new ProcessBuilder(
+            "ssh",
+            "-i",
+            key.toString(),
+            "-o",
+            "UserKnownHostsFile=" + knownHosts,
+            "-o",
+            "StrictHostKeyChecking=yes",
+            "-o",
+            "BatchMode=yes",
+            "root@" + address,
+            command)
+        .redirectErrorStream(true)
+        .start();
+  }
+
+  /** Runs the command; its stdout. Its stderr (debootstrap's chatter) goes to machines.log. */
+  private String run(List<String> command) throws IOException, InterruptedException {
+    Path log = dir.resolve("machines.log");
+    Process p =
+        new ProcessBuilder(command)
+            .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+      p.destroyForcibly();
+      String text = Files.readString(log);
+      throw new IOException(
+          String.join(" ", command)
+              + " failed: "
+              + text.substring(Math.max(0, text.length() - 3000)));
+    }
+    return out;
+  }
+
+  private static String output(Process p) throws IOException {
+    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+  }
+
+  private static Path repoRoot() {
+    Path here = Path.of("").toAbsolutePath();
+    while (here != null && !Files.exists(here.resolve("deploy/scripts/machines.sh"))) {
+      here = here.getParent();
+    }
+    if (here == null) throw new IllegalStateException("deploy/scripts/machines.sh not found");
+    return here;
+  }
+
+  @Override
+  public void close() {
+    for (String name : names) {
+      try {
+        run(List.of("bash", SCRIPT.toString(), "stop", dir.resolve("hosts").toString(), name));
+      } catch (IOException e) {
+        System.err.println("machine " + name + " not stopped: " + e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        System.err.println("machine " + name + " not stopped: interrupted");
+      }
+    }
+  }
+}

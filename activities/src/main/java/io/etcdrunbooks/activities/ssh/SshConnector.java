@@ -90,6 +90,7 @@ public final class SshConnector implements AutoCloseable {
     client.setKeyIdentityProvider(KeyIdentityProvider.EMPTY_KEYS_PROVIDER);
     client.setUserAuthFactories(List.of(UserAuthPublicKeyFactory.INSTANCE));
     client.setServerKeyVerifier(this::verifyServerKey);
+    client.setSessionFactory(new KnownKeysFirstSessions(client));
     client.start();
   }
 
@@ -400,6 +401,34 @@ public final class SshConnector implements AutoCloseable {
     HostKeyCheck(SshTarget target, KnownHostsStamp knownHosts) {
       this.target = target;
       this.knownHosts = knownHosts;
+    }
+  }
+
+  /** Sessions that propose the host key algorithms of the keys known_hosts has first. */
+  private static final class KnownKeysFirstSessions
+      extends org.apache.sshd.client.session.SessionFactory {
+
+    KnownKeysFirstSessions(SshClient client) {
+      super(client);
+    }
+
+    @Override
+    protected org.apache.sshd.client.session.ClientSessionImpl doCreateSession(
+        org.apache.sshd.common.io.IoSession io) throws Exception {
+      return new org.apache.sshd.client.session.ClientSessionImpl(getClient(), io) {
+        @Override
+        protected String resolveAvailableSignaturesProposal(
+            org.apache.sshd.common.FactoryManager manager) {
+          String proposal = super.resolveAvailableSignaturesProposal(manager);
+          HostKeyCheck check = checkOf(this);
+          if (check == null || check.target.knownHostsFile() == null) return proposal;
+          return KnownKeysFirst.reorder(
+              proposal,
+              Path.of(check.target.knownHostsFile()),
+              check.target.host(),
+              check.target.port());
+        }
+      };
     }
   }
 

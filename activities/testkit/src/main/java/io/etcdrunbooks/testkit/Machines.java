@@ -39,6 +39,8 @@ public final class Machines implements AutoCloseable {
   private final List<String> names = new ArrayList<>();
   private Path inventoryFile;
   private ClusterSpec cluster;
+  private Path key;
+  private Path knownHostsFile;
 
   private Machines(Path dir) {
     this.dir = dir;
@@ -51,6 +53,11 @@ public final class Machines implements AutoCloseable {
   public static Machines start(
       Path dir, String cluster, int count, String version, ReleaseStore releases)
       throws IOException, InterruptedException {
+    if (!"root".equals(System.getProperty("user.name"))) {
+      throw new org.opentest4j.TestAbortedException(
+          "machines need root (systemd-nspawn, as CI runs); skipped as "
+              + System.getProperty("user.name"));
+    }
     Machines machines = new Machines(Files.createDirectories(dir));
     try {
       machines.boot(cluster, count, version, releases);
@@ -64,7 +71,7 @@ public final class Machines implements AutoCloseable {
   private void boot(String clusterName, int count, String version, ReleaseStore releases)
       throws IOException, InterruptedException {
     Path sshDir = Files.createDirectories(dir.resolve("ssh"));
-    Path key = sshDir.resolve("id_ecdsa");
+    key = sshDir.resolve("id_ecdsa");
     run(List.of("ssh-keygen", "-q", "-t", "ecdsa", "-b", "256", "-N", "", "-f", key.toString()));
     // a /24 of its own, so that machines a killed run left behind cannot answer for these
     String net = "127.77." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
@@ -97,7 +104,7 @@ public final class Machines implements AutoCloseable {
               "/opt/etcd",
               null));
     }
-    Path knownHostsFile = sshDir.resolve("known_hosts");
+    knownHostsFile = sshDir.resolve("known_hosts");
     Files.writeString(knownHostsFile, String.join("\n", knownHosts) + "\n");
     String initialCluster =
         members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
@@ -157,11 +164,6 @@ public final class Machines implements AutoCloseable {
   /** A machine's file system, as its root sees it. */
   public Path hostRoot(String name) {
     return dir.resolve("hosts").resolve(name);
-  }
-
-  /** Pulls the plug on a machine: every process in it SIGKILLed at once, its disk kept. */
-  public void powerOff(String name) throws IOException, InterruptedException {
-    run(List.of("bash", SCRIPT.toString(), "kill", dir.resolve("hosts").toString(), name));
   }
 
   private static void awaitHealthy(MemberSpec member) throws IOException, InterruptedException {

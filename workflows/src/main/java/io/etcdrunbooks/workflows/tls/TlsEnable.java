@@ -3,7 +3,6 @@ package io.etcdrunbooks.workflows.tls;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest;
-import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.RestoreMemberFlagsRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest;
 import io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest;
@@ -325,18 +324,7 @@ final class TlsEnable {
     progress.run(member + ": stop", () -> activities(run).host.stopMember(ref));
     if (between != null) between.run();
     progress.run(member + ": start", () -> activities(run).host.startMember(ref));
-    progress.run(
-        member + ": healthy",
-        () ->
-            run.ctx
-                .activities()
-                .etcdWait
-                .awaitMemberReady(
-                    new AwaitMemberRequest(
-                        run.cluster(),
-                        member,
-                        run.state.member(member).orElseThrow().serverVersion(),
-                        run.request.effectiveMemberTimeoutSeconds())));
+    run.awaitHealthy(member);
   }
 
   private static PlaceCertificatesRequest placement(TlsRun run, String member, String host) {

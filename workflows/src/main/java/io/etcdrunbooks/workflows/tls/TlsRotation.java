@@ -1,6 +1,5 @@
 package io.etcdrunbooks.workflows.tls;
 
-import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.AwaitCertificateRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.InstallCertificateRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -52,18 +51,7 @@ final class TlsRotation {
                 .tlsWait
                 .awaitServedCertificate(
                     new AwaitCertificateRequest(run.cluster(), member, fingerprint, timeout)));
-    progress.run(
-        member + ": healthy",
-        () ->
-            run.ctx
-                .activities()
-                .etcdWait
-                .awaitMemberReady(
-                    new AwaitMemberRequest(
-                        run.cluster(),
-                        member,
-                        run.state.member(member).orElseThrow().serverVersion(),
-                        timeout)));
+    run.awaitHealthy(member);
   }
 
   private static ApplicationFailure compensate(TlsRun run, String member, RuntimeException cause) {

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.tls;
 
+import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedTrust;
 import io.etcdrunbooks.workflows.model.ClientTls;
@@ -76,6 +77,22 @@ final class TlsRun {
 
   boolean rotatingCa() {
     return ReconfigureTlsRequest.ROTATE_CA.equals(request.mode());
+  }
+
+  /** Waits, bounded by the member timeout, until the member is healthy on its version. */
+  void awaitHealthy(String member) {
+    ctx.progress()
+        .run(
+            member + ": healthy",
+            () ->
+                ctx.activities()
+                    .etcdWait
+                    .awaitMemberReady(
+                        new AwaitMemberRequest(
+                            cluster(),
+                            member,
+                            state.member(member).orElseThrow().serverVersion(),
+                            request.effectiveMemberTimeoutSeconds())));
   }
 
   /** Members in the order they restart: the leader last. */

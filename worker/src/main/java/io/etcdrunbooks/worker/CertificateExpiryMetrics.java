@@ -9,20 +9,23 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.inject.Singleton;
 import java.io.IOException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code etcd_runbooks_member_certificate_expiry_seconds{cluster,member}}: how long each TLS
- * member's server certificate, as it shows it in a real handshake, stays valid (negative once it
- * has expired). Read again in the background when a scrape finds the values older than {@link
- * #MAX_AGE}, so a scrape never waits on a handshake.
+ * {@code etcd_runbooks_member_certificate_expiry_seconds{cluster,member,listener}}: how long each
+ * TLS member's certificate, as it shows it in a real handshake on its client URL ({@code
+ * listener="client"}) and on an https peer URL ({@code listener="peer"}), stays valid (negative
+ * once it has expired). Read again in the background when a scrape finds the values older than
+ * {@link #MAX_AGE}, so a scrape never waits on a handshake.
  */
 @Singleton
 public final class CertificateExpiryMetrics {
@@ -41,7 +44,7 @@ public final class CertificateExpiryMetrics {
     this.inventory = inventory;
     this.gauge =
         MultiGauge.builder(NAME)
-            .description("seconds until the member's server certificate expires")
+            .description("seconds until the certificate a member presents on a listener expires")
             .baseUnit("seconds")
             .register(registry);
   }
@@ -69,22 +72,46 @@ public final class CertificateExpiryMetrics {
       if (cluster.tls() == null) continue;
       ClusterVersionReader reader = new ClusterVersionReader(cluster);
       for (MemberSpec member : cluster.members()) {
-        try {
-          reader
-              .serverCertificate(member.clientUrl())
-              .ifPresent(
-                  certificate ->
-                      rows.add(
-                          MultiGauge.Row.of(
-                              Tags.of("cluster", cluster.name(), "member", member.name()),
-                              Duration.between(Instant.now(), certificate.getNotAfter().toInstant())
-                                  .toSeconds())));
-        } catch (IOException e) {
-          log.debug(
-              "{} {}: no certificate read: {}", cluster.name(), member.name(), e.getMessage());
-        }
+        read(cluster, member, "client", () -> reader.serverCertificate(member.clientUrl()), rows);
+        read(cluster, member, "peer", () -> reader.peerCertificate(member.peerUrl()), rows);
       }
     }
     return rows;
+  }
+
+  private interface CertificateRead {
+    Optional<X509Certificate> read() throws IOException;
+  }
+
+  private static void read(
+      ClusterSpec cluster,
+      MemberSpec member,
+      String listener,
+      CertificateRead certificate,
+      List<MultiGauge.Row<?>> rows) {
+    try {
+      certificate
+          .read()
+          .ifPresent(
+              c ->
+                  rows.add(
+                      MultiGauge.Row.of(
+                          Tags.of(
+                              "cluster",
+                              cluster.name(),
+                              "member",
+                              member.name(),
+                              "listener",
+                              listener),
+                          Duration.between(Instant.now(), c.getNotAfter().toInstant())
+                              .toSeconds())));
+    } catch (IOException e) {
+      log.debug(
+          "{} {} {}: no certificate read: {}",
+          cluster.name(),
+          member.name(),
+          listener,
+          e.getMessage());
+    }
   }
 }

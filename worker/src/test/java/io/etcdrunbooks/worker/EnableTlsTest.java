@@ -110,6 +110,11 @@ class EnableTlsTest {
         }
       }
       assertThat(runbooks.etcd.checkConsistency(new ClusterRef("sandbox")).hashesEqual()).isTrue();
+      var certificates = runbooks.etcd.discover(new ClusterRef("sandbox")).certificates();
+      assertThat(certificates.peerNotAfterByMember())
+          .as("each member's peer certificate read in a handshake on its https peer URL")
+          .containsOnlyKeys("m1", "m2", "m3")
+          .isEqualTo(certificates.notAfterByMember());
       for (String host : apiServers.hosts()) {
         String manifest = Files.readString(apiServers.manifest(host));
         assertThat(manifest)

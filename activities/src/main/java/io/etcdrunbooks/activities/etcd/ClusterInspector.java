@@ -13,6 +13,7 @@ import io.etcdrunbooks.workflows.model.ServerCertificates;
 import io.etcdrunbooks.workflows.model.V2Store;
 import java.io.IOException;
 import java.net.URI;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -258,21 +259,35 @@ public final class ClusterInspector {
         spec.tls() == null ? null : certificates(statuses));
   }
 
-  /** The server certificate of every reachable member, from a real handshake on its client URL. */
+  /**
+   * The server certificate of every reachable member, from a real handshake on its client URL, and
+   * its peer certificate from one on its peer URL when that is https.
+   */
   private ServerCertificates certificates(List<MemberStatus> statuses) {
-    Map<String, String> notAfter = new LinkedHashMap<>();
+    Map<String, String> server = new LinkedHashMap<>();
+    Map<String, String> peer = new LinkedHashMap<>();
     for (MemberStatus s : statuses) {
       if (!s.reachable()) continue;
+      MemberSpec member = spec.member(s.name());
       try {
-        http.serverCertificate(spec.member(s.name()).clientUrl())
-            .ifPresent(c -> notAfter.put(s.name(), c.getNotAfter().toInstant().toString()));
+        http.serverCertificate(member.clientUrl())
+            .ifPresent(c -> server.put(s.name(), notAfter(c)));
       } catch (IOException e) {
         // the member answered its status over gRPC; a failed handshake here shows in its health
+      }
+      try {
+        http.peerCertificate(member.peerUrl()).ifPresent(c -> peer.put(s.name(), notAfter(c)));
+      } catch (IOException e) {
+        // a peer listener that does not answer the worker shows in raft, not here
       }
     }
     Integer days = spec.tls().expiryWarningDays();
     return new ServerCertificates(
-        notAfter, days == null ? ServerCertificates.DEFAULT_WARNING_DAYS : days);
+        server, days == null ? ServerCertificates.DEFAULT_WARNING_DAYS : days, peer);
+  }
+
+  private static String notAfter(X509Certificate certificate) {
+    return certificate.getNotAfter().toInstant().toString();
   }
 
   /**

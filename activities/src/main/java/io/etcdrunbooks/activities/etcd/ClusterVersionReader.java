@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,7 +15,11 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * Reads a member's {@code /version} and {@code /health} over HTTP(S) with the JDK HttpClient, using
@@ -27,6 +33,7 @@ public final class ClusterVersionReader {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http;
+  private final TlsMaterial tls;
 
   /**
    * @param etcdserver the member's server version, for example 3.4.23; @param etcdcluster the
@@ -37,7 +44,8 @@ public final class ClusterVersionReader {
   public ClusterVersionReader(ClusterSpec spec) {
     HttpClient.Builder builder =
         HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1);
-    if (spec.tls() != null) builder.sslContext(TlsMaterial.load(spec.tls()).sslContext());
+    this.tls = spec.tls() == null ? null : TlsMaterial.load(spec.tls());
+    if (tls != null) builder.sslContext(tls.sslContext());
     this.http = builder.build();
   }
 
@@ -89,6 +97,32 @@ public final class ClusterVersionReader {
       Thread.currentThread().interrupt();
       throw new IOException(uri + ": interrupted", e);
     }
+  }
+
+  /**
+   * The certificate the member presents to its peers, from a TLS handshake on its peer URL with the
+   * worker's client certificate; empty for an http URL or a cluster without client TLS. The
+   * certificate is read even when the peer listener then refuses the worker's client certificate.
+   */
+  public Optional<X509Certificate> peerCertificate(String peerUrl) throws IOException {
+    if (tls == null || !peerUrl.startsWith("https:")) return Optional.empty();
+    URI uri = URI.create(peerUrl);
+    AtomicReference<X509Certificate[]> shown = new AtomicReference<>();
+    SSLSocketFactory sockets = tls.sslContextShowing(shown::set).getSocketFactory();
+    try (Socket plain = new Socket()) {
+      plain.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), (int) TIMEOUT.toMillis());
+      plain.setSoTimeout((int) TIMEOUT.toMillis());
+      try (SSLSocket socket =
+          (SSLSocket) sockets.createSocket(plain, uri.getHost(), uri.getPort(), false)) {
+        socket.startHandshake();
+      } catch (SSLException e) {
+        if (shown.get() == null) throw new IOException(peerUrl + ": " + e.getMessage(), e);
+      }
+    } catch (IOException e) {
+      if (shown.get() == null) throw new IOException(peerUrl + ": " + e.getMessage(), e);
+    }
+    X509Certificate[] chain = shown.get();
+    return chain == null || chain.length == 0 ? Optional.empty() : Optional.of(chain[0]);
   }
 
   /** What one member's v2 API shows: nothing when it does not serve it (HTTP 404). */

@@ -12,13 +12,19 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Consumer;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
@@ -97,6 +103,51 @@ public final class TlsMaterial {
       return context;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot create an SSL context", e);
+    }
+  }
+
+  /**
+   * As {@link #sslContext()}, handing every chain a server presents to {@code seen} before it is
+   * checked: a handshake refused later (a peer listener that wants another client certificate) has
+   * still shown its certificate.
+   */
+  public SSLContext sslContextShowing(Consumer<X509Certificate[]> seen) {
+    try {
+      X509TrustManager trust =
+          Arrays.stream(trustManagers.getTrustManagers())
+              .filter(X509TrustManager.class::isInstance)
+              .map(X509TrustManager.class::cast)
+              .findFirst()
+              .orElseThrow();
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(
+          keyManagers == null ? null : keyManagers.getKeyManagers(),
+          new TrustManager[] {new ShowingTrustManager(trust, seen)},
+          null);
+      return context;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot create an SSL context", e);
+    }
+  }
+
+  private record ShowingTrustManager(X509TrustManager trust, Consumer<X509Certificate[]> seen)
+      implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType)
+        throws CertificateException {
+      trust.checkClientTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType)
+        throws CertificateException {
+      seen.accept(chain);
+      trust.checkServerTrusted(chain, authType);
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return trust.getAcceptedIssuers();
     }
   }
 

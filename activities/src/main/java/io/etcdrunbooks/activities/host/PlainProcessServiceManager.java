@@ -127,6 +127,12 @@ public final class PlainProcessServiceManager implements ServiceManager {
             + "[ -s "
             + PID_FILE
             + " ] || { echo 'etcd did not write its pid file within 10 s' >&2; exit 4; }\n"
+            // the pid file is written by the shell just before it execs etcd: on a loaded host
+            // that exec can come later than the first stay-up check, which would take the shell
+            // for an etcd that died
+            + "i=0; until etcd_alive || [ ! -d /proc/\"$(cat "
+            + PID_FILE
+            + ")\" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done\n"
             + "echo \"started $(cat "
             + PID_FILE
             + ")\"\n";

@@ -7,7 +7,8 @@
 #   machines.sh rootfs                      build (or reuse) the cached root file system
 #   machines.sh start NAME ADDRESS DIR KEY.pub ETCD_VERSION
 #                                           boot machine NAME on ADDRESS from a copy in DIR/NAME,
-#                                           root's authorized key KEY.pub, etcd ETCD_VERSION in
+#                                           root's and user runbooks' authorized key KEY.pub
+#                                           (runbooks with deploy/sudoers/etcd-runbooks), etcd ETCD_VERSION in
 #                                           /opt/etcd/versions/<v> (current -> it) as unit etcd;
 #                                           prints "ADDRESS <host key line>" for known_hosts
 #   machines.sh stop DIR NAME               power it off (SIGKILL after 20 s) and remove its copy
@@ -44,6 +45,16 @@ build_rootfs() {
   mv "$ROOTFS.partial" "$ROOTFS"
 }
 
+RUNBOOKS_USER=runbooks
+SUDOERS="$(cd "$(dirname "$0")/../sudoers" && pwd)/etcd-runbooks"
+
+# the numeric uid or gid of the runbooks user inside the machine being built ($root)
+runbooks_id() {
+  local field=3
+  [ "$1" = g ] && field=4
+  cut -d: -f1,3,4 "$root/etc/passwd" | awk -F: -v u="$RUNBOOKS_USER" -v f="$field" '$1 == u { print $(f - 1) }'
+}
+
 start_machine() {
   local name=$1 address=$2 dir=$3 key=$4 version=$5
   build_rootfs
@@ -58,10 +69,19 @@ start_machine() {
   printf 'ListenAddress %s\nPasswordAuthentication no\n' "$address" > "$root/etc/ssh/sshd_config.d/etcd-runbooks.conf"
   install -d -m 700 "$root/root/.ssh"
   install -m 600 "$key" "$root/root/.ssh/authorized_keys"
+  # the runbooks' own SSH user: not root, with exactly the sudo rules docs/sudo.md lists, owning
+  # installDir (/opt/etcd) as the runbooks expect
+  chroot "$root" useradd -m -s /bin/sh "$RUNBOOKS_USER"
+  install -d -m 700 -o "$(runbooks_id u)" -g "$(runbooks_id g)" "$root/home/$RUNBOOKS_USER/.ssh"
+  install -m 600 -o "$(runbooks_id u)" -g "$(runbooks_id g)" "$key" "$root/home/$RUNBOOKS_USER/.ssh/authorized_keys"
+  install -m 440 "$SUDOERS" "$root/etc/sudoers.d/etcd-runbooks"
   echo "$name" > "$root/etc/hostname"
+  # sudo looks its own host name up; without this every sudo warns on stderr
+  printf '127.0.0.1 localhost\n%s %s\n' "$address" "$name" > "$root/etc/hosts"
   install -d "$root/opt/etcd/versions/$version"
   cp "$bin"/etcd* "$root/opt/etcd/versions/$version/"
   ln -sfn "versions/$version" "$root/opt/etcd/current"
+  chown -R "$(runbooks_id u):$(runbooks_id g)" "$root/opt/etcd"
   install -d -m 700 "$root/var/lib/etcd"
   install -d "$root/etc/etcd"
   : > "$root/etc/etcd/etcd.env"
@@ -104,6 +124,11 @@ stop_machine() {
   if [ -f "$pidfile" ]; then
     local pid
     pid=$(cat "$pidfile")
+    if [ "$signal" = KILL ]; then
+      # pulling the plug: SIGKILL to the machine's init (PID 1 of its namespace) takes every
+      # process in the machine with it; killing systemd-nspawn alone would leave them running
+      for init in $(pgrep -P "$pid" 2>/dev/null); do kill -KILL "$init" 2>/dev/null || true; done
+    fi
     # systemd-nspawn turns SIGTERM into an orderly poweroff of the machine
     kill "-$signal" "$pid" 2>/dev/null || true
     for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done

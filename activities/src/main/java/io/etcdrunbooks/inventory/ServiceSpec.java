@@ -4,9 +4,9 @@ package io.etcdrunbooks.inventory;
  * How members' etcd processes are run.
  *
  * @param kind {@code plain}: a process started with nohup from {@code serviceDir/etcd.env}, tracked
- *     by a pid file; {@code systemd}: a systemd unit whose ExecStart runs {@code
- *     installDir/current/etcd}; {@code static-pod}: a kubelet static pod (kubeadm's layout)
- *     described by {@code manifestPath}
+ *     by a pid file; {@code systemd}: a systemd unit, read from the host ({@code systemctl show}):
+ *     its ExecStart, environment file and user; {@code static-pod}: a kubelet static pod (kubeadm's
+ *     layout) described by {@code manifestPath}
  * @param unit systemd unit name (default etcd)
  * @param manifestPath static-pod: the pod manifest kubelet runs (default {@value
  *     #DEFAULT_MANIFEST_PATH}); may contain {@code {member}}
@@ -41,6 +41,12 @@ public record ServiceSpec(
 
   public ServiceSpec(String kind, String unit) {
     this(kind, unit, null, null, null, null, null);
+  }
+
+  public static final String DEFAULT_UNIT = "etcd";
+
+  public String effectiveUnit() {
+    return orDefault(unit, DEFAULT_UNIT);
   }
 
   public String effectiveManifestPath() {

@@ -6,8 +6,8 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.inventory.MemberSpec;
-import io.etcdrunbooks.testkit.Sandbox;
-import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.testkit.EtcdTestCluster;
+import io.etcdrunbooks.testkit.SandboxMain;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.IOException;
@@ -52,11 +52,18 @@ final class Demo {
             options.getOrDefault(
                 "dir", Files.createTempDirectory("etcd-runbooks-demo").toString()));
     quietLogs();
-    System.out.printf("== etcd-runbooks demo: 3-member sandbox on %s, upgraded to %s%n", from, to);
+    boolean machines = options.containsKey("machines");
+    System.out.printf(
+        "== etcd-runbooks demo: 3-member %s on %s, upgraded to %s%n",
+        machines ? "cluster on systemd machines" : "sandbox", from, to);
     System.out.printf("   releases from %s, sandbox in %s%n", releases, dir);
-    try (Sandbox sandbox =
-        Sandbox.create(
-            new SandboxSpec(dir, "sandbox", 3, from, Map.of()),
+    try (EtcdTestCluster sandbox =
+        SandboxMain.create(
+            dir,
+            "sandbox",
+            3,
+            from,
+            machines ? "systemd" : "plain",
             new LocalDirReleaseStore(releases))) {
       System.out.println(
           "   sandbox up: "

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The runbooks' SSH client (MINA SSHD) against OpenSSH servers as they come, on systemd machines:
  * hashed known_hosts entries, hosts known by their RSA key only, and a host key that changed,
- * refused naming the host and both fingerprints. Each check is the access check every changing
- * runbook makes before it touches anything.
+ * refused naming the host and both fingerprints; the runbooks' non-root user's sudo rules, a
+ * missing one named with the line to add. Each check is the access check every changing runbook
+ * makes before it touches anything.
  */
 @RealEtcd
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -55,7 +56,8 @@ class MachinesSshTest {
   }
 
   @Test
-  void aHostKeyThatChangedIsRefusedNamingTheHostAndBothFingerprints() throws Exception {
+  void aHostKeyThatChangedAndAMissingSudoRuleAreRefusedNamingHostFingerprintsAndRule()
+      throws Exception {
     try (Machines machines =
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.5.30", SandboxRunbooks.releases());
@@ -76,6 +78,20 @@ class MachinesSshTest {
         assertThat(problems.get(0))
             .contains(m2.host(), "does not match", before, after)
             .doesNotContain("m1", "m3");
+      }
+
+      // a sudo rule the runbooks need taken away on m3: named with the command and the line
+      machines.rootShell("m3", "sed -i '/systemctl stop/d' /etc/sudoers.d/etcd-runbooks");
+      try (SshConnector fresh = new SshConnector()) {
+        List<String> problems = problems(machines, fresh);
+        assertThat(problems).hasSize(2);
+        assertThat(problems.get(1))
+            .startsWith("member m3 (" + machines.cluster().member("m3").host() + ":22)")
+            .contains(
+                "sudo does not let runbooks run '/usr/bin/systemctl stop etcd'",
+                "add 'runbooks ALL=(root) NOPASSWD: /usr/bin/systemctl stop etcd' to"
+                    + " /etc/sudoers.d/etcd-runbooks")
+            .doesNotContain("systemctl start");
       }
     }
   }

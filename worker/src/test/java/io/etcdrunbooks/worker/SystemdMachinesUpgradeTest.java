@@ -1,19 +1,24 @@
 package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.testkit.Machines;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowStub;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -34,56 +39,128 @@ class SystemdMachinesUpgradeTest {
   @TempDir Path dir;
 
   @Test
-  void threeSystemdMachinesUpgradeFrom3325To3530WithoutALostWrite() throws Exception {
+  void threeSystemdMachinesUpgradeFrom3325To3530WithRenamedFlagsTranslatedAndNoLostWrite()
+      throws Exception {
     try (Machines machines =
             Machines.start(
-                dir.resolve("machines"), "prod-1", 3, "3.3.25", SandboxRunbooks.releases());
-        EmbeddedTemporal temporal = EmbeddedTemporal.start(Ports.free())) {
+                dir.resolve("machines"),
+                "prod-1",
+                3,
+                "3.3.25",
+                SandboxRunbooks.releases(),
+                Map.of(
+                    "m1", Map.of("ETCD_DEBUG", "true"),
+                    "m3", Map.of("ETCD_LOG_OUTPUT", "stderr")));
+        MachinesWorker runbooks = MachinesWorker.start(machines, dir, TASK_QUEUE)) {
+      // m2 as kubespray lays it out: the binary in /usr/local/bin, ExecStart set by a drop-in
+      machines.rootShell(
+          "m2",
+          "cp /opt/etcd/current/etcd /usr/local/bin/etcd"
+              + " && mkdir -p /etc/systemd/system/etcd.service.d"
+              + " && printf '[Service]\\nExecStart=\\nExecStart=/usr/local/bin/etcd\\n'"
+              + " > /etc/systemd/system/etcd.service.d/10-local.conf"
+              + " && systemctl daemon-reload && systemctl restart etcd");
       try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
         probe.putMany("/registry/before/k", 300);
       }
-      WorkflowServiceStubs stubs =
-          WorkflowServiceStubs.newServiceStubs(
-              WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
-      Process worker =
-          WorkerJvm.start(
-              machines.inventoryFile(), temporal.address(), TASK_QUEUE, dir.resolve("worker.log"));
-      try {
-        WorkflowClient client = WorkflowClient.newInstance(stubs);
-        UpgradeClusterWorkflow workflow =
-            client.newWorkflowStub(
-                UpgradeClusterWorkflow.class,
-                WorkflowOptions.newBuilder()
-                    .setWorkflowId(UpgradeClusterWorkflow.workflowId("prod-1"))
-                    .setTaskQueue(TASK_QUEUE)
-                    .build());
-        UpgradeResult result;
-        try (AcknowledgedWriter writer = AcknowledgedWriter.start(machines.cluster(), null)) {
-          result =
-              workflow.upgrade(
-                  UpgradeRequest.to(
-                      "prod-1", "3.5.30", RunbookOptions.defaults().withMemberTimeoutSeconds(90)));
-          writer.stopAndCheckEveryAcknowledgedWrite(machines.cluster());
-        }
+      UpgradeClusterWorkflow workflow =
+          runbooks.stub(UpgradeClusterWorkflow.class, UpgradeClusterWorkflow.workflowId("prod-1"));
+      UpgradeResult result;
+      try (AcknowledgedWriter writer = AcknowledgedWriter.start(machines.cluster(), null)) {
+        result =
+            workflow.upgrade(
+                UpgradeRequest.to(
+                    "prod-1", "3.5.30", RunbookOptions.defaults().withMemberTimeoutSeconds(90)));
+        writer.stopAndCheckEveryAcknowledgedWrite(machines.cluster());
+      }
 
-        assertThat(result.memberVersions())
-            .isEqualTo(Map.of("m1", "3.5.30", "m2", "3.5.30", "m3", "3.5.30"));
-        assertThat(result.clusterVersion()).startsWith("3.5");
-        try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
-          assertThat(probe.dump(0).keySet().stream().filter(k -> k.startsWith("/registry/before/")))
-              .hasSize(300);
-          assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
-        }
-        for (String m : new String[] {"m1", "m2", "m3"}) {
-          // the unit still runs /opt/etcd/current/etcd, now the new version's binary
+      assertThat(result.memberVersions())
+          .isEqualTo(Map.of("m1", "3.5.30", "m2", "3.5.30", "m3", "3.5.30"));
+      assertThat(result.clusterVersion()).startsWith("3.5");
+      try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
+        assertThat(probe.dump(0).keySet().stream().filter(k -> k.startsWith("/registry/before/")))
+            .hasSize(300);
+        assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
+      }
+      // renamed flags translated in each unit's environment file, the file as it was kept
+      Path m1Env = machines.hostRoot("m1").resolve("etc/etcd/etcd.env");
+      assertThat(Files.readString(m1Env))
+          .contains("ETCD_LOG_LEVEL=debug")
+          .doesNotContain("ETCD_DEBUG");
+      assertThat(Files.readString(machines.hostRoot("m3").resolve("etc/etcd/etcd.env")))
+          .contains("ETCD_LOG_OUTPUTS=stderr")
+          .doesNotContain("ETCD_LOG_OUTPUT=");
+      assertThat(Path.of(m1Env + ".before-flags")).exists();
+      assertThat(machines.rootShell("m2", "systemctl show -p ExecStart etcd"))
+          .as("m2's ExecStart moved to the selected version by the runbooks' drop-in")
+          .contains("path=/opt/etcd/current/etcd");
+      assertThat(
+              machines
+                  .hostRoot("m2")
+                  .resolve("etc/systemd/system/etcd.service.d/50-etcd-runbooks.conf"))
+          .exists();
+      assertThat(machines.hostRoot("m2").resolve("etc/systemd/system/etcd.service"))
+          .as("the unit file itself untouched")
+          .content()
+          .contains("ExecStart=/opt/etcd/current/etcd");
+      for (String m : new String[] {"m1", "m2", "m3"}) {
+        // the unit still runs /opt/etcd/current/etcd, now the new version's binary
+        assertThat(
+                Files.readSymbolicLink(machines.hostRoot(m).resolve("opt/etcd/current")).toString())
+            .contains("3.5.30");
+      }
+    }
+  }
+
+  @Test
+  void aMachinePoweredOffMidUpgradeHaltsTheRunbookNamingItWithQuorumKept() throws Exception {
+    try (Machines machines =
+            Machines.start(
+                dir.resolve("machines"), "prod-1", 3, "3.4.23", SandboxRunbooks.releases());
+        MachinesWorker runbooks = MachinesWorker.start(machines, dir, TASK_QUEUE)) {
+      try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
+        UpgradeClusterWorkflow workflow =
+            runbooks.stub(
+                UpgradeClusterWorkflow.class, UpgradeClusterWorkflow.workflowId("prod-1"));
+        WorkflowClient.start(
+            workflow::upgrade,
+            UpgradeRequest.to(
+                "prod-1", "3.5.30", RunbookOptions.defaults().withMemberTimeoutSeconds(90)));
+        workflow.pause("test");
+        WorkerJvm.awaitProgress(
+            workflow::progress,
+            runbooks.worker,
+            runbooks.log,
+            p -> p.paused() && p.phase() == Phase.UPGRADE,
+            "paused before its first member");
+
+        // followers first in inventory order, the leader last: the second follower's machine dies
+        String leader =
+            new EtcdActivitiesImpl(() -> InventoryLoader.load(machines.inventoryFile()))
+                .discover(new ClusterRef("prod-1"))
+                .leaderName();
+        List<String> followers =
+            List.of("m1", "m2", "m3").stream().filter(n -> !n.equals(leader)).toList();
+        String lost = followers.get(1);
+        machines.powerOff(lost);
+        workflow.resume("test");
+
+        assertThatThrownBy(
+                () -> WorkflowStub.fromTyped(workflow).getResult(3, TimeUnit.MINUTES, Object.class))
+            .isInstanceOf(WorkflowFailedException.class)
+            .satisfies(
+                e ->
+                    assertThat(UpgradeClusterTest.rootMessage(e))
+                        .contains("halted before touching " + followers.get(0), lost));
+        probe.put("/registry/after/power-off", "quorum kept");
+        assertThat(probe.dump(0)).containsKey("/registry/after/power-off");
+        for (String m : List.of(followers.get(0), leader)) {
           assertThat(
                   Files.readSymbolicLink(machines.hostRoot(m).resolve("opt/etcd/current"))
                       .toString())
-              .contains("3.5.30");
+              .as("%s untouched", m)
+              .contains("3.4.23");
         }
-      } finally {
-        worker.destroyForcibly();
-        stubs.shutdownNow();
       }
     }
   }

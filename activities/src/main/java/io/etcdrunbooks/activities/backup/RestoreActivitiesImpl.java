@@ -8,6 +8,7 @@ import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.MemberHost;
+import io.etcdrunbooks.activities.host.SystemdUnit;
 import io.etcdrunbooks.activities.host.VersionInstaller;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
@@ -289,6 +290,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
               + "chmod 700 "
               + quote(dataDir)
               + "\n"
+              + owner(spec, host)
               + "echo "
               + (bump ? REVISION_BUMP : 0)
               + " > "
@@ -339,11 +341,22 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   }
 
   /**
-   * Static pods' files belong to root: their commands go through {@code sudo -n} when the SSH user
-   * is not root.
+   * The chown that gives a restored data dir to the user a systemd unit runs etcd as ({@code
+   * User=}); "" when it runs as root or is no unit.
+   */
+  private String owner(ClusterSpec spec, MemberHost host) {
+    if (!ServiceSpec.SYSTEMD.equals(spec.service().kind())) return "";
+    String user = SystemdUnit.read(ssh, host, spec.service().effectiveUnit()).user();
+    if (user.isBlank() || user.equals("root")) return "";
+    return "chown -R " + quote(user) + ": " + quote(host.member().dataDir()) + "\n";
+  }
+
+  /**
+   * Static pods' and systemd units' files belong to root: their commands go through {@code sudo -n}
+   * when the SSH user is not root. A plain member's belong to the SSH user.
    */
   private static String privileged(ClusterSpec spec, MemberHost host, String script) {
-    if (!ServiceSpec.STATIC_POD.equals(spec.service().kind())) return script;
+    if (ServiceSpec.PLAIN.equals(spec.service().kind())) return script;
     Boolean sudo = spec.service().sudo();
     boolean needed = sudo != null ? sudo : !"root".equals(host.target().user());
     return needed ? "sudo -n /bin/sh -c " + quote(script) : script;
@@ -548,17 +561,6 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
 
   private MemberHost host(ClusterSpec spec, String member) {
     String kind = spec.service() == null ? null : spec.service().kind();
-    if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "cluster '"
-              + spec.name()
-              + "' runs etcd as '"
-              + kind
-              + "': restoring on the"
-              + " hosts is built for the 'plain' and 'static-pod' service managers; restore by hand with etcdutl"
-              + " (docs/runbooks/restore-cluster.md)",
-          "ServiceKindNotSupported");
-    }
     MemberSpec m =
         spec.findMember(member)
             .orElseThrow(

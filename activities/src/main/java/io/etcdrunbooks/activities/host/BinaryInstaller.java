@@ -50,7 +50,12 @@ public final class BinaryInstaller implements VersionInstaller {
    */
   @Override
   public String installedVersion(MemberHost host) {
-    String etcd = quote(host.member().installDir() + "/current/etcd");
+    return versionOf(host, host.member().installDir() + "/current/etcd");
+  }
+
+  /** The version the etcd binary at {@code path} on the host reports, "" when there is none. */
+  public String versionOf(MemberHost host, String path) {
+    String etcd = quote(path);
     ExecResult result =
         run(
             host,

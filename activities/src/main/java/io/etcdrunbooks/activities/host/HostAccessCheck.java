@@ -102,7 +102,7 @@ final class HostAccessCheck {
       boolean systemd = ServiceSpec.SYSTEMD.equals(service.kind());
       if (systemd) {
         commands(script, "sha256sum", "readlink", "systemctl", "journalctl");
-        if (!"root".equals(user)) sudoWorks(script, user);
+        if (usesSudo(service, user)) sudoAllows(script, user, service.effectiveUnit());
       } else {
         commands(script, "sha256sum", "readlink", "setsid", "nohup");
         writableDir(script, "serviceDir", m.serviceDir(), user);
@@ -129,6 +129,35 @@ final class HostAccessCheck {
         .append(String.join(" ", names))
         .append("; do command -v \"$c\" >/dev/null 2>&1 || { echo \"command $c is")
         .append(" not installed or not on the PATH\"; p=1; }; done\n");
+  }
+
+  private static boolean usesSudo(ServiceSpec service, String user) {
+    return service.sudo() != null ? service.sudo() : !"root".equals(user);
+  }
+
+  /**
+   * Each rule of {@link SudoRules#systemd} asked of sudo without running anything ({@code sudo -n
+   * -l <command>}); a missing one is named with the line to add.
+   */
+  private static void sudoAllows(StringBuilder script, String user, String unit) {
+    for (SudoRules.Rule rule : SudoRules.systemd(unit)) {
+      script
+          .append("sudo -n -l ")
+          .append(rule.probe())
+          .append(" >/dev/null 2>&1 || { echo ")
+          .append(
+              quote(
+                  "sudo does not let "
+                      + user
+                      + " run '"
+                      + rule.probe()
+                      + "': add '"
+                      + rule.line(user)
+                      + "' to "
+                      + SudoRules.FILE
+                      + " (docs/sudo.md)"))
+          .append("; p=1; }\n");
+    }
   }
 
   private static void sudoWorks(StringBuilder script, String user) {

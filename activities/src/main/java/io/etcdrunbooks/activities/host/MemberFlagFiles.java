@@ -18,8 +18,9 @@ import java.util.Map;
 
 /**
  * Where a member's flags live, translated there for the version it is about to run: a plain
- * member's {@code etcd.env}, a static pod's manifest (in place or stashed). A systemd unit is not
- * edited: a renamed flag in it is refused by name. The previous file is kept beside it.
+ * member's {@code etcd.env}, a systemd unit's environment file (as {@code systemctl show} names it;
+ * the unit itself is not edited, so a flag on its ExecStart is refused by name), a static pod's
+ * manifest (in place or stashed). The previous file is kept beside it.
  */
 final class MemberFlagFiles {
 
@@ -42,8 +43,14 @@ final class MemberFlagFiles {
   List<String> translate(MemberHost host, ServiceManager service, String version, boolean apply) {
     String kind = spec == null ? ServiceSpec.PLAIN : spec.kind();
     if (ServiceSpec.STATIC_POD.equals(kind)) return manifest(host, version, apply);
-    if (ServiceSpec.SYSTEMD.equals(kind)) return refuseRenamedInUnit(host, service, version);
-    return envFile(host, version, apply);
+    if (ServiceSpec.SYSTEMD.equals(kind)) {
+      SystemdUnit unit = SystemdUnit.read(ssh, host, spec.effectiveUnit());
+      refuseRenamedOnCommandLine(host, unit, service, version);
+      return unit.environmentFile()
+          .map(path -> envFile(host, path, version, apply))
+          .orElse(List.of());
+    }
+    return envFile(host, envPath(host), version, apply);
   }
 
   /**
@@ -54,7 +61,21 @@ final class MemberFlagFiles {
    */
   List<String> set(MemberHost host, Map<String, String> flags, String changeId, boolean apply) {
     String kind = spec == null ? ServiceSpec.PLAIN : spec.kind();
-    if (ServiceSpec.SYSTEMD.equals(kind)) throw systemdNotEdited(host, flags.keySet());
+    if (ServiceSpec.SYSTEMD.equals(kind)) {
+      SystemdUnit unit = SystemdUnit.read(ssh, host, spec.effectiveUnit());
+      List<String> onCommandLine = flags.keySet().stream().filter(unit::commandLineSets).toList();
+      if (!onCommandLine.isEmpty() || unit.environmentFile().isEmpty()) {
+        throw systemdNotEdited(
+            host, unit, onCommandLine.isEmpty() ? flags.keySet() : onCommandLine);
+      }
+      String path = unit.environmentFile().get();
+      String text = read(host, path);
+      FlagSettings.Edited edited = FlagSettings.envFile(text, flags);
+      if (apply && !edited.changes().isEmpty()) {
+        writeKeeping(host, path, path + ".before-" + changeId, edited.text());
+      }
+      return edited.changes();
+    }
     if (ServiceSpec.STATIC_POD.equals(kind)) {
       StaticPodManifest manifest = new StaticPodManifest(ssh, spec);
       String path = manifest.path(host, present(manifest, host));
@@ -92,6 +113,10 @@ final class MemberFlagFiles {
       StaticPodManifest manifest = new StaticPodManifest(ssh, spec);
       path = manifest.path(host, present(manifest, host));
       keep = manifest.stashedPath(host) + ".before-" + changeId;
+    } else if (ServiceSpec.SYSTEMD.equals(kind)) {
+      path = SystemdUnit.read(ssh, host, spec.effectiveUnit()).environmentFile().orElse(null);
+      if (path == null) return false;
+      keep = path + ".before-" + changeId;
     } else {
       path = envPath(host);
       keep = path + ".before-" + changeId;
@@ -99,12 +124,11 @@ final class MemberFlagFiles {
     String dir = path.substring(0, path.lastIndexOf('/'));
     String tmp = dir + "/." + path.substring(path.lastIndexOf('/') + 1) + ".etcd-runbooks.tmp";
     ExecResult result =
-        ssh.exec(
-            host.target(),
+        exec(
+            host,
             ("set -e\nif [ -e %s ]; then cp -p %s %s; mv -f %s %s; echo back; else echo none;"
                     + " fi\n")
-                .formatted(quote(keep), quote(keep), quote(tmp), quote(tmp), quote(path)),
-            TIMEOUT);
+                .formatted(quote(keep), quote(keep), quote(tmp), quote(tmp), quote(path)));
     check(host, result, "put " + keep + " back");
     return result.stdout().strip().equals("back");
   }
@@ -126,8 +150,8 @@ final class MemberFlagFiles {
     String encoded = Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
     check(
         host,
-        ssh.exec(
-            host.target(),
+        exec(
+            host,
             ("set -e\n[ -e %s ] || cp -p %s %s\n"
                     + "printf '%%s' %s | base64 -d > %s.tmp\nchmod --reference=%s %s.tmp\n"
                     + "mv -f %s.tmp %s\n")
@@ -140,23 +164,41 @@ final class MemberFlagFiles {
                     quote(path),
                     quote(path),
                     quote(path),
-                    quote(path)),
-            TIMEOUT),
+                    quote(path))),
         "write " + path);
   }
 
   private static ApplicationFailure systemdNotEdited(
-      MemberHost host, java.util.Collection<String> flags) {
+      MemberHost host, SystemdUnit unit, java.util.Collection<String> flags) {
+    String where =
+        unit.environmentFile().isEmpty()
+            ? "its unit " + unit.unit() + " reads no environment file"
+            : "its unit " + unit.unit() + " sets " + flags + " on ExecStart's command line";
     return ApplicationFailure.newNonRetryableFailure(
-        ("%s runs under systemd; the runbook does not edit systemd units yet: set %s in the unit's"
-                + " environment file by hand, or run the member as a plain process or static pod")
-            .formatted(host.describe(), flags),
+        ("%s runs under systemd and %s; the runbook edits only the unit's environment file: move"
+                + " those settings there (ETCD_* variables), or set %s by hand")
+            .formatted(host.describe(), where, flags),
         "FlagsNotEditable");
   }
 
-  private List<String> envFile(MemberHost host, String version, boolean apply) {
-    String path = envPath(host);
-    String text = ssh.readFile(host.target(), path);
+  /** A script on the member's host, with the rights its flags file needs. */
+  private ExecResult exec(MemberHost host, String script) {
+    if (ServiceSpec.SYSTEMD.equals(spec == null ? null : spec.kind())) {
+      return SystemdHost.of(ssh, spec).runUnchecked(host, script);
+    }
+    return ssh.exec(host.target(), script, TIMEOUT);
+  }
+
+  /** A file the SSH user may not read (a systemd unit's environment file) is read as root. */
+  private String read(MemberHost host, String path) {
+    if (ServiceSpec.SYSTEMD.equals(spec == null ? null : spec.kind())) {
+      return SystemdHost.of(ssh, spec).run(host, "cat " + quote(path), "read " + path).stdout();
+    }
+    return ssh.readFile(host.target(), path);
+  }
+
+  private List<String> envFile(MemberHost host, String path, String version, boolean apply) {
+    String text = read(host, path);
     FlagEdits.Edited edited = FlagEdits.envFile(text, version);
     if (apply && !edited.changes().isEmpty()) {
       writeKeeping(host, path, path + ".before-flags", edited.text());
@@ -175,26 +217,27 @@ final class MemberFlagFiles {
     return edited.changes();
   }
 
-  private List<String> refuseRenamedInUnit(
-      MemberHost host, ServiceManager service, String version) {
+  /**
+   * A renamed flag on the unit's ExecStart command line is refused by name: only the environment
+   * file is edited. Names in the environment file are translated there.
+   */
+  private void refuseRenamedOnCommandLine(
+      MemberHost host, SystemdUnit unit, ServiceManager service, String version) {
     MemberFlags flags = running.read(host, service);
     List<String> renamed = new ArrayList<>();
     for (String flag : flags.flagNames()) {
-      if (FlagTranslations.translate(flag, flags.value(flag).orElse(null), version).isPresent()) {
+      if (unit.commandLineSets(flag)
+          && FlagTranslations.translate(flag, flags.value(flag).orElse(null), version)
+              .isPresent()) {
         renamed.add(flag);
       }
     }
-    flags.env().keySet().stream()
-        .filter(
-            v ->
-                FlagTranslations.translate(FlagTranslations.flag(v), flags.env().get(v), version)
-                    .isPresent())
-        .forEach(renamed::add);
-    if (renamed.isEmpty()) return List.of();
+    if (renamed.isEmpty()) return;
     throw ApplicationFailure.newNonRetryableFailure(
-        ("%s runs under systemd with %s, which etcd %s takes under another name; the runbook does"
-                + " not edit systemd units: rename them in the unit or its environment file"
-                + " (docs/runbooks/upgrade-cluster.md lists the names), then run it again")
+        ("%s runs under systemd with %s on its unit's ExecStart, which etcd %s takes under another"
+                + " name; the runbook edits only the unit's environment file: move them there or"
+                + " rename them in the unit (docs/runbooks/upgrade-cluster.md lists the names), then"
+                + " run it again")
             .formatted(host.describe(), renamed, version),
         "FlagsNotTranslatable");
   }

@@ -19,7 +19,7 @@ import java.util.List;
  * A member's host for work on its stopped data dir (restore, migration): shell scripts run with the
  * rights the data dir needs, and an etcd tool of a given version at hand there. A static pod's host
  * has etcd only in an image, so the version's tool is brought to a private directory for the length
- * of the work; plain members have it in their install dir.
+ * of the work; plain and systemd members have it in their install dir.
  */
 public final class MemberShell implements AutoCloseable {
 
@@ -37,7 +37,7 @@ public final class MemberShell implements AutoCloseable {
   }
 
   /**
-   * The member's host; refuses a service kind whose data dirs this code does not handle yet.
+   * The member's host; refuses a cluster without a service kind.
    *
    * @param work what is to be done there, for the refusal ("migrating", "restoring")
    * @param byHand the document that says how to do it by hand
@@ -45,13 +45,10 @@ public final class MemberShell implements AutoCloseable {
   public static MemberShell of(
       ClusterSpec spec, String member, SshConnector ssh, String work, String byHand) {
     String kind = spec.service() == null ? null : spec.service().kind();
-    if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {
+    if (kind == null) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "cluster '%s' runs etcd as '%s': %s on the hosts is built for the 'plain' and"
-                  .formatted(spec.name(), kind, work)
-              + " 'static-pod' service managers; do it by hand ("
-              + byHand
-              + ")",
+          "cluster '%s' names no service kind: %s needs one (do it by hand: %s)"
+              .formatted(spec.name(), work, byHand),
           "ServiceKindNotSupported");
     }
     MemberSpec m =
@@ -143,11 +140,11 @@ public final class MemberShell implements AutoCloseable {
   }
 
   /**
-   * Static pods' files belong to root: their commands go through {@code sudo -n} when the SSH user
-   * is not root.
+   * Static pods' and systemd units' files belong to root: their commands go through {@code sudo -n}
+   * when the SSH user is not root. A plain member's belong to the SSH user.
    */
   private String privileged(String script) {
-    if (!ServiceSpec.STATIC_POD.equals(spec.service().kind())) return script;
+    if (ServiceSpec.PLAIN.equals(spec.service().kind())) return script;
     Boolean sudo = spec.service().sudo();
     boolean needed = sudo != null ? sudo : !"root".equals(host.target().user());
     return needed ? "sudo -n /bin/sh -c " + quote(script) : script;

@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link NewMemberActivities} for the plain service manager (binaries under installDir, settings in
- * {@code serviceDir/etcd.env}) and for static pods (a manifest in kubelet's manifests directory).
- * What is not the member's own (TLS files, logger, quotas, probes) is copied from a running
- * member's settings or manifest, so the new member runs like its peers.
+ * {@code serviceDir/etcd.env}), for systemd units (binaries under installDir, settings in the
+ * unit's environment file) and for static pods (a manifest in kubelet's manifests directory). What
+ * is not the member's own (TLS files, logger, quotas, probes) is copied from a running member's
+ * settings or manifest, so the new member runs like its peers.
  */
 public final class NewMemberActivitiesImpl implements NewMemberActivities {
 
@@ -45,6 +46,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   private final SshConnector ssh;
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
+  private final NewSystemdMember systemd;
 
   public NewMemberActivitiesImpl(
       Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
@@ -52,6 +54,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
     this.ssh = ssh;
     this.releases = releases;
     this.binaries = new BinaryInstaller(ssh);
+    this.systemd = new NewSystemdMember(ssh);
   }
 
   @Override
@@ -62,8 +65,12 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         "check the host",
         (cluster, host) -> {
           boolean plain = isPlain(cluster);
-          if (plain) binDir(request.version());
-          String needs = plain ? "sha256sum setsid" : "base64 pgrep";
+          boolean binaries = plain || isSystemd(cluster);
+          if (binaries) binDir(request.version());
+          String needs =
+              plain
+                  ? "sha256sum setsid"
+                  : isSystemd(cluster) ? "sha256sum systemctl" : "base64 pgrep";
           ExecResult result =
               ssh.exec(
                   host.target(),
@@ -84,7 +91,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
                     + ")",
                 "HostNotUsable");
           }
-          if (plain) checkCertificates(cluster, host);
+          if (binaries) checkCertificates(cluster, host);
           return null;
         });
   }
@@ -141,6 +148,8 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
           ServiceManager service = ServiceManager.of(cluster.service(), ssh);
           if (isPlain(cluster)) {
             preparePlain(cluster, host, service, request);
+          } else if (isSystemd(cluster)) {
+            prepareSystemd(cluster, host, service, request);
           } else {
             prepareStaticPod(cluster, host, service, request);
           }
@@ -151,16 +160,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   private void preparePlain(
       ClusterSpec cluster, MemberHost host, ServiceManager service, PrepareRequest request) {
     Path binDir = binDir(request.version());
-    boolean ours = isOurs(cluster, host);
-    if (ours && service.isRunning(host)) {
-      log.info("{}: already prepared and running", host.describe());
-      return;
-    }
-    if (!ours) {
-      // an etcd still running from this service dir is the replaced member's (a forced replacement)
-      if (service.isRunning(host)) service.stop(host);
-      keepDataDirAside(host);
-    }
+    if (runsTheNewMember(cluster, host, service)) return;
     run(
         host,
         "mkdir -p "
@@ -186,6 +186,53 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   }
 
   /**
+   * True when the host already runs the new member (a retry, or a resumed runbook). Otherwise an
+   * etcd still running there is the replaced member's (a forced replacement): it is stopped and its
+   * data dir kept aside.
+   */
+  private boolean runsTheNewMember(ClusterSpec cluster, MemberHost host, ServiceManager service) {
+    boolean ours = isOurs(cluster, host);
+    if (ours && service.isRunning(host)) {
+      log.info("{}: already prepared and running", host.describe());
+      return true;
+    }
+    if (!ours) {
+      if (service.isRunning(host)) service.stop(host);
+      keepDataDirAside(cluster, host);
+    }
+    return false;
+  }
+
+  /**
+   * A systemd member's host: the unit copied from a peer's unit file when the host has none,
+   * binaries under installDir (where the unit runs them), the data dir owned by the unit's user,
+   * and the peer's environment file made the new member's, at the path the unit reads.
+   */
+  private void prepareSystemd(
+      ClusterSpec cluster, MemberHost host, ServiceManager service, PrepareRequest request) {
+    Path binDir = binDir(request.version());
+    if (runsTheNewMember(cluster, host, service)) return;
+    SystemdUnit unit = systemd.unitFromPeer(cluster, host);
+    systemd.createDataDir(cluster, host, unit);
+    log.info(
+        "{}: etcd {}: {}",
+        host.describe(),
+        request.version(),
+        VersionInstaller.of(cluster.service(), ssh, binaries)
+            .installAndSelect(host, request.version(), binDir));
+    MemberEnv env =
+        MemberEnv.parse(templateEnv(cluster, host))
+            .forJoining(host.member(), request.initialCluster());
+    String envFile = systemd.envFileOf(cluster, host).orElseThrow();
+    systemd.write(cluster, host, envFile, env.render());
+    log.info(
+        "{}: {} written to join the existing cluster as '{}'",
+        host.describe(),
+        envFile,
+        host.member().name());
+  }
+
+  /**
    * The new member's manifest, made from a running peer's, goes to the stash dir (kubelet does not
    * run it there); {@link #start} moves it into kubelet's manifests directory. A manifest already
    * in place that is not the new member's (its host reused) is stopped first, and its data dir kept
@@ -201,7 +248,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
     }
     if (!ours) {
       if (manifests.locate(host) == StaticPodManifest.Location.IN_PLACE) service.stop(host);
-      keepDataDirAside(host);
+      keepDataDirAside(cluster, host);
     }
     MemberHost peer = runningPeer(cluster, host, manifests);
     String template = manifests.read(peer, manifests.inPlacePath(peer));
@@ -260,6 +307,13 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
    * its own work).
    */
   private boolean isOurs(ClusterSpec cluster, MemberHost host) {
+    if (isSystemd(cluster)) {
+      return systemd
+          .envFileOf(cluster, host)
+          .map(path -> MemberEnv.parse(systemd.readIfExists(cluster, host, path)).get("ETCD_NAME"))
+          .filter(host.member().name()::equals)
+          .isPresent();
+    }
     if (isPlain(cluster))
       return host.member()
           .name()
@@ -274,6 +328,10 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
 
   private static boolean isPlain(ClusterSpec cluster) {
     return ServiceSpec.PLAIN.equals(cluster.service().kind());
+  }
+
+  private static boolean isSystemd(ClusterSpec cluster) {
+    return ServiceSpec.SYSTEMD.equals(cluster.service().kind());
   }
 
   @Override
@@ -301,7 +359,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
             return null;
           }
           if (!service.isStopped(host)) service.stop(host);
-          keepDataDirAside(host);
+          keepDataDirAside(cluster, host);
           return null;
         });
   }
@@ -321,7 +379,13 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
       if (m.name().equals(newMember.member().name())) continue;
       MemberHost peer = MemberHost.of(cluster, m);
       try {
-        String text = readIfExists(peer, envFile(peer));
+        String text =
+            isSystemd(cluster)
+                ? systemd
+                    .envFileOf(cluster, peer)
+                    .map(p -> systemd.readIfExists(cluster, peer, p))
+                    .orElse("")
+                : readIfExists(peer, envFile(peer));
         if (!text.isBlank()) return text;
       } catch (SshException e) {
         log.info(
@@ -337,10 +401,12 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
    * Renames a non-empty data dir to {@code <dataDir>.replaced-<time>}: never deleted, never reused
    * by mistake.
    */
-  private void keepDataDirAside(MemberHost host) {
+  private void keepDataDirAside(ClusterSpec cluster, MemberHost host) {
     String dir = quote(host.member().dataDir());
+    boolean privileged = isSystemd(cluster);
     String out =
-        run(
+        (privileged ? systemd.runner(cluster, host) : (Runner) this::run)
+            .run(
                 host,
                 "if [ -d "
                     + dir
@@ -377,6 +443,11 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         "put " + path + " in place");
   }
 
+  /** Runs a script on a host, with the rights its files need. */
+  interface Runner {
+    ExecResult run(MemberHost host, String script, String what);
+  }
+
   private ExecResult run(MemberHost host, String script, String what) {
     return ssh.exec(host.target(), script, COMMAND_TIMEOUT)
         .orThrow(host.target(), what + " for " + host.describe());
@@ -398,15 +469,9 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
       throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
     String kind = cluster.service() == null ? null : cluster.service().kind();
-    if (!ServiceSpec.PLAIN.equals(kind) && !ServiceSpec.STATIC_POD.equals(kind)) {
+    if (kind == null) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "cluster '"
-              + clusterName
-              + "' runs etcd as '"
-              + kind
-              + "': preparing a new"
-              + " member's host is built for the 'plain' and 'static-pod' service managers. Join the member by hand (your unit's"
-              + " settings with initial-cluster-state=existing), then run the runbook again: it skips what is done",
+          "cluster '" + clusterName + "' names no service kind (plain, systemd or static-pod)",
           "ServiceKindNotSupported");
     }
     MemberSpec spec =

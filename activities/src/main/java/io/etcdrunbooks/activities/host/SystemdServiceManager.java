@@ -5,17 +5,22 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.Heartbeats;
+import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 
 /**
- * etcd as a systemd unit whose ExecStart runs {@code <installDir>/current/etcd}. systemd does the
- * waiting (and the SIGKILL after TimeoutStopSec). A login user other than root goes through {@code
- * sudo -n}.
+ * etcd as a systemd unit. systemd does the waiting on stop (and the SIGKILL after TimeoutStopSec);
+ * start waits for the unit's own readiness. A login user other than root goes through {@code sudo
+ * -n}.
  */
 public final class SystemdServiceManager implements ServiceManager {
 
-  public static final String DEFAULT_UNIT = "etcd";
+  public static final String DEFAULT_UNIT = io.etcdrunbooks.inventory.ServiceSpec.DEFAULT_UNIT;
   private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(3);
+  private static final Duration READINESS_WAIT = Duration.ofSeconds(10);
+  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration JOURNAL_FLUSH = Duration.ofSeconds(1);
 
   private final SshConnector ssh;
   private final String unit;
@@ -29,9 +34,7 @@ public final class SystemdServiceManager implements ServiceManager {
   public java.util.OptionalLong mainPid(MemberHost host) {
     ExecResult result =
         ssh.exec(
-            host.target(),
-            prefix(host.target().user()) + "systemctl show -p MainPID --value " + quote(unit),
-            COMMAND_TIMEOUT);
+            host.target(), "systemctl show -p MainPID --value " + quote(unit), COMMAND_TIMEOUT);
     String out = result.ok() ? result.stdout().strip() : "";
     return out.matches("[1-9]\\d*")
         ? java.util.OptionalLong.of(Long.parseLong(out))
@@ -45,21 +48,111 @@ public final class SystemdServiceManager implements ServiceManager {
     return result.ok();
   }
 
+  /**
+   * {@code systemctl start --no-block}, then the unit's own state: done once it is active (a {@code
+   * Type=notify} etcd is active once it has joined its cluster); still activating with a process
+   * after {@link #READINESS_WAIT} means it waits for its peers (a whole cluster starting after a
+   * restore), which the runbook's health wait covers. A unit that fails, or that systemd is
+   * restarting, fails the start with its last journal lines.
+   */
   @Override
   public void start(MemberHost host) {
     if (isRunning(host)) return;
     ExecResult result =
         ssh.exec(host.target(), startCommand(host.target().user()), COMMAND_TIMEOUT);
-    if (!result.ok() || !isRunning(host)) {
-      throw new MemberStartFailedException(
-          "systemd unit "
-              + unit
-              + " of "
-              + host.describe()
-              + " did not start"
-              + (result.stderr().isBlank() ? "" : " (" + result.stderr().strip() + ")")
-              + "; last journal lines:\n"
-              + logTail(host, 20));
+    if (!result.ok()) {
+      throw SudoRules.refusal(result.stderr(), host.target().user(), SudoRules.start(unit))
+          .<RuntimeException>map(
+              m ->
+                  ApplicationFailure.newNonRetryableFailure(
+                      host.describe() + ": " + m, "SudoRefused"))
+          .orElseGet(() -> startFailed(host, result.stderr().strip()));
+    }
+    long deadline = System.nanoTime() + READINESS_WAIT.toNanos();
+    while (true) {
+      Heartbeats.beat("waiting for " + unit + " of " + host.member().name() + " to be ready");
+      UnitState state = state(host);
+      if (state.ready()) return;
+      // systemd restarting it (Restart=) is given the rest of the wait: a member that fails once
+      // and comes up on the next try is up; one still failing at the end is not
+      if (state.failed()) throw startFailed(host, state.describe());
+      if (System.nanoTime() > deadline) {
+        if (state.activatingWithProcess()) return;
+        throw startFailed(host, state.describe() + " after " + READINESS_WAIT.toSeconds() + " s");
+      }
+      sleep(POLL);
+    }
+  }
+
+  private MemberStartFailedException startFailed(MemberHost host, String why) {
+    sleep(JOURNAL_FLUSH); // journald writes a dying process's last lines a moment later
+    return new MemberStartFailedException(
+        "systemd unit "
+            + unit
+            + " of "
+            + host.describe()
+            + " did not start"
+            + (why.isBlank() ? "" : " (" + why + ")")
+            + "; last journal lines (journalctl -u "
+            + unit
+            + "):\n"
+            + logTail(host, 20));
+  }
+
+  /** ActiveState, SubState and MainPID of the unit. */
+  record UnitState(String activeState, String subState, long mainPid) {
+    boolean ready() {
+      return activeState.equals("active") && subState.equals("running");
+    }
+
+    /** systemd gave up on it (no Restart=, or its start limit hit). */
+    boolean failed() {
+      return activeState.equals("failed");
+    }
+
+    /** It exited and systemd will start it again (Restart=). */
+    boolean restarting() {
+      return subState.equals("auto-restart");
+    }
+
+    boolean activatingWithProcess() {
+      return activeState.equals("activating") && mainPid > 0;
+    }
+
+    String describe() {
+      return "ActiveState=" + activeState + ", SubState=" + subState;
+    }
+
+    static UnitState parse(String show) {
+      String active = "";
+      String sub = "";
+      long pid = 0;
+      for (String line : show.split("\n")) {
+        if (line.startsWith("ActiveState=")) active = line.substring(12).strip();
+        if (line.startsWith("SubState=")) sub = line.substring(9).strip();
+        if (line.startsWith("MainPID=") && line.substring(8).strip().matches("\\d+"))
+          pid = Long.parseLong(line.substring(8).strip());
+      }
+      return new UnitState(active, sub, pid);
+    }
+  }
+
+  UnitState state(MemberHost host) {
+    return UnitState.parse(
+        ssh.exec(
+                host.target(),
+                "systemctl show -p ActiveState -p SubState -p MainPID " + quote(unit),
+                COMMAND_TIMEOUT)
+            .orThrow(host.target(), "read the state of " + unit + " on " + host.describe())
+            .stdout());
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting etcd", e);
     }
   }
 
@@ -68,28 +161,37 @@ public final class SystemdServiceManager implements ServiceManager {
     if (!isRunning(host)) return;
     ExecResult result = ssh.exec(host.target(), stopCommand(host.target().user()), COMMAND_TIMEOUT);
     if (!result.ok()) {
+      SudoRules.refusal(result.stderr(), host.target().user(), SudoRules.stop(unit))
+          .ifPresent(
+              m -> {
+                throw ApplicationFailure.newNonRetryableFailure(
+                    host.describe() + ": " + m, "SudoRefused");
+              });
       throw new SshCommandException(
-          "cannot stop systemd unit "
+          ("cannot stop systemd unit "
               + unit
               + " of "
               + host.describe()
               + ": "
-              + result.stderr().strip());
+              + result.stderr().strip()));
     }
   }
 
   @Override
   public String logTail(MemberHost host, int lines) {
-    return ssh.exec(host.target(), logTailCommand(host.target().user(), lines), COMMAND_TIMEOUT)
-        .stdout();
+    ExecResult result =
+        ssh.exec(host.target(), logTailCommand(host.target().user(), lines), COMMAND_TIMEOUT);
+    return SudoRules.refusal(result.stderr(), host.target().user(), SudoRules.journal(unit))
+        .orElse(result.stdout());
   }
 
+  /** Reading a unit's state needs no privilege: no sudo, so no rule for it. */
   String isActiveCommand(String user) {
-    return prefix(user) + "systemctl is-active --quiet " + quote(unit);
+    return "systemctl is-active --quiet " + quote(unit);
   }
 
   String startCommand(String user) {
-    return prefix(user) + "systemctl start " + quote(unit);
+    return prefix(user) + "systemctl start --no-block " + quote(unit);
   }
 
   String stopCommand(String user) {

@@ -26,10 +26,15 @@ public interface VersionInstaller {
    */
   String installAndSelect(MemberHost host, String version, Path binDir, Runnable beforeSwitch);
 
-  /** A static pod's version is its manifest's image; plain and systemd run uploaded binaries. */
+  /**
+   * A static pod's version is its manifest's image; plain and systemd members run uploaded
+   * binaries, a systemd unit's ExecStart pointed at them where it runs another path.
+   */
   static VersionInstaller of(ServiceSpec spec, SshConnector ssh, BinaryInstaller binaries) {
     if (spec != null && ServiceSpec.STATIC_POD.equals(spec.kind()))
       return new ManifestImageInstaller(ssh, spec);
+    if (spec != null && ServiceSpec.SYSTEMD.equals(spec.kind()))
+      return new SystemdVersionInstaller(ssh, spec, binaries);
     return binaries;
   }
 }

@@ -25,7 +25,7 @@ class SystemdServiceManagerTest {
     SystemdServiceManager etcd = new SystemdServiceManager(ssh, null);
 
     assertThat(etcd.isActiveCommand("root")).isEqualTo("systemctl is-active --quiet etcd");
-    assertThat(etcd.startCommand("root")).isEqualTo("systemctl start etcd");
+    assertThat(etcd.startCommand("root")).isEqualTo("systemctl start --no-block etcd");
     assertThat(etcd.stopCommand("root")).isEqualTo("systemctl stop etcd");
     assertThat(etcd.logTailCommand("root", 50)).isEqualTo("journalctl -u etcd -n 50 --no-pager");
   }
@@ -34,7 +34,12 @@ class SystemdServiceManagerTest {
   void otherUsersGoThroughNonInteractiveSudoAndUnitNamesAreQuoted() {
     SystemdServiceManager etcd = new SystemdServiceManager(ssh, "etcd member;1");
 
-    assertThat(etcd.startCommand("ops")).isEqualTo("sudo -n systemctl start 'etcd member;1'");
+    assertThat(etcd.startCommand("ops"))
+        .isEqualTo("sudo -n systemctl start --no-block 'etcd member;1'");
+    assertThat(etcd.stopCommand("ops")).isEqualTo("sudo -n systemctl stop 'etcd member;1'");
+    assertThat(etcd.isActiveCommand("ops"))
+        .as("reading the state needs no sudo rule")
+        .isEqualTo("systemctl is-active --quiet 'etcd member;1'");
     assertThat(etcd.logTailCommand("ops", 0))
         .isEqualTo("sudo -n journalctl -u 'etcd member;1' -n 1 --no-pager");
   }
@@ -45,5 +50,30 @@ class SystemdServiceManagerTest {
         .isInstanceOf(SystemdServiceManager.class);
     assertThat(ServiceManager.of(new ServiceSpec("plain", null), ssh))
         .isInstanceOf(PlainProcessServiceManager.class);
+  }
+
+  @Test
+  void theUnitsStateTellsReadyFromWaitingForPeersFromFailing() {
+    var ready =
+        SystemdServiceManager.UnitState.parse(
+            "ActiveState=active\nSubState=running\nMainPID=812\n");
+    var waiting =
+        SystemdServiceManager.UnitState.parse(
+            "ActiveState=activating\nSubState=start\nMainPID=812\n");
+    var restarting =
+        SystemdServiceManager.UnitState.parse(
+            "ActiveState=activating\nSubState=auto-restart\nMainPID=0\n");
+    var failed =
+        SystemdServiceManager.UnitState.parse("ActiveState=failed\nSubState=failed\nMainPID=0\n");
+
+    assertThat(ready.ready()).isTrue();
+    assertThat(waiting.ready()).isFalse();
+    assertThat(waiting.activatingWithProcess()).isTrue();
+    assertThat(waiting.failed()).isFalse();
+    assertThat(restarting.failed()).as("systemd has not given up yet").isFalse();
+    assertThat(restarting.restarting()).isTrue();
+    assertThat(restarting.activatingWithProcess()).isFalse();
+    assertThat(failed.failed()).isTrue();
+    assertThat(failed.describe()).isEqualTo("ActiveState=failed, SubState=failed");
   }
 }

@@ -28,12 +28,19 @@ import java.util.stream.Collectors;
  * An etcd cluster on real hosts: systemd-nspawn machines booting Debian with systemd as PID 1 and
  * OpenSSH ({@code deploy/scripts/machines.sh}), one member per machine on its own loopback address
  * with the standard ports, etcd a systemd unit with an environment file. The inventory reaches them
- * as root over SSH with their host keys in a known_hosts file. Every machine is powered off and
- * removed by {@link #close()}, also when the test failed. Needs root.
+ * as {@value #SSH_USER} (not root, with the documented sudo rules) over SSH with their host keys in
+ * a known_hosts file. Every machine is powered off and removed by {@link #close()}, also when the
+ * test failed. Needs root.
  */
-public final class Machines implements AutoCloseable {
+public final class Machines implements EtcdTestCluster {
 
   private static final Path SCRIPT = repoRoot().resolve("deploy/scripts/machines.sh");
+
+  /**
+   * The runbooks reach the machines as this user, not root, with the sudo rules of {@code
+   * deploy/sudoers/etcd-runbooks}; the kit itself sets machines up as root.
+   */
+  public static final String SSH_USER = "runbooks";
 
   private final Path dir;
   private final List<String> names = new ArrayList<>();
@@ -41,6 +48,7 @@ public final class Machines implements AutoCloseable {
   private ClusterSpec cluster;
   private Path key;
   private Path knownHostsFile;
+  private String net;
 
   private Machines(Path dir) {
     this.dir = dir;
@@ -53,6 +61,18 @@ public final class Machines implements AutoCloseable {
   public static Machines start(
       Path dir, String cluster, int count, String version, ReleaseStore releases)
       throws IOException, InterruptedException {
+    return start(dir, cluster, count, version, releases, Map.of());
+  }
+
+  /** As {@link #start(Path, String, int, String, ReleaseStore)}, with more ETCD_* per member. */
+  public static Machines start(
+      Path dir,
+      String cluster,
+      int count,
+      String version,
+      ReleaseStore releases,
+      Map<String, Map<String, String>> extraEnv)
+      throws IOException, InterruptedException {
     if (!"root".equals(System.getProperty("user.name"))) {
       throw new org.opentest4j.TestAbortedException(
           "machines need root (systemd-nspawn, as CI runs); skipped as "
@@ -60,7 +80,7 @@ public final class Machines implements AutoCloseable {
     }
     Machines machines = new Machines(Files.createDirectories(dir));
     try {
-      machines.boot(cluster, count, version, releases);
+      machines.boot(cluster, count, version, releases, extraEnv);
       return machines;
     } catch (IOException | InterruptedException | RuntimeException e) {
       machines.close();
@@ -68,31 +88,24 @@ public final class Machines implements AutoCloseable {
     }
   }
 
-  private void boot(String clusterName, int count, String version, ReleaseStore releases)
+  private void boot(
+      String clusterName,
+      int count,
+      String version,
+      ReleaseStore releases,
+      Map<String, Map<String, String>> extraEnv)
       throws IOException, InterruptedException {
     Path sshDir = Files.createDirectories(dir.resolve("ssh"));
     key = sshDir.resolve("id_ecdsa");
     run(List.of("ssh-keygen", "-q", "-t", "ecdsa", "-b", "256", "-N", "", "-f", key.toString()));
     // a /24 of its own, so that machines a killed run left behind cannot answer for these
-    String net = "127.77." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+    net = "127.77." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
     List<String> knownHosts = new ArrayList<>();
     List<MemberSpec> members = new ArrayList<>();
     for (int i = 1; i <= count; i++) {
       String name = "m" + i;
-      String address = net + (10 + i);
-      String hostKey =
-          run(
-              List.of(
-                  "bash",
-                  SCRIPT.toString(),
-                  "start",
-                  name,
-                  address,
-                  dir.resolve("hosts").toString(),
-                  key + ".pub",
-                  version));
-      names.add(name);
-      knownHosts.add(hostKey.strip());
+      String address = address(name);
+      knownHosts.add(bootMachine(name, version));
       members.add(
           new MemberSpec(
               name,
@@ -122,6 +135,9 @@ public final class Machines implements AutoCloseable {
               "ETCD_INITIAL_CLUSTER=" + initialCluster,
               "ETCD_INITIAL_CLUSTER_STATE=new",
               "ETCD_INITIAL_CLUSTER_TOKEN=" + clusterName,
+              extraEnv.getOrDefault(m.name(), Map.of()).entrySet().stream()
+                  .map(e -> e.getKey() + "=" + e.getValue())
+                  .collect(Collectors.joining("\n")),
               ""));
     }
     List<Process> starts = new ArrayList<>();
@@ -142,7 +158,7 @@ public final class Machines implements AutoCloseable {
             clusterName,
             members,
             new ServiceSpec(ServiceSpec.SYSTEMD, "etcd"),
-            new SshSpec("root", 22, key.toString(), knownHostsFile.toString()),
+            new SshSpec(SSH_USER, 22, key.toString(), knownHostsFile.toString()),
             null,
             dir.resolve("backups").toString(),
             List.of(),
@@ -153,10 +169,69 @@ public final class Machines implements AutoCloseable {
         inventoryFile);
   }
 
+  @Override
   public Path inventoryFile() {
     return inventoryFile;
   }
 
+  /**
+   * Boots one more machine, with etcd {@code version} installed and its unit in place but not
+   * started and not in the cluster; {@code withUnit} false takes the unit file away, as on a host
+   * only the OS was installed on. Its known_hosts line is added. Returns its address.
+   */
+  public String addMachine(String name, String version, boolean withUnit)
+      throws IOException, InterruptedException {
+    Files.writeString(
+        knownHostsFile, bootMachine(name, version) + "\n", java.nio.file.StandardOpenOption.APPEND);
+    if (!withUnit)
+      rootShell(name, "rm /etc/systemd/system/etcd.service && systemctl daemon-reload");
+    return address(name);
+  }
+
+  /** Boots machine {@code name} (m1: .11, m4: .14 of this kit's /24); its known_hosts line. */
+  private String bootMachine(String name, String version) throws IOException, InterruptedException {
+    String hostKey =
+        run(
+            List.of(
+                "bash",
+                SCRIPT.toString(),
+                "start",
+                name,
+                address(name),
+                dir.resolve("hosts").toString(),
+                key + ".pub",
+                version));
+    names.add(name);
+    return hostKey.strip();
+  }
+
+  private String address(String name) {
+    return net + (10 + Integer.parseInt(name.replaceAll("\\D", "")));
+  }
+
+  /** Runs a command as root on a machine (outside the runbooks' own SSH user); its output. */
+  public String rootShell(String name, String command) throws IOException, InterruptedException {
+    Process p = ssh(key, knownHostsFile, address(name), command);
+    String out = output(p);
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IOException("'" + command + "' on " + name + " failed: " + out);
+    }
+    return out;
+  }
+
+  /** Pulls the plug of a machine: every process in it dies at once; its disk is kept. */
+  public void powerOff(String name) throws IOException, InterruptedException {
+    run(List.of("bash", SCRIPT.toString(), "kill", dir.resolve("hosts").toString(), name));
+  }
+
+  /** Pulls the plug of a machine and throws its disk away, as when a host is lost. */
+  public void destroy(String name) throws IOException, InterruptedException {
+    run(List.of("bash", SCRIPT.toString(), "kill", dir.resolve("hosts").toString(), name));
+    run(List.of("rm", "-rf", hostRoot(name).toString()));
+    names.remove(name);
+  }
+
+  @Override
   public ClusterSpec cluster() {
     return cluster;
   }

@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * clients over https and require a client certificate of the sandbox's own CA. Tests usually get
  * one through {@link EtcdSandboxExtension}.
  */
-public final class Sandbox implements AutoCloseable {
+public final class Sandbox implements EtcdTestCluster {
 
   private static final Logger log = LoggerFactory.getLogger(Sandbox.class);
   private static final String MARKER = ".etcd-runbooks-sandbox";
@@ -120,6 +120,7 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
+  @Override
   public Path inventoryFile() {
     return inventoryFile;
   }
@@ -128,6 +129,7 @@ public final class Sandbox implements AutoCloseable {
     return inventory;
   }
 
+  @Override
   public ClusterSpec cluster() {
     return inventory.cluster(spec.cluster());
   }

@@ -7,9 +7,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs a sandbox until interrupted: {@code --dir D --members 3 --version 3.4.23 [--cluster sandbox]
- * [--releases DIR] [--service-kind plain|static-pod]}. Releases default to
+ * [--releases DIR] [--service-kind plain|static-pod|systemd]}. Releases default to
  * $ETCD_RUNBOOKS_CACHE/etcd (or ~/.cache/etcd-runbooks/etcd), as deploy/scripts/fetch-etcd.sh fills
- * it.
+ * it. {@code --service-kind systemd} boots systemd machines instead (docs/machines.md; needs root).
  */
 public final class SandboxMain {
 
@@ -36,14 +36,37 @@ public final class SandboxMain {
       i++;
     }
     if (dir == null || version == null) usage("--dir and --version are required");
-    Sandbox sandbox =
-        Sandbox.create(
-            new SandboxSpec(dir, cluster, members, version, Map.of(), serviceKind),
-            new LocalDirReleaseStore(releases));
-    System.out.println(sandbox.inventoryFile());
+    EtcdTestCluster etcd =
+        create(dir, cluster, members, version, serviceKind, new LocalDirReleaseStore(releases));
+    System.out.println(etcd.inventoryFile());
     System.out.flush();
-    // The shutdown hook that Sandbox.create registered stops everything on Ctrl-C or SIGTERM.
     new CountDownLatch(1).await();
+  }
+
+  /**
+   * A sandbox of in-process SSH hosts for {@code plain} and {@code static-pod}; systemd machines
+   * (root only) for {@code systemd}. Either is stopped on Ctrl-C or SIGTERM.
+   */
+  public static EtcdTestCluster create(
+      Path dir,
+      String cluster,
+      int members,
+      String version,
+      String serviceKind,
+      io.etcdrunbooks.activities.release.ReleaseStore releases)
+      throws InterruptedException {
+    if (!"systemd".equals(serviceKind)) {
+      // Sandbox.create registers its own shutdown hook
+      return Sandbox.create(
+          new SandboxSpec(dir, cluster, members, version, Map.of(), serviceKind), releases);
+    }
+    try {
+      Machines machines = Machines.start(dir, cluster, members, version, releases);
+      Runtime.getRuntime().addShutdownHook(new Thread(machines::close, "machines-shutdown"));
+      return machines;
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("machines did not start: " + e.getMessage(), e);
+    }
   }
 
   private static String require(String flag, String value) {
@@ -54,7 +77,7 @@ public final class SandboxMain {
   private static void usage(String problem) {
     System.err.println(problem);
     System.err.println(
-        "usage: SandboxMain --dir DIR --members N --version X.Y.Z [--cluster NAME] [--releases DIR] [--service-kind plain|static-pod]");
+        "usage: SandboxMain --dir DIR --members N --version X.Y.Z [--cluster NAME] [--releases DIR] [--service-kind plain|static-pod|systemd]");
     System.exit(2);
   }
 }

@@ -175,7 +175,14 @@ class HostAccessCheckTest {
             "command -v \"$c\"",
             "pgrep");
     assertThat(HostAccessCheck.memberScript(new ServiceSpec(ServiceSpec.SYSTEMD, "etcd"), host))
-        .contains("systemctl", "sudo -n true");
+        .as("each sudo rule asked of sudo, not run")
+        .contains(
+            "systemctl",
+            "sudo -n -l /usr/bin/systemctl stop etcd",
+            "sudo -n -l /bin/sh -c true",
+            "ops ALL=(root) NOPASSWD: /usr/bin/systemctl stop etcd",
+            "/etc/sudoers.d/etcd-runbooks")
+        .doesNotContain("sudo -n true");
   }
 
   private SshTarget m1Target() {

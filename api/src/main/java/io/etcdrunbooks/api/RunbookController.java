@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
@@ -132,6 +133,27 @@ public final class RunbookController {
    * Body: {"requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0,
    * "apiServerTimeoutSeconds":0} (may be {}).
    */
+  /**
+   * Body: {"compactKeepRevisions":10000,"compactRevision":0,"defragmentAll":false,
+   * "requireApproval":false,"dryRun":false}.
+   */
+  @Post("/clusters/{cluster}/maintenance")
+  @Access(ApiAction.MAINTENANCE)
+  public HttpResponse<RunbookStarter.Started> maintenance(
+      @PathVariable String cluster, @Body MaintenanceRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startMaintenance(
+                new MaintenanceRequest(
+                    inPath(cluster, body.cluster()),
+                    body.compactRevision(),
+                    body.compactKeepRevisions(),
+                    body.defragmentAll(),
+                    body.dryRun(),
+                    body.requireApproval()),
+                caller(http)));
+  }
+
   @Post("/clusters/{cluster}/migrate-v2-to-v3")
   @Access(ApiAction.MIGRATE_V2_TO_V3)
   public HttpResponse<RunbookStarter.Started> migrateV2ToV3(

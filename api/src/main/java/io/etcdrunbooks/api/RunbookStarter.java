@@ -9,6 +9,8 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -189,6 +191,30 @@ public final class RunbookStarter {
         MigrateV2ToV3Workflow.class,
         options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::migrate, request));
+  }
+
+  /**
+   * Compaction, defragmentation and the NOSPACE alarm; the compaction revision is checked against
+   * the cluster's by its preflight.
+   */
+  public Started startMaintenance(MaintenanceRequest request, String startedBy) {
+    inventory.get().cluster(request.cluster());
+    if (request.compactRevision() < 0 || request.compactKeepRevisions() < -1) {
+      throw new IllegalArgumentException(
+          "compactRevision must be 0 or more and compactKeepRevisions -1 (everything) or more,"
+              + " got %d and %d"
+                  .formatted(request.compactRevision(), request.compactKeepRevisions()));
+    }
+    if (request.compactRevision() > 0 && request.compactKeepRevisions() != 0) {
+      throw new IllegalArgumentException("give compactRevision or compactKeepRevisions, not both");
+    }
+    String id = changeId(MaintenanceWorkflow.workflowId(request.cluster()), request.dryRun());
+    if (!request.dryRun()) refuseIfRunning(id);
+    return start(
+        id,
+        MaintenanceWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::maintain, request));
   }
 
   /** A TLS reconfiguration; its certificates and hosts are checked by its preflight. */

@@ -945,6 +945,27 @@ class BadRequestsTest {
             BadRequestCheck.slackSignature(SLACK_SECRET, now, padded),
             413,
             "bytes"));
+    // Maintenance: one compaction target, none negative
+    c.add(
+        new BadRequest(
+            "a maintenance with both a compaction revision and revisions to keep",
+            "POST",
+            C + "/maintenance",
+            JSON_TYPE,
+            "{\"compactRevision\":100,\"compactKeepRevisions\":10}",
+            OPERATOR.bearer(),
+            400,
+            "give compactRevision or compactKeepRevisions, not both"));
+    c.add(
+        new BadRequest(
+            "a maintenance asked by a viewer",
+            "POST",
+            C + "/maintenance",
+            JSON_TYPE,
+            "{\"dryRun\":true}",
+            VIEWER.bearer(),
+            403,
+            "maintenance"));
     // ReconfigureTls: modes and their settings
     c.add(
         new BadRequest(

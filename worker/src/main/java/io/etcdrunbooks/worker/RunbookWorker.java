@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import io.etcdrunbooks.runtime.RunbooksConfig;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflowImpl;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3WorkflowImpl;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
@@ -55,7 +56,8 @@ public final class RunbookWorker implements AutoCloseable {
         ReplaceMemberWorkflowImpl.class,
         RestoreClusterWorkflowImpl.class,
         MigrateV2ToV3WorkflowImpl.class,
-        ReconfigureTlsWorkflowImpl.class);
+        ReconfigureTlsWorkflowImpl.class,
+        MaintenanceWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 

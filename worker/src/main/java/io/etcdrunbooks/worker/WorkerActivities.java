@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import io.etcdrunbooks.activities.apiserver.ApiServerActivitiesImpl;
 import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
 import io.etcdrunbooks.activities.backup.RestoreActivitiesImpl;
+import io.etcdrunbooks.activities.etcd.MaintenanceActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MembershipActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.host.NewMemberActivitiesImpl;
@@ -19,6 +20,7 @@ import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
@@ -38,7 +40,8 @@ public record WorkerActivities(
     ApiServerActivities apiServer,
     RestoreActivities restore,
     MigrationActivities migration,
-    TlsActivities tls) {
+    TlsActivities tls,
+    MaintenanceActivities maintenance) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(
@@ -77,7 +80,8 @@ public record WorkerActivities(
         new ApiServerActivitiesImpl(inventory, ssh),
         new RestoreActivitiesImpl(inventory, ssh, releases),
         new MigrationActivitiesImpl(inventory, ssh, releases),
-        new TlsActivitiesImpl(inventory, ssh));
+        new TlsActivitiesImpl(inventory, ssh),
+        new MaintenanceActivitiesImpl(inventory));
   }
 
   Object[] all() {
@@ -92,7 +96,8 @@ public record WorkerActivities(
       apiServer,
       restore,
       migration,
-      tls
+      tls,
+      maintenance
     };
   }
 }

@@ -18,6 +18,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -94,7 +95,8 @@ final class SandboxRunbooks implements AutoCloseable {
             real.apiServer(),
             real.restore(),
             real.migration(),
-            wrapTls.apply(real.tls())));
+            wrapTls.apply(real.tls()),
+            real.maintenance()));
     env.start();
   }
 
@@ -197,6 +199,16 @@ final class SandboxRunbooks implements AutoCloseable {
             MigrateV2ToV3Workflow.class,
             WorkflowOptions.newBuilder()
                 .setWorkflowId(MigrateV2ToV3Workflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+  }
+
+  MaintenanceWorkflow maintenanceStub() {
+    return client()
+        .newWorkflowStub(
+            MaintenanceWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(MaintenanceWorkflow.workflowId("sandbox"))
                 .setTaskQueue(TASK_QUEUE)
                 .build());
   }

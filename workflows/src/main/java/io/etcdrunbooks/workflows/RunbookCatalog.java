@@ -5,6 +5,8 @@ import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupSchedulePhases;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.maintenance.MaintenancePhases;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigratePhases;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
@@ -54,6 +56,10 @@ public final class RunbookCatalog {
             ReconfigureTlsWorkflow.TYPE,
             TlsPhases.RUNNER.described(),
             ReconfigureTlsWorkflow.FAILURES),
+        new Entry(
+            MaintenanceWorkflow.TYPE,
+            MaintenancePhases.RUNNER.described(),
+            MaintenanceWorkflow.FAILURES),
         new Entry(
             BackupClusterWorkflow.TYPE,
             BackupClusterPhases.RUNNER.described(),

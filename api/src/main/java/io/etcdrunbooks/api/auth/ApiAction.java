@@ -5,12 +5,13 @@ package io.etcdrunbooks.api.auth;
  * found. Each {@code /api/v1} route names its action with {@link Access}; the Slack command asks
  * the same action's role, so the two never disagree about who may do what.
  *
- * <p>Reads are for viewers; starting upgrades, backups and member replacements, and approving,
- * pausing, resuming and cancelling runbooks, for operators; restore and rollback (which can lose
- * data), the v2 -> v3 migration (which stops the whole control plane) and TLS reconfiguration
- * (which replaces what every client must trust) for admins. Encoding and decoding Temporal payloads
- * (the codec endpoint the Temporal Web UI calls to show a history) is reading, but the payloads may
- * be of any cluster's runbooks, so only tokens allowed on every cluster may do it.
+ * <p>Reads are for viewers; starting upgrades, backups, maintenance and member replacements, and
+ * approving, pausing, resuming and cancelling runbooks, for operators; restore and rollback (which
+ * can lose data), the v2 -> v3 migration (which stops the whole control plane) and TLS
+ * reconfiguration (which replaces what every client must trust) for admins. Encoding and decoding
+ * Temporal payloads (the codec endpoint the Temporal Web UI calls to show a history) is reading,
+ * but the payloads may be of any cluster's runbooks, so only tokens allowed on every cluster may do
+ * it.
  */
 public enum ApiAction {
   LIST_CLUSTERS(Role.VIEWER, Scope.CALLERS_CLUSTERS),
@@ -23,6 +24,7 @@ public enum ApiAction {
   ROLLBACK(Role.ADMIN, Scope.CLUSTER),
   RESTORE(Role.ADMIN, Scope.CLUSTER),
   MIGRATE_V2_TO_V3(Role.ADMIN, Scope.CLUSTER),
+  MAINTENANCE(Role.OPERATOR, Scope.CLUSTER),
   RECONFIGURE_TLS(Role.ADMIN, Scope.CLUSTER),
   READ_RUNBOOK(Role.VIEWER, Scope.RUNBOOK),
   APPROVE(Role.OPERATOR, Scope.RUNBOOK),

@@ -66,6 +66,11 @@ class RouteAccessTest {
               "/api/v1/clusters/sandbox/migrate-v2-to-v3",
               "{\"dryRun\":true}"),
           new Route(
+              ApiAction.MAINTENANCE,
+              "POST",
+              "/api/v1/clusters/sandbox/maintenance",
+              "{\"compactKeepRevisions\":1000,\"dryRun\":true}"),
+          new Route(
               ApiAction.RECONFIGURE_TLS,
               "POST",
               "/api/v1/clusters/sandbox/reconfigure-tls",

@@ -16,6 +16,7 @@ public enum FailureType {
   ReplaceRefused,
   MigrationRefused,
   TlsRefused,
+  MaintenanceRefused,
   /** A changing runbook started under another id than its cluster's change id. */
   WrongWorkflowId,
   // Runbooks: failed after changing something
@@ -44,6 +45,11 @@ public enum FailureType {
   TlsRolledBack,
   /** Putting the old certificates back failed too; the message names the member and the files. */
   TlsFailed,
+  /**
+   * Maintenance stopped after changing something (a compaction, a defragmented member); what it did
+   * holds, nothing needs putting back; the message names the member and the next step.
+   */
+  MaintenanceFailed,
   /** The runbook did its work but its final checks found problems. */
   PostflightFailed,
   // Steps (activities), and steps the workflow stops itself

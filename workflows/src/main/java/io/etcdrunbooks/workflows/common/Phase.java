@@ -47,6 +47,12 @@ public enum Phase {
   TLS_ONLY,
   /** Enabling TLS: each member's peer URL moved to https, then the member restarted on it. */
   PEER_TLS,
+  /** Maintenance: the keyspace's history compacted to a revision. */
+  COMPACT,
+  /** Maintenance: members defragmented one at a time, the leader last. */
+  DEFRAGMENT,
+  /** Maintenance: a NOSPACE alarm disarmed once every database is under its quota. */
+  ALARMS,
   POSTFLIGHT,
   /** The migrated keys deleted from the v2 store, once every kube-apiserver reads v3. */
   CLEAR_V2,

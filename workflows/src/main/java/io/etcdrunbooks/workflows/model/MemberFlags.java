@@ -46,4 +46,22 @@ public record MemberFlags(
         "ETCD_" + flag.replaceFirst("^-+", "").replace('-', '_').toUpperCase(Locale.ROOT);
     return Optional.ofNullable(env.get(variable)).filter(v -> !v.isBlank());
   }
+
+  /** etcd's default --quota-backend-bytes (2 GiB), for a member that sets none. */
+  public static final long DEFAULT_QUOTA_BYTES = 2L * 1024 * 1024 * 1024;
+
+  /** The quota the member runs with: its flag, else its ETCD_ variable, else etcd's default. */
+  public long quotaBackendBytes() {
+    return value("--quota-backend-bytes")
+        .map(
+            v -> {
+              try {
+                long quota = Long.parseLong(v.strip());
+                return quota <= 0 ? DEFAULT_QUOTA_BYTES : quota; // etcd takes 0 for its default
+              } catch (NumberFormatException e) {
+                return DEFAULT_QUOTA_BYTES;
+              }
+            })
+        .orElse(DEFAULT_QUOTA_BYTES);
+  }
 }

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
@@ -64,6 +65,7 @@ public final class Activities {
   public final RestoreActivities restore;
   public final MigrationActivities migration;
   public final TlsActivities tls;
+  public final MaintenanceActivities maintenance;
 
   /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final TlsActivities tlsWait;
@@ -85,6 +87,8 @@ public final class Activities {
     restore = stub(RestoreActivities.class, ofHours(1), ofMinutes(1), RETRY);
     migration = stub(MigrationActivities.class, ofHours(1), ofMinutes(1), RETRY);
     tls = stub(TlsActivities.class, ofMinutes(5), ofSeconds(30), RETRY);
+    // a large database takes minutes to defragment; the activity heartbeats meanwhile
+    maintenance = stub(MaintenanceActivities.class, ofMinutes(30), ofSeconds(30), RETRY);
     tlsWait = stub(TlsActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     apiServerWait = stub(ApiServerActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
   }

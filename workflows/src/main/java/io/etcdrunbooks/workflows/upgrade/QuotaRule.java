@@ -14,7 +14,7 @@ import java.util.Optional;
 final class QuotaRule {
 
   /** etcd's default --quota-backend-bytes (2 GiB) when a member sets none. */
-  static final long DEFAULT_QUOTA = 2L * 1024 * 1024 * 1024;
+  static final long DEFAULT_QUOTA = MemberFlags.DEFAULT_QUOTA_BYTES;
 
   static final double NEAR = 0.8;
 
@@ -38,22 +38,6 @@ final class QuotaRule {
 
   /** The quota the member runs with: its flag, else its ETCD_ variable, else etcd's default. */
   static long quotaOf(MemberFlags f) {
-    for (String arg : f.args()) {
-      if (arg.startsWith("--quota-backend-bytes="))
-        return parse(arg.substring(arg.indexOf('=') + 1));
-    }
-    int i = f.args().indexOf("--quota-backend-bytes");
-    if (i >= 0 && i + 1 < f.args().size()) return parse(f.args().get(i + 1));
-    String env = f.env().get("ETCD_QUOTA_BACKEND_BYTES");
-    return env == null ? DEFAULT_QUOTA : parse(env);
-  }
-
-  private static long parse(String value) {
-    try {
-      long quota = Long.parseLong(value.strip());
-      return quota <= 0 ? DEFAULT_QUOTA : quota; // etcd takes 0 for its default
-    } catch (NumberFormatException e) {
-      return DEFAULT_QUOTA;
-    }
+    return f.quotaBackendBytes();
   }
 }

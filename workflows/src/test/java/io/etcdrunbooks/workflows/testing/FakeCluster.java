@@ -58,6 +58,7 @@ public final class FakeCluster
   private boolean keyspaceChanges;
   private boolean authEnabled;
   private V2Store v2;
+  private final List<String> alarms = new ArrayList<>();
   private List<String> movesClusterVersion = List.of();
   private final Map<String, List<String>> startArgs = new LinkedHashMap<>();
 
@@ -198,7 +199,7 @@ public final class FakeCluster
             ? pinnedClusterVersion
             : lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
     return new ClusterState(
-        name, statuses, leader, clusterVersion, List.of(), 10, null, authEnabled, v2);
+        name, statuses, leader, clusterVersion, List.copyOf(alarms), 10, null, authEnabled, v2);
   }
 
   @Override
@@ -285,6 +286,19 @@ public final class FakeCluster
   @Override
   public String logTail(LogTailRequest request) {
     return "";
+  }
+
+  /** An alarm the cluster reports ("NOSPACE on m1") until {@link #clearAlarms()}. */
+  public synchronized FakeCluster alarm(String alarm) {
+    alarms.add(alarm);
+    return this;
+  }
+
+  /** The raised alarms, cleared: what were they. */
+  public synchronized List<String> clearAlarms() {
+    List<String> cleared = List.copyOf(alarms);
+    alarms.clear();
+    return cleared;
   }
 
   /** A running member was started with these arguments. */

@@ -5,6 +5,7 @@ import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
@@ -40,7 +41,8 @@ public final class RecordingActivities {
           ApiServerActivities.class,
           RestoreActivities.class,
           MigrationActivities.class,
-          TlsActivities.class);
+          TlsActivities.class,
+          MaintenanceActivities.class);
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final List<Object> fakes;

@@ -1,0 +1,213 @@
+package io.etcdrunbooks.activities.etcd;
+
+import io.etcd.jetcd.maintenance.AlarmMember;
+import io.etcd.jetcd.maintenance.AlarmType;
+import io.etcd.jetcd.maintenance.StatusResponse;
+import io.etcd.jetcd.options.CompactOption;
+import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link MaintenanceActivities} through etcd's maintenance and KV APIs (jetcd). */
+public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(MaintenanceActivitiesImpl.class);
+
+  /** A defragmentation rewrites the whole database file: minutes for gigabytes. */
+  private static final Duration DEFRAGMENT_TIMEOUT = Duration.ofMinutes(25);
+
+  private static final Duration COMPACT_TIMEOUT = Duration.ofMinutes(5);
+  private static final long HEARTBEAT_MILLIS = 5_000;
+
+  private final Supplier<Inventory> inventory;
+
+  public MaintenanceActivitiesImpl(Supplier<Inventory> inventory) {
+    this.inventory = inventory;
+  }
+
+  @Override
+  public MemberSpace space(MemberRef ref) {
+    return withCluster(ref.cluster(), clients -> space(clients, member(clients, ref.member())));
+  }
+
+  private static MemberSpace space(EtcdClients clients, MemberSpec member) {
+    StatusResponse status =
+        EtcdClients.await(
+            clients
+                .member(member.name())
+                .getMaintenanceClient()
+                .statusMember(EtcdClients.target(member)),
+            "status of member '" + member.name() + "'");
+    // etcd before 3.4 does not report the part in use: nothing known to give back
+    long inUse = status.getDbSizeInUse() > 0 ? status.getDbSizeInUse() : status.getDbSize();
+    return new MemberSpace(member.name(), status.getDbSize(), inUse);
+  }
+
+  /** The part in use unchanged over this long counts as settled. */
+  private static final Duration SETTLED_FOR = Duration.ofSeconds(2);
+
+  private static final Duration SETTLE_AT_MOST = Duration.ofMinutes(2);
+
+  @Override
+  public MemberSpace settledSpace(MemberRef ref) {
+    return withCluster(
+        ref.cluster(),
+        clients -> {
+          MemberSpec member = member(clients, ref.member());
+          long deadline = System.nanoTime() + SETTLE_AT_MOST.toNanos();
+          MemberSpace last = space(clients, member);
+          while (System.nanoTime() < deadline) {
+            Heartbeats.beat("waiting for the database of " + member.name() + " to settle");
+            Heartbeats.pause(SETTLED_FOR.toMillis());
+            MemberSpace now = space(clients, member);
+            if (now.inUseBytes() == last.inUseBytes()) return now;
+            last = now;
+          }
+          log.info(
+              "{}: {}'s database still changing after {} s; taking it as it is",
+              ref.cluster(),
+              member.name(),
+              SETTLE_AT_MOST.toSeconds());
+          return last;
+        });
+  }
+
+  @Override
+  public long compact(CompactRequest request) {
+    return withCluster(
+        request.cluster(),
+        clients -> {
+          try {
+            EtcdClients.await(
+                clients
+                    .cluster()
+                    .getKVClient()
+                    .compact(
+                        request.revision(),
+                        CompactOption.builder().withCompactPhysical(true).build()),
+                "compact cluster '" + request.cluster() + "' to " + request.revision(),
+                COMPACT_TIMEOUT);
+            log.info("{}: history compacted up to {}", request.cluster(), request.revision());
+          } catch (EtcdCallException e) {
+            if (e.getMessage().contains("has been compacted")) {
+              log.info(
+                  "{}: compacted up to {} or beyond already",
+                  request.cluster(),
+                  request.revision());
+            } else if (e.getMessage().contains("future revision")) {
+              throw FailureType.MaintenanceFailed.nonRetryable(
+                  "cannot compact cluster '%s' to %d: %s"
+                      .formatted(request.cluster(), request.revision(), e.getMessage()));
+            } else {
+              throw e;
+            }
+          }
+          return request.revision();
+        });
+  }
+
+  @Override
+  public MemberSpace defragment(MemberRef ref) {
+    return withCluster(
+        ref.cluster(),
+        clients -> {
+          MemberSpec member = member(clients, ref.member());
+          CompletableFuture<?> call =
+              clients
+                  .member(member.name())
+                  .getMaintenanceClient()
+                  .defragmentMember(EtcdClients.target(member));
+          awaitBeating(call, "defragment member '" + member.name() + "'");
+          MemberSpace after = space(clients, member);
+          log.info(
+              "{}: {} defragmented: {} bytes ({} in use)",
+              ref.cluster(),
+              member.name(),
+              after.sizeBytes(),
+              after.inUseBytes());
+          return after;
+        });
+  }
+
+  /** Waits for a long call, heartbeating meanwhile, at most {@link #DEFRAGMENT_TIMEOUT}. */
+  private static void awaitBeating(CompletableFuture<?> call, String what) {
+    long deadline = System.nanoTime() + DEFRAGMENT_TIMEOUT.toNanos();
+    while (true) {
+      Heartbeats.beat(what);
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (left <= 0) {
+        call.cancel(true);
+        throw new EtcdCallException(
+            what + ": no answer within " + DEFRAGMENT_TIMEOUT.toMinutes() + " min", null);
+      }
+      try {
+        EtcdClients.await(call, what, Duration.ofMillis(Math.min(left, HEARTBEAT_MILLIS)));
+        return;
+      } catch (EtcdCallException e) {
+        if (!call.isDone() && e.getMessage().contains("no answer within")) continue;
+        throw e;
+      }
+    }
+  }
+
+  @Override
+  public List<String> disarmNospace(ClusterRef ref) {
+    return withCluster(
+        ref.cluster(),
+        clients -> {
+          Map<Long, String> nameById =
+              new ClusterInspector(clients)
+                  .memberIds().entrySet().stream()
+                      .collect(Collectors.toMap(Map.Entry::getValue, Map.Entry::getKey));
+          List<AlarmMember> raised =
+              EtcdClients.await(
+                      clients.cluster().getMaintenanceClient().listAlarms(),
+                      "alarms of cluster '" + ref.cluster() + "'")
+                  .getAlarms();
+          List<String> disarmed = new ArrayList<>();
+          for (AlarmMember alarm : raised) {
+            if (alarm.getAlarmType() != AlarmType.NOSPACE) continue;
+            EtcdClients.await(
+                clients.cluster().getMaintenanceClient().alarmDisarm(alarm),
+                "disarm NOSPACE of member " + Long.toHexString(alarm.getMemberId()));
+            disarmed.add(
+                nameById.getOrDefault(alarm.getMemberId(), Long.toHexString(alarm.getMemberId())));
+          }
+          log.info("{}: NOSPACE disarmed on {}", ref.cluster(), disarmed);
+          return disarmed;
+        });
+  }
+
+  private static MemberSpec member(EtcdClients clients, String name) {
+    try {
+      return clients.spec().member(name);
+    } catch (IllegalArgumentException e) {
+      throw FailureType.UnknownMember.nonRetryable(e.getMessage());
+    }
+  }
+
+  private <T> T withCluster(String cluster, Function<EtcdClients, T> work) {
+    ClusterSpec spec = EtcdActivitiesImpl.cluster(inventory.get(), cluster);
+    try (EtcdClients clients = new EtcdClients(spec)) {
+      return work.apply(clients);
+    } catch (EtcdCallException e) {
+      throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
+    }
+  }
+}

@@ -171,10 +171,11 @@ final class AlertHandler {
     boolean approval = config.policyFor(target.cluster()) == AlertsConfig.Policy.APPROVAL;
     ReplaceMemberRequest request =
         ReplaceMemberRequest.onSameHost(
-            target.cluster(),
-            target.member(),
-            approval,
-            "alertmanager: " + alertname + " (fingerprint " + fingerprint + ")");
+                target.cluster(),
+                target.member(),
+                approval,
+                "alertmanager: " + alertname + " (fingerprint " + fingerprint + ")")
+            .confirmingDownFor(approval ? 0 : config.autoDownMinutes() * 60);
     try {
       RunbookStarter.Started started = starter.startReplaceMember(request, "alertmanager");
       fingerprints.started(fingerprint, started.workflowId(), started.runId());

@@ -25,6 +25,9 @@ import java.util.Map;
  * @param dedupeMinutes how long an alert (by its Alertmanager fingerprint) that started a runbook
  *     starts no other, even once that runbook has ended; its resolution ends that at once. 0: no
  *     such memory
+ * @param autoDownMinutes with the {@code auto} policy, how long the member must have stayed down
+ *     (the runbook watches it) before anything is touched, so a rebooting node is not replaced;
+ *     with {@code approval} the operator decides
  */
 @Context
 @ConfigurationProperties("runbooks.alerts")
@@ -35,7 +38,8 @@ public record AlertsConfig(
     @Bindable(defaultValue = "member") String memberLabel,
     @Bindable(defaultValue = "approval") String defaultPolicy,
     @Nullable Map<String, String> policies,
-    @Bindable(defaultValue = "30") int dedupeMinutes) {
+    @Bindable(defaultValue = "30") int dedupeMinutes,
+    @Bindable(defaultValue = "5") int autoDownMinutes) {
 
   public AlertsConfig {
     tokenSha256 = tokenSha256 == null ? "" : tokenSha256.strip().toLowerCase(Locale.ROOT);
@@ -52,6 +56,11 @@ public record AlertsConfig(
     Policy.parse("runbooks.alerts.default-policy", defaultPolicy);
     policies.forEach(
         (cluster, policy) -> Policy.parse("runbooks.alerts.policies." + cluster, policy));
+    if (autoDownMinutes < 0 || autoDownMinutes > 24 * 60) {
+      throw new IllegalArgumentException(
+          "runbooks.alerts.auto-down-minutes is %d: use 0 (replace at once) to 1440 (a day)"
+              .formatted(autoDownMinutes));
+    }
     if (dedupeMinutes < 0 || dedupeMinutes > MAX_DEDUPE_MINUTES) {
       throw new IllegalArgumentException(
           "runbooks.alerts.dedupe-minutes is "

@@ -52,7 +52,7 @@ class AlertsConfigTest {
                 ApplicationContext.run(Map.of("runbooks.alerts.policies.prod-1", "sometimes"))
                     .close())
         .hasStackTraceContaining("runbooks.alerts.policies.prod-1 is 'sometimes': use approval");
-    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "manual", Map.of(), 30))
+    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "manual", Map.of(), 30, 5))
         .hasMessageContaining("runbooks.alerts.default-policy is 'manual'");
   }
 
@@ -62,17 +62,19 @@ class AlertsConfigTest {
         ApplicationContext.run(Map.of("runbooks.alerts.dedupe-minutes", "0"))) {
       assertThat(context.getBean(AlertsConfig.class).dedupeMinutes()).isZero();
     }
-    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), -1))
+    assertThatThrownBy(() -> new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), -1, 5))
         .hasMessageContaining("runbooks.alerts.dedupe-minutes is -1");
     assertThatThrownBy(
-            () -> new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), 7 * 24 * 60 + 1))
+            () ->
+                new AlertsConfig("", List.of(), "c", "m", "approval", Map.of(), 7 * 24 * 60 + 1, 5))
         .hasMessageContaining("runbooks.alerts.dedupe-minutes is 10081");
   }
 
   @Test
   void aPlainTokenInsteadOfItsHashIsRefusedWithoutEchoingIt() {
     assertThatThrownBy(
-            () -> new AlertsConfig("s3cret-token", List.of(), "c", "m", "approval", Map.of(), 30))
+            () ->
+                new AlertsConfig("s3cret-token", List.of(), "c", "m", "approval", Map.of(), 30, 5))
         .hasMessageContaining("must be 64 hex digits")
         .hasMessageNotContaining("s3cret-token");
   }

@@ -82,13 +82,23 @@ final class ReplaceBench {
             Main.start(
                 List.of("worker", "api"),
                 Map.of(
-                    "runbooks.inventory", sandbox.inventoryFile().toString(),
-                    "runbooks.task-queue", "etcd-runbooks-bench-replace",
-                    "runbooks.alerts.token-sha256", sha256Hex(token),
-                    "runbooks.alerts.default-policy", "auto",
-                    "temporal.address", "",
-                    "temporal.embedded-port", Ports.free(),
-                    "micronaut.server.port", Ports.free()))) {
+                    "runbooks.inventory",
+                    sandbox.inventoryFile().toString(),
+                    "runbooks.task-queue",
+                    "etcd-runbooks-bench-replace",
+                    "runbooks.alerts.token-sha256",
+                    sha256Hex(token),
+                    "runbooks.alerts.default-policy",
+                    "auto",
+                    // the runbook's own time: no watching for a reboot before it acts
+                    "runbooks.alerts.auto-down-minutes",
+                    "0",
+                    "temporal.address",
+                    "",
+                    "temporal.embedded-port",
+                    Ports.free(),
+                    "micronaut.server.port",
+                    Ports.free()))) {
           destroy(sandbox, cluster.member("m3"));
           Instant alerted = Instant.now();
           postAlert(context.getBean(EmbeddedServer.class).getURL().toString(), token, "m3");

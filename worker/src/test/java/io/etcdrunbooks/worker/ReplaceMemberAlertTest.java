@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.activities.host.HostActivitiesImpl;
+import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.InventorySource;
@@ -17,6 +19,7 @@ import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.micronaut.context.ApplicationContext;
@@ -100,6 +103,47 @@ class ReplaceMemberAlertTest {
             .isEqualTo(200);
       }
       System.out.println("alert -> healthy 3-member cluster: " + mttr.toMillis() + " ms");
+    }
+  }
+
+  @Test
+  void anAutomaticReplacementWatchesTheMemberAndEndsTouchingNothingWhenItComesBack()
+      throws Exception {
+    try (Sandbox sandbox =
+            Sandbox.create(
+                new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.5.30"),
+                SandboxRunbooks.releases());
+        ApplicationContext context = start(sandbox, "auto", 1);
+        SshConnector ssh = new SshConnector()) {
+      InventorySource inventory = new InventorySource(sandbox.inventoryFile());
+      String inventoryBefore = Files.readString(sandbox.inventoryFile());
+      sandbox.kill("m3"); // its data dir stays: a reboot, not a lost disk
+
+      JsonNode answer = postAlert(context, "firing", "m3");
+      assertThat(answer.path("results").get(0).path("outcome").asText()).isEqualTo("started");
+      String id = answer.path("results").get(0).path("workflowId").asText();
+      ReplaceMemberWorkflow runbook =
+          client(context).newWorkflowStub(ReplaceMemberWorkflow.class, id);
+      Instant deadline = Instant.now().plusSeconds(60);
+      while (runbook.progress() == null || runbook.progress().phase() != Phase.WAITING) {
+        assertThat(Instant.now()).as("the runbook reaches WAITING").isBefore(deadline);
+        TimeUnit.MILLISECONDS.sleep(200);
+      }
+      new HostActivitiesImpl(inventory, ssh, SandboxRunbooks.releases())
+          .startMember(new MemberRef("sandbox", "m3"));
+
+      ReplaceMemberResult result = resultOf(client(context), id, 2);
+
+      assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.CANCELLED);
+      assertThat(result.notes()).anyMatch(n -> n.contains("m3 answered healthy again"));
+      assertThat(Files.readString(sandbox.inventoryFile())).isEqualTo(inventoryBefore);
+      assertThat(
+              client(context).fetchHistory(id).getEvents().stream()
+                  .filter(e -> e.hasActivityTaskScheduledEventAttributes())
+                  .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName())
+                  .toList())
+          .as("nothing removed or joined")
+          .doesNotContain("RemoveMember", "AddMember", "Prepare");
     }
   }
 
@@ -288,6 +332,11 @@ class ReplaceMemberAlertTest {
   }
 
   private ApplicationContext start(Sandbox sandbox, String policy) throws Exception {
+    return start(sandbox, policy, 0);
+  }
+
+  private ApplicationContext start(Sandbox sandbox, String policy, int autoDownMinutes)
+      throws Exception {
     Path tokens = TestTokens.write(sandbox.dir().resolve("api-tokens.yaml"), OPERATOR);
     return Main.start(
         List.of("worker", "api"),
@@ -301,6 +350,7 @@ class ReplaceMemberAlertTest {
                         MessageDigest.getInstance("SHA-256")
                             .digest(TOKEN.getBytes(StandardCharsets.UTF_8))),
             "runbooks.alerts.default-policy", policy,
+            "runbooks.alerts.auto-down-minutes", String.valueOf(autoDownMinutes),
             "temporal.address", "",
             "temporal.embedded-port", freePort(),
             "micronaut.server.port", freePort()));

@@ -21,6 +21,9 @@ import io.etcdrunbooks.workflows.model.MemberPlacement;
  *     manifest changed (0: 300 s)
  * @param trigger who or what started it, for example "alertmanager: EtcdMemberDown" (shown in
  *     progress)
+ * @param confirmDownSeconds the failed member must stay down this long, looked at again every 15 s,
+ *     before anything is touched; one that answers healthy again meanwhile ends the runbook (0: no
+ *     wait). An alert's automatic start sets it, so a rebooting node is not replaced
  */
 public record ReplaceMemberRequest(
     String cluster,
@@ -31,7 +34,8 @@ public record ReplaceMemberRequest(
     boolean dryRun,
     int memberTimeoutSeconds,
     int apiServerTimeoutSeconds,
-    String trigger) {
+    String trigger,
+    int confirmDownSeconds) {
 
   public static final int DEFAULT_MEMBER_TIMEOUT_SECONDS = 300;
 
@@ -65,7 +69,8 @@ public record ReplaceMemberRequest(
         options.dryRun(),
         options.memberTimeoutSeconds(),
         options.apiServerTimeoutSeconds(),
-        trigger);
+        trigger,
+        0);
   }
 
   /** Replaces the member even though it is healthy (a failing disk, say). */
@@ -83,7 +88,23 @@ public record ReplaceMemberRequest(
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds,
-        trigger);
+        trigger,
+        confirmDownSeconds);
+  }
+
+  /** This request waiting until the failed member has been down {@code seconds} before acting. */
+  public ReplaceMemberRequest confirmingDownFor(int seconds) {
+    return new ReplaceMemberRequest(
+        cluster,
+        failedMember,
+        replacement,
+        force,
+        requireApproval,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        trigger,
+        seconds);
   }
 
   public RunbookOptions options() {

@@ -38,6 +38,14 @@ public final class ReplacePhases {
                       + " change; a dry run ends here",
                   ReplacePhases::plan),
               when(
+                  Phase.WAITING,
+                  "with confirmDownSeconds (an alert's automatic start): the failed member must stay"
+                      + " down that long, looked at every 15 s; if it answers healthy again, or the"
+                      + " alert resolves, the runbook ends touching nothing (a rebooting node is not"
+                      + " replaced); then the cluster is looked at again",
+                  run -> run.changes() && run.request.confirmDownSeconds() > 0,
+                  ReplacementWatch::confirmDown),
+              when(
                   Phase.AWAITING_APPROVAL,
                   "waits for an operator's approve (requireApproval), then looks at the cluster again;"
                       + " an alert that resolves first ends the runbook, touching nothing",
@@ -145,9 +153,7 @@ public final class ReplacePhases {
 
   private static void done(ReplaceRun run) {
     if (run.cancelled) {
-      run.ctx
-          .progress()
-          .message("cancelled: the alert resolved before approval; nothing was touched");
+      run.ctx.progress().message("cancelled: " + run.cancelReason);
     } else if (run.changes()) {
       run.ctx
           .progress()

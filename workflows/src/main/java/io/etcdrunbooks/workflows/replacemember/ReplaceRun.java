@@ -24,8 +24,14 @@ final class ReplaceRun {
   /** etcd 3.4 and later: the new member joins as a learner and is promoted. */
   boolean learner;
 
-  /** The alert resolved before approval: nothing was touched, and nothing will be. */
+  /**
+   * The alert resolved before approval, or the member came back while it was watched: nothing was
+   * touched, and nothing will be.
+   */
   boolean cancelled;
+
+  /** Why it was cancelled, for the result and the progress. */
+  String cancelReason = "the alert resolved before approval; nothing was touched";
 
   long removedId;
   EtcdMember added;
@@ -68,9 +74,7 @@ final class ReplaceRun {
   ReplaceMemberResult result() {
     if (request.dryRun())
       return before(ReplaceMemberResult.DRY_RUN, "dry run: nothing was touched");
-    if (cancelled)
-      return before(
-          ReplaceMemberResult.CANCELLED, "the alert resolved before approval; nothing was touched");
+    if (cancelled) return before(ReplaceMemberResult.CANCELLED, cancelReason);
     return new ReplaceMemberResult(
         cluster(),
         ReplaceMemberResult.REPLACED,

@@ -104,6 +104,17 @@ final class FakeReplacement
     return this;
   }
 
+  /** The member answers again once the cluster has been discovered {@code discovers} times. */
+  synchronized FakeReplacement comesBackAfter(String name, int discovers) {
+    comesBack = name;
+    comesBackAfter = discovers;
+    return this;
+  }
+
+  private String comesBack = "";
+  private int comesBackAfter;
+  private int discovered;
+
   synchronized FakeReplacement hostProblems(String... problems) {
     hostProblems = List.of(problems);
     return this;
@@ -169,6 +180,7 @@ final class FakeReplacement
   public synchronized ClusterState discover(ClusterRef ref) {
     if (!ref.cluster().equals(cluster))
       throw FailureType.UnknownCluster.nonRetryable("no cluster '" + ref.cluster() + "'");
+    if (++discovered >= comesBackAfter && !comesBack.isEmpty()) member(comesBack).up = true;
     Member lead =
         etcd.values().stream()
             .filter(m -> m.name.equals(leader) && m.up)
@@ -358,6 +370,7 @@ final class FakeReplacement
   public synchronized List<MemberPlacement> members(ClusterRef ref) {
     if (!ref.cluster().equals(cluster))
       throw FailureType.UnknownCluster.nonRetryable("no cluster '" + ref.cluster() + "'");
+    if (++discovered >= comesBackAfter && !comesBack.isEmpty()) member(comesBack).up = true;
     return List.copyOf(inventory);
   }
 

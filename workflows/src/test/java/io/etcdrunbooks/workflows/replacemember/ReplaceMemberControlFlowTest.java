@@ -121,6 +121,35 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
+  void givenAnAlertsWatchAMemberThatAnswersAgainIsNotReplacedAndNothingIsTouched() {
+    FakeReplacement cluster = new FakeReplacement("c").down("m2").comesBackAfter("m2", 5);
+
+    ReplaceMemberResult result =
+        stub(cluster).replace(request(false, false).confirmingDownFor(300));
+
+    assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.CANCELLED);
+    assertThat(result.notes())
+        .singleElement()
+        .asString()
+        .contains("m2 answered healthy again within 300 s");
+    assertThat(cluster.etcdMembers()).containsExactly("m1", "m2", "m3");
+    assertThat(recording.calls()).doesNotContain("MembershipActivities.removeMember");
+  }
+
+  @Test
+  void givenAnAlertsWatchAMemberStillDownAtItsEndIsReplaced() {
+    FakeReplacement cluster = new FakeReplacement("c").down("m2");
+
+    ReplaceMemberResult result = stub(cluster).replace(request(false, false).confirmingDownFor(60));
+
+    assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
+    assertThat(recording.calls().stream().filter("EtcdActivities.discover"::equals).count())
+        .as("looked at every 15 s for 60 s")
+        .isGreaterThanOrEqualTo(4);
+    assertThat(cluster.etcdMembers()).containsExactly("m1", "m3", "m4");
+  }
+
+  @Test
   void givenRequireApprovalItWaitsLooksAtTheClusterAgainOnceApprovedAndEntersPreflightOnce() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2");
     ReplaceMemberWorkflow replace = stub(cluster);

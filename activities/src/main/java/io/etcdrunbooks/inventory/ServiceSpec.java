@@ -17,8 +17,8 @@ package io.etcdrunbooks.inventory;
  * @param logCommand static-pod: shell command printing the member's last log lines, with {@code
  *     {lines}} and optionally {@code {member}}, which becomes the member's name as one quoted shell
  *     word, so write it outside quotes (default {@value #DEFAULT_LOG_COMMAND})
- * @param sudo static-pod: run host commands through {@code sudo -n} (default: when the SSH user is
- *     not root)
+ * @param sudo static-pod and systemd: run commands on root's files through {@code sudo -n}
+ *     (default: when the SSH user is not root)
  */
 public record ServiceSpec(
     String kind,

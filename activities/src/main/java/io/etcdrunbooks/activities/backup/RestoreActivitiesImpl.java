@@ -8,6 +8,7 @@ import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.MemberHost;
+import io.etcdrunbooks.activities.host.RootShell;
 import io.etcdrunbooks.activities.host.SystemdUnit;
 import io.etcdrunbooks.activities.host.VersionInstaller;
 import io.etcdrunbooks.activities.release.ReleaseStore;
@@ -357,9 +358,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
    */
   private static String privileged(ClusterSpec spec, MemberHost host, String script) {
     if (ServiceSpec.PLAIN.equals(spec.service().kind())) return script;
-    Boolean sudo = spec.service().sudo();
-    boolean needed = sudo != null ? sudo : !"root".equals(host.target().user());
-    return needed ? "sudo -n /bin/sh -c " + quote(script) : script;
+    return RootShell.asRoot(spec.service(), host.target().user(), script);
   }
 
   /**

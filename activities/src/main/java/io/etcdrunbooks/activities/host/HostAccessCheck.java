@@ -102,7 +102,7 @@ final class HostAccessCheck {
       boolean systemd = ServiceSpec.SYSTEMD.equals(service.kind());
       if (systemd) {
         commands(script, "sha256sum", "readlink", "systemctl", "journalctl");
-        if (usesSudo(service, user)) sudoAllows(script, user, service.effectiveUnit());
+        if (RootShell.viaSudo(service, user)) sudoAllows(script, user, service.effectiveUnit());
       } else {
         commands(script, "sha256sum", "readlink", "setsid", "nohup");
         writableDir(script, "serviceDir", m.serviceDir(), user);
@@ -129,10 +129,6 @@ final class HostAccessCheck {
         .append(String.join(" ", names))
         .append("; do command -v \"$c\" >/dev/null 2>&1 || { echo \"command $c is")
         .append(" not installed or not on the PATH\"; p=1; }; done\n");
-  }
-
-  private static boolean usesSudo(ServiceSpec service, String user) {
-    return service.sudo() != null ? service.sudo() : !"root".equals(user);
   }
 
   /**

@@ -145,9 +145,7 @@ public final class MemberShell implements AutoCloseable {
    */
   private String privileged(String script) {
     if (ServiceSpec.PLAIN.equals(spec.service().kind())) return script;
-    Boolean sudo = spec.service().sudo();
-    boolean needed = sudo != null ? sudo : !"root".equals(host.target().user());
-    return needed ? "sudo -n /bin/sh -c " + quote(script) : script;
+    return RootShell.asRoot(spec.service(), host.target().user(), script);
   }
 
   public static String tail(String text) {

@@ -403,10 +403,9 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
    */
   private void keepDataDirAside(ClusterSpec cluster, MemberHost host) {
     String dir = quote(host.member().dataDir());
-    boolean privileged = isSystemd(cluster);
     String out =
-        (privileged ? systemd.runner(cluster, host) : (Runner) this::run)
-            .run(
+        runAsOwner(
+                cluster,
                 host,
                 "if [ -d "
                     + dir
@@ -443,9 +442,11 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         "put " + path + " in place");
   }
 
-  /** Runs a script on a host, with the rights its files need. */
-  interface Runner {
-    ExecResult run(MemberHost host, String script, String what);
+  /** Runs a script with the rights the member's files need: root's for a systemd unit. */
+  private ExecResult runAsOwner(ClusterSpec cluster, MemberHost host, String script, String what) {
+    return isSystemd(cluster)
+        ? systemd.root(cluster).run(host, script, what)
+        : run(host, script, what);
   }
 
   private ExecResult run(MemberHost host, String script, String what) {

@@ -44,12 +44,12 @@ final class NewSystemdMember {
       MemberHost peer = peerWithUnit(cluster, host);
       SystemdUnit theirs = SystemdUnit.read(ssh, peer, name);
       String text =
-          runner(cluster, peer)
+          root(cluster)
               .run(peer, "cat " + quote(theirs.fragmentPath()), "read " + theirs.fragmentPath())
               .stdout();
       String path = "/etc/systemd/system/" + unit.serviceName();
-      write(cluster, host, path, text, "644");
-      runner(cluster, host).run(host, "systemctl daemon-reload", "reload systemd's units");
+      root(cluster).write(host, path, text, "644");
+      root(cluster).run(host, "systemctl daemon-reload", "reload systemd's units");
       log.info(
           "{}: unit {} copied from {}'s {}",
           host.describe(),
@@ -93,7 +93,7 @@ final class NewSystemdMember {
     String data = quote(host.member().dataDir());
     String env = unit.environmentFile().orElseThrow();
     String owner = unit.user().isBlank() ? "" : " && chown " + quote(unit.user()) + ": " + data;
-    runner(cluster, host)
+    root(cluster)
         .run(
             host,
             "mkdir -p "
@@ -108,7 +108,7 @@ final class NewSystemdMember {
 
   /** A file root may keep private (the environment file is written 0600), "" when it is absent. */
   String readIfExists(ClusterSpec cluster, MemberHost host, String path) {
-    return SystemdHost.of(ssh, cluster.service())
+    return root(cluster)
         .run(
             host,
             "if [ -f %s ]; then cat %s; fi".formatted(quote(path), quote(path)),
@@ -118,15 +118,11 @@ final class NewSystemdMember {
 
   /** Writes {@code content} to {@code path} (mode 0600) where root keeps it. */
   void write(ClusterSpec cluster, MemberHost host, String path, String content) {
-    SystemdHost.of(ssh, cluster.service()).write(host, path, content, "600");
+    root(cluster).write(host, path, content, "600");
   }
 
-  private void write(
-      ClusterSpec cluster, MemberHost host, String path, String content, String mode) {
-    SystemdHost.of(ssh, cluster.service()).write(host, path, content, mode);
-  }
-
-  NewMemberActivitiesImpl.Runner runner(ClusterSpec cluster, MemberHost host) {
-    return SystemdHost.of(ssh, cluster.service())::run;
+  /** Commands on root's files of the cluster's hosts. */
+  SystemdHost root(ClusterSpec cluster) {
+    return SystemdHost.of(ssh, cluster.service());
   }
 }

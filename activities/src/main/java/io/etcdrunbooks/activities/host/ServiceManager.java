@@ -37,7 +37,8 @@ public interface ServiceManager {
   static ServiceManager of(ServiceSpec spec, SshConnector ssh) {
     String kind = spec == null ? null : spec.kind();
     if (ServiceSpec.PLAIN.equals(kind)) return new PlainProcessServiceManager(ssh);
-    if (ServiceSpec.SYSTEMD.equals(kind)) return new SystemdServiceManager(ssh, spec.unit());
+    if (ServiceSpec.SYSTEMD.equals(kind))
+      return new SystemdServiceManager(ssh, spec.unit(), spec.sudo());
     if (ServiceSpec.STATIC_POD.equals(kind)) return new StaticPodServiceManager(ssh, spec);
     throw new IllegalArgumentException(
         "unknown service kind '" + kind + "'; use 'plain', 'systemd' or 'static-pod'");

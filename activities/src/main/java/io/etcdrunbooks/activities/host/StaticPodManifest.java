@@ -175,15 +175,12 @@ final class StaticPodManifest {
   }
 
   private String withSudo(MemberHost host, String script) {
-    return usesSudo(host) ? "sudo -n /bin/sh -c " + quote(script) : script;
+    return RootShell.asRoot(spec, host.target().user(), script);
   }
 
-  /**
-   * Whether commands on the host go through {@code sudo -n}: as the inventory says, else when the
-   * SSH user is not root.
-   */
+  /** Whether commands on the host go through {@code sudo -n} ({@link RootShell}). */
   boolean usesSudo(MemberHost host) {
-    return spec.sudo() != null ? spec.sudo() : !"root".equals(host.target().user());
+    return RootShell.viaSudo(spec, host.target().user());
   }
 
   /** kubelet's manifests directory on the host: where the manifest lies while the member runs. */

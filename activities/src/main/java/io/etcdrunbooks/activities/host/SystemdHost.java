@@ -35,10 +35,9 @@ final class SystemdHost {
 
   /** Runs the script as root and returns its result, failed or not (a sudo refusal fails). */
   ExecResult runUnchecked(MemberHost host, String script) {
-    Boolean sudo = spec.sudo();
-    boolean needed = sudo != null ? sudo : !"root".equals(host.target().user());
+    boolean needed = RootShell.viaSudo(spec, host.target().user());
     ExecResult result =
-        ssh.exec(host.target(), needed ? "sudo -n /bin/sh -c " + quote(script) : script, TIMEOUT);
+        ssh.exec(host.target(), RootShell.asRoot(spec, host.target().user(), script), TIMEOUT);
     if (!result.ok() && needed) {
       SudoRules.refusal(result.stderr(), host.target().user(), SudoRules.shell())
           .ifPresent(

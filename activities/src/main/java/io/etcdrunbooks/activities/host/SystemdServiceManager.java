@@ -24,10 +24,20 @@ public final class SystemdServiceManager implements ServiceManager {
 
   private final SshConnector ssh;
   private final String unit;
+  private final Boolean sudo;
 
   public SystemdServiceManager(SshConnector ssh, String unit) {
+    this(ssh, unit, null);
+  }
+
+  /**
+   * @param sudo the inventory's {@code service.sudo} ({@link RootShell}); null: when the SSH user
+   *     is not root
+   */
+  public SystemdServiceManager(SshConnector ssh, String unit, Boolean sudo) {
     this.ssh = ssh;
     this.unit = unit == null || unit.isBlank() ? DEFAULT_UNIT : unit;
+    this.sudo = sudo;
   }
 
   @Override
@@ -207,7 +217,7 @@ public final class SystemdServiceManager implements ServiceManager {
         + " --no-pager";
   }
 
-  private static String prefix(String user) {
-    return "root".equals(user) ? "" : "sudo -n ";
+  private String prefix(String user) {
+    return RootShell.viaSudo(sudo, user) ? "sudo -n " : "";
   }
 }

@@ -45,6 +45,18 @@ class SystemdServiceManagerTest {
   }
 
   @Test
+  void theInventorysSudoSettingWinsOverTheUserName() {
+    assertThat(new SystemdServiceManager(ssh, "etcd", false).startCommand("ops"))
+        .isEqualTo("systemctl start --no-block etcd");
+    assertThat(new SystemdServiceManager(ssh, "etcd", true).stopCommand("root"))
+        .isEqualTo("sudo -n systemctl stop etcd");
+    assertThat(RootShell.asRoot(new ServiceSpec("systemd", "etcd"), "ops", "echo ok"))
+        .isEqualTo("sudo -n /bin/sh -c 'echo ok'");
+    assertThat(RootShell.asRoot(new ServiceSpec("systemd", "etcd"), "root", "echo ok"))
+        .isEqualTo("echo ok");
+  }
+
+  @Test
   void theServiceKindPicksTheManager() {
     assertThat(ServiceManager.of(new ServiceSpec("systemd", "etcd-main"), ssh))
         .isInstanceOf(SystemdServiceManager.class);

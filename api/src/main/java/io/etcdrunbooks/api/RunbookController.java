@@ -12,9 +12,11 @@ import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
+import io.etcdrunbooks.workflows.scale.ScaleClusterRequest;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.http.HttpRequest;
@@ -34,6 +36,7 @@ import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowStub;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Starts, follows and signals runbooks. */
 @Controller("/api/v1")
@@ -45,18 +48,21 @@ public final class RunbookController {
   private final RunbookList list;
   private final InventorySource inventory;
   private final RunbookReader reader;
+  private final ApprovalRules approvals;
 
   public RunbookController(
       RunbookStarter starter,
       WorkflowClient client,
       RunbookList list,
       InventorySource inventory,
-      RunbookReader reader) {
+      RunbookReader reader,
+      ApprovalRules approvals) {
     this.starter = starter;
     this.client = client;
     this.list = list;
     this.inventory = inventory;
     this.reader = reader;
+    this.approvals = approvals;
   }
 
   /*
@@ -151,6 +157,54 @@ public final class RunbookController {
                     body.defragmentAll(),
                     body.dryRun(),
                     body.requireApproval()),
+                caller(http)));
+  }
+
+  /**
+   * Body:
+   * {"targetSize":5,"newMembers":[{"name":"m4","host":"10.0.0.4","peerUrl":...,"clientUrl":...},
+   * ...]} to grow, {"targetSize":3} (or with "removeMembers") to shrink.
+   */
+  @Post("/clusters/{cluster}/scale")
+  @Access(ApiAction.SCALE)
+  public HttpResponse<RunbookStarter.Started> scale(
+      @PathVariable String cluster, @Body ScaleClusterRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startScale(
+                ScaleClusterRequest.growing(
+                        inPath(cluster, body.cluster()),
+                        body.targetSize(),
+                        body.newMembers(),
+                        options(
+                            body.dryRun(),
+                            body.requireApproval(),
+                            body.memberTimeoutSeconds(),
+                            body.apiServerTimeoutSeconds()))
+                    .removing(body.removeMembers()),
+                caller(http)));
+  }
+
+  /**
+   * Body: {"acknowledgeDataLoss":true,"confirmLossSeconds":60,"survivor":"","replacements":{"m2":
+   * {"name":"m4","host":...}}}. It always waits for an admin's approval before it touches anything.
+   */
+  @Post("/clusters/{cluster}/recover-quorum")
+  @Access(ApiAction.RECOVER_QUORUM)
+  public HttpResponse<RunbookStarter.Started> recoverQuorum(
+      @PathVariable String cluster, @Body RecoverQuorumRequest body, HttpRequest<?> http) {
+    return HttpResponse.accepted()
+        .body(
+            starter.startRecoverQuorum(
+                new RecoverQuorumRequest(
+                    inPath(cluster, body.cluster()),
+                    body.acknowledgeDataLoss(),
+                    body.survivor(),
+                    body.replacements(),
+                    body.confirmLossSeconds(),
+                    body.dryRun(),
+                    body.memberTimeoutSeconds(),
+                    body.apiServerTimeoutSeconds()),
                 caller(http)));
   }
 
@@ -301,11 +355,18 @@ public final class RunbookController {
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "resume"));
   }
 
-  /** Lets a runbook started with requireApproval go on to its first change. */
+  /**
+   * Lets a runbook started with requireApproval go on to its first change; a RecoverQuorum only
+   * when an admin approves it ({@link ApprovalRules}).
+   */
   @Post("/runbooks/{workflowId}/approve")
   @Access(ApiAction.APPROVE)
-  public HttpResponse<Map<String, String>> approve(
-      @PathVariable String workflowId, HttpRequest<?> http) {
+  public HttpResponse<?> approve(@PathVariable String workflowId, HttpRequest<?> http) {
+    Caller caller = http.getAttribute(ApiAuthFilter.CALLER, Caller.class).orElse(null);
+    Optional<String> refused = approvals.whyNot(workflowId, caller);
+    if (refused.isPresent())
+      return HttpResponse.status(HttpStatus.FORBIDDEN)
+          .body(new ApiError(refused.get(), workflowId));
     client.newWorkflowStub(Runbook.class, workflowId).approve(caller(http));
     return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "approve"));
   }

@@ -14,12 +14,17 @@ import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
+import io.etcdrunbooks.workflows.scale.ScaleClusterRequest;
+import io.etcdrunbooks.workflows.scale.ScaleClusterWorkflow;
+import io.etcdrunbooks.workflows.scale.ScalePlanning;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -215,6 +220,51 @@ public final class RunbookStarter {
         MaintenanceWorkflow.class,
         options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::maintain, request));
+  }
+
+  /**
+   * A scaling; refused here when the target is not an odd number of 3 or more, or a new member's
+   * placement is incomplete. The cluster itself is checked by its preflight.
+   */
+  public Started startScale(ScaleClusterRequest request, String startedBy) {
+    inventory.get().cluster(request.cluster());
+    List<String> problems = ScalePlanning.inputProblems(request);
+    if (!problems.isEmpty()) throw new IllegalArgumentException(String.join("; ", problems));
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
+    String id = changeId(ScaleClusterWorkflow.workflowId(request.cluster()), request.dryRun());
+    if (!request.dryRun()) refuseIfRunning(id);
+    return start(
+        id,
+        ScaleClusterWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::scale, request));
+  }
+
+  /**
+   * A recovery of a cluster that lost quorum; refused here without acknowledgeDataLoss. It waits
+   * for an admin's approval before it touches anything ({@link ApprovalRules}).
+   */
+  public Started startRecoverQuorum(RecoverQuorumRequest request, String startedBy) {
+    inventory.get().cluster(request.cluster());
+    if (!request.acknowledgeDataLoss()) {
+      throw new IllegalArgumentException(
+          "acknowledgeDataLoss must be true: the cluster is rebuilt from one member (or a backup),"
+              + " and writes that reached only the lost members are lost");
+    }
+    if (request.confirmLossSeconds() < 0 || request.confirmLossSeconds() > 86400) {
+      throw new IllegalArgumentException(
+          "confirmLossSeconds must be between 0 and 86400, got " + request.confirmLossSeconds());
+    }
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
+    requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
+    String id = changeId(RecoverQuorumWorkflow.workflowId(request.cluster()), request.dryRun());
+    if (!request.dryRun()) refuseIfRunning(id);
+    return start(
+        id,
+        RecoverQuorumWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::recover, request));
   }
 
   /** A TLS reconfiguration; its certificates and hosts are checked by its preflight. */

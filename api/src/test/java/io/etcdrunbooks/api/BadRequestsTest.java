@@ -966,6 +966,58 @@ class BadRequestsTest {
             VIEWER.bearer(),
             403,
             "maintenance"));
+    // RecoverQuorum: the data loss acknowledged, admin only
+    c.add(
+        new BadRequest(
+            "a quorum recovery without acknowledgeDataLoss",
+            "POST",
+            C + "/recover-quorum",
+            JSON_TYPE,
+            "{\"confirmLossSeconds\":60}",
+            ADMIN.bearer(),
+            400,
+            "acknowledgeDataLoss must be true"));
+    c.add(
+        new BadRequest(
+            "a quorum recovery asked by an operator",
+            "POST",
+            C + "/recover-quorum",
+            JSON_TYPE,
+            "{\"acknowledgeDataLoss\":true,\"dryRun\":true}",
+            OPERATOR.bearer(),
+            403,
+            "recover"));
+    // ScaleCluster: an odd target of 3 or more, complete new members, admin only
+    c.add(
+        new BadRequest(
+            "a scaling to an even size",
+            "POST",
+            C + "/scale",
+            JSON_TYPE,
+            "{\"targetSize\":4}",
+            ADMIN.bearer(),
+            400,
+            "targetSize must be odd and at least 3, got 4"));
+    c.add(
+        new BadRequest(
+            "a scaling with a new member without a host",
+            "POST",
+            C + "/scale",
+            JSON_TYPE,
+            "{\"targetSize\":5,\"newMembers\":[{\"name\":\"m4\",\"peerUrl\":\"http://10.0.0.4:2380\",\"clientUrl\":\"http://10.0.0.4:2379\"}]}",
+            ADMIN.bearer(),
+            400,
+            "new member 'm4' needs a host"));
+    c.add(
+        new BadRequest(
+            "a scaling asked by an operator",
+            "POST",
+            C + "/scale",
+            JSON_TYPE,
+            "{\"targetSize\":5,\"dryRun\":true}",
+            OPERATOR.bearer(),
+            403,
+            "scale"));
     // ReconfigureTls: modes and their settings
     c.add(
         new BadRequest(

@@ -5,9 +5,11 @@ import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflowImpl;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3WorkflowImpl;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflowImpl;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
+import io.etcdrunbooks.workflows.scale.ScaleClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflowImpl;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflowImpl;
 import io.temporal.client.WorkflowClient;
@@ -57,7 +59,9 @@ public final class RunbookWorker implements AutoCloseable {
         RestoreClusterWorkflowImpl.class,
         MigrateV2ToV3WorkflowImpl.class,
         ReconfigureTlsWorkflowImpl.class,
-        MaintenanceWorkflowImpl.class);
+        MaintenanceWorkflowImpl.class,
+        ScaleClusterWorkflowImpl.class,
+        RecoverQuorumWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 

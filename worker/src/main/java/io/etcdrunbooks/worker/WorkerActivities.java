@@ -5,6 +5,7 @@ import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
 import io.etcdrunbooks.activities.backup.RestoreActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MaintenanceActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MembershipActivitiesImpl;
+import io.etcdrunbooks.activities.etcd.RecoveryActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.host.NewMemberActivitiesImpl;
 import io.etcdrunbooks.activities.inventory.InventoryActivitiesImpl;
@@ -24,6 +25,7 @@ import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
+import io.etcdrunbooks.workflows.activities.RecoveryActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
@@ -41,7 +43,8 @@ public record WorkerActivities(
     RestoreActivities restore,
     MigrationActivities migration,
     TlsActivities tls,
-    MaintenanceActivities maintenance) {
+    MaintenanceActivities maintenance,
+    RecoveryActivities recovery) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(
@@ -81,7 +84,8 @@ public record WorkerActivities(
         new RestoreActivitiesImpl(inventory, ssh, releases),
         new MigrationActivitiesImpl(inventory, ssh, releases),
         new TlsActivitiesImpl(inventory, ssh),
-        new MaintenanceActivitiesImpl(inventory));
+        new MaintenanceActivitiesImpl(inventory),
+        new RecoveryActivitiesImpl(inventory, ssh));
   }
 
   Object[] all() {
@@ -97,7 +101,8 @@ public record WorkerActivities(
       restore,
       migration,
       tls,
-      maintenance
+      maintenance,
+      recovery
     };
   }
 }

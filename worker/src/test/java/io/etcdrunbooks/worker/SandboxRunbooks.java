@@ -23,8 +23,10 @@ import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
+import io.etcdrunbooks.workflows.scale.ScaleClusterWorkflow;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -96,7 +98,8 @@ final class SandboxRunbooks implements AutoCloseable {
             real.restore(),
             real.migration(),
             wrapTls.apply(real.tls()),
-            real.maintenance()));
+            real.maintenance(),
+            real.recovery()));
     env.start();
   }
 
@@ -118,6 +121,14 @@ final class SandboxRunbooks implements AutoCloseable {
     return new SandboxRunbooks(
         Sandbox.create(
             new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind), releases()));
+  }
+
+  /** {@code members} plain members on the version. */
+  static SandboxRunbooks startWithMembers(Path dir, String version, int members) {
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", members, version, Map.of(), ServiceSpec.PLAIN),
+            releases()));
   }
 
   /** Three plain http members, the worker's TLS activities wrapped (to break a certificate). */
@@ -209,6 +220,26 @@ final class SandboxRunbooks implements AutoCloseable {
             MaintenanceWorkflow.class,
             WorkflowOptions.newBuilder()
                 .setWorkflowId(MaintenanceWorkflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+  }
+
+  RecoverQuorumWorkflow recoverStub() {
+    return client()
+        .newWorkflowStub(
+            RecoverQuorumWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RecoverQuorumWorkflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+  }
+
+  ScaleClusterWorkflow scaleStub() {
+    return client()
+        .newWorkflowStub(
+            ScaleClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(ScaleClusterWorkflow.workflowId("sandbox"))
                 .setTaskQueue(TASK_QUEUE)
                 .build());
   }

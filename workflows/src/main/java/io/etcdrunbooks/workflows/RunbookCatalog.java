@@ -10,12 +10,16 @@ import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigratePhases;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
+import io.etcdrunbooks.workflows.recover.RecoverPhases;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplacePhases;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestorePhases;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
 import io.etcdrunbooks.workflows.rollback.RollbackPhases;
+import io.etcdrunbooks.workflows.scale.ScaleClusterWorkflow;
+import io.etcdrunbooks.workflows.scale.ScalePhases;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
 import io.etcdrunbooks.workflows.tls.TlsPhases;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -48,6 +52,14 @@ public final class RunbookCatalog {
             ReplaceMemberWorkflow.TYPE,
             ReplacePhases.RUNNER.described(),
             ReplaceMemberWorkflow.FAILURES),
+        new Entry(
+            ScaleClusterWorkflow.TYPE,
+            ScalePhases.RUNNER.described(),
+            ScaleClusterWorkflow.FAILURES),
+        new Entry(
+            RecoverQuorumWorkflow.TYPE,
+            RecoverPhases.RUNNER.described(),
+            RecoverQuorumWorkflow.FAILURES),
         new Entry(
             MigrateV2ToV3Workflow.TYPE,
             MigratePhases.RUNNER.described(),

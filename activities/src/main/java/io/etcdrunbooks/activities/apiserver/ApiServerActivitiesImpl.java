@@ -51,7 +51,9 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
   public boolean setEtcdServers(SetEtcdServersRequest request) {
     Located cp = locate(request.cluster(), request.host());
     String where = cp.describe();
-    String manifest = read(cp, cp.host().manifestPath());
+    // a stopped apiserver's manifest (moved aside) is edited where it lies, to start on the new set
+    String path = presentManifest(cp);
+    String manifest = read(cp, path);
     List<String> current;
     String rewritten;
     try {
@@ -64,17 +66,18 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
       log.info("{}: --etcd-servers already {}", where, current);
       return false;
     }
-    String path = cp.host().manifestPath();
-    String tmp = hidden(path, "etcd-runbooks.tmp");
-    write(cp, hidden(path, "etcd-runbooks.previous"), manifest);
+    String tmp = hidden(cp.host().manifestPath(), "etcd-runbooks.tmp");
+    String previous = hidden(cp.host().manifestPath(), "etcd-runbooks.previous");
+    write(cp, previous, manifest);
     write(cp, tmp, rewritten);
     exec(cp, "mv -f " + quote(tmp) + " " + quote(path), "replace the manifest");
     log.info(
-        "{}: --etcd-servers {} -> {} (previous manifest kept as {})",
+        "{}: --etcd-servers {} -> {} in {} (previous manifest kept as {})",
         where,
         current,
         request.etcdServers(),
-        hidden(path, "etcd-runbooks.previous"));
+        path,
+        previous);
     return true;
   }
 

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,16 +68,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     Inventory inventory = source.get();
     ClusterSpec cluster = cluster(request.cluster());
     MemberPlacement p = request.member();
-    MemberSpec added =
-        new MemberSpec(
-            p.name(),
-            p.host(),
-            p.sshPort(),
-            p.clientUrl(),
-            p.peerUrl(),
-            p.dataDir(),
-            p.installDir(),
-            p.serviceDir());
+    MemberSpec added = spec(p);
     boolean hasNew = cluster.findMember(p.name()).map(added::equals).orElse(false);
     boolean hasOld = cluster.findMember(request.replacedMember()).isPresent();
     if (hasNew && !hasOld) return false;
@@ -102,6 +94,64 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
         p.name(),
         p.peerUrl());
     return true;
+  }
+
+  @Override
+  public synchronized boolean recordAddition(RecordAdditionRequest request) {
+    ClusterSpec cluster = cluster(request.cluster());
+    MemberPlacement p = request.member();
+    Optional<MemberSpec> present = cluster.findMember(p.name());
+    if (present.isPresent()) {
+      if (present.get().peerUrl().equals(p.peerUrl())) return false;
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the inventory already has a member '%s' with peer URL %s, not %s: it was not changed"
+              .formatted(p.name(), present.get().peerUrl(), p.peerUrl()),
+          "InventoryConflict");
+    }
+    List<MemberSpec> members = new ArrayList<>(cluster.members());
+    members.add(spec(p));
+    replaceMembers(cluster, members);
+    log.info(
+        "inventory {}: cluster '{}' member '{}' added ({})",
+        source.file(),
+        cluster.name(),
+        p.name(),
+        p.peerUrl());
+    return true;
+  }
+
+  @Override
+  public synchronized boolean recordRemoval(RecordRemovalRequest request) {
+    ClusterSpec cluster = cluster(request.cluster());
+    if (cluster.findMember(request.member()).isEmpty()) return false;
+    List<MemberSpec> members =
+        cluster.members().stream().filter(m -> !m.name().equals(request.member())).toList();
+    replaceMembers(cluster, members);
+    log.info(
+        "inventory {}: cluster '{}' member '{}' removed",
+        source.file(),
+        cluster.name(),
+        request.member());
+    return true;
+  }
+
+  private void replaceMembers(ClusterSpec cluster, List<MemberSpec> members) {
+    Inventory inventory = source.get();
+    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
+    clusters.put(cluster.name(), cluster.withMembers(members));
+    write(new Inventory(inventory.releases(), clusters));
+  }
+
+  private static MemberSpec spec(MemberPlacement p) {
+    return new MemberSpec(
+        p.name(),
+        p.host(),
+        p.sshPort(),
+        p.clientUrl(),
+        p.peerUrl(),
+        p.dataDir(),
+        p.installDir(),
+        p.serviceDir());
   }
 
   @Override

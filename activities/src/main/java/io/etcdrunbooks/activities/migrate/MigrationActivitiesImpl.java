@@ -5,6 +5,7 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.etcd.V2Api;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
+import io.etcdrunbooks.activities.host.DataDirCopy;
 import io.etcdrunbooks.activities.host.MemberShell;
 import io.etcdrunbooks.activities.host.VersionInstaller;
 import io.etcdrunbooks.activities.release.ReleaseStore;
@@ -77,44 +78,12 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   public String copyDataDir(MemberMigrationRequest request) {
     try (MemberShell member = offline(request)) {
       requireStopped(member, "copy its data dir");
-      String data = member.dataDir();
       String copy = copyPath(member, request);
-      String checked = copy + ".checked";
-      String out =
-          member
-              .run(
-                  "set -e\n"
-                      + ("if [ -f %s ]; then echo already; exit 0; fi\n"
-                              + "[ -d %s/member ] || { echo 'no member directory in the data dir %s'"
-                              + " >&2; exit 3; }\n"
-                              + "rm -rf %s\n"
-                              + "cp -a %s %s\n"
-                              + "sums() { (cd \"$1\" && find . -type f -print0 | sort -z | xargs -0 -r"
-                              + " sha256sum | sha256sum); }\n"
-                              + "a=$(sums %s); b=$(sums %s)\n"
-                              + "[ \"$a\" = \"$b\" ] || { echo 'the copy differs from the data dir'"
-                              + " >&2; exit 4; }\n"
-                              + "echo \"$a\" > %s.tmp && mv %s.tmp %s\n"
-                              + "echo copied\n")
-                          .formatted(
-                              quote(checked),
-                              quote(data),
-                              data,
-                              quote(copy),
-                              quote(data),
-                              quote(copy),
-                              quote(data),
-                              quote(copy),
-                              quote(checked),
-                              quote(checked),
-                              quote(checked)),
-                  "copy the data dir " + data + " to " + copy)
-              .stdout()
-              .strip();
+      boolean copied = DataDirCopy.copy(member, copy);
       log.info(
           "{}: data dir {} {}",
           member.host().describe(),
-          out.equals("already") ? "was copied and checked already as" : "copied and checked as",
+          copied ? "copied and checked as" : "was copied and checked already as",
           copy);
       return copy;
     }

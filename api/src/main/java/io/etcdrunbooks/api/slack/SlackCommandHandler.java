@@ -2,6 +2,7 @@ package io.etcdrunbooks.api.slack;
 
 import static io.etcdrunbooks.api.slack.SlackReply.escape;
 
+import io.etcdrunbooks.api.ApprovalRules;
 import io.etcdrunbooks.api.RunbookClusters;
 import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.auth.Caller;
@@ -34,6 +35,7 @@ public final class SlackCommandHandler {
 
   private final SlackConfig config;
   private final SlackUsers users;
+  private final ApprovalRules approvals;
   private final RunbookStarter starter;
   private final WorkflowClient client;
   private final InventorySource inventory;
@@ -48,7 +50,9 @@ public final class SlackCommandHandler {
       InventorySource inventory,
       SlackStatusReader status,
       SlackProgressFollower follower,
-      RunbookClusters runbooks) {
+      RunbookClusters runbooks,
+      ApprovalRules approvals) {
+    this.approvals = approvals;
     this.config = config;
     this.users = config.slackUsers();
     this.starter = starter;
@@ -173,6 +177,11 @@ public final class SlackCommandHandler {
               + "* (on its own host)");
     }
     SlackCommand.Approve a = (SlackCommand.Approve) command;
+    Optional<String> refused = approvals.whyNot(a.workflowId(), who);
+    if (refused.isPresent()) {
+      audit(who, form, "refused to approve " + a.workflowId() + ": " + refused.get());
+      return SlackReply.ephemeral("Not approved: " + refused.get() + ".");
+    }
     // Untyped, as the HTTP API does it: any runbook with an approve signal can be approved.
     client.newUntypedWorkflowStub(a.workflowId()).signal("approve", who.name());
     audit(who, form, "approved " + a.workflowId());

@@ -66,6 +66,16 @@ class RouteAccessTest {
               "/api/v1/clusters/sandbox/migrate-v2-to-v3",
               "{\"dryRun\":true}"),
           new Route(
+              ApiAction.RECOVER_QUORUM,
+              "POST",
+              "/api/v1/clusters/sandbox/recover-quorum",
+              "{\"acknowledgeDataLoss\":true,\"dryRun\":true}"),
+          new Route(
+              ApiAction.SCALE,
+              "POST",
+              "/api/v1/clusters/sandbox/scale",
+              "{\"targetSize\":3,\"dryRun\":true}"),
+          new Route(
               ApiAction.MAINTENANCE,
               "POST",
               "/api/v1/clusters/sandbox/maintenance",

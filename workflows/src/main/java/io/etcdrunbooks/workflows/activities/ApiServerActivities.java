@@ -14,8 +14,9 @@ public interface ApiServerActivities {
   /**
    * Points the apiserver at these etcd client URLs by rewriting only the {@code --etcd-servers}
    * line of its manifest (kubelet then restarts it). The previous manifest is kept beside it as a
-   * hidden file, which kubelet ignores. Returns false, touching nothing, when the manifest already
-   * lists exactly these servers.
+   * hidden file, which kubelet ignores. A stopped apiserver's manifest ({@link #stopApiServer}) is
+   * edited where it lies, so it starts on these servers. Returns false, touching nothing, when the
+   * manifest already lists exactly these servers.
    */
   boolean setEtcdServers(SetEtcdServersRequest request);
 

@@ -27,6 +27,18 @@ public interface InventoryActivities {
    */
   boolean recordReplacement(RecordReplacementRequest request);
 
+  /**
+   * Appends a new member to the cluster's members, atomically. Returns false, writing nothing, when
+   * the inventory has it already (same name and peer URL).
+   */
+  boolean recordAddition(RecordAdditionRequest request);
+
+  /**
+   * Takes a removed member out of the cluster's members, atomically. Returns false, writing
+   * nothing, when the inventory no longer has it.
+   */
+  boolean recordRemoval(RecordRemovalRequest request);
+
   /** The cluster's client TLS as the inventory gives it; null when it gives none. */
   ClientTls clientTls(ClusterRef cluster);
 
@@ -44,6 +56,10 @@ public interface InventoryActivities {
       ClientTls tls,
       Map<String, String> clientUrls,
       Map<String, String> peerUrls) {}
+
+  record RecordAdditionRequest(String cluster, MemberPlacement member) {}
+
+  record RecordRemovalRequest(String cluster, String member) {}
 
   record RecordReplacementRequest(String cluster, String replacedMember, MemberPlacement member) {}
 }

@@ -17,6 +17,8 @@ public enum FailureType {
   MigrationRefused,
   TlsRefused,
   MaintenanceRefused,
+  ScaleRefused,
+  RecoverRefused,
   /** A changing runbook started under another id than its cluster's change id. */
   WrongWorkflowId,
   // Runbooks: failed after changing something
@@ -50,6 +52,17 @@ public enum FailureType {
    * holds, nothing needs putting back; the message names the member and the next step.
    */
   MaintenanceFailed,
+  /**
+   * Scaling stopped after changing the membership: the members added or removed so far stay (each
+   * recorded in the inventory), a new member that did not join was removed again; the message names
+   * the members now and the next step.
+   */
+  ScaleFailed,
+  /**
+   * Recovering quorum stopped after changing something; the message names where (the survivor's
+   * data dir copy, the members rebuilt so far) and the next step.
+   */
+  RecoverFailed,
   /** The runbook did its work but its final checks found problems. */
   PostflightFailed,
   // Steps (activities), and steps the workflow stops itself

@@ -53,6 +53,8 @@ public enum Phase {
   DEFRAGMENT,
   /** Maintenance: a NOSPACE alarm disarmed once every database is under its quota. */
   ALARMS,
+  /** Recovering quorum: the survivor restarted once with --force-new-cluster, then without. */
+  FORCE_NEW_CLUSTER,
   POSTFLIGHT,
   /** The migrated keys deleted from the v2 store, once every kube-apiserver reads v3. */
   CLEAR_V2,

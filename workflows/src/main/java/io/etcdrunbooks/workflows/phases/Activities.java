@@ -13,6 +13,7 @@ import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
+import io.etcdrunbooks.workflows.activities.RecoveryActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
@@ -66,6 +67,7 @@ public final class Activities {
   public final MigrationActivities migration;
   public final TlsActivities tls;
   public final MaintenanceActivities maintenance;
+  public final RecoveryActivities recovery;
 
   /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final TlsActivities tlsWait;
@@ -89,6 +91,7 @@ public final class Activities {
     tls = stub(TlsActivities.class, ofMinutes(5), ofSeconds(30), RETRY);
     // a large database takes minutes to defragment; the activity heartbeats meanwhile
     maintenance = stub(MaintenanceActivities.class, ofMinutes(30), ofSeconds(30), RETRY);
+    recovery = stub(RecoveryActivities.class, ofMinutes(30), ofMinutes(1), RETRY);
     tlsWait = stub(TlsActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     apiServerWait = stub(ApiServerActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
   }

@@ -3,6 +3,8 @@ package io.etcdrunbooks.workflows.common;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflowImpl;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -10,6 +12,8 @@ import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
+import io.etcdrunbooks.workflows.scale.ScaleClusterRequest;
+import io.etcdrunbooks.workflows.scale.ScaleClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -71,7 +75,17 @@ class ChangeIdGuardTest {
         "ReplaceMember",
         dryRun ->
             ReplaceMemberRequest.of(
-                CLUSTER, "m2", null, RunbookOptions.defaults().withDryRun(dryRun), "test"));
+                CLUSTER, "m2", null, RunbookOptions.defaults().withDryRun(dryRun), "test")),
+    RECOVER_QUORUM(
+        "RecoverQuorum",
+        dryRun ->
+            RecoverQuorumRequest.of(CLUSTER, RunbookOptions.defaults().withDryRun(dryRun))
+                .acknowledgingDataLoss()),
+    SCALE(
+        "ScaleCluster",
+        dryRun ->
+            ScaleClusterRequest.shrinking(
+                CLUSTER, 3, RunbookOptions.defaults().withDryRun(dryRun)));
 
     final String type;
     final Function<Boolean, Object> request;
@@ -121,6 +135,8 @@ class ChangeIdGuardTest {
         RollbackClusterWorkflowImpl.class,
         RestoreClusterWorkflowImpl.class,
         ReplaceMemberWorkflowImpl.class,
+        ScaleClusterWorkflowImpl.class,
+        RecoverQuorumWorkflowImpl.class,
         RestoreParentImpl.class);
     activities.registerOn(worker);
     env.start();

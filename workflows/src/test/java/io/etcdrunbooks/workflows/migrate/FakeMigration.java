@@ -217,6 +217,18 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
+  public boolean recordAddition(
+      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordAdditionRequest request) {
+    throw new UnsupportedOperationException("no member is added here");
+  }
+
+  @Override
+  public boolean recordRemoval(
+      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordRemovalRequest request) {
+    throw new UnsupportedOperationException("no member is removed here");
+  }
+
+  @Override
   public boolean recordTls(
       io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest request) {
     throw new UnsupportedOperationException("not used by this fake");

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
+import io.etcdrunbooks.workflows.activities.RecoveryActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
@@ -42,7 +43,8 @@ public final class RecordingActivities {
           RestoreActivities.class,
           MigrationActivities.class,
           TlsActivities.class,
-          MaintenanceActivities.class);
+          MaintenanceActivities.class,
+          RecoveryActivities.class);
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final List<Object> fakes;

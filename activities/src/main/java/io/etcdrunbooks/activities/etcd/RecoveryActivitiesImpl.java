@@ -1,0 +1,120 @@
+package io.etcdrunbooks.activities.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.maintenance.StatusResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcdrunbooks.activities.host.DataDirCopy;
+import io.etcdrunbooks.activities.host.MemberShell;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.activities.RecoveryActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Recovery's own steps: one member's revision read from it alone, and its data dir copied. */
+public final class RecoveryActivitiesImpl implements RecoveryActivities {
+
+  private static final Logger log = LoggerFactory.getLogger(RecoveryActivitiesImpl.class);
+  private static final Duration QUORUM_READ_TIMEOUT = Duration.ofSeconds(3);
+  private static final String BY_HAND = "docs/runbooks/recover-quorum.md";
+
+  private final Supplier<Inventory> inventory;
+  private final SshConnector ssh;
+
+  public RecoveryActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh) {
+    this.inventory = inventory;
+    this.ssh = ssh;
+  }
+
+  @Override
+  public long memberRevision(MemberRef ref) {
+    ClusterSpec spec = cluster(ref.cluster());
+    MemberSpec member =
+        spec.findMember(ref.member())
+            .orElseThrow(
+                () ->
+                    FailureType.UnknownMember.nonRetryable(
+                        "cluster '" + spec.name() + "' has no member '" + ref.member() + "'"));
+    try (EtcdClients clients = new EtcdClients(spec)) {
+      StatusResponse status =
+          EtcdClients.await(
+              clients
+                  .member(member.name())
+                  .getMaintenanceClient()
+                  .statusMember(EtcdClients.target(member)),
+              "status of member '" + member.name() + "' at " + member.clientUrl());
+      return status.getHeader().getRevision();
+    } catch (EtcdCallException e) {
+      throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public List<String> quorumReads(ClusterRef ref) {
+    ClusterSpec spec = cluster(ref.cluster());
+    List<String> answered = new ArrayList<>();
+    try (EtcdClients clients = new EtcdClients(spec)) {
+      for (MemberSpec m : spec.members()) {
+        try {
+          EtcdClients.await(
+              clients
+                  .member(m.name())
+                  .getKVClient()
+                  .get(
+                      ByteSequence.from("health", StandardCharsets.UTF_8),
+                      GetOption.builder().withLimit(1).withCountOnly(true).build()),
+              "linearizable read through " + m.name(),
+              QUORUM_READ_TIMEOUT);
+          answered.add(m.name());
+        } catch (EtcdCallException e) {
+          log.info(
+              "cluster '{}': no quorum read through {}: {}", spec.name(), m.name(), e.getMessage());
+        }
+      }
+    }
+    return answered;
+  }
+
+  @Override
+  public String copyDataDir(RecoveryMemberRequest request) {
+    try (MemberShell member =
+        MemberShell.of(
+            cluster(request.cluster()), request.member(), ssh, "recovering quorum", BY_HAND)) {
+      if (member.running()) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            member.host().describe()
+                + " still runs: the runbook stops it before it copies its data dir; stop it, or"
+                + " let the runbook run from its start",
+            "MemberStillRunning");
+      }
+      String copy = member.dataDir() + ".before-recover-" + request.recoveryId();
+      boolean copied = DataDirCopy.copy(member, copy);
+      log.info(
+          "{}: data dir {} {}",
+          member.host().describe(),
+          copied ? "copied and checked as" : "was copied and checked already as",
+          copy);
+      return copy;
+    }
+  }
+
+  private ClusterSpec cluster(String name) {
+    try {
+      return inventory.get().cluster(name);
+    } catch (UnknownClusterException e) {
+      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,344 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumResult;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowStub;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** RecoverQuorum on real sandbox clusters that lost a majority of their members. */
+@RealEtcd
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class RecoverQuorumTest {
+
+  private static final RunbookOptions OPTIONS =
+      RunbookOptions.defaults().withMemberTimeoutSeconds(60).withApiServerTimeoutSeconds(30);
+
+  @TempDir Path dir;
+
+  /**
+   * m1 is stopped, writes go on on m2 and m3, then m2 and m3 are destroyed and m1 comes back alone:
+   * the cluster is rebuilt from m1, what m1 had is there and what only m2 and m3 had is lost, as
+   * the plan said.
+   */
+  @Test
+  void threeMembersTwoDestroyedComeBackAsAHealthyThreeMemberClusterFromTheSurvivor()
+      throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
+      Map<String, ClusterProbe.StoredKey> kept = writeKeys(runbooks, "/registry/kept/k-", 200);
+      // a follower falls behind (held, as a stalled disk would hold it) while the other two go on
+      String leader = runbooks.state().leaderName();
+      List<String> followers =
+          runbooks.cluster().members().stream()
+              .map(MemberSpec::name)
+              .filter(m -> !m.equals(leader))
+              .toList();
+      String held = followers.get(0);
+      String other = followers.get(1);
+      long heldPid = runbooks.sandbox.pidOf(held);
+      signal("STOP", heldPid);
+      assertThat(Files.readString(Path.of("/proc/" + heldPid + "/status")))
+          .as("%s (pid %s) held", held, heldPid)
+          .containsPattern("State:\\s+T");
+      Map<String, Long> late = writeThrough(runbooks, leader, "/registry/late/k-", 100);
+      runbooks.destroy(leader);
+      runbooks.destroy(other);
+      signal("CONT", runbooks.sandbox.pidOf(held));
+      long heldRevision = serializableRevision(runbooks, held);
+
+      RecoverQuorumResult result =
+          recoverApproved(
+              runbooks,
+              RecoverQuorumRequest.of("sandbox", OPTIONS)
+                  .acknowledgingDataLoss()
+                  .confirmingLossFor(5));
+
+      assertThat(result.outcome()).isEqualTo(RecoverQuorumResult.RECOVERED);
+      assertThat(result.survivor()).isEqualTo(held);
+      // it may apply what its sockets still held after the first read: the runbook reports what
+      // it kept
+      long keptRevision = result.survivorRevision();
+      assertThat(keptRevision).isGreaterThanOrEqualTo(heldRevision);
+      assertThat(result.rebuilt())
+          .containsEntry(leader, leader + "-r1")
+          .containsEntry(other, other + "-r1");
+      assertThat(result.notes().get(0))
+          .contains("rebuilt from " + held + " at revision " + keptRevision)
+          .contains("writes after revision " + keptRevision);
+      assertThat(Path.of(result.survivorDataDirCopy()).resolve("member")).exists();
+      List<String> lost =
+          late.entrySet().stream()
+              .filter(e -> e.getValue() > keptRevision)
+              .map(Map.Entry::getKey)
+              .toList();
+      assertThat(kept.values()).allMatch(k -> k.modRevision() <= keptRevision);
+      assertWholeAgain(
+          runbooks,
+          runbooks.sandbox.cluster().members().stream()
+              .map(m -> m.name().equals(held) ? held : m.name() + "-r1")
+              .toList(),
+          kept,
+          lost);
+      try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+        Map<String, ClusterProbe.StoredKey> now = probe.dump(0);
+        late.forEach(
+            (key, revision) -> {
+              if (revision <= heldRevision)
+                assertThat(now).as("late write %s", key).containsKey(key);
+            });
+      }
+      System.out.printf(
+          "%s held at revision %d: %d of %d late writes lost%n",
+          held, keptRevision, lost.size(), late.size());
+      for (String host : apiServers.hosts()) {
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s /readyz", host)
+            .isEqualTo(200);
+      }
+      assertThat(result.apiServersRestarted()).containsExactlyElementsOf(apiServers.hosts());
+      record(runbooks);
+    }
+  }
+
+  @Test
+  void fiveMembersThreeDestroyedComeBackAsFiveFromTheMostAdvancedSurvivor() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.startWithMembers(dir, "3.4.23", 5)) {
+      Map<String, ClusterProbe.StoredKey> kept = writeKeys(runbooks, "/registry/kept/k-", 100);
+      for (String m : List.of("m1", "m3", "m5")) runbooks.destroy(m);
+
+      RecoverQuorumResult result =
+          recoverApproved(
+              runbooks,
+              RecoverQuorumRequest.of("sandbox", OPTIONS)
+                  .acknowledgingDataLoss()
+                  .confirmingLossFor(3));
+
+      assertThat(result.survivor()).isIn("m2", "m4");
+      assertThat(result.rebuilt()).hasSize(4);
+      assertWholeAgain(
+          runbooks,
+          runbooks.cluster().members().stream().map(MemberSpec::name).toList(),
+          kept,
+          List.of());
+      assertThat(runbooks.cluster().members()).hasSize(5);
+    }
+  }
+
+  @Test
+  void withNoMemberLeftTheNewestVerifiedBackupIsRestoredAndThePlanSaysSo() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of())) {
+      Map<String, ClusterProbe.StoredKey> kept = writeKeys(runbooks, "/registry/kept/k-", 100);
+      long backupRevision =
+          runbooks
+              .backupStub()
+              .backup(
+                  BackupClusterRequest.of("sandbox", "before the loss", RunbookOptions.defaults()))
+              .revision();
+      writeKeys(runbooks, "/registry/lost/k-", 20);
+      for (String m : List.of("m1", "m2", "m3")) runbooks.destroy(m);
+
+      RecoverQuorumResult result =
+          recoverApproved(
+              runbooks,
+              RecoverQuorumRequest.of("sandbox", OPTIONS)
+                  .acknowledgingDataLoss()
+                  .confirmingLossFor(3));
+
+      assertThat(result.outcome()).isEqualTo(RecoverQuorumResult.RESTORED);
+      assertThat(result.backupRevision()).isEqualTo(backupRevision);
+      assertThat(result.notes().get(0))
+          .contains("no member answers with data: the newest verified backup")
+          .contains("every write after it is lost");
+      try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+        Map<String, ClusterProbe.StoredKey> now = probe.dump(0);
+        assertThat(now.keySet()).containsAll(kept.keySet());
+        assertThat(now.keySet()).noneMatch(k -> k.startsWith("/registry/lost/"));
+      }
+    }
+  }
+
+  @Test
+  void refusedWithoutAcknowledgementAndWhenAPartitionHealsWithinTheWait() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of())) {
+      String inventoryBefore = Files.readString(runbooks.sandbox.inventoryFile());
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .recoverStub()
+                      .recover(RecoverQuorumRequest.of("sandbox", OPTIONS).confirmingLossFor(3)))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e)).contains("acknowledgeDataLoss must be true"));
+
+      runbooks.sandbox.kill("m2");
+      runbooks.sandbox.kill("m3");
+      RecoverQuorumWorkflow workflow = runbooks.recoverStub();
+      WorkflowClient.start(
+          workflow::recover,
+          RecoverQuorumRequest.of("sandbox", OPTIONS)
+              .acknowledgingDataLoss()
+              .confirmingLossFor(60));
+      awaitPhase(workflow, Phase.WAITING);
+      // the partition heals: both come back on their data within the wait
+      runbooks.host().startMember(new MemberRef("sandbox", "m2"));
+      runbooks.host().startMember(new MemberRef("sandbox", "m3"));
+
+      assertThatThrownBy(
+              () -> WorkflowStub.fromTyped(workflow).getResult(RecoverQuorumResult.class))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo("RecoverRefused");
+                assertThat(Failures.rootMessage(e))
+                    .contains("refused, nothing was touched")
+                    .contains("quorum is present");
+              });
+      assertThat(Files.readString(runbooks.sandbox.inventoryFile())).isEqualTo(inventoryBefore);
+      assertThat(runbooks.state().members()).allMatch(m -> m.healthy());
+    }
+  }
+
+  /** Starts the recovery, approves it once it waits for approval, and returns its result. */
+  private static RecoverQuorumResult recoverApproved(
+      SandboxRunbooks runbooks, RecoverQuorumRequest request) throws Exception {
+    RecoverQuorumWorkflow workflow = runbooks.recoverStub();
+    WorkflowClient.start(workflow::recover, request);
+    awaitPhase(workflow, Phase.AWAITING_APPROVAL);
+    workflow.approve("test-admin");
+    return WorkflowStub.fromTyped(workflow)
+        .getResult(4, TimeUnit.MINUTES, RecoverQuorumResult.class);
+  }
+
+  private static void awaitPhase(RecoverQuorumWorkflow workflow, Phase phase) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
+    while (workflow.progress().phase() != phase) {
+      assertThat(Instant.now()).as("progress %s", workflow.progress()).isBefore(deadline);
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+  }
+
+  /**
+   * Puts keys of 64 KiB through one member only (another may be held); returns each key's revision.
+   */
+  private static Map<String, Long> writeThrough(
+      SandboxRunbooks runbooks, String member, String prefix, int count) throws Exception {
+    Map<String, Long> revisions = new java.util.LinkedHashMap<>();
+    try (Client client =
+        Client.builder().endpoints(runbooks.cluster().member(member).clientUrl()).build()) {
+      for (int i = 0; i < count; i++) {
+        String key = prefix + i;
+        revisions.put(
+            key,
+            client
+                .getKVClient()
+                .put(
+                    ByteSequence.from(key, StandardCharsets.UTF_8),
+                    ByteSequence.from("v".repeat(64 * 1024), StandardCharsets.UTF_8))
+                .get(10, TimeUnit.SECONDS)
+                .getHeader()
+                .getRevision());
+      }
+    }
+    return revisions;
+  }
+
+  private static void signal(String signal, long pid) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
+    assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(kill.exitValue()).as("kill -%s %s", signal, pid).isZero();
+  }
+
+  /** The revision of a member's own store, read from it alone (no quorum needed). */
+  private static long serializableRevision(SandboxRunbooks runbooks, String member)
+      throws Exception {
+    MemberSpec m = runbooks.cluster().member(member);
+    try (Client client = Client.builder().endpoints(m.clientUrl()).build()) {
+      return client
+          .getKVClient()
+          .get(
+              ByteSequence.from("/", StandardCharsets.UTF_8),
+              GetOption.builder().withSerializable(true).withLimit(1).build())
+          .get(10, TimeUnit.SECONDS)
+          .getHeader()
+          .getRevision();
+    }
+  }
+
+  private static Map<String, ClusterProbe.StoredKey> writeKeys(
+      SandboxRunbooks runbooks, String prefix, int count) throws Exception {
+    try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      probe.putMany(prefix, count);
+      return probe.dump(0).entrySet().stream()
+          .filter(e -> e.getKey().startsWith(prefix))
+          .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    }
+  }
+
+  /**
+   * Healthy voters as the inventory lists them, the kept keys there, the lost ones not, hashkv
+   * equal.
+   */
+  private static void assertWholeAgain(
+      SandboxRunbooks runbooks,
+      List<String> members,
+      Map<String, ClusterProbe.StoredKey> kept,
+      java.util.Collection<String> lost)
+      throws Exception {
+    assertThat(runbooks.cluster().members())
+        .extracting(MemberSpec::name)
+        .containsExactlyElementsOf(members);
+    assertThat(runbooks.state().members())
+        .allSatisfy(
+            m -> {
+              assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue();
+              assertThat(m.learner()).as("%s is a voter", m.name()).isFalse();
+            });
+    try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      var listed =
+          probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
+      assertThat(listed).extracting(m -> m.getName()).containsExactlyInAnyOrderElementsOf(members);
+      Map<String, ClusterProbe.StoredKey> now = probe.dump(0);
+      assertThat(now).containsAllEntriesOf(kept);
+      if (!lost.isEmpty()) assertThat(now.keySet()).doesNotContainAnyElementsOf(lost);
+      Map<String, Long> hashes = probe.hashKvByMember(probe.revision());
+      assertThat(hashes).hasSize(members.size());
+      assertThat(hashes.values().stream().distinct()).hasSize(1);
+    }
+  }
+
+  private static void record(SandboxRunbooks runbooks) throws Exception {
+    Path out = Path.of("target", "recorded-recover-quorum-history.json");
+    Files.createDirectories(out.getParent());
+    Files.writeString(
+        out,
+        runbooks.client().fetchHistory(RecoverQuorumWorkflow.workflowId("sandbox")).toJson(true));
+  }
+}

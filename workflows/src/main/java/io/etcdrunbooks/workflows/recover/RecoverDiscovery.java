@@ -1,0 +1,313 @@
+package io.etcdrunbooks.workflows.recover;
+
+import io.etcdrunbooks.workflows.activities.NewMemberActivities.NewMemberRequest;
+import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.CertificateExpiry;
+import io.etcdrunbooks.workflows.phases.Discovery;
+import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
+import io.etcdrunbooks.workflows.phases.Refusal;
+import io.etcdrunbooks.workflows.replacemember.ReplacementPreflight;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * DISCOVER, WAITING and PREFLIGHT of a recovery: the loss confirmed over time, the survivor chosen,
+ * where each lost member is rebuilt, the newest verified backup, and every reason not to go on.
+ */
+final class RecoverDiscovery {
+
+  private static final Duration LOOK_INTERVAL = Duration.ofSeconds(5);
+
+  private RecoverDiscovery() {}
+
+  static void discover(RecoverRun run) {
+    List<String> problems = inputProblems(run.request);
+    if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.RecoverRefused);
+    try {
+      run.inventory = run.ctx.activities().inventory.members(run.ctx.ref());
+    } catch (ActivityFailure e) {
+      if (FailureType.UnknownCluster.isTypeOf(e))
+        throw Refusal.of(run.what(), List.of(Failures.rootMessage(e)), FailureType.RecoverRefused);
+      throw e;
+    }
+    List<String> names = run.inventory.stream().map(MemberPlacement::name).toList();
+    for (String lost : run.request.replacements().keySet()) {
+      if (!names.contains(lost))
+        problems.add(
+            "replacements names '%s', which is not a member of the inventory %s"
+                .formatted(lost, names));
+    }
+    if (!run.request.survivor().isEmpty() && !names.contains(run.request.survivor()))
+      problems.add(
+          "survivor '%s' is not a member of the inventory %s"
+              .formatted(run.request.survivor(), names));
+    if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.RecoverRefused);
+    run.state = look(run);
+  }
+
+  /** What is wrong with the request itself, before any cluster is looked at. */
+  static List<String> inputProblems(RecoverQuorumRequest request) {
+    List<String> problems = new ArrayList<>();
+    if (request.cluster() == null || request.cluster().isBlank())
+      problems.add("cluster is required");
+    if (!request.acknowledgeDataLoss())
+      problems.add(
+          "acknowledgeDataLoss must be true: the cluster is rebuilt from one member (or a backup),"
+              + " and writes that reached only the lost members are lost");
+    for (Map.Entry<String, MemberPlacement> r : request.replacements().entrySet()) {
+      MemberPlacement p = r.getValue();
+      if (p == null
+          || blank(p.name())
+          || blank(p.host())
+          || blank(p.peerUrl())
+          || blank(p.clientUrl()))
+        problems.add(
+            "replacements." + r.getKey() + " needs a name, a host, a peerUrl and a clientUrl");
+    }
+    if (request.confirmLossSeconds() < 0
+        || request.memberTimeoutSeconds() < 0
+        || request.apiServerTimeoutSeconds() < 0) problems.add("times must not be negative");
+    return problems;
+  }
+
+  /**
+   * WAITING: the loss must hold for confirmLossSeconds, looked at every 5 s; quorum seen at any
+   * look refuses (a partition that heals is not a loss). A dry run looks once.
+   */
+  static void confirmLoss(RecoverRun run) {
+    long until =
+        Workflow.currentTimeMillis()
+            + (run.request.dryRun() ? 0 : run.request.effectiveConfirmLossSeconds() * 1000L);
+    ProgressTracker progress = run.ctx.progress();
+    while (true) {
+      refuseIfQuorumPresent(run, run.state);
+      long left = until - Workflow.currentTimeMillis();
+      if (left <= 0) break;
+      progress.message(
+          "no quorum read and %s; looking again for %d s before anything is planned"
+              .formatted(answering(run.state), (left + 999) / 1000));
+      Workflow.sleep(Duration.ofMillis(Math.min(LOOK_INTERVAL.toMillis(), left)));
+      run.state = look(run);
+    }
+    progress.message("loss confirmed: no quorum read and " + answering(run.state));
+  }
+
+  /** The cluster looked at again just before anything is touched (after the approval). */
+  static void lookAgain(RecoverRun run) {
+    run.state = look(run);
+    refuseIfQuorumPresent(run, run.state);
+    if (run.survivor != null
+        && !run.state.member(run.survivor.name()).map(MemberStatus::reachable).orElse(false)) {
+      throw Refusal.of(
+          run.what(),
+          List.of(
+              "the survivor %s no longer answers: start the runbook again to choose another"
+                  .formatted(run.survivor.name())),
+          FailureType.RecoverRefused);
+    }
+  }
+
+  static void preflight(RecoverRun run) {
+    Activities activities = run.ctx.activities();
+    ProgressTracker progress = run.ctx.progress();
+    List<String> problems = new ArrayList<>();
+    run.survivor = chooseSurvivor(run, problems);
+    run.backup = newestVerifiedBackup(run);
+    if (run.survivor != null) {
+      MemberStatus s = run.state.member(run.survivor.name()).orElseThrow();
+      run.survivorAppliedIndex = s.raftAppliedIndex();
+      run.version = s.serverVersion();
+      run.learner = Versions.ORDER.compare(run.version, "3.4.0") >= 0;
+      MemberRef ref = new MemberRef(run.cluster(), run.survivor.name());
+      run.survivorRevision =
+          progress.record(
+              run.survivor.name() + ": revision", () -> activities.recovery.memberRevision(ref));
+      placeLostMembers(run);
+      problems.addAll(CertificateExpiry.problems(run.state));
+    } else if (problems.isEmpty() && run.backup == null) {
+      problems.add(
+          "no member answers and there is no verified backup: there is nothing to rebuild the"
+              + " cluster from. Bring one member's etcd back on its data dir (its host, its"
+              + " service), then start the runbook again");
+    }
+    try {
+      progress.run("inventory writable", () -> activities.inventory.checkWritable(run.ctx.ref()));
+    } catch (ActivityFailure e) {
+      problems.add(Failures.rootMessage(e));
+    }
+    List<String> lost = List.copyOf(run.rebuildAs.keySet());
+    problems.addAll(
+        HostAccessPreflight.problems(
+            activities, progress, run.cluster(), run.fromBackup() ? List.of() : lost, true));
+    if (problems.isEmpty()) problems.addAll(rebuildHostProblems(run));
+    if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.RecoverRefused);
+    run.controlPlane =
+        progress.record(
+            "control-plane hosts", () -> activities.apiServer.controlPlaneHosts(run.ctx.ref()));
+  }
+
+  /** The answering member with the highest applied index (inventory order breaks ties). */
+  private static MemberPlacement chooseSurvivor(RecoverRun run, List<String> problems) {
+    String asked = run.request.survivor();
+    if (!asked.isEmpty()) {
+      boolean answers = run.state.member(asked).map(MemberStatus::reachable).orElse(false);
+      if (!answers) {
+        problems.add(
+            "the survivor asked for, %s, does not answer: leave survivor out to take the best"
+                + " member that does".formatted(asked));
+        return null;
+      }
+      return placement(run, asked);
+    }
+    return run.state.members().stream()
+        .filter(MemberStatus::reachable)
+        .filter(m -> !m.serverVersion().isEmpty())
+        .max(
+            Comparator.comparingLong(MemberStatus::raftAppliedIndex)
+                .thenComparing(m -> -indexOf(run, m.name())))
+        .map(m -> placement(run, m.name()))
+        .orElse(null);
+  }
+
+  private static int indexOf(RecoverRun run, String name) {
+    for (int i = 0; i < run.inventory.size(); i++)
+      if (run.inventory.get(i).name().equals(name)) return i;
+    return Integer.MAX_VALUE;
+  }
+
+  private static MemberPlacement placement(RecoverRun run, String name) {
+    return run.inventory.stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  /** Each lost member's place: the replacement asked for, or its own host under a new name. */
+  private static void placeLostMembers(RecoverRun run) {
+    Set<String> taken = new HashSet<>();
+    run.inventory.forEach(m -> taken.add(m.name()));
+    for (MemberPlacement lost : run.inventory) {
+      if (lost.name().equals(run.survivor.name())) continue;
+      MemberPlacement requested = run.request.replacements().get(lost.name());
+      String name =
+          requested != null
+              ? requested.name()
+              : ReplacementPreflight.nameOnSameHost(lost.name(), taken);
+      taken.add(name);
+      run.rebuildAs.put(lost.name(), ReplacementPreflight.complete(lost, requested, name));
+    }
+  }
+
+  /** Every host a lost member is rebuilt on must be usable for the survivor's version. */
+  private static List<String> rebuildHostProblems(RecoverRun run) {
+    List<String> problems = new ArrayList<>();
+    for (Map.Entry<String, MemberPlacement> e : run.rebuildAs.entrySet()) {
+      MemberPlacement p = e.getValue();
+      try {
+        run.ctx
+            .progress()
+            .run(
+                "host of %s (%s) usable for etcd %s".formatted(p.name(), p.host(), run.version),
+                () ->
+                    run.ctx
+                        .activities()
+                        .newMember
+                        .checkHost(new NewMemberRequest(run.cluster(), p, run.version)));
+      } catch (ActivityFailure f) {
+        problems.add(
+            ("%s is rebuilt as %s on %s, which cannot be used: %s. Give replacements.%s (a host"
+                    + " that answers) to rebuild it elsewhere")
+                .formatted(e.getKey(), p.name(), p.host(), Failures.rootMessage(f), e.getKey()));
+      }
+    }
+    return problems;
+  }
+
+  private static io.etcdrunbooks.workflows.model.BackupRecord newestVerifiedBackup(RecoverRun run) {
+    try {
+      return run.ctx
+          .progress()
+          .record(
+              "newest verified backup",
+              () ->
+                  run.ctx
+                      .activities()
+                      .restore
+                      .checkBackup(new CheckBackupRequest(run.cluster(), "latest", "")));
+    } catch (ActivityFailure e) {
+      run.ctx.progress().message("no verified backup to compare with: " + Failures.rootMessage(e));
+      return null;
+    }
+  }
+
+  private static void refuseIfQuorumPresent(RecoverRun run, ClusterState state) {
+    List<String> reads =
+        run.ctx
+            .progress()
+            .record(
+                "linearizable reads",
+                () -> run.ctx.activities().recovery.quorumReads(run.ctx.ref()));
+    quorumPresent(state, reads)
+        .ifPresent(
+            why -> {
+              throw Refusal.of(
+                  run.what(),
+                  List.of(
+                      ("quorum is present (%s): there is no loss to recover from. Replace the"
+                              + " members that are down with ReplaceMember")
+                          .formatted(why)),
+                  FailureType.RecoverRefused);
+            });
+  }
+
+  /**
+   * Why the cluster still has quorum, or empty when it has lost it: a linearizable read succeeds
+   * through some member (so the cluster works, whatever the worker reaches), or a majority of the
+   * members answer (an election may be under way). A leader a member still names is not trusted
+   * alone: a member keeps naming a dead leader for a while.
+   */
+  static Optional<String> quorumPresent(ClusterState state, List<String> quorumReads) {
+    if (!quorumReads.isEmpty())
+      return Optional.of(
+          "a linearizable read succeeds through " + quorumReads + "; " + answering(state));
+    long answering = state.members().stream().filter(MemberStatus::reachable).count();
+    int quorum = state.members().size() / 2 + 1;
+    if (answering >= quorum)
+      return Optional.of(
+          answering(state) + ", a quorum of " + quorum + ": an election may be under way");
+    return Optional.empty();
+  }
+
+  private static String answering(ClusterState state) {
+    List<String> up =
+        state.members().stream().filter(MemberStatus::reachable).map(MemberStatus::name).toList();
+    return "%d of %d members answer %s".formatted(up.size(), state.members().size(), up);
+  }
+
+  private static ClusterState look(RecoverRun run) {
+    return Discovery.discoverOrRefuse(
+        run.ctx.activities(),
+        run.ctx.progress(),
+        run.cluster(),
+        run.what(),
+        FailureType.RecoverRefused);
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+}

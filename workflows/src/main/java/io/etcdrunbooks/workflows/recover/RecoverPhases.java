@@ -1,0 +1,102 @@
+package io.etcdrunbooks.workflows.recover;
+
+import static io.etcdrunbooks.workflows.phases.RunbookPhase.always;
+import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
+
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.phases.PhaseRunner;
+
+/**
+ * The RecoverQuorum runbook, phase by phase: DISCOVER, WAITING and PREFLIGHT are in {@link
+ * RecoverDiscovery}, the changes in {@link RecoverSteps}.
+ */
+public final class RecoverPhases {
+
+  // long on purpose: a declarative table, one entry per phase with its documented description
+  public static final PhaseRunner<RecoverRun> RUNNER =
+      new PhaseRunner<RecoverRun>(
+          always(
+              Phase.DISCOVER,
+              "checks the request (acknowledgeDataLoss is required), then reads the inventory and"
+                  + " every member's status, each from that member alone",
+              RecoverDiscovery::discover),
+          always(
+              Phase.WAITING,
+              "the loss must hold for confirmLossSeconds (default 60), looked at every 5 s: no"
+                  + " linearizable read succeeds through any member and fewer than a quorum"
+                  + " answer; quorum seen at any look refuses, touching nothing (a partition that"
+                  + " heals is not a loss); a dry run looks once",
+              RecoverDiscovery::confirmLoss),
+          always(
+              Phase.PREFLIGHT,
+              "chooses the survivor, the answering member with the highest applied index (or the"
+                  + " one asked for), reads its revision and the newest verified backup, places"
+                  + " each lost member (a replacement asked for, else its own host under a new"
+                  + " name); refuses, touching nothing, unless the inventory is writable and every"
+                  + " host can be logged in to; with no member answering, the newest verified"
+                  + " backup is the way (none: refused)",
+              RecoverDiscovery::preflight),
+          always(
+              Phase.PLAN,
+              "shows what will be lost before anything changes: the survivor's revision against"
+                  + " the newest verified backup's, the members rebuilt and where, or the backup"
+                  + " restored instead; a dry run ends here",
+              RecoverSteps::plan),
+          when(
+              Phase.AWAITING_APPROVAL,
+              "always: waits for an approve (the API lets only an admin approve this runbook),"
+                  + " then looks at the cluster again: quorum back, or the survivor gone, refuses",
+              RecoverRun::changes,
+              RecoverSteps::awaitApproval),
+          when(
+              Phase.RESTORE,
+              "no survivor: the newest verified backup restored through RestoreCluster, as a"
+                  + " child under the change id with -restore",
+              run -> run.changes() && run.fromBackup(),
+              RecoverSteps::restoreFromBackup),
+          when(
+              Phase.STOP_APISERVERS,
+              "moves every kube-apiserver's manifest aside and waits until it no longer answers",
+              RecoverRun::rebuildsFromSurvivor,
+              RecoverFailure.naming(RecoverSteps::stopApiServers)),
+          when(
+              Phase.BACKUP,
+              "stops the survivor and copies its data dir to <dataDir>.before-recover-<id>,"
+                  + " checked file by file",
+              RecoverRun::rebuildsFromSurvivor,
+              RecoverFailure.naming(RecoverSteps::copySurvivor)),
+          when(
+              Phase.FORCE_NEW_CLUSTER,
+              "starts the survivor once with --force-new-cluster (set where its flags live, the"
+                  + " file kept), waits until it leads a cluster of one, then puts its flags back"
+                  + " and restarts it without",
+              RecoverRun::rebuildsFromSurvivor,
+              RecoverFailure.naming(RecoverSteps::forceNewCluster)),
+          when(
+              Phase.JOIN,
+              "one lost member at a time: rebuilt as a new member (a learner promoted once in sync"
+                  + " on 3.4 and later) with a fresh data dir, the old one kept aside, and recorded"
+                  + " in the inventory in the lost member's place; one that does not join is"
+                  + " removed again (COMPENSATE) and the runbook fails naming it",
+              RecoverRun::rebuildsFromSurvivor,
+              RecoverFailure.naming(RecoverSteps::rebuild)),
+          when(
+              Phase.APISERVERS,
+              "each kube-apiserver's --etcd-servers set to the inventory's members and the"
+                  + " apiserver brought back, one host at a time, healthy before the next",
+              RecoverRun::rebuildsFromSurvivor,
+              RecoverFailure.naming(RecoverSteps::bringApiServersBack)),
+          when(
+              Phase.POSTFLIGHT,
+              "every member healthy, no learner, etcd's member list as long as the inventory, raft"
+                  + " indexes and hashkv equal",
+              RecoverRun::rebuildsFromSurvivor,
+              RecoverSteps::postflight),
+          always(
+              Phase.DONE,
+              "the result: the survivor and its revision, the backup's, the members rebuilt, the"
+                  + " survivor's data dir copy, the apiservers restarted, and the loss in words",
+              RecoverSteps::done));
+
+  private RecoverPhases() {}
+}

@@ -1,0 +1,118 @@
+package io.etcdrunbooks.workflows.recover;
+
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import java.util.Map;
+
+/**
+ * Input of the RecoverQuorum runbook, one JSON object so the Temporal Web UI can start it: {@code
+ * {"cluster":"prod-1","acknowledgeDataLoss":true}}. It always waits for an approval before it
+ * touches anything.
+ *
+ * @param acknowledgeDataLoss required: writes that reached only the lost members are lost
+ * @param survivor the member to rebuild the cluster from; empty: the answering member with the
+ *     highest applied raft index
+ * @param replacements where a lost member is rebuilt when its own host is gone (member name to
+ *     placement, as ReplaceMember's replacement); a lost member not named is rebuilt on its own
+ *     host with a fresh data dir and a new name (m2-r1)
+ * @param confirmLossSeconds the loss must hold this long (no leader, a majority unreachable),
+ *     looked at every 5 s, before the runbook plans (0: 60 s)
+ * @param memberTimeoutSeconds how long the survivor and each rebuilt member may take to be ready
+ *     (0: 300 s)
+ * @param apiServerTimeoutSeconds how long each kube-apiserver may take to stop or be healthy (0:
+ *     300 s)
+ */
+public record RecoverQuorumRequest(
+    String cluster,
+    boolean acknowledgeDataLoss,
+    String survivor,
+    Map<String, MemberPlacement> replacements,
+    int confirmLossSeconds,
+    boolean dryRun,
+    int memberTimeoutSeconds,
+    int apiServerTimeoutSeconds) {
+
+  public static final int DEFAULT_CONFIRM_LOSS_SECONDS = 60;
+  public static final int DEFAULT_MEMBER_TIMEOUT_SECONDS = 300;
+  public static final int DEFAULT_APISERVER_TIMEOUT_SECONDS = 300;
+
+  public RecoverQuorumRequest {
+    replacements = replacements == null ? Map.of() : Map.copyOf(replacements);
+    survivor = survivor == null ? "" : survivor;
+  }
+
+  /** A recovery from the best survivor, lost members rebuilt on their own hosts. */
+  public static RecoverQuorumRequest of(String cluster, RunbookOptions options) {
+    return new RecoverQuorumRequest(
+        cluster,
+        false,
+        "",
+        Map.of(),
+        0,
+        options.dryRun(),
+        options.memberTimeoutSeconds(),
+        options.apiServerTimeoutSeconds());
+  }
+
+  public RecoverQuorumRequest acknowledgingDataLoss() {
+    return new RecoverQuorumRequest(
+        cluster,
+        true,
+        survivor,
+        replacements,
+        confirmLossSeconds,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds);
+  }
+
+  public RecoverQuorumRequest confirmingLossFor(int seconds) {
+    return new RecoverQuorumRequest(
+        cluster,
+        acknowledgeDataLoss,
+        survivor,
+        replacements,
+        seconds,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds);
+  }
+
+  public RecoverQuorumRequest from(String member) {
+    return new RecoverQuorumRequest(
+        cluster,
+        acknowledgeDataLoss,
+        member,
+        replacements,
+        confirmLossSeconds,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds);
+  }
+
+  public RecoverQuorumRequest rebuilding(Map<String, MemberPlacement> placements) {
+    return new RecoverQuorumRequest(
+        cluster,
+        acknowledgeDataLoss,
+        survivor,
+        placements,
+        confirmLossSeconds,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds);
+  }
+
+  public int effectiveConfirmLossSeconds() {
+    return confirmLossSeconds > 0 ? confirmLossSeconds : DEFAULT_CONFIRM_LOSS_SECONDS;
+  }
+
+  public int effectiveMemberTimeoutSeconds() {
+    return memberTimeoutSeconds > 0 ? memberTimeoutSeconds : DEFAULT_MEMBER_TIMEOUT_SECONDS;
+  }
+
+  public int effectiveApiServerTimeoutSeconds() {
+    return apiServerTimeoutSeconds > 0
+        ? apiServerTimeoutSeconds
+        : DEFAULT_APISERVER_TIMEOUT_SECONDS;
+  }
+}

@@ -1,0 +1,130 @@
+package io.etcdrunbooks.workflows.recover;
+
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdMember;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.workflows.phases.RunContext;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What one recovery has found and done so far; each phase reads it and adds to it. */
+final class RecoverRun {
+
+  final RunContext ctx;
+  final RecoverQuorumRequest request;
+
+  List<MemberPlacement> inventory = List.of();
+  ClusterState state;
+
+  /** The member the cluster is rebuilt from; null when none answers (the backup path). */
+  MemberPlacement survivor;
+
+  long survivorAppliedIndex;
+  long survivorRevision;
+
+  /** The survivor's etcd version, the one rebuilt members run. */
+  String version = "";
+
+  boolean learner;
+
+  /** The newest verified backup; null when there is none. */
+  BackupRecord backup;
+
+  /** Each lost member (inventory order) and where it is rebuilt. */
+  final Map<String, MemberPlacement> rebuildAs = new LinkedHashMap<>();
+
+  List<String> controlPlane = List.of();
+  final List<String> apiServersStopped = new ArrayList<>();
+  final List<String> apiServersRestarted = new ArrayList<>();
+  String dataDirCopy = "";
+
+  /** The survivor leads a cluster of one: the lost members are out of the membership. */
+  boolean forcedNewCluster;
+
+  final Map<String, String> rebuilt = new LinkedHashMap<>();
+
+  /** etcd's member list at the end. */
+  List<EtcdMember> members = List.of();
+
+  RecoverRun(RunContext ctx, RecoverQuorumRequest request) {
+    this.ctx = ctx;
+    this.request = request;
+  }
+
+  String cluster() {
+    return ctx.cluster();
+  }
+
+  boolean changes() {
+    return !request.dryRun();
+  }
+
+  /** No member answers with data: the newest verified backup is restored instead. */
+  boolean fromBackup() {
+    return survivor == null;
+  }
+
+  boolean rebuildsFromSurvivor() {
+    return changes() && !fromBackup();
+  }
+
+  String what() {
+    return "recovery of quorum of " + cluster();
+  }
+
+  /** The change id the survivor's flags and data dir copy are kept under. */
+  String recoveryId() {
+    return "recover-" + io.temporal.workflow.Workflow.getInfo().getRunId().substring(0, 8);
+  }
+
+  /** What is lost, in words, for the plan and the result. */
+  String loss() {
+    if (fromBackup()) {
+      return backup == null
+          ? "no member answers and there is no verified backup"
+          : ("no member answers with data: the newest verified backup %s (revision %d, taken"
+                  + " %s) is restored, and every write after it is lost")
+              .formatted(backup.id(), backup.revision(), backup.takenAt());
+    }
+    String against =
+        backup == null
+            ? "there is no verified backup to compare with"
+            : backup.revision() > survivorRevision
+                ? ("the newest verified backup %s holds revision %d, %d revision(s) newer than the"
+                        + " survivor: RestoreCluster from it would lose less")
+                    .formatted(backup.id(), backup.revision(), backup.revision() - survivorRevision)
+                : "the newest verified backup %s holds revision %d, older than the survivor's"
+                    .formatted(backup.id(), backup.revision());
+    return ("the cluster is rebuilt from %s at revision %d (applied index %d): writes after"
+            + " revision %d that reached only %s are lost; %s")
+        .formatted(
+            survivor.name(),
+            survivorRevision,
+            survivorAppliedIndex,
+            survivorRevision,
+            List.copyOf(rebuildAs.keySet()),
+            against);
+  }
+
+  RecoverQuorumResult result() {
+    String outcome =
+        request.dryRun()
+            ? RecoverQuorumResult.DRY_RUN
+            : fromBackup() ? RecoverQuorumResult.RESTORED : RecoverQuorumResult.RECOVERED;
+    return new RecoverQuorumResult(
+        cluster(),
+        outcome,
+        survivor == null ? "" : survivor.name(),
+        survivorRevision,
+        backup == null ? "" : backup.id(),
+        backup == null ? 0 : backup.revision(),
+        rebuilt,
+        dataDirCopy,
+        members.stream().map(m -> m.name().isEmpty() ? m.hexId() : m.name()).toList(),
+        apiServersRestarted,
+        List.of(loss()));
+  }
+}

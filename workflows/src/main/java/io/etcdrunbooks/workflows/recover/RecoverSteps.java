@@ -1,0 +1,285 @@
+package io.etcdrunbooks.workflows.recover;
+
+import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
+import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
+import io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdServersRequest;
+import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.RestoreMemberFlagsRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest;
+import io.etcdrunbooks.workflows.activities.InventoryActivities.RecordReplacementRequest;
+import io.etcdrunbooks.workflows.activities.RecoveryActivities.RecoveryMemberRequest;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.MemberJoin;
+import io.etcdrunbooks.workflows.phases.PostflightCheck;
+import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
+import io.etcdrunbooks.workflows.restore.RestoreRequest;
+import io.etcdrunbooks.workflows.restore.RestoreResult;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.Workflow;
+import java.util.List;
+import java.util.Map;
+
+/** The phases of a recovery that show the plan and change the cluster. */
+final class RecoverSteps {
+
+  private static final String FORCE_NEW_CLUSTER = "--force-new-cluster";
+
+  private RecoverSteps() {}
+
+  static void plan(RecoverRun run) {
+    ProgressTracker progress = run.ctx.progress();
+    progress.message("what is lost: " + run.loss());
+    if (run.fromBackup()) return;
+    progress.message(
+        ("then: every kube-apiserver %s stopped; %s stopped and its data dir copied; %s started"
+                + " once with --force-new-cluster (a cluster of one), then without; rebuilt one at"
+                + " a time %s: %s; the inventory and every apiserver's --etcd-servers follow, the"
+                + " apiservers brought back one by one")
+            .formatted(
+                run.controlPlane,
+                run.survivor.name(),
+                run.survivor.name(),
+                run.learner ? "as learners, each promoted" : "as voting members",
+                run.rebuildAs.entrySet().stream()
+                    .map(
+                        e ->
+                            "%s as %s on %s (%s)"
+                                .formatted(
+                                    e.getKey(),
+                                    e.getValue().name(),
+                                    e.getValue().host(),
+                                    e.getValue().peerUrl()))
+                    .toList()));
+  }
+
+  static void awaitApproval(RecoverRun run) {
+    String first =
+        run.fromBackup()
+            ? "the backup " + run.backup.id() + " is restored"
+            : "the kube-apiservers and " + run.survivor.name() + " are stopped";
+    run.ctx.approval().awaitApproval(first, () -> false);
+    RecoverDiscovery.lookAgain(run);
+  }
+
+  static void restoreFromBackup(RecoverRun run) {
+    RestoreClusterWorkflow child =
+        Workflow.newChildWorkflowStub(
+            RestoreClusterWorkflow.class,
+            ChildWorkflowOptions.newBuilder()
+                .setWorkflowId(RecoverQuorumWorkflow.workflowId(run.cluster()) + "-restore")
+                .build());
+    RestoreRequest restore =
+        RestoreRequest.of(
+                run.cluster(),
+                run.backup.id(),
+                RunbookOptions.defaults()
+                    .withMemberTimeoutSeconds(run.request.effectiveMemberTimeoutSeconds())
+                    .withApiServerTimeoutSeconds(run.request.effectiveApiServerTimeoutSeconds()))
+            .acknowledgingDataLoss();
+    RestoreResult restored;
+    try {
+      restored =
+          run.ctx
+              .progress()
+              .record("restore the backup " + run.backup.id(), () -> child.restore(restore));
+    } catch (ChildWorkflowFailure e) {
+      throw FailureType.RecoverFailed.nonRetryable(
+          "%s from the backup %s failed: %s"
+              .formatted(run.what(), run.backup.id(), Failures.rootMessage(e)));
+    }
+    run.apiServersRestarted.addAll(restored.apiServersRestarted());
+    run.members = run.ctx.activities().membership.listMembers(run.ctx.ref());
+  }
+
+  static void stopApiServers(RecoverRun run) {
+    ProgressTracker progress = run.ctx.progress();
+    Activities activities = run.ctx.activities();
+    int timeout = run.request.effectiveApiServerTimeoutSeconds();
+    progress.stopIfCancelled("the kube-apiservers and " + run.survivor.name() + " are stopped");
+    for (String host : run.controlPlane) {
+      progress.member(host);
+      progress.run(
+          host + ": stop kube-apiserver",
+          () -> activities.apiServer.stopApiServer(new ControlPlaneRef(run.cluster(), host)));
+      run.apiServersStopped.add(host);
+      progress.run(
+          host + ": kube-apiserver gone",
+          () ->
+              activities.apiServerWait.awaitStopped(
+                  new AwaitApiServerRequest(run.cluster(), host, timeout)));
+    }
+    progress.member("");
+  }
+
+  static void copySurvivor(RecoverRun run) {
+    Activities activities = run.ctx.activities();
+    String survivor = run.survivor.name();
+    MemberRef ref = new MemberRef(run.cluster(), survivor);
+    run.ctx.progress().member(survivor);
+    run.ctx.progress().run(survivor + ": stop", () -> activities.host.stopMember(ref));
+    run.dataDirCopy =
+        run.ctx
+            .progress()
+            .record(
+                survivor + ": copy the data dir, checked file by file",
+                () ->
+                    activities.recovery.copyDataDir(
+                        new RecoveryMemberRequest(run.cluster(), survivor, run.recoveryId())));
+  }
+
+  static void forceNewCluster(RecoverRun run) {
+    Activities activities = run.ctx.activities();
+    ProgressTracker progress = run.ctx.progress();
+    String survivor = run.survivor.name();
+    MemberRef ref = new MemberRef(run.cluster(), survivor);
+    AwaitMemberRequest ready =
+        new AwaitMemberRequest(
+            run.cluster(), survivor, run.version, run.request.effectiveMemberTimeoutSeconds());
+    progress.run(
+        survivor + ": set " + FORCE_NEW_CLUSTER,
+        () ->
+            activities.host.setMemberFlags(
+                new SetMemberFlagsRequest(
+                    run.cluster(),
+                    survivor,
+                    Map.of(FORCE_NEW_CLUSTER, "true"),
+                    run.recoveryId(),
+                    true)));
+    progress.run(survivor + ": start as a cluster of one", () -> activities.host.startMember(ref));
+    progress.run(
+        survivor + ": leads a cluster of one", () -> activities.etcdWait.awaitMemberReady(ready));
+    run.forcedNewCluster = true;
+    progress.run(
+        survivor + ": flags back as they were",
+        () ->
+            activities.host.restoreMemberFlags(
+                new RestoreMemberFlagsRequest(run.cluster(), survivor, run.recoveryId())));
+    progress.run(survivor + ": stop", () -> activities.host.stopMember(ref));
+    progress.run(
+        survivor + ": start without " + FORCE_NEW_CLUSTER, () -> activities.host.startMember(ref));
+    progress.run(survivor + ": healthy", () -> activities.etcdWait.awaitMemberReady(ready));
+    // the survivor may have applied a few more entries after the plan read its revision: what it
+    // holds now, alone, is what the cluster keeps
+    long kept =
+        progress.record(
+            survivor + ": revision kept", () -> activities.recovery.memberRevision(ref));
+    if (kept != run.survivorRevision) {
+      progress.message(
+          "%s holds revision %d, not %d as planned: it applied what it had received meanwhile"
+              .formatted(survivor, kept, run.survivorRevision));
+      run.survivorRevision = kept;
+    }
+    progress.member("");
+  }
+
+  static void rebuild(RecoverRun run) {
+    ProgressTracker progress = run.ctx.progress();
+    for (Map.Entry<String, MemberPlacement> e : run.rebuildAs.entrySet()) {
+      String lost = e.getKey();
+      MemberPlacement member = e.getValue();
+      progress.stopIfCancelled(lost + " is rebuilt as " + member.name());
+      progress.member(member.name());
+      MemberJoin.Joining joining =
+          new MemberJoin.Joining(
+              member, run.version, run.learner, run.request.effectiveMemberTimeoutSeconds());
+      new MemberJoin(run.ctx, joining)
+          .run(
+              failed ->
+                  FailureType.RecoverFailed.nonRetryable(
+                      ("%s failed: %s, rebuilding %s on %s, could not join: %s%s%s %s %s Next: fix"
+                              + " %s, then replace %s and every lost member after it with"
+                              + " ReplaceMember, one at a time")
+                          .formatted(
+                              run.what(),
+                              member.name(),
+                              lost,
+                              member.host(),
+                              failed.why(),
+                              failed.logTail(),
+                              failed.undone(),
+                              RecoverFailure.state(run),
+                              failed.clusterState(),
+                              member.host(),
+                              lost)));
+      progress.run(
+          "record %s in place of %s in the inventory".formatted(member.name(), lost),
+          () ->
+              run.ctx
+                  .activities()
+                  .inventory
+                  .recordReplacement(new RecordReplacementRequest(run.cluster(), lost, member)));
+      run.rebuilt.put(lost, member.name());
+    }
+    progress.member("");
+  }
+
+  static void bringApiServersBack(RecoverRun run) {
+    ProgressTracker progress = run.ctx.progress();
+    Activities activities = run.ctx.activities();
+    int timeout = run.request.effectiveApiServerTimeoutSeconds();
+    List<String> servers =
+        activities.inventory.members(run.ctx.ref()).stream()
+            .map(MemberPlacement::clientUrl)
+            .toList();
+    for (String host : run.controlPlane) {
+      progress.member(host);
+      progress.run(
+          host + ": --etcd-servers=" + String.join(",", servers),
+          () ->
+              activities.apiServer.setEtcdServers(
+                  new SetEtcdServersRequest(run.cluster(), host, servers)));
+      progress.run(
+          host + ": start kube-apiserver",
+          () -> activities.apiServer.startApiServer(new ControlPlaneRef(run.cluster(), host)));
+      progress.run(
+          host + ": kube-apiserver healthy",
+          () ->
+              activities.apiServerWait.awaitHealthy(
+                  new AwaitApiServerRequest(run.cluster(), host, timeout)));
+      run.apiServersStopped.remove(host);
+      run.apiServersRestarted.add(host);
+    }
+    progress.member("");
+  }
+
+  static void postflight(RecoverRun run) {
+    PostflightCheck.Found found =
+        PostflightCheck.checkThenCompare(
+            run.ctx,
+            state -> {
+              run.members =
+                  run.ctx
+                      .progress()
+                      .record(
+                          "etcd member list",
+                          () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
+              if (run.members.size() == state.members().size()) return List.of();
+              return List.of(
+                  "etcd has %d members and the inventory %d %s"
+                      .formatted(
+                          run.members.size(),
+                          state.members().size(),
+                          state.members().stream().map(MemberStatus::name).toList()));
+            });
+    if (!found.problems().isEmpty()) throw PostflightCheck.failed(run.what(), found.problems());
+  }
+
+  static void done(RecoverRun run) {
+    if (!run.changes()) return;
+    run.ctx
+        .progress()
+        .message(
+            run.fromBackup()
+                ? "restored from the backup " + run.backup.id()
+                : "quorum recovered from %s; rebuilt %s; %s"
+                    .formatted(run.survivor.name(), run.rebuilt, run.loss()));
+  }
+}

@@ -11,6 +11,7 @@ import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
@@ -202,6 +203,7 @@ public final class RunbookController {
                     body.survivor(),
                     body.replacements(),
                     body.confirmLossSeconds(),
+                    body.skipControlPlaneHosts(),
                     body.dryRun(),
                     body.memberTimeoutSeconds(),
                     body.apiServerTimeoutSeconds()),
@@ -307,6 +309,25 @@ public final class RunbookController {
                 new BackupScheduleRequest(
                     inPath(cluster, body.cluster()), body.intervalMinutes(), 0, 0),
                 caller(http)));
+  }
+
+  /**
+   * Body: {"intervalMinutes":1440,"compactOlderThanMinutes":10080,"defragmentAll":false}; the
+   * schedule runs until cancelled.
+   */
+  @Post("/clusters/{cluster}/maintenance-schedule")
+  @Access(ApiAction.MAINTENANCE_SCHEDULE)
+  public HttpResponse<RunbookStarter.Started> maintenanceSchedule(
+      @PathVariable String cluster, @Body MaintenanceScheduleRequest body, HttpRequest<?> http) {
+    MaintenanceScheduleRequest every =
+        MaintenanceScheduleRequest.every(
+            inPath(cluster, body.cluster()),
+            body.intervalMinutes(),
+            body.compactOlderThanMinutes());
+    return HttpResponse.accepted()
+        .body(
+            starter.startMaintenanceSchedule(
+                body.defragmentAll() ? every.defragmentingAll() : every, caller(http)));
   }
 
   /** The cluster's running runbooks, then those of the last 7 days, from Temporal. */

@@ -10,6 +10,8 @@ import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
@@ -347,6 +349,29 @@ public final class RunbookStarter {
     return start(
         id,
         BackupScheduleWorkflow.class,
+        options(id, startedBy, request.cluster(), Map.of()),
+        workflow -> WorkflowClient.start(workflow::run, request));
+  }
+
+  /** A maintenance schedule, under its own id: one per cluster. */
+  public Started startMaintenanceSchedule(MaintenanceScheduleRequest request, String startedBy) {
+    inventory.get().cluster(request.cluster());
+    if (request.intervalMinutes() < 0 || request.compactOlderThanMinutes() < 0) {
+      throw new IllegalArgumentException(
+          "intervalMinutes and compactOlderThanMinutes must be 0 or more, got %d and %d"
+              .formatted(request.intervalMinutes(), request.compactOlderThanMinutes()));
+    }
+    if (request.compactOlderThanMinutes() > 0
+        && request.compactOlderThanMinutes() < request.effectiveIntervalMinutes()) {
+      throw new IllegalArgumentException(
+          ("compactOlderThanMinutes (%d) must be at least intervalMinutes (%d): a revision is"
+                  + " noted once a round")
+              .formatted(request.compactOlderThanMinutes(), request.effectiveIntervalMinutes()));
+    }
+    String id = MaintenanceScheduleWorkflow.workflowId(request.cluster());
+    return start(
+        id,
+        MaintenanceScheduleWorkflow.class,
         options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::run, request));
   }

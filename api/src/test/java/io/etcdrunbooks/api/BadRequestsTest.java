@@ -1018,6 +1018,16 @@ class BadRequestsTest {
             OPERATOR.bearer(),
             403,
             "scale"));
+    c.add(
+        new BadRequest(
+            "a maintenance schedule compacting history younger than its interval",
+            "POST",
+            C + "/maintenance-schedule",
+            JSON_TYPE,
+            "{\"intervalMinutes\":60,\"compactOlderThanMinutes\":30}",
+            OPERATOR.bearer(),
+            400,
+            "compactOlderThanMinutes (30) must be at least intervalMinutes (60)"));
     // ReconfigureTls: modes and their settings
     c.add(
         new BadRequest(

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import io.etcdrunbooks.runtime.RunbooksConfig;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflowImpl;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflowImpl;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3WorkflowImpl;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflowImpl;
@@ -60,6 +61,7 @@ public final class RunbookWorker implements AutoCloseable {
         MigrateV2ToV3WorkflowImpl.class,
         ReconfigureTlsWorkflowImpl.class,
         MaintenanceWorkflowImpl.class,
+        MaintenanceScheduleWorkflowImpl.class,
         ScaleClusterWorkflowImpl.class,
         RecoverQuorumWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());

@@ -85,7 +85,7 @@ public record WorkerActivities(
         new MigrationActivitiesImpl(inventory, ssh, releases),
         new TlsActivitiesImpl(inventory, ssh),
         new MaintenanceActivitiesImpl(inventory),
-        new RecoveryActivitiesImpl(inventory, ssh));
+        new RecoveryActivitiesImpl(inventory, ssh, releases));
   }
 
   Object[] all() {

@@ -13,6 +13,7 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumResult;
@@ -127,6 +128,51 @@ class RecoverQuorumTest {
     }
   }
 
+  /**
+   * Every member went down (a power cut), one came back on its data dir, the others' disks are
+   * gone: the one back does not serve clients (etcd waits for quorum to publish itself before it
+   * does), so its revision is read from its data dir, and the cluster is rebuilt from it.
+   */
+  @Test
+  void aSurvivorRestartedWithoutQuorumIsFoundByItsDataDirAndTheClusterRebuiltFromIt()
+      throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of())) {
+      Map<String, ClusterProbe.StoredKey> kept = writeKeys(runbooks, "/registry/kept/k-", 100);
+      for (String m : List.of("m1", "m2", "m3")) runbooks.sandbox.kill(m);
+      runbooks.destroy("m2");
+      runbooks.destroy("m3");
+      runbooks.host().startMember(new MemberRef("sandbox", "m1"));
+
+      RecoverQuorumResult result =
+          recoverApproved(
+              runbooks,
+              RecoverQuorumRequest.of("sandbox", OPTIONS)
+                  .acknowledgingDataLoss()
+                  .confirmingLossFor(3));
+
+      assertThat(result.outcome()).isEqualTo(RecoverQuorumResult.RECOVERED);
+      assertThat(result.survivor()).isEqualTo("m1");
+      assertThat(result.notes().get(0))
+          .contains("read from its data dir")
+          .contains("rebuilt from m1 at revision " + result.survivorRevision());
+      // m1 may have been the member that had not yet applied the last writes when the power went:
+      // those were on m2 and m3 only, and are lost, as the report says
+      long keptRevision = result.survivorRevision();
+      Map<String, ClusterProbe.StoredKey> onM1 = new java.util.TreeMap<>();
+      List<String> lost = new java.util.ArrayList<>();
+      kept.forEach(
+          (key, stored) -> {
+            if (stored.modRevision() <= keptRevision) onM1.put(key, stored);
+            else lost.add(key);
+          });
+      assertThat(onM1).isNotEmpty();
+      assertWholeAgain(runbooks, List.of("m1", "m2-r1", "m3-r1"), onM1, lost);
+      System.out.printf(
+          "m1 restarted at revision %d: %d of %d writes lost%n",
+          keptRevision, lost.size(), kept.size());
+    }
+  }
+
   @Test
   void fiveMembersThreeDestroyedComeBackAsFiveFromTheMostAdvancedSurvivor() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.startWithMembers(dir, "3.4.23", 5)) {
@@ -181,6 +227,44 @@ class RecoverQuorumTest {
         assertThat(now.keySet()).containsAll(kept.keySet());
         assertThat(now.keySet()).noneMatch(k -> k.startsWith("/registry/lost/"));
       }
+    }
+  }
+
+  /**
+   * m3's machine is gone with its kube-apiserver (its host key no longer matches: another machine
+   * answers there). A dry run is refused naming that control-plane host and the way out; left out
+   * with skipControlPlaneHosts, with m3 rebuilt on a new host, the plan goes through.
+   */
+  @Test
+  void aControlPlaneHostLostWithItsMachineIsRefusedUntilItIsLeftOutByName() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
+      runbooks.destroy("m2");
+      runbooks.destroy("m3");
+      runbooks.distrustHostOf("m3");
+      MemberPlacement m4 = runbooks.sandbox.addHost("m4", "m4");
+      RecoverQuorumRequest dryRun =
+          RecoverQuorumRequest.of("sandbox", OPTIONS.asDryRun())
+              .acknowledgingDataLoss()
+              .rebuilding(Map.of("m3", m4));
+
+      assertThatThrownBy(() -> runbooks.recoverStub().recover(dryRun))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains("refused, nothing was touched")
+                      .contains("control-plane host cp-m3")
+                      .contains("skipControlPlaneHosts")
+                      .doesNotContain("member m3 ("));
+
+      RecoverQuorumResult planned =
+          runbooks.recoverStub().recover(dryRun.skippingControlPlaneHosts(List.of("cp-m3")));
+
+      assertThat(planned.outcome()).isEqualTo(RecoverQuorumResult.DRY_RUN);
+      assertThat(planned.survivor()).isEqualTo("m1");
+      assertThat(planned.notes()).anyMatch(n -> n.contains("[cp-m3] were left out"));
+      assertThat(apiServers.hosts()).contains("cp-m3");
     }
   }
 

@@ -18,6 +18,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -240,6 +241,16 @@ final class SandboxRunbooks implements AutoCloseable {
             ScaleClusterWorkflow.class,
             WorkflowOptions.newBuilder()
                 .setWorkflowId(ScaleClusterWorkflow.workflowId("sandbox"))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+  }
+
+  MaintenanceScheduleWorkflow maintenanceScheduleStub() {
+    return client()
+        .newWorkflowStub(
+            MaintenanceScheduleWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(MaintenanceScheduleWorkflow.workflowId("sandbox"))
                 .setTaskQueue(TASK_QUEUE)
                 .build());
   }

@@ -6,6 +6,8 @@ import io.etcdrunbooks.workflows.backup.BackupSchedulePhases;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.maintenance.MaintenancePhases;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceSchedulePhases;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigratePhases;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
@@ -72,6 +74,10 @@ public final class RunbookCatalog {
             MaintenanceWorkflow.TYPE,
             MaintenancePhases.RUNNER.described(),
             MaintenanceWorkflow.FAILURES),
+        new Entry(
+            MaintenanceScheduleWorkflow.TYPE,
+            MaintenanceSchedulePhases.RUNNER.described(),
+            MaintenanceScheduleWorkflow.FAILURES),
         new Entry(
             BackupClusterWorkflow.TYPE,
             BackupClusterPhases.RUNNER.described(),

@@ -1,10 +1,14 @@
 package io.etcdrunbooks.activities.etcd;
 
+import static io.etcdrunbooks.activities.ssh.Shell.quote;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.host.DataDirCopy;
 import io.etcdrunbooks.activities.host.MemberShell;
+import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -14,7 +18,9 @@ import io.etcdrunbooks.workflows.activities.RecoveryActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.Versions;
 import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,15 +33,20 @@ import org.slf4j.LoggerFactory;
 public final class RecoveryActivitiesImpl implements RecoveryActivities {
 
   private static final Logger log = LoggerFactory.getLogger(RecoveryActivitiesImpl.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration QUORUM_READ_TIMEOUT = Duration.ofSeconds(3);
   private static final String BY_HAND = "docs/runbooks/recover-quorum.md";
 
   private final Supplier<Inventory> inventory;
   private final SshConnector ssh;
 
-  public RecoveryActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh) {
+  private final ReleaseStore releases;
+
+  public RecoveryActivitiesImpl(
+      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
     this.inventory = inventory;
     this.ssh = ssh;
+    this.releases = releases;
   }
 
   @Override
@@ -85,6 +96,39 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
       }
     }
     return answered;
+  }
+
+  @Override
+  public long dataDirRevision(DataDirRevisionRequest request) {
+    try (MemberShell member =
+        MemberShell.of(
+            cluster(request.cluster()), request.member(), ssh, "recovering quorum", BY_HAND)) {
+      boolean etcdutl = Versions.ORDER.compare(request.version(), "3.5.0") >= 0;
+      String tool = member.tool(etcdutl ? "etcdutl" : "etcdctl", request.version(), releases);
+      String db = member.dataDir() + "/member/snap/db";
+      String copy = member.stagingDir() + "/db";
+      // a copy: the running etcd holds the database's lock, and nothing is written without quorum
+      String out =
+          member
+              .run(
+                  ("[ -f %s ] || { echo none; exit 0; }\n"
+                          + "cp %s %s && ETCDCTL_API=3 %s snapshot status %s -w json")
+                      .formatted(quote(db), quote(db), quote(copy), quote(tool), quote(copy)),
+                  "read the revision in " + db)
+              .stdout()
+              .strip();
+      if (out.equals("none")) return -1;
+      try {
+        long revision = JSON.readTree(out).get("revision").asLong();
+        log.info("{}: data dir {} holds revision {}", member.host().describe(), db, revision);
+        return revision;
+      } catch (IOException | RuntimeException e) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "%s: %s snapshot status printed no revision: %s"
+                .formatted(member.host().describe(), tool, MemberShell.tail(out)),
+            "DataDirUnreadable");
+      }
+    }
   }
 
   @Override

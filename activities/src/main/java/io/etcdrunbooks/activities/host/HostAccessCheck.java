@@ -33,7 +33,11 @@ final class HostAccessCheck {
     this.ssh = ssh;
   }
 
-  /** One problem per host that cannot be used, naming it and what to do; empty when all can. */
+  /**
+   * One problem per host that cannot be used, naming it and what to do; empty when all can.
+   *
+   * @param exceptMembers members, and control-plane hosts, whose hosts are not required
+   */
   List<String> problems(
       ClusterSpec cluster, Collection<String> exceptMembers, boolean controlPlaneEdits) {
     List<String> problems = new ArrayList<>();
@@ -44,6 +48,7 @@ final class HostAccessCheck {
           .ifPresent(problems::add);
     }
     for (ControlPlaneHost cp : cluster.controlPlane()) {
+      if (exceptMembers.contains(cp.name())) continue;
       SshTarget target = SshTarget.of(cluster, cp);
       check("control-plane host " + cp.name(), target, controlPlaneScript(cp, controlPlaneEdits))
           .ifPresent(problems::add);

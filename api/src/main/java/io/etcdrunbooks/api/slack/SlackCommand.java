@@ -4,6 +4,7 @@ import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.api.auth.Role;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * What a slash command's text asks for. Each command needs the role its HTTP API call needs ({@link
@@ -14,10 +15,19 @@ public sealed interface SlackCommand {
   /** The role this command needs. */
   Role requiredRole();
 
+  /** The cluster the command names; empty for a command that names none (approve, help). */
+  default Optional<String> namedCluster() {
+    return Optional.empty();
+  }
+
   /** {@code status <cluster>}: live member status, read from etcd now. */
   record Status(String cluster) implements SlackCommand {
     public Role requiredRole() {
       return ApiAction.CLUSTER_STATUS.role();
+    }
+
+    public Optional<String> namedCluster() {
+      return Optional.of(cluster);
     }
   }
 
@@ -25,6 +35,10 @@ public sealed interface SlackCommand {
   record Upgrade(String cluster, String version) implements SlackCommand {
     public Role requiredRole() {
       return ApiAction.UPGRADE.role();
+    }
+
+    public Optional<String> namedCluster() {
+      return Optional.of(cluster);
     }
   }
 
@@ -35,6 +49,51 @@ public sealed interface SlackCommand {
   record Replace(String cluster, String member) implements SlackCommand {
     public Role requiredRole() {
       return ApiAction.REPLACE_MEMBER.role();
+    }
+
+    public Optional<String> namedCluster() {
+      return Optional.of(cluster);
+    }
+  }
+
+  /**
+   * {@code maintenance <cluster>}: starts Maintenance (defragmentation where it gives space back).
+   */
+  record Maintenance(String cluster) implements SlackCommand {
+    public Role requiredRole() {
+      return ApiAction.MAINTENANCE.role();
+    }
+
+    public Optional<String> namedCluster() {
+      return Optional.of(cluster);
+    }
+  }
+
+  /**
+   * {@code scale <cluster> <size>}: starts ScaleCluster to shrink (growing needs the new members'
+   * hosts and URLs, which the API takes).
+   */
+  record Scale(String cluster, int size) implements SlackCommand {
+    public Role requiredRole() {
+      return ApiAction.SCALE.role();
+    }
+
+    public Optional<String> namedCluster() {
+      return Optional.of(cluster);
+    }
+  }
+
+  /**
+   * {@code recover-quorum <cluster> acknowledge-data-loss}: starts RecoverQuorum, which waits for
+   * an admin's approval before it touches anything.
+   */
+  record RecoverQuorum(String cluster) implements SlackCommand {
+    public Role requiredRole() {
+      return ApiAction.RECOVER_QUORUM.role();
+    }
+
+    public Optional<String> namedCluster() {
+      return Optional.of(cluster);
     }
   }
 
@@ -58,6 +117,9 @@ public sealed interface SlackCommand {
       return Role.VIEWER;
     }
   }
+
+  /** The word recover-quorum needs, as the API needs acknowledgeDataLoss. */
+  String ACKNOWLEDGE = "acknowledge-data-loss";
 
   /** Names of clusters, members, versions and runbooks: no spaces, slashes or markup. */
   String NAME = "[A-Za-z0-9][A-Za-z0-9._-]{0,127}";
@@ -91,6 +153,20 @@ public sealed interface SlackCommand {
           args.size() == 2
               ? new Replace(args.get(0), args.get(1))
               : usage("replace <cluster> <member>", args);
+      case "maintenance" ->
+          args.size() == 1 ? new Maintenance(args.get(0)) : usage("maintenance <cluster>", args);
+      case "scale" ->
+          args.size() == 2 && args.get(1).matches("\\d{1,2}")
+              ? new Scale(args.get(0), Integer.parseInt(args.get(1)))
+              : usage("scale <cluster> <size>", args);
+      case "recover-quorum" ->
+          args.size() == 2 && args.get(1).equals(ACKNOWLEDGE)
+              ? new RecoverQuorum(args.get(0))
+              : new Invalid(
+                  "usage: recover-quorum <cluster> "
+                      + ACKNOWLEDGE
+                      + " (the cluster is rebuilt from one member, and writes that reached only"
+                      + " the lost members are lost)");
       case "approve" ->
           args.size() == 1 ? new Approve(args.get(0)) : usage("approve <runbook id>", args);
       default -> new Invalid("unknown command '" + shorten(words.get(0)) + "'");
@@ -111,6 +187,13 @@ public sealed interface SlackCommand {
             + " upgrade prod-1 3.5.30",
         command
             + " replace <cluster> <member>  (operator): replace a failed member on its own host",
+        command
+            + " maintenance <cluster>  (operator): defragment the members with space to give back,"
+            + " one at a time",
+        command + " scale <cluster> <size>  (admin): shrink to an odd size (growing: the API)",
+        command
+            + " recover-quorum <cluster> acknowledge-data-loss  (admin): rebuild a cluster that lost"
+            + " quorum from its best member; waits for an admin's approve",
         command + " approve <runbook id>  (operator): let a runbook waiting for approval go on",
         command + " help");
   }

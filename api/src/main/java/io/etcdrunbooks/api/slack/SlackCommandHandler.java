@@ -9,7 +9,10 @@ import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.scale.ScaleClusterRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowException;
@@ -176,6 +179,49 @@ public final class SlackCommandHandler {
               + r.cluster()
               + "* (on its own host)");
     }
+    if (command instanceof SlackCommand.Maintenance m) {
+      RunbookStarter.Started started =
+          starter.startMaintenance(
+              MaintenanceRequest.of(m.cluster(), RunbookOptions.defaults()), who.name());
+      return started(
+          form,
+          who,
+          started,
+          mention + " started the maintenance of *" + m.cluster() + "* (defragmentation)");
+    }
+    if (command instanceof SlackCommand.Scale sc) {
+      int members = inventory.get().cluster(sc.cluster()).members().size();
+      if (sc.size() > members) {
+        throw new IllegalArgumentException(
+            ("growing %s from %d to %d members needs the new members' hosts and URLs: POST"
+                    + " /api/v1/clusters/%s/scale with newMembers (docs/runbooks/scale-cluster.md)")
+                .formatted(sc.cluster(), members, sc.size(), sc.cluster()));
+      }
+      RunbookStarter.Started started =
+          starter.startScale(
+              ScaleClusterRequest.shrinking(sc.cluster(), sc.size(), RunbookOptions.defaults()),
+              who.name());
+      return started(
+          form,
+          who,
+          started,
+          mention + " started scaling *" + sc.cluster() + "* to " + sc.size() + " members");
+    }
+    if (command instanceof SlackCommand.RecoverQuorum rq) {
+      RunbookStarter.Started started =
+          starter.startRecoverQuorum(
+              RecoverQuorumRequest.of(rq.cluster(), RunbookOptions.defaults())
+                  .acknowledgingDataLoss(),
+              who.name());
+      return started(
+          form,
+          who,
+          started,
+          mention
+              + " started the recovery of quorum of *"
+              + rq.cluster()
+              + "*; it shows what will be lost, then waits for an admin's approve");
+    }
     SlackCommand.Approve a = (SlackCommand.Approve) command;
     Optional<String> refused = approvals.whyNot(a.workflowId(), who);
     if (refused.isPresent()) {
@@ -213,13 +259,13 @@ public final class SlackCommandHandler {
   private Optional<String> clusterRefusal(SlackCommand command, Caller who) {
     if (who.clusters().isEmpty()) return Optional.empty();
     Optional<String> cluster =
-        command instanceof SlackCommand.Status s
-            ? Optional.of(s.cluster())
-            : command instanceof SlackCommand.Upgrade u
-                ? Optional.of(u.cluster())
-                : command instanceof SlackCommand.Replace r
-                    ? Optional.of(r.cluster())
-                    : runbooks.clusterOf(((SlackCommand.Approve) command).workflowId());
+        command
+            .namedCluster()
+            .or(
+                () ->
+                    command instanceof SlackCommand.Approve a
+                        ? runbooks.clusterOf(a.workflowId())
+                        : Optional.empty());
     if (cluster.isEmpty()) {
       // fail closed, as the HTTP API does: a user limited to some clusters acts on no runbook whose
       // cluster is unknown
@@ -227,7 +273,7 @@ public final class SlackCommandHandler {
           "you may act on clusters "
               + who.clusters()
               + ", and the cluster of runbook `"
-              + escape(((SlackCommand.Approve) command).workflowId())
+              + escape(command instanceof SlackCommand.Approve a ? a.workflowId() : verbOf(command))
               + "` cannot be told (no such runbook, or its input names no cluster).");
     }
     return who.mayActOn(cluster.get())

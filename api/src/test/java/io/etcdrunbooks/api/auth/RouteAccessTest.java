@@ -92,6 +92,11 @@ class RouteAccessTest {
               "{\"failedMember\":\"m1\",\"dryRun\":true}"),
           new Route(ApiAction.BACKUP, "POST", "/api/v1/clusters/sandbox/backup", "{}"),
           new Route(
+              ApiAction.MAINTENANCE_SCHEDULE,
+              "POST",
+              "/api/v1/clusters/sandbox/maintenance-schedule",
+              "{\"intervalMinutes\":60}"),
+          new Route(
               ApiAction.BACKUP_SCHEDULE, "POST", "/api/v1/clusters/sandbox/backup-schedule", "{}"),
           new Route(ApiAction.READ_RUNBOOK, "GET", "/api/v1/runbooks/" + RUNBOOK, null),
           new Route(ApiAction.APPROVE, "POST", "/api/v1/runbooks/" + RUNBOOK + "/approve", "{}"),

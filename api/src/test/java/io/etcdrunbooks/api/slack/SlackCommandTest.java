@@ -25,6 +25,30 @@ class SlackCommandTest {
   }
 
   @Test
+  void maintenanceScaleAndRecoverQuorumWithTheRolesOfTheirApiCalls() {
+    assertThat(SlackCommand.parse("maintenance prod-1"))
+        .isEqualTo(new SlackCommand.Maintenance("prod-1"));
+    assertThat(SlackCommand.parse("scale prod-1 3")).isEqualTo(new SlackCommand.Scale("prod-1", 3));
+    assertThat(SlackCommand.parse("recover-quorum prod-1 acknowledge-data-loss"))
+        .isEqualTo(new SlackCommand.RecoverQuorum("prod-1"));
+    assertThat(SlackCommand.parse("maintenance prod-1").requiredRole()).isEqualTo(Role.OPERATOR);
+    assertThat(SlackCommand.parse("scale prod-1 3").requiredRole()).isEqualTo(Role.ADMIN);
+    assertThat(SlackCommand.parse("recover-quorum prod-1 acknowledge-data-loss").requiredRole())
+        .isEqualTo(Role.ADMIN);
+    assertThat(SlackCommand.parse("scale prod-1 3").namedCluster()).contains("prod-1");
+    assertThat(SlackCommand.parse("approve change-prod-1").namedCluster()).isEmpty();
+  }
+
+  @Test
+  void recoverQuorumWithoutTheAcknowledgementAndScaleWithoutASizeAreInvalid() {
+    assertThat(problem("recover-quorum prod-1"))
+        .contains("usage: recover-quorum <cluster> acknowledge-data-loss", "are lost");
+    assertThat(problem("recover-quorum prod-1 yes")).contains("acknowledge-data-loss");
+    assertThat(problem("scale prod-1 five")).contains("usage: scale <cluster> <size>");
+    assertThat(problem("scale prod-1")).contains("usage: scale <cluster> <size>");
+  }
+
+  @Test
   void theVerbIgnoresCaseAndWordsAnySpacing() {
     assertThat(SlackCommand.parse("  UpGrade \t prod-1   3.5.30 "))
         .isEqualTo(new SlackCommand.Upgrade("prod-1", "3.5.30"));

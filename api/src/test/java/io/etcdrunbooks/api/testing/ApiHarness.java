@@ -44,7 +44,7 @@ public final class ApiHarness implements AutoCloseable {
   public static ApiHarness start(Path dir, Map<String, Object> extra) throws IOException {
     TestWorkflowEnvironment temporal = TestWorkflowEnvironment.newInstance();
     Worker worker = temporal.newWorker(TASK_QUEUE);
-    worker.registerWorkflowImplementationTypes(FakeUpgrade.class);
+    worker.registerWorkflowImplementationTypes(FakeUpgrade.class, FakeRecoverQuorum.class);
     temporal.start();
     try {
       Map<String, Object> properties = new HashMap<>();

@@ -85,7 +85,8 @@ public interface HostActivities {
   record LogTailRequest(String cluster, String member, int lines) {}
 
   /**
-   * @param exceptMembers members whose hosts are not required (a failed member's host may be down)
+   * @param exceptMembers members whose hosts are not required (a failed member's host may be down),
+   *     and control-plane hosts named here (a machine lost with its apiserver)
    * @param controlPlaneEdits the runbook edits the kube-apiserver manifests (restore, member
    *     replacement): their directories must be writable by the SSH user
    */

@@ -21,6 +21,18 @@ public interface RecoveryActivities {
   java.util.List<String> quorumReads(io.etcdrunbooks.workflows.model.ClusterRef cluster);
 
   /**
+   * The revision in the member's data dir, read on its host with etcd's own tool from a copy of its
+   * database ({@code etcdutl snapshot status}, {@code etcdctl} before 3.5): for a member whose etcd
+   * does not serve (restarted while quorum was lost, it waits for quorum before it serves clients).
+   * -1 when the data dir holds no database. Touches nothing.
+   *
+   * @param version the etcd version whose tool reads it (the member's installed one)
+   */
+  long dataDirRevision(DataDirRevisionRequest request);
+
+  record DataDirRevisionRequest(String cluster, String member, String version) {}
+
+  /**
    * Copies the stopped member's data dir to {@code <dataDir>.before-recover-<recoveryId>} and
    * checks the copy file by file (SHA-256); returns the copy's path. Skips a copy already checked.
    * Fails, non-retryably, when the member still runs.

@@ -47,6 +47,8 @@ public enum Phase {
   TLS_ONLY,
   /** Enabling TLS: each member's peer URL moved to https, then the member restarted on it. */
   PEER_TLS,
+  /** MaintenanceSchedule: one round, a Maintenance runbook run as a child. */
+  MAINTENANCE,
   /** Maintenance: the keyspace's history compacted to a revision. */
   COMPACT,
   /** Maintenance: members defragmented one at a time, the leader last. */

@@ -5,6 +5,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.temporal.failure.ActivityFailure;
 import java.util.List;
 import java.util.function.Predicate;
@@ -60,6 +61,16 @@ public final class Discovery {
     } catch (ActivityFailure e) {
       if (refuses.test(e)) throw Refusal.of(what, List.of(Failures.rootMessage(e)), refused);
       throw e;
+    }
+  }
+
+  /** etcd's member list, or none when no member answers it (the quorum checks then say why). */
+  public static List<EtcdMember> etcdMembersIfAnswered(RunContext ctx) {
+    try {
+      return ctx.progress()
+          .record("etcd member list", () -> ctx.activities().membership.listMembers(ctx.ref()));
+    } catch (ActivityFailure e) {
+      return List.of();
     }
   }
 }

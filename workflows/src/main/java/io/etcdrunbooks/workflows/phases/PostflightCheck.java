@@ -3,9 +3,12 @@ package io.etcdrunbooks.workflows.phases;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.EtcdMember;
+import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -47,6 +50,31 @@ public final class PostflightCheck {
       problems.addAll(ClusterChecks.consistencyProblems(consistency));
     }
     return new Found(state, problems);
+  }
+
+  /**
+   * The check of a runbook that changed the membership: etcd's member list as long as the
+   * inventory's (and {@code target} when positive). The list read is handed to {@code seen}, for
+   * the runbook's result.
+   */
+  public static Function<ClusterState, List<String>> membersAsInventory(
+      RunContext ctx, int target, Consumer<List<EtcdMember>> seen) {
+    return state -> {
+      List<EtcdMember> members =
+          ctx.progress()
+              .record("etcd member list", () -> ctx.activities().membership.listMembers(ctx.ref()));
+      seen.accept(members);
+      int inventory = state.members().size();
+      if (members.size() == inventory && (target <= 0 || inventory == target)) return List.of();
+      return List.of(
+          "etcd has %d members %s, the inventory %d %s%s"
+              .formatted(
+                  members.size(),
+                  members.stream().map(m -> m.name().isEmpty() ? m.hexId() : m.name()).toList(),
+                  inventory,
+                  state.members().stream().map(MemberStatus::name).toList(),
+                  target > 0 ? "; the target was " + target : ""));
+    };
   }
 
   /**

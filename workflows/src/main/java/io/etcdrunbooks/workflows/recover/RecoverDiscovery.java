@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.recover;
 
 import io.etcdrunbooks.workflows.activities.NewMemberActivities.NewMemberRequest;
+import io.etcdrunbooks.workflows.activities.RecoveryActivities.DataDirRevisionRequest;
 import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -113,7 +114,7 @@ final class RecoverDiscovery {
   static void lookAgain(RecoverRun run) {
     run.state = look(run);
     refuseIfQuorumPresent(run, run.state);
-    if (run.survivor != null
+    if (run.survivorServing
         && !run.state.member(run.survivor.name()).map(MemberStatus::reachable).orElse(false)) {
       throw Refusal.of(
           run.what(),
@@ -128,62 +129,121 @@ final class RecoverDiscovery {
     Activities activities = run.ctx.activities();
     ProgressTracker progress = run.ctx.progress();
     List<String> problems = new ArrayList<>();
-    run.survivor = chooseSurvivor(run, problems);
+    run.survivor = chooseSurvivor(run);
+    if (run.survivor == null) run.survivor = survivorOnDisk(run);
     run.backup = newestVerifiedBackup(run);
     if (run.survivor != null) {
-      MemberStatus s = run.state.member(run.survivor.name()).orElseThrow();
-      run.survivorAppliedIndex = s.raftAppliedIndex();
-      run.version = s.serverVersion();
+      if (run.survivorServing) {
+        MemberStatus s = run.state.member(run.survivor.name()).orElseThrow();
+        run.survivorAppliedIndex = s.raftAppliedIndex();
+        run.version = s.serverVersion();
+        MemberRef ref = new MemberRef(run.cluster(), run.survivor.name());
+        run.survivorRevision =
+            progress.record(
+                run.survivor.name() + ": revision", () -> activities.recovery.memberRevision(ref));
+      }
       run.learner = Versions.ORDER.compare(run.version, "3.4.0") >= 0;
-      MemberRef ref = new MemberRef(run.cluster(), run.survivor.name());
-      run.survivorRevision =
-          progress.record(
-              run.survivor.name() + ": revision", () -> activities.recovery.memberRevision(ref));
       placeLostMembers(run);
       problems.addAll(CertificateExpiry.problems(run.state));
     } else if (problems.isEmpty() && run.backup == null) {
       problems.add(
-          "no member answers and there is no verified backup: there is nothing to rebuild the"
-              + " cluster from. Bring one member's etcd back on its data dir (its host, its"
-              + " service), then start the runbook again");
+          "no member answers, no data dir holds a database, and there is no verified backup:"
+              + " there is nothing to rebuild the cluster from");
     }
     try {
       progress.run("inventory writable", () -> activities.inventory.checkWritable(run.ctx.ref()));
     } catch (ActivityFailure e) {
       problems.add(Failures.rootMessage(e));
     }
-    List<String> lost = List.copyOf(run.rebuildAs.keySet());
-    problems.addAll(
-        HostAccessPreflight.problems(
-            activities, progress, run.cluster(), run.fromBackup() ? List.of() : lost, true));
+    List<String> notRequired = new ArrayList<>(run.request.skipControlPlaneHosts());
+    if (!run.fromBackup()) notRequired.addAll(run.rebuildAs.keySet());
+    List<String> hostProblems =
+        HostAccessPreflight.problems(activities, progress, run.cluster(), notRequired, true);
+    problems.addAll(hostProblems);
+    if (hostProblems.stream().anyMatch(p -> p.startsWith("control-plane host")))
+      problems.add(
+          "a control-plane host whose machine is gone with the lost members can be left out with"
+              + " skipControlPlaneHosts: its kube-apiserver is down with it; fix its manifest when it"
+              + " comes back");
     if (problems.isEmpty()) problems.addAll(rebuildHostProblems(run));
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.RecoverRefused);
-    run.controlPlane =
+    List<String> controlPlane =
         progress.record(
             "control-plane hosts", () -> activities.apiServer.controlPlaneHosts(run.ctx.ref()));
+    List<String> unknown =
+        run.request.skipControlPlaneHosts().stream()
+            .filter(h -> !controlPlane.contains(h))
+            .toList();
+    if (!unknown.isEmpty())
+      throw Refusal.of(
+          run.what(),
+          List.of(
+              "skipControlPlaneHosts names %s, not control-plane hosts of the cluster %s"
+                  .formatted(unknown, controlPlane)),
+          FailureType.RecoverRefused);
+    run.controlPlane =
+        controlPlane.stream()
+            .filter(h -> !run.request.skipControlPlaneHosts().contains(h))
+            .toList();
   }
 
   /** The answering member with the highest applied index (inventory order breaks ties). */
-  private static MemberPlacement chooseSurvivor(RecoverRun run, List<String> problems) {
+  /**
+   * The answering member with the highest applied index (inventory order breaks ties), or the one
+   * asked for when it answers; null when none answers (data dirs are read then).
+   */
+  private static MemberPlacement chooseSurvivor(RecoverRun run) {
     String asked = run.request.survivor();
-    if (!asked.isEmpty()) {
-      boolean answers = run.state.member(asked).map(MemberStatus::reachable).orElse(false);
-      if (!answers) {
-        problems.add(
-            "the survivor asked for, %s, does not answer: leave survivor out to take the best"
-                + " member that does".formatted(asked));
-        return null;
+    MemberPlacement best =
+        run.state.members().stream()
+            .filter(MemberStatus::reachable)
+            .filter(m -> !m.serverVersion().isEmpty())
+            .filter(m -> asked.isEmpty() || asked.equals(m.name()))
+            .max(
+                Comparator.comparingLong(MemberStatus::raftAppliedIndex)
+                    .thenComparing(m -> -indexOf(run, m.name())))
+            .map(m -> placement(run, m.name()))
+            .orElse(null);
+    run.survivorServing = best != null;
+    return best;
+  }
+
+  /**
+   * With no member serving (members restarted while quorum was lost wait for it before they serve
+   * clients), the member whose data dir holds the highest revision, read on its host; null when
+   * none holds a database (the backup is the way then).
+   */
+  private static MemberPlacement survivorOnDisk(RecoverRun run) {
+    Activities activities = run.ctx.activities();
+    ProgressTracker progress = run.ctx.progress();
+    MemberPlacement best = null;
+    for (MemberPlacement m : run.inventory) {
+      if (!run.request.survivor().isEmpty() && !run.request.survivor().equals(m.name())) continue;
+      MemberRef ref = new MemberRef(run.cluster(), m.name());
+      try {
+        String version =
+            progress.record(
+                m.name() + ": installed version", () -> activities.host.installedVersion(ref));
+        long revision =
+            progress.record(
+                m.name() + ": revision in its data dir",
+                () ->
+                    activities.recovery.dataDirRevision(
+                        new DataDirRevisionRequest(run.cluster(), m.name(), version)));
+        if (revision > run.survivorRevision) {
+          best = m;
+          run.survivorRevision = revision;
+          run.version = version;
+        }
+      } catch (ActivityFailure e) {
+        progress.message(m.name() + "'s data dir could not be read: " + Failures.rootMessage(e));
       }
-      return placement(run, asked);
     }
-    return run.state.members().stream()
-        .filter(MemberStatus::reachable)
-        .filter(m -> !m.serverVersion().isEmpty())
-        .max(
-            Comparator.comparingLong(MemberStatus::raftAppliedIndex)
-                .thenComparing(m -> -indexOf(run, m.name())))
-        .map(m -> placement(run, m.name()))
-        .orElse(null);
+    if (best != null)
+      progress.message(
+          "no member serves; %s's data dir holds revision %d, the highest"
+              .formatted(best.name(), run.survivorRevision));
+    return best;
   }
 
   private static int indexOf(RecoverRun run, String name) {

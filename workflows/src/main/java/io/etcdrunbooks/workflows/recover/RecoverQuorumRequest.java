@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.recover;
 
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,6 +18,9 @@ import java.util.Map;
  *     host with a fresh data dir and a new name (m2-r1)
  * @param confirmLossSeconds the loss must hold this long (no leader, a majority unreachable),
  *     looked at every 5 s, before the runbook plans (0: 60 s)
+ * @param skipControlPlaneHosts control-plane hosts whose machines are gone with the lost members:
+ *     their kube-apiservers are down with them, so they are neither stopped nor brought back (their
+ *     manifests are fixed when they return); any other unreachable control-plane host refuses
  * @param memberTimeoutSeconds how long the survivor and each rebuilt member may take to be ready
  *     (0: 300 s)
  * @param apiServerTimeoutSeconds how long each kube-apiserver may take to stop or be healthy (0:
@@ -28,6 +32,7 @@ public record RecoverQuorumRequest(
     String survivor,
     Map<String, MemberPlacement> replacements,
     int confirmLossSeconds,
+    List<String> skipControlPlaneHosts,
     boolean dryRun,
     int memberTimeoutSeconds,
     int apiServerTimeoutSeconds) {
@@ -39,6 +44,8 @@ public record RecoverQuorumRequest(
   public RecoverQuorumRequest {
     replacements = replacements == null ? Map.of() : Map.copyOf(replacements);
     survivor = survivor == null ? "" : survivor;
+    skipControlPlaneHosts =
+        skipControlPlaneHosts == null ? List.of() : List.copyOf(skipControlPlaneHosts);
   }
 
   /** A recovery from the best survivor, lost members rebuilt on their own hosts. */
@@ -49,6 +56,7 @@ public record RecoverQuorumRequest(
         "",
         Map.of(),
         0,
+        List.of(),
         options.dryRun(),
         options.memberTimeoutSeconds(),
         options.apiServerTimeoutSeconds());
@@ -61,6 +69,7 @@ public record RecoverQuorumRequest(
         survivor,
         replacements,
         confirmLossSeconds,
+        skipControlPlaneHosts,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -73,6 +82,7 @@ public record RecoverQuorumRequest(
         survivor,
         replacements,
         seconds,
+        skipControlPlaneHosts,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -85,6 +95,7 @@ public record RecoverQuorumRequest(
         member,
         replacements,
         confirmLossSeconds,
+        skipControlPlaneHosts,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -97,6 +108,21 @@ public record RecoverQuorumRequest(
         survivor,
         placements,
         confirmLossSeconds,
+        skipControlPlaneHosts,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds);
+  }
+
+  /** This recovery leaving out these control-plane hosts (their machines are gone). */
+  public RecoverQuorumRequest skippingControlPlaneHosts(List<String> hosts) {
+    return new RecoverQuorumRequest(
+        cluster,
+        acknowledgeDataLoss,
+        survivor,
+        replacements,
+        confirmLossSeconds,
+        hosts,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);

@@ -22,6 +22,9 @@ final class RecoverRun {
   /** The member the cluster is rebuilt from; null when none answers (the backup path). */
   MemberPlacement survivor;
 
+  /** The survivor's etcd serves (its status was read); false: its data dir was read offline. */
+  boolean survivorServing;
+
   long survivorAppliedIndex;
   long survivorRevision;
 
@@ -98,15 +101,27 @@ final class RecoverRun {
                     .formatted(backup.id(), backup.revision(), backup.revision() - survivorRevision)
                 : "the newest verified backup %s holds revision %d, older than the survivor's"
                     .formatted(backup.id(), backup.revision());
-    return ("the cluster is rebuilt from %s at revision %d (applied index %d): writes after"
-            + " revision %d that reached only %s are lost; %s")
+    return ("the cluster is rebuilt from %s at revision %d (%s): writes after revision %d that"
+            + " reached only %s are lost; %s")
         .formatted(
             survivor.name(),
             survivorRevision,
-            survivorAppliedIndex,
+            survivorServing
+                ? "applied index " + survivorAppliedIndex
+                : "read from its data dir: its etcd does not serve",
             survivorRevision,
             List.copyOf(rebuildAs.keySet()),
             against);
+  }
+
+  private List<String> notes() {
+    List<String> notes = new ArrayList<>(List.of(loss()));
+    if (!request.skipControlPlaneHosts().isEmpty())
+      notes.add(
+          ("the kube-apiservers on %s were left out (their machines are gone): when they come"
+                  + " back, check that their --etcd-servers name the members the cluster has now")
+              .formatted(request.skipControlPlaneHosts()));
+    return notes;
   }
 
   RecoverQuorumResult result() {
@@ -125,6 +140,6 @@ final class RecoverRun {
         dataDirCopy,
         members.stream().map(m -> m.name().isEmpty() ? m.hexId() : m.name()).toList(),
         apiServersRestarted,
-        List.of(loss()));
+        notes());
   }
 }

@@ -1,7 +1,5 @@
 package io.etcdrunbooks.workflows.recover;
 
-import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
-import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdServersRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.RestoreMemberFlagsRequest;
@@ -14,8 +12,8 @@ import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
-import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.ApiServersOffline;
 import io.etcdrunbooks.workflows.phases.MemberJoin;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -100,23 +98,14 @@ final class RecoverSteps {
   }
 
   static void stopApiServers(RecoverRun run) {
-    ProgressTracker progress = run.ctx.progress();
-    Activities activities = run.ctx.activities();
-    int timeout = run.request.effectiveApiServerTimeoutSeconds();
-    progress.stopIfCancelled("the kube-apiservers and " + run.survivor.name() + " are stopped");
-    for (String host : run.controlPlane) {
-      progress.member(host);
-      progress.run(
-          host + ": stop kube-apiserver",
-          () -> activities.apiServer.stopApiServer(new ControlPlaneRef(run.cluster(), host)));
-      run.apiServersStopped.add(host);
-      progress.run(
-          host + ": kube-apiserver gone",
-          () ->
-              activities.apiServerWait.awaitStopped(
-                  new AwaitApiServerRequest(run.cluster(), host, timeout)));
-    }
-    progress.member("");
+    run.ctx
+        .progress()
+        .stopIfCancelled("the kube-apiservers and " + run.survivor.name() + " are stopped");
+    ApiServersOffline.stop(
+        run.ctx,
+        run.controlPlane,
+        run.request.effectiveApiServerTimeoutSeconds(),
+        run.apiServersStopped);
   }
 
   static void copySurvivor(RecoverRun run) {
@@ -221,54 +210,34 @@ final class RecoverSteps {
     progress.member("");
   }
 
+  /** Each apiserver's stopped manifest set to the inventory's members, then brought back. */
   static void bringApiServersBack(RecoverRun run) {
-    ProgressTracker progress = run.ctx.progress();
     Activities activities = run.ctx.activities();
-    int timeout = run.request.effectiveApiServerTimeoutSeconds();
     List<String> servers =
         activities.inventory.members(run.ctx.ref()).stream()
             .map(MemberPlacement::clientUrl)
             .toList();
-    for (String host : run.controlPlane) {
-      progress.member(host);
-      progress.run(
-          host + ": --etcd-servers=" + String.join(",", servers),
-          () ->
-              activities.apiServer.setEtcdServers(
-                  new SetEtcdServersRequest(run.cluster(), host, servers)));
-      progress.run(
-          host + ": start kube-apiserver",
-          () -> activities.apiServer.startApiServer(new ControlPlaneRef(run.cluster(), host)));
-      progress.run(
-          host + ": kube-apiserver healthy",
-          () ->
-              activities.apiServerWait.awaitHealthy(
-                  new AwaitApiServerRequest(run.cluster(), host, timeout)));
-      run.apiServersStopped.remove(host);
-      run.apiServersRestarted.add(host);
-    }
-    progress.member("");
+    ApiServersOffline.bringBack(
+        run.ctx,
+        run.controlPlane,
+        run.request.effectiveApiServerTimeoutSeconds(),
+        host ->
+            run.ctx
+                .progress()
+                .run(
+                    host + ": --etcd-servers=" + String.join(",", servers),
+                    () ->
+                        activities.apiServer.setEtcdServers(
+                            new SetEtcdServersRequest(run.cluster(), host, servers))),
+        run.apiServersStopped,
+        run.apiServersRestarted);
   }
 
   static void postflight(RecoverRun run) {
     PostflightCheck.Found found =
         PostflightCheck.checkThenCompare(
             run.ctx,
-            state -> {
-              run.members =
-                  run.ctx
-                      .progress()
-                      .record(
-                          "etcd member list",
-                          () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
-              if (run.members.size() == state.members().size()) return List.of();
-              return List.of(
-                  "etcd has %d members and the inventory %d %s"
-                      .formatted(
-                          run.members.size(),
-                          state.members().size(),
-                          state.members().stream().map(MemberStatus::name).toList()));
-            });
+            PostflightCheck.membersAsInventory(run.ctx, 0, members -> run.members = members));
     if (!found.problems().isEmpty()) throw PostflightCheck.failed(run.what(), found.problems());
   }
 

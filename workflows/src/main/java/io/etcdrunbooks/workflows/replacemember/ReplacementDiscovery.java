@@ -99,7 +99,7 @@ final class ReplacementDiscovery {
       ClusterState state =
           Discovery.discoverOrRefuse(
               activities, progress, run.cluster(), run.what(), FailureType.ReplaceRefused);
-      List<EtcdMember> etcdMembers = listMembersIfAnswered(run);
+      List<EtcdMember> etcdMembers = Discovery.etcdMembersIfAnswered(run.ctx);
       if (ReplacementQuorum.problem(state, etcdMembers, failed).isEmpty()
           || look == QUORUM_LOOKS
           || !ReplacementQuorum.electionMayHelp(state, etcdMembers, failed)) {
@@ -109,18 +109,6 @@ final class ReplacementDiscovery {
           "no quorum seen yet without %s; looking again (%s/%s)"
               .formatted(failed.name(), look + 1, QUORUM_LOOKS));
       Workflow.sleep(QUORUM_LOOK_INTERVAL);
-    }
-  }
-
-  /** etcd's member list, or none when no member answers it (the quorum check then says why). */
-  private static List<EtcdMember> listMembersIfAnswered(ReplaceRun run) {
-    try {
-      return run.ctx
-          .progress()
-          .record(
-              "etcd member list", () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
-    } catch (ActivityFailure e) {
-      return List.of();
     }
   }
 }

@@ -1,9 +1,6 @@
 package io.etcdrunbooks.workflows.replacemember;
 
-import io.etcdrunbooks.workflows.model.ClusterState;
-import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
-import java.util.List;
 
 /**
  * The POSTFLIGHT phase of a replacement: what every changing runbook checks, and etcd's member list
@@ -15,26 +12,11 @@ final class ReplacementPostflight {
 
   static void run(ReplaceRun run) {
     PostflightCheck.Found found =
-        PostflightCheck.checkThenCompare(run.ctx, state -> membershipProblems(run, state));
+        PostflightCheck.checkThenCompare(
+            run.ctx,
+            PostflightCheck.membersAsInventory(run.ctx, 0, members -> run.members = members));
     if (!found.problems().isEmpty())
       throw PostflightCheck.failed(
           "member replacement in cluster " + run.cluster(), found.problems());
-  }
-
-  private static List<String> membershipProblems(ReplaceRun run, ClusterState state) {
-    run.members =
-        run.ctx
-            .progress()
-            .record(
-                "etcd member list",
-                () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
-    if (run.members.size() == state.members().size()) return List.of();
-    return List.of(
-        "etcd has %s members %s, the inventory %s %s"
-            .formatted(
-                run.members.size(),
-                ReplaceRun.names(run.members, null),
-                state.members().size(),
-                state.members().stream().map(MemberStatus::name).toList()));
   }
 }

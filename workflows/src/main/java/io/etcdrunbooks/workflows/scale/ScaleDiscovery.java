@@ -4,7 +4,6 @@ import io.etcdrunbooks.workflows.activities.NewMemberActivities.NewMemberRequest
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
-import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
@@ -45,7 +44,7 @@ final class ScaleDiscovery {
     run.state =
         Discovery.discoverOrRefuse(
             activities, run.ctx.progress(), run.cluster(), run.what(), FailureType.ScaleRefused);
-    run.etcdMembers = listMembersIfAnswered(run);
+    run.etcdMembers = Discovery.etcdMembersIfAnswered(run.ctx);
     run.version = ClusterChecks.runningVersion(run.state);
     run.learner = !run.version.isEmpty() && Versions.ORDER.compare(run.version, "3.4.0") >= 0;
     run.plan = ScalePlanning.plan(run.request, run.inventory, run.state);
@@ -105,16 +104,5 @@ final class ScaleDiscovery {
         problems.add("no member reports its etcd version, so new members cannot be given it");
     }
     return problems;
-  }
-
-  private static List<EtcdMember> listMembersIfAnswered(ScaleRun run) {
-    try {
-      return run.ctx
-          .progress()
-          .record(
-              "etcd member list", () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
-    } catch (ActivityFailure e) {
-      return List.of();
-    }
   }
 }

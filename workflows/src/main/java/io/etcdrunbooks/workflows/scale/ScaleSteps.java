@@ -112,25 +112,8 @@ final class ScaleSteps {
     PostflightCheck.Found found =
         PostflightCheck.checkThenCompare(
             run.ctx,
-            state -> {
-              run.members =
-                  run.ctx
-                      .progress()
-                      .record(
-                          "etcd member list",
-                          () -> run.ctx.activities().membership.listMembers(run.ctx.ref()));
-              int target = run.request.targetSize();
-              if (run.members.size() == target && state.members().size() == target)
-                return List.of();
-              return List.of(
-                  "etcd has %d members %s and the inventory %d %s; the target was %d"
-                      .formatted(
-                          run.members.size(),
-                          ScaleRun.names(run.members),
-                          state.members().size(),
-                          state.members().stream().map(MemberStatus::name).toList(),
-                          target));
-            });
+            PostflightCheck.membersAsInventory(
+                run.ctx, run.request.targetSize(), members -> run.members = members));
     if (!found.problems().isEmpty()) throw PostflightCheck.failed(run.what(), found.problems());
   }
 

@@ -56,6 +56,8 @@ public final class FakeCluster
   private String goesDown = "";
   private int digestReads;
   private boolean keyspaceChanges;
+  private long revision = 10;
+  private long revisionStep;
   private boolean authEnabled;
   private V2Store v2;
   private final List<String> alarms = new ArrayList<>();
@@ -147,6 +149,12 @@ public final class FakeCluster
   }
 
   /** The keyspace checksum read after the change differs from the one read before. */
+  /** Each discovery finds the revision {@code step} higher than the one before (writes go on). */
+  public synchronized FakeCluster revisionGrowsBy(long step) {
+    revisionStep = step;
+    return this;
+  }
+
   public synchronized FakeCluster keyspaceChanges() {
     keyspaceChanges = true;
     return this;
@@ -198,8 +206,10 @@ public final class FakeCluster
         !pinnedClusterVersion.isEmpty()
             ? pinnedClusterVersion
             : lowest.isEmpty() ? "" : lowest.substring(0, lowest.lastIndexOf('.')) + ".0";
+    long now = revision;
+    revision += revisionStep;
     return new ClusterState(
-        name, statuses, leader, clusterVersion, List.copyOf(alarms), 10, null, authEnabled, v2);
+        name, statuses, leader, clusterVersion, List.copyOf(alarms), now, null, authEnabled, v2);
   }
 
   @Override

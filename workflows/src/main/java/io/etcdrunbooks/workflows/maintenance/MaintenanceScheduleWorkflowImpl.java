@@ -1,0 +1,27 @@
+package io.etcdrunbooks.workflows.maintenance;
+
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.RunContext;
+
+/** The MaintenanceSchedule runbook: its phases are in {@link MaintenanceSchedulePhases}. */
+public final class MaintenanceScheduleWorkflowImpl extends RunbookWorkflow
+    implements MaintenanceScheduleWorkflow {
+
+  private final Activities activities = new Activities();
+
+  public MaintenanceScheduleWorkflowImpl() {
+    super(TYPE);
+  }
+
+  @Override
+  public MaintenanceScheduleResult run(MaintenanceScheduleRequest request) {
+    return runFor(
+        request.cluster(),
+        () ->
+            MaintenanceSchedulePhases.run(
+                new MaintenanceScheduleRun(
+                    new RunContext(activities, progress, this, request.cluster()), request),
+                progress));
+  }
+}

@@ -2,6 +2,8 @@ package io.etcdrunbooks.workflows.recover;
 
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -42,7 +44,11 @@ public record RecoverQuorumRequest(
   public static final int DEFAULT_APISERVER_TIMEOUT_SECONDS = 300;
 
   public RecoverQuorumRequest {
-    replacements = replacements == null ? Map.of() : Map.copyOf(replacements);
+    // in the order given (Map.copyOf's order changes from one JVM to the next)
+    replacements =
+        replacements == null
+            ? Map.of()
+            : Collections.unmodifiableMap(new LinkedHashMap<>(replacements));
     survivor = survivor == null ? "" : survivor;
     skipControlPlaneHosts =
         skipControlPlaneHosts == null ? List.of() : List.copyOf(skipControlPlaneHosts);

@@ -1,5 +1,7 @@
 package io.etcdrunbooks.workflows.recover;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,7 +39,7 @@ public record RecoverQuorumResult(
   public static final String DRY_RUN = "DRY_RUN";
 
   public RecoverQuorumResult {
-    rebuilt = Map.copyOf(rebuilt);
+    rebuilt = Collections.unmodifiableMap(new LinkedHashMap<>(rebuilt)); // in the order rebuilt
     members = List.copyOf(members);
     apiServersRestarted = List.copyOf(apiServersRestarted);
     notes = List.copyOf(notes);

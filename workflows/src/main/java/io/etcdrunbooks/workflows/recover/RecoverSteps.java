@@ -19,6 +19,7 @@ import io.etcdrunbooks.workflows.phases.PostflightCheck;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.restore.RestoreResult;
+import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
@@ -142,15 +143,22 @@ final class RecoverSteps {
                     Map.of(FORCE_NEW_CLUSTER, "true"),
                     run.recoveryId(),
                     true)));
-    progress.run(survivor + ": start as a cluster of one", () -> activities.host.startMember(ref));
-    progress.run(
-        survivor + ": leads a cluster of one", () -> activities.etcdWait.awaitMemberReady(ready));
+    RestoreMemberFlagsRequest flagsBack =
+        new RestoreMemberFlagsRequest(run.cluster(), survivor, run.recoveryId());
+    try {
+      progress.run(
+          survivor + ": start as a cluster of one", () -> activities.host.startMember(ref));
+      progress.run(
+          survivor + ": leads a cluster of one", () -> activities.etcdWait.awaitMemberReady(ready));
+    } catch (ActivityFailure e) {
+      // never leave the flag behind: at its next start the survivor would drop its members again
+      putFlagsBack(run, flagsBack);
+      throw e;
+    }
     run.forcedNewCluster = true;
     progress.run(
         survivor + ": flags back as they were",
-        () ->
-            activities.host.restoreMemberFlags(
-                new RestoreMemberFlagsRequest(run.cluster(), survivor, run.recoveryId())));
+        () -> activities.host.restoreMemberFlags(flagsBack));
     progress.run(survivor + ": stop", () -> activities.host.stopMember(ref));
     progress.run(
         survivor + ": start without " + FORCE_NEW_CLUSTER, () -> activities.host.startMember(ref));
@@ -167,6 +175,24 @@ final class RecoverSteps {
       run.survivorRevision = kept;
     }
     progress.member("");
+  }
+
+  private static void putFlagsBack(RecoverRun run, RestoreMemberFlagsRequest flagsBack) {
+    String survivor = run.survivor.name();
+    try {
+      run.ctx
+          .progress()
+          .run(
+              survivor + ": flags back as they were (" + FORCE_NEW_CLUSTER + " removed)",
+              () -> run.ctx.activities().host.restoreMemberFlags(flagsBack));
+    } catch (ActivityFailure e) {
+      run.ctx
+          .progress()
+          .message(
+              ("%s still has %s where its flags live, and putting them back failed (%s): remove"
+                      + " it by hand before %s starts again")
+                  .formatted(survivor, FORCE_NEW_CLUSTER, Failures.rootMessage(e), survivor));
+    }
   }
 
   static void rebuild(RecoverRun run) {

@@ -65,9 +65,7 @@ class RecoverQuorumTest {
       String other = followers.get(1);
       long heldPid = runbooks.sandbox.pidOf(held);
       signal("STOP", heldPid);
-      assertThat(Files.readString(Path.of("/proc/" + heldPid + "/status")))
-          .as("%s (pid %s) held", held, heldPid)
-          .containsPattern("State:\\s+T");
+      awaitHeld(held, heldPid);
       Map<String, Long> late = writeThrough(runbooks, leader, "/registry/late/k-", 100);
       runbooks.destroy(leader);
       runbooks.destroy(other);
@@ -352,6 +350,16 @@ class RecoverQuorumTest {
       }
     }
     return revisions;
+  }
+
+  /** kill returns before the kernel has stopped every thread: wait (bounded) until it has. */
+  private static void awaitHeld(String member, long pid) throws Exception {
+    Path status = Path.of("/proc/" + pid + "/status");
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+    while (!Files.readString(status).matches("(?s).*State:\\s+T.*")) {
+      assertThat(Instant.now()).as("%s (pid %s) held", member, pid).isBefore(deadline);
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
   }
 
   private static void signal(String signal, long pid) throws Exception {

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.inventory;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * One etcd cluster.
@@ -13,6 +14,8 @@ import java.util.List;
  * @param backupDir directory on the worker's host where snapshots are kept
  * @param controlPlane kube-apiserver hosts that use this cluster
  * @param backup encryption and retention of the backups (null: encrypted, see {@link BackupSpec})
+ * @param labels what the cluster is (environment, size, region, anything), for fleets' selectors;
+ *     {@code size} orders FleetUpgrade's waves (small, medium, large)
  */
 public record ClusterSpec(
     String name,
@@ -23,7 +26,22 @@ public record ClusterSpec(
     String backupDir,
     List<ControlPlaneHost> controlPlane,
     BackupSpec backup,
-    EtcdAuthSpec auth) {
+    EtcdAuthSpec auth,
+    Map<String, String> labels) {
+
+  /** A cluster without labels. */
+  public ClusterSpec(
+      String name,
+      List<MemberSpec> members,
+      ServiceSpec service,
+      SshSpec ssh,
+      TlsSpec tls,
+      String backupDir,
+      List<ControlPlaneHost> controlPlane,
+      BackupSpec backup,
+      EtcdAuthSpec auth) {
+    this(name, members, service, ssh, tls, backupDir, controlPlane, backup, auth, Map.of());
+  }
 
   /** A cluster without etcd authentication. */
   public ClusterSpec(
@@ -41,18 +59,25 @@ public record ClusterSpec(
   public ClusterSpec {
     members = members == null ? List.of() : List.copyOf(members);
     controlPlane = controlPlane == null ? List.of() : List.copyOf(controlPlane);
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+  }
+
+  /** This cluster with these labels. */
+  public ClusterSpec withLabels(Map<String, String> newLabels) {
+    return new ClusterSpec(
+        name, members, service, ssh, tls, backupDir, controlPlane, backup, auth, newLabels);
   }
 
   /** This cluster with another client TLS section. */
   public ClusterSpec withTls(TlsSpec newTls) {
     return new ClusterSpec(
-        name, members, service, ssh, newTls, backupDir, controlPlane, backup, auth);
+        name, members, service, ssh, newTls, backupDir, controlPlane, backup, auth, labels);
   }
 
   /** This cluster with etcd credentials (or none). */
   public ClusterSpec withAuth(EtcdAuthSpec newAuth) {
     return new ClusterSpec(
-        name, members, service, ssh, tls, backupDir, controlPlane, backup, newAuth);
+        name, members, service, ssh, tls, backupDir, controlPlane, backup, newAuth, labels);
   }
 
   /** The backup section, or what a cluster without one gets. */
@@ -63,7 +88,7 @@ public record ClusterSpec(
   /** The same cluster with other members, for example one being replaced. */
   public ClusterSpec withMembers(List<MemberSpec> otherMembers) {
     return new ClusterSpec(
-        name, otherMembers, service, ssh, tls, backupDir, controlPlane, backup, auth);
+        name, otherMembers, service, ssh, tls, backupDir, controlPlane, backup, auth, labels);
   }
 
   public java.util.Optional<MemberSpec> findMember(String memberName) {

@@ -35,7 +35,7 @@ public final class InventoryLoader {
     }
     Map<String, ClusterSpec> named = new LinkedHashMap<>();
     raw.clusters().forEach((key, spec) -> named.put(key, withName(key, spec)));
-    Inventory inventory = new Inventory(raw.releases(), named);
+    Inventory inventory = new Inventory(raw.releases(), named, raw.fleets());
     List<String> problems = validate(inventory);
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
@@ -69,7 +69,8 @@ public final class InventoryLoader {
         spec.backupDir(),
         spec.controlPlane(),
         spec.backup(),
-        spec.auth());
+        spec.auth(),
+        spec.labels());
   }
 
   static List<String> validate(Inventory inventory) {
@@ -78,6 +79,17 @@ public final class InventoryLoader {
         || (blank(inventory.releases().localDir()) && blank(inventory.releases().urlTemplate()))) {
       problems.add("releases: set localDir or urlTemplate so that binaries can be installed");
     }
+    inventory
+        .fleets()
+        .forEach(
+            (fleet, selector) -> {
+              try {
+                FleetSelector.parse(selector);
+              } catch (IllegalArgumentException e) {
+                problems.add(
+                    "fleet '" + InventoryFieldRules.printable(fleet) + "': " + e.getMessage());
+              }
+            });
     inventory
         .clusters()
         .forEach(

@@ -1,8 +1,7 @@
 package io.etcdrunbooks.worker;
 
-import io.etcdrunbooks.activities.host.BinaryInstaller;
-import io.etcdrunbooks.activities.host.MemberHost;
-import io.etcdrunbooks.activities.host.ServiceManager;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
@@ -10,39 +9,69 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.workflows.common.MemberDownTime;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.ApplicationContext;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code bench [--from=3.4.23] [--to=3.5.16] [--dir=DIR]}: one run, two fresh 3-member sandboxes of
- * the same version. On the first, a bare script does only stop / install / start / wait-for-health
- * per member (the same SSH and service-manager code the runbook uses, nothing else); on the second,
- * the UpgradeCluster runbook does the whole job (discover, preflight, backup, leader hand-over,
- * readiness, postflight) on the embedded Temporal. A client writes during each. Prints both times,
- * their ratio (target: at most 2x) and the longest write stall; exits 1 if an acknowledged write
- * was lost or the ratio misses its target.
+ * {@code bench [--from=3.4.23] [--to=3.5.16] [--cases=3,5,3x1024] [--dir=DIR]}: for each case
+ * (members, and optionally a keyspace filled to some MiB first), two fresh sandboxes of the same
+ * version, the new binaries already on every host of both. On the first, {@link
+ * BareRollingRestart}: the minimal rolling restart a careful SRE would script. On the second, the
+ * UpgradeCluster runbook on the embedded Temporal, doing the whole job (discovery, checks, verified
+ * backup, staging, leader hand-over, readiness, postflight). A client writes during each. Prints
+ * each member's down time in both columns, the whole times, the ratios against their targets, the
+ * longest write stall and lost writes, and where the runbook's time went; exits 1 when a target is
+ * missed.
  */
 final class Bench {
 
-  private static final double TARGET_RATIO = 2.0;
+  /** The runbook's worst member down time over the bare script's worst. */
+  static final double DOWN_TIME_TARGET = 1.5;
+
+  /** The whole runbook (backup and checks included) over the whole bare script. */
+  static final double TOTAL_TARGET = 3.0;
+
+  static final long STALL_TARGET_MILLIS = 200;
+
+  private static final int FILL_VALUE_BYTES = 512 * 1024;
 
   private Bench() {}
+
+  /** One case: a cluster of {@code members}, its keyspace filled with {@code fillMiB} first. */
+  record Case(int members, int fillMiB) {
+    static Case parse(String text) {
+      String[] parts = text.split("x", 2);
+      return new Case(
+          Integer.parseInt(parts[0].strip()), parts.length > 1 ? Integer.parseInt(parts[1]) : 0);
+    }
+
+    String label() {
+      return members + " members" + (fillMiB > 0 ? ", " + fillMiB + " MiB keyspace" : "");
+    }
+  }
+
+  /** One column's measurements. */
+  record Column(long totalMillis, Map<String, Long> downMillis, WriteProbe.Report writes) {
+    long worstDown() {
+      return downMillis.values().stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+  }
 
   static int run(Map<String, String> options) throws Exception {
     String from = options.getOrDefault("from", "3.4.23");
@@ -51,26 +80,50 @@ final class Bench {
         Path.of(
             options.getOrDefault(
                 "dir", Files.createTempDirectory("etcd-runbooks-bench").toString()));
+    List<Case> cases =
+        Arrays.stream(options.getOrDefault("cases", "3,5,3x1024").split(","))
+            .map(Case::parse)
+            .toList();
     ReleaseStore releases = new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir());
     Demo.quietLogs();
-    System.out.printf("== bench: 3 members, %s -> %s, on 127.0.0.1 (2 cores)%n", from, to);
+    boolean ok = true;
+    for (Case c : cases) ok &= runCase(c, from, to, dir, releases);
+    boolean replaced =
+        options.containsKey("skip-replace")
+            || ReplaceBench.run(dir, releases, options.getOrDefault("replace-version", "3.5.30"));
+    return ok && replaced ? 0 : 1;
+  }
 
-    Measured bare;
+  private static boolean runCase(Case c, String from, String to, Path dir, ReleaseStore releases)
+      throws Exception {
+    String name = "bench" + c.members() + (c.fillMiB() > 0 ? "x" + c.fillMiB() : "");
+    System.out.printf(
+        "== bench: %s, %s -> %s, on 127.0.0.1 (%d cores); the new binaries on every host beforehand"
+            + " in both columns%n",
+        c.label(), from, to, Runtime.getRuntime().availableProcessors());
+    Column bare;
     try (Sandbox sandbox =
             Sandbox.create(
-                new SandboxSpec(dir.resolve("bare"), "bench", 3, from, Map.of()), releases);
-        SshConnector ssh = new SshConnector();
-        WriteProbe writes = new WriteProbe(clientUrls(sandbox.cluster()), "/bench/bare/")) {
-      Instant start = Instant.now();
-      bareScript(sandbox.cluster(), ssh, releases, to);
-      bare = new Measured(Duration.between(start, Instant.now()), writes.stopAndVerify());
+                new SandboxSpec(dir.resolve(name + "-bare"), name, c.members(), from, Map.of()),
+                releases);
+        SshConnector ssh = new SshConnector()) {
+      fill(sandbox.cluster(), c.fillMiB());
+      BareRollingRestart script = new BareRollingRestart(sandbox.cluster(), ssh);
+      script.stage(to, releases.binDir(to));
+      try (WriteProbe writes = new WriteProbe(clientUrls(sandbox.cluster()), "/bench/bare/")) {
+        long start = System.nanoTime();
+        Map<String, Long> down = script.run(to, releases.binDir(to));
+        bare = new Column(millisSince(start), down, writes.stopAndVerify());
+      }
     }
-    System.out.printf("   bare script: %6d ms, %s%n", bare.took().toMillis(), bare.writes());
+    print("bare script", bare);
 
-    Measured runbook;
+    Column runbook;
     try (Sandbox sandbox =
             Sandbox.create(
-                new SandboxSpec(dir.resolve("runbook"), "bench", 3, from, Map.of()), releases);
+                new SandboxSpec(dir.resolve(name + "-runbook"), name, c.members(), from, Map.of()),
+                releases);
+        SshConnector ssh = new SshConnector();
         ApplicationContext context =
             Main.start(
                 List.of("worker"),
@@ -79,82 +132,116 @@ final class Bench {
                     "runbooks.task-queue", "etcd-runbooks-bench",
                     "temporal.address", "",
                     "temporal.embedded-port", Ports.free(),
-                    "micronaut.server.port", Ports.free()));
-        WriteProbe writes = new WriteProbe(clientUrls(sandbox.cluster()), "/bench/runbook/")) {
+                    "micronaut.server.port", Ports.free()))) {
+      fill(sandbox.cluster(), c.fillMiB());
+      new BareRollingRestart(sandbox.cluster(), ssh).stage(to, releases.binDir(to));
+      WorkflowClient client = context.getBean(WorkflowClient.class);
       UpgradeClusterWorkflow workflow =
-          context
-              .getBean(WorkflowClient.class)
-              .newWorkflowStub(
-                  UpgradeClusterWorkflow.class,
-                  WorkflowOptions.newBuilder()
-                      .setWorkflowId(UpgradeClusterWorkflow.workflowId("bench"))
-                      .setTaskQueue("etcd-runbooks-bench")
-                      .build());
-      Instant start = Instant.now();
-      UpgradeResult result =
-          workflow.upgrade(UpgradeRequest.to("bench", to, RunbookOptions.defaults()));
-      runbook = new Measured(Duration.between(start, Instant.now()), writes.stopAndVerify());
-      System.out.printf(
-          "   runbook:     %6d ms, %s; members %s%n",
-          runbook.took().toMillis(), runbook.writes(), result.memberVersions());
+          client.newWorkflowStub(
+              UpgradeClusterWorkflow.class,
+              WorkflowOptions.newBuilder()
+                  .setWorkflowId(UpgradeClusterWorkflow.workflowId(name))
+                  .setTaskQueue("etcd-runbooks-bench")
+                  .build());
+      try (WriteProbe writes = new WriteProbe(clientUrls(sandbox.cluster()), "/bench/runbook/")) {
+        long start = System.nanoTime();
+        UpgradeResult result =
+            workflow.upgrade(UpgradeRequest.to(name, to, RunbookOptions.defaults()));
+        long took = millisSince(start);
+        Map<String, Long> down = new LinkedHashMap<>();
+        for (MemberDownTime d : result.memberDownTimes()) down.put(d.member(), d.millis());
+        runbook = new Column(took, down, writes.stopAndVerify());
+        print("runbook", runbook);
+        System.out.println("     members: " + result.memberVersions());
+        workflow.progress().completed().stream()
+            .filter(step -> step.name().matches("m\\d+: .*"))
+            .forEach(
+                step ->
+                    System.out.printf("     %-40s %5d ms%n", step.name(), step.durationMillis()));
+      }
+      RunTimeline.of(
+              client,
+              UpgradeClusterWorkflow.workflowId(name),
+              context.getBean(MeterRegistry.class),
+              name)
+          .print("     ");
     }
+    return verdict(bare, runbook);
+  }
 
-    double ratio = (double) runbook.took().toMillis() / bare.took().toMillis();
-    boolean ok = ratio <= TARGET_RATIO && bare.writes().lost() == 0 && runbook.writes().lost() == 0;
+  private static boolean verdict(Column bare, Column runbook) {
+    List<String> missed = missedTargets(bare, runbook);
+    double downRatio = (double) runbook.worstDown() / Math.max(1, bare.worstDown());
+    double totalRatio = (double) runbook.totalMillis() / Math.max(1, bare.totalMillis());
     System.out.printf(
-        "== runbook / bare = %.2fx (target <= %.1fx); longest write stall: bare %d ms, runbook %d ms;"
-            + " acknowledged writes lost: bare %d, runbook %d -> %s%n",
-        ratio,
-        TARGET_RATIO,
-        bare.writes().longestStallMillis(),
+        "== worst member down time runbook / bare = %d / %d ms = %.2fx (target <= %.1fx); whole"
+            + " upgrade %d / %d ms = %.2fx (target <= %.1fx); longest write stall runbook %d ms"
+            + " (target < %d, bare %d); acknowledged writes lost: bare %d, runbook %d -> %s%n",
+        runbook.worstDown(),
+        bare.worstDown(),
+        downRatio,
+        DOWN_TIME_TARGET,
+        runbook.totalMillis(),
+        bare.totalMillis(),
+        totalRatio,
+        TOTAL_TARGET,
         runbook.writes().longestStallMillis(),
+        STALL_TARGET_MILLIS,
+        bare.writes().longestStallMillis(),
         bare.writes().lost(),
         runbook.writes().lost(),
-        ok ? "OK" : "MISSED");
-    boolean replaced =
-        options.containsKey("skip-replace")
-            || ReplaceBench.run(dir, releases, options.getOrDefault("replace-version", "3.5.30"));
-    return ok && replaced ? 0 : 1;
+        missed.isEmpty() ? "OK" : "MISSED: " + String.join(", ", missed));
+    return missed.isEmpty();
   }
 
-  private record Measured(Duration took, WriteProbe.Report writes) {}
-
-  /**
-   * What a hand-written script does: each member in inventory order, no backup, no checks, no
-   * leader hand-over.
-   */
-  private static void bareScript(
-      ClusterSpec cluster, SshConnector ssh, ReleaseStore releases, String version)
-      throws Exception {
-    ServiceManager service = ServiceManager.of(cluster.service(), ssh);
-    BinaryInstaller installer = new BinaryInstaller(ssh);
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-    for (MemberSpec member : cluster.members()) {
-      MemberHost host = MemberHost.of(cluster, member);
-      service.stop(host);
-      installer.install(host, version, releases.binDir(version));
-      service.start(host);
-      awaitHealthy(http, member.clientUrl());
-    }
+  /** The targets the runbook's column misses against the bare one's, by name; empty when none. */
+  static List<String> missedTargets(Column bare, Column runbook) {
+    double downRatio = (double) runbook.worstDown() / Math.max(1, bare.worstDown());
+    double totalRatio = (double) runbook.totalMillis() / Math.max(1, bare.totalMillis());
+    List<String> missed = new ArrayList<>();
+    if (downRatio > DOWN_TIME_TARGET) missed.add("member down time");
+    if (totalRatio > TOTAL_TARGET) missed.add("whole upgrade");
+    if (runbook.writes().longestStallMillis() >= STALL_TARGET_MILLIS) missed.add("write stall");
+    if (bare.writes().lost() > 0 || runbook.writes().lost() > 0) missed.add("lost writes");
+    return missed;
   }
 
-  private static void awaitHealthy(HttpClient http, String clientUrl) throws Exception {
-    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
-    while (Instant.now().isBefore(deadline)) {
-      try {
-        HttpResponse<String> health =
-            http.send(
-                HttpRequest.newBuilder(URI.create(clientUrl + "/health"))
-                    .timeout(Duration.ofSeconds(1))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (health.statusCode() == 200 && health.body().contains("\"true\"")) return;
-      } catch (java.io.IOException notYet) {
-        // the member is still starting
+  private static void print(String column, Column measured) {
+    System.out.printf(
+        "   %-12s %6d ms; member down time (ms) %s; writes: %d acknowledged, %d failed, longest"
+            + " stall %d ms, %d lost%n",
+        column + ":",
+        measured.totalMillis(),
+        measured.downMillis(),
+        measured.writes().acknowledged(),
+        measured.writes().failed(),
+        measured.writes().longestStallMillis(),
+        measured.writes().lost());
+  }
+
+  /** Fills the keyspace with {@code mib} MiB in 512 KiB values, before anything is measured. */
+  private static void fill(ClusterSpec cluster, int mib) throws Exception {
+    if (mib <= 0) return;
+    long start = System.nanoTime();
+    byte[] value = new byte[FILL_VALUE_BYTES];
+    Arrays.fill(value, (byte) 'x');
+    try (Client client =
+        Client.builder().endpoints(clientUrls(cluster).toArray(String[]::new)).build()) {
+      int values = mib * 1024 * 1024 / FILL_VALUE_BYTES;
+      for (int i = 0; i < values; i++) {
+        client
+            .getKVClient()
+            .put(
+                ByteSequence.from("/bench/fill/" + i, StandardCharsets.UTF_8),
+                ByteSequence.from(value))
+            .get(30, TimeUnit.SECONDS);
       }
-      TimeUnit.MILLISECONDS.sleep(50);
     }
-    throw new IllegalStateException(clientUrl + " did not become healthy within 2 minutes");
+    System.out.printf("   (keyspace filled with %d MiB in %d ms)%n", mib, millisSince(start));
+  }
+
+  private static long millisSince(long startNanos) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
   }
 
   private static List<String> clientUrls(ClusterSpec cluster) {

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import io.etcdrunbooks.runtime.RunbooksConfig;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflowImpl;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflowImpl;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflowImpl;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3WorkflowImpl;
@@ -63,7 +64,8 @@ public final class RunbookWorker implements AutoCloseable {
         MaintenanceWorkflowImpl.class,
         MaintenanceScheduleWorkflowImpl.class,
         ScaleClusterWorkflowImpl.class,
-        RecoverQuorumWorkflowImpl.class);
+        RecoverQuorumWorkflowImpl.class,
+        FleetUpgradeWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 

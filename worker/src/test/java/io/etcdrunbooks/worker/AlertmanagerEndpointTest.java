@@ -532,7 +532,15 @@ class AlertmanagerEndpointTest {
     @Override
     public Progress progress() {
       return new Progress(
-          TYPE, "sandbox", Phase.AWAITING_APPROVAL, "", "m3", false, List.of(), "placeholder");
+          TYPE,
+          "sandbox",
+          Phase.AWAITING_APPROVAL,
+          "",
+          "m3",
+          false,
+          List.of(),
+          "placeholder",
+          List.of());
     }
 
     @Override

@@ -162,31 +162,32 @@ class RollbackClusterTest {
     while (Instant.now().isBefore(deadline)) {
       Progress progress = upgrade.progress();
       List<CompletedStep> done = progress == null ? List.of() : progress.completed();
-      if (done.stream().anyMatch(s -> s.name().endsWith(": healthy on 3.5.16"))) {
+      if (done.stream().anyMatch(s -> s.name().endsWith(": ready on 3.5.16"))) {
         break;
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }
-    // into the next member's install: its upload is under way when the run is terminated, and the
-    // activity goes on on
-    // the worker; it must not select 3.5.16 after the rollback has put 3.4.23 back
-    while (Instant.now().isBefore(deadline)
-        && upgrade.progress().completed().stream()
-            .noneMatch(
-                s -> s.name().endsWith(": stop") && !s.name().startsWith(firstSwitched(upgrade)))) {
+    // into the next member's restart (stop, switch, start in one activity): the activity goes on
+    // on the worker once the run is terminated; it must not select 3.5.16 after the rollback has
+    // put 3.4.23 back
+    String first = firstSwitched(upgrade);
+    while (Instant.now().isBefore(deadline)) {
+      String inHand = upgrade.progress().member();
+      if (!inHand.isEmpty() && !inHand.equals(first)) break;
       TimeUnit.MILLISECONDS.sleep(20);
     }
+    TimeUnit.MILLISECONDS.sleep(150); // past the member's discover, into its stop
     WorkflowStub.fromTyped(upgrade).terminate("operator stopped the upgrade");
     // The rollback starts at once: the install the terminated run left on the worker asks Temporal
     // before it
     // selects 3.5.16, and stops (RunLiveness).
   }
 
-  /** The member the upgrade switched first, from its "mX: healthy on 3.5.16" step. */
+  /** The member the upgrade switched first, from its "mX: ready on 3.5.16" step. */
   private static String firstSwitched(UpgradeClusterWorkflow upgrade) {
     return upgrade.progress().completed().stream()
         .map(CompletedStep::name)
-        .filter(n -> n.endsWith(": healthy on 3.5.16"))
+        .filter(n -> n.endsWith(": ready on 3.5.16"))
         .map(n -> n.substring(0, n.indexOf(':')))
         .findFirst()
         .orElse("?");

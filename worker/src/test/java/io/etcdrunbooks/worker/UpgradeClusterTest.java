@@ -62,6 +62,28 @@ class UpgradeClusterTest {
           .allSatisfy(members -> assertThat(members).containsExactlyInAnyOrder("m1", "m2", "m3"));
       assertThat(Path.of(result.backup().path())).exists();
       assertThat(result.backup().revision()).isGreaterThanOrEqualTo(revisionBefore);
+      // each restart's down time, stop until ready: six restarts, in the order they happened
+      assertThat(result.memberDownTimes())
+          .hasSize(6)
+          .allSatisfy(d -> assertThat(d.millis()).isBetween(1L, 60_000L));
+      assertThat(result.memberDownTimes().subList(0, 3))
+          .allSatisfy(d -> assertThat(d.version()).isEqualTo("3.4.23"));
+      assertThat(result.memberDownTimes().subList(3, 6))
+          .allSatisfy(d -> assertThat(d.version()).isEqualTo("3.5.30"));
+      assertThat(workflow.progress().downTimes()).isEqualTo(result.memberDownTimes());
+      // the binaries were staged on every host before any member stopped
+      for (String member : List.of("m1", "m2", "m3")) {
+        assertThat(
+                runbooks
+                    .sandbox
+                    .hostRoot(member)
+                    .resolve("opt/etcd/versions/3.5.30/.sha256-checked"))
+            .exists();
+      }
+      assertThat(workflow.progress().completed())
+          .extracting(io.etcdrunbooks.workflows.common.CompletedStep::name)
+          .containsSubsequence(
+              "etcd 3.4.23 on every host", "etcd 3.5.30 on every host", "verified backup");
 
       recordHistoryForReplayTest(runbooks.client());
     }

@@ -142,7 +142,7 @@ class WorkerCrashTest {
       }
       Optional<String> done =
           Optional.ofNullable(progress).map(Progress::completed).orElse(List.of()).stream()
-              .filter(s -> s.name().endsWith(": healthy on 3.5.16") && s.outcome().equals("done"))
+              .filter(s -> s.name().endsWith(": ready on 3.5.16") && s.outcome().equals("done"))
               .map(CompletedStep::name)
               .map(n -> n.substring(0, n.indexOf(':')))
               .findFirst();

@@ -5,6 +5,8 @@ import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupSchedulePhases;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.fleet.FleetPhases;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenancePhases;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceSchedulePhases;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
@@ -42,6 +44,10 @@ public final class RunbookCatalog {
             UpgradeClusterWorkflow.TYPE,
             UpgradePhases.RUNNER.described(),
             UpgradeClusterWorkflow.FAILURES),
+        new Entry(
+            FleetUpgradeWorkflow.TYPE,
+            FleetPhases.RUNNER.described(),
+            FleetUpgradeWorkflow.FAILURES),
         new Entry(
             RollbackClusterWorkflow.TYPE,
             RollbackPhases.RUNNER.described(),

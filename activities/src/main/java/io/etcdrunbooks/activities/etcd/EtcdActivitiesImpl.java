@@ -38,6 +38,9 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   static final Duration LEADER_MOVE_TIMEOUT = Duration.ofSeconds(15);
   static final long POLL_MILLIS = 200;
 
+  /** A restarted member is polled often: its down time ends when it is seen ready. */
+  static final long READY_POLL_MILLIS = 50;
+
   private final Supplier<Inventory> inventory;
 
   public EtcdActivitiesImpl(Supplier<Inventory> inventory) {
@@ -281,7 +284,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       notReady = whyNotReady(inspector, last, request.expectedVersion(), catchUp);
       if (notReady == null) return last;
       Heartbeats.beat("member '" + member + "' not ready: " + notReady);
-      Heartbeats.pause(POLL_MILLIS);
+      Heartbeats.pause(READY_POLL_MILLIS);
     } while (!deadline.passed());
     throw FailureType.MemberNotReady.nonRetryable(
         "member '"

@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.host;
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.ssh.ExecResult;
+import io.etcdrunbooks.activities.ssh.Shell;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.Heartbeats;
@@ -87,15 +88,7 @@ public final class BinaryInstaller implements VersionInstaller {
    */
   public InstallOutcome install(
       MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
-    if (!version.matches("\\d+\\.\\d+\\.\\d+"))
-      throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
-    Map<String, String> expected = localChecksums(binDir);
-    String versionDir = host.member().installDir() + "/versions/" + version;
-    boolean uploaded = false;
-    if (!expected.equals(remoteChecksums(host, versionDir, expected))) {
-      upload(host, version, binDir, expected, versionDir);
-      uploaded = true;
-    }
+    boolean uploaded = uploadUnlessPresent(host, version, binDir);
     String link = "versions/" + version;
     beforeSwitch.run();
     String out =
@@ -113,6 +106,70 @@ public final class BinaryInstaller implements VersionInstaller {
             .stdout()
             .strip();
     return new InstallOutcome(uploaded, out.equals("switched"));
+  }
+
+  @Override
+  public String stage(MemberHost host, String version, Path binDir) {
+    return uploadUnlessPresent(host, version, binDir)
+        ? "uploaded, SHA-256 checked"
+        : "already present, SHA-256 checked";
+  }
+
+  /**
+   * Uploads the version's binaries unless the host has them with the worker's SHA-256. Each check
+   * that passes leaves {@link #CHECKED} in the version's directory, holding the sums it found and
+   * each file's size and modification time; while that file holds the worker's sums and the files
+   * are as it describes them, it stands for the check. So binaries are hashed on the host once,
+   * when they arrive, not again at each staging and never inside a member's down time; a file
+   * written since is hashed (and uploaded) again.
+   */
+  private boolean uploadUnlessPresent(MemberHost host, String version, Path binDir) {
+    if (!version.matches("\\d+\\.\\d+\\.\\d+"))
+      throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
+    Map<String, String> expected = localChecksums(binDir);
+    String versionDir = host.member().installDir() + "/versions/" + version;
+    String sums = checkedLines(expected);
+    String files = expected.keySet().stream().map(Shell::quote).collect(Collectors.joining(" "));
+    String stat = "stat -c '%s %Y %n' " + files + " 2>/dev/null";
+    String found =
+        ssh.exec(
+                host.target(),
+                "cd "
+                    + quote(versionDir)
+                    + " 2>/dev/null && { cat "
+                    + CHECKED
+                    + " 2>/dev/null;"
+                    + " echo --; "
+                    + stat
+                    + "; }; true",
+                COMMAND_TIMEOUT)
+            .stdout();
+    int split = found.lastIndexOf("--\n");
+    if (split >= 0 && found.substring(0, split).equals(sums + found.substring(split + 3)))
+      return false;
+    boolean present = expected.equals(remoteChecksums(host, versionDir, expected));
+    if (!present) upload(host, version, binDir, expected, versionDir);
+    run(
+        host,
+        "cd "
+            + quote(versionDir)
+            + " && { printf %s "
+            + quote(sums)
+            + "; "
+            + stat
+            + "; } > "
+            + CHECKED,
+        "note the checked SHA-256 of etcd " + version);
+    return !present;
+  }
+
+  /** Written beside a version's binaries once their SHA-256 matched the worker's. */
+  static final String CHECKED = ".sha256-checked";
+
+  private static String checkedLines(Map<String, String> sums) {
+    StringBuilder lines = new StringBuilder();
+    sums.forEach((name, sum) -> lines.append(sum).append("  ").append(name).append('\n'));
+    return lines.toString();
   }
 
   @Override

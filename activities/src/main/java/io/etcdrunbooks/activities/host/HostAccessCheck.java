@@ -17,6 +17,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Before a runbook's first change: every host it may touch is logged in to over a new session (the
@@ -40,21 +47,63 @@ final class HostAccessCheck {
    */
   List<String> problems(
       ClusterSpec cluster, Collection<String> exceptMembers, boolean controlPlaneEdits) {
-    List<String> problems = new ArrayList<>();
+    List<Supplier<Optional<String>>> checks = new ArrayList<>();
     for (MemberSpec member : cluster.members()) {
       if (exceptMembers.contains(member.name())) continue;
       MemberHost host = MemberHost.of(cluster, member);
-      check("member " + member.name(), host.target(), memberScript(cluster.service(), host))
-          .ifPresent(problems::add);
+      checks.add(
+          () ->
+              check(
+                  "member " + member.name(), host.target(), memberScript(cluster.service(), host)));
     }
     for (ControlPlaneHost cp : cluster.controlPlane()) {
       if (exceptMembers.contains(cp.name())) continue;
       SshTarget target = SshTarget.of(cluster, cp);
-      check("control-plane host " + cp.name(), target, controlPlaneScript(cp, controlPlaneEdits))
-          .ifPresent(problems::add);
+      checks.add(
+          () ->
+              check(
+                  "control-plane host " + cp.name(),
+                  target,
+                  controlPlaneScript(cp, controlPlaneEdits)));
     }
-    return problems;
+    return inParallel(checks);
   }
+
+  /**
+   * Every host at once (each check is a new login, a key exchange of its own), at most {@link
+   * #PARALLEL_LOGINS} at a time; the problems in the hosts' order.
+   */
+  private static List<String> inParallel(List<Supplier<Optional<String>>> checks) {
+    ExecutorService pool =
+        Executors.newFixedThreadPool(Math.max(1, Math.min(PARALLEL_LOGINS, checks.size())));
+    try {
+      List<Future<Optional<String>>> running = new ArrayList<>();
+      for (Supplier<Optional<String>> check : checks) running.add(pool.submit(check::get));
+      List<String> problems = new ArrayList<>();
+      for (Future<Optional<String>> check : running) {
+        while (true) {
+          try {
+            check.get(1, TimeUnit.SECONDS).ifPresent(problems::add);
+            break;
+          } catch (TimeoutException stillRunning) {
+            Heartbeats.beat("checking SSH access to every host");
+          } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r
+                ? r
+                : new IllegalStateException(e.getCause());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking SSH access", e);
+          }
+        }
+      }
+      return problems;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static final int PARALLEL_LOGINS = 8;
 
   private Optional<String> check(String who, SshTarget target, String script) {
     String where = who + " (" + target.address() + ")";

@@ -2,6 +2,7 @@ package io.etcdrunbooks.activities.host;
 
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.RunLiveness;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -126,6 +127,86 @@ public final class HostActivitiesImpl implements HostActivities {
           }
           service.start(host);
           log.info("{}: etcd started", host.describe());
+          return null;
+        });
+  }
+
+  @Override
+  public String stageVersion(InstallRequest request) {
+    return onHost(
+        request.cluster(),
+        request.member(),
+        "stage etcd " + request.version(),
+        (host, service, versions) -> {
+          String done = versions.stage(host, request.version(), binDir(request.version()));
+          log.info("{}: etcd {} staged: {}", host.describe(), request.version(), done);
+          return done;
+        });
+  }
+
+  @Override
+  public SwitchOutcome switchVersion(InstallRequest request) {
+    MemberRef ref = new MemberRef(request.cluster(), request.member());
+    List<String> steps = new java.util.ArrayList<>();
+    timed(steps, "stop", () -> stopMember(ref));
+    List<String> changes =
+        timed(
+            steps,
+            "flags",
+            () ->
+                translateFlags(
+                    new TranslateFlagsRequest(
+                        request.cluster(), request.member(), request.version(), true)));
+    timed(steps, "select " + request.version(), () -> installVersion(request));
+    timed(steps, "start", () -> launchMember(ref));
+    log.info(
+        "{} of cluster '{}' switched to {}: {}",
+        request.member(),
+        request.cluster(),
+        request.version(),
+        steps);
+    return new SwitchOutcome(changes, steps);
+  }
+
+  private static void timed(List<String> steps, String step, Runnable action) {
+    timed(
+        steps,
+        step,
+        () -> {
+          action.run();
+          return null;
+        });
+  }
+
+  private static <T> T timed(List<String> steps, String step, Supplier<T> action) {
+    long start = System.nanoTime();
+    Heartbeats.beat(step);
+    T result = action.get();
+    steps.add(step + " " + (System.nanoTime() - start) / 1_000_000 + " ms");
+    return result;
+  }
+
+  @Override
+  public void launchMember(MemberRef member) {
+    onHost(
+        member.cluster(),
+        member.member(),
+        "start etcd",
+        (host, service, versions) -> {
+          service.launch(host);
+          log.info("{}: etcd launched", host.describe());
+          return null;
+        });
+  }
+
+  @Override
+  public void watchMember(WatchRequest request) {
+    onHost(
+        request.cluster(),
+        request.member(),
+        "watch etcd after its start",
+        (host, service, versions) -> {
+          service.watch(host, java.time.Duration.ofSeconds(request.seconds()));
           return null;
         });
   }

@@ -22,7 +22,7 @@ public final class PlainProcessServiceManager implements ServiceManager {
   public static final String LOG_FILE = "etcd.log";
 
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
-  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration POLL = Duration.ofMillis(50);
 
   /**
    * Defines etcd_alive: true when etcd.pid names a live process whose argv[0] is an etcd binary. A
@@ -85,6 +85,32 @@ public final class PlainProcessServiceManager implements ServiceManager {
 
   @Override
   public void start(MemberHost host) {
+    if (!startProcess(host)) return;
+    long deadline = System.nanoTime() + startupGrace.toNanos();
+    while (System.nanoTime() < deadline) {
+      Heartbeats.beat("waiting for etcd of " + host.member().name() + " to stay up");
+      sleep(POLL);
+      if (!isRunning(host)) {
+        throw new MemberStartFailedException(
+            "etcd of "
+                + host.describe()
+                + " exited right after it was started; last lines of "
+                + host.member().serviceDir()
+                + "/"
+                + LOG_FILE
+                + ":\n"
+                + logTail(host, 20));
+      }
+    }
+  }
+
+  @Override
+  public void launch(MemberHost host) {
+    startProcess(host);
+  }
+
+  /** Starts the process unless one runs; false when one ran already. */
+  private boolean startProcess(MemberHost host) {
     String etcd = host.member().installDir() + "/current/etcd";
     String script =
         inServiceDir(host)
@@ -123,7 +149,7 @@ public final class PlainProcessServiceManager implements ServiceManager {
             + " 2>&1 &\n"
             + "i=0; while [ ! -s "
             + PID_FILE
-            + " ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\n"
+            + " ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done\n"
             + "[ -s "
             + PID_FILE
             + " ] || { echo 'etcd did not write its pid file within 10 s' >&2; exit 4; }\n"
@@ -132,28 +158,12 @@ public final class PlainProcessServiceManager implements ServiceManager {
             // for an etcd that died
             + "i=0; until etcd_alive || [ ! -d /proc/\"$(cat "
             + PID_FILE
-            + ")\" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done\n"
+            + ")\" ] || [ $i -ge 500 ]; do sleep 0.02; i=$((i+1)); done\n"
             + "echo \"started $(cat "
             + PID_FILE
             + ")\"\n";
     String out = run(host, script, "start etcd").stdout().strip();
-    if (out.startsWith("running ")) return;
-    long deadline = System.nanoTime() + startupGrace.toNanos();
-    while (System.nanoTime() < deadline) {
-      Heartbeats.beat("waiting for etcd of " + host.member().name() + " to stay up");
-      sleep(POLL);
-      if (!isRunning(host)) {
-        throw new MemberStartFailedException(
-            "etcd of "
-                + host.describe()
-                + " exited right after it was started; last lines of "
-                + host.member().serviceDir()
-                + "/"
-                + LOG_FILE
-                + ":\n"
-                + logTail(host, 20));
-      }
-    }
+    return !out.startsWith("running ");
   }
 
   @Override

@@ -25,6 +25,46 @@ public interface ServiceManager {
    */
   void start(MemberHost host);
 
+  /**
+   * Starts etcd unless it runs and returns once its process exists, without waiting to see it stay
+   * up: the caller watches it ({@link #watch}) while it waits for the member's health, so that a
+   * restart's down time is stop, switch, start and ready, nothing more.
+   */
+  default void launch(MemberHost host) {
+    start(host);
+  }
+
+  /**
+   * Watches the running etcd for {@code window}: fails with {@link MemberStartFailedException},
+   * carrying the end of its log, as soon as it is gone or replaced by another process (it exited,
+   * or its supervisor restarted it); returns when it ran throughout. Heartbeats, so a cancelled
+   * watch ends at its next poll.
+   */
+  default void watch(MemberHost host, java.time.Duration window) {
+    java.util.OptionalLong first = mainPid(host);
+    long deadline = System.nanoTime() + window.toNanos();
+    while (true) {
+      java.util.OptionalLong now = first.isEmpty() ? first : mainPid(host);
+      if (now.isEmpty() || now.getAsLong() != first.getAsLong()) {
+        throw new MemberStartFailedException(
+            "etcd of "
+                + host.describe()
+                + (now.isEmpty()
+                    ? " exited"
+                    : " was restarted (pid " + first.getAsLong() + " -> " + now.getAsLong() + ")")
+                + " right after it was started; its last log lines:\n"
+                + logTail(host, 20));
+      }
+      if (System.nanoTime() > deadline) return;
+      io.etcdrunbooks.activities.support.Heartbeats.beat(
+          "watching etcd of " + host.member().name() + " (pid " + first.getAsLong() + ")");
+      io.etcdrunbooks.activities.support.Heartbeats.pause(WATCH_POLL_MILLIS);
+    }
+  }
+
+  /** How often {@link #watch} looks at the process. */
+  long WATCH_POLL_MILLIS = 100;
+
   /** Stops etcd gracefully (SIGTERM, so a leader hands over), bounded; no-op when it is stopped. */
   void stop(MemberHost host);
 

@@ -20,7 +20,7 @@ import java.time.Duration;
  */
 public final class StaticPodServiceManager implements ServiceManager {
 
-  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(30);
 
   private final StaticPodManifest manifest;
@@ -134,8 +134,34 @@ public final class StaticPodServiceManager implements ServiceManager {
 
   @Override
   public void start(MemberHost host) {
+    long pid = launchPod(host);
+    if (pid < 0) return;
+    long graceEnd = System.nanoTime() + startupGrace.toNanos();
+    while (System.nanoTime() < graceEnd) {
+      Heartbeats.beat("waiting for etcd of " + host.member().name() + " to stay up");
+      Heartbeats.pause(POLL.toMillis());
+      long now = state(host).pid();
+      if (now != pid) {
+        throw new MemberStartFailedException(
+            "etcd of "
+                + host.describe()
+                + " exited right after kubelet started it"
+                + (now > 0 ? " and was restarted" : "")
+                + "; last log lines:\n"
+                + logTail(host, 20));
+      }
+    }
+  }
+
+  @Override
+  public void launch(MemberHost host) {
+    launchPod(host);
+  }
+
+  /** Puts the manifest back and waits for kubelet's process: its pid, -1 when it ran already. */
+  private long launchPod(MemberHost host) {
     PodState state = state(host);
-    if (state.location() == Location.IN_PLACE && state.processUp()) return;
+    if (state.location() == Location.IN_PLACE && state.processUp()) return -1;
     if (state.location() == Location.MISSING) {
       throw new SshCommandException(
           "no etcd manifest for "
@@ -154,22 +180,7 @@ public final class StaticPodServiceManager implements ServiceManager {
           "mv " + quote(manifest.stashedPath(host)) + " " + quote(manifest.inPlacePath(host)),
           "move the etcd manifest back into kubelet's manifests directory");
     }
-    long pid = awaitProcess(host);
-    long graceEnd = System.nanoTime() + startupGrace.toNanos();
-    while (System.nanoTime() < graceEnd) {
-      Heartbeats.beat("waiting for etcd of " + host.member().name() + " to stay up");
-      Heartbeats.pause(POLL.toMillis());
-      long now = state(host).pid();
-      if (now != pid) {
-        throw new MemberStartFailedException(
-            "etcd of "
-                + host.describe()
-                + " exited right after kubelet started it"
-                + (now > 0 ? " and was restarted" : "")
-                + "; last log lines:\n"
-                + logTail(host, 20));
-      }
-    }
+    return awaitProcess(host);
   }
 
   private long awaitProcess(MemberHost host) {

@@ -19,7 +19,7 @@ public final class SystemdServiceManager implements ServiceManager {
   public static final String DEFAULT_UNIT = io.etcdrunbooks.inventory.ServiceSpec.DEFAULT_UNIT;
   private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(3);
   private static final Duration READINESS_WAIT = Duration.ofSeconds(10);
-  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration JOURNAL_FLUSH = Duration.ofSeconds(1);
 
   private final SshConnector ssh;

@@ -36,6 +36,11 @@ final class SystemdVersionInstaller implements VersionInstaller {
   }
 
   @Override
+  public String stage(MemberHost host, String version, Path binDir) {
+    return binaries.stage(host, version, binDir);
+  }
+
+  @Override
   public String installAndSelect(
       MemberHost host, String version, Path binDir, Runnable beforeSwitch) {
     String done = binaries.installAndSelect(host, version, binDir, beforeSwitch);

@@ -27,6 +27,16 @@ public interface VersionInstaller {
   String installAndSelect(MemberHost host, String version, Path binDir, Runnable beforeSwitch);
 
   /**
+   * Puts the version where {@link #installAndSelect} will find it, without pointing the service at
+   * it, so that the upload happens before the member stops; does nothing that is already done.
+   *
+   * @return what was done, for the log
+   */
+  default String stage(MemberHost host, String version, Path binDir) {
+    return "nothing to stage: the service's next start fetches etcd " + version;
+  }
+
+  /**
    * A static pod's version is its manifest's image; plain and systemd members run uploaded
    * binaries, a systemd unit's ExecStart pointed at them where it runs another path.
    */

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.activities.inventory;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.FleetSelector;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.inventory.InventorySource;
@@ -49,6 +50,37 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
   }
 
   @Override
+  public List<FleetCluster> selectClusters(SelectClustersRequest request) {
+    Inventory inventory = source.get();
+    String selector = request.selector() == null ? "" : request.selector().strip();
+    if (selector.isEmpty()) {
+      selector = inventory.fleets().get(request.fleet());
+      if (selector == null) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "no fleet '%s' in the inventory (fleets: %s) and no selector given; name a fleet of the inventory's fleets section or give a selector such as env=prod,size=small"
+                .formatted(request.fleet(), new java.util.TreeSet<>(inventory.fleets().keySet())),
+            FailureType.FleetRefused.name());
+      }
+    }
+    List<ClusterSpec> selected;
+    try {
+      selected = FleetSelector.parse(selector).select(inventory);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          e.getMessage(), FailureType.FleetRefused.name());
+    }
+    if (selected.isEmpty()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "selector '%s' matches none of the inventory's %d clusters; check the clusters' labels"
+              .formatted(selector, inventory.clusters().size()),
+          FailureType.FleetRefused.name());
+    }
+    return selected.stream()
+        .map(c -> new FleetCluster(c.name(), c.labels(), c.members().size()))
+        .toList();
+  }
+
+  @Override
   public void checkWritable(ClusterRef cluster) {
     cluster(cluster.cluster());
     Path file = source.file().toAbsolutePath();
@@ -85,7 +117,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (!placed) members.add(added);
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(cluster.name(), cluster.withMembers(members));
-    write(new Inventory(inventory.releases(), clusters));
+    write(inventory.withClusters(clusters));
     log.info(
         "inventory {}: cluster '{}' member '{}' replaced by '{}' ({})",
         source.file(),
@@ -139,7 +171,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     Inventory inventory = source.get();
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(cluster.name(), cluster.withMembers(members));
-    write(new Inventory(inventory.releases(), clusters));
+    write(inventory.withClusters(clusters));
   }
 
   private static MemberSpec spec(MemberPlacement p) {
@@ -196,7 +228,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (changed.equals(cluster)) return false;
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(cluster.name(), changed);
-    write(new Inventory(inventory.releases(), clusters));
+    write(inventory.withClusters(clusters));
     log.info(
         "inventory {}: cluster '{}' client URLs {}, peer URLs {}, client TLS {}",
         source.file(),

@@ -36,7 +36,8 @@ public final class FakeRecoverQuorum implements RecoverQuorumWorkflow {
         "",
         false,
         List.of(),
-        String.join(",", signals));
+        String.join(",", signals),
+        List.of());
   }
 
   @Override

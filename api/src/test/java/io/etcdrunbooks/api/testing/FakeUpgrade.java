@@ -37,7 +37,8 @@ public final class FakeUpgrade implements UpgradeClusterWorkflow {
         "",
         false,
         List.of(),
-        String.join(",", signals));
+        String.join(",", signals),
+        List.of());
   }
 
   @Override

@@ -25,8 +25,46 @@ public interface HostActivities {
   /** Puts the version's binaries on the host (checksum-verified) and points the service at them. */
   void installVersion(InstallRequest request);
 
-  /** Starts the member's etcd. No-op when it runs. */
+  /** Starts the member's etcd and waits to see it stay up a moment. No-op when it runs. */
   void startMember(MemberRef member);
+
+  /**
+   * Puts the version's binaries on the member's host, SHA-256 checked, without pointing its service
+   * at them, so that the member's restart does not wait for an upload. No-op when they are there;
+   * returns what was done.
+   */
+  String stageVersion(InstallRequest request);
+
+  /**
+   * Starts the member's etcd and returns once its process exists, without the stay-up wait of
+   * {@link #startMember}: the runbook watches it ({@link #watchMember}) while it waits for the
+   * member's health. No-op when it runs.
+   */
+  void launchMember(MemberRef member);
+
+  /**
+   * Watches the member's running etcd for up to {@code seconds}: fails, non-retryably, with the end
+   * of its log as soon as it exits or is restarted; returns when it ran throughout. Cancelled by
+   * the runbook once the member is ready.
+   */
+  void watchMember(WatchRequest request);
+
+  record WatchRequest(String cluster, String member, int seconds) {}
+
+  /**
+   * A member's restart on a version in one call, so that its down time holds no round trips between
+   * steps: stop ({@link #stopMember}), renamed flags translated where they live ({@link
+   * #translateFlags}), the version selected ({@link #installVersion}; staged before, see {@link
+   * #stageVersion}) and etcd started ({@link #launchMember}). Each step skips what is done, so a
+   * retry finishes the restart. Readiness is the caller's next step.
+   */
+  SwitchOutcome switchVersion(InstallRequest request);
+
+  /**
+   * @param flagChanges renamed flags translated ("--debug -> --log-level=debug")
+   * @param steps each step with its time ("stop 310 ms")
+   */
+  record SwitchOutcome(List<String> flagChanges, List<String> steps) {}
 
   /** Last lines of the member's etcd log. */
   String logTail(LogTailRequest request);

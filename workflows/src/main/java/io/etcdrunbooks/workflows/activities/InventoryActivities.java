@@ -50,6 +50,21 @@ public interface InventoryActivities {
    */
   boolean recordTls(RecordTlsRequest request);
 
+  /**
+   * The clusters a fleet holds, by name: those {@code selector} matches, or when it is blank those
+   * of the inventory's fleet {@code fleet}. Fails, non-retryably ({@code FleetRefused}), on an
+   * unknown fleet, a selector that cannot be read or one that selects nothing.
+   */
+  List<FleetCluster> selectClusters(SelectClustersRequest request);
+
+  record SelectClustersRequest(String fleet, String selector) {}
+
+  /**
+   * @param labels the cluster's labels in the inventory
+   * @param members how many members the inventory gives it
+   */
+  record FleetCluster(String cluster, Map<String, String> labels, int members) {}
+
   record RecordTlsRequest(
       String cluster,
       boolean setTls,

@@ -19,6 +19,8 @@ public enum FailureType {
   MaintenanceRefused,
   ScaleRefused,
   RecoverRefused,
+  /** FleetUpgrade: the selector or fleet selects nothing, or the request is wrong. */
+  FleetRefused,
   /** A changing runbook started under another id than its cluster's change id. */
   WrongWorkflowId,
   // Runbooks: failed after changing something
@@ -64,6 +66,11 @@ public enum FailureType {
    */
   RecoverFailed,
   /** The runbook did its work but its final checks found problems. */
+  /**
+   * FleetUpgrade: as many clusters failed as its failure budget allows; nothing new was started,
+   * the clusters running then finished.
+   */
+  FleetHalted,
   PostflightFailed,
   // Steps (activities), and steps the workflow stops itself
   /** The inventory has no such cluster. */

@@ -15,7 +15,13 @@ public enum Phase {
   BACKUP,
   RETENTION,
   AWAITING_APPROVAL,
+  /** FleetUpgrade: every selected cluster's upgrade run dry, to list the ones it would refuse. */
+  DETECT,
+  /** The upgrade's binaries put on every host, in parallel, before the first member stops. */
+  STAGE,
   UPGRADE,
+  /** FleetUpgrade: the waves, each cluster an UpgradeCluster child. */
+  WAVES,
   /**
    * A changing runbook puts back what it changed after a step failed (the upgrade's members, say).
    */

@@ -13,6 +13,7 @@ import java.util.List;
  * @param paused a pause signal is holding the runbook between members
  * @param completed finished steps with their timings, oldest first
  * @param message last notable event, for example the reason of a failure
+ * @param downTimes each member restart's down time (stopped until ready), oldest first
  */
 public record Progress(
     String runbook,
@@ -22,4 +23,5 @@ public record Progress(
     String member,
     boolean paused,
     List<CompletedStep> completed,
-    String message) {}
+    String message,
+    List<MemberDownTime> downTimes) {}

@@ -16,6 +16,7 @@ public final class ProgressTracker {
   private final String runbook;
   private String cluster = "";
   private final List<CompletedStep> completed = new ArrayList<>();
+  private final List<MemberDownTime> downTimes = new ArrayList<>();
   private final Logger log;
   private Phase phase = Phase.STARTING;
   private String step = "";
@@ -44,10 +45,22 @@ public final class ProgressTracker {
     if (metrics != null) metrics.finished(outcome);
   }
 
-  /** A member stopped, switched and healthy again, for the restart-duration metric. */
-  public void memberRestarted(String name, long startedAtMillis) {
-    if (metrics != null)
-      metrics.memberRestart(name, Workflow.currentTimeMillis() - startedAtMillis);
+  /**
+   * A member stopped, switched and ready again on {@code version}: its down time, from its stop
+   * ({@code stoppedAtMillis}) until now, goes to the progress and the metrics.
+   */
+  public MemberDownTime memberRestarted(String name, String version, long stoppedAtMillis) {
+    MemberDownTime down =
+        new MemberDownTime(name, version, Workflow.currentTimeMillis() - stoppedAtMillis);
+    downTimes.add(down);
+    if (metrics != null) metrics.memberRestart(name, down.millis());
+    message("%s ready on %s after %d ms down".formatted(name, version, down.millis()));
+    return down;
+  }
+
+  /** Every member restart's down time so far, oldest first. */
+  public List<MemberDownTime> downTimes() {
+    return List.copyOf(downTimes);
   }
 
   /** The pause signal: takes effect at the next {@link #awaitResumed()}. */
@@ -57,6 +70,11 @@ public final class ProgressTracker {
 
   public void resume() {
     paused = false;
+  }
+
+  /** Whether a pause signal holds the runbook (until resume). */
+  public boolean isPaused() {
+    return paused;
   }
 
   /** Where a runbook may be held between members. */
@@ -183,6 +201,14 @@ public final class ProgressTracker {
 
   public Progress snapshot() {
     return new Progress(
-        runbook, cluster, phase, step, member, paused, List.copyOf(completed), message);
+        runbook,
+        cluster,
+        phase,
+        step,
+        member,
+        paused,
+        List.copyOf(completed),
+        message,
+        List.copyOf(downTimes));
   }
 }

@@ -17,6 +17,8 @@ final class RunbookMetrics {
   static final String FINISHED = "etcd_runbooks_runbooks_finished";
   static final String PHASE = "etcd_runbooks_phase_duration";
   static final String MEMBER_STEP = "etcd_runbooks_member_step_duration";
+
+  /** A member's down time: from its stop until it is ready again. */
   static final String MEMBER_RESTART = "etcd_runbooks_member_restart_duration";
 
   private final Scope scope;

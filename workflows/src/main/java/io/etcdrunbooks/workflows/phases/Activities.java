@@ -53,6 +53,13 @@ public final class Activities {
   public final EtcdActivities etcdWait;
 
   public final HostActivities host;
+
+  /**
+   * For {@link HostActivities#watchMember}: a short heartbeat timeout, so that the watch learns of
+   * its cancellation (at a heartbeat) within a second or two of the member being ready.
+   */
+  public final HostActivities hostWatch;
+
   public final ReleaseActivities releases;
   public final BackupActivities backup;
   public final MembershipActivities membership;
@@ -79,6 +86,7 @@ public final class Activities {
     etcd = stub(EtcdActivities.class, ofMinutes(2), ofSeconds(20), RETRY);
     etcdWait = stub(EtcdActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     host = stub(HostActivities.class, ofMinutes(10), ofSeconds(20), RETRY);
+    hostWatch = stub(HostActivities.class, ofMinutes(30), ofSeconds(2), WAIT_RETRY);
     releases = stub(ReleaseActivities.class, ofMinutes(30), ofMinutes(1), RETRY);
     backup = stub(BackupActivities.class, ofHours(1), ofMinutes(1), RETRY);
     membership = stub(MembershipActivities.class, ofMinutes(2), ofSeconds(20), RETRY);

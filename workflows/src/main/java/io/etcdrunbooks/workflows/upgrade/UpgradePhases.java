@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.upgrade;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.always;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
 
+import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -10,6 +11,9 @@ import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.etcdrunbooks.workflows.phases.VerifiedBackup;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -40,14 +44,23 @@ public final class UpgradePhases {
                   run -> run.changes() && run.request.requireApproval(),
                   UpgradePhases::awaitApproval),
               when(
+                  Phase.STAGE,
+                  "uploads every rung's binaries to every member's host at once, each checked by its"
+                      + " SHA-256, before any member stops, so that a member's restart is stop, switch,"
+                      + " start, ready",
+                  run -> run.changes() && stagesBinaries(),
+                  UpgradePhases::stage),
+              when(
                   Phase.BACKUP,
                   "takes a verified, encrypted backup and the keyspace checksum at its revision",
                   UpgradeRun::changes,
                   UpgradePhases::backup),
               when(
                   Phase.UPGRADE,
-                  "switches each member to each rung of the ladder, leader last; a member that fails is put"
-                      + " back with the rest of its rung (COMPENSATE)",
+                  "switches each member to each rung of the ladder, leader last (stop, switch, start in one"
+                      + " step, then ready on health and raft progress while its process is watched; its"
+                      + " down time measured); a member that fails is put back with the rest of its rung"
+                      + " (COMPENSATE)",
                   UpgradeRun::changes,
                   UpgradeLadder::run),
               when(
@@ -95,6 +108,37 @@ public final class UpgradePhases {
 
   private static void awaitApproval(UpgradeRun run) {
     run.ctx.approval().awaitApproval("the pre-upgrade backup and the first member", () -> false);
+  }
+
+  /** Added after the runbook shipped: histories recorded before it replay without the phase. */
+  private static boolean stagesBinaries() {
+    return Workflow.getVersion(STAGE_BINARIES, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  static final String STAGE_BINARIES = "stage-binaries";
+
+  private static void stage(UpgradeRun run) {
+    List<String> members = run.state.members().stream().map(MemberStatus::name).toList();
+    for (LadderStep step : run.plan.steps()) {
+      run.ctx
+          .progress()
+          .run(
+              "etcd %s on every host".formatted(step.toVersion()),
+              () -> {
+                List<Promise<String>> uploads = new ArrayList<>();
+                for (String member : members) {
+                  uploads.add(
+                      Async.function(
+                          run.ctx.activities().host::stageVersion,
+                          new InstallRequest(run.cluster(), member, step.toVersion())));
+                }
+                Promise.allOf(uploads).get();
+                List<String> done = new ArrayList<>();
+                for (int i = 0; i < members.size(); i++)
+                  done.add(members.get(i) + ": " + uploads.get(i).get());
+                run.ctx.progress().message("etcd " + step.toVersion() + " staged: " + done);
+              });
+    }
   }
 
   private static void backup(UpgradeRun run) {

@@ -15,6 +15,8 @@ import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +58,37 @@ final class UpgradePreflight {
       return List.of();
     String target = run.ladder.get(run.ladder.size() - 1);
     List<String> problems = new ArrayList<>();
+    if (readsInParallel()) {
+      List<MemberStatus> members = reachable(run);
+      List<Promise<List<String>>> reads = new ArrayList<>();
+      for (MemberStatus m : members) {
+        reads.add(
+            Async.function(
+                run.ctx.activities().host::translateFlags,
+                new TranslateFlagsRequest(run.cluster(), m.name(), target, false)));
+      }
+      run.ctx
+          .progress()
+          .run(
+              "flags to translate for " + target + " on " + names(members),
+              () -> {
+                for (int i = 0; i < members.size(); i++) {
+                  try {
+                    List<String> changes = reads.get(i).get();
+                    if (!changes.isEmpty())
+                      run.ctx
+                          .progress()
+                          .message(
+                              members.get(i).name()
+                                  + ": flags translated when it switches: "
+                                  + changes);
+                  } catch (ActivityFailure e) {
+                    problems.add(Failures.rootMessage(e));
+                  }
+                }
+              });
+      return problems;
+    }
     for (MemberStatus m : run.state.members()) {
       if (!m.reachable()) continue;
       try {
@@ -78,6 +111,24 @@ final class UpgradePreflight {
       }
     }
     return problems;
+  }
+
+  /**
+   * The members' flags are read on their hosts all at once, not one after the other (each read may
+   * be the first login to its host). Upgrades started before replay reading in turn.
+   */
+  private static boolean readsInParallel() {
+    return Workflow.getVersion(PARALLEL_READS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  static final String PARALLEL_READS = "preflight-reads-in-parallel";
+
+  private static List<MemberStatus> reachable(UpgradeRun run) {
+    return run.state.members().stream().filter(MemberStatus::reachable).toList();
+  }
+
+  private static String names(List<MemberStatus> members) {
+    return String.join(", ", members.stream().map(MemberStatus::name).toList());
   }
 
   /**
@@ -114,6 +165,18 @@ final class UpgradePreflight {
 
   /** How each running member was started: what the next binary would be started with. */
   private static List<MemberFlags> flagsOfRunningMembers(UpgradeRun run) {
+    if (readsInParallel()) {
+      List<MemberStatus> members = reachable(run);
+      List<Promise<MemberFlags>> reads = new ArrayList<>();
+      for (MemberStatus m : members) {
+        reads.add(
+            Async.function(
+                run.ctx.activities().host::memberFlags, new MemberRef(run.cluster(), m.name())));
+      }
+      return run.ctx
+          .progress()
+          .record("flags of " + names(members), () -> reads.stream().map(Promise::get).toList());
+    }
     List<MemberFlags> flags = new ArrayList<>();
     for (MemberStatus m : run.state.members()) {
       if (!m.reachable()) continue;

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.common.MemberDownTime;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.Map;
  * @param keyspaceAfter the same checksum, read again after the last member
  * @param restartedMembers members that were actually restarted, per ladder step label
  * @param notes warnings worth reading (for example a keyspace check skipped because of compaction)
+ * @param memberDownTimes each member restart's down time, stopped until ready, in order
  */
 public record UpgradeResult(
     String cluster,
@@ -30,4 +32,5 @@ public record UpgradeResult(
     KeyspaceDigest keyspaceBefore,
     KeyspaceDigest keyspaceAfter,
     Map<String, List<String>> restartedMembers,
-    List<String> notes) {}
+    List<String> notes,
+    List<MemberDownTime> memberDownTimes) {}

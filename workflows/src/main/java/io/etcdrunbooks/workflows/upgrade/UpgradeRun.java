@@ -58,7 +58,8 @@ final class UpgradeRun {
           null,
           null,
           Map.of(),
-          List.of("dry run: nothing was touched"));
+          List.of("dry run: nothing was touched"),
+          List.of());
     }
     return new UpgradeResult(
         cluster(),
@@ -70,6 +71,7 @@ final class UpgradeRun {
         before,
         after,
         restarted,
-        notes);
+        notes,
+        ctx.progress().downTimes());
   }
 }

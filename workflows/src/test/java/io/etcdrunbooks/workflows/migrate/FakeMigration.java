@@ -223,6 +223,13 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
+  public java.util.List<io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster>
+      selectClusters(
+          io.etcdrunbooks.workflows.activities.InventoryActivities.SelectClustersRequest request) {
+    throw new UnsupportedOperationException("not used here");
+  }
+
+  @Override
   public boolean recordRemoval(
       io.etcdrunbooks.workflows.activities.InventoryActivities.RecordRemovalRequest request) {
     throw new UnsupportedOperationException("no member is removed here");

@@ -79,7 +79,8 @@ class PayloadRoundTripTest {
             digest,
             digest,
             Map.of("3.3.25 -> 3.4.23", List.of("m2", "m1")),
-            List.of());
+            List.of(),
+            List.of(new io.etcdrunbooks.workflows.common.MemberDownTime("m2", "3.4.23", 850)));
     assertThat(roundTrip(result, UpgradeResult.class)).isEqualTo(result);
 
     Progress progress =
@@ -91,7 +92,8 @@ class PayloadRoundTripTest {
             "m2",
             false,
             List.of(new CompletedStep("m2: stop", 1, 2, "done")),
-            "");
+            "",
+            List.of(new io.etcdrunbooks.workflows.common.MemberDownTime("m2", "3.4.23", 850)));
     assertThat(roundTrip(progress, Progress.class)).isEqualTo(progress);
 
     ConsistencyReport report = new ConsistencyReport(5, Map.of("m1", 1L), Map.of("m1", 9L), true);

@@ -3,6 +3,8 @@ package io.etcdrunbooks.workflows.replacemember;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
+import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
@@ -280,6 +282,26 @@ final class FakeReplacement
     throw new UnsupportedOperationException("not used by a replacement");
   }
 
+  @Override
+  public String stageVersion(InstallRequest request) {
+    throw new UnsupportedOperationException("not used by a replacement");
+  }
+
+  @Override
+  public void launchMember(MemberRef member) {
+    throw new UnsupportedOperationException("not used by a replacement");
+  }
+
+  @Override
+  public SwitchOutcome switchVersion(InstallRequest request) {
+    throw new UnsupportedOperationException("not used by a replacement");
+  }
+
+  @Override
+  public void watchMember(WatchRequest request) {
+    throw new UnsupportedOperationException("not used by a replacement");
+  }
+
   // membership
 
   @Override
@@ -490,6 +512,13 @@ final class FakeReplacement
   public boolean recordAddition(
       io.etcdrunbooks.workflows.activities.InventoryActivities.RecordAdditionRequest request) {
     throw new UnsupportedOperationException("no member is added here");
+  }
+
+  @Override
+  public java.util.List<io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster>
+      selectClusters(
+          io.etcdrunbooks.workflows.activities.InventoryActivities.SelectClustersRequest request) {
+    throw new UnsupportedOperationException("not used here");
   }
 
   @Override

@@ -71,8 +71,7 @@ class RollbackControlFlowTest {
             "EtcdActivities.discover",
             "ReleaseActivities.availableVersions",
             "HostActivities.checkAccess",
-            "HostActivities.stopMember",
-            "HostActivities.installVersion",
+            "HostActivities.switchVersion",
             "EtcdActivities.awaitMemberReady",
             "EtcdActivities.checkConsistency");
   }

@@ -3,6 +3,8 @@ package io.etcdrunbooks.workflows.testing;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
+import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -63,6 +65,8 @@ public final class FakeCluster
   private final List<String> alarms = new ArrayList<>();
   private List<String> movesClusterVersion = List.of();
   private final Map<String, List<String>> startArgs = new LinkedHashMap<>();
+  private final List<String> staged = new ArrayList<>();
+  private String exitsOnStart = "";
 
   /**
    * @param leader the member leading at first; every member starts healthy on version
@@ -84,6 +88,20 @@ public final class FakeCluster
   public synchronized FakeCluster notReadyOn(String member, String version) {
     notReady = member + "@" + version;
     return this;
+  }
+
+  /**
+   * The member's etcd exits right after it was started on the version: its watch fails at once, its
+   * readiness only after a few seconds.
+   */
+  public synchronized FakeCluster exitsOnStart(String member, String version) {
+    exitsOnStart = member + "@" + version;
+    return this;
+  }
+
+  /** "m1@3.5.30" for every version staged on a member's host, in order. */
+  public synchronized List<String> staged() {
+    return List.copyOf(staged);
   }
 
   /** Leadership cannot be handed over: a leader cannot be switched. */
@@ -242,7 +260,22 @@ public final class FakeCluster
   }
 
   @Override
-  public synchronized MemberStatus awaitMemberReady(AwaitMemberRequest request) {
+  public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
+    if ((request.member() + "@" + request.expectedVersion()).equals(exitsOnStart())) {
+      try {
+        Thread.sleep(3000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return awaitReady(request);
+  }
+
+  private synchronized String exitsOnStart() {
+    return exitsOnStart;
+  }
+
+  private synchronized MemberStatus awaitReady(AwaitMemberRequest request) {
     Member m = members.get(request.member());
     if ((request.member() + "@" + request.expectedVersion()).equals(notReady)) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -291,6 +324,53 @@ public final class FakeCluster
     Member m = members.get(member.member());
     m.running = m.installed;
     if (member.member().equals(downWhenStarted)) members.get(goesDown).running = "";
+  }
+
+  @Override
+  public synchronized String stageVersion(InstallRequest request) {
+    staged.add(request.member() + "@" + request.version());
+    return "uploaded";
+  }
+
+  @Override
+  public synchronized void launchMember(MemberRef member) {
+    startMember(member);
+    Member m = members.get(member.member());
+    if ((member.member() + "@" + m.installed).equals(exitsOnStart)) m.running = "";
+  }
+
+  @Override
+  public synchronized SwitchOutcome switchVersion(InstallRequest request) {
+    MemberRef ref = new MemberRef(request.cluster(), request.member());
+    stopMember(ref);
+    List<String> changes =
+        translateFlags(
+            new TranslateFlagsRequest(
+                request.cluster(), request.member(), request.version(), true));
+    installVersion(request);
+    launchMember(ref);
+    return new SwitchOutcome(changes, List.of());
+  }
+
+  /**
+   * Fails at once when the member's etcd exited; else watches (sleeps) a moment, like a real one.
+   */
+  @Override
+  public void watchMember(WatchRequest request) {
+    if (!watchedStaysUp(request.member())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "etcd of " + request.member() + " exited right after it was started",
+          "MemberStartFailed");
+    }
+    try {
+      Thread.sleep(300);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private synchronized boolean watchedStaysUp(String member) {
+    return !members.get(member).running.isEmpty();
   }
 
   @Override

@@ -3,9 +3,11 @@ package io.etcdrunbooks.workflows.upgrade;
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.awaitPhase;
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.MemberDownTime;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
@@ -60,9 +62,26 @@ class UpgradeControlFlowTest {
         .containsSubsequence(
             "EtcdActivities.discover",
             "HostActivities.checkAccess",
+            "HostActivities.stageVersion",
             "BackupActivities.takeVerifiedBackup",
-            "HostActivities.stopMember",
+            "HostActivities.switchVersion",
             "EtcdActivities.awaitClusterVersion");
+    assertThat(cluster.staged()).containsExactlyInAnyOrder("m1@3.5.16", "m2@3.5.16", "m3@3.5.16");
+    assertThat(recording.calls().indexOf("HostActivities.stageVersion"))
+        .isLessThan(recording.calls().indexOf("HostActivities.switchVersion"));
+    assertThat(result.memberDownTimes())
+        .extracting(MemberDownTime::member, MemberDownTime::version)
+        .containsExactly(tuple("m1", "3.5.16"), tuple("m2", "3.5.16"), tuple("m3", "3.5.16"));
+    assertThat(result.memberDownTimes()).allSatisfy(d -> assertThat(d.millis()).isPositive());
+  }
+
+  @Test
+  void givenAMemberWhoseEtcdExitsRightAfterItsStartTheWatchFailsItBeforeItsReadinessTimesOut() {
+    FakeCluster cluster = cluster().exitsOnStart("m2", "3.5.16");
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeRolledBack.name());
+    assertThat(Failures.rootMessage(failure)).contains("m2", "exited right after it was started");
+    assertThat(cluster.running()).containsEntry("m1", "3.4.23").containsEntry("m2", "3.4.23");
   }
 
   @Test
@@ -166,12 +185,7 @@ class UpgradeControlFlowTest {
     assertThat(cluster.memberFlags(new MemberRef("c", "m2")).args())
         .containsExactly("--name=m2", "--log-level=debug");
     assertThat(recording.calls())
-        .containsSubsequence(
-            "HostActivities.translateFlags",
-            "HostActivities.stopMember",
-            "HostActivities.translateFlags",
-            "HostActivities.installVersion",
-            "HostActivities.startMember");
+        .containsSubsequence("HostActivities.translateFlags", "HostActivities.switchVersion");
   }
 
   @Test

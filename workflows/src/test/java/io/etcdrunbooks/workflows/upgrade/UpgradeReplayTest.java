@@ -21,6 +21,19 @@ class UpgradeReplayTest {
   }
 
   /**
+   * The same ladder recorded with the binaries staged before the first stop, the preflight's reads
+   * in parallel, and each restart in one activity followed by readiness while the process is
+   * watched (its cancelled watch included).
+   */
+  @Test
+  void todaysCodeReplaysAFullLadderUpgradeRecordedWithStagingAndWatchedRestarts() throws Exception {
+    RecordedHistories.replay(
+        "histories/upgrade-3.3.25-to-3.5.30-staged-and-watched.json",
+        "change-sandbox",
+        UpgradeClusterWorkflowImpl.class);
+  }
+
+  /**
    * The same ladder recorded with the change-id-guard and host-access-preflight markers, under its
    * id change-sandbox.
    */

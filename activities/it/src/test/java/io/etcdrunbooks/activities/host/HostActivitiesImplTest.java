@@ -11,6 +11,7 @@ import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -188,6 +189,49 @@ class HostActivitiesImplTest {
     assertThat(BinaryInstaller.sha256Of(etcdctl))
         .isEqualTo(BinaryInstaller.sha256Of(EtcdReleases.binDir("3.4.23").resolve("etcdctl")));
     assertThat(hosts.installedVersion(new MemberRef(CLUSTER, "m1"))).isEqualTo("3.4.23");
+  }
+
+  @Test
+  void stagingUploadsAVersionOnceWithoutSelectingItAndUploadsAFileChangedSinceAgain()
+      throws Exception {
+    MemberRef m1 = new MemberRef(CLUSTER, "m1");
+    Path etcdctl = sandbox.hostRoot("m1").resolve("opt/etcd/versions/3.5.16/etcdctl");
+    Path expected = EtcdReleases.binDir("3.5.16").resolve("etcdctl");
+
+    // uploaded now, or by an earlier test of this class
+    assertThat(hosts.stageVersion(new InstallRequest(CLUSTER, "m1", "3.5.16")))
+        .endsWith("SHA-256 checked");
+    assertThat(hosts.installedVersion(m1)).isEqualTo("3.4.23");
+    assertThat(BinaryInstaller.sha256Of(etcdctl)).isEqualTo(BinaryInstaller.sha256Of(expected));
+    assertThat(hosts.stageVersion(new InstallRequest(CLUSTER, "m1", "3.5.16")))
+        .startsWith("already present");
+
+    Files.write(etcdctl, new byte[] {0}, StandardOpenOption.APPEND);
+    assertThat(hosts.stageVersion(new InstallRequest(CLUSTER, "m1", "3.5.16")))
+        .startsWith("uploaded");
+    assertThat(BinaryInstaller.sha256Of(etcdctl)).isEqualTo(BinaryInstaller.sha256Of(expected));
+    assertThat(hosts.installedVersion(m1)).isEqualTo("3.4.23");
+  }
+
+  @Test
+  void aLaunchedMemberWhoseEtcdExitsFailsItsWatchWithItsLogAndAHealthyOnePassesIt()
+      throws Exception {
+    hosts.watchMember(new WatchRequest(CLUSTER, "m1", 1));
+
+    MemberRef m3 = new MemberRef(CLUSTER, "m3");
+    hosts.stopMember(m3);
+    hosts.installVersion(new InstallRequest(CLUSTER, "m3", "3.5.16"));
+    hosts.launchMember(m3);
+    assertFailure(
+            () -> hosts.watchMember(new WatchRequest(CLUSTER, "m3", 30)), "MemberStartFailed", true)
+        .hasMessageContaining("removed in v3.5")
+        .hasMessageContaining("member 'm3'");
+
+    hosts.installVersion(new InstallRequest(CLUSTER, "m3", "3.4.23"));
+    hosts.startMember(m3);
+    assertThat(
+            awaitServerVersion(sandbox.cluster().member("m3").clientUrl(), Duration.ofSeconds(30)))
+        .isEqualTo("3.4.23");
   }
 
   @Test

@@ -1,0 +1,126 @@
+package io.etcdrunbooks.worker;
+
+import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.InventoryLoader;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.testkit.Sandbox;
+import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Several 3-member sandboxes in one inventory, each with its labels, and a worker on Temporal's
+ * test server that runs every runbook for them: the fleet a FleetUpgrade test upgrades.
+ */
+final class FleetSandboxes implements AutoCloseable {
+
+  static final String TASK_QUEUE = "etcd-runbooks-fleet-test";
+
+  /** One cluster to build: its name, version, labels and extra etcd settings per member. */
+  record Planned(
+      String name,
+      String version,
+      Map<String, String> labels,
+      Map<String, Map<String, String>> extraEnv) {}
+
+  final Map<String, Sandbox> sandboxes = new LinkedHashMap<>();
+  final Path inventoryFile;
+  private final TestWorkflowEnvironment env;
+  private final SshConnector ssh = new SshConnector();
+
+  FleetSandboxes(Path dir, List<Planned> clusters) {
+    Map<String, ClusterSpec> specs = new LinkedHashMap<>();
+    Inventory first = null;
+    try {
+      for (Planned c : clusters) {
+        Sandbox sandbox =
+            Sandbox.create(
+                new SandboxSpec(dir.resolve(c.name()), c.name(), 3, c.version(), c.extraEnv()),
+                SandboxRunbooks.releases());
+        sandboxes.put(c.name(), sandbox);
+        if (first == null) first = sandbox.inventory();
+        specs.put(c.name(), sandbox.cluster().withLabels(c.labels()));
+      }
+    } catch (RuntimeException e) {
+      sandboxes.values().forEach(Sandbox::close);
+      throw e;
+    }
+    inventoryFile = dir.resolve("fleet-inventory.yaml");
+    InventoryLoader.write(
+        new Inventory(first.releases(), specs, Map.of("everything", "tier=test")), inventoryFile);
+    InventorySource inventory = new InventorySource(inventoryFile);
+    env =
+        TestWorkflowEnvironment.newInstance(
+            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    Worker worker = env.newWorker(TASK_QUEUE);
+    RunbookWorker.register(
+        worker,
+        WorkerActivities.of(
+            inventory, new EtcdActivitiesImpl(inventory), ssh, SandboxRunbooks.releases()));
+    env.start();
+  }
+
+  WorkflowClient client() {
+    return env.getWorkflowClient();
+  }
+
+  FleetUpgradeWorkflow fleetStub(String fleet) {
+    return client()
+        .newWorkflowStub(
+            FleetUpgradeWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(FleetUpgradeWorkflow.workflowId(fleet))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+  }
+
+  /** An upgrade of one cluster under its change id, as an operator would start it. */
+  UpgradeClusterWorkflow upgradeStub(String cluster) {
+    return client()
+        .newWorkflowStub(
+            UpgradeClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RunbookIds.changing(cluster))
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+  }
+
+  ClusterProbe probe(String cluster) {
+    return new ClusterProbe(sandboxes.get(cluster).cluster());
+  }
+
+  Map<String, Long> pids(String cluster) {
+    Map<String, Long> pids = new LinkedHashMap<>();
+    for (String m : List.of("m1", "m2", "m3")) pids.put(m, sandboxes.get(cluster).pidOf(m));
+    return pids;
+  }
+
+  @Override
+  public void close() {
+    env.close();
+    ssh.close();
+    List<RuntimeException> failures = new ArrayList<>();
+    for (Sandbox s : sandboxes.values()) {
+      try {
+        s.close();
+      } catch (RuntimeException e) {
+        failures.add(e);
+      }
+    }
+    if (!failures.isEmpty()) throw failures.get(0);
+  }
+}

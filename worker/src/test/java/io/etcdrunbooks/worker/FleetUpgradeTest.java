@@ -1,0 +1,200 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.fleet.ClusterOutcome;
+import io.etcdrunbooks.workflows.fleet.FleetStatus;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
+import io.etcdrunbooks.workflows.fleet.FleetWave;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowStub;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * FleetUpgrade on real sandboxes: several 3-member clusters in one inventory, labelled, upgraded in
+ * waves by one worker, each cluster an UpgradeCluster child under its change id.
+ */
+@RealEtcd
+@Timeout(value = 12, unit = TimeUnit.MINUTES)
+class FleetUpgradeTest {
+
+  @TempDir Path dir;
+
+  private static FleetSandboxes.Planned cluster(String name, String version, String size) {
+    return new FleetSandboxes.Planned(
+        name, version, Map.of("tier", "test", "size", size), Map.of());
+  }
+
+  /**
+   * Tests 1 and 3 of the issue: a canary, then three at concurrency 2, in that order and never more
+   * than two at once (from the recorded timeline); a fifth cluster busy with another change is
+   * skipped and reported, and left as it was.
+   */
+  @Test
+  void aCanaryThenAWaveAtConcurrencyTwoUpgradeEveryClusterAndABusyOneIsSkippedAndReported()
+      throws Exception {
+    try (FleetSandboxes fleet =
+        new FleetSandboxes(
+            dir,
+            List.of(
+                cluster("c1", "3.5.16", "small"),
+                cluster("c2", "3.5.16", "medium"),
+                cluster("c3", "3.5.16", "medium"),
+                cluster("c4", "3.5.16", "medium"),
+                cluster("c5", "3.5.16", "medium")))) {
+      Map<String, Map<String, ClusterProbe.StoredKey>> keys = new java.util.HashMap<>();
+      for (String c : List.of("c1", "c2", "c3", "c4")) {
+        try (ClusterProbe probe = fleet.probe(c)) {
+          probe.putMany("/registry/pods/" + c + "-", 50);
+          keys.put(c, probe.dump(probe.revision()));
+        }
+      }
+      // c5 busy: an upgrade waiting for approval holds its change id
+      UpgradeClusterWorkflow busy = fleet.upgradeStub("c5");
+      WorkflowClient.start(
+          busy::upgrade,
+          UpgradeRequest.to("c5", "3.5.30", RunbookOptions.defaults().withApproval()));
+      awaitPhase(busy, Phase.AWAITING_APPROVAL);
+      Map<String, Long> c5Pids = fleet.pids("c5");
+
+      FleetStatus status =
+          fleet
+              .fleetStub("everything")
+              .upgrade(
+                  FleetUpgradeRequest.of("everything", "", "3.5.30")
+                      .withConcurrency(2)
+                      .withMemberTimeoutSeconds(120));
+
+      assertThat(status.waves())
+          .extracting(FleetWave::name, FleetWave::clusters)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple("canary", List.of("c1")),
+              org.assertj.core.groups.Tuple.tuple("medium", List.of("c2", "c3", "c4")));
+      assertThat(outcome(status, "c5").state()).isEqualTo(ClusterOutcome.BUSY);
+      assertThat(outcome(status, "c5").detail()).contains("change-c5");
+      for (String c : List.of("c1", "c2", "c3", "c4")) {
+        assertThat(outcome(status, c).state()).as(c).isEqualTo(ClusterOutcome.UPGRADED);
+        try (ClusterProbe probe = fleet.probe(c)) {
+          assertThat(probe.versions().values()).as(c).containsOnly("3.5.30");
+          assertThat(probe.dump(0)).as(c).containsAllEntriesOf(keys.get(c));
+          long now = probe.revision();
+          assertThat(probe.hashKvByMember(now).values().stream().distinct()).as(c).hasSize(1);
+        }
+      }
+      // the timeline: the canary ended before the wave began; never more than two at once, and two
+      ClusterOutcome canary = outcome(status, "c1");
+      List<ClusterOutcome> wave =
+          List.of(outcome(status, "c2"), outcome(status, "c3"), outcome(status, "c4"));
+      assertThat(wave)
+          .allSatisfy(
+              o ->
+                  assertThat(o.startedAtMillis())
+                      .isGreaterThanOrEqualTo(canary.finishedAtMillis()));
+      int most = 0;
+      for (ClusterOutcome o : wave) {
+        long at = o.startedAtMillis();
+        int running =
+            (int)
+                wave.stream()
+                    .filter(x -> x.startedAtMillis() <= at && x.finishedAtMillis() > at)
+                    .count();
+        most = Math.max(most, running);
+      }
+      assertThat(most).isEqualTo(2);
+      // the busy cluster untouched, its own change still waiting
+      try (ClusterProbe probe = fleet.probe("c5")) {
+        assertThat(probe.versions().values()).containsOnly("3.5.16");
+      }
+      assertThat(fleet.pids("c5")).isEqualTo(c5Pids);
+      assertThat(busy.progress().phase()).isEqualTo(Phase.AWAITING_APPROVAL);
+      WorkflowStub.fromTyped(busy).cancel();
+    }
+  }
+
+  /**
+   * Test 2: a cluster of the second wave fails (its m2 is set up with a logger 3.5 refuses): the
+   * fleet halts, that cluster is put back by its own runbook, the cluster not yet started is
+   * untouched, and the failure names them.
+   */
+  @Test
+  void aFailingClusterHaltsTheFleetItIsPutBackAndTheClustersNotStartedAreUntouched()
+      throws Exception {
+    try (FleetSandboxes fleet =
+        new FleetSandboxes(
+            dir,
+            List.of(
+                cluster("c1", "3.4.23", "small"),
+                cluster("c2", "3.4.23", "medium"),
+                new FleetSandboxes.Planned(
+                    "c3",
+                    "3.4.23",
+                    Map.of("tier", "test", "size", "medium"),
+                    Map.of("m2", Map.of("ETCD_LOGGER", "capnslog"))),
+                cluster("c4", "3.4.23", "medium")))) {
+      Map<String, Long> c4Pids = fleet.pids("c4");
+      FleetUpgradeWorkflow stub = fleet.fleetStub("everything");
+      assertThatThrownBy(
+              () ->
+                  stub.upgrade(
+                      FleetUpgradeRequest.of("everything", "tier=test", "3.5.30")
+                          .withMemberTimeoutSeconds(120)))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.FleetHalted.name());
+                assertThat(Failures.rootMessage(e))
+                    .contains("failed [c3]", "not started [c4]", "upgraded [c1, c2]")
+                    .contains("--logger=capnslog is removed in v3.5");
+              });
+      FleetStatus status = stub.fleetStatus();
+      assertThat(outcome(status, "c3").state()).isEqualTo(ClusterOutcome.FAILED);
+      assertThat(outcome(status, "c4").state()).isEqualTo(ClusterOutcome.NOT_STARTED);
+      try (ClusterProbe c3 = fleet.probe("c3");
+          ClusterProbe c4 = fleet.probe("c4")) {
+        assertThat(c3.versions().values()).containsOnly("3.4.23");
+        assertThat(c3.clusterVersion()).isEqualTo("3.4.0");
+        assertThat(c4.versions().values()).containsOnly("3.4.23");
+      }
+      assertThat(fleet.pids("c4")).isEqualTo(c4Pids);
+    }
+  }
+
+  private static ClusterOutcome outcome(FleetStatus status, String cluster) {
+    return status.clusters().stream()
+        .filter(o -> o.cluster().equals(cluster))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static void awaitPhase(UpgradeClusterWorkflow workflow, Phase phase)
+      throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    while (Instant.now().isBefore(deadline)) {
+      try {
+        if (workflow.progress() != null && workflow.progress().phase() == phase) return;
+      } catch (io.temporal.client.WorkflowException notYet) {
+        // not started yet
+      }
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    throw new AssertionError("not in " + phase + " within 2 minutes: " + workflow.progress());
+  }
+}

@@ -1,0 +1,58 @@
+package io.etcdrunbooks.workflows.fleet;
+
+import io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster;
+import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.phases.Activities;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What one fleet upgrade has found and done so far; each phase reads it and adds to it. */
+public final class FleetRun {
+
+  final Activities activities;
+  final ProgressTracker progress;
+  final FleetUpgradeRequest request;
+
+  List<FleetCluster> selected = List.of();
+  final Map<String, ClusterOutcome> outcomes = new LinkedHashMap<>();
+  final List<FleetWave> waves = new ArrayList<>();
+  String wave = "";
+  String halted = "";
+
+  FleetRun(Activities activities, ProgressTracker progress, FleetUpgradeRequest request) {
+    this.activities = activities;
+    this.progress = progress;
+    this.request = request;
+  }
+
+  String fleet() {
+    return request.fleet();
+  }
+
+  void set(ClusterOutcome outcome) {
+    outcomes.put(outcome.cluster(), outcome);
+  }
+
+  ClusterOutcome outcome(String cluster) {
+    return outcomes.get(cluster);
+  }
+
+  List<String> inState(String state) {
+    return outcomes.values().stream()
+        .filter(o -> o.state().equals(state))
+        .map(ClusterOutcome::cluster)
+        .toList();
+  }
+
+  FleetStatus status() {
+    return new FleetStatus(
+        fleet(),
+        request.targetVersion(),
+        List.copyOf(waves),
+        wave,
+        List.copyOf(outcomes.values()),
+        halted);
+  }
+}

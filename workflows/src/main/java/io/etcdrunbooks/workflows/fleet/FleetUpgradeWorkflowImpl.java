@@ -1,0 +1,32 @@
+package io.etcdrunbooks.workflows.fleet;
+
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.etcdrunbooks.workflows.phases.Activities;
+
+/** The FleetUpgrade runbook: its phases are in {@link FleetPhases}, in order. */
+public final class FleetUpgradeWorkflowImpl extends RunbookWorkflow
+    implements FleetUpgradeWorkflow {
+
+  private final Activities activities = new Activities();
+  private FleetRun run;
+
+  public FleetUpgradeWorkflowImpl() {
+    super(TYPE);
+  }
+
+  @Override
+  public FleetStatus upgrade(FleetUpgradeRequest request) {
+    run = new FleetRun(activities, progress, request);
+    return runFor(
+        "fleet:" + request.fleet(),
+        () -> {
+          FleetPhases.RUNNER.run(run, progress);
+          return run.status();
+        });
+  }
+
+  @Override
+  public FleetStatus fleetStatus() {
+    return run == null ? null : run.status();
+  }
+}

@@ -945,6 +945,81 @@ class BadRequestsTest {
             BadRequestCheck.slackSignature(SLACK_SECRET, now, padded),
             413,
             "bytes"));
+    // Slack's button clicks: the same checks before the payload is read
+    String click =
+        "payload="
+            + java.net.URLEncoder.encode(
+                "{\"type\":\"block_actions\",\"user\":{\"id\":\""
+                    + SLACK_OPERATOR
+                    + "\"},\"actions\":[{\"action_id\":\"runbook-approve\","
+                    + "\"value\":\"change-sandbox/0f0c5c2e-6b3a-4f7e-9d55-2b1f4c7a9e10\"}]}",
+                java.nio.charset.StandardCharsets.UTF_8);
+    c.add(
+        BadRequest.slackClick(
+            "a button click without Slack's headers",
+            FORM,
+            click,
+            null,
+            null,
+            401,
+            "missing X-Slack-Request-Timestamp"));
+    c.add(
+        BadRequest.slackClick(
+            "a button click signed with another secret",
+            FORM,
+            click,
+            now,
+            BadRequestCheck.slackSignature("not-the-secret", now, click),
+            401,
+            "does not match"));
+    c.add(
+        BadRequest.slackClick(
+            "a button click whose run was changed after signing",
+            FORM,
+            click.replace("9e10", "9e11"),
+            now,
+            BadRequestCheck.slackSignature(SLACK_SECRET, now, click),
+            401,
+            "does not match"));
+    c.add(
+        BadRequest.slackClick(
+            "a replayed button click, 400 s old",
+            FORM,
+            click,
+            old,
+            BadRequestCheck.slackSignature(SLACK_SECRET, old, click),
+            401,
+            " s old"));
+    c.add(
+        BadRequest.slackClick(
+            "a signed button click sent as JSON",
+            JSON_TYPE,
+            click,
+            now,
+            BadRequestCheck.slackSignature(SLACK_SECRET, now, click),
+            415,
+            "Content-Type must be application/x-www-form-urlencoded",
+            "interaction payloads"));
+    String clickPadded = click + "&padding=" + "x".repeat(70 * 1024);
+    c.add(
+        BadRequest.slackClick(
+            "an oversize button click",
+            FORM,
+            clickPadded,
+            now,
+            BadRequestCheck.slackSignature(SLACK_SECRET, now, clickPadded),
+            413,
+            "at most 65536"));
+    String notAClick = "payload=%7B%22type%22%3A%22view_submission%22%7D";
+    c.add(
+        BadRequest.slackClick(
+            "a signed interaction that is no button click",
+            FORM,
+            notAClick,
+            now,
+            BadRequestCheck.slackSignature(SLACK_SECRET, now, notAClick),
+            400,
+            "only block_actions"));
     // Maintenance: one compaction target, none negative
     c.add(
         new BadRequest(

@@ -31,6 +31,10 @@ class RolesFilterTest {
       Answer slack = api.http.send("POST", "/slack/commands", null, "");
       assertThat(slack.status()).as(slack.body()).isEqualTo(404);
       assertThat(slack.body()).contains("without the api role");
+
+      Answer click = api.http.send("POST", "/slack/interactions", null, "");
+      assertThat(click.status()).as(click.body()).isEqualTo(404);
+      assertThat(click.body()).contains("without the api role");
     }
   }
 

@@ -45,4 +45,26 @@ public record BadRequest(
     return new BadRequest(
         name, "POST", "/slack/commands", contentType, body, null, headers, status, words);
   }
+
+  /** The same to /slack/interactions, where Slack sends button clicks. */
+  public static BadRequest slackClick(
+      String name,
+      String contentType,
+      String body,
+      String timestamp,
+      String signature,
+      int status,
+      String... words) {
+    BadRequest command = slack(name, contentType, body, timestamp, signature, status, words);
+    return new BadRequest(
+        name,
+        "POST",
+        "/slack/interactions",
+        contentType,
+        body,
+        null,
+        command.headers(),
+        status,
+        words);
+  }
 }

@@ -247,12 +247,14 @@ public final class SlackCommandHandler {
     if (url.isEmpty()) {
       return " (Progress is not posted here: the command's response_url is not under runbooks.slack.response-url-prefix.)";
     }
-    if (!follower.follow(workflowId, url.get())) {
+    if (!follower.follow(workflowId, url.get(), form.channelId())) {
       return " (Too many runbooks are followed already: GET /api/v1/runbooks/"
           + workflowId
           + " follows this one.)";
     }
-    return " Progress follows here as its phases complete.";
+    return follower.postsInThread(form.channelId())
+        ? " Progress follows in a thread of this channel as its phases complete."
+        : " Progress follows here as its phases complete.";
   }
 
   /** Why the user may not act on the cluster of the command, or empty when it may. */

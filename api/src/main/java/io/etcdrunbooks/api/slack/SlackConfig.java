@@ -10,9 +10,9 @@ import java.net.URI;
 import java.util.Map;
 
 /**
- * The Slack slash command ({@code POST /slack/commands}). Checked when the application starts
- * ({@link Context}), so a wrong role or prefix stops the process at once rather than at the first
- * command.
+ * The Slack slash command ({@code POST /slack/commands}) and buttons ({@code POST
+ * /slack/interactions}). Checked when the application starts ({@link Context}), so a wrong role or
+ * prefix stops the process at once rather than at the first command.
  *
  * @param signingSecretFile file holding the Slack app's signing secret (mode 0600); empty: every
  *     request is refused
@@ -21,6 +21,10 @@ import java.util.Map;
  * @param progressIntervalSeconds how often a started runbook's progress is read for the channel
  * @param users Slack user id → {role, clusters}; the keys are kept as written (RAW), Slack ids
  *     being upper case
+ * @param botTokenFile file holding the app's bot token (mode 0600); set, a runbook's progress is
+ *     posted with chat.postMessage in one thread of the command's channel; empty: to the command's
+ *     response URL
+ * @param apiUrl Slack's Web API, where chat.postMessage is; the bot token is sent only there
  */
 @Context
 @ConfigurationProperties("runbooks.slack")
@@ -32,7 +36,9 @@ public record SlackConfig(
         @MapFormat(
             transformation = MapFormat.MapTransformation.NESTED,
             keyFormat = StringConvention.RAW)
-        Map<String, Object> users) {
+        Map<String, Object> users,
+    @Bindable(defaultValue = "") String botTokenFile,
+    @Bindable(defaultValue = "https://slack.com/api/") String apiUrl) {
 
   public SlackConfig {
     signingSecretFile = signingSecretFile == null ? "" : signingSecretFile.strip();
@@ -48,6 +54,15 @@ public record SlackConfig(
       throw new IllegalArgumentException(
           "runbooks.slack.progress-interval-seconds must be 1 to 300, got "
               + progressIntervalSeconds);
+    }
+    botTokenFile = botTokenFile == null ? "" : botTokenFile.strip();
+    apiUrl = apiUrl == null || apiUrl.isBlank() ? "https://slack.com/api/" : apiUrl.strip();
+    if (!validPrefix(apiUrl)) {
+      throw new IllegalArgumentException(
+          "runbooks.slack.api-url is '"
+              + apiUrl
+              + "': it must be an http(s) URL with a host that ends with '/', such as"
+              + " https://slack.com/api/");
     }
     users = users == null ? Map.of() : Map.copyOf(users);
     SlackUsers.parse(users);

@@ -14,9 +14,16 @@ import java.util.Map;
  * @param command the slash command as configured in the Slack app, such as /etcd
  * @param text what follows the command, such as "upgrade prod-1 3.5.30"
  * @param responseUrl where later messages about this command go (empty when absent)
+ * @param channelId the channel the command was typed in, where progress is posted with the bot
+ *     token (empty when absent)
  */
 public record SlackForm(
-    String userId, String userName, String command, String text, String responseUrl) {
+    String userId,
+    String userName,
+    String command,
+    String text,
+    String responseUrl,
+    String channelId) {
 
   /**
    * Parses an application/x-www-form-urlencoded body (UTF-8); the first value of a repeated field
@@ -37,7 +44,13 @@ public record SlackForm(
         fields.getOrDefault("user_name", ""),
         command.matches("/[A-Za-z0-9_-]{1,32}") ? command : "/etcd",
         fields.getOrDefault("text", ""),
-        fields.getOrDefault("response_url", ""));
+        fields.getOrDefault("response_url", ""),
+        channelId(fields.getOrDefault("channel_id", "")));
+  }
+
+  /** Slack channel ids are letters and digits (C..., G..., D...); anything else is left out. */
+  private static String channelId(String value) {
+    return value.matches("[A-Za-z0-9]{2,32}") ? value : "";
   }
 
   static Map<String, String> fields(String body) {

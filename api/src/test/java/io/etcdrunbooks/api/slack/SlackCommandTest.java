@@ -110,7 +110,8 @@ class SlackCommandTest {
                 "alice",
                 "/etcd",
                 "upgrade prod-1 3.5.30",
-                "https://hooks.slack.com/commands/T1/1/abc"));
+                "https://hooks.slack.com/commands/T1/1/abc",
+                ""));
     assertThat(
             SlackForm.parse("user_id=U1&command=not+a+command".getBytes(StandardCharsets.US_ASCII))
                 .command())

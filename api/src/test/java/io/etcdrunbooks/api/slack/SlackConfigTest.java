@@ -101,13 +101,13 @@ class SlackConfigTest {
             "ftp://hooks.slack.com/",
             "https:///x/",
             "https://user@hooks.slack.com/")) {
-      assertThatThrownBy(() -> new SlackConfig("", bad, 5, Map.of()))
+      assertThatThrownBy(() -> new SlackConfig("", bad, 5, Map.of(), "", ""))
           .as(bad)
           .hasMessageContaining("response-url-prefix");
     }
-    assertThat(new SlackConfig("", "http://127.0.0.1:8080/", 5, null).responseUrlPrefix())
+    assertThat(new SlackConfig("", "http://127.0.0.1:8080/", 5, null, "", "").responseUrlPrefix())
         .isEqualTo("http://127.0.0.1:8080/");
-    assertThatThrownBy(() -> new SlackConfig("", "https://hooks.slack.com/", 0, null))
+    assertThatThrownBy(() -> new SlackConfig("", "https://hooks.slack.com/", 0, null, "", ""))
         .hasMessageContaining("progress-interval");
   }
 

@@ -1,0 +1,190 @@
+package io.etcdrunbooks.api.slack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import io.etcdrunbooks.api.testing.ApiHarness;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * With a bot token, a followed runbook's progress is one thread: the first message in the channel,
+ * the approval with its buttons and the end as replies. Slack's Web API and the response URLs are
+ * one HTTP server on 127.0.0.1; channel C0NOBOT stands for a channel the bot was not invited to.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SlackProgressThreadTest {
+
+  @TempDir static Path dir;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String BOT_TOKEN = "xoxb-" + UUID.randomUUID();
+
+  /** A request the server got: its path, Authorization header and JSON body. */
+  record Posted(String path, String authorization, JsonNode body) {
+    String text() {
+      return body.path("text").asText();
+    }
+  }
+
+  private final BlockingQueue<Posted> posted = new LinkedBlockingQueue<>();
+  private final AtomicInteger messages = new AtomicInteger();
+  private HttpServer slack;
+  private ApiHarness api;
+
+  @BeforeAll
+  void start() throws Exception {
+    slack = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    slack.createContext(
+        "/",
+        exchange -> {
+          JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
+          String path = exchange.getRequestURI().getPath();
+          posted.add(
+              new Posted(path, exchange.getRequestHeaders().getFirst("Authorization"), body));
+          String answer = "ok";
+          if (path.equals("/api/chat.postMessage")) {
+            answer =
+                body.path("channel").asText().equals("C0NOBOT")
+                    ? "{\"ok\":false,\"error\":\"not_in_channel\"}"
+                    : "{\"ok\":true,\"channel\":\"%s\",\"ts\":\"1700000000.%06d\"}"
+                        .formatted(body.path("channel").asText(), messages.incrementAndGet());
+          }
+          byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(200, bytes.length);
+          exchange.getResponseBody().write(bytes);
+          exchange.close();
+        });
+    slack.start();
+    Path tokenFile = dir.resolve("bot-token");
+    Files.createFile(
+        tokenFile,
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(tokenFile, BOT_TOKEN + "\n");
+    api =
+        ApiHarness.start(
+            dir,
+            Map.of(
+                "runbooks.slack.bot-token-file",
+                tokenFile.toString(),
+                "runbooks.slack.api-url",
+                base() + "api/",
+                "runbooks.slack.response-url-prefix",
+                base(),
+                "runbooks.slack.progress-interval-seconds",
+                1));
+  }
+
+  @AfterAll
+  void stop() {
+    if (api != null) api.close();
+    if (slack != null) slack.stop(0);
+  }
+
+  @Test
+  void theApprovalStartsTheThreadWithItsButtonsAndTheEndIsAReplyInIt() throws Exception {
+    String runId = startUpgrade("thread-upgrade");
+    SlackProgressFollower follower = api.context.getBean(SlackProgressFollower.class);
+    assertThat(follower.postsInThread("C1")).isTrue();
+
+    assertThat(follower.follow("thread-upgrade", URI.create(base() + "commands/1"), "C1")).isTrue();
+
+    Posted first = next();
+    assertThat(first.path()).isEqualTo("/api/chat.postMessage");
+    assertThat(first.authorization()).isEqualTo("Bearer " + BOT_TOKEN);
+    assertThat(first.body().path("channel").asText()).isEqualTo("C1");
+    assertThat(first.body().has("thread_ts")).as("the first message is in the channel").isFalse();
+    assertThat(first.text()).contains("`thread-upgrade`: phase AWAITING_APPROVAL");
+    JsonNode buttons = first.body().path("blocks").get(1).path("elements");
+    assertThat(buttons.findValuesAsText("action_id"))
+        .containsExactly("runbook-approve", "runbook-cancel");
+    assertThat(buttons.findValuesAsText("value")).containsOnly("thread-upgrade/" + runId);
+
+    api.client.newWorkflowStub(UpgradeClusterWorkflow.class, "thread-upgrade").approve("test");
+
+    List<Posted> replies = new ArrayList<>();
+    while (replies.isEmpty() || !replies.get(replies.size() - 1).text().contains("completed")) {
+      replies.add(next());
+    }
+    assertThat(replies)
+        .allSatisfy(
+            reply -> {
+              assertThat(reply.path()).isEqualTo("/api/chat.postMessage");
+              assertThat(reply.body().path("thread_ts").asText()).isEqualTo("1700000000.000001");
+            });
+  }
+
+  @Test
+  void aChannelTheBotMayNotPostInGetsTheProgressOnTheResponseUrl() throws Exception {
+    startUpgrade("thread-nobot");
+    api.context
+        .getBean(SlackProgressFollower.class)
+        .follow("thread-nobot", URI.create(base() + "commands/2"), "C0NOBOT");
+
+    Posted refused = next();
+    assertThat(refused.path()).isEqualTo("/api/chat.postMessage");
+    Posted fallback = next();
+    assertThat(fallback.path()).isEqualTo("/commands/2");
+    assertThat(fallback.text()).contains("`thread-nobot`: phase AWAITING_APPROVAL");
+    assertThat(fallback.body().path("blocks").get(1).path("elements").size()).isEqualTo(2);
+    assertThat(fallback.authorization()).isNull();
+
+    api.client.newWorkflowStub(UpgradeClusterWorkflow.class, "thread-nobot").approve("test");
+    Posted end = next();
+    assertThat(end.path()).isEqualTo("/commands/2");
+    assertThat(end.text()).contains("completed");
+  }
+
+  private String startUpgrade(String workflowId) {
+    UpgradeClusterWorkflow upgrade =
+        api.client.newWorkflowStub(
+            UpgradeClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(workflowId)
+                .setTaskQueue(ApiHarness.TASK_QUEUE)
+                .build());
+    WorkflowExecution started =
+        WorkflowClient.start(
+            upgrade::upgrade,
+            UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults().withApproval()));
+    return started.getRunId();
+  }
+
+  private Posted next() throws InterruptedException {
+    Posted next = posted.poll(20, TimeUnit.SECONDS);
+    assertThat(next).as("a message posted to Slack").isNotNull();
+    return next;
+  }
+
+  private String base() {
+    return "http://127.0.0.1:" + slack.getAddress().getPort() + "/";
+  }
+}

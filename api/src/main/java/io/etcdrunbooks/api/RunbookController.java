@@ -10,6 +10,9 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.fleet.FleetStatus;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
@@ -328,6 +331,65 @@ public final class RunbookController {
         .body(
             starter.startMaintenanceSchedule(
                 body.defragmentAll() ? every.defragmentingAll() : every, caller(http)));
+  }
+
+  /**
+   * Body: the FleetUpgrade input without "fleet" (the path names it):
+   * {"selector":"env=prod","targetVersion":"3.5.30","canaries":1,"waveLabel":"size",
+   * "waveOrder":["small","medium","large"],"concurrency":2,"failureBudget":1,
+   * "approveBetweenWaves":true,"memberTimeoutSeconds":0}. A fleet reaches many clusters: only
+   * tokens allowed on every cluster may start or read one.
+   */
+  @Post("/fleets/{fleet}/upgrade")
+  @Access(ApiAction.FLEET_UPGRADE)
+  public HttpResponse<RunbookStarter.Started> fleetUpgrade(
+      @PathVariable String fleet, @Body FleetUpgradeRequest body, HttpRequest<?> http) {
+    if (body.fleet() != null && !body.fleet().isBlank() && !body.fleet().equals(fleet)) {
+      throw new IllegalArgumentException(
+          "the body names fleet '" + body.fleet() + "' but the path names '" + fleet + "'");
+    }
+    FleetUpgradeRequest request =
+        new FleetUpgradeRequest(
+            fleet,
+            body.selector(),
+            body.targetVersion(),
+            body.canaries(),
+            body.waveLabel(),
+            body.waveOrder(),
+            body.concurrency() == 0 ? 1 : body.concurrency(),
+            body.failureBudget() == 0 ? 1 : body.failureBudget(),
+            body.approveBetweenWaves(),
+            body.memberTimeoutSeconds());
+    return HttpResponse.accepted().body(starter.startFleetUpgrade(request, caller(http)));
+  }
+
+  /**
+   * The fleet upgrade's every cluster, its waves and the wave running now; 503 when no worker
+   * answers in time (the fleet goes on once one polls).
+   */
+  @Get("/fleets/{fleet}")
+  @Access(ApiAction.READ_FLEET)
+  public HttpResponse<?> fleet(@PathVariable String fleet) {
+    String id = FleetUpgradeWorkflow.workflowId(fleet);
+    Optional<FleetStatus> status;
+    try {
+      status = reader.query(id, "fleetStatus", FleetStatus.class);
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND)
+        return HttpResponse.notFound(new ApiError("no fleet upgrade " + fleet, id));
+      throw e;
+    }
+    return status
+        .<HttpResponse<?>>map(HttpResponse::ok)
+        .orElseGet(
+            () ->
+                HttpResponse.status(HttpStatus.SERVICE_UNAVAILABLE)
+                    .body(
+                        new ApiError(
+                            "no worker answered for fleet upgrade "
+                                + fleet
+                                + " in time, or it has not selected its clusters yet; try again",
+                            id)));
   }
 
   /** The cluster's running runbooks, then those of the last 7 days, from Temporal. */

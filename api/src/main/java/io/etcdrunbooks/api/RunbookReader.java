@@ -119,6 +119,15 @@ public final class RunbookReader {
   }
 
   private Optional<Progress> query(String workflowId) {
+    return query(workflowId, "progress", Progress.class);
+  }
+
+  /**
+   * A query of the workflow's latest run, answered by a worker within {@link #QUERY_SECONDS}; empty
+   * when none answers in time (or the answer cannot be decoded here). An unknown workflow throws
+   * {@link StatusRuntimeException} NOT_FOUND.
+   */
+  public <T> Optional<T> query(String workflowId, String queryType, Class<T> type) {
     try {
       QueryWorkflowResponse answer =
           client
@@ -129,15 +138,14 @@ public final class RunbookReader {
                   QueryWorkflowRequest.newBuilder()
                       .setNamespace(client.getOptions().getNamespace())
                       .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
-                      .setQuery(WorkflowQuery.newBuilder().setQueryType("progress"))
+                      .setQuery(WorkflowQuery.newBuilder().setQueryType(queryType))
                       .build());
       if (!answer.hasQueryResult()) return Optional.empty();
       return Optional.ofNullable(
           client
               .getOptions()
               .getDataConverter()
-              .fromPayloads(
-                  0, Optional.of(answer.getQueryResult()), Progress.class, Progress.class));
+              .fromPayloads(0, Optional.of(answer.getQueryResult()), type, type));
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED
           || e.getStatus().getCode() == Status.Code.UNAVAILABLE

@@ -1,6 +1,8 @@
 package io.etcdrunbooks.api;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.FleetSelector;
+import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.runtime.RunbooksConfig;
@@ -9,6 +11,8 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
@@ -63,6 +67,7 @@ public final class RunbookStarter {
 
   public static final String CLUSTER = "cluster";
   public static final String MEMBER = "member";
+  public static final String FLEET = "fleet";
 
   private static final String VERSION = "\\d+\\.\\d+\\.\\d+";
 
@@ -374,6 +379,36 @@ public final class RunbookStarter {
         MaintenanceScheduleWorkflow.class,
         options(id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::run, request));
+  }
+
+  /**
+   * A fleet upgrade: the request checked and the selector (or the inventory's fleet) shown to
+   * select clusters before anything starts; each cluster's own upgrade is checked by the fleet's
+   * detection.
+   */
+  public Started startFleetUpgrade(FleetUpgradeRequest request, String startedBy) {
+    List<String> problems = request.problems();
+    if (!problems.isEmpty()) throw new IllegalArgumentException(String.join("; ", problems));
+    Inventory current = inventory.get();
+    String selector =
+        request.selector().isBlank() ? current.fleets().get(request.fleet()) : request.selector();
+    if (selector == null) {
+      throw new IllegalArgumentException(
+          "no fleet '%s' in the inventory (fleets: %s) and no selector given"
+              .formatted(request.fleet(), new java.util.TreeSet<>(current.fleets().keySet())));
+    }
+    List<String> selected =
+        FleetSelector.parse(selector).select(current).stream().map(ClusterSpec::name).toList();
+    if (selected.isEmpty()) {
+      throw new IllegalArgumentException(
+          "selector '" + selector + "' matches none of the inventory's clusters");
+    }
+    String id = FleetUpgradeWorkflow.workflowId(request.fleet());
+    return start(
+        id,
+        FleetUpgradeWorkflow.class,
+        options(id, startedBy, "", Map.of(FLEET, request.fleet())),
+        workflow -> WorkflowClient.start(workflow::upgrade, request));
   }
 
   /**

@@ -1103,6 +1103,47 @@ class BadRequestsTest {
             OPERATOR.bearer(),
             400,
             "compactOlderThanMinutes (30) must be at least intervalMinutes (60)"));
+    // FleetUpgrade
+    c.add(
+        new BadRequest(
+            "a fleet upgrade to a version that is not major.minor.patch",
+            "POST",
+            "/api/v1/fleets/prod/upgrade",
+            JSON_TYPE,
+            "{\"selector\":\"*\",\"targetVersion\":\"3.5\"}",
+            ADMIN.bearer(),
+            400,
+            "targetVersion '3.5' is not major.minor.patch"));
+    c.add(
+        new BadRequest(
+            "a fleet upgrade whose selector selects nothing",
+            "POST",
+            "/api/v1/fleets/prod/upgrade",
+            JSON_TYPE,
+            "{\"selector\":\"env=nowhere\",\"targetVersion\":\"3.5.30\"}",
+            ADMIN.bearer(),
+            400,
+            "selector 'env=nowhere' matches none of the inventory's clusters"));
+    c.add(
+        new BadRequest(
+            "a fleet upgrade with a selector term that is not key=value",
+            "POST",
+            "/api/v1/fleets/prod/upgrade",
+            JSON_TYPE,
+            "{\"selector\":\"env\",\"targetVersion\":\"3.5.30\"}",
+            ADMIN.bearer(),
+            400,
+            "selector term 'env' is not key=value"));
+    c.add(
+        new BadRequest(
+            "a fleet upgrade by an operator",
+            "POST",
+            "/api/v1/fleets/prod/upgrade",
+            JSON_TYPE,
+            "{\"selector\":\"*\",\"targetVersion\":\"3.5.30\"}",
+            OPERATOR.bearer(),
+            403,
+            "needs admin"));
     // ReconfigureTls: modes and their settings
     c.add(
         new BadRequest(

@@ -88,6 +88,15 @@ final class Bench {
     Demo.quietLogs();
     boolean ok = true;
     for (Case c : cases) ok &= runCase(c, from, to, dir, releases);
+    if (!options.containsKey("skip-fleet")) {
+      ok &=
+          FleetBench.run(
+              dir.resolve("fleet"),
+              releases,
+              Integer.parseInt(options.getOrDefault("fleet", "10")),
+              from,
+              to);
+    }
     boolean replaced =
         options.containsKey("skip-replace")
             || ReplaceBench.run(dir, releases, options.getOrDefault("replace-version", "3.5.30"));

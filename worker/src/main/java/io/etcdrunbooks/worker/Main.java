@@ -21,7 +21,8 @@ import java.util.concurrent.CountDownLatch;
  *                              a 3-member sandbox upgraded through the API on the embedded Temporal
  *   sandbox --dir DIR --version 3.4.23 [--members 3] [--cluster sandbox]
  *                              a local cluster whose members are SSH "hosts" on 127.0.0.1, until interrupted
- *   bench [--from=3.4.23] [--to=3.5.16] [--replace-version=3.5.30] [--skip-replace]
+ *   bench [--from=3.4.23] [--to=3.5.16] [--cases=3,5,3x1024] [--fleet=10] [--skip-fleet]
+ *         [--replace-version=3.5.30] [--skip-replace]
  *                              the upgrade runbook against a bare stop/install/start/health script, then the time from
  *                              a member-down alert to a healthy cluster against the bare etcdctl steps
  *   temporal [--port=7233]     only the embedded Temporal test server (in memory), until interrupted

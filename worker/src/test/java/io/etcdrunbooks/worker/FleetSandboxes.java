@@ -43,6 +43,14 @@ final class FleetSandboxes implements AutoCloseable {
   private final SshConnector ssh = new SshConnector();
 
   FleetSandboxes(Path dir, List<Planned> clusters) {
+    this(dir, clusters, true);
+  }
+
+  /**
+   * @param inJvmWorker run a worker on Temporal's test server in this JVM; false: the caller runs
+   *     its own (a worker JVM against an embedded server)
+   */
+  FleetSandboxes(Path dir, List<Planned> clusters, boolean inJvmWorker) {
     Map<String, ClusterSpec> specs = new LinkedHashMap<>();
     Inventory first = null;
     try {
@@ -62,6 +70,10 @@ final class FleetSandboxes implements AutoCloseable {
     inventoryFile = dir.resolve("fleet-inventory.yaml");
     InventoryLoader.write(
         new Inventory(first.releases(), specs, Map.of("everything", "tier=test")), inventoryFile);
+    if (!inJvmWorker) {
+      env = null;
+      return;
+    }
     InventorySource inventory = new InventorySource(inventoryFile);
     env =
         TestWorkflowEnvironment.newInstance(
@@ -111,7 +123,7 @@ final class FleetSandboxes implements AutoCloseable {
 
   @Override
   public void close() {
-    env.close();
+    if (env != null) env.close();
     ssh.close();
     List<RuntimeException> failures = new ArrayList<>();
     for (Sandbox s : sandboxes.values()) {

@@ -75,13 +75,23 @@ class FleetUpgradeTest {
       awaitPhase(busy, Phase.AWAITING_APPROVAL);
       Map<String, Long> c5Pids = fleet.pids("c5");
 
+      FleetUpgradeWorkflow stub = fleet.fleetStub("everything");
+      WorkflowClient.start(
+          stub::upgrade,
+          FleetUpgradeRequest.of("everything", "", "3.5.30")
+              .withConcurrency(2)
+              .withApprovalBetweenWaves()
+              .withMemberTimeoutSeconds(120));
+      // the second wave waits for its approval: the canary is done, the rest untouched
+      awaitPhase(stub, Phase.AWAITING_APPROVAL);
+      FleetStatus waiting = stub.fleetStatus();
+      assertThat(outcome(waiting, "c1").state()).isEqualTo(ClusterOutcome.UPGRADED);
+      for (String c : List.of("c2", "c3", "c4"))
+        assertThat(outcome(waiting, c).state()).as(c).isEqualTo(ClusterOutcome.PENDING);
+      assertThat(stub.progress().message()).contains("wave medium [c2, c3, c4]");
+      stub.approve("on-call");
       FleetStatus status =
-          fleet
-              .fleetStub("everything")
-              .upgrade(
-                  FleetUpgradeRequest.of("everything", "", "3.5.30")
-                      .withConcurrency(2)
-                      .withMemberTimeoutSeconds(120));
+          WorkflowStub.fromTyped(stub).getResult(8, TimeUnit.MINUTES, FleetStatus.class);
 
       assertThat(status.waves())
           .extracting(FleetWave::name, FleetWave::clusters)
@@ -184,9 +194,10 @@ class FleetUpgradeTest {
         .orElseThrow();
   }
 
-  private static void awaitPhase(UpgradeClusterWorkflow workflow, Phase phase)
+  /** Waits (bounded) until the runbook's progress is in the phase. */
+  private static void awaitPhase(io.etcdrunbooks.workflows.common.Runbook workflow, Phase phase)
       throws InterruptedException {
-    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(4));
     while (Instant.now().isBefore(deadline)) {
       try {
         if (workflow.progress() != null && workflow.progress().phase() == phase) return;
@@ -195,6 +206,6 @@ class FleetUpgradeTest {
       }
       TimeUnit.MILLISECONDS.sleep(100);
     }
-    throw new AssertionError("not in " + phase + " within 2 minutes: " + workflow.progress());
+    throw new AssertionError("not in " + phase + " within 4 minutes: " + workflow.progress());
   }
 }

@@ -18,8 +18,6 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,7 +50,7 @@ class WorkerCrashTest {
             Sandbox.create(
                 new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.4.23", Map.of()),
                 SandboxRunbooks.releases());
-        EmbeddedTemporal temporal = EmbeddedTemporal.start(freePort())) {
+        EmbeddedTemporal temporal = EmbeddedTemporal.start(WorkerJvm.freePort())) {
       WorkflowServiceStubs stubs =
           WorkflowServiceStubs.newServiceStubs(
               WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
@@ -109,10 +107,10 @@ class WorkerCrashTest {
             .containsExactlyInAnyOrder("m1", "m2", "m3");
         for (MemberSpec m : sandbox.cluster().members()) {
           String log = Files.readString(Path.of(m.serviceDir(), "etcd.log"));
-          assertThat(count(log, "etcd Version: 3.4.23"))
+          assertThat(WorkerJvm.count(log, "etcd Version: 3.4.23"))
               .as("starts of %s on 3.4.23", m.name())
               .isEqualTo(1);
-          assertThat(count(log, "\"etcd-version\":\"3.5.16\""))
+          assertThat(WorkerJvm.count(log, "\"etcd-version\":\"3.5.16\""))
               .as("starts of %s on 3.5.16", m.name())
               .isEqualTo(1);
         }
@@ -172,17 +170,5 @@ class WorkerCrashTest {
 
   private String log(String worker) {
     return WorkerJvm.logTail(dir.resolve(worker + ".log"));
-  }
-
-  private static int count(String text, String needle) {
-    int n = 0;
-    for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) n++;
-    return n;
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -92,4 +92,19 @@ final class WorkerJvm {
                     .equals(activityType))
         .count();
   }
+
+  /** How often {@code needle} occurs in {@code text} (an etcd log's starts on a version, say). */
+  static int count(String text, String needle) {
+    int n = 0;
+    for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) n++;
+    return n;
+  }
+
+  /** A free port on 127.0.0.1 for an embedded Temporal. */
+  static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
 }

@@ -148,6 +148,17 @@ public final class HostActivitiesImpl implements HostActivities {
   public SwitchOutcome switchVersion(InstallRequest request) {
     MemberRef ref = new MemberRef(request.cluster(), request.member());
     List<String> steps = new java.util.ArrayList<>();
+    // a retry after the start (the worker lost mid-call) finds the member running what its service
+    // is set to: the version is selected only while the member is stopped, so it runs that version
+    boolean done =
+        onHost(
+            request.cluster(),
+            request.member(),
+            "read the state of etcd",
+            (host, service, versions) ->
+                service.isRunning(host)
+                    && request.version().equals(versions.installedVersion(host)));
+    if (done) return new SwitchOutcome(List.of(), List.of("already running " + request.version()));
     timed(steps, "stop", () -> stopMember(ref));
     List<String> changes =
         timed(

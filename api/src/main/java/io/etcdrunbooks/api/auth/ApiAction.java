@@ -29,6 +29,9 @@ public enum ApiAction {
   MAINTENANCE(Role.OPERATOR, Scope.CLUSTER),
   MAINTENANCE_SCHEDULE(Role.OPERATOR, Scope.CLUSTER),
   RECONFIGURE_TLS(Role.ADMIN, Scope.CLUSTER),
+  /** Many clusters at once: an admin's, with a token allowed on every cluster. */
+  FLEET_UPGRADE(Role.ADMIN, Scope.EVERY_CLUSTER),
+  READ_FLEET(Role.VIEWER, Scope.EVERY_CLUSTER),
   READ_RUNBOOK(Role.VIEWER, Scope.RUNBOOK),
   APPROVE(Role.OPERATOR, Scope.RUNBOOK),
   PAUSE(Role.OPERATOR, Scope.RUNBOOK),

@@ -97,6 +97,31 @@ public sealed interface SlackCommand {
     }
   }
 
+  /**
+   * {@code fleet <selector|fleet> <version>}: starts FleetUpgrade, one canary then waves by size,
+   * each wave after the first approved in Slack. A selector ({@code env=prod,size=small}) names the
+   * fleet after itself; a plain name is the inventory's fleet of that name.
+   */
+  record Fleet(String selector, String version) implements SlackCommand {
+    public Role requiredRole() {
+      return ApiAction.FLEET_UPGRADE.role();
+    }
+
+    /** The fleet's name: the inventory fleet named, or one made from the selector. */
+    public String fleet() {
+      if (!isSelector()) return selector.toLowerCase(Locale.ROOT);
+      if (selector.equals("*")) return "all";
+      String name =
+          selector.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
+      return name.length() <= 60 ? name : name.substring(0, 60);
+    }
+
+    /** Whether the text is a selector rather than a fleet's name. */
+    public boolean isSelector() {
+      return selector.contains("=") || selector.equals("*");
+    }
+  }
+
   /** {@code approve <workflowId>}: lets a runbook that waits for approval go on. */
   record Approve(String workflowId) implements SlackCommand {
     public Role requiredRole() {
@@ -121,6 +146,9 @@ public sealed interface SlackCommand {
   /** The word recover-quorum needs, as the API needs acknowledgeDataLoss. */
   String ACKNOWLEDGE = "acknowledge-data-loss";
 
+  /** A fleet's selector ({@code env=prod,size=small}, {@code *}) or name. */
+  String SELECTOR = "\\*|[A-Za-z0-9][A-Za-z0-9._/=,-]{0,200}";
+
   /** Names of clusters, members, versions and runbooks: no spaces, slashes or markup. */
   String NAME = "[A-Za-z0-9][A-Za-z0-9._-]{0,127}";
 
@@ -134,7 +162,8 @@ public sealed interface SlackCommand {
     if (words.isEmpty()) return new Help();
     String verb = words.get(0).toLowerCase(Locale.ROOT);
     List<String> args = words.subList(1, words.size());
-    for (String arg : args) {
+    for (String arg :
+        verb.equals("fleet") && !args.isEmpty() ? args.subList(1, args.size()) : args) {
       if (!arg.matches(NAME)) {
         return new Invalid(
             "'"
@@ -169,6 +198,15 @@ public sealed interface SlackCommand {
                       + " the lost members are lost)");
       case "approve" ->
           args.size() == 1 ? new Approve(args.get(0)) : usage("approve <runbook id>", args);
+      case "fleet" -> {
+        if (args.size() != 2) yield usage("fleet <selector or fleet> <version>", args);
+        if (!args.get(0).matches(SELECTOR))
+          yield new Invalid(
+              "'"
+                  + shorten(args.get(0))
+                  + "' is neither a fleet's name nor a selector such as env=prod,size=small");
+        yield new Fleet(args.get(0), args.get(1));
+      }
       default -> new Invalid("unknown command '" + shorten(words.get(0)) + "'");
     };
   }
@@ -195,6 +233,12 @@ public sealed interface SlackCommand {
             + " recover-quorum <cluster> acknowledge-data-loss  (admin): rebuild a cluster that lost"
             + " quorum from its best member; waits for an admin's approve",
         command + " approve <runbook id>  (operator): let a runbook waiting for approval go on",
+        command
+            + " fleet <selector or fleet> <version>  (admin, every cluster): upgrade the clusters"
+            + " the selector (env=prod,size=small) or the inventory's fleet names, a canary then"
+            + " waves by size, each wave approved here; "
+            + command
+            + " status <fleet> shows it",
         command + " help");
   }
 

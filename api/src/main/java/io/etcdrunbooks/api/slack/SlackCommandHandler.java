@@ -9,6 +9,7 @@ import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
@@ -45,6 +46,7 @@ public final class SlackCommandHandler {
   private final SlackStatusReader status;
   private final SlackProgressFollower follower;
   private final RunbookClusters runbooks;
+  private final SlackFleetStatus fleets;
 
   SlackCommandHandler(
       SlackConfig config,
@@ -64,6 +66,7 @@ public final class SlackCommandHandler {
     this.status = status;
     this.follower = follower;
     this.runbooks = runbooks;
+    this.fleets = new SlackFleetStatus(client);
   }
 
   public SlackReply handle(SlackForm form) {
@@ -150,8 +153,33 @@ public final class SlackCommandHandler {
   private SlackReply run(SlackCommand command, Caller who, SlackForm form) {
     String mention = "<@" + form.userId().toUpperCase(Locale.ROOT) + ">";
     if (command instanceof SlackCommand.Status s) {
+      if (!inventory.get().clusters().containsKey(s.cluster()) && fleets.exists(s.cluster())) {
+        return SlackReply.ephemeral(fleets.describe(s.cluster()));
+      }
       inventory.get().cluster(s.cluster());
       return status.read(s.cluster(), responseUrl(form));
+    }
+    if (command instanceof SlackCommand.Fleet f) {
+      RunbookStarter.Started started =
+          starter.startFleetUpgrade(
+              FleetUpgradeRequest.of(f.fleet(), f.isSelector() ? f.selector() : "", f.version())
+                  .withApprovalBetweenWaves(),
+              who.name());
+      return started(
+          form,
+          who,
+          started,
+          mention
+              + " started the upgrade of fleet *"
+              + f.fleet()
+              + "* to "
+              + f.version()
+              + ": every cluster checked first, then a canary, then waves by size, each approved"
+              + " here; "
+              + form.command()
+              + " status "
+              + f.fleet()
+              + " shows where it is");
     }
     if (command instanceof SlackCommand.Upgrade u) {
       RunbookStarter.Started started =
@@ -260,6 +288,15 @@ public final class SlackCommandHandler {
   /** Why the user may not act on the cluster of the command, or empty when it may. */
   private Optional<String> clusterRefusal(SlackCommand command, Caller who) {
     if (who.clusters().isEmpty()) return Optional.empty();
+    if (command instanceof SlackCommand.Fleet
+        || (command instanceof SlackCommand.Status s
+            && !inventory.get().clusters().containsKey(s.cluster()))) {
+      return Optional.of(
+          "you may act on clusters "
+              + who.clusters()
+              + "; a fleet reaches every cluster, so only users allowed on all of them start or"
+              + " read one.");
+    }
     Optional<String> cluster =
         command
             .namedCluster()

@@ -98,6 +98,12 @@ class RouteAccessTest {
               "{\"intervalMinutes\":60}"),
           new Route(
               ApiAction.BACKUP_SCHEDULE, "POST", "/api/v1/clusters/sandbox/backup-schedule", "{}"),
+          new Route(
+              ApiAction.FLEET_UPGRADE,
+              "POST",
+              "/api/v1/fleets/everything/upgrade",
+              "{\"selector\":\"*\",\"targetVersion\":\"3.5.30\"}"),
+          new Route(ApiAction.READ_FLEET, "GET", "/api/v1/fleets/everything", null),
           new Route(ApiAction.READ_RUNBOOK, "GET", "/api/v1/runbooks/" + RUNBOOK, null),
           new Route(ApiAction.APPROVE, "POST", "/api/v1/runbooks/" + RUNBOOK + "/approve", "{}"),
           new Route(ApiAction.PAUSE, "POST", "/api/v1/runbooks/" + RUNBOOK + "/pause", "{}"),

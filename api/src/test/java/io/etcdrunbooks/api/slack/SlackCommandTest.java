@@ -40,6 +40,26 @@ class SlackCommandTest {
   }
 
   @Test
+  void fleetTakesASelectorOrAFleetsNameAndNeedsAnAdmin() {
+    SlackCommand.Fleet bySelector =
+        (SlackCommand.Fleet) SlackCommand.parse("fleet env=prod,size=small 3.5.30");
+    assertThat(bySelector.isSelector()).isTrue();
+    assertThat(bySelector.fleet()).isEqualTo("env-prod-size-small");
+    assertThat(bySelector.version()).isEqualTo("3.5.30");
+    SlackCommand.Fleet byName = (SlackCommand.Fleet) SlackCommand.parse("fleet Prod 3.5.30");
+    assertThat(byName.isSelector()).isFalse();
+    assertThat(byName.fleet()).isEqualTo("prod");
+    assertThat(((SlackCommand.Fleet) SlackCommand.parse("fleet * 3.5.30")).fleet())
+        .isEqualTo("all");
+    assertThat(byName.requiredRole()).isEqualTo(Role.ADMIN);
+    assertThat(byName.namedCluster()).isEmpty();
+    assertThat(problem("fleet env=prod")).contains("usage: fleet <selector or fleet> <version>");
+    assertThat(problem("fleet env=<b>prod 3.5.30"))
+        .contains("neither a fleet's name nor a selector");
+    assertThat(problem("fleet prod 3.5.30;rm")).contains("is not a cluster, member, version");
+  }
+
+  @Test
   void recoverQuorumWithoutTheAcknowledgementAndScaleWithoutASizeAreInvalid() {
     assertThat(problem("recover-quorum prod-1"))
         .contains("usage: recover-quorum <cluster> acknowledge-data-loss", "are lost");

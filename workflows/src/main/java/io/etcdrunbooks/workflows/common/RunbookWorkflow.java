@@ -138,6 +138,14 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
     return approvedBy != null;
   }
 
+  /**
+   * The next {@link #awaitApproval} waits for a new approval: for a runbook with more than one gate
+   * (a fleet's waves), each approved on its own.
+   */
+  protected final void needApprovalAgain() {
+    approvedBy = null;
+  }
+
   @Override
   public final Progress progress() {
     return progress.snapshot();

@@ -44,7 +44,8 @@ public final class FleetPhases {
               Phase.WAVES,
               "each wave's clusters upgraded, each an UpgradeCluster child under its change id, at"
                   + " most concurrency at once; after failureBudget failed clusters nothing new"
-                  + " starts; with approveBetweenWaves the fleet pauses after each wave",
+                  + " starts; with approveBetweenWaves each wave after the first waits for an approval"
+                  + " (AWAITING_APPROVAL)",
               FleetWaves::run),
           always(
               Phase.DONE,

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.fleet;
 
 import io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster;
+import io.etcdrunbooks.workflows.common.ApprovalGate;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.phases.Activities;
 import java.util.ArrayList;
@@ -15,16 +16,28 @@ public final class FleetRun {
   final ProgressTracker progress;
   final FleetUpgradeRequest request;
 
+  /** Each wave after the first is approved on its own, when the request asks for it. */
+  final ApprovalGate approval;
+
+  final Runnable needApprovalAgain;
+
   List<FleetCluster> selected = List.of();
   final Map<String, ClusterOutcome> outcomes = new LinkedHashMap<>();
   final List<FleetWave> waves = new ArrayList<>();
   String wave = "";
   String halted = "";
 
-  FleetRun(Activities activities, ProgressTracker progress, FleetUpgradeRequest request) {
+  FleetRun(
+      Activities activities,
+      ProgressTracker progress,
+      FleetUpgradeRequest request,
+      ApprovalGate approval,
+      Runnable needApprovalAgain) {
     this.activities = activities;
     this.progress = progress;
     this.request = request;
+    this.approval = approval;
+    this.needApprovalAgain = needApprovalAgain;
   }
 
   String fleet() {

@@ -20,7 +20,8 @@ import java.util.List;
  * @param concurrency clusters upgraded at once in a wave
  * @param failureBudget the fleet halts once this many clusters failed: nothing new starts, the
  *     clusters running finish
- * @param approveBetweenWaves the fleet pauses after each wave until it is resumed
+ * @param approveBetweenWaves each wave after the first waits for an approval (the approve signal,
+ *     the API's approve, Slack's button)
  * @param memberTimeoutSeconds each cluster's member timeout (0: the upgrade's default)
  */
 public record FleetUpgradeRequest(

@@ -16,7 +16,7 @@ public final class FleetUpgradeWorkflowImpl extends RunbookWorkflow
 
   @Override
   public FleetStatus upgrade(FleetUpgradeRequest request) {
-    run = new FleetRun(activities, progress, request);
+    run = new FleetRun(activities, progress, request, this, this::needApprovalAgain);
     return runFor(
         "fleet:" + request.fleet(),
         () -> {

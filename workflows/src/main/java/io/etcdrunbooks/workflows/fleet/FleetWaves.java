@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.fleet;
 
 import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.workflow.Workflow;
@@ -43,8 +44,10 @@ final class FleetWaves {
       boolean more = i + 1 < run.waves.size();
       if (more && run.halted.isEmpty() && run.request.approveBetweenWaves()) {
         FleetWave nextWave = run.waves.get(i + 1);
-        run.progress.pause();
-        run.progress.safePoint("wave " + nextWave.name() + " " + nextWave.clusters());
+        run.needApprovalAgain.run();
+        run.approval.awaitApproval(
+            "wave " + nextWave.name() + " " + nextWave.clusters(), () -> false);
+        run.progress.phase(Phase.WAVES);
       }
     }
   }

@@ -11,6 +11,7 @@ import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
 import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.MemberFlags;
@@ -232,6 +233,31 @@ class HostActivitiesImplTest {
     assertThat(
             awaitServerVersion(sandbox.cluster().member("m3").clientUrl(), Duration.ofSeconds(30)))
         .isEqualTo("3.4.23");
+  }
+
+  @Test
+  void aSwitchRestartsTheMemberOnTheVersionOnceAndARetryOfItTouchesNothing() throws Exception {
+    MemberRef m1 = new MemberRef(CLUSTER, "m1");
+    long before = sandbox.pidOf("m1");
+    SwitchOutcome switched = hosts.switchVersion(new InstallRequest(CLUSTER, "m1", "3.5.16"));
+    assertThat(switched.steps())
+        .extracting(step -> step.substring(0, step.lastIndexOf(' ', step.length() - 4)))
+        .containsExactly("stop", "flags", "select 3.5.16", "start");
+    assertThat(
+            awaitServerVersion(sandbox.cluster().member("m1").clientUrl(), Duration.ofSeconds(30)))
+        .isEqualTo("3.5.16");
+    long after = sandbox.pidOf("m1");
+    assertThat(after).isPositive().isNotEqualTo(before);
+
+    assertThat(hosts.switchVersion(new InstallRequest(CLUSTER, "m1", "3.5.16")).steps())
+        .containsExactly("already running 3.5.16");
+    assertThat(sandbox.pidOf("m1")).isEqualTo(after);
+
+    hosts.switchVersion(new InstallRequest(CLUSTER, "m1", "3.4.23"));
+    assertThat(
+            awaitServerVersion(sandbox.cluster().member("m1").clientUrl(), Duration.ofSeconds(30)))
+        .isEqualTo("3.4.23");
+    assertThat(hosts.installedVersion(m1)).isEqualTo("3.4.23");
   }
 
   @Test

@@ -1,0 +1,164 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.testkit.Sandbox;
+import io.etcdrunbooks.workflows.common.CompletedStep;
+import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.fleet.ClusterOutcome;
+import io.etcdrunbooks.workflows.fleet.FleetStatus;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
+import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Test 4 of the fleet issue: the worker, a JVM of its own against Temporal in this JVM, is killed
+ * with SIGKILL while a wave runs, in the middle of a cluster; a second worker JVM finishes the
+ * fleet and no cluster, no member, is upgraded twice.
+ */
+@RealEtcd
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class FleetWorkerCrashTest {
+
+  private static final String TASK_QUEUE = "etcd-runbooks-fleet-crash-test";
+
+  @TempDir Path dir;
+
+  @Test
+  void aWorkerKilledInTheMiddleOfAWaveIsReplacedAndNoClusterIsUpgradedTwice() throws Exception {
+    try (FleetSandboxes fleet =
+            new FleetSandboxes(
+                dir,
+                List.of(cluster("c1", "small"), cluster("c2", "medium"), cluster("c3", "medium")),
+                false);
+        EmbeddedTemporal temporal = EmbeddedTemporal.start(WorkerJvm.freePort())) {
+      WorkflowServiceStubs stubs =
+          WorkflowServiceStubs.newServiceStubs(
+              WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
+      WorkflowClient client = WorkflowClient.newInstance(stubs);
+      Process first = startWorker(fleet, temporal, "worker-1");
+      Process second = null;
+      try {
+        FleetUpgradeWorkflow workflow =
+            client.newWorkflowStub(
+                FleetUpgradeWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setWorkflowId(FleetUpgradeWorkflow.workflowId("everything"))
+                    .setTaskQueue(TASK_QUEUE)
+                    .build());
+        WorkflowClient.start(
+            workflow::upgrade,
+            FleetUpgradeRequest.of("everything", "", "3.5.30")
+                .withConcurrency(2)
+                .withMemberTimeoutSeconds(120));
+
+        String[] inHand = awaitAMemberDoneInTheSecondWave(client, first);
+        first.destroyForcibly(); // SIGKILL: no shutdown hook, no graceful worker stop
+        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        long donePid = fleet.sandboxes.get(inHand[0]).pidOf(inHand[1]);
+
+        second = startWorker(fleet, temporal, "worker-2");
+        FleetStatus status =
+            WorkflowStub.fromTyped(workflow).getResult(6, TimeUnit.MINUTES, FleetStatus.class);
+
+        assertThat(status.clusters())
+            .allSatisfy(
+                c -> assertThat(c.state()).as(c.cluster()).isEqualTo(ClusterOutcome.UPGRADED));
+        assertThat(fleet.sandboxes.get(inHand[0]).pidOf(inHand[1]))
+            .as(
+                "%s of %s, on 3.5.30 before the kill, was not restarted again",
+                inHand[1], inHand[0])
+            .isEqualTo(donePid);
+        for (Map.Entry<String, Sandbox> c : fleet.sandboxes.entrySet()) {
+          for (MemberSpec m : c.getValue().cluster().members()) {
+            String log = Files.readString(Path.of(m.serviceDir(), "etcd.log"));
+            assertThat(WorkerJvm.count(log, "\"etcd-version\":\"3.5.30\""))
+                .as("starts of %s of %s on 3.5.30", m.name(), c.getKey())
+                .isEqualTo(1);
+            assertThat(WorkerJvm.count(log, "\"etcd-version\":\"3.5.16\""))
+                .as("starts of %s of %s on 3.5.16", m.name(), c.getKey())
+                .isEqualTo(1);
+          }
+          try (ClusterProbe probe = fleet.probe(c.getKey())) {
+            assertThat(probe.versions().values()).containsOnly("3.5.30");
+            long now = probe.revision();
+            assertThat(probe.hashKvByMember(now).values().stream().distinct()).hasSize(1);
+          }
+        }
+      } finally {
+        first.destroyForcibly();
+        if (second != null) second.destroyForcibly();
+        stubs.shutdownNow();
+      }
+    }
+  }
+
+  private static FleetSandboxes.Planned cluster(String name, String size) {
+    return new FleetSandboxes.Planned(
+        name, "3.5.16", Map.of("tier", "test", "size", size), Map.of());
+  }
+
+  /** [cluster, member]: a member of a second-wave cluster already ready on 3.5.30. */
+  private String[] awaitAMemberDoneInTheSecondWave(WorkflowClient client, Process worker)
+      throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(4));
+    while (Instant.now().isBefore(deadline)) {
+      assertThat(worker.isAlive()).as("worker-1 runs; its log:%n%s", log("worker-1")).isTrue();
+      for (String cluster : List.of("c2", "c3")) {
+        Optional<String> done = doneMember(client, cluster);
+        if (done.isPresent()) return new String[] {cluster, done.get()};
+      }
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    throw new AssertionError(
+        "no second-wave member reached 3.5.30; worker-1 log:\n" + log("worker-1"));
+  }
+
+  private static Optional<String> doneMember(WorkflowClient client, String cluster) {
+    Progress progress;
+    try {
+      progress =
+          client
+              .newWorkflowStub(UpgradeClusterWorkflow.class, RunbookIds.changing(cluster))
+              .progress();
+    } catch (io.temporal.client.WorkflowException notYet) {
+      return Optional.empty(); // not started, or a dry run's
+    }
+    if (progress == null || !progress.runbook().equals(UpgradeClusterWorkflow.TYPE))
+      return Optional.empty();
+    return progress.completed().stream()
+        .filter(s -> s.name().endsWith(": ready on 3.5.30") && s.outcome().equals("done"))
+        .map(CompletedStep::name)
+        .map(n -> n.substring(0, n.indexOf(':')))
+        .findFirst();
+  }
+
+  private Process startWorker(FleetSandboxes fleet, EmbeddedTemporal temporal, String name)
+      throws Exception {
+    return WorkerJvm.start(
+        fleet.inventoryFile, temporal.address(), TASK_QUEUE, dir.resolve(name + ".log"));
+  }
+
+  private String log(String worker) {
+    return WorkerJvm.logTail(dir.resolve(worker + ".log"));
+  }
+}

@@ -82,10 +82,17 @@ final class Bench {
                 "dir", Files.createTempDirectory("etcd-runbooks-bench").toString()));
     List<Case> cases =
         Arrays.stream(options.getOrDefault("cases", "3,5,3x1024").split(","))
+            .filter(c -> !c.isBlank())
             .map(Case::parse)
             .toList();
     ReleaseStore releases = new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir());
     Demo.quietLogs();
+    if (options.containsKey("log-switches")
+        && org.slf4j.LoggerFactory.getLogger(
+                io.etcdrunbooks.activities.host.HostActivitiesImpl.class)
+            instanceof ch.qos.logback.classic.Logger logger) {
+      logger.setLevel(ch.qos.logback.classic.Level.INFO); // each restart's steps with their times
+    }
     boolean ok = true;
     for (Case c : cases) ok &= runCase(c, from, to, dir, releases);
     if (!options.containsKey("skip-fleet")) {

@@ -54,6 +54,19 @@ public final class BinaryInstaller implements VersionInstaller {
     return versionOf(host, host.member().installDir() + "/current/etcd");
   }
 
+  /** The current link points at the version's directory: no binary is run to tell. */
+  @Override
+  public boolean selects(MemberHost host, String version) {
+    String link =
+        run(
+                host,
+                "readlink " + quote(host.member().installDir() + "/current") + " 2>/dev/null; true",
+                "read the selected etcd version")
+            .stdout()
+            .strip();
+    return link.equals("versions/" + version);
+  }
+
   /** The version the etcd binary at {@code path} on the host reports, "" when there is none. */
   public String versionOf(MemberHost host, String path) {
     String etcd = quote(path);

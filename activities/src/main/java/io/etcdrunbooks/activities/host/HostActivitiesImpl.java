@@ -146,6 +146,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public SwitchOutcome switchVersion(InstallRequest request) {
+    long started = System.nanoTime();
     MemberRef ref = new MemberRef(request.cluster(), request.member());
     List<String> steps = new java.util.ArrayList<>();
     // a retry after the start (the worker lost mid-call) finds the member running what its service
@@ -156,9 +157,11 @@ public final class HostActivitiesImpl implements HostActivities {
             request.member(),
             "read the state of etcd",
             (host, service, versions) ->
-                service.isRunning(host)
-                    && request.version().equals(versions.installedVersion(host)));
-    if (done) return new SwitchOutcome(List.of(), List.of("already running " + request.version()));
+                service.isRunning(host) && versions.selects(host, request.version()));
+    long beforeStop = (System.nanoTime() - started) / 1_000_000;
+    if (done)
+      return new SwitchOutcome(
+          List.of(), List.of("already running " + request.version()), beforeStop);
     timed(steps, "stop", () -> stopMember(ref));
     List<String> changes =
         timed(
@@ -176,7 +179,7 @@ public final class HostActivitiesImpl implements HostActivities {
         request.cluster(),
         request.version(),
         steps);
-    return new SwitchOutcome(changes, steps);
+    return new SwitchOutcome(changes, steps, beforeStop);
   }
 
   private static void timed(List<String> steps, String step, Runnable action) {

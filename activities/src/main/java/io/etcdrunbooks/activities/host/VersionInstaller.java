@@ -10,6 +10,11 @@ public interface VersionInstaller {
   /** The version the member's service is set to run, "" when none is. */
   String installedVersion(MemberHost host);
 
+  /** Whether the member's service is set to run the version (cheaper than reading which one). */
+  default boolean selects(MemberHost host, String version) {
+    return version.equals(installedVersion(host));
+  }
+
   /**
    * Makes the service run the version at its next start; does nothing that is already done.
    *

@@ -63,8 +63,10 @@ public interface HostActivities {
   /**
    * @param flagChanges renamed flags translated ("--debug -> --log-level=debug")
    * @param steps each step with its time ("stop 310 ms")
+   * @param beforeStopMillis the call's checks before the member stopped: the part of the call it
+   *     was not down for
    */
-  record SwitchOutcome(List<String> flagChanges, List<String> steps) {}
+  record SwitchOutcome(List<String> flagChanges, List<String> steps, long beforeStopMillis) {}
 
   /** Last lines of the member's etcd log. */
   String logTail(LogTailRequest request);

@@ -75,10 +75,13 @@ public final class MemberVersionSwitch {
         new AwaitMemberRequest(cluster, member, version, memberTimeoutSeconds);
     long stoppedAt = Workflow.currentTimeMillis();
     if (Workflow.getVersion(READY_WHILE_WATCHED, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      long called = Workflow.currentTimeMillis();
       SwitchOutcome done =
           progress.record(
               member + ": stop, switch to " + version + ", start",
               () -> activities.host.switchVersion(new InstallRequest(cluster, member, version)));
+      // the member went down only once the call's own checks were done
+      stoppedAt = called + done.beforeStopMillis();
       progress.message(
           member
               + ": "

@@ -349,7 +349,7 @@ public final class FakeCluster
                 request.cluster(), request.member(), request.version(), true));
     installVersion(request);
     launchMember(ref);
-    return new SwitchOutcome(changes, List.of());
+    return new SwitchOutcome(changes, List.of(), 0);
   }
 
   /**

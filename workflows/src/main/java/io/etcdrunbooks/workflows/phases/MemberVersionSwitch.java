@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
 import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -123,10 +124,7 @@ public final class MemberVersionSwitch {
                         new WatchRequest(cluster, request.member(), memberTimeoutSeconds))));
     readiness.run();
     watching.run();
-    Workflow.await(
-        () ->
-            ready.get(0).isCompleted()
-                || (watch.get(0).isCompleted() && watch.get(0).getFailure() != null));
+    Workflow.await(() -> ready.get(0).isCompleted() || exited(watch.get(0)));
     if (!ready.get(0).isCompleted()) {
       readiness.cancel();
       throw watch.get(0).getFailure();
@@ -137,6 +135,18 @@ public final class MemberVersionSwitch {
     watch.get(0).exceptionally(cancelled -> null); // its cancellation is expected, not a failure
     ready.get(0).get();
   }
+
+  /**
+   * The watch saw etcd exit. A watch that failed otherwise (a missed heartbeat on a loaded worker,
+   * a host it could not reach) only stops watching: the readiness wait decides.
+   */
+  private static boolean exited(Promise<Void> watch) {
+    return watch.isCompleted()
+        && watch.getFailure() != null
+        && MEMBER_START_FAILED.equals(Failures.rootType(watch.getFailure()));
+  }
+
+  private static final String MEMBER_START_FAILED = "MemberStartFailed";
 
   /**
    * The restart in one activity, then readiness while the process is watched, in place of four

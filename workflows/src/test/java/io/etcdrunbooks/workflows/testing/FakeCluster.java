@@ -67,6 +67,7 @@ public final class FakeCluster
   private final Map<String, List<String>> startArgs = new LinkedHashMap<>();
   private final List<String> staged = new ArrayList<>();
   private String exitsOnStart = "";
+  private boolean watchUnreachable;
 
   /**
    * @param leader the member leading at first; every member starts healthy on version
@@ -96,6 +97,15 @@ public final class FakeCluster
    */
   public synchronized FakeCluster exitsOnStart(String member, String version) {
     exitsOnStart = member + "@" + version;
+    return this;
+  }
+
+  /**
+   * Every watch of a started member fails at once as if its host could not be reached; readiness
+   * comes a few seconds later, after the workflow has seen the watch fail.
+   */
+  public synchronized FakeCluster watchUnreachable() {
+    watchUnreachable = true;
     return this;
   }
 
@@ -261,7 +271,8 @@ public final class FakeCluster
 
   @Override
   public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
-    if ((request.member() + "@" + request.expectedVersion()).equals(exitsOnStart())) {
+    if ((request.member() + "@" + request.expectedVersion()).equals(exitsOnStart())
+        || watchUnreachableNow()) {
       try {
         Thread.sleep(3000);
       } catch (InterruptedException e) {
@@ -357,6 +368,10 @@ public final class FakeCluster
    */
   @Override
   public void watchMember(WatchRequest request) {
+    if (watchUnreachableNow()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot reach the host of " + request.member(), "HostUnreachable");
+    }
     if (!watchedStaysUp(request.member())) {
       throw ApplicationFailure.newNonRetryableFailure(
           "etcd of " + request.member() + " exited right after it was started",
@@ -367,6 +382,10 @@ public final class FakeCluster
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private synchronized boolean watchUnreachableNow() {
+    return watchUnreachable;
   }
 
   private synchronized boolean watchedStaysUp(String member) {

@@ -76,6 +76,14 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenAWatchThatFailsForAnotherReasonTheReadinessWaitDecidesAndTheUpgradeGoesOn() {
+    FakeCluster cluster = cluster().watchUnreachable();
+    UpgradeResult result = upgrade(cluster, "3.5.16");
+    assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
+    assertThat(result.memberDownTimes()).hasSize(3);
+  }
+
+  @Test
   void givenAMemberWhoseEtcdExitsRightAfterItsStartTheWatchFailsItBeforeItsReadinessTimesOut() {
     FakeCluster cluster = cluster().exitsOnStart("m2", "3.5.16");
     Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));

@@ -32,6 +32,7 @@ final class BareRollingRestart {
   private final ClusterSpec cluster;
   private final ServiceManager service;
   private final BinaryInstaller installer;
+  private final Map<String, String> steps = new LinkedHashMap<>();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
@@ -56,12 +57,33 @@ final class BareRollingRestart {
       if (name.equals(leader())) moveLeaderAway(name, down.keySet());
       long stoppedAt = System.nanoTime();
       service.stop(host);
+      long stopped = System.nanoTime();
       installer.install(host, version, binDir);
+      long selected = System.nanoTime();
       service.launch(host);
+      long launched = System.nanoTime();
       awaitHealthy(member.clientUrl());
-      down.put(name, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt));
+      long healthy = System.nanoTime();
+      down.put(name, TimeUnit.NANOSECONDS.toMillis(healthy - stoppedAt));
+      steps.put(
+          name,
+          "stop %d ms, select %d ms, start %d ms, healthy %d ms"
+              .formatted(
+                  millis(stopped - stoppedAt),
+                  millis(selected - stopped),
+                  millis(launched - selected),
+                  millis(healthy - launched)));
     }
     return down;
+  }
+
+  /** Each member's steps with their times, from the last {@link #run}. */
+  Map<String, String> steps() {
+    return Map.copyOf(steps);
+  }
+
+  private static long millis(long nanos) {
+    return TimeUnit.NANOSECONDS.toMillis(nanos);
   }
 
   private List<String> followersThenLeader() throws Exception {

@@ -80,10 +80,27 @@ class UpgradeClusterTest {
                     .resolve("opt/etcd/versions/3.5.30/.sha256-checked"))
             .exists();
       }
-      assertThat(workflow.progress().completed())
-          .extracting(io.etcdrunbooks.workflows.common.CompletedStep::name)
+      // staged beside the backup, and waited for before the first member stopped
+      List<String> steps =
+          workflow.progress().completed().stream()
+              .map(io.etcdrunbooks.workflows.common.CompletedStep::name)
+              .toList();
+      assertThat(steps)
           .containsSubsequence(
-              "etcd 3.4.23 on every host", "etcd 3.5.30 on every host", "verified backup");
+              "etcd 3.4.23 on every host",
+              "etcd 3.5.30 on every host",
+              "binaries staged on every host");
+      assertThat(steps.indexOf("verified backup"))
+          .isLessThan(steps.indexOf("binaries staged on every host"));
+      assertThat(steps.indexOf("binaries staged on every host"))
+          .isLessThan(
+              steps.stream()
+                  .filter(n -> n.endsWith(": ready on 3.4.23"))
+                  .map(steps::indexOf)
+                  .findFirst()
+                  .orElseThrow());
+      // the rung's leader, restarted last, got leadership back before the cluster version wait
+      assertThat(steps).anyMatch(n -> n.startsWith("hand leadership back to "));
 
       recordHistoryForReplayTest(runbooks.client());
     }

@@ -20,6 +20,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -106,6 +109,18 @@ public final class ClusterInspector {
   }
 
   public MemberStatus status(String memberName) {
+    return status(memberName, true);
+  }
+
+  /**
+   * As {@link #status}, without the member's /health (a read through raft): for a member whose
+   * health was just seen, or a leader only asked for its raft index.
+   */
+  public MemberStatus raftStatus(String memberName) {
+    return status(memberName, false);
+  }
+
+  private MemberStatus status(String memberName, boolean withHealth) {
     MemberSpec member = spec.member(memberName);
     long listedId = memberIdsIfReachable().getOrDefault(member.name(), 0L);
     StatusResponse status;
@@ -135,7 +150,7 @@ public final class ClusterInspector {
               + Long.toHexString(listedId)
               + "; check the inventory URLs");
     }
-    health(member).ifPresent(errors::add);
+    if (withHealth) health(member).ifPresent(errors::add);
     // etcd before 3.4 does not report the applied index
     long applied =
         status.getRaftAppliedIndex() == 0 ? status.getRaftIndex() : status.getRaftAppliedIndex();
@@ -154,6 +169,14 @@ public final class ClusterInspector {
         List.copyOf(errors));
   }
 
+  /**
+   * Whether the member's /health says true: one plain HTTP request, no gRPC connection, so that
+   * polling a member that is still starting does not put a client into its reconnect backoff.
+   */
+  public boolean answersHealthy(String memberName) {
+    return health(spec.member(memberName)).isEmpty();
+  }
+
   /** Why /health is not fine, empty when it is. */
   private Optional<String> health(MemberSpec member) {
     try {
@@ -165,10 +188,35 @@ public final class ClusterInspector {
     }
   }
 
-  /** Statuses of every inventory member, in inventory order. */
+  /**
+   * Statuses of every inventory member, in inventory order, read at once: each is a connection, a
+   * status call and a /health request, and a member that does not answer takes its timeout alone.
+   */
   public List<MemberStatus> statuses() {
-    return spec.members().stream().map(m -> status(m.name())).toList();
+    memberIdsIfReachable(); // read once, before the members are asked in parallel
+    List<CompletableFuture<MemberStatus>> reads =
+        spec.members().stream()
+            .map(m -> CompletableFuture.supplyAsync(() -> status(m.name()), STATUS_READERS))
+            .toList();
+    return reads.stream().map(ClusterInspector::<MemberStatus>joined).toList();
   }
+
+  private static <T> T joined(CompletableFuture<T> read) {
+    try {
+      return read.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) throw cause;
+      throw e;
+    }
+  }
+
+  private static final ExecutorService STATUS_READERS =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "etcd-status-reader");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** Inventory name of the leader the most reachable members see, empty when none sees one. */
   public String leaderName(List<MemberStatus> statuses) {
@@ -232,31 +280,46 @@ public final class ClusterInspector {
   }
 
   /** Everything at once; parts that need a reachable cluster are left empty when none answers. */
+  /**
+   * The cluster as its members report it. After the members' statuses, the reads that do not depend
+   * on each other (authentication, alarms, revision, cluster version, v2 store, certificates) are
+   * made at once: each is a round trip of its own.
+   */
   public ClusterState state() {
     List<MemberStatus> statuses = statuses();
     boolean anyReachable = statuses.stream().anyMatch(MemberStatus::reachable);
-    List<String> alarms = List.of();
+    CompletableFuture<Boolean> authEnabled =
+        read(() -> anyReachable ? clients.authEnabled().orElse(null) : null);
+    CompletableFuture<List<String>> alarms = read(() -> anyReachable ? alarms() : List.of());
+    CompletableFuture<Long> revision =
+        read(() -> anyReachable ? orElse(this::currentRevision, 0L) : 0L);
+    CompletableFuture<String> clusterVersion = read(() -> clusterVersion(statuses));
+    CompletableFuture<V2Store> v2 = read(() -> anyReachable ? v2Store(statuses) : null);
+    CompletableFuture<ServerCertificates> certificates =
+        read(() -> spec.tls() == null ? null : certificates(statuses));
+    String leader = leaderName(statuses);
     String alarmsUnread = null;
-    Boolean authEnabled = anyReachable ? clients.authEnabled().orElse(null) : null;
-    if (anyReachable) {
-      try {
-        alarms = alarms();
-      } catch (EtcdCallException e) {
-        alarmsUnread = e.getMessage();
-      }
+    List<String> raised = List.of();
+    try {
+      raised = joined(alarms);
+    } catch (EtcdCallException e) {
+      alarmsUnread = e.getMessage();
     }
-    long revision = anyReachable ? orElse(this::currentRevision, 0L) : 0L;
     return new ClusterState(
         spec.name(),
         statuses,
-        leaderName(statuses),
-        clusterVersion(statuses),
-        alarms,
-        revision,
+        leader,
+        joined(clusterVersion),
+        raised,
+        joined(revision),
         alarmsUnread,
-        authEnabled,
-        anyReachable ? v2Store(statuses) : null,
-        spec.tls() == null ? null : certificates(statuses));
+        joined(authEnabled),
+        joined(v2),
+        joined(certificates));
+  }
+
+  private static <T> CompletableFuture<T> read(Supplier<T> read) {
+    return CompletableFuture.supplyAsync(read, STATUS_READERS);
   }
 
   /**

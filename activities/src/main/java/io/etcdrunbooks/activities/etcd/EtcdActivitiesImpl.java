@@ -41,6 +41,8 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   /** A restarted member is polled often: its down time ends when it is seen ready. */
   static final long READY_POLL_MILLIS = 50;
 
+  static final long CATCH_UP_POLL_MILLIS = 10;
+
   private final Supplier<Inventory> inventory;
 
   public EtcdActivitiesImpl(Supplier<Inventory> inventory) {
@@ -270,22 +272,41 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     return withCluster(request.cluster(), inspector -> awaitMemberReady(inspector, request));
   }
 
+  /**
+   * A readiness wait for an inventory member, to be warmed before the member stops ({@link
+   * MemberReadiness#warm}) and waited on once it has started again.
+   */
+  public MemberReadiness readinessOf(AwaitMemberRequest request) {
+    return new MemberReadiness(
+        new EtcdClients(cluster(inventory.get(), request.cluster())), request);
+  }
+
   /** Also used for members not yet in the inventory: the inspector's spec then carries them. */
   static MemberStatus awaitMemberReady(ClusterInspector inspector, AwaitMemberRequest request) {
     String member = member(inspector, request.member());
     String cluster = inspector.clients().spec().name();
     WaitDeadline deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
-    MemberStatus last;
+    MemberStatus last = null;
     String notReady;
     CatchUp catchUp = new CatchUp();
     do {
-      last = inspector.status(member);
+      // the etcd API is asked only once /health answers: a gRPC connection refused while etcd
+      // starts waits out its reconnect backoff, which would count as down time
+      if (!inspector.answersHealthy(member)) {
+        notReady = "its /health does not say true yet";
+        Heartbeats.beat("member '" + member + "' not ready: " + notReady);
+        Heartbeats.pause(READY_POLL_MILLIS);
+        continue;
+      }
+      last = inspector.raftStatus(member); // its /health was just seen true
       Heartbeats.beat("member '" + member + "': status read");
       notReady = whyNotReady(inspector, last, request.expectedVersion(), catchUp);
       if (notReady == null) return last;
       Heartbeats.beat("member '" + member + "' not ready: " + notReady);
-      Heartbeats.pause(READY_POLL_MILLIS);
+      // a member that only has a few entries left to apply is looked at again sooner
+      Heartbeats.pause(catchUp.applying() ? CATCH_UP_POLL_MILLIS : READY_POLL_MILLIS);
     } while (!deadline.passed());
+    if (last == null) last = inspector.status(member);
     throw FailureType.MemberNotReady.nonRetryable(
         "member '"
             + member
@@ -318,11 +339,13 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       return "runs " + status.serverVersion() + ", expected " + expectedVersion;
     }
     if (status.leads()) return null;
+    // the target is the leader's index when the wait began: read once, then only the member
+    if (catchUp.hasTarget()) return catchUp.problem(status, null);
     String leaderName = inspector.leaderName(List.of(status));
     Heartbeats.beat("member '" + status.name() + "': leader is '" + leaderName + "'");
     if (leaderName.isEmpty())
       return "its leader " + Long.toHexString(status.leaderId()) + " is not an inventory member";
-    MemberStatus leader = inspector.status(leaderName);
+    MemberStatus leader = inspector.raftStatus(leaderName);
     if (!leader.reachable()) return "its leader '" + leaderName + "' is not reachable";
     return catchUp.problem(status, leader);
   }
@@ -335,6 +358,16 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   static final class CatchUp {
     private long target = -1;
     private String leader = "";
+    private boolean applying;
+
+    boolean hasTarget() {
+      return target >= 0;
+    }
+
+    /** The last look found the member healthy on its version, only still applying entries. */
+    boolean applying() {
+      return applying;
+    }
 
     /** Null when caught up, else why not. */
     String problem(MemberStatus member, MemberStatus currentLeader) {
@@ -343,6 +376,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
         leader = currentLeader.name();
       }
       long applied = appliedIndex(member);
+      applying = applied < target;
       return applied >= target
           ? null
           : "applied index %d, behind index %d that leader '%s' had committed when the wait began"

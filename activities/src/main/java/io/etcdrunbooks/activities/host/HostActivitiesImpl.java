@@ -1,5 +1,7 @@
 package io.etcdrunbooks.activities.host;
 
+import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.activities.etcd.MemberReadiness;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.Heartbeats;
@@ -9,13 +11,22 @@ import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +49,17 @@ public final class HostActivitiesImpl implements HostActivities {
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
   private final HostAccessCheck access;
+  private final EtcdActivitiesImpl readiness;
   private volatile RunLiveness liveness = RunLiveness.ALWAYS_OPEN;
+
+  /** Where a restart reads the member's readiness and watches its process meanwhile. */
+  private final ExecutorService helpers =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "member-restart-helper");
+            t.setDaemon(true);
+            return t;
+          });
 
   public HostActivitiesImpl(Inventory inventory, SshConnector ssh, ReleaseStore releases) {
     this(() -> inventory, ssh, releases);
@@ -55,6 +76,7 @@ public final class HostActivitiesImpl implements HostActivities {
     this.binaries = new BinaryInstaller(ssh);
     this.access = new HostAccessCheck(ssh);
     this.flags = new ProcessFlagsReader(ssh);
+    this.readiness = new EtcdActivitiesImpl(inventory);
   }
 
   /** Asks Temporal before a version is selected whether the run that asked for it is still open. */
@@ -99,19 +121,26 @@ public final class HostActivitiesImpl implements HostActivities {
           // resolved first so that a version the release store does not know is refused before the
           // host is touched
           Path binDir = binDir(request.version());
-          log.info(
-              "{}: etcd {}: {}",
-              host.describe(),
-              request.version(),
-              versions.installAndSelect(
-                  host,
-                  request.version(),
-                  binDir,
-                  () ->
-                      liveness.requireOpen(
-                          "select etcd " + request.version() + " on " + request.member())));
+          select(host, versions, request, binDir, () -> liveness.requireOpen(selecting(request)));
           return null;
         });
+  }
+
+  private static String selecting(InstallRequest request) {
+    return "select etcd " + request.version() + " on " + request.member();
+  }
+
+  private static void select(
+      MemberHost host,
+      VersionInstaller versions,
+      InstallRequest request,
+      Path binDir,
+      Runnable beforeSwitch) {
+    log.info(
+        "{}: etcd {}: {}",
+        host.describe(),
+        request.version(),
+        versions.installAndSelect(host, request.version(), binDir, beforeSwitch));
   }
 
   @Override
@@ -180,6 +209,167 @@ public final class HostActivitiesImpl implements HostActivities {
         request.version(),
         steps);
     return new SwitchOutcome(changes, steps, beforeStop);
+  }
+
+  @Override
+  public RestartOutcome restartMember(RestartRequest request) {
+    long started = System.nanoTime();
+    InstallRequest install =
+        new InstallRequest(request.cluster(), request.member(), request.version());
+    Path binDir = binDir(request.version()); // an unknown version is refused before any stop
+    // a retry after the start (the worker lost mid-call) finds the member running what its service
+    // is set to: the version is selected only while the member is stopped, so it runs that version
+    boolean done =
+        onHost(
+            request.cluster(),
+            request.member(),
+            "read the state of etcd",
+            // the link first: on the way to a new version it points elsewhere, one command
+            (host, service, versions) ->
+                versions.selects(host, request.version()) && service.isRunning(host));
+    List<String> steps = new ArrayList<>();
+    List<String> changes = List.of();
+    long downFrom = started;
+    MemberReadiness ready =
+        readiness.readinessOf(
+            new AwaitMemberRequest(
+                request.cluster(), request.member(), request.version(), request.timeoutSeconds()));
+    // the other members are connected to while this one stops, not once it is back
+    Future<?> warmed = helpers.submit(ready::warm);
+    try {
+      if (done) {
+        steps.add("already running " + request.version());
+      } else {
+        downFrom = System.nanoTime();
+        changes = restart(install, binDir, steps);
+      }
+      timed(steps, "ready", () -> readyWhileWatched(request, ready, warmed));
+    } finally {
+      warmed.cancel(true);
+      ready.close();
+    }
+    long down = (System.nanoTime() - downFrom) / 1_000_000;
+    log.info(
+        "{} of cluster '{}' restarted on {}: {}, down {} ms",
+        request.member(),
+        request.cluster(),
+        request.version(),
+        steps,
+        down);
+    return new RestartOutcome(changes, steps, down, !done);
+  }
+
+  /** Stop, flags, select, start: the restart's own steps, each timed into {@code steps}. */
+  private List<String> restart(InstallRequest install, Path binDir, List<String> steps) {
+    MemberRef ref = new MemberRef(install.cluster(), install.member());
+    // asked while the member stops, answered before its version is selected
+    Runnable stillOpen = liveness.requireOpenLater(selecting(install));
+    // stop as it is: the state was just read, and stop itself does nothing to a stopped etcd
+    timed(
+        steps,
+        "stop",
+        () ->
+            onHost(
+                install.cluster(),
+                install.member(),
+                "stop etcd",
+                (host, service, versions) -> {
+                  service.stop(host);
+                  return null;
+                }));
+    List<String> changes =
+        timed(
+            steps,
+            "flags",
+            () ->
+                translateFlags(
+                    new TranslateFlagsRequest(
+                        install.cluster(), install.member(), install.version(), true)));
+    timed(
+        steps,
+        "select " + install.version(),
+        () ->
+            onHost(
+                install.cluster(),
+                install.member(),
+                "install etcd " + install.version(),
+                (host, service, versions) -> {
+                  select(host, versions, install, binDir, stillOpen);
+                  return null;
+                }));
+    timed(steps, "start", () -> launchMember(ref));
+    return changes;
+  }
+
+  /**
+   * Waits on the activity's thread (heartbeating) for the member's readiness, read on one helper
+   * thread while another watches its process: an etcd that exits fails the restart at once with its
+   * log. A watch that fails otherwise (the host did not answer) only stops watching.
+   */
+  private void readyWhileWatched(
+      RestartRequest request, MemberReadiness readiness, Future<?> warmed) {
+    Future<?> watch =
+        helpers.submit(
+            () ->
+                watchMember(
+                    new WatchRequest(
+                        request.cluster(), request.member(), request.timeoutSeconds())));
+    Future<?> ready =
+        helpers.submit(
+            () -> {
+              awaitQuietly(warmed);
+              return readiness.await();
+            });
+    boolean watching = true;
+    try {
+      while (true) {
+        Heartbeats.beat("member '" + request.member() + "': waiting until it is ready");
+        try {
+          ready.get(100, TimeUnit.MILLISECONDS);
+          return;
+        } catch (TimeoutException notYet) {
+          // look at the watch, then wait again
+        } catch (ExecutionException e) {
+          throw rethrown(e);
+        }
+        if (watching && watch.isDone()) {
+          watching = false;
+          try {
+            watch.get();
+          } catch (ExecutionException e) {
+            if (e.getCause() instanceof ApplicationFailure failure
+                && "MemberStartFailed".equals(failure.getType())) throw failure;
+            log.warn(
+                "{}: stopped watching etcd, the readiness wait decides: {}",
+                request.member(),
+                e.getCause().getMessage());
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for " + request.member(), e);
+    } finally {
+      ready.cancel(true);
+      watch.cancel(true);
+    }
+  }
+
+  /** Warming that failed or ran long only leaves the wait to connect for itself. */
+  private static void awaitQuietly(Future<?> warming) {
+    try {
+      warming.get(5, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException | CancellationException e) {
+      // not warmed: the wait connects for itself
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static RuntimeException rethrown(ExecutionException e) {
+    return e.getCause() instanceof RuntimeException runtime
+        ? runtime
+        : new IllegalStateException(e.getCause());
   }
 
   private static void timed(List<String> steps, String step, Runnable action) {

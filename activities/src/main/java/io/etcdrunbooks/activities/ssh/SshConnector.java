@@ -106,13 +106,32 @@ public final class SshConnector implements AutoCloseable {
    * As {@link #exec}, over a session of its own opened now and closed after: the host's key is
    * checked against its known_hosts file as it is at this moment, whatever session is cached for
    * the target, and no cached session is disturbed. For checks before a runbook's first change.
+   * When no usable session is cached for the target, this one is kept for the commands that follow
+   * (it was checked against the same known_hosts), so the runbook's next step does not log in
+   * again.
    */
   public ExecResult execOnNewSession(SshTarget target, String command, Duration timeout) {
-    ClientSession session = connect(target, knownHostsStamp(target));
+    KnownHostsStamp knownHosts = knownHostsStamp(target);
+    ClientSession session = connect(target, knownHosts);
+    boolean kept = false;
     try {
-      return exec(session, target, command, timeout);
+      ExecResult result = exec(session, target, command, timeout);
+      kept = keepUnlessOneIsCached(target, session, knownHosts);
+      return result;
     } finally {
-      closeQuietly(session);
+      if (!kept) closeQuietly(session);
+    }
+  }
+
+  private boolean keepUnlessOneIsCached(
+      SshTarget target, ClientSession session, KnownHostsStamp knownHosts) {
+    synchronized (connectLocks.computeIfAbsent(target, t -> new Object())) {
+      OpenSession cached = sessions.get(target);
+      if (usable(cached, knownHostsStamp(target))) return false;
+      if (!knownHosts.equals(knownHostsStamp(target))) return false;
+      if (cached != null) closeQuietly(cached.session());
+      sessions.put(target, new OpenSession(session, knownHosts));
+      return true;
     }
   }
 

@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.support;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Whether the runbook run that scheduled an activity is still open. A run terminated from the
@@ -26,20 +27,33 @@ public interface RunLiveness {
    * @param what the switch about to be made, for the message
    */
   default void requireOpen(String what) {
+    requireOpenLater(what).run();
+  }
+
+  /**
+   * Asks now, on another thread, and returns the step that fails as {@link #requireOpen} would: for
+   * a switch whose question to Temporal should not add to a member's down time (asked when the stop
+   * begins, answered by the time the version is selected).
+   */
+  default Runnable requireOpenLater(String what) {
     ActivityInfo info;
     try {
       info = Activity.getExecutionContext().getInfo();
     } catch (IllegalStateException | UnsupportedOperationException e) {
-      return; // not in an activity
+      return () -> {}; // not in an activity
     }
-    if (!isOpen(info.getWorkflowId(), info.getWorkflowRunId())) {
-      throw FailureType.InvalidRequest.nonRetryable(
-          "runbook "
-              + info.getWorkflowId()
-              + " (run "
-              + info.getWorkflowRunId()
-              + ") has ended (terminated or finished), so its step stopped before it would "
-              + what);
-    }
+    CompletableFuture<Boolean> open =
+        CompletableFuture.supplyAsync(() -> isOpen(info.getWorkflowId(), info.getWorkflowRunId()));
+    return () -> {
+      if (!open.join()) {
+        throw FailureType.InvalidRequest.nonRetryable(
+            "runbook "
+                + info.getWorkflowId()
+                + " (run "
+                + info.getWorkflowRunId()
+                + ") has ended (terminated or finished), so its step stopped before it would "
+                + what);
+      }
+    };
   }
 }

@@ -27,6 +27,19 @@ class CatchUpTest {
   }
 
   @Test
+  void onceTheTargetIsFixedTheLeaderNeedNotBeReadAgain() {
+    EtcdActivitiesImpl.CatchUp catchUp = new EtcdActivitiesImpl.CatchUp();
+    assertThat(catchUp.hasTarget()).isFalse();
+    assertThat(catchUp.problem(member("m2", 90, 90), member("m1", 100, 100))).isNotNull();
+    assertThat(catchUp.hasTarget()).isTrue();
+    assertThat(catchUp.applying()).as("healthy, only entries left to apply").isTrue();
+
+    assertThat(catchUp.problem(member("m2", 99, 99), null)).contains("behind index 100");
+    assertThat(catchUp.problem(member("m2", 100, 100), null)).isNull();
+    assertThat(catchUp.applying()).isFalse();
+  }
+
+  @Test
   void theAppliedIndexCountsNotTheCommittedOne() {
     EtcdActivitiesImpl.CatchUp catchUp = new EtcdActivitiesImpl.CatchUp();
     MemberStatus leader = member("m1", 100, 100);

@@ -68,6 +68,28 @@ public interface HostActivities {
    */
   record SwitchOutcome(List<String> flagChanges, List<String> steps, long beforeStopMillis) {}
 
+  /**
+   * A member's whole restart on a version in one call, from its stop until it is ready: {@link
+   * #switchVersion}'s steps, then the member's readiness (healthy, caught up with the leader,
+   * reporting the version) while its process is watched, so that no Temporal round trip falls
+   * inside its down time. A retry after a lost worker finds the restart done and only waits for
+   * readiness. Fails non-retryably when etcd exits after its start (with its last log lines) or is
+   * not ready within {@code timeoutSeconds}; heartbeats throughout.
+   */
+  RestartOutcome restartMember(RestartRequest request);
+
+  record RestartRequest(String cluster, String member, String version, int timeoutSeconds) {}
+
+  /**
+   * @param flagChanges renamed flags translated ("--debug -> --log-level=debug")
+   * @param steps each step with its time ("stop 310 ms", "ready 120 ms")
+   * @param downMillis from the stop until the member was seen ready, measured on the worker; when
+   *     this call found the member already restarted (a retry), from its start
+   * @param restarted false when the member already ran the version and this call only saw it ready
+   */
+  record RestartOutcome(
+      List<String> flagChanges, List<String> steps, long downMillis, boolean restarted) {}
+
   /** Last lines of the member's etcd log. */
   String logTail(LogTailRequest request);
 

@@ -60,6 +60,12 @@ public final class Activities {
    */
   public final HostActivities hostWatch;
 
+  /**
+   * For {@link HostActivities#restartMember}, which waits for the member's readiness: heartbeats
+   * required, {@link #WAIT_RETRY}.
+   */
+  public final HostActivities hostRestart;
+
   public final ReleaseActivities releases;
   public final BackupActivities backup;
   public final MembershipActivities membership;
@@ -87,6 +93,7 @@ public final class Activities {
     etcdWait = stub(EtcdActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     host = stub(HostActivities.class, ofMinutes(10), ofSeconds(20), RETRY);
     hostWatch = stub(HostActivities.class, ofMinutes(30), ofSeconds(2), WAIT_RETRY);
+    hostRestart = stub(HostActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     releases = stub(ReleaseActivities.class, ofMinutes(30), ofMinutes(1), RETRY);
     backup = stub(BackupActivities.class, ofHours(1), ofMinutes(1), RETRY);
     membership = stub(MembershipActivities.class, ofMinutes(2), ofSeconds(20), RETRY);

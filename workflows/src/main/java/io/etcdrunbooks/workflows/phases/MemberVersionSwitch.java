@@ -3,6 +3,8 @@ package io.etcdrunbooks.workflows.phases;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.RestartOutcome;
+import io.etcdrunbooks.workflows.activities.HostActivities.RestartRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
 import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
@@ -55,8 +57,17 @@ public final class MemberVersionSwitch {
    * done. Throws when a step fails; the caller decides how to compensate.
    */
   public boolean switchTo(String member, String version) {
+    return switchTo(member, version, Optional.empty());
+  }
+
+  /**
+   * As {@link #switchTo(String, String)}, on {@code justRead} when the caller read the cluster a
+   * moment ago (nothing changed since), instead of reading it again.
+   */
+  public boolean switchTo(String member, String version, Optional<ClusterState> justRead) {
     progress.member(member);
-    ClusterState state = activities.etcd.discover(new ClusterRef(cluster));
+    ClusterState state =
+        justRead.orElseGet(() -> activities.etcd.discover(new ClusterRef(cluster)));
     if (alreadyOn(state, member, version)) {
       progress.skipped(member + ": " + version, "already running " + version + " and healthy");
       return false;
@@ -75,7 +86,25 @@ public final class MemberVersionSwitch {
     AwaitMemberRequest ready =
         new AwaitMemberRequest(cluster, member, version, memberTimeoutSeconds);
     long stoppedAt = Workflow.currentTimeMillis();
-    if (Workflow.getVersion(READY_WHILE_WATCHED, Workflow.DEFAULT_VERSION, 1) >= 1) {
+    boolean readyWhileWatched =
+        Workflow.getVersion(READY_WHILE_WATCHED, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (readyWhileWatched
+        && Workflow.getVersion(RESTART_IN_ONE_ACTIVITY, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      RestartOutcome done =
+          progress.record(
+              member + ": stop, switch, start: ready on " + version,
+              () ->
+                  activities.hostRestart.restartMember(
+                      new RestartRequest(cluster, member, version, memberTimeoutSeconds)));
+      progress.message(
+          member
+              + ": "
+              + String.join(", ", done.steps())
+              + (done.flagChanges().isEmpty() ? "" : "; flags translated: " + done.flagChanges()));
+      progress.memberRestarted(member, version, Workflow.currentTimeMillis() - done.downMillis());
+      return true;
+    }
+    if (readyWhileWatched) {
       long called = Workflow.currentTimeMillis();
       SwitchOutcome done =
           progress.record(
@@ -153,6 +182,12 @@ public final class MemberVersionSwitch {
    * activities and a fixed stay-up wait.
    */
   public static final String READY_WHILE_WATCHED = "ready-while-watched";
+
+  /**
+   * The restart and the readiness in one activity, measured on the worker: no Temporal round trip
+   * (activity completion, workflow task, next activity's dispatch) inside the member's down time.
+   */
+  public static final String RESTART_IN_ONE_ACTIVITY = "restart-in-one-activity";
 
   /**
    * Renamed flags translated where the member's flags live, for the version it starts on next: on

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The POSTFLIGHT every changing runbook ends with: the cluster discovered again, every member
@@ -24,7 +25,18 @@ public final class PostflightCheck {
    *     membership)
    */
   public static Found check(RunContext ctx, Function<ClusterState, List<String>> runbookChecks) {
-    return check(ctx, runbookChecks, true);
+    return check(ctx, runbookChecks, true, () -> ctx.activities().etcd.checkConsistency(ctx.ref()));
+  }
+
+  /**
+   * As {@link #check}, with the raft and hashkv comparison the runbook started earlier (it changed
+   * nothing since, and read it while waiting on etcd).
+   */
+  public static Found check(
+      RunContext ctx,
+      Function<ClusterState, List<String>> runbookChecks,
+      Supplier<ConsistencyReport> consistency) {
+    return check(ctx, runbookChecks, true, consistency);
   }
 
   /**
@@ -34,19 +46,21 @@ public final class PostflightCheck {
    */
   public static Found checkThenCompare(
       RunContext ctx, Function<ClusterState, List<String>> runbookChecks) {
-    return check(ctx, runbookChecks, false);
+    return check(
+        ctx, runbookChecks, false, () -> ctx.activities().etcd.checkConsistency(ctx.ref()));
   }
 
   private static Found check(
-      RunContext ctx, Function<ClusterState, List<String>> runbookChecks, boolean compareAlways) {
+      RunContext ctx,
+      Function<ClusterState, List<String>> runbookChecks,
+      boolean compareAlways,
+      Supplier<ConsistencyReport> compare) {
     ClusterState state =
         ctx.progress().record("discover", () -> ctx.activities().etcd.discover(ctx.ref()));
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(state, ""));
     problems.addAll(runbookChecks.apply(state));
     if (compareAlways || problems.isEmpty()) {
-      ConsistencyReport consistency =
-          ctx.progress()
-              .record("consistency", () -> ctx.activities().etcd.checkConsistency(ctx.ref()));
+      ConsistencyReport consistency = ctx.progress().record("consistency", compare);
       problems.addAll(ClusterChecks.consistencyProblems(consistency));
     }
     return new Found(state, problems);

@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitClusterVersionRequest;
+import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.phases.Compensation;
@@ -11,6 +13,7 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The UPGRADE phase: every rung of the ladder in turn, each member switched to it, followers first
@@ -31,6 +34,7 @@ final class UpgradeLadder {
             run.ctx.progress(),
             run.cluster(),
             run.request.effectiveMemberTimeoutSeconds());
+    run.ctx.progress().run("binaries staged on every host", () -> run.staged.get());
     for (LadderStep step : run.plan.steps()) climb(run, switcher, step);
   }
 
@@ -41,18 +45,32 @@ final class UpgradeLadder {
     List<String> switched = new ArrayList<>();
     run.restarted.put(step.label(), switched);
     Compensation compensation = new Compensation();
-    for (String member :
-        UpgradePhases.leaderLast(run.ctx.activities().etcd.discover(run.ctx.ref()))) {
+    ClusterState discovered = run.ctx.activities().etcd.discover(run.ctx.ref());
+    long discoveredAt = Workflow.currentTimeMillis();
+    boolean first = true;
+    for (String member : UpgradePhases.leaderLast(discovered)) {
       progress.safePoint("member %s (%s)".formatted(member, step.label()));
       compensation.register(member, () -> putBack(run, step, switcher, member));
+      // the rung's first member is checked on the cluster just read when nothing came between:
+      // workflow time stays the same within one workflow task, and moves when the safe point
+      // waited (a pause, however short) or anything else did
+      Optional<ClusterState> justRead =
+          first && Workflow.currentTimeMillis() == discoveredAt && UpgradePhases.overlapsChecks()
+              ? Optional.of(discovered)
+              : Optional.empty();
+      first = false;
       try {
-        if (switcher.switchTo(member, step.toVersion())) switched.add(member);
+        if (switcher.switchTo(member, step.toVersion(), justRead)) switched.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
         throw new UpgradeCompensation(run, step, member, switched, switcher, compensation)
             .failWith(e);
       }
     }
     progress.member("");
+    if (UpgradePhases.overlapsChecks()) {
+      if (isLast(run, step)) UpgradePostflight.startReads(run);
+      handLeadershipBack(run, discovered.leaderName(), switched);
+    }
     String clusterVersion = awaitClusterVersion(run, step);
     compensation.commit();
     progress.message("cluster version %s after %s".formatted(clusterVersion, step.label()));
@@ -77,6 +95,40 @@ final class UpgradeLadder {
   }
 
   static final String RECHECK_BEFORE_PUT_BACK = "recheck-cluster-version-before-put-back";
+
+  /**
+   * The rung's leader was restarted last, after it handed leadership away; it gets it back. etcd
+   * decides the cluster version when a new leader commits its first entry, and otherwise only every
+   * few seconds (monitorVersions; "When there is a new leader, it is forced to do a version
+   * checking immediately", etcd commit e866314), so the rung is final at once instead of up to 4 s
+   * later, and the cluster ends with the leader it had. A transfer that fails only leaves the
+   * cluster version to etcd's timer.
+   */
+  private static void handLeadershipBack(UpgradeRun run, String leader, List<String> switched) {
+    if (leader.isEmpty() || !switched.contains(leader)) return;
+    try {
+      run.ctx
+          .progress()
+          .run(
+              "hand leadership back to " + leader + ": etcd decides the cluster version at once",
+              () ->
+                  run.ctx
+                      .activities()
+                      .etcd
+                      .moveLeader(new MoveLeaderRequest(run.cluster(), leader)));
+    } catch (ActivityFailure e) {
+      run.ctx
+          .progress()
+          .message(
+              "leadership stays where it is (%s); the cluster version follows on etcd's own timer"
+                  .formatted(Failures.rootMessage(e)));
+    }
+  }
+
+  private static boolean isLast(UpgradeRun run, LadderStep step) {
+    List<LadderStep> steps = run.plan.steps();
+    return steps.get(steps.size() - 1).equals(step);
+  }
 
   private static String awaitClusterVersion(UpgradeRun run, LadderStep step) {
     return run.ctx

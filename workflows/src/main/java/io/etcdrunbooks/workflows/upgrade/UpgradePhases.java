@@ -46,8 +46,8 @@ public final class UpgradePhases {
               when(
                   Phase.STAGE,
                   "uploads every rung's binaries to every member's host at once, each checked by its"
-                      + " SHA-256, before any member stops, so that a member's restart is stop, switch,"
-                      + " start, ready",
+                      + " SHA-256, beside the backup and before any member stops, so that a member's restart"
+                      + " is stop, switch, start, ready",
                   run -> run.changes() && stagesBinaries(),
                   UpgradePhases::stage),
               when(
@@ -57,10 +57,11 @@ public final class UpgradePhases {
                   UpgradePhases::backup),
               when(
                   Phase.UPGRADE,
-                  "switches each member to each rung of the ladder, leader last (stop, switch, start in one"
-                      + " step, then ready on health and raft progress while its process is watched; its"
-                      + " down time measured); a member that fails is put back with the rest of its rung"
-                      + " (COMPENSATE)",
+                  "switches each member to each rung of the ladder, leader last (stop, switch, start and"
+                      + " ready on health and raft progress, its process watched, in one step; its down"
+                      + " time measured), then gives the rung's leader leadership back so that etcd decides"
+                      + " the cluster version at once; a member that fails is put back with the rest of its"
+                      + " rung (COMPENSATE)",
                   UpgradeRun::changes,
                   UpgradeLadder::run),
               when(
@@ -117,7 +118,27 @@ public final class UpgradePhases {
 
   static final String STAGE_BINARIES = "stage-binaries";
 
+  /**
+   * Reads that do not depend on each other run at once: the preflight's, the staging beside the
+   * backup, and the postflight's hashkv and keyspace reads while etcd raises the cluster version.
+   * Upgrades started before replay them one after the other.
+   */
+  static final String OVERLAPPED_CHECKS = "overlapped-checks";
+
+  static boolean overlapsChecks() {
+    return Workflow.getVersion(OVERLAPPED_CHECKS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  /**
+   * The STAGE phase: uploads start and, in upgrades that overlap their checks, go on beside the
+   * backup; the first member waits for them ({@link UpgradeRun#staged}).
+   */
   private static void stage(UpgradeRun run) {
+    if (overlapsChecks()) run.staged = Async.procedure(() -> stageEveryRung(run));
+    else stageEveryRung(run);
+  }
+
+  private static void stageEveryRung(UpgradeRun run) {
     List<String> members = run.state.members().stream().map(MemberStatus::name).toList();
     for (LadderStep step : run.plan.steps()) {
       run.ctx

@@ -4,8 +4,10 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
+import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,10 +20,32 @@ final class UpgradePostflight {
 
   private UpgradePostflight() {}
 
+  /**
+   * Starts the reads that do not need the cluster version, while etcd raises it: the hashkv
+   * comparison and the keyspace checksum at the backup's revision.
+   */
+  static void startReads(UpgradeRun run) {
+    run.earlyConsistency =
+        Async.function(run.ctx.activities().etcd::checkConsistency, run.ctx.ref());
+    run.earlyKeyspace = Async.function(() -> keyspace(run));
+  }
+
+  private static KeyspaceDigest keyspace(UpgradeRun run) {
+    return run.ctx
+        .activities()
+        .etcd
+        .keyspaceDigest(new KeyspaceDigestRequest(run.cluster(), run.before.revision()));
+  }
+
   static void run(UpgradeRun run) {
     PostflightCheck.Found found =
-        PostflightCheck.check(
-            run.ctx, state -> versionProblems(state, run.request.targetVersion()));
+        run.earlyConsistency == null
+            ? PostflightCheck.check(
+                run.ctx, state -> versionProblems(state, run.request.targetVersion()))
+            : PostflightCheck.check(
+                run.ctx,
+                state -> versionProblems(state, run.request.targetVersion()),
+                run.earlyConsistency::get);
     run.state = found.state();
     List<String> problems = new ArrayList<>(found.problems());
     try {
@@ -30,12 +54,7 @@ final class UpgradePostflight {
               .progress()
               .record(
                   "keyspace checksum at revision " + run.before.revision(),
-                  () ->
-                      run.ctx
-                          .activities()
-                          .etcd
-                          .keyspaceDigest(
-                              new KeyspaceDigestRequest(run.cluster(), run.before.revision())));
+                  () -> run.earlyKeyspace == null ? keyspace(run) : run.earlyKeyspace.get());
       if (!run.after.equals(run.before)) {
         problems.add(
             "keyspace at revision %s changed during the upgrade: before %s, after %s; compare with backup %s"

@@ -20,6 +20,8 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /** The PREFLIGHT phase of an upgrade: every reason not to start, or none. */
 final class UpgradePreflight {
@@ -136,15 +138,12 @@ final class UpgradePreflight {
    * binary source), beyond those the removal table names or the switch translates: etcd would not
    * start with them ("flag provided but not defined").
    */
-  private static List<String> unknownToTheTarget(UpgradeRun run, List<MemberFlags> flags) {
-    if (Workflow.getVersion(HELP_CHECK, Workflow.DEFAULT_VERSION, 1) < 1) return List.of();
+  private static List<String> unknownToTheTarget(
+      UpgradeRun run, List<MemberFlags> flags, Supplier<Optional<List<String>>> knownRead) {
+    Optional<List<String>> takes = knownRead.get();
+    if (takes.isEmpty()) return List.of();
+    List<String> known = takes.get();
     String target = run.ladder.get(run.ladder.size() - 1);
-    List<String> known =
-        run.ctx
-            .progress()
-            .record(
-                "flags etcd " + target + " takes",
-                () -> run.ctx.activities().releases.flagsOf(target));
     List<String> problems = new ArrayList<>();
     for (MemberFlags member : flags) {
       for (String flag : member.flagNames()) {
@@ -159,6 +158,18 @@ final class UpgradePreflight {
       }
     }
     return problems;
+  }
+
+  /** The flags the target's --help lists; empty for upgrades started before the check. */
+  private static Optional<List<String>> knownToTheTarget(UpgradeRun run) {
+    if (Workflow.getVersion(HELP_CHECK, Workflow.DEFAULT_VERSION, 1) < 1) return Optional.empty();
+    String target = run.ladder.get(run.ladder.size() - 1);
+    return Optional.of(
+        run.ctx
+            .progress()
+            .record(
+                "flags etcd " + target + " takes",
+                () -> run.ctx.activities().releases.flagsOf(target)));
   }
 
   static final String HELP_CHECK = "flags-against-target-help";
@@ -194,7 +205,8 @@ final class UpgradePreflight {
    * access check, since they are logged in to) the members' flags and quota and the apiservers'
    * storage backend.
    */
-  private static List<String> transitionProblems(UpgradeRun run, boolean hostsUsable) {
+  private static List<String> transitionProblems(
+      UpgradeRun run, boolean hostsUsable, Supplier<List<MemberFlags>> flagsRead) {
     List<String> problems = new ArrayList<>();
     // asked whatever the ladder, as before this method existed: recorded histories replay alike
     boolean rules =
@@ -203,11 +215,20 @@ final class UpgradePreflight {
     if (rules) {
       problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
       if (hostsUsable) {
-        List<MemberFlags> flags = flagsOfRunningMembers(run);
+        // in upgrades that overlap their checks, the three reads on the hosts and the binary
+        // source go at once; before, one after the other
+        boolean atOnce = UpgradePhases.overlapsChecks();
+        Promise<List<String>> translations =
+            atOnce ? Async.function(() -> flagTranslations(run)) : null;
+        Promise<Optional<List<String>>> known =
+            atOnce ? Async.function(() -> knownToTheTarget(run)) : null;
+        List<MemberFlags> flags = flagsRead.get();
         problems.addAll(FlagRules.problems(run.running, run.ladder, flags));
-        problems.addAll(unknownToTheTarget(run, flags));
+        problems.addAll(
+            unknownToTheTarget(
+                run, flags, known == null ? () -> knownToTheTarget(run) : known::get));
         problems.addAll(QuotaRule.problems(run.state, flags));
-        problems.addAll(flagTranslations(run));
+        problems.addAll(translations == null ? flagTranslations(run) : translations.get());
       }
     }
     if (hostsUsable
@@ -222,28 +243,67 @@ final class UpgradePreflight {
     Activities activities = run.ctx.activities();
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
     problems.addAll(CertificateExpiry.problems(run.state));
+    Reads reads =
+        UpgradePhases.overlapsChecks() ? Reads.atOnce(run, problems.isEmpty()) : Reads.inTurn(run);
     if (problems.isEmpty()) {
       ConsistencyReport consistency =
-          run.ctx
-              .progress()
-              .record("consistency", () -> activities.etcd.checkConsistency(run.ctx.ref()));
+          run.ctx.progress().record("consistency", () -> reads.consistency().get());
       problems.addAll(ClusterChecks.consistencyProblems(consistency));
     }
     List<String> available =
-        run.ctx
-            .progress()
-            .record("binary source", () -> activities.releases.availableVersions(run.ctx.ref()));
+        run.ctx.progress().record("binary source", () -> reads.available().get());
     run.running = ClusterChecks.runningVersion(run.state);
     try {
       run.ladder = VersionLadder.plan(run.running, run.request.targetVersion(), available);
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }
-    List<String> hostProblems =
-        HostAccessPreflight.problems(
-            activities, run.ctx.progress(), run.cluster(), List.of(), false);
+    List<String> hostProblems = reads.hostProblems().get();
     problems.addAll(hostProblems);
-    problems.addAll(transitionProblems(run, hostProblems.isEmpty()));
+    problems.addAll(transitionProblems(run, hostProblems.isEmpty(), reads.flags()));
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.PreflightRefused);
+  }
+
+  /**
+   * The preflight's reads of the cluster, the binary source and the hosts. Upgrades started before
+   * {@link UpgradePhases#OVERLAPPED_CHECKS} make each when it is needed, one after the other; later
+   * ones start them all at once (none depends on another's answer) and each is waited for where its
+   * answer is used.
+   */
+  private record Reads(
+      Supplier<ConsistencyReport> consistency,
+      Supplier<List<String>> available,
+      Supplier<List<String>> hostProblems,
+      Supplier<List<MemberFlags>> flags) {
+
+    static Reads inTurn(UpgradeRun run) {
+      Activities activities = run.ctx.activities();
+      return new Reads(
+          () -> activities.etcd.checkConsistency(run.ctx.ref()),
+          () -> activities.releases.availableVersions(run.ctx.ref()),
+          () ->
+              HostAccessPreflight.problems(
+                  activities, run.ctx.progress(), run.cluster(), List.of(), false),
+          () -> flagsOfRunningMembers(run));
+    }
+
+    static Reads atOnce(UpgradeRun run, boolean membersFine) {
+      Activities activities = run.ctx.activities();
+      Promise<ConsistencyReport> consistency =
+          membersFine
+              ? Async.function(activities.etcd::checkConsistency, run.ctx.ref())
+              : Workflow.newPromise();
+      Promise<List<String>> available =
+          Async.function(activities.releases::availableVersions, run.ctx.ref());
+      Promise<List<String>> hosts =
+          Async.function(
+              () ->
+                  HostAccessPreflight.problems(
+                      activities, run.ctx.progress(), run.cluster(), List.of(), false));
+      // the flags are read once the access check has passed, over the sessions it opened: read
+      // beside it, every host would be logged in to twice at once
+      return new Reads(
+          consistency::get, available::get, hosts::get, () -> flagsOfRunningMembers(run));
+    }
   }
 }

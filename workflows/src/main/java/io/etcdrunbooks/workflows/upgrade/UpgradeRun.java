@@ -2,9 +2,12 @@ package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.phases.ClusterDescription;
 import io.etcdrunbooks.workflows.phases.RunContext;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +29,15 @@ final class UpgradeRun {
   KeyspaceDigest after;
   final Map<String, List<String>> restarted = new LinkedHashMap<>();
   final List<String> notes = new java.util.ArrayList<>();
+
+  /** The binaries' staging, when it goes on beside the backup; done before any member stops. */
+  Promise<Void> staged = Workflow.newPromise(null);
+
+  /** The postflight's hashkv comparison, started while etcd raises the cluster version. */
+  Promise<ConsistencyReport> earlyConsistency;
+
+  /** The postflight's keyspace checksum, read while etcd raises the cluster version. */
+  Promise<KeyspaceDigest> earlyKeyspace;
 
   UpgradeRun(RunContext ctx, UpgradeRequest request) {
     this.ctx = ctx;

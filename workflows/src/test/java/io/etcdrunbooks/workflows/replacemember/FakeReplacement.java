@@ -302,6 +302,11 @@ final class FakeReplacement
     throw new UnsupportedOperationException("not used by a replacement");
   }
 
+  @Override
+  public RestartOutcome restartMember(RestartRequest request) {
+    throw new UnsupportedOperationException("not used by a replacement");
+  }
+
   // membership
 
   @Override

@@ -26,6 +26,7 @@ final class HeldEtcd implements EtcdActivities {
 
   HeldEtcd(FakeCluster cluster) {
     this.cluster = cluster;
+    cluster.readyThrough(this);
   }
 
   /** Discovery fails as when no member answers (not retried here, to keep the test short). */

@@ -71,8 +71,7 @@ class RollbackControlFlowTest {
             "EtcdActivities.discover",
             "ReleaseActivities.availableVersions",
             "HostActivities.checkAccess",
-            "HostActivities.switchVersion",
-            "EtcdActivities.awaitMemberReady",
+            "HostActivities.restartMember",
             "EtcdActivities.checkConsistency");
   }
 

@@ -85,6 +85,14 @@ public final class FakeCluster
     this.available = List.copyOf(available);
   }
 
+  private volatile EtcdActivities readiness = this;
+
+  /** A restart's readiness is read through {@code etcd} (a test's held or failing wait). */
+  public FakeCluster readyThrough(EtcdActivities etcd) {
+    readiness = etcd;
+    return this;
+  }
+
   /** The member runs the version once switched but never becomes ready on it. */
   public synchronized FakeCluster notReadyOn(String member, String version) {
     notReady = member + "@" + version;
@@ -361,6 +369,26 @@ public final class FakeCluster
     installVersion(request);
     launchMember(ref);
     return new SwitchOutcome(changes, List.of(), 0);
+  }
+
+  /**
+   * The switch, then: a member whose etcd exits fails as the real watch fails it; otherwise it is
+   * ready as {@link #awaitMemberReady} says (an unreachable watch only stops watching).
+   */
+  @Override
+  public RestartOutcome restartMember(RestartRequest request) {
+    InstallRequest install =
+        new InstallRequest(request.cluster(), request.member(), request.version());
+    SwitchOutcome switched = switchVersion(install);
+    if (!watchUnreachableNow() && !watchedStaysUp(request.member())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "etcd of " + request.member() + " exited right after it was started",
+          "MemberStartFailed");
+    }
+    readiness.awaitMemberReady(
+        new AwaitMemberRequest(
+            request.cluster(), request.member(), request.version(), request.timeoutSeconds()));
+    return new RestartOutcome(switched.flagChanges(), List.of("ready"), 5, true);
   }
 
   /**

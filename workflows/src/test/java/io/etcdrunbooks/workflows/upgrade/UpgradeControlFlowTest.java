@@ -11,6 +11,7 @@ import io.etcdrunbooks.workflows.common.MemberDownTime;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.FakeControlPlane;
@@ -62,17 +63,29 @@ class UpgradeControlFlowTest {
         .containsSubsequence(
             "EtcdActivities.discover",
             "HostActivities.checkAccess",
-            "HostActivities.stageVersion",
             "BackupActivities.takeVerifiedBackup",
-            "HostActivities.switchVersion",
+            "HostActivities.restartMember",
             "EtcdActivities.awaitClusterVersion");
     assertThat(cluster.staged()).containsExactlyInAnyOrder("m1@3.5.16", "m2@3.5.16", "m3@3.5.16");
     assertThat(recording.calls().indexOf("HostActivities.stageVersion"))
-        .isLessThan(recording.calls().indexOf("HostActivities.switchVersion"));
+        .isLessThan(recording.calls().indexOf("HostActivities.restartMember"));
     assertThat(result.memberDownTimes())
         .extracting(MemberDownTime::member, MemberDownTime::version)
         .containsExactly(tuple("m1", "3.5.16"), tuple("m2", "3.5.16"), tuple("m3", "3.5.16"));
     assertThat(result.memberDownTimes()).allSatisfy(d -> assertThat(d.millis()).isPositive());
+  }
+
+  @Test
+  void givenTheLeaderRestartedLastItGetsLeadershipBackBeforeTheClusterVersionWait() {
+    FakeCluster cluster = cluster();
+    String leader = cluster.discover(new ClusterRef("c")).leaderName();
+    upgrade(cluster, "3.5.16");
+    assertThat(cluster.discover(new ClusterRef("c")).leaderName()).isEqualTo(leader);
+    List<String> calls = recording.calls();
+    assertThat(calls.stream().filter("EtcdActivities.moveLeader"::equals)).hasSize(2);
+    assertThat(calls.lastIndexOf("EtcdActivities.moveLeader"))
+        .isGreaterThan(calls.lastIndexOf("HostActivities.restartMember"))
+        .isLessThan(calls.indexOf("EtcdActivities.awaitClusterVersion"));
   }
 
   @Test
@@ -193,7 +206,7 @@ class UpgradeControlFlowTest {
     assertThat(cluster.memberFlags(new MemberRef("c", "m2")).args())
         .containsExactly("--name=m2", "--log-level=debug");
     assertThat(recording.calls())
-        .containsSubsequence("HostActivities.translateFlags", "HostActivities.switchVersion");
+        .containsSubsequence("HostActivities.translateFlags", "HostActivities.restartMember");
   }
 
   @Test

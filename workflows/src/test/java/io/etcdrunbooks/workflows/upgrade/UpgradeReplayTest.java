@@ -34,6 +34,19 @@ class UpgradeReplayTest {
   }
 
   /**
+   * The same ladder recorded with each restart in one activity from the stop until ready, the
+   * checks overlapped (preflight reads at once, staging beside the backup, the postflight's reads
+   * during the cluster version wait) and leadership handed back to each rung's leader.
+   */
+  @Test
+  void todaysCodeReplaysAFullLadderUpgradeRecordedWithRestartsInOneActivity() throws Exception {
+    RecordedHistories.replay(
+        "histories/upgrade-3.3.25-to-3.5.30-restart-in-one-activity.json",
+        "change-sandbox",
+        UpgradeClusterWorkflowImpl.class);
+  }
+
+  /**
    * The same ladder recorded with the change-id-guard and host-access-preflight markers, under its
    * id change-sandbox.
    */

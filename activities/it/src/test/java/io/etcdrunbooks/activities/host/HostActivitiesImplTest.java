@@ -11,6 +11,8 @@ import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.LogTailRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.RestartOutcome;
+import io.etcdrunbooks.workflows.activities.HostActivities.RestartRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
 import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -258,6 +260,50 @@ class HostActivitiesImplTest {
             awaitServerVersion(sandbox.cluster().member("m1").clientUrl(), Duration.ofSeconds(30)))
         .isEqualTo("3.4.23");
     assertThat(hosts.installedVersion(m1)).isEqualTo("3.4.23");
+  }
+
+  @Test
+  void aRestartEndsWithTheMemberReadyOnTheVersionAndARetryOnlySeesItReady() throws Exception {
+    // another test of this class may have left m2 on 3.5.16: go to the version it does not run
+    String from = hosts.installedVersion(new MemberRef(CLUSTER, "m2"));
+    String to = from.equals("3.5.16") ? "3.4.23" : "3.5.16";
+    long before = sandbox.pidOf("m2");
+    RestartOutcome restarted = hosts.restartMember(new RestartRequest(CLUSTER, "m2", to, 60));
+    assertThat(restarted.restarted()).isTrue();
+    assertThat(restarted.steps())
+        .extracting(step -> step.substring(0, step.lastIndexOf(' ', step.length() - 4)))
+        .containsExactly("stop", "flags", "select " + to, "start", "ready");
+    // ready when it returns: no wait here
+    assertThat(awaitServerVersion(sandbox.cluster().member("m2").clientUrl(), Duration.ZERO))
+        .isEqualTo(to);
+    assertThat(restarted.downMillis()).isPositive();
+    long after = sandbox.pidOf("m2");
+    assertThat(after).isPositive().isNotEqualTo(before);
+
+    RestartOutcome retried = hosts.restartMember(new RestartRequest(CLUSTER, "m2", to, 60));
+    assertThat(retried.restarted()).isFalse();
+    assertThat(retried.steps().get(0)).isEqualTo("already running " + to);
+    assertThat(sandbox.pidOf("m2")).isEqualTo(after);
+
+    hosts.restartMember(new RestartRequest(CLUSTER, "m2", from, 60));
+    assertThat(awaitServerVersion(sandbox.cluster().member("m2").clientUrl(), Duration.ZERO))
+        .isEqualTo(from);
+  }
+
+  @Test
+  void aRestartWhoseEtcdExitsFailsAtOnceWithItsLogNotAfterItsTimeout() throws Exception {
+    long started = System.nanoTime();
+    assertFailure(
+            () -> hosts.restartMember(new RestartRequest(CLUSTER, "m3", "3.5.16", 120)),
+            "MemberStartFailed",
+            true)
+        .hasMessageContaining("removed in v3.5")
+        .hasMessageContaining("member 'm3'");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(60));
+
+    hosts.restartMember(new RestartRequest(CLUSTER, "m3", "3.4.23", 60));
+    assertThat(awaitServerVersion(sandbox.cluster().member("m3").clientUrl(), Duration.ZERO))
+        .isEqualTo("3.4.23");
   }
 
   @Test

@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import io.etcdrunbooks.testkit.RealEtcd;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPairGenerator;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
@@ -169,6 +173,48 @@ class SshConnectorTest {
     assertThat(ssh.exec(target, "true", TIMEOUT).ok())
         .as("the right key again: a new session")
         .isTrue();
+  }
+
+  @Test
+  void aSessionOpenedForACheckIsKeptForTheCommandsThatFollowWhenNoneIsCached() throws Exception {
+    Set<Integer> before = clientPortsTo(host.port());
+    try (SshConnector fresh = new SshConnector(Duration.ofSeconds(10))) {
+      assertThat(fresh.execOnNewSession(host, "true", TIMEOUT).ok()).isTrue();
+      Set<Integer> afterCheck = new HashSet<>(clientPortsTo(host.port()));
+      afterCheck.removeAll(before);
+      assertThat(afterCheck).as("the check's connection, kept").hasSize(1);
+
+      assertThat(fresh.exec(host, "true", TIMEOUT).ok()).isTrue();
+      Set<Integer> afterExec = new HashSet<>(clientPortsTo(host.port()));
+      afterExec.removeAll(before);
+      assertThat(afterExec).as("the next command used the same connection").isEqualTo(afterCheck);
+
+      assertThat(fresh.execOnNewSession(host, "true", TIMEOUT).ok()).isTrue();
+      Set<Integer> afterSecondCheck = new HashSet<>();
+      for (int i = 0; i < 40; i++) { // its close reaches the socket a moment later
+        afterSecondCheck = new HashSet<>(clientPortsTo(host.port()));
+        afterSecondCheck.removeAll(before);
+        if (afterSecondCheck.equals(afterCheck)) break;
+        Thread.sleep(50);
+      }
+      assertThat(afterSecondCheck)
+          .as("a second check, with a session cached, closes its own")
+          .isEqualTo(afterCheck);
+    }
+  }
+
+  /** Local ports of this machine's established TCP connections to {@code port} (v4 or v6). */
+  private static Set<Integer> clientPortsTo(int port) throws IOException {
+    Set<Integer> ports = new HashSet<>();
+    String remotePort = String.format(":%04X", port);
+    for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+      for (String line : Files.readAllLines(Path.of(table))) {
+        String[] f = line.trim().split("\\s+");
+        if (f.length > 3 && f[2].endsWith(remotePort) && f[3].equals("01"))
+          ports.add(Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1), 16));
+      }
+    }
+    return ports;
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
@@ -74,7 +75,8 @@ public final class BackupSchedulePhases {
     BackupClusterWorkflow backup =
         Workflow.newChildWorkflowStub(
             BackupClusterWorkflow.class,
-            ChildWorkflowOptions.newBuilder()
+            RunbookSearchAttributes.inherited(
+                    ChildWorkflowOptions.newBuilder(), BackupClusterWorkflow.TYPE, run.cluster())
                 // the backup runbook's own id: a scheduled and a manual backup of one cluster never
                 // run at once
                 .setWorkflowId(BackupClusterWorkflow.workflowId(run.cluster()))

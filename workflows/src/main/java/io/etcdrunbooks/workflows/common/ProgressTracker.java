@@ -144,7 +144,13 @@ public final class ProgressTracker {
   public void phase(Phase next) {
     long now = Workflow.currentTimeMillis();
     if (metrics != null && next != phase) metrics.phase(phase, now - phaseSince);
-    if (next != phase) phaseSince = now;
+    if (next != phase) {
+      phaseSince = now;
+      // No Workflow.getVersion: only runs started with the search attributes upsert, and no history
+      // recorded before them (nor a run started from the Web UI without them) carries them, so
+      // such histories replay with the same commands.
+      RunbookSearchAttributes.upsertPhase(next);
+    }
     phase = next;
     member = "";
     log.info("{} {}: phase {}", runbook, cluster, next);

@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.fleet;
 
 import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
@@ -45,7 +46,8 @@ final class ChildRunner {
     UpgradeClusterWorkflow child =
         Workflow.newChildWorkflowStub(
             UpgradeClusterWorkflow.class,
-            ChildWorkflowOptions.newBuilder()
+            RunbookSearchAttributes.inherited(
+                    ChildWorkflowOptions.newBuilder(), UpgradeClusterWorkflow.TYPE, cluster)
                 // the change id: never a second change of a cluster that has one running
                 .setWorkflowId(RunbookIds.changing(cluster))
                 .setWorkflowIdReusePolicy(

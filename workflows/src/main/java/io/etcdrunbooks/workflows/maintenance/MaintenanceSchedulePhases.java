@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest.RevisionSeen;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
@@ -93,7 +94,8 @@ public final class MaintenanceSchedulePhases {
     MaintenanceWorkflow maintenance =
         Workflow.newChildWorkflowStub(
             MaintenanceWorkflow.class,
-            ChildWorkflowOptions.newBuilder()
+            RunbookSearchAttributes.inherited(
+                    ChildWorkflowOptions.newBuilder(), MaintenanceWorkflow.TYPE, run.cluster())
                 // the change id: a round never overlaps another change of the cluster
                 .setWorkflowId(RunbookIds.changing(run.cluster()))
                 .setWorkflowIdReusePolicy(

@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.phases.Activities;
@@ -72,7 +73,8 @@ final class RecoverSteps {
     RestoreClusterWorkflow child =
         Workflow.newChildWorkflowStub(
             RestoreClusterWorkflow.class,
-            ChildWorkflowOptions.newBuilder()
+            RunbookSearchAttributes.inherited(
+                    ChildWorkflowOptions.newBuilder(), RestoreClusterWorkflow.TYPE, run.cluster())
                 .setWorkflowId(RecoverQuorumWorkflow.workflowId(run.cluster()) + "-restore")
                 .build());
     RestoreRequest restore =

@@ -4,6 +4,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -47,7 +48,10 @@ final class RollbackByRestore {
     RestoreClusterWorkflow child =
         Workflow.newChildWorkflowStub(
             RestoreClusterWorkflow.class,
-            ChildWorkflowOptions.newBuilder().setWorkflowId(childId(run.cluster())).build());
+            RunbookSearchAttributes.inherited(
+                    ChildWorkflowOptions.newBuilder(), RestoreClusterWorkflow.TYPE, run.cluster())
+                .setWorkflowId(childId(run.cluster()))
+                .build());
     RestoreRequest restore =
         RestoreRequest.of(
                 run.cluster(),

@@ -1,29 +1,46 @@
 package io.etcdrunbooks.api;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.Timestamp;
+import io.etcdrunbooks.runtime.SearchAttributesConfig;
 import io.etcdrunbooks.workflows.RunbookCatalog;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.filter.v1.StartTimeFilter;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowTargetOptions;
+import io.temporal.common.SearchAttributeKey;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The running and recent runbooks of a cluster, read from Temporal's visibility (not from the API's
  * memory), whoever started them: matched by the cluster in their memo, or, for runbooks started
- * without it (the Temporal Web UI, the CLI), by the cluster of their input. Uses the list-open and
+ * without it (the Temporal Web UI, the CLI), by the cluster of their input. With the search
+ * attributes enabled, a visibility query on EtcdCluster reads only the cluster's runbooks (and
+ * those without the attribute); else, or when the server cannot answer it, the list-open and
  * list-closed calls, which both a Temporal cluster and the embedded test server answer.
  */
 @Singleton
@@ -36,18 +53,103 @@ public final class RunbookList {
   private static final Set<String> RUNBOOK_TYPES =
       RunbookCatalog.all().stream().map(RunbookCatalog.Entry::runbook).collect(Collectors.toSet());
 
+  /** Enough for a week of a cluster's runbooks; more is not read. */
+  private static final int MAX_QUERIED = 2000;
+
+  private static final Logger LOG = LoggerFactory.getLogger(RunbookList.class);
+
   private final WorkflowClient client;
   private final RunbookClusters clusters;
+  private final SearchAttributesConfig searchAttributes;
+  private final AtomicBoolean queryRefusalLogged = new AtomicBoolean();
 
-  public RunbookList(WorkflowClient client, RunbookClusters clusters) {
+  public RunbookList(
+      WorkflowClient client, RunbookClusters clusters, SearchAttributesConfig searchAttributes) {
     this.client = client;
     this.clusters = clusters;
+    this.searchAttributes = searchAttributes;
   }
 
   /** Running runbooks first, then those closed in the last 7 days; newest first within each. */
   public List<RunbookSummary> forCluster(String cluster) {
-    String namespace = client.getOptions().getNamespace();
     Instant now = Instant.now();
+    List<WorkflowExecutionInfo> runs = byQuery(cluster, now).orElseGet(() -> byOpenAndClosed(now));
+    List<RunbookSummary> found = new ArrayList<>();
+    runs.stream()
+        .filter(info -> RUNBOOK_TYPES.contains(info.getType().getName()))
+        .map(this::withMemo)
+        .filter(run -> cluster.equals(clusterOf(run)))
+        .map(RunbookList::summary)
+        .sorted(
+            Comparator.comparing(RunbookSummary::running)
+                .reversed()
+                .thenComparing(RunbookSummary::startTime, Comparator.reverseOrder()))
+        .forEach(found::add);
+    return found;
+  }
+
+  /**
+   * With the search attributes enabled: the cluster's runbooks by a visibility query, with those
+   * that carry no EtcdCluster (started from the Web UI, or before the attributes were enabled) for
+   * {@link #clusterOf} to sort out. Empty when the server cannot answer it (attributes not
+   * registered, or the embedded test server, which has no list queries).
+   */
+  private Optional<List<WorkflowExecutionInfo>> byQuery(String cluster, Instant now) {
+    if (!searchAttributes.enabled()) return Optional.empty();
+    var stub = client.getWorkflowServiceStubs().blockingStub();
+    List<WorkflowExecutionInfo> runs = new ArrayList<>();
+    ByteString page = ByteString.EMPTY;
+    try {
+      do {
+        ListWorkflowExecutionsResponse answer =
+            stub.listWorkflowExecutions(
+                ListWorkflowExecutionsRequest.newBuilder()
+                    .setNamespace(client.getOptions().getNamespace())
+                    .setPageSize(PAGE)
+                    .setQuery(query(cluster, now.minus(RECENT), RUNBOOK_TYPES))
+                    .setNextPageToken(page)
+                    .build());
+        runs.addAll(answer.getExecutionsList());
+        page = answer.getNextPageToken();
+      } while (!page.isEmpty() && runs.size() < MAX_QUERIED);
+      return Optional.of(runs);
+    } catch (StatusRuntimeException e) {
+      Status.Code code = e.getStatus().getCode();
+      if (code != Status.Code.UNIMPLEMENTED && code != Status.Code.INVALID_ARGUMENT) throw e;
+      if (queryRefusalLogged.compareAndSet(false, true)) {
+        LOG.warn(
+            "runbooks.search-attributes.enabled is set but Temporal does not answer the list query"
+                + " ({}: {}); listing runbooks by the list-open and list-closed calls instead. Are"
+                + " the search attributes registered in namespace {}? See docs/configuration.md.",
+            code,
+            e.getStatus().getDescription(),
+            client.getOptions().getNamespace());
+      }
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The visibility query of a cluster's recent runbooks, values quoted: a cluster name with a quote
+   * or a backslash stays one value.
+   */
+  static String query(String cluster, Instant since, Collection<String> types) {
+    return "StartTime > %s AND WorkflowType IN (%s) AND (%s = %s OR %s IS NULL)"
+        .formatted(
+            quoted(DateTimeFormatter.ISO_INSTANT.format(since.truncatedTo(ChronoUnit.SECONDS))),
+            types.stream().sorted().map(RunbookList::quoted).collect(Collectors.joining(", ")),
+            RunbookSearchAttributes.CLUSTER.getName(),
+            quoted(cluster),
+            RunbookSearchAttributes.CLUSTER.getName());
+  }
+
+  static String quoted(String value) {
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
+  /** Without list queries: every recent runbook of the namespace, the cluster sorted out later. */
+  private List<WorkflowExecutionInfo> byOpenAndClosed(Instant now) {
+    String namespace = client.getOptions().getNamespace();
     StartTimeFilter window =
         StartTimeFilter.newBuilder()
             .setEarliestTime(timestamp(now.minus(RECENT)))
@@ -70,24 +172,16 @@ public final class RunbookList {
                     .setStartTimeFilter(window)
                     .build())
             .getExecutionsList();
-    List<RunbookSummary> found = new ArrayList<>();
-    Stream.concat(open.stream(), closed.stream())
-        .filter(info -> RUNBOOK_TYPES.contains(info.getType().getName()))
-        .map(this::withMemo)
-        .filter(run -> cluster.equals(clusterOf(run)))
-        .map(RunbookList::summary)
-        .sorted(
-            Comparator.comparing(RunbookSummary::running)
-                .reversed()
-                .thenComparing(RunbookSummary::startTime, Comparator.reverseOrder()))
-        .forEach(found::add);
-    return found;
+    return Stream.concat(open.stream(), closed.stream()).toList();
   }
 
   /**
-   * The memo's cluster, which the API and the runbooks set; else the cluster of the run's input.
+   * The EtcdCluster search attribute or the memo's cluster, which the API and the runbooks set;
+   * else the cluster of the run's input.
    */
   private String clusterOf(WorkflowExecutionMetadata run) {
+    String attribute = attribute(run, RunbookSearchAttributes.CLUSTER);
+    if (!attribute.isEmpty()) return attribute;
     String inMemo = memo(run, RunbookStarter.CLUSTER);
     if (!inMemo.isEmpty()) return inMemo;
     return clusters
@@ -122,6 +216,7 @@ public final class RunbookList {
         run.getCloseTime() == null ? null : String.valueOf(run.getCloseTime()),
         memo(run, RunbookStarter.STARTED_BY),
         memo(run, RunbookStarter.MEMBER),
+        attribute(run, RunbookSearchAttributes.PHASE),
         controls instanceof List<?> list ? list.stream().map(String::valueOf).toList() : List.of());
   }
 
@@ -134,6 +229,15 @@ public final class RunbookList {
     }
   }
 
+  private static String attribute(WorkflowExecutionMetadata run, SearchAttributeKey<String> key) {
+    try {
+      String value = run.getTypedSearchAttributes().get(key);
+      return value == null ? "" : value;
+    } catch (RuntimeException e) {
+      return ""; // an attribute of that name but another type, registered by someone else
+    }
+  }
+
   private static Timestamp timestamp(Instant at) {
     return Timestamp.newBuilder().setSeconds(at.getEpochSecond()).setNanos(at.getNano()).build();
   }
@@ -141,6 +245,7 @@ public final class RunbookList {
   /**
    * @param status RUNNING, COMPLETED, FAILED, CANCELED, TERMINATED, TIMED_OUT or CONTINUED_AS_NEW
    * @param member the member a ReplaceMember runbook replaces, else empty
+   * @param phase its EtcdRunbookPhase search attribute, empty when it carries none
    * @param controls pause, resume and approve signals the runbook took, with who sent them
    */
   public record RunbookSummary(
@@ -153,5 +258,6 @@ public final class RunbookList {
       String closeTime,
       String startedBy,
       String member,
+      String phase,
       List<String> controls) {}
 }

@@ -6,11 +6,13 @@ import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.runtime.RunbooksConfig;
+import io.etcdrunbooks.runtime.SearchAttributesConfig;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
@@ -73,6 +75,7 @@ public final class RunbookStarter {
 
   private final WorkflowClient client;
   private final RunbooksConfig config;
+  private final SearchAttributesConfig searchAttributes;
   private final InventorySource inventory;
   private final StartChecks checks;
   private final BeanProvider<ReleaseActivities> releases;
@@ -85,11 +88,13 @@ public final class RunbookStarter {
   public RunbookStarter(
       WorkflowClient client,
       RunbooksConfig config,
+      SearchAttributesConfig searchAttributes,
       InventorySource inventory,
       StartChecks checks,
       BeanProvider<ReleaseActivities> releases) {
     this.client = client;
     this.config = config;
+    this.searchAttributes = searchAttributes;
     this.inventory = inventory;
     this.checks = checks;
     this.releases = releases;
@@ -115,7 +120,7 @@ public final class RunbookStarter {
     return start(
         id,
         UpgradeClusterWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(UpgradeClusterWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::upgrade, request));
   }
 
@@ -136,7 +141,7 @@ public final class RunbookStarter {
     return start(
         id,
         RollbackClusterWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(RollbackClusterWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::rollback, request));
   }
 
@@ -164,7 +169,12 @@ public final class RunbookStarter {
     return start(
         id,
         ReplaceMemberWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of(MEMBER, request.failedMember())),
+        options(
+            ReplaceMemberWorkflow.TYPE,
+            id,
+            startedBy,
+            request.cluster(),
+            Map.of(MEMBER, request.failedMember())),
         workflow -> WorkflowClient.start(workflow::replace, request));
   }
 
@@ -187,7 +197,7 @@ public final class RunbookStarter {
     return start(
         id,
         RestoreClusterWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(RestoreClusterWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::restore, request));
   }
 
@@ -201,7 +211,7 @@ public final class RunbookStarter {
     return start(
         id,
         MigrateV2ToV3Workflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(MigrateV2ToV3Workflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::migrate, request));
   }
 
@@ -225,7 +235,7 @@ public final class RunbookStarter {
     return start(
         id,
         MaintenanceWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(MaintenanceWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::maintain, request));
   }
 
@@ -244,7 +254,7 @@ public final class RunbookStarter {
     return start(
         id,
         ScaleClusterWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(ScaleClusterWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::scale, request));
   }
 
@@ -270,7 +280,7 @@ public final class RunbookStarter {
     return start(
         id,
         RecoverQuorumWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(RecoverQuorumWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::recover, request));
   }
 
@@ -324,7 +334,7 @@ public final class RunbookStarter {
     return start(
         id,
         ReconfigureTlsWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(ReconfigureTlsWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::reconfigure, request));
   }
 
@@ -338,7 +348,7 @@ public final class RunbookStarter {
     return start(
         id,
         BackupClusterWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(BackupClusterWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::backup, request));
   }
 
@@ -354,7 +364,7 @@ public final class RunbookStarter {
     return start(
         id,
         BackupScheduleWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(BackupScheduleWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::run, request));
   }
 
@@ -377,7 +387,7 @@ public final class RunbookStarter {
     return start(
         id,
         MaintenanceScheduleWorkflow.class,
-        options(id, startedBy, request.cluster(), Map.of()),
+        options(MaintenanceScheduleWorkflow.TYPE, id, startedBy, request.cluster(), Map.of()),
         workflow -> WorkflowClient.start(workflow::run, request));
   }
 
@@ -407,7 +417,7 @@ public final class RunbookStarter {
     return start(
         id,
         FleetUpgradeWorkflow.class,
-        options(id, startedBy, "", Map.of(FLEET, request.fleet())),
+        options(FleetUpgradeWorkflow.TYPE, id, startedBy, "", Map.of(FLEET, request.fleet())),
         workflow -> WorkflowClient.start(workflow::upgrade, request));
   }
 
@@ -480,17 +490,25 @@ public final class RunbookStarter {
    *     in the memo
    */
   private WorkflowOptions options(
-      String id, String startedBy, String cluster, Map<String, String> extraMemo) {
+      String runbook, String id, String startedBy, String cluster, Map<String, String> extraMemo) {
     Map<String, Object> memo = new LinkedHashMap<>(extraMemo);
     memo.put(STARTED_BY, startedBy == null ? "unknown" : startedBy);
     memo.put(CLUSTER, cluster);
-    return WorkflowOptions.newBuilder()
-        .setWorkflowId(id)
-        .setMemo(memo)
-        .setTaskQueue(config.taskQueue())
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
-        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
-        .build();
+    WorkflowOptions.Builder options =
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(id)
+            .setMemo(memo)
+            .setTaskQueue(config.taskQueue())
+            .setWorkflowIdReusePolicy(
+                WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+            .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL);
+    if (searchAttributes.enabled()) {
+      // the runbook upserts its phase only when its run carries these (ProgressTracker)
+      options.setTypedSearchAttributes(
+          RunbookSearchAttributes.atStart(
+              runbook, cluster, startedBy, extraMemo.getOrDefault(FLEET, "")));
+    }
+    return options.build();
   }
 
   private <W> Started start(

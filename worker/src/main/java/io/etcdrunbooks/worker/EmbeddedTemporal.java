@@ -1,10 +1,14 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.internal.testservice.GRPCServerHelper;
 import io.temporal.internal.testservice.TestServicesStarter;
+import io.temporal.serviceclient.OperatorServiceStubs;
+import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -36,7 +40,14 @@ public final class EmbeddedTemporal implements AutoCloseable {
             InsecureServerCredentials.create());
     GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);
     try {
-      return new EmbeddedTemporal(services, builder.build().start());
+      EmbeddedTemporal embedded = new EmbeddedTemporal(services, builder.build().start());
+      try {
+        embedded.registerSearchAttributes();
+      } catch (RuntimeException e) {
+        embedded.close();
+        throw e;
+      }
+      return embedded;
     } catch (IOException e) {
       services.close();
       throw new UncheckedIOException(
@@ -44,6 +55,28 @@ public final class EmbeddedTemporal implements AutoCloseable {
               + port
               + " (is the port taken? set temporal.embedded-port)",
           e);
+    }
+  }
+
+  /**
+   * The runbooks' search attributes, as an operator registers them on a real server: with
+   * runbooks.search-attributes.enabled, runbooks carry them here too (the test server has no list
+   * queries, so the cluster list still reads list-open and list-closed). Its visibility store is
+   * one for every namespace.
+   */
+  private void registerSearchAttributes() {
+    OperatorServiceStubs operator =
+        OperatorServiceStubs.newServiceStubs(
+            OperatorServiceStubsOptions.newBuilder()
+                .setTarget(address())
+                .validateAndBuildWithDefaults());
+    try {
+      AddSearchAttributesRequest.Builder request = AddSearchAttributesRequest.newBuilder();
+      RunbookSearchAttributes.ALL.forEach(
+          key -> request.putSearchAttributes(key.getName(), key.getValueType()));
+      operator.blockingStub().addSearchAttributes(request.build());
+    } finally {
+      operator.shutdownNow();
     }
   }
 

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.worker;
 
+import com.uber.m3.tally.RootScopeBuilder;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -11,8 +12,10 @@ import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
@@ -41,6 +44,7 @@ final class FleetSandboxes implements AutoCloseable {
   final Path inventoryFile;
   private final TestWorkflowEnvironment env;
   private final SshConnector ssh = new SshConnector();
+  private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
 
   FleetSandboxes(Path dir, List<Planned> clusters) {
     this(dir, clusters, true);
@@ -77,13 +81,32 @@ final class FleetSandboxes implements AutoCloseable {
     InventorySource inventory = new InventorySource(inventoryFile);
     env =
         TestWorkflowEnvironment.newInstance(
-            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+            TestEnvironmentOptions.newBuilder()
+                .setUseTimeskipping(false)
+                .setMetricsScope(
+                    new RootScopeBuilder()
+                        .reporter(new MicrometerClientStatsReporter(metrics))
+                        .reportEvery(com.uber.m3.util.Duration.ofMillis(50)))
+                .build());
     Worker worker = env.newWorker(TASK_QUEUE);
     RunbookWorker.register(
         worker,
         WorkerActivities.of(
             inventory, new EtcdActivitiesImpl(inventory), ssh, SandboxRunbooks.releases()));
     env.start();
+  }
+
+  /**
+   * The fleet's clusters in a wave and state, as /metrics shows them ({@code
+   * etcd_runbooks_fleet_clusters}); -1 when not reported.
+   */
+  double fleetClusters(String fleet, String wave, String state) {
+    var gauge =
+        metrics
+            .find("etcd_runbooks_fleet_clusters")
+            .tags("fleet", fleet, "wave", wave, "state", state)
+            .gauge();
+    return gauge == null ? -1 : gauge.value();
   }
 
   WorkflowClient client() {

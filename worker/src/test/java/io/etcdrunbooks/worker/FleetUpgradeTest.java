@@ -89,10 +89,15 @@ class FleetUpgradeTest {
       for (String c : List.of("c2", "c3", "c4"))
         assertThat(outcome(waiting, c).state()).as(c).isEqualTo(ClusterOutcome.PENDING);
       assertThat(stub.progress().message()).contains("wave medium [c2, c3, c4]");
+      // the same in /metrics, per wave and state
+      awaitGauge(fleet, "canary", ClusterOutcome.UPGRADED, 1);
+      awaitGauge(fleet, "medium", ClusterOutcome.PENDING, 3);
       stub.approve("on-call");
       FleetStatus status =
           WorkflowStub.fromTyped(stub).getResult(8, TimeUnit.MINUTES, FleetStatus.class);
 
+      awaitGauge(fleet, "medium", ClusterOutcome.UPGRADED, 3);
+      awaitGauge(fleet, "medium", ClusterOutcome.PENDING, 0);
       assertThat(status.waves())
           .extracting(FleetWave::name, FleetWave::clusters)
           .containsExactly(
@@ -195,6 +200,19 @@ class FleetUpgradeTest {
   }
 
   /** Waits (bounded) until the runbook's progress is in the phase. */
+  /** The metrics are reported every 50 ms: the gauge is read until it shows the count. */
+  private static void awaitGauge(FleetSandboxes fleet, String wave, String state, double count)
+      throws InterruptedException {
+    double seen = -1;
+    for (int i = 0; i < 100 && seen != count; i++) {
+      seen = fleet.fleetClusters("everything", wave, state);
+      if (seen != count) TimeUnit.MILLISECONDS.sleep(50);
+    }
+    assertThat(seen)
+        .as("etcd_runbooks_fleet_clusters{wave=%s,state=%s}", wave, state)
+        .isEqualTo(count);
+  }
+
   private static void awaitPhase(io.etcdrunbooks.workflows.common.Runbook workflow, Phase phase)
       throws InterruptedException {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(4));

@@ -178,28 +178,13 @@ public final class HostActivitiesImpl implements HostActivities {
     long started = System.nanoTime();
     MemberRef ref = new MemberRef(request.cluster(), request.member());
     List<String> steps = new java.util.ArrayList<>();
-    // a retry after the start (the worker lost mid-call) finds the member running what its service
-    // is set to: the version is selected only while the member is stopped, so it runs that version
-    boolean done =
-        onHost(
-            request.cluster(),
-            request.member(),
-            "read the state of etcd",
-            (host, service, versions) ->
-                service.isRunning(host) && versions.selects(host, request.version()));
+    boolean done = runsSelected(request);
     long beforeStop = (System.nanoTime() - started) / 1_000_000;
     if (done)
       return new SwitchOutcome(
           List.of(), List.of("already running " + request.version()), beforeStop);
     timed(steps, "stop", () -> stopMember(ref));
-    List<String> changes =
-        timed(
-            steps,
-            "flags",
-            () ->
-                translateFlags(
-                    new TranslateFlagsRequest(
-                        request.cluster(), request.member(), request.version(), true)));
+    List<String> changes = timed(steps, "flags", () -> translateFlagsFor(request));
     timed(steps, "select " + request.version(), () -> installVersion(request));
     timed(steps, "start", () -> launchMember(ref));
     log.info(
@@ -211,22 +196,33 @@ public final class HostActivitiesImpl implements HostActivities {
     return new SwitchOutcome(changes, steps, beforeStop);
   }
 
+  /**
+   * Whether the member runs the version its service is set to. A retry after the start (the worker
+   * lost mid-call) finds it so: the version is selected only while the member is stopped, so it
+   * runs that version. The link is read first: on the way to a new version it points elsewhere, and
+   * one command answers.
+   */
+  private boolean runsSelected(InstallRequest request) {
+    return onHost(
+        request.cluster(),
+        request.member(),
+        "read the state of etcd",
+        (host, service, versions) ->
+            versions.selects(host, request.version()) && service.isRunning(host));
+  }
+
+  private List<String> translateFlagsFor(InstallRequest request) {
+    return translateFlags(
+        new TranslateFlagsRequest(request.cluster(), request.member(), request.version(), true));
+  }
+
   @Override
   public RestartOutcome restartMember(RestartRequest request) {
     long started = System.nanoTime();
     InstallRequest install =
         new InstallRequest(request.cluster(), request.member(), request.version());
     Path binDir = binDir(request.version()); // an unknown version is refused before any stop
-    // a retry after the start (the worker lost mid-call) finds the member running what its service
-    // is set to: the version is selected only while the member is stopped, so it runs that version
-    boolean done =
-        onHost(
-            request.cluster(),
-            request.member(),
-            "read the state of etcd",
-            // the link first: on the way to a new version it points elsewhere, one command
-            (host, service, versions) ->
-                versions.selects(host, request.version()) && service.isRunning(host));
+    boolean done = runsSelected(install);
     List<String> steps = new ArrayList<>();
     List<String> changes = List.of();
     long downFrom = started;
@@ -277,14 +273,7 @@ public final class HostActivitiesImpl implements HostActivities {
                   service.stop(host);
                   return null;
                 }));
-    List<String> changes =
-        timed(
-            steps,
-            "flags",
-            () ->
-                translateFlags(
-                    new TranslateFlagsRequest(
-                        install.cluster(), install.member(), install.version(), true)));
+    List<String> changes = timed(steps, "flags", () -> translateFlagsFor(install));
     timed(
         steps,
         "select " + install.version(),

@@ -26,6 +26,7 @@ public final class FleetRun {
   final List<FleetWave> waves = new ArrayList<>();
   String wave = "";
   String halted = "";
+  private FleetMetrics metrics;
 
   FleetRun(
       Activities activities,
@@ -46,6 +47,8 @@ public final class FleetRun {
 
   void set(ClusterOutcome outcome) {
     outcomes.put(outcome.cluster(), outcome);
+    if (metrics == null) metrics = new FleetMetrics(fleet());
+    metrics.update(outcomes.values());
   }
 
   ClusterOutcome outcome(String cluster) {

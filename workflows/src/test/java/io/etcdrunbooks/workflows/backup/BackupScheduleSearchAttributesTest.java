@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
-import io.temporal.api.enums.v1.IndexedValueType;
+import io.etcdrunbooks.workflows.testing.TestSearchAttributes;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -27,10 +27,7 @@ class BackupScheduleSearchAttributesTest {
 
   @BeforeEach
   void start() {
-    RunbookSearchAttributes.ALL.forEach(
-        key ->
-            env.registerSearchAttribute(
-                key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+    TestSearchAttributes.registerOn(env);
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(
         BackupScheduleWorkflowImpl.class, BackupClusterWorkflowImpl.class);

@@ -10,7 +10,7 @@ import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.FakeControlPlane;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
-import io.temporal.api.enums.v1.IndexedValueType;
+import io.etcdrunbooks.workflows.testing.TestSearchAttributes;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -37,10 +37,7 @@ class UpgradeSearchAttributesTest {
 
   @BeforeEach
   void start() {
-    RunbookSearchAttributes.ALL.forEach(
-        key ->
-            env.registerSearchAttribute(
-                key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+    TestSearchAttributes.registerOn(env);
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class);
     new RecordingActivities(

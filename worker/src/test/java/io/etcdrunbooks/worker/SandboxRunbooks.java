@@ -61,18 +61,27 @@ final class SandboxRunbooks implements AutoCloseable {
   }
 
   private SandboxRunbooks(Sandbox sandbox, UnaryOperator<EtcdActivities> wrapEtcd) {
-    this(sandbox, wrapEtcd, UnaryOperator.identity());
+    this(sandbox, wrapEtcd, UnaryOperator.identity(), UnaryOperator.identity());
+  }
+
+  private SandboxRunbooks(
+      Sandbox sandbox,
+      UnaryOperator<EtcdActivities> wrapEtcd,
+      UnaryOperator<TlsActivities> wrapTls) {
+    this(sandbox, wrapEtcd, wrapTls, UnaryOperator.identity());
   }
 
   /**
    * @param wrapEtcd wraps the etcd activities the worker registers (the runbook's own {@link #etcd}
    *     stays real)
    * @param wrapTls wraps the TLS activities the worker registers (to break a certificate mid-run)
+   * @param wrapHost wraps the host activities the worker registers (to fail a restart's attempt)
    */
   private SandboxRunbooks(
       Sandbox sandbox,
       UnaryOperator<EtcdActivities> wrapEtcd,
-      UnaryOperator<TlsActivities> wrapTls) {
+      UnaryOperator<TlsActivities> wrapTls,
+      UnaryOperator<HostActivities> wrapHost) {
     this.sandbox = sandbox;
     this.inventory = new InventorySource(sandbox.inventoryFile());
     ReleaseStore releases = releases();
@@ -89,7 +98,7 @@ final class SandboxRunbooks implements AutoCloseable {
         worker,
         new WorkerActivities(
             wrapEtcd.apply(etcd),
-            host,
+            wrapHost.apply(host),
             real.releases(),
             real.backup(),
             real.membership(),
@@ -172,6 +181,19 @@ final class SandboxRunbooks implements AutoCloseable {
         Sandbox.create(
             new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN), releases()),
         wrapEtcd);
+  }
+
+  /**
+   * A 3-member plain sandbox whose worker registers {@code wrapHost} of the real host activities.
+   */
+  static SandboxRunbooks startWrappingHost(
+      Path dir, String version, UnaryOperator<HostActivities> wrapHost) {
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN), releases()),
+        UnaryOperator.identity(),
+        UnaryOperator.identity(),
+        wrapHost);
   }
 
   WorkflowClient client() {

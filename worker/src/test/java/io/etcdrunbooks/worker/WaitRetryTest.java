@@ -5,16 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.testkit.RealEtcd;
-import io.etcdrunbooks.workflows.activities.EtcdActivities;
-import io.etcdrunbooks.workflows.model.ClusterRef;
-import io.etcdrunbooks.workflows.model.ClusterState;
-import io.etcdrunbooks.workflows.model.ConsistencyReport;
-import io.etcdrunbooks.workflows.model.KeyspaceDigest;
-import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.HostActivities.RestartOutcome;
+import io.etcdrunbooks.workflows.activities.HostActivities.RestartRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
 import io.temporal.failure.ApplicationFailure;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +39,7 @@ class WaitRetryTest {
       throws Exception {
     FirstWaitFails faulty = new FirstWaitFails();
     try (SandboxRunbooks runbooks =
-            SandboxRunbooks.start(dir, "3.4.23", etcd -> faulty.around(etcd));
+            SandboxRunbooks.startWrappingHost(dir, "3.4.23", faulty::around);
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putMany("/registry/configmaps/c-", 100);
       var keys = probe.dump(0);
@@ -55,7 +54,9 @@ class WaitRetryTest {
       assertThat(probe.hashKvByMember(revision).values())
           .hasSize(3)
           .containsOnly(probe.hashKvByMember(revision).get("m1"));
-      assertThat(faulty.attempts).as("attempts of the first member wait").containsExactly(1, 2);
+      assertThat(faulty.attempts)
+          .as("attempts of the first member's restart")
+          .containsExactly(1, 2);
       assertThat(faulty.retryScheduledAfterFirstMillis)
           .as(
               "the retry's attempt was scheduled after the first, and"
@@ -69,8 +70,8 @@ class WaitRetryTest {
   }
 
   /**
-   * Real etcd activities, but the first attempt of the first member wait loses its connection after
-   * 2 s.
+   * Real host activities, but the first attempt of the first member's restart loses its connection
+   * 2 s after the member was restarted (the restart and its readiness wait are one activity).
    */
   static final class FirstWaitFails {
     final List<Integer> attempts = new CopyOnWriteArrayList<>();
@@ -85,54 +86,42 @@ class WaitRetryTest {
     volatile boolean minuteWaitOver = true;
     private final AtomicBoolean failedOnce = new AtomicBoolean();
 
-    EtcdActivities around(EtcdActivities real) {
-      return new EtcdActivities() {
-        @Override
-        public ClusterState discover(ClusterRef cluster) {
-          return real.discover(cluster);
-        }
+    HostActivities around(HostActivities real) {
+      return (HostActivities)
+          Proxy.newProxyInstance(
+              HostActivities.class.getClassLoader(),
+              new Class<?>[] {HostActivities.class},
+              (proxy, method, args) -> {
+                if (method.getName().equals("restartMember")) return restart(real, args[0]);
+                try {
+                  return method.invoke(real, args);
+                } catch (InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              });
+    }
 
-        @Override
-        public ConsistencyReport checkConsistency(ClusterRef cluster) {
-          return real.checkConsistency(cluster);
-        }
-
-        @Override
-        public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
-          return real.keyspaceDigest(request);
-        }
-
-        @Override
-        public void moveLeader(MoveLeaderRequest request) {
-          real.moveLeader(request);
-        }
-
-        @Override
-        public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
-          ActivityInfo info = Activity.getExecutionContext().getInfo();
-          if (info.getAttempt() == 1 && failedOnce.compareAndSet(false, true)) {
-            attempts.add(1);
-            Activity.getExecutionContext().heartbeat("waiting");
-            Heartbeats.pause(2000);
-            throw ApplicationFailure.newFailure(
-                "status of member '" + request.member() + "': connection reset (injected)",
-                "MembersUnreachable");
-          }
-          if (info.getAttempt() > 1) {
-            attempts.add(info.getAttempt());
-            retryScheduledAfterFirstMillis =
-                info.getCurrentAttemptScheduledTimestamp() - info.getScheduledTimestamp();
-            twoSecondWaitOver = WaitDeadline.afterSeconds(2).passed();
-            minuteWaitOver = WaitDeadline.afterSeconds(60).passed();
-          }
-          return real.awaitMemberReady(request);
-        }
-
-        @Override
-        public String awaitClusterVersion(AwaitClusterVersionRequest request) {
-          return real.awaitClusterVersion(request);
-        }
-      };
+    private RestartOutcome restart(HostActivities real, Object request) {
+      ActivityInfo info = Activity.getExecutionContext().getInfo();
+      if (info.getAttempt() == 1 && failedOnce.compareAndSet(false, true)) {
+        attempts.add(1);
+        real.restartMember((RestartRequest) request);
+        Activity.getExecutionContext().heartbeat("waiting");
+        Heartbeats.pause(2000);
+        throw ApplicationFailure.newFailure(
+            "status of member '"
+                + ((RestartRequest) request).member()
+                + "': connection reset (injected)",
+            "MembersUnreachable");
+      }
+      if (info.getAttempt() > 1) {
+        attempts.add(info.getAttempt());
+        retryScheduledAfterFirstMillis =
+            info.getCurrentAttemptScheduledTimestamp() - info.getScheduledTimestamp();
+        twoSecondWaitOver = WaitDeadline.afterSeconds(2).passed();
+        minuteWaitOver = WaitDeadline.afterSeconds(60).passed();
+      }
+      return real.restartMember((RestartRequest) request);
     }
   }
 }

@@ -283,9 +283,15 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   /** Also used for members not yet in the inventory: the inspector's spec then carries them. */
   static MemberStatus awaitMemberReady(ClusterInspector inspector, AwaitMemberRequest request) {
+    return awaitMemberReady(
+        inspector, request, WaitDeadline.afterSeconds(request.timeoutSeconds()));
+  }
+
+  /** As {@link #awaitMemberReady(ClusterInspector, AwaitMemberRequest)}, until {@code deadline}. */
+  static MemberStatus awaitMemberReady(
+      ClusterInspector inspector, AwaitMemberRequest request, WaitDeadline deadline) {
     String member = member(inspector, request.member());
     String cluster = inspector.clients().spec().name();
-    WaitDeadline deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
     MemberStatus last = null;
     String notReady;
     CatchUp catchUp = new CatchUp();

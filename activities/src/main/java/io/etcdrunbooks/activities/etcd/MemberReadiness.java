@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.etcd;
 
+import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -15,11 +16,18 @@ public final class MemberReadiness implements AutoCloseable {
   private final EtcdClients clients;
   private final ClusterInspector inspector;
   private final AwaitMemberRequest request;
+  private final WaitDeadline deadline;
 
+  /**
+   * Made on the activity's thread: the wait's deadline counts from the first attempt's scheduling
+   * ({@link WaitDeadline}), which only that thread can read, and so a retried restart finishes the
+   * same wait. It covers the restart and the readiness both.
+   */
   MemberReadiness(EtcdClients clients, AwaitMemberRequest request) {
     this.clients = clients;
     this.inspector = new ClusterInspector(clients);
     this.request = request;
+    this.deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
   }
 
   /**
@@ -40,7 +48,7 @@ public final class MemberReadiness implements AutoCloseable {
   /** Heartbeats until the member is healthy, on its version and caught up with the leader. */
   public MemberStatus await() {
     try {
-      return EtcdActivitiesImpl.awaitMemberReady(inspector, request);
+      return EtcdActivitiesImpl.awaitMemberReady(inspector, request, deadline);
     } catch (EtcdCallException e) {
       throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
     }

@@ -74,7 +74,8 @@ public interface HostActivities {
    * reporting the version) while its process is watched, so that no Temporal round trip falls
    * inside its down time. A retry after a lost worker finds the restart done and only waits for
    * readiness. Fails non-retryably when etcd exits after its start (with its last log lines) or is
-   * not ready within {@code timeoutSeconds}; heartbeats throughout.
+   * not ready within {@code timeoutSeconds} of the call (a retry counts from the first attempt);
+   * heartbeats throughout.
    */
   RestartOutcome restartMember(RestartRequest request);
 

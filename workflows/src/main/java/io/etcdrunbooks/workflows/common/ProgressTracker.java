@@ -23,6 +23,7 @@ public final class ProgressTracker {
   private String member = "";
   private String message = "";
   private boolean paused;
+  private int pauseSignals;
   private String cancelRequest = "";
   private RunbookMetrics metrics;
   private long phaseSince;
@@ -66,10 +67,20 @@ public final class ProgressTracker {
   /** The pause signal: takes effect at the next {@link #awaitResumed()}. */
   public void pause() {
     paused = true;
+    pauseSignals++;
   }
 
   public void resume() {
     paused = false;
+    pauseSignals++;
+  }
+
+  /**
+   * How many pause and resume signals the runbook has taken: a caller that read the cluster can
+   * tell whether a pause came after, however short (a resume may arrive in the same workflow task).
+   */
+  public int pauseSignals() {
+    return pauseSignals;
   }
 
   /** Whether a pause signal holds the runbook (until resume). */

@@ -45,19 +45,25 @@ final class UpgradeLadder {
     List<String> switched = new ArrayList<>();
     run.restarted.put(step.label(), switched);
     Compensation compensation = new Compensation();
+    boolean pausedBefore = progress.isPaused();
+    int pauseSignals = progress.pauseSignals();
     ClusterState discovered = run.ctx.activities().etcd.discover(run.ctx.ref());
     long discoveredAt = Workflow.currentTimeMillis();
     boolean first = true;
     for (String member : UpgradePhases.leaderLast(discovered)) {
       progress.safePoint("member %s (%s)".formatted(member, step.label()));
       compensation.register(member, () -> putBack(run, step, switcher, member));
-      // the rung's first member is checked on the cluster just read when nothing came between:
-      // workflow time stays the same within one workflow task, and moves when the safe point
-      // waited (a pause, however short) or anything else did
+      // the rung's first member is checked on the cluster just read only when nothing came
+      // between: no pause held or signalled since before the read (a resume can arrive in the
+      // workflow task that brings the read, and a member can die while the runbook is paused),
+      // and the same workflow task (workflow time moves when anything else waited)
+      boolean untouched =
+          first
+              && !pausedBefore
+              && progress.pauseSignals() == pauseSignals
+              && Workflow.currentTimeMillis() == discoveredAt;
       Optional<ClusterState> justRead =
-          first && Workflow.currentTimeMillis() == discoveredAt && UpgradePhases.overlapsChecks()
-              ? Optional.of(discovered)
-              : Optional.empty();
+          untouched && UpgradePhases.overlapsChecks() ? Optional.of(discovered) : Optional.empty();
       first = false;
       try {
         if (switcher.switchTo(member, step.toVersion(), justRead)) switched.add(member);

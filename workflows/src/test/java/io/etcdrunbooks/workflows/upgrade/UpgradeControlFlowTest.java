@@ -76,6 +76,31 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenAPauseBeforeTheFirstMemberAndAFollowerLostMeanwhileItHaltsOnAFreshReadOfTheCluster()
+      throws InterruptedException {
+    FakeCluster cluster = cluster();
+    UpgradeClusterWorkflow workflow = stub(cluster);
+    WorkflowClient.start(
+        workflow::upgrade,
+        UpgradeRequest.to("c", "3.5.16", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+    workflow.pause("test");
+    for (int i = 0; i < 200; i++) {
+      var p = workflow.progress();
+      if (p.paused() && p.message().startsWith("paused before member")) break;
+      Thread.sleep(50);
+    }
+    assertThat(workflow.progress().message()).startsWith("paused before member m1");
+    cluster.stopMember(new MemberRef("c", "m2")); // lost while the runbook is paused
+    workflow.resume("test");
+
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(UpgradeResult.class));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeHalted.name());
+    assertThat(Failures.rootMessage(failure)).contains("halted before touching m1", "m2");
+    assertThat(recording.calls()).doesNotContain("HostActivities.restartMember");
+  }
+
+  @Test
   void givenTheLeaderRestartedLastItGetsLeadershipBackBeforeTheClusterVersionWait() {
     FakeCluster cluster = cluster();
     String leader = cluster.discover(new ClusterRef("c")).leaderName();

@@ -34,7 +34,6 @@ final class UpgradeLadder {
             run.ctx.progress(),
             run.cluster(),
             run.request.effectiveMemberTimeoutSeconds());
-    run.ctx.progress().run("binaries staged on every host", () -> run.staged.get());
     for (LadderStep step : run.plan.steps()) climb(run, switcher, step);
   }
 

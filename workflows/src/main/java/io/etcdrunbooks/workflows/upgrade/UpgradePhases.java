@@ -131,7 +131,7 @@ public final class UpgradePhases {
 
   /**
    * The STAGE phase: uploads start and, in upgrades that overlap their checks, go on beside the
-   * backup; the first member waits for them ({@link UpgradeRun#staged}).
+   * backup, which waits for them at its end ({@link UpgradeRun#staged}).
    */
   private static void stage(UpgradeRun run) {
     if (overlapsChecks()) run.staged = Async.procedure(() -> stageEveryRung(run));
@@ -167,6 +167,8 @@ public final class UpgradePhases {
     VerifiedBackup.Taken taken = VerifiedBackup.take(run.ctx, "pre-upgrade");
     run.backup = taken.backup();
     run.before = taken.keyspace();
+    // staged beside the backup: both are done before the UPGRADE phase touches a member
+    run.ctx.progress().run("binaries staged on every host", () -> run.staged.get());
   }
 
   private static void done(UpgradeRun run) {

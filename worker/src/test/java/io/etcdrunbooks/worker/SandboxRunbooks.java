@@ -57,11 +57,7 @@ final class SandboxRunbooks implements AutoCloseable {
   private final HostActivitiesImpl host;
 
   private SandboxRunbooks(Sandbox sandbox) {
-    this(sandbox, UnaryOperator.identity());
-  }
-
-  private SandboxRunbooks(Sandbox sandbox, UnaryOperator<EtcdActivities> wrapEtcd) {
-    this(sandbox, wrapEtcd, UnaryOperator.identity(), UnaryOperator.identity());
+    this(sandbox, UnaryOperator.identity(), UnaryOperator.identity(), UnaryOperator.identity());
   }
 
   private SandboxRunbooks(
@@ -171,16 +167,6 @@ final class SandboxRunbooks implements AutoCloseable {
             releases()),
         UnaryOperator.identity(),
         wrapTls);
-  }
-
-  /**
-   * As {@link #start(Path, String, Map)}, the worker's etcd activities wrapped (to inject a fault).
-   */
-  static SandboxRunbooks start(Path dir, String version, UnaryOperator<EtcdActivities> wrapEtcd) {
-    return new SandboxRunbooks(
-        Sandbox.create(
-            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN), releases()),
-        wrapEtcd);
   }
 
   /**

@@ -34,21 +34,31 @@ public final class RunbookWorker implements AutoCloseable {
   private final WorkerFactory factory;
   private final String taskQueue;
 
-  public RunbookWorker(WorkflowClient client, RunbooksConfig config, WorkerActivities activities) {
+  public RunbookWorker(
+      WorkflowClient client,
+      RunbooksConfig config,
+      TemporalConfig temporal,
+      WorkerActivities activities) {
     this.taskQueue = config.taskQueue();
     this.factory = WorkerFactory.newInstance(client);
-    Worker worker = factory.newWorker(taskQueue, options());
+    Worker worker = factory.newWorker(taskQueue, options(temporal.stickyExecution()));
     register(worker, activities);
   }
 
   /**
-   * Sticky execution off: a runbook is a few hundred events, cheap to replay, and a worker that
-   * dies must not leave its workflows waiting on its own sticky queue (a real server moves them
-   * back after 5 s; Temporal's Java test server, the embedded default, never does).
+   * Sticky execution as Temporal has it by default: a workflow's next task goes to the worker that
+   * holds it in memory, so a runbook's step does not replay its whole history first (each step
+   * would otherwise cost a replay of every step before it). A real server hands a dead worker's
+   * tasks on after {@link #STICKY_TIMEOUT}; Temporal's Java test server never does, so workers that
+   * share one and can die turn it off ({@code temporal.sticky-execution=false}).
    */
-  public static WorkerOptions options() {
-    return WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build();
+  public static WorkerOptions options(boolean stickyExecution) {
+    return WorkerOptions.newBuilder()
+        .setStickyQueueScheduleToStartTimeout(stickyExecution ? STICKY_TIMEOUT : Duration.ZERO)
+        .build();
   }
+
+  static final Duration STICKY_TIMEOUT = Duration.ofSeconds(5);
 
   /** Every runbook workflow and activity the worker offers; tests register through here too. */
   public static void register(Worker worker, WorkerActivities activities) {

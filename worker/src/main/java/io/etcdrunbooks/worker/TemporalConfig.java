@@ -12,13 +12,17 @@ import io.micronaut.core.bind.annotation.Bindable;
  * @param namespace Temporal namespace
  * @param embeddedPort port of the embedded server (bound to 127.0.0.1)
  * @param tls mTLS to the frontend (files on this host)
+ * @param stickyExecution whether a workflow's next task goes to the worker that ran its last one,
+ *     which keeps the workflow in memory instead of replaying its history; off only for a Temporal
+ *     Java test server shared by workers that can die (it never hands a dead worker's tasks on)
  */
 @ConfigurationProperties("temporal")
 public record TemporalConfig(
     @Nullable String address,
     @Bindable(defaultValue = "default") String namespace,
     @Bindable(defaultValue = "7233") int embeddedPort,
-    @Nullable Tls tls) {
+    @Nullable Tls tls,
+    @Bindable(defaultValue = "true") boolean stickyExecution) {
 
   public boolean embedded() {
     return address == null || address.isBlank();

@@ -99,7 +99,7 @@ class BackupScheduleTest {
 
   private static WorkerFactory startWorker(WorkflowClient client, WorkerActivities activities) {
     WorkerFactory factory = WorkerFactory.newInstance(client);
-    Worker worker = factory.newWorker(QUEUE, RunbookWorker.options());
+    Worker worker = factory.newWorker(QUEUE, RunbookWorker.options(true));
     RunbookWorker.register(worker, activities);
     factory.start();
     return factory;

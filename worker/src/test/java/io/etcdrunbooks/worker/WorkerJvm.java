@@ -31,6 +31,8 @@ final class WorkerJvm {
             "-Drunbooks.inventory=" + inventory,
             "-Drunbooks.task-queue=" + taskQueue,
             "-Dtemporal.address=" + temporalAddress,
+            // the test server they share never hands a killed worker's sticky tasks on
+            "-Dtemporal.sticky-execution=false",
             "-Dmicronaut.server.port=" + Ports.free(), // its /health and /metrics
             Main.class.getName(),
             "run",

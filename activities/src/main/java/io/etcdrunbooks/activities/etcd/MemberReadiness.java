@@ -4,6 +4,7 @@ import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 
 /**
@@ -52,6 +53,11 @@ public final class MemberReadiness implements AutoCloseable {
     } catch (EtcdCallException e) {
       throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
     }
+  }
+
+  /** The whole cluster as a discovery reads it, over the connections the wait made. */
+  public ClusterState clusterState() {
+    return inspector.state();
   }
 
   @Override

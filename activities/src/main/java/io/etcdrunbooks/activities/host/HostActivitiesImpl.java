@@ -14,6 +14,7 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.failure.ApplicationFailure;
@@ -240,19 +241,35 @@ public final class HostActivitiesImpl implements HostActivities {
         changes = restart(install, binDir, steps);
       }
       timed(steps, "ready", () -> readyWhileWatched(request, ready, warmed));
+      long down = (System.nanoTime() - downFrom) / 1_000_000;
+      log.info(
+          "{} of cluster '{}' restarted on {}: {}, down {} ms",
+          request.member(),
+          request.cluster(),
+          request.version(),
+          steps,
+          down);
+      return new RestartOutcome(changes, steps, down, !done, clusterAfter(request, ready));
     } finally {
       warmed.cancel(true);
       ready.close();
     }
-    long down = (System.nanoTime() - downFrom) / 1_000_000;
-    log.info(
-        "{} of cluster '{}' restarted on {}: {}, down {} ms",
-        request.member(),
-        request.cluster(),
-        request.version(),
-        steps,
-        down);
-    return new RestartOutcome(changes, steps, down, !done);
+  }
+
+  /**
+   * The cluster once the member is ready, over the wait's connections: the next member's checks
+   * start from it. A read that fails only leaves the workflow to read the cluster itself.
+   */
+  private static ClusterState clusterAfter(RestartRequest request, MemberReadiness ready) {
+    try {
+      return ready.clusterState();
+    } catch (RuntimeException e) {
+      log.warn(
+          "{}: the cluster could not be read after its restart, the runbook reads it again: {}",
+          request.member(),
+          e.getMessage());
+      return null;
+    }
   }
 
   /** Stop, flags, select, start: the restart's own steps, each timed into {@code steps}. */

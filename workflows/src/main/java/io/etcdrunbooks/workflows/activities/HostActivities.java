@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.activities;
 
+import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.activity.ActivityInterface;
@@ -87,9 +88,16 @@ public interface HostActivities {
    * @param downMillis from the stop until the member was seen ready, measured on the worker; when
    *     this call found the member already restarted (a retry), from its start
    * @param restarted false when the member already ran the version and this call only saw it ready
+   * @param after the cluster as read once the member was ready, over the connections its wait made,
+   *     so that the next member's checks need no read of their own; null when that read failed (and
+   *     in results recorded before it was added)
    */
   record RestartOutcome(
-      List<String> flagChanges, List<String> steps, long downMillis, boolean restarted) {}
+      List<String> flagChanges,
+      List<String> steps,
+      long downMillis,
+      boolean restarted,
+      ClusterState after) {}
 
   /** Last lines of the member's etcd log. */
   String logTail(LogTailRequest request);

@@ -35,6 +35,7 @@ public final class MemberVersionSwitch {
   private final ProgressTracker progress;
   private final String cluster;
   private final int memberTimeoutSeconds;
+  private Optional<ClusterState> readAfterLastRestart = Optional.empty();
 
   public MemberVersionSwitch(
       Activities activities, ProgressTracker progress, String cluster, int memberTimeoutSeconds) {
@@ -42,6 +43,15 @@ public final class MemberVersionSwitch {
     this.progress = progress;
     this.cluster = cluster;
     this.memberTimeoutSeconds = memberTimeoutSeconds;
+  }
+
+  /**
+   * The cluster as the last {@link #switchTo} read it once its member was ready, inside the same
+   * activity; empty when that switch did not restart a member in one activity or the read failed.
+   * Only as fresh as the caller makes sure it is: nothing may have waited since.
+   */
+  public Optional<ClusterState> readAfterLastRestart() {
+    return readAfterLastRestart;
   }
 
   /** Whether the member already runs the version and is healthy, so it needs no restart. */
@@ -65,6 +75,7 @@ public final class MemberVersionSwitch {
    * moment ago (nothing changed since), instead of reading it again.
    */
   public boolean switchTo(String member, String version, Optional<ClusterState> justRead) {
+    readAfterLastRestart = Optional.empty();
     progress.member(member);
     ClusterState state =
         justRead.orElseGet(() -> activities.etcd.discover(new ClusterRef(cluster)));
@@ -102,6 +113,7 @@ public final class MemberVersionSwitch {
               + String.join(", ", done.steps())
               + (done.flagChanges().isEmpty() ? "" : "; flags translated: " + done.flagChanges()));
       progress.memberRestarted(member, version, Workflow.currentTimeMillis() - done.downMillis());
+      readAfterLastRestart = Optional.ofNullable(done.after());
       return true;
     }
     if (readyWhileWatched) {

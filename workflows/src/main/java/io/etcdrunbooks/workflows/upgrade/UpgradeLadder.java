@@ -44,32 +44,28 @@ final class UpgradeLadder {
     List<String> switched = new ArrayList<>();
     run.restarted.put(step.label(), switched);
     Compensation compensation = new Compensation();
-    boolean pausedBefore = progress.isPaused();
-    int pauseSignals = progress.pauseSignals();
-    ClusterState discovered = run.ctx.activities().etcd.discover(run.ctx.ref());
-    long discoveredAt = Workflow.currentTimeMillis();
+    FreshRead fresh =
+        FreshRead.before(progress).of(run.ctx.activities().etcd.discover(run.ctx.ref()));
+    ClusterState discovered = fresh.state();
     boolean first = true;
     for (String member : UpgradePhases.leaderLast(discovered)) {
       progress.safePoint("member %s (%s)".formatted(member, step.label()));
       compensation.register(member, () -> putBack(run, step, switcher, member));
-      // the rung's first member is checked on the cluster just read only when nothing came
-      // between: no pause held or signalled since before the read (a resume can arrive in the
-      // workflow task that brings the read, and a member can die while the runbook is paused),
-      // and the same workflow task (workflow time moves when anything else waited)
-      boolean untouched =
-          first
-              && !pausedBefore
-              && progress.pauseSignals() == pauseSignals
-              && Workflow.currentTimeMillis() == discoveredAt;
+      // a member is checked on the cluster read last (by the rung's discovery, or by the previous
+      // member's restart once it was ready) only when nothing came between (FreshRead)
       Optional<ClusterState> justRead =
-          untouched && UpgradePhases.overlapsChecks() ? Optional.of(discovered) : Optional.empty();
+          (first || reusesRestartReads()) && UpgradePhases.overlapsChecks()
+              ? fresh.ifUntouched(progress)
+              : Optional.empty();
       first = false;
+      FreshRead beforeSwitch = FreshRead.before(progress);
       try {
         if (switcher.switchTo(member, step.toVersion(), justRead)) switched.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
         throw new UpgradeCompensation(run, step, member, switched, switcher, compensation)
             .failWith(e);
       }
+      fresh = switcher.readAfterLastRestart().map(beforeSwitch::of).orElse(FreshRead.NONE);
     }
     progress.member("");
     if (UpgradePhases.overlapsChecks()) {
@@ -79,6 +75,52 @@ final class UpgradeLadder {
     String clusterVersion = awaitClusterVersion(run, step);
     compensation.commit();
     progress.message("cluster version %s after %s".formatted(clusterVersion, step.label()));
+  }
+
+  /**
+   * A member's checks start from the cluster its predecessor's restart read once it was ready,
+   * instead of a discovery of their own. Upgrades started before read the cluster before each
+   * member.
+   */
+  static final String REUSE_RESTART_READS = "reuse-restart-reads";
+
+  private static boolean reusesRestartReads() {
+    return Workflow.getVersion(REUSE_RESTART_READS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  /**
+   * A read of the cluster and what could make it stale. It is used only when nothing came between:
+   * no pause held or signalled since before the read (a resume can arrive in the workflow task that
+   * brings the read, and a member can die while the runbook is paused), and the same workflow task
+   * (workflow time moves when anything else waited).
+   */
+  private record FreshRead(
+      Optional<ClusterState> read, boolean pausedBefore, int pauseSignals, long readAt) {
+
+    static final FreshRead NONE = new FreshRead(Optional.empty(), false, 0, 0);
+
+    /** For a read just made, the pause state taken before its activity was called. */
+    static FreshRead before(ProgressTracker progress) {
+      return new FreshRead(Optional.empty(), progress.isPaused(), progress.pauseSignals(), 0);
+    }
+
+    /** The read made since {@link #before}, at this workflow task's time. */
+    FreshRead of(ClusterState state) {
+      return new FreshRead(
+          Optional.of(state), pausedBefore, pauseSignals, Workflow.currentTimeMillis());
+    }
+
+    ClusterState state() {
+      return read.orElseThrow();
+    }
+
+    Optional<ClusterState> ifUntouched(ProgressTracker progress) {
+      boolean untouched =
+          !pausedBefore
+              && progress.pauseSignals() == pauseSignals
+              && Workflow.currentTimeMillis() == readAt;
+      return untouched ? read : Optional.empty();
+    }
   }
 
   /**

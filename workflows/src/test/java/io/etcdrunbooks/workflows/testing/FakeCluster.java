@@ -68,6 +68,7 @@ public final class FakeCluster
   private final List<String> staged = new ArrayList<>();
   private String exitsOnStart = "";
   private boolean watchUnreachable;
+  private final Map<String, Runnable> afterRestart = new LinkedHashMap<>();
 
   /**
    * @param leader the member leading at first; every member starts healthy on version
@@ -169,6 +170,15 @@ public final class FakeCluster
   public synchronized FakeCluster whenStarted(String started, String down) {
     downWhenStarted = started;
     goesDown = down;
+    return this;
+  }
+
+  /**
+   * Runs {@code hook} once {@code member}'s restart has read the cluster, before the restart
+   * returns (a signal sent while it runs).
+   */
+  public synchronized FakeCluster afterRestartOf(String member, Runnable hook) {
+    afterRestart.put(member, hook);
     return this;
   }
 
@@ -388,7 +398,13 @@ public final class FakeCluster
     readiness.awaitMemberReady(
         new AwaitMemberRequest(
             request.cluster(), request.member(), request.version(), request.timeoutSeconds()));
-    return new RestartOutcome(switched.flagChanges(), List.of("ready"), 5, true);
+    ClusterState after = discover(new ClusterRef(request.cluster()));
+    Runnable hook;
+    synchronized (this) {
+      hook = afterRestart.remove(request.member());
+    }
+    if (hook != null) hook.run();
+    return new RestartOutcome(switched.flagChanges(), List.of("ready"), 5, true, after);
   }
 
   /**

@@ -73,6 +73,38 @@ class UpgradeControlFlowTest {
         .extracting(MemberDownTime::member, MemberDownTime::version)
         .containsExactly(tuple("m1", "3.5.16"), tuple("m2", "3.5.16"), tuple("m3", "3.5.16"));
     assertThat(result.memberDownTimes()).allSatisfy(d -> assertThat(d.millis()).isPositive());
+    // each member after the first is checked on the cluster its predecessor's restart read
+    List<String> calls = recording.calls();
+    assertThat(
+            calls.subList(
+                calls.indexOf("HostActivities.restartMember"),
+                calls.lastIndexOf("HostActivities.restartMember")))
+        .doesNotContain("EtcdActivities.discover");
+  }
+
+  @Test
+  void givenAPauseBetweenMembersAndAFollowerLostMeanwhileItHaltsOnAFreshRead()
+      throws InterruptedException {
+    FakeCluster cluster = cluster();
+    UpgradeClusterWorkflow workflow = stub(cluster);
+    cluster.afterRestartOf("m1", () -> workflow.pause("test"));
+    WorkflowClient.start(
+        workflow::upgrade,
+        UpgradeRequest.to("c", "3.5.16", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+    for (int i = 0; i < 200; i++) {
+      var p = workflow.progress();
+      if (p.paused() && p.message().startsWith("paused before member")) break;
+      Thread.sleep(50);
+    }
+    assertThat(workflow.progress().message()).startsWith("paused before member m2");
+    cluster.stopMember(new MemberRef("c", "m3")); // lost after m1's restart read the cluster
+    workflow.resume("test");
+
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(UpgradeResult.class));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeHalted.name());
+    assertThat(Failures.rootMessage(failure)).contains("halted before touching m2", "m3");
+    assertThat(cluster.running()).containsEntry("m1", "3.5.16").containsEntry("m2", "3.4.23");
   }
 
   @Test

@@ -277,6 +277,11 @@ class HostActivitiesImplTest {
     assertThat(awaitServerVersion(sandbox.cluster().member("m2").clientUrl(), Duration.ZERO))
         .isEqualTo(to);
     assertThat(restarted.downMillis()).isPositive();
+    // the cluster as the next member's checks see it: every member healthy, m2 on its new version
+    assertThat(restarted.after().members())
+        .allSatisfy(m -> assertThat(m.healthy()).as(m.name() + " healthy").isTrue());
+    assertThat(restarted.after().member("m2").orElseThrow().serverVersion()).isEqualTo(to);
+    assertThat(restarted.after().leaderName()).isNotEmpty();
     long after = sandbox.pidOf("m2");
     assertThat(after).isPositive().isNotEqualTo(before);
 

@@ -297,8 +297,11 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     CatchUp catchUp = new CatchUp();
     do {
       // the etcd API is asked only once /health answers: a gRPC connection refused while etcd
-      // starts waits out its reconnect backoff, which would count as down time
-      if (!inspector.answersHealthy(member)) {
+      // starts waits out its reconnect backoff, which would count as down time. A member found
+      // healthy and only applying its last entries is not asked again: its /health is a read
+      // through raft, its status shows what is left
+      boolean onlyApplying = catchUp.applying() && last != null && last.healthy();
+      if (!onlyApplying && !inspector.answersHealthy(member)) {
         notReady = "its /health does not say true yet";
         Heartbeats.beat("member '" + member + "' not ready: " + notReady);
         Heartbeats.pause(READY_POLL_MILLIS);

@@ -277,6 +277,14 @@ public final class HostActivitiesImpl implements HostActivities {
     MemberRef ref = new MemberRef(install.cluster(), install.member());
     // asked while the member stops, answered before its version is selected
     Runnable stillOpen = liveness.requireOpenLater(selecting(install));
+    // what the flags need for the version is read while the member stops; they are written only
+    // once it is stopped, and only when something changes
+    Future<List<String>> toTranslate =
+        helpers.submit(
+            () ->
+                translateFlags(
+                    new TranslateFlagsRequest(
+                        install.cluster(), install.member(), install.version(), false)));
     // stop as it is: the state was just read, and stop itself does nothing to a stopped etcd
     timed(
         steps,
@@ -290,7 +298,7 @@ public final class HostActivitiesImpl implements HostActivities {
                   service.stop(host);
                   return null;
                 }));
-    List<String> changes = timed(steps, "flags", () -> translateFlagsFor(install));
+    List<String> changes = timed(steps, "flags", () -> translatedIfNeeded(install, toTranslate));
     timed(
         steps,
         "select " + install.version(),
@@ -362,6 +370,25 @@ public final class HostActivitiesImpl implements HostActivities {
   }
 
   /** Warming that failed or ran long only leaves the wait to connect for itself. */
+  /**
+   * The flags translated for the version when the read made during the stop found something to
+   * translate, or could not say (it failed: the translation itself reads again and names what is
+   * wrong).
+   */
+  private List<String> translatedIfNeeded(
+      InstallRequest install, Future<List<String>> toTranslate) {
+    try {
+      if (toTranslate.get(30, TimeUnit.SECONDS).isEmpty()) return List.of();
+    } catch (ExecutionException | TimeoutException e) {
+      toTranslate.cancel(true);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(
+          "interrupted while reading the flags of " + install.member(), e);
+    }
+    return translateFlagsFor(install);
+  }
+
   private static void awaitQuietly(Future<?> warming) {
     try {
       warming.get(5, TimeUnit.SECONDS);

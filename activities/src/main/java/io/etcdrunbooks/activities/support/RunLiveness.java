@@ -4,6 +4,8 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * Whether the runbook run that scheduled an activity is still open. A run terminated from the
@@ -43,7 +45,8 @@ public interface RunLiveness {
       return () -> {}; // not in an activity
     }
     CompletableFuture<Boolean> open =
-        CompletableFuture.supplyAsync(() -> isOpen(info.getWorkflowId(), info.getWorkflowRunId()));
+        CompletableFuture.supplyAsync(
+            () -> isOpen(info.getWorkflowId(), info.getWorkflowRunId()), Askers.POOL);
     return () -> {
       if (!open.join()) {
         throw FailureType.InvalidRequest.nonRetryable(
@@ -55,5 +58,21 @@ public interface RunLiveness {
                 + what);
       }
     };
+  }
+
+  /**
+   * Threads of their own: the JVM's common pool has one thread on two cores, and a busy one would
+   * hold the answer, and so the member's switch, back.
+   */
+  final class Askers {
+    private Askers() {}
+
+    static final ExecutorService POOL =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "run-liveness");
+              t.setDaemon(true);
+              return t;
+            });
   }
 }

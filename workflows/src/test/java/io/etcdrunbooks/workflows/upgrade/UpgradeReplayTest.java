@@ -47,6 +47,18 @@ class UpgradeReplayTest {
   }
 
   /**
+   * The same ladder recorded with each member after a rung's first checked on the cluster its
+   * predecessor's restart read once it was ready, with sticky execution on.
+   */
+  @Test
+  void todaysCodeReplaysAFullLadderUpgradeRecordedReusingTheRestartsReads() throws Exception {
+    RecordedHistories.replay(
+        "histories/upgrade-3.3.25-to-3.5.30-restart-reads-reused.json",
+        "change-sandbox",
+        UpgradeClusterWorkflowImpl.class);
+  }
+
+  /**
    * The same ladder recorded with the change-id-guard and host-access-preflight markers, under its
    * id change-sandbox.
    */

@@ -18,26 +18,28 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.ApplicationContext;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
- * {@code bench [--from=3.4.23] [--to=3.5.16] [--cases=3,5,3x1024] [--dir=DIR]}: for each case
- * (members, and optionally a keyspace filled to some MiB first), two fresh sandboxes of the same
- * version, the new binaries already on every host of both. On the first, {@link
- * BareRollingRestart}: the minimal rolling restart a careful SRE would script. On the second, the
- * UpgradeCluster runbook on the embedded Temporal, doing the whole job (discovery, checks, verified
- * backup, staging, leader hand-over, readiness, postflight). A client writes during each. Prints
- * each member's down time in both columns, the whole times, the ratios against their targets, the
- * longest write stall and lost writes, and where the runbook's time went; exits 1 when a target is
- * missed.
+ * {@code bench} ({@link #USAGE}): for each case (members, and optionally a keyspace filled to some
+ * MiB first), two fresh sandboxes of the same version, the new binaries already on every host of
+ * both. On the first, {@link BareRollingRestart}: the minimal rolling restart a careful SRE would
+ * script. On the second, the UpgradeCluster runbook on the embedded Temporal, doing the whole job
+ * (discovery, checks, verified backup, staging, leader hand-over, readiness, postflight). A client
+ * writes during each. Prints each member's down time in both columns, the whole times, the ratios
+ * against their targets, the longest write stall and lost writes, and where the runbook's time
+ * went; exits 1 when a target is missed.
  */
 final class Bench {
 
@@ -73,13 +75,58 @@ final class Bench {
     }
   }
 
+  static final String USAGE =
+      "bench [--from=3.4.23] [--to=3.5.16] [--cases=3,5,3x1024] [--log-switches] [--fleet=10]"
+          + " [--skip-fleet] [--replace-version=3.5.30] [--skip-replace] [--dir=DIR]\n"
+          + "  --dir keeps the sandboxes there; without it they go to a temporary directory that is"
+          + " deleted case by case (a 1 GiB case takes about 8 GiB of disk while it runs)";
+
+  private static final List<String> OPTIONS =
+      List.of(
+          "from",
+          "to",
+          "cases",
+          "log-switches",
+          "fleet",
+          "skip-fleet",
+          "replace-version",
+          "skip-replace",
+          "dir",
+          "help");
+
   static int run(Map<String, String> options) throws Exception {
-    String from = options.getOrDefault("from", "3.4.23");
-    String to = options.getOrDefault("to", "3.5.16");
+    List<String> unknown = options.keySet().stream().filter(o -> !OPTIONS.contains(o)).toList();
+    if (options.containsKey("help") || !unknown.isEmpty()) {
+      if (!unknown.isEmpty()) System.err.println("unknown bench option(s) " + unknown);
+      System.err.println("usage: " + USAGE);
+      return unknown.isEmpty() ? 0 : 2;
+    }
+    keep = options.containsKey("dir");
     Path dir =
         Path.of(
             options.getOrDefault(
                 "dir", Files.createTempDirectory("etcd-runbooks-bench").toString()));
+    try {
+      return run(options, dir);
+    } finally {
+      discard(dir);
+    }
+  }
+
+  /** --dir: the sandboxes stay where the user put them. */
+  private static boolean keep;
+
+  /** Deletes a sandbox's directory once it is closed, unless the user chose where they go. */
+  static void discard(Path dir) throws IOException {
+    if (keep || !Files.exists(dir)) return;
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+    }
+  }
+
+  private static int run(Map<String, String> options, Path dir) throws Exception {
+    String from = options.getOrDefault("from", "3.4.23");
+    String to = options.getOrDefault("to", "3.5.16");
     List<Case> cases =
         Arrays.stream(options.getOrDefault("cases", "3,5,3x1024").split(","))
             .filter(c -> !c.isBlank())
@@ -138,6 +185,7 @@ final class Bench {
       }
       bareSteps = script.steps();
     }
+    discard(dir.resolve(name + "-bare"));
     print("bare script", bare);
     bareSteps.forEach((member, steps) -> System.out.printf("     %s: %s%n", member, steps));
 
@@ -196,6 +244,7 @@ final class Bench {
               name)
           .print("     ");
     }
+    discard(dir.resolve(name + "-runbook"));
     return verdict(bare, runbook);
   }
 

@@ -100,19 +100,24 @@ final class RunTimeline {
 
   /** Scheduled to completed, summed: [queued, run, count]. */
   private static long[] workflowTasks(WorkflowClient client, String workflowId) {
+    return workflowTasks(history(client, workflowId));
+  }
+
+  static long[] workflowTasks(List<HistoryEvent> history) {
     Map<Long, HistoryEvent> scheduled = new HashMap<>();
     Map<Long, HistoryEvent> started = new HashMap<>();
     long[] total = new long[3];
-    for (HistoryEvent e : history(client, workflowId)) {
+    for (HistoryEvent e : history) {
       if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) {
         scheduled.put(e.getEventId(), e);
       } else if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) {
-        started.put(e.getEventId(), e);
+        // keyed by the task it started: Temporal's Java test server leaves a completion's
+        // startedEventId unset, its scheduledEventId is set by every server
+        started.put(e.getWorkflowTaskStartedEventAttributes().getScheduledEventId(), e);
       } else if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
-        HistoryEvent s =
-            scheduled.get(e.getWorkflowTaskCompletedEventAttributes().getScheduledEventId());
-        HistoryEvent st =
-            started.get(e.getWorkflowTaskCompletedEventAttributes().getStartedEventId());
+        long task = e.getWorkflowTaskCompletedEventAttributes().getScheduledEventId();
+        HistoryEvent s = scheduled.get(task);
+        HistoryEvent st = started.get(task);
         if (s == null || st == null) continue;
         total[0] += millis(st) - millis(s);
         total[1] += millis(e) - millis(st);

@@ -58,6 +58,17 @@ class UpgradeClusterTest {
           .containsOnly(probe.hashKvByMember(now).get("m1"));
       assertThat(result.keyspaceAfter()).isEqualTo(result.keyspaceBefore());
       assertThat(result.keyspaceBefore().keyCount()).isEqualTo(keysBefore.size());
+      // read beside the backup at the revision discovery saw; afterwards shown unchanged by
+      // every member's hashkv there, computed by 3.3.25 before and 3.5.30 after
+      assertThat(result.keyspaceBefore().revision())
+          .isBetween(revisionBefore, result.backup().revision());
+      assertThat(result.notes())
+          .anyMatch(
+              n ->
+                  n.startsWith(
+                      "keyspace at revision "
+                          + result.keyspaceBefore().revision()
+                          + " unchanged: every member's hashkv"));
       assertThat(result.restartedMembers().values())
           .allSatisfy(members -> assertThat(members).containsExactlyInAnyOrder("m1", "m2", "m3"));
       assertThat(Path.of(result.backup().path())).exists();

@@ -5,6 +5,7 @@ import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -12,11 +13,13 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.Versions;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -137,16 +140,26 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
    */
   private Map<String, Long> hashesAtOneCompaction(
       ClusterInspector inspector, List<MemberStatus> members, long revision) {
+    return hashesAtOneCompaction(
+            inspector, members.stream().map(MemberStatus::name).toList(), revision)
+        .hashByMember();
+  }
+
+  private KeyspaceHashes hashesAtOneCompaction(
+      ClusterInspector inspector, Collection<String> members, long revision) {
     long deadline = System.nanoTime() + HASH_RETRY_TIMEOUT.toNanos();
     while (true) {
       Map<String, Long> hashes = new LinkedHashMap<>();
       Map<String, Long> compactions = new LinkedHashMap<>();
-      for (MemberStatus member : members) {
-        HashKVResponse answer = hashKv(inspector, member.name(), revision);
-        hashes.put(member.name(), Integer.toUnsignedLong(answer.getHash()));
-        compactions.put(member.name(), answer.getCompacted());
+      for (String member : members) {
+        HashKVResponse answer = hashKv(inspector, member, revision);
+        hashes.put(member, Integer.toUnsignedLong(answer.getHash()));
+        compactions.put(member, answer.getCompacted());
       }
-      if (compactions.values().stream().distinct().count() <= 1) return hashes;
+      if (compactions.values().stream().distinct().count() <= 1) {
+        long compacted = compactions.values().stream().findFirst().orElse(0L);
+        return new KeyspaceHashes(revision, compacted, hashes);
+      }
       if (System.nanoTime() > deadline) {
         throw FailureType.MembersUnreachable.retryable(
             "cannot compare hashes of cluster '%s' at revision %d: the members report different compactions %s (a compaction is under way); try again when it has finished"
@@ -163,7 +176,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     long deadline = System.nanoTime() + HASH_RETRY_TIMEOUT.toNanos();
     while (true) {
       try {
-        return EtcdClients.await(
+        return awaitBeating(
             inspector
                 .clients()
                 .member(member)
@@ -179,6 +192,46 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
         Heartbeats.pause(POLL_MILLIS);
       }
     }
+  }
+
+  /**
+   * A hashkv reads every entry of the member's keyspace: on a large one it takes longer than a
+   * request's usual timeout, so it is waited for up to {@link #HASH_TIMEOUT}, heartbeating.
+   */
+  private static <T> T awaitBeating(java.util.concurrent.CompletableFuture<T> call, String what) {
+    long deadline = System.nanoTime() + HASH_TIMEOUT.toNanos();
+    while (!call.isDone() && System.nanoTime() < deadline) {
+      Heartbeats.beat("waiting for " + what);
+      try {
+        call.get(1, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException stillRunning) {
+        // beat again
+      } catch (java.util.concurrent.ExecutionException failed) {
+        break; // said by the await below
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break; // said by the await below
+      }
+    }
+    if (!call.isDone() && !Thread.currentThread().isInterrupted()) {
+      call.cancel(true);
+      throw new EtcdCallException(
+          what + ": no answer within " + HASH_TIMEOUT.toSeconds() + " s", null);
+    }
+    return EtcdClients.await(call, what);
+  }
+
+  static final Duration HASH_TIMEOUT = Duration.ofMinutes(2);
+
+  @Override
+  public KeyspaceHashes keyspaceHashes(KeyspaceDigestRequest request) {
+    return withCluster(
+        request.cluster(),
+        inspector ->
+            hashesAtOneCompaction(
+                inspector,
+                inspector.clients().spec().members().stream().map(MemberSpec::name).toList(),
+                request.revision()));
   }
 
   @Override

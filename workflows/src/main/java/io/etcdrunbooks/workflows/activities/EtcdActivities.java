@@ -4,6 +4,7 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.temporal.activity.ActivityInterface;
 
@@ -25,6 +26,12 @@ public interface EtcdActivities {
 
   /** Checksum of the whole keyspace at a revision (0: the current one), read page by page. */
   KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request);
+
+  /**
+   * Every member's hashkv at the request's revision, all at one compaction (a round that sees two
+   * is taken again, bounded): computed by etcd on each member, nothing read out.
+   */
+  KeyspaceHashes keyspaceHashes(KeyspaceDigestRequest request);
 
   /** Hands leadership to a member; does nothing when it already leads. */
   void moveLeader(MoveLeaderRequest request);

@@ -19,17 +19,7 @@ public final class VerifiedBackup {
    * @param purpose names the backup, for example "pre-upgrade" (the run id's start is added)
    */
   public static Taken take(RunContext ctx, String purpose) {
-    BackupRecord backup =
-        ctx.progress()
-            .record(
-                "verified backup",
-                () ->
-                    ctx.activities()
-                        .backup
-                        .takeVerifiedBackup(
-                            new BackupRequest(
-                                ctx.cluster(),
-                                purpose + "-" + Workflow.getInfo().getRunId().substring(0, 8))));
+    BackupRecord backup = backupOnly(ctx, purpose);
     KeyspaceDigest keyspace =
         ctx.progress()
             .record(
@@ -40,6 +30,20 @@ public final class VerifiedBackup {
                         .keyspaceDigest(
                             new KeyspaceDigestRequest(ctx.cluster(), backup.revision())));
     return new Taken(backup, keyspace);
+  }
+
+  /** The verified backup alone, for a runbook that reads the keyspace beside it. */
+  public static BackupRecord backupOnly(RunContext ctx, String purpose) {
+    return ctx.progress()
+        .record(
+            "verified backup",
+            () ->
+                ctx.activities()
+                    .backup
+                    .takeVerifiedBackup(
+                        new BackupRequest(
+                            ctx.cluster(),
+                            purpose + "-" + Workflow.getInfo().getRunId().substring(0, 8))));
   }
 
   public record Taken(BackupRecord backup, KeyspaceDigest keyspace) {}

@@ -3,10 +3,13 @@ package io.etcdrunbooks.workflows.upgrade;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.always;
 import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
 
+import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
@@ -52,7 +55,8 @@ public final class UpgradePhases {
                   UpgradePhases::stage),
               when(
                   Phase.BACKUP,
-                  "takes a verified, encrypted backup and the keyspace checksum at its revision",
+                  "takes a verified, encrypted backup and, beside it, the keyspace checksum and every"
+                      + " member's hashkv at the revision just discovered",
                   UpgradeRun::changes,
                   UpgradePhases::backup),
               when(
@@ -67,7 +71,8 @@ public final class UpgradePhases {
               when(
                   Phase.POSTFLIGHT,
                   "every member on the target and healthy, the cluster version moved, hashkv equal, the"
-                      + " keyspace at the backup's revision unchanged",
+                      + " keyspace at the revision read beside the backup unchanged (every member's hashkv"
+                      + " there as before; read out again only when they are not)",
                   UpgradeRun::changes,
                   UpgradePostflight::run),
               always(
@@ -164,11 +169,39 @@ public final class UpgradePhases {
 
   private static void backup(UpgradeRun run) {
     run.ctx.progress().stopIfCancelled("the pre-upgrade backup");
-    VerifiedBackup.Taken taken = VerifiedBackup.take(run.ctx, "pre-upgrade");
-    run.backup = taken.backup();
-    run.before = taken.keyspace();
+    if (keyspaceBesideBackup() && run.state.revision() > 0) {
+      backupBesideTheKeyspace(run, run.state.revision());
+    } else {
+      VerifiedBackup.Taken taken = VerifiedBackup.take(run.ctx, "pre-upgrade");
+      run.backup = taken.backup();
+      run.before = taken.keyspace();
+    }
     // staged beside the backup: both are done before the UPGRADE phase touches a member
     run.ctx.progress().run("binaries staged on every host", () -> run.staged.get());
+  }
+
+  /**
+   * The keyspace is read at the revision discovery saw (moments before the backup), beside the
+   * backup instead of after it, and every member's hashkv is taken there too: the postflight
+   * compares the hashes (computed on the members) and reads the keyspace out again only when they
+   * do not show it unchanged. Upgrades started before read the keyspace after the backup, at its
+   * revision, and again in the postflight.
+   */
+  static final String KEYSPACE_BESIDE_BACKUP = "keyspace-beside-backup";
+
+  private static boolean keyspaceBesideBackup() {
+    return Workflow.getVersion(KEYSPACE_BESIDE_BACKUP, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  private static void backupBesideTheKeyspace(UpgradeRun run, long revision) {
+    KeyspaceDigestRequest at = new KeyspaceDigestRequest(run.cluster(), revision);
+    Promise<KeyspaceDigest> digest = Async.function(run.ctx.activities().etcd::keyspaceDigest, at);
+    Promise<KeyspaceHashes> hashes = Async.function(run.ctx.activities().etcd::keyspaceHashes, at);
+    run.backup = VerifiedBackup.backupOnly(run.ctx, "pre-upgrade");
+    run.before =
+        run.ctx.progress().record("keyspace checksum at revision " + revision, digest::get);
+    run.beforeHashes =
+        run.ctx.progress().record("every member's hashkv at revision " + revision, hashes::get);
   }
 
   private static void done(UpgradeRun run) {

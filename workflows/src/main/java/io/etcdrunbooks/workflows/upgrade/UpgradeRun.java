@@ -4,6 +4,7 @@ import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.phases.ClusterDescription;
 import io.etcdrunbooks.workflows.phases.RunContext;
 import io.temporal.workflow.Promise;
@@ -27,6 +28,16 @@ final class UpgradeRun {
   BackupRecord backup;
   KeyspaceDigest before;
   KeyspaceDigest after;
+
+  /**
+   * Every member's hashkv at {@link #before}'s revision, read beside the backup; null in upgrades
+   * that read the keyspace after the backup ({@link UpgradePhases#KEYSPACE_BESIDE_BACKUP}).
+   */
+  KeyspaceHashes beforeHashes;
+
+  /** The same hashes read again while etcd raises the cluster version. */
+  Promise<KeyspaceHashes> earlyHashes;
+
   final Map<String, List<String>> restarted = new LinkedHashMap<>();
   final List<String> notes = new java.util.ArrayList<>();
 

@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -227,6 +228,11 @@ final class FakeReplacement
 
   @Override
   public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
+    throw new UnsupportedOperationException("not used by a replacement");
+  }
+
+  @Override
+  public KeyspaceHashes keyspaceHashes(KeyspaceDigestRequest request) {
     throw new UnsupportedOperationException("not used by a replacement");
   }
 

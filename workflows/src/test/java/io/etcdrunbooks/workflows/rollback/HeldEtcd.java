@@ -6,6 +6,7 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import java.util.concurrent.CountDownLatch;
@@ -70,6 +71,11 @@ final class HeldEtcd implements EtcdActivities {
   @Override
   public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
     return cluster.keyspaceDigest(request);
+  }
+
+  @Override
+  public KeyspaceHashes keyspaceHashes(KeyspaceDigestRequest request) {
+    return cluster.keyspaceHashes(request);
   }
 
   @Override

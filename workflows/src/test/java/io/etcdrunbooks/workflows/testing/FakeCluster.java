@@ -11,6 +11,7 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
+import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
@@ -57,6 +58,7 @@ public final class FakeCluster
   private String notReady = "";
   private String goesDown = "";
   private int digestReads;
+  private int hashReads;
   private boolean keyspaceChanges;
   private long revision = 10;
   private long revisionStep;
@@ -276,6 +278,15 @@ public final class FakeCluster
   public synchronized KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
     digestReads++;
     return new KeyspaceDigest(10, 0, keyspaceChanges && digestReads > 1 ? "changed0" : "e3b0c442");
+  }
+
+  @Override
+  public synchronized KeyspaceHashes keyspaceHashes(KeyspaceDigestRequest request) {
+    hashReads++;
+    Map<String, Long> hashes = new LinkedHashMap<>();
+    long hash = keyspaceChanges && hashReads > 1 ? 43L : 42L;
+    members.keySet().forEach(n -> hashes.put(n, hash));
+    return new KeyspaceHashes(request.revision(), 0, hashes);
   }
 
   @Override

@@ -80,6 +80,10 @@ class UpgradeControlFlowTest {
                 calls.indexOf("HostActivities.restartMember"),
                 calls.lastIndexOf("HostActivities.restartMember")))
         .doesNotContain("EtcdActivities.discover");
+    // the keyspace is read out once, beside the backup; afterwards the members' hashes show it
+    assertThat(calls.stream().filter("EtcdActivities.keyspaceDigest"::equals)).hasSize(1);
+    assertThat(calls.stream().filter("EtcdActivities.keyspaceHashes"::equals)).hasSize(2);
+    assertThat(result.notes()).anyMatch(n -> n.contains("unchanged: every member's hashkv"));
   }
 
   @Test
@@ -344,6 +348,9 @@ class UpgradeControlFlowTest {
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PostflightFailed.name());
     assertThat(Failures.rootMessage(failure))
         .contains("finished but postflight found", "changed during the upgrade");
+    // hashes that differ send the postflight to read the keyspace out again
+    assertThat(recording.calls().stream().filter("EtcdActivities.keyspaceDigest"::equals))
+        .hasSize(2);
   }
 
   @Test

@@ -48,7 +48,8 @@ class UpgradeReplayTest {
 
   /**
    * The same ladder recorded with each member after a rung's first checked on the cluster its
-   * predecessor's restart read once it was ready, with sticky execution on.
+   * predecessor's restart read once it was ready, the keyspace read beside the backup and shown
+   * unchanged by every member's hashkv, with sticky execution on.
    */
   @Test
   void todaysCodeReplaysAFullLadderUpgradeRecordedReusingTheRestartsReads() throws Exception {

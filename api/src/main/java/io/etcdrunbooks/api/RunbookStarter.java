@@ -47,6 +47,7 @@ import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowServiceException;
 import jakarta.inject.Singleton;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -519,6 +520,9 @@ public final class RunbookStarter {
       return new Started(execution.getWorkflowId(), execution.getRunId());
     } catch (WorkflowExecutionAlreadyStarted e) {
       throw running(id, e.getExecution().getRunId());
+    } catch (WorkflowServiceException e) {
+      if (!searchAttributes.enabled()) throw e;
+      throw SearchAttributesNotRegistered.of(e).orElseThrow(() -> e);
     }
   }
 

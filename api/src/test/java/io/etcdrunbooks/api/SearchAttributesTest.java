@@ -56,6 +56,25 @@ class SearchAttributesTest {
   }
 
   @Test
+  void enabledButNotRegisteredTheStartIsRefusedNamingTheRegistrationAndStartsNothing()
+      throws Exception {
+    try (ApiHarness api =
+        ApiHarness.start(dir, Map.of("runbooks.search-attributes.enabled", true))) {
+      Answer refused =
+          api.http.send("POST", START, TestTokens.ADMIN.bearer(), "{\"acknowledgeDataLoss\":true}");
+
+      assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+      assertThat(refused.body())
+          .contains(
+              "search attributes",
+              "EtcdCluster",
+              "runbooks.search-attributes.enabled",
+              "docs/configuration.md");
+      assertThat(list(api, 0).size()).isZero();
+    }
+  }
+
+  @Test
   void disabledARunbookStartsWithoutThem() throws Exception {
     try (ApiHarness api = ApiHarness.start(dir, Map.of())) {
       start(api);
@@ -94,11 +113,15 @@ class SearchAttributesTest {
   }
 
   private static JsonNode list(ApiHarness api) throws Exception {
+    return list(api, 1).get(0);
+  }
+
+  private static JsonNode list(ApiHarness api, int expected) throws Exception {
     Answer list =
         api.http.send("GET", "/api/v1/clusters/sandbox/runbooks", TestTokens.VIEWER.bearer(), null);
     assertThat(list.status()).as(list.body()).isEqualTo(200);
     JsonNode runs = JSON.readTree(list.body());
-    assertThat(runs.size()).as(list.body()).isEqualTo(1);
-    return runs.get(0);
+    assertThat(runs.size()).as(list.body()).isEqualTo(expected);
+    return runs;
   }
 }

@@ -236,6 +236,18 @@ final class Bench {
                         step.startedAtMillis() - first,
                         step.name(),
                         step.durationMillis()));
+        long stallFrom = runbook.writes().longestStallFromMillis();
+        System.out.printf(
+            "     longest write stall (%d ms) began at +%d ms, during: %s%n",
+            runbook.writes().longestStallMillis(),
+            stallFrom - first,
+            steps.stream()
+                .filter(
+                    step ->
+                        step.startedAtMillis() <= stallFrom
+                            && stallFrom <= step.startedAtMillis() + step.durationMillis())
+                .map(io.etcdrunbooks.workflows.common.CompletedStep::name)
+                .toList());
       }
       RunTimeline.of(
               client,

@@ -19,7 +19,16 @@ import java.util.concurrent.TimeUnit;
 final class WriteProbe implements AutoCloseable {
 
   /** What the writer saw, and how many acknowledged writes were later missing or wrong. */
-  record Report(int acknowledged, int failed, long longestStallMillis, int lost) {}
+  /**
+   * @param longestStallFromMillis when the longest stall began (the last acknowledgement before
+   *     it), in epoch milliseconds, so that it can be placed among a runbook's steps
+   */
+  record Report(
+      int acknowledged,
+      int failed,
+      long longestStallMillis,
+      long longestStallFromMillis,
+      int lost) {}
 
   private static final int MAX_WRITES = 1_000_000;
 
@@ -30,6 +39,7 @@ final class WriteProbe implements AutoCloseable {
   private volatile boolean stop;
   private int failed;
   private long longestStallNanos;
+  private long longestStallFromMillis;
 
   WriteProbe(List<String> endpoints, String prefix) {
     this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
@@ -41,12 +51,17 @@ final class WriteProbe implements AutoCloseable {
 
   private void write() {
     long lastAck = System.nanoTime();
+    long lastAckMillis = System.currentTimeMillis();
     for (int i = 0; !stop && i < MAX_WRITES; i++) {
       try {
         client.getKVClient().put(bytes(prefix + i), bytes("v" + i)).get(5, TimeUnit.SECONDS);
         long now = System.nanoTime();
-        longestStallNanos = Math.max(longestStallNanos, now - lastAck);
+        if (now - lastAck > longestStallNanos) {
+          longestStallNanos = now - lastAck;
+          longestStallFromMillis = lastAckMillis;
+        }
         lastAck = now;
+        lastAckMillis = System.currentTimeMillis();
         synchronized (acknowledged) {
           acknowledged.add(i);
         }
@@ -78,7 +93,11 @@ final class WriteProbe implements AutoCloseable {
         if (!("v" + i).equals(stored.get(prefix + i))) lost++;
       }
       return new Report(
-          acknowledged.size(), failed, TimeUnit.NANOSECONDS.toMillis(longestStallNanos), lost);
+          acknowledged.size(),
+          failed,
+          TimeUnit.NANOSECONDS.toMillis(longestStallNanos),
+          longestStallFromMillis,
+          lost);
     }
   }
 

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 /** The bench's verdict: each target named when the runbook's column misses it. */
 class BenchTargetsTest {
 
-  private static final WriteProbe.Report CLEAN = new WriteProbe.Report(1000, 0, 90, 0);
+  private static final WriteProbe.Report CLEAN = new WriteProbe.Report(1000, 0, 90, 0, 0);
   private static final Bench.Column BARE =
       new Bench.Column(2500, Map.of("m1", 600L, "m2", 640L, "m3", 610L), CLEAN);
 
@@ -25,7 +25,7 @@ class BenchTargetsTest {
         new Bench.Column(
             7600,
             Map.of("m1", 900L, "m2", 961L, "m3", 910L),
-            new WriteProbe.Report(1000, 2, 200, 1));
+            new WriteProbe.Report(1000, 2, 200, 0, 1));
     assertThat(Bench.missedTargets(BARE, runbook))
         .containsExactly("member down time", "whole upgrade", "write stall", "lost writes");
   }
@@ -33,7 +33,8 @@ class BenchTargetsTest {
   @Test
   void aLostWriteInTheBareColumnFailsTheBenchToo() {
     Bench.Column bare =
-        new Bench.Column(BARE.totalMillis(), BARE.downMillis(), new WriteProbe.Report(9, 0, 5, 1));
+        new Bench.Column(
+            BARE.totalMillis(), BARE.downMillis(), new WriteProbe.Report(9, 0, 5, 0, 1));
     Bench.Column runbook = new Bench.Column(2600, BARE.downMillis(), CLEAN);
     assertThat(Bench.missedTargets(bare, runbook)).containsExactly("lost writes");
   }

@@ -369,7 +369,6 @@ public final class HostActivitiesImpl implements HostActivities {
     }
   }
 
-  /** Warming that failed or ran long only leaves the wait to connect for itself. */
   /**
    * The flags translated for the version when the read made during the stop found something to
    * translate, or could not say (it failed: the translation itself reads again and names what is
@@ -389,6 +388,7 @@ public final class HostActivitiesImpl implements HostActivities {
     return translateFlagsFor(install);
   }
 
+  /** Warming that failed or ran long only leaves the wait to connect for itself. */
   private static void awaitQuietly(Future<?> warming) {
     try {
       warming.get(5, TimeUnit.SECONDS);

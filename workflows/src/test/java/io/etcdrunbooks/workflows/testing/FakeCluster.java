@@ -59,6 +59,7 @@ public final class FakeCluster
   private String goesDown = "";
   private int digestReads;
   private int hashReads;
+  private boolean hashesFail;
   private boolean keyspaceChanges;
   private long revision = 10;
   private long revisionStep;
@@ -203,6 +204,12 @@ public final class FakeCluster
     return this;
   }
 
+  /** Every member's hashkv cannot be read. */
+  public synchronized FakeCluster hashesFail() {
+    hashesFail = true;
+    return this;
+  }
+
   public synchronized FakeCluster keyspaceChanges() {
     keyspaceChanges = true;
     return this;
@@ -283,6 +290,10 @@ public final class FakeCluster
   @Override
   public synchronized KeyspaceHashes keyspaceHashes(KeyspaceDigestRequest request) {
     hashReads++;
+    if (hashesFail) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "hashkv of member 'm2' at revision " + request.revision() + ": no answer", "Unreachable");
+    }
     Map<String, Long> hashes = new LinkedHashMap<>();
     long hash = keyspaceChanges && hashReads > 1 ? 43L : 42L;
     members.keySet().forEach(n -> hashes.put(n, hash));

@@ -354,6 +354,17 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenHashesThatCannotBeReadTheUpgradeGoesOnAndThePostflightReadsTheKeyspaceOutAgain() {
+    FakeCluster cluster = cluster().hashesFail();
+    UpgradeResult result = upgrade(cluster, "3.5.16");
+    assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
+    assertThat(result.keyspaceAfter()).isEqualTo(result.keyspaceBefore());
+    assertThat(recording.calls().stream().filter("EtcdActivities.keyspaceDigest"::equals))
+        .hasSize(2);
+    assertThat(result.notes()).noneMatch(n -> n.contains("every member's hashkv"));
+  }
+
+  @Test
   void givenRequireApprovalItWaitsThenGoesOnOnceApproved() {
     FakeCluster cluster = cluster();
     UpgradeClusterWorkflow upgrade = stub(cluster);

@@ -99,7 +99,8 @@ class BackupScheduleTest {
 
   private static WorkerFactory startWorker(WorkflowClient client, WorkerActivities activities) {
     WorkerFactory factory = WorkerFactory.newInstance(client);
-    Worker worker = factory.newWorker(QUEUE, RunbookWorker.options(true));
+    // the test server never hands the first worker's sticky tasks to the second
+    Worker worker = factory.newWorker(QUEUE, RunbookWorker.options(false));
     RunbookWorker.register(worker, activities);
     factory.start();
     return factory;

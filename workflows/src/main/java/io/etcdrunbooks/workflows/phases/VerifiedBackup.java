@@ -20,16 +20,19 @@ public final class VerifiedBackup {
    */
   public static Taken take(RunContext ctx, String purpose) {
     BackupRecord backup = backupOnly(ctx, purpose);
-    KeyspaceDigest keyspace =
-        ctx.progress()
-            .record(
-                "keyspace checksum at revision " + backup.revision(),
-                () ->
-                    ctx.activities()
-                        .etcd
-                        .keyspaceDigest(
-                            new KeyspaceDigestRequest(ctx.cluster(), backup.revision())));
+    KeyspaceDigest keyspace = keyspaceAt(ctx, backup);
     return new Taken(backup, keyspace);
+  }
+
+  /** The checksum of every key at the backup's revision. */
+  public static KeyspaceDigest keyspaceAt(RunContext ctx, BackupRecord backup) {
+    return ctx.progress()
+        .record(
+            "keyspace checksum at revision " + backup.revision(),
+            () ->
+                ctx.activities()
+                    .etcd
+                    .keyspaceDigest(new KeyspaceDigestRequest(ctx.cluster(), backup.revision())));
   }
 
   /** The verified backup alone, for a runbook that reads the keyspace beside it. */

@@ -90,6 +90,7 @@ public final class UpgradePhases {
   private UpgradePhases() {}
 
   private static void discover(UpgradeRun run) {
+    run.discoveredAt = Workflow.currentTimeMillis();
     run.state =
         Discovery.discoverOrRefuse(
             run.ctx.activities(),
@@ -172,7 +173,7 @@ public final class UpgradePhases {
   private static void backup(UpgradeRun run) {
     run.ctx.progress().stopIfCancelled("the pre-upgrade backup");
     if (keyspaceBesideBackup() && run.state.revision() > 0) {
-      backupBesideTheKeyspace(run, run.state.revision());
+      backupBesideTheKeyspace(run, recentRevision(run));
     } else {
       VerifiedBackup.Taken taken = VerifiedBackup.take(run.ctx, "pre-upgrade");
       run.backup = taken.backup();
@@ -195,13 +196,39 @@ public final class UpgradePhases {
     return Workflow.getVersion(KEYSPACE_BESIDE_BACKUP, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
+  /**
+   * The revision discovery read, when it read it a moment ago; after a wait (an approval, a pause)
+   * a compaction (kube-apiserver's, every 5 minutes) could have passed it, so it is read again.
+   */
+  private static long recentRevision(UpgradeRun run) {
+    if (Workflow.currentTimeMillis() - run.discoveredAt <= RECENT_MILLIS)
+      return run.state.revision();
+    return run.ctx
+        .progress()
+        .record("current revision", () -> run.ctx.activities().etcd.discover(run.ctx.ref()))
+        .revision();
+  }
+
+  private static final long RECENT_MILLIS = 60_000;
+
   private static void backupBesideTheKeyspace(UpgradeRun run, long revision) {
     KeyspaceDigestRequest at = new KeyspaceDigestRequest(run.cluster(), revision);
     Promise<KeyspaceDigest> digest = Async.function(run.ctx.activities().etcd::keyspaceDigest, at);
     Promise<KeyspaceHashes> hashes = Async.function(run.ctx.activities().etcd::keyspaceHashes, at);
     run.backup = VerifiedBackup.backupOnly(run.ctx, "pre-upgrade");
-    run.before =
-        run.ctx.progress().record("keyspace checksum at revision " + revision, digest::get);
+    try {
+      run.before =
+          run.ctx.progress().record("keyspace checksum at revision " + revision, digest::get);
+    } catch (ActivityFailure e) {
+      // compacted meanwhile, say: the checksum is read at the backup's revision, as before
+      run.ctx
+          .progress()
+          .message(
+              "keyspace at revision %d could not be read (%s): read at the backup's revision instead"
+                  .formatted(revision, Failures.rootMessage(e)));
+      run.before = VerifiedBackup.keyspaceAt(run.ctx, run.backup);
+      return; // the hashes were taken at the other revision
+    }
     try {
       run.beforeHashes =
           run.ctx.progress().record("every member's hashkv at revision " + revision, hashes::get);

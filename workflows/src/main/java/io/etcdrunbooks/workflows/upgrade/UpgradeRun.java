@@ -22,6 +22,9 @@ final class UpgradeRun {
   /** The cluster as discovered first, and again by the postflight. */
   ClusterState state;
 
+  /** Workflow time of the first discovery. */
+  long discoveredAt;
+
   String running = "";
   List<String> ladder = List.of();
   UpgradePlan plan;

@@ -60,6 +60,7 @@ public final class FakeCluster
   private int digestReads;
   private int hashReads;
   private boolean hashesFail;
+  private long compactedBelow;
   private boolean keyspaceChanges;
   private long revision = 10;
   private long revisionStep;
@@ -284,7 +285,23 @@ public final class FakeCluster
   @Override
   public synchronized KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
     digestReads++;
-    return new KeyspaceDigest(10, 0, keyspaceChanges && digestReads > 1 ? "changed0" : "e3b0c442");
+    if (compactedBelow > 0 && request.revision() < compactedBelow) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot read cluster 'c' at revision "
+              + request.revision()
+              + ": required revision has been compacted",
+          "InvalidRequest");
+    }
+    return new KeyspaceDigest(
+        request.revision() == 0 ? 10 : request.revision(),
+        0,
+        keyspaceChanges && digestReads > 1 ? "changed0" : "e3b0c442");
+  }
+
+  /** Revisions below {@code revision} cannot be read (a compaction passed them). */
+  public synchronized FakeCluster compactedBelow(long revision) {
+    compactedBelow = revision;
+    return this;
   }
 
   @Override
@@ -539,13 +556,13 @@ public final class FakeCluster
   }
 
   @Override
-  public BackupRecord takeVerifiedBackup(BackupRequest request) {
+  public synchronized BackupRecord takeVerifiedBackup(BackupRequest request) {
     return new BackupRecord(
         request.backupId(),
         name,
         "m1",
         "3.4.23",
-        10,
+        revision,
         42,
         0,
         1024,

@@ -380,6 +380,34 @@ class UpgradeControlFlowTest {
   }
 
   @Test
+  void givenAnApprovalLongAfterDiscoveryTheKeyspaceIsReadAtARevisionReadAfterIt() {
+    FakeCluster cluster = cluster().revisionGrowsBy(100);
+    UpgradeClusterWorkflow upgrade = stub(cluster);
+    WorkflowClient.start(
+        upgrade::upgrade,
+        UpgradeRequest.to(
+            "c", "3.5.16", RunbookOptions.defaults().withApproval().withMemberTimeoutSeconds(60)));
+    awaitPhase(env, upgrade, Phase.AWAITING_APPROVAL);
+    long discovered = 10; // the first discovery's revision
+    env.sleep(java.time.Duration.ofMinutes(10));
+    cluster.compactedBelow(discovered + 1); // kube-apiserver compacted meanwhile
+    upgrade.approve("on-call");
+    UpgradeResult result = WorkflowStub.fromTyped(upgrade).getResult(UpgradeResult.class);
+    assertThat(result.keyspaceBefore().revision()).isGreaterThan(discovered);
+    assertThat(result.notes()).anyMatch(n -> n.contains("unchanged: every member's hashkv"));
+  }
+
+  @Test
+  void givenTheKeyspaceCompactedPastTheDiscoveredRevisionItIsReadAtTheBackupsRevision() {
+    // discovery reads revision 10, the backup is taken at 11
+    FakeCluster cluster = cluster().revisionGrowsBy(1).compactedBelow(11);
+    UpgradeResult result = upgrade(cluster, "3.5.16");
+    assertThat(result.keyspaceBefore().revision()).isEqualTo(result.backup().revision());
+    assertThat(result.keyspaceAfter()).isEqualTo(result.keyspaceBefore());
+    assertThat(cluster.running()).containsEntry("m3", "3.5.16");
+  }
+
+  @Test
   void givenACancelWhileAwaitingApprovalItStopsHavingTouchedNothing() {
     FakeCluster cluster = cluster();
     UpgradeClusterWorkflow upgrade = stub(cluster);

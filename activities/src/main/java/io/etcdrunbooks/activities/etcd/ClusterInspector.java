@@ -5,6 +5,7 @@ import io.etcd.jetcd.cluster.Member;
 import io.etcd.jetcd.maintenance.AlarmMember;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.GetOption;
+import io.etcdrunbooks.activities.support.DaemonThreads;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -22,7 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -211,12 +211,7 @@ public final class ClusterInspector {
   }
 
   private static final ExecutorService STATUS_READERS =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "etcd-status-reader");
-            t.setDaemon(true);
-            return t;
-          });
+      DaemonThreads.cachedPool("etcd-status-reader");
 
   /** Inventory name of the leader the most reachable members see, empty when none sees one. */
   public String leaderName(List<MemberStatus> statuses) {

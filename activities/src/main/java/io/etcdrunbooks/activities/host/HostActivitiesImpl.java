@@ -4,6 +4,7 @@ import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MemberReadiness;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.support.DaemonThreads;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.RunLiveness;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -54,13 +54,7 @@ public final class HostActivitiesImpl implements HostActivities {
   private volatile RunLiveness liveness = RunLiveness.ALWAYS_OPEN;
 
   /** Where a restart reads the member's readiness and watches its process meanwhile. */
-  private final ExecutorService helpers =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "member-restart-helper");
-            t.setDaemon(true);
-            return t;
-          });
+  private final ExecutorService helpers = DaemonThreads.cachedPool("member-restart-helper");
 
   public HostActivitiesImpl(Inventory inventory, SshConnector ssh, ReleaseStore releases) {
     this(() -> inventory, ssh, releases);

@@ -5,7 +5,6 @@ import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * Whether the runbook run that scheduled an activity is still open. A run terminated from the
@@ -67,12 +66,6 @@ public interface RunLiveness {
   final class Askers {
     private Askers() {}
 
-    static final ExecutorService POOL =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread t = new Thread(r, "run-liveness");
-              t.setDaemon(true);
-              return t;
-            });
+    static final ExecutorService POOL = DaemonThreads.cachedPool("run-liveness");
   }
 }

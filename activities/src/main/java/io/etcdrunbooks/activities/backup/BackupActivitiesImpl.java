@@ -27,7 +27,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -331,16 +330,31 @@ public final class BackupActivitiesImpl implements BackupActivities {
     try {
       Files.deleteIfExists(plaintext);
       Files.createFile(plaintext, PRIVATE);
-      stream(inspector.clients(), source.name(), plaintext);
+      long started = System.nanoTime();
+      String sha256 = stream(inspector.clients(), source.name(), plaintext);
+      long streamed = System.nanoTime();
       Verified status = verify(inspector, source, plaintext, revisionBefore);
+      long verified = System.nanoTime();
       if (key == null) {
         Files.move(
             plaintext, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } else {
-        encryptAndCheck(plaintext, part, key);
+        sha256 = encryptAndCheck(plaintext, part, key);
         Files.move(
             part, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       }
+      log.info(
+          "backup {} of cluster {}: streamed from {} in {} ms, read by etcd's tool in {} ms{}",
+          id,
+          spec.name(),
+          source.name(),
+          TimeUnit.NANOSECONDS.toMillis(streamed - started),
+          TimeUnit.NANOSECONDS.toMillis(verified - streamed),
+          key == null
+              ? ""
+              : ", encrypted and read back in "
+                  + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - verified)
+                  + " ms");
       return new BackupRecord(
           id,
           spec.name(),
@@ -350,7 +364,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
           status.hash(),
           status.totalKey(),
           Files.size(stored),
-          sha256(stored),
+          sha256,
           stored.toAbsolutePath().toString(),
           takenAt,
           key != null,
@@ -365,7 +379,11 @@ public final class BackupActivitiesImpl implements BackupActivities {
     }
   }
 
-  private static void encryptAndCheck(Path plaintext, Path encrypted, BackupKey key)
+  /**
+   * Encrypts the plaintext into {@code encrypted}, reads it back and decrypts it to the same bytes;
+   * returns the SHA-256 of the encrypted file, taken on that read.
+   */
+  private static String encryptAndCheck(Path plaintext, Path encrypted, BackupKey key)
       throws IOException {
     SnapshotCipher cipher = new SnapshotCipher(key);
     MessageDigest plainDigest = digest();
@@ -377,18 +395,22 @@ public final class BackupActivitiesImpl implements BackupActivities {
                 new BufferedInputStream(Files.newInputStream(plaintext)), plainDigest)) {
       OutputStream out =
           new BufferedOutputStream(
-              new ProgressOutputStream(Channels.newOutputStream(channel), "encrypting"));
+              new ProgressOutputStream(PacedSync.output(channel), "encrypting"));
       cipher.encrypt(in, out);
       out.flush();
       channel.force(true);
     }
     MessageDigest decryptedDigest = digest();
-    try (InputStream in = new BufferedInputStream(Files.newInputStream(encrypted));
+    MessageDigest storedDigest = digest();
+    try (InputStream in =
+            new DigestInputStream(
+                new BufferedInputStream(Files.newInputStream(encrypted)), storedDigest);
         OutputStream out =
             new DigestOutputStream(
                 new ProgressOutputStream(OutputStream.nullOutputStream(), "checking decryption"),
                 decryptedDigest)) {
       cipher.decrypt(in, out);
+      in.transferTo(OutputStream.nullOutputStream());
     } catch (SnapshotDecryptionException e) {
       throw verificationFailed("the encrypted file does not decrypt: " + e.getMessage());
     }
@@ -396,6 +418,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       throw verificationFailed(
           "the encrypted file decrypts to other bytes than the verified snapshot");
     }
+    return HexFormat.of().formatHex(storedDigest.digest());
   }
 
   /** Heartbeats every 64 MiB while a large file is encrypted or read back. */
@@ -442,7 +465,8 @@ public final class BackupActivitiesImpl implements BackupActivities {
                     null));
   }
 
-  private static void stream(EtcdClients clients, String member, Path part) throws IOException {
+  /** Streams the snapshot into {@code part}; returns the file's SHA-256. */
+  private static String stream(EtcdClients clients, String member, Path part) throws IOException {
     try (SnapshotFile file = new SnapshotFile(part)) {
       CompletableFuture<Long> done = clients.member(member).getMaintenanceClient().snapshot(file);
       long lastBytes = -1;
@@ -491,6 +515,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
                 + file.bytes()
                 + " bytes) does not end with the SHA-256 of its contents: it was cut or corrupted");
       }
+      return HexFormat.of().formatHex(file.fileSha256());
     }
   }
 

@@ -20,7 +20,9 @@ final class SnapshotFile extends OutputStream {
   private static final int TRAILER = 32;
 
   private final FileChannel channel;
+  private final PacedSync sync;
   private final MessageDigest payload;
+  private final MessageDigest whole;
   private final byte[] tail = new byte[TRAILER];
   private int tailLength;
   private final AtomicLong bytes = new AtomicLong();
@@ -32,8 +34,10 @@ final class SnapshotFile extends OutputStream {
             StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE);
+    this.sync = new PacedSync(channel);
     try {
       this.payload = MessageDigest.getInstance("SHA-256");
+      this.whole = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
@@ -48,6 +52,8 @@ final class SnapshotFile extends OutputStream {
   public synchronized void write(byte[] b, int off, int len) throws IOException {
     ByteBuffer buffer = ByteBuffer.wrap(b, off, len);
     while (buffer.hasRemaining()) channel.write(buffer);
+    sync.wrote(len);
+    whole.update(b, off, len);
     if (len >= TRAILER) {
       payload.update(tail, 0, tailLength);
       payload.update(b, off, len - TRAILER);
@@ -76,6 +82,11 @@ final class SnapshotFile extends OutputStream {
    */
   synchronized boolean trailerMatches() {
     return tailLength == TRAILER && MessageDigest.isEqual(payload.digest(), tail);
+  }
+
+  /** The SHA-256 of the whole file, trailer included. Call once, after the stream completed. */
+  synchronized byte[] fileSha256() {
+    return whole.digest();
   }
 
   /** Flushes the file to disk and closes it. */

@@ -151,6 +151,9 @@ public final class EtcdClients implements AutoCloseable {
             .retryMaxDuration(REQUEST_TIMEOUT)
             .keepaliveTime(Duration.ofSeconds(10))
             .keepaliveTimeout(Duration.ofSeconds(3))
+            // etcd counts a ping on an idle connection as abuse and answers with GOAWAY
+            // (too_many_pings), dropping the connection the next call then reopens
+            .keepaliveWithoutCalls(false)
             .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
     if (tls != null && endpoints.stream().allMatch(EtcdClients::isHttps)) {
       try {

@@ -20,13 +20,22 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Reads the whole keyspace at one revision page by page, in key order, and hashes it. Memory stays
- * bounded by one page; a page whose reply is too large for the client is retried with half as many
- * keys.
+ * Reads the whole keyspace at one revision page by page, in key order, and hashes it. Each page
+ * asks for about {@link #PAGE_BYTES} of keys and values, sized from the page before (etcd has no
+ * byte limit on a range: a page of 1000 keys of 512 KiB each is a 500 MB reply that etcd builds in
+ * its memory whatever the client does with it). A page whose reply is still too large for the
+ * client is retried with half as many keys.
  */
 public final class KeyspaceReader {
 
   public static final int DEFAULT_PAGE_KEYS = 1000;
+
+  /** What a page should hold, keys and values together. */
+  static final long PAGE_BYTES = 4L << 20;
+
+  /** The first page, before any size is known: 64 Kubernetes objects of the largest size. */
+  static final int FIRST_PAGE_KEYS = 64;
+
   private static final ByteSequence FIRST_KEY = ByteSequence.from(new byte[] {0});
 
   /** As a range end, "\0" means every key from the start key on. */
@@ -90,7 +99,7 @@ public final class KeyspaceReader {
     long expectedCount = -1;
     long count = 0;
     ByteSequence from = FIRST_KEY;
-    int limit = pageKeys;
+    int limit = Math.min(FIRST_PAGE_KEYS, pageKeys);
     while (true) {
       GetResponse page;
       try {
@@ -110,7 +119,7 @@ public final class KeyspaceReader {
       progress.accept(count + " keys at revision " + atRevision);
       if (!page.isMore() || kvs.isEmpty()) break;
       from = after(kvs.get(kvs.size() - 1).getKey());
-      limit = pageKeys;
+      limit = nextLimit(limit, bytes(kvs), kvs.size(), pageKeys);
     }
     if (count != expectedCount) {
       throw new IllegalStateException(
@@ -122,6 +131,23 @@ public final class KeyspaceReader {
               + expectedCount);
     }
     return new Visited(atRevision, count);
+  }
+
+  /**
+   * Keys for the next page: enough for {@link #PAGE_BYTES} at the last page's bytes per key, at
+   * least 1, at most twice the last page's limit (a run of small keys says little about the keys
+   * after it) and at most {@code maxKeys}.
+   */
+  static int nextLimit(int limit, long pageBytes, int pageKeysRead, int maxKeys) {
+    long perKey = Math.max(1, pageBytes / Math.max(1, pageKeysRead));
+    long fits = Math.max(1, PAGE_BYTES / perKey);
+    return (int) Math.min(Math.min(fits, 2L * limit), maxKeys);
+  }
+
+  private static long bytes(List<KeyValue> kvs) {
+    long bytes = 0;
+    for (KeyValue kv : kvs) bytes += kv.getKey().size() + kv.getValue().size();
+    return bytes;
   }
 
   private GetResponse readPage(ByteSequence from, int limit, long revision) {

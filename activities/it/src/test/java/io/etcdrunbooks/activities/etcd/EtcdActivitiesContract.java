@@ -158,6 +158,20 @@ abstract class EtcdActivitiesContract {
   }
 
   @Test
+  void keyspaceDigestOfLargeValuesReadsSmallPagesAndMatchesOneKeyPages() throws Exception {
+    String large = "x".repeat(700 * 1024);
+    long revision = 0;
+    for (int i = 0; i < 24; i++) revision = TestKeys.put(client(), "/large/" + i, large + i);
+
+    KeyspaceDigest pagedBySize =
+        activities.keyspaceDigest(new KeyspaceDigestRequest("c1", revision));
+    KeyspaceDigest oneKeyPages =
+        new KeyspaceReader(client().getKVClient(), 1).digest(revision, progress -> {});
+    assertThat(pagedBySize).isEqualTo(oneKeyPages);
+    assertThat(pagedBySize.revision()).isEqualTo(revision);
+  }
+
+  @Test
   void keyspaceDigestAtAFutureRevisionFailsAsInvalidRequest() {
     assertThatThrownBy(
             () -> activities.keyspaceDigest(new KeyspaceDigestRequest("c1", 1_000_000_000L)))

@@ -176,7 +176,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       RetentionPolicy.Decision decision = policy.decide(candidates, Instant.now());
       for (String id : decision.delete()) {
         // the file first: metadata left without its file is unverified, and deleted by the next run
-        Files.deleteIfExists(storedFile(dir, records.get(id)));
+        PacedSync.deleteIfExists(storedFile(dir, records.get(id)));
         Files.deleteIfExists(dir.resolve(id + ".json"));
         log.info("retention of cluster {}: deleted backup {}", spec.name(), id);
       }
@@ -278,7 +278,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       // files without metadata were never verified (the worker stopped in between): take the backup
       // again
       for (String suffix : List.of(".db", ".db.part", ".db.enc", ".db.enc.part", PLAINTEXT_SUFFIX))
-        Files.deleteIfExists(dir.resolve(id + suffix));
+        PacedSync.deleteIfExists(dir.resolve(id + suffix));
       return null;
     }
     BackupRecord record = JSON.readValue(metadata.toFile(), BackupRecord.class);
@@ -328,7 +328,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
     Path part = stored.resolveSibling(stored.getFileName() + ".part");
     String takenAt = Instant.now().toString();
     try {
-      Files.deleteIfExists(plaintext);
+      PacedSync.deleteIfExists(plaintext);
       Files.createFile(plaintext, PRIVATE);
       long started = System.nanoTime();
       String sha256 = stream(inspector.clients(), source.name(), plaintext);
@@ -371,11 +371,11 @@ public final class BackupActivitiesImpl implements BackupActivities {
           key == null ? "" : key.id(),
           status.liveKeys());
     } catch (RuntimeException | IOException e) {
-      Files.deleteIfExists(stored);
+      PacedSync.deleteIfExists(stored);
       throw e;
     } finally {
-      Files.deleteIfExists(plaintext);
-      Files.deleteIfExists(part);
+      PacedSync.deleteIfExists(plaintext);
+      PacedSync.deleteIfExists(part);
     }
   }
 
@@ -387,7 +387,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       throws IOException {
     SnapshotCipher cipher = new SnapshotCipher(key);
     MessageDigest plainDigest = digest();
-    Files.deleteIfExists(encrypted);
+    PacedSync.deleteIfExists(encrypted);
     Files.createFile(encrypted, PRIVATE);
     try (FileChannel channel = FileChannel.open(encrypted, StandardOpenOption.WRITE);
         InputStream in =

@@ -4,10 +4,12 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.Timestamp;
 import io.etcdrunbooks.runtime.SearchAttributesConfig;
 import io.etcdrunbooks.workflows.RunbookCatalog;
+import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.filter.v1.StartTimeFilter;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
@@ -73,7 +75,9 @@ public final class RunbookList {
   /** Running runbooks first, then those closed in the last 7 days; newest first within each. */
   public List<RunbookSummary> forCluster(String cluster) {
     Instant now = Instant.now();
-    List<WorkflowExecutionInfo> runs = byQuery(cluster, now).orElseGet(() -> byOpenAndClosed(now));
+    List<WorkflowExecutionInfo> runs =
+        byQuery(query(cluster, now.minus(RECENT), RUNBOOK_TYPES))
+            .orElseGet(() -> byOpenAndClosed(now));
     List<RunbookSummary> found = new ArrayList<>();
     runs.stream()
         .filter(info -> RUNBOOK_TYPES.contains(info.getType().getName()))
@@ -94,7 +98,7 @@ public final class RunbookList {
    * {@link #clusterOf} to sort out. Empty when the server cannot answer it (attributes not
    * registered, or the embedded test server, which has no list queries).
    */
-  private Optional<List<WorkflowExecutionInfo>> byQuery(String cluster, Instant now) {
+  private Optional<List<WorkflowExecutionInfo>> byQuery(String query) {
     if (!searchAttributes.enabled()) return Optional.empty();
     var stub = client.getWorkflowServiceStubs().blockingStub();
     List<WorkflowExecutionInfo> runs = new ArrayList<>();
@@ -106,7 +110,7 @@ public final class RunbookList {
                 ListWorkflowExecutionsRequest.newBuilder()
                     .setNamespace(client.getOptions().getNamespace())
                     .setPageSize(PAGE)
-                    .setQuery(query(cluster, now.minus(RECENT), RUNBOOK_TYPES))
+                    .setQuery(query)
                     .setNextPageToken(page)
                     .build());
         runs.addAll(answer.getExecutionsList());
@@ -127,6 +131,52 @@ public final class RunbookList {
       }
       return Optional.empty();
     }
+  }
+
+  /**
+   * Running runbooks that may be waiting for an approval, whoever started them: with the search
+   * attributes, those whose EtcdRunbookPhase says so or that carry none; else every running one.
+   * Their progress says for sure.
+   */
+  public List<WorkflowExecution> mayAwaitApproval() {
+    return byQuery(awaitingApprovalQuery(RUNBOOK_TYPES)).orElseGet(this::open).stream()
+        .filter(info -> RUNBOOK_TYPES.contains(info.getType().getName()))
+        .map(WorkflowExecutionInfo::getExecution)
+        .toList();
+  }
+
+  static String awaitingApprovalQuery(Collection<String> types) {
+    return "ExecutionStatus = 'Running' AND WorkflowType IN (%s) AND (%s = %s OR %s IS NULL)"
+        .formatted(
+            types.stream().sorted().map(RunbookList::quoted).collect(Collectors.joining(", ")),
+            RunbookSearchAttributes.PHASE.getName(),
+            quoted(Phase.AWAITING_APPROVAL.name()),
+            RunbookSearchAttributes.PHASE.getName());
+  }
+
+  /** Every running workflow of the namespace, however long ago it started. */
+  private List<WorkflowExecutionInfo> open() {
+    var stub = client.getWorkflowServiceStubs().blockingStub();
+    StartTimeFilter always =
+        StartTimeFilter.newBuilder()
+            .setEarliestTime(Timestamp.getDefaultInstance())
+            .setLatestTime(timestamp(Instant.now().plus(Duration.ofMinutes(5))))
+            .build();
+    List<WorkflowExecutionInfo> runs = new ArrayList<>();
+    ByteString page = ByteString.EMPTY;
+    do {
+      var answer =
+          stub.listOpenWorkflowExecutions(
+              ListOpenWorkflowExecutionsRequest.newBuilder()
+                  .setNamespace(client.getOptions().getNamespace())
+                  .setMaximumPageSize(PAGE)
+                  .setStartTimeFilter(always)
+                  .setNextPageToken(page)
+                  .build());
+      runs.addAll(answer.getExecutionsList());
+      page = answer.getNextPageToken();
+    } while (!page.isEmpty() && runs.size() < MAX_QUERIED);
+    return runs;
   }
 
   /**

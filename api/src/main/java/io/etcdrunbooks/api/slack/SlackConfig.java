@@ -25,6 +25,9 @@ import java.util.Map;
  *     posted with chat.postMessage in one thread of the command's channel; empty: to the command's
  *     response URL
  * @param apiUrl Slack's Web API, where chat.postMessage is; the bot token is sent only there
+ * @param approvalsChannel channel (id or name) where runbooks waiting for approval that were not
+ *     started from Slack (the Web UI, the API, Alertmanager, a schedule) get Approve and Cancel
+ *     buttons; needs the bot token; empty: only runbooks started from Slack get buttons
  */
 @Context
 @ConfigurationProperties("runbooks.slack")
@@ -38,7 +41,11 @@ public record SlackConfig(
             keyFormat = StringConvention.RAW)
         Map<String, Object> users,
     @Bindable(defaultValue = "") String botTokenFile,
-    @Bindable(defaultValue = "https://slack.com/api/") String apiUrl) {
+    @Bindable(defaultValue = "https://slack.com/api/") String apiUrl,
+    @Bindable(defaultValue = "") String approvalsChannel) {
+
+  private static final java.util.regex.Pattern CHANNEL =
+      java.util.regex.Pattern.compile("#?[A-Za-z0-9][A-Za-z0-9._-]{0,79}");
 
   public SlackConfig {
     signingSecretFile = signingSecretFile == null ? "" : signingSecretFile.strip();
@@ -66,6 +73,18 @@ public record SlackConfig(
     }
     users = users == null ? Map.of() : Map.copyOf(users);
     SlackUsers.parse(users);
+    approvalsChannel = approvalsChannel == null ? "" : approvalsChannel.strip();
+    if (!approvalsChannel.isEmpty() && !CHANNEL.matcher(approvalsChannel).matches()) {
+      throw new IllegalArgumentException(
+          "runbooks.slack.approvals-channel is '"
+              + approvalsChannel
+              + "': it must be a channel id such as C0123ABCD or a name such as #etcd-ops");
+    }
+    if (!approvalsChannel.isEmpty() && botTokenFile.isEmpty()) {
+      throw new IllegalArgumentException(
+          "runbooks.slack.approvals-channel is set but runbooks.slack.bot-token-file is not: the"
+              + " approvals are posted with the bot token (see docs/configuration.md)");
+    }
   }
 
   public SlackUsers slackUsers() {

@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +65,7 @@ public final class SlackProgressFollower {
   private final SlackChat chat;
   private final Duration interval;
   private final AtomicInteger followed = new AtomicInteger();
+  private final Set<String> followedIds = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService executor =
       Executors.newScheduledThreadPool(
           2,
@@ -99,8 +102,14 @@ public final class SlackProgressFollower {
       return false;
     }
     boolean inThread = channelId != null && !channelId.isEmpty() && chat.available();
+    followedIds.add(workflowId);
     new Follow(workflowId, responseUrl, inThread ? channelId : null, Instant.now()).schedule();
     return true;
+  }
+
+  /** Whether a runbook's progress, approvals included, is posted where it was started from. */
+  public boolean follows(String workflowId) {
+    return followedIds.contains(workflowId);
   }
 
   /** Whether progress for a command typed in {@code channelId} goes to a thread there. */
@@ -152,6 +161,7 @@ public final class SlackProgressFollower {
         executor.schedule(this::poll, interval.toMillis(), TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
         followed.decrementAndGet();
+        followedIds.remove(workflowId);
       }
     }
 
@@ -277,6 +287,7 @@ public final class SlackProgressFollower {
 
     private void finish(String text) {
       followed.decrementAndGet();
+      followedIds.remove(workflowId);
       if (inThread || postsLeft > 0) post(SlackReply.inChannel(text));
     }
 

@@ -101,14 +101,29 @@ class SlackConfigTest {
             "ftp://hooks.slack.com/",
             "https:///x/",
             "https://user@hooks.slack.com/")) {
-      assertThatThrownBy(() -> new SlackConfig("", bad, 5, Map.of(), "", ""))
+      assertThatThrownBy(() -> new SlackConfig("", bad, 5, Map.of(), "", "", ""))
           .as(bad)
           .hasMessageContaining("response-url-prefix");
     }
-    assertThat(new SlackConfig("", "http://127.0.0.1:8080/", 5, null, "", "").responseUrlPrefix())
+    assertThat(
+            new SlackConfig("", "http://127.0.0.1:8080/", 5, null, "", "", "").responseUrlPrefix())
         .isEqualTo("http://127.0.0.1:8080/");
-    assertThatThrownBy(() -> new SlackConfig("", "https://hooks.slack.com/", 0, null, "", ""))
+    assertThatThrownBy(() -> new SlackConfig("", "https://hooks.slack.com/", 0, null, "", "", ""))
         .hasMessageContaining("progress-interval");
+  }
+
+  @Test
+  void theApprovalsChannelMustLookLikeAChannelAndNeedsTheBotToken() {
+    assertThat(
+            new SlackConfig("", "https://hooks.slack.com/", 5, null, "/etc/t", "", "#etcd-ops")
+                .approvalsChannel())
+        .isEqualTo("#etcd-ops");
+    assertThatThrownBy(
+            () -> new SlackConfig("", "https://hooks.slack.com/", 5, null, "/etc/t", "", "a b"))
+        .hasMessageContaining("approvals-channel is 'a b'");
+    assertThatThrownBy(
+            () -> new SlackConfig("", "https://hooks.slack.com/", 5, null, "", "", "C0123ABCD"))
+        .hasMessageContaining("approvals-channel is set but runbooks.slack.bot-token-file is not");
   }
 
   @Test

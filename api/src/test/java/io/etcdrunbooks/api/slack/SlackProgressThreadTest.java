@@ -3,19 +3,16 @@ package io.etcdrunbooks.api.slack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import io.etcdrunbooks.api.testing.ApiHarness;
+import io.etcdrunbooks.api.testing.FakeSlack;
+import io.etcdrunbooks.api.testing.FakeSlack.Posted;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -23,10 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * With a bot token, a followed runbook's progress is one thread: the first message in the channel,
  * the approval with its buttons and the end as replies. Slack's Web API and the response URLs are
- * one HTTP server on 127.0.0.1; channel C0NOBOT stands for a channel the bot was not invited to.
+ * one {@link FakeSlack} on 127.0.0.1.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -45,45 +39,14 @@ class SlackProgressThreadTest {
 
   @TempDir static Path dir;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String BOT_TOKEN = "xoxb-" + UUID.randomUUID();
 
-  /** A request the server got: its path, Authorization header and JSON body. */
-  record Posted(String path, String authorization, JsonNode body) {
-    String text() {
-      return body.path("text").asText();
-    }
-  }
-
-  private final BlockingQueue<Posted> posted = new LinkedBlockingQueue<>();
-  private final AtomicInteger messages = new AtomicInteger();
-  private HttpServer slack;
+  private FakeSlack slack;
   private ApiHarness api;
 
   @BeforeAll
   void start() throws Exception {
-    slack = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    slack.createContext(
-        "/",
-        exchange -> {
-          JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
-          String path = exchange.getRequestURI().getPath();
-          posted.add(
-              new Posted(path, exchange.getRequestHeaders().getFirst("Authorization"), body));
-          String answer = "ok";
-          if (path.equals("/api/chat.postMessage")) {
-            answer =
-                body.path("channel").asText().equals("C0NOBOT")
-                    ? "{\"ok\":false,\"error\":\"not_in_channel\"}"
-                    : "{\"ok\":true,\"channel\":\"%s\",\"ts\":\"1700000000.%06d\"}"
-                        .formatted(body.path("channel").asText(), messages.incrementAndGet());
-          }
-          byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
-          exchange.sendResponseHeaders(200, bytes.length);
-          exchange.getResponseBody().write(bytes);
-          exchange.close();
-        });
-    slack.start();
+    slack = FakeSlack.start();
     Path tokenFile = dir.resolve("bot-token");
     Files.createFile(
         tokenFile,
@@ -106,7 +69,7 @@ class SlackProgressThreadTest {
   @AfterAll
   void stop() {
     if (api != null) api.close();
-    if (slack != null) slack.stop(0);
+    if (slack != null) slack.close();
   }
 
   @Test
@@ -147,7 +110,7 @@ class SlackProgressThreadTest {
     startUpgrade("thread-nobot");
     api.context
         .getBean(SlackProgressFollower.class)
-        .follow("thread-nobot", URI.create(base() + "commands/2"), "C0NOBOT");
+        .follow("thread-nobot", URI.create(base() + "commands/2"), FakeSlack.NOT_INVITED);
 
     Posted refused = next();
     assertThat(refused.path()).isEqualTo("/api/chat.postMessage");
@@ -179,12 +142,10 @@ class SlackProgressThreadTest {
   }
 
   private Posted next() throws InterruptedException {
-    Posted next = posted.poll(20, TimeUnit.SECONDS);
-    assertThat(next).as("a message posted to Slack").isNotNull();
-    return next;
+    return slack.next();
   }
 
   private String base() {
-    return "http://127.0.0.1:" + slack.getAddress().getPort() + "/";
+    return slack.base();
   }
 }

@@ -135,11 +135,17 @@ final class Bench {
     ReleaseStore releases = new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir());
     Demo.quietLogs();
     verbose = options.containsKey("log-switches");
-    if (options.containsKey("log-switches")
-        && org.slf4j.LoggerFactory.getLogger(
-                io.etcdrunbooks.activities.host.HostActivitiesImpl.class)
+    if (verbose) {
+      // each restart's steps and each backup's, with their times
+      for (Class<?> logging :
+          List.of(
+              io.etcdrunbooks.activities.host.HostActivitiesImpl.class,
+              io.etcdrunbooks.activities.backup.BackupActivitiesImpl.class)) {
+        if (org.slf4j.LoggerFactory.getLogger(logging)
             instanceof ch.qos.logback.classic.Logger logger) {
-      logger.setLevel(ch.qos.logback.classic.Level.INFO); // each restart's steps with their times
+          logger.setLevel(ch.qos.logback.classic.Level.INFO);
+        }
+      }
     }
     boolean ok = true;
     for (Case c : cases) ok &= runCase(c, from, to, dir, releases);
@@ -158,7 +164,10 @@ final class Bench {
     return ok && replaced ? 0 : 1;
   }
 
-  /** --log-switches: every restart's steps logged, and every step of the runbook printed. */
+  /**
+   * --log-switches: every restart's and backup's steps logged, and every step of the runbook
+   * printed.
+   */
   private static boolean verbose;
 
   private static boolean runCase(Case c, String from, String to, Path dir, ReleaseStore releases)

@@ -339,7 +339,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
         Files.move(
             plaintext, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } else {
-        sha256 = encryptAndCheck(plaintext, part, key);
+        sha256 = encryptAndCheck(plaintext, sha256, part, key);
         Files.move(
             part, stored, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       }
@@ -380,19 +380,17 @@ public final class BackupActivitiesImpl implements BackupActivities {
   }
 
   /**
-   * Encrypts the plaintext into {@code encrypted}, reads it back and decrypts it to the same bytes;
-   * returns the SHA-256 of the encrypted file, taken on that read.
+   * Encrypts the plaintext into {@code encrypted}, reads it back and checks it decrypts to the
+   * bytes etcd sent (their SHA-256 {@code streamedSha256}, taken as they were streamed); returns
+   * the SHA-256 of the encrypted file, taken on that read.
    */
-  private static String encryptAndCheck(Path plaintext, Path encrypted, BackupKey key)
-      throws IOException {
+  private static String encryptAndCheck(
+      Path plaintext, String streamedSha256, Path encrypted, BackupKey key) throws IOException {
     SnapshotCipher cipher = new SnapshotCipher(key);
-    MessageDigest plainDigest = digest();
     PacedSync.deleteIfExists(encrypted);
     Files.createFile(encrypted, PRIVATE);
     try (FileChannel channel = FileChannel.open(encrypted, StandardOpenOption.WRITE);
-        InputStream in =
-            new DigestInputStream(
-                new BufferedInputStream(Files.newInputStream(plaintext)), plainDigest)) {
+        InputStream in = new BufferedInputStream(Files.newInputStream(plaintext))) {
       OutputStream out =
           new BufferedOutputStream(
               new ProgressOutputStream(PacedSync.output(channel), "encrypting"));
@@ -414,9 +412,9 @@ public final class BackupActivitiesImpl implements BackupActivities {
     } catch (SnapshotDecryptionException e) {
       throw verificationFailed("the encrypted file does not decrypt: " + e.getMessage());
     }
-    if (!MessageDigest.isEqual(plainDigest.digest(), decryptedDigest.digest())) {
+    if (!MessageDigest.isEqual(HexFormat.of().parseHex(streamedSha256), decryptedDigest.digest())) {
       throw verificationFailed(
-          "the encrypted file decrypts to other bytes than the verified snapshot");
+          "the encrypted file decrypts to other bytes than the snapshot etcd sent");
     }
     return HexFormat.of().formatHex(storedDigest.digest());
   }

@@ -50,7 +50,17 @@ class SnapshotCipherTest {
 
     assertThat(sink.count).isEqualTo(size);
     assertThat(out.digest()).isEqualTo(in.digest());
-    assertThat(Files.size(encrypted)).isBetween(size, size + 1024);
+    // per chunk: flag (1), length (4), tag (16); the header is under 300 bytes
+    long chunks = size / SnapshotCipher.DEFAULT_CHUNK_SIZE + 1;
+    assertThat(Files.size(encrypted)).isBetween(size, size + chunks * 21 + 300);
+  }
+
+  @Test
+  void backupsWrittenInTheEarlierOneMebibyteChunksStillDecrypt() throws Exception {
+    byte[] plain = randomBytes(3 * (1 << 20) + 7, 7);
+    byte[] oldFormat = encrypt(new SnapshotCipher(key, 1 << 20), plain);
+
+    assertThat(decrypt(new SnapshotCipher(key), oldFormat)).isEqualTo(plain);
   }
 
   @Test
@@ -253,8 +263,12 @@ class SnapshotCipherTest {
   }
 
   private byte[] encrypt(byte[] plain) throws IOException {
+    return encrypt(cipher, plain);
+  }
+
+  private static byte[] encrypt(SnapshotCipher with, byte[] plain) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    cipher.encrypt(new ByteArrayInputStream(plain), out);
+    with.encrypt(new ByteArrayInputStream(plain), out);
     return out.toByteArray();
   }
 

@@ -99,6 +99,14 @@ class SearchAttributesTest {
     assertThat(RunbookList.quoted("a\\'b")).isEqualTo("'a\\\\\\'b'");
   }
 
+  @Test
+  void theApprovalsQueryAsksForRunningRunbooksWaitingForApprovalOrWithoutAPhase() {
+    assertThat(RunbookList.awaitingApprovalQuery(List.of("B", "A")))
+        .isEqualTo(
+            "ExecutionStatus = 'Running' AND WorkflowType IN ('A', 'B') AND (EtcdRunbookPhase ="
+                + " 'AWAITING_APPROVAL' OR EtcdRunbookPhase IS NULL)");
+  }
+
   private static void start(ApiHarness api) throws Exception {
     Answer started =
         api.http.send("POST", START, TestTokens.ADMIN.bearer(), "{\"acknowledgeDataLoss\":true}");

@@ -10,7 +10,6 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
-import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
@@ -206,13 +205,7 @@ class SlackApprovalButtonsTest {
   }
 
   private SlackButtons.Target startUpgrade(String workflowId) {
-    UpgradeClusterWorkflow upgrade =
-        api.client.newWorkflowStub(UpgradeClusterWorkflow.class, options(workflowId));
-    WorkflowExecution started =
-        WorkflowClient.start(
-            upgrade::upgrade,
-            UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults().withApproval()));
-    return new SlackButtons.Target(workflowId, started.getRunId());
+    return new SlackButtons.Target(workflowId, api.startUpgradeAwaitingApproval(workflowId));
   }
 
   private static WorkflowOptions options(String workflowId) {

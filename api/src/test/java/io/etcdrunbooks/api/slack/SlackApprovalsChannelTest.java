@@ -6,12 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.etcdrunbooks.api.testing.ApiHarness;
 import io.etcdrunbooks.api.testing.FakeSlack;
 import io.etcdrunbooks.api.testing.FakeSlack.Posted;
-import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
-import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
-import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -81,7 +76,7 @@ class SlackApprovalsChannelTest {
 
   @Test
   void aRunbookWaitingUnseenIsAnnouncedOnceAndItsButtonApprovesIt() throws Exception {
-    String runId = startUpgrade("channel-approve");
+    String runId = api.startUpgradeAwaitingApproval("channel-approve");
 
     Posted announced = slack.next(p -> announces(p, "channel-approve"));
     assertThat(announced.body().path("channel").asText()).isEqualTo(CHANNEL);
@@ -112,7 +107,7 @@ class SlackApprovalsChannelTest {
   @Test
   void aRunbookFollowedFromSlackGetsItsButtonsInItsThreadOnly() throws Exception {
     SlackProgressFollower follower = api.context.getBean(SlackProgressFollower.class);
-    startUpgrade("channel-followed");
+    api.startUpgradeAwaitingApproval("channel-followed");
     assertThat(follower.follow("channel-followed", URI.create(slack.base() + "commands/1"), "C1"))
         .isTrue();
 
@@ -130,21 +125,6 @@ class SlackApprovalsChannelTest {
     return p.isChatMessage()
         && CHANNEL.equals(p.body().path("channel").asText())
         && p.text().contains("`" + workflowId + "`");
-  }
-
-  private String startUpgrade(String workflowId) {
-    UpgradeClusterWorkflow upgrade =
-        api.client.newWorkflowStub(
-            UpgradeClusterWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(workflowId)
-                .setTaskQueue(ApiHarness.TASK_QUEUE)
-                .build());
-    WorkflowExecution started =
-        WorkflowClient.start(
-            upgrade::upgrade,
-            UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults().withApproval()));
-    return started.getRunId();
   }
 
   private static Path privateFile(String name, String content) throws Exception {

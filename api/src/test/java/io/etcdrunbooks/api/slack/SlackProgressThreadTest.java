@@ -6,12 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.etcdrunbooks.api.testing.ApiHarness;
 import io.etcdrunbooks.api.testing.FakeSlack;
 import io.etcdrunbooks.api.testing.FakeSlack.Posted;
-import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
-import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
-import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +69,7 @@ class SlackProgressThreadTest {
 
   @Test
   void theApprovalStartsTheThreadWithItsButtonsAndTheEndIsAReplyInIt() throws Exception {
-    String runId = startUpgrade("thread-upgrade");
+    String runId = api.startUpgradeAwaitingApproval("thread-upgrade");
     SlackProgressFollower follower = api.context.getBean(SlackProgressFollower.class);
     assertThat(follower.postsInThread("C1")).isTrue();
 
@@ -107,7 +102,7 @@ class SlackProgressThreadTest {
 
   @Test
   void aChannelTheBotMayNotPostInGetsTheProgressOnTheResponseUrl() throws Exception {
-    startUpgrade("thread-nobot");
+    api.startUpgradeAwaitingApproval("thread-nobot");
     api.context
         .getBean(SlackProgressFollower.class)
         .follow("thread-nobot", URI.create(base() + "commands/2"), FakeSlack.NOT_INVITED);
@@ -124,21 +119,6 @@ class SlackProgressThreadTest {
     Posted end = next();
     assertThat(end.path()).isEqualTo("/commands/2");
     assertThat(end.text()).contains("completed");
-  }
-
-  private String startUpgrade(String workflowId) {
-    UpgradeClusterWorkflow upgrade =
-        api.client.newWorkflowStub(
-            UpgradeClusterWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(workflowId)
-                .setTaskQueue(ApiHarness.TASK_QUEUE)
-                .build());
-    WorkflowExecution started =
-        WorkflowClient.start(
-            upgrade::upgrade,
-            UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults().withApproval()));
-    return started.getRunId();
   }
 
   private Posted next() throws InterruptedException {

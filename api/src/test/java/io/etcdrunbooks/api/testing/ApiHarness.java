@@ -1,8 +1,12 @@
 package io.etcdrunbooks.api.testing;
 
+import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
+import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.io.IOException;
@@ -66,6 +70,24 @@ public final class ApiHarness implements AutoCloseable {
       temporal.close();
       throw e;
     }
+  }
+
+  /**
+   * Starts a {@link FakeUpgrade} of cluster sandbox that waits for approval, straight through
+   * Temporal's client (as the Web UI would); returns its run id.
+   */
+  public String startUpgradeAwaitingApproval(String workflowId) {
+    UpgradeClusterWorkflow upgrade =
+        client.newWorkflowStub(
+            UpgradeClusterWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(workflowId)
+                .setTaskQueue(TASK_QUEUE)
+                .build());
+    return WorkflowClient.start(
+            upgrade::upgrade,
+            UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults().withApproval()))
+        .getRunId();
   }
 
   /** Two clusters of one member each; the member's port is closed, so reading it fails at once. */

@@ -151,9 +151,11 @@ public final class EtcdClients implements AutoCloseable {
             .retryMaxDuration(REQUEST_TIMEOUT)
             .keepaliveTime(Duration.ofSeconds(10))
             .keepaliveTimeout(Duration.ofSeconds(3))
-            // etcd counts a ping on an idle connection as abuse and answers with GOAWAY
-            // (too_many_pings), dropping the connection the next call then reopens
-            .keepaliveWithoutCalls(false)
+            // pings go on without calls, although etcd answers pings on an idle connection with
+            // GOAWAY too_many_pings (the next call reconnects): they are also what gives up on a
+            // member whose port accepts but never answers (etcd waiting for quorum before it
+            // serves); without them its calls wait for their own deadlines (RecoverQuorumTest)
+            .keepaliveWithoutCalls(true)
             .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
     if (tls != null && endpoints.stream().allMatch(EtcdClients::isHttps)) {
       try {

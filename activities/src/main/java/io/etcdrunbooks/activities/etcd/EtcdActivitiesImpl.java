@@ -84,10 +84,18 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   @Override
   public ConsistencyReport checkConsistency(ClusterRef cluster) {
-    return withCluster(cluster.cluster(), this::checkConsistency);
+    return withCluster(
+        cluster.cluster(),
+        inspector -> checkConsistency(inspector, new ConsistencyRequest("", 0, List.of(), false)));
   }
 
-  private ConsistencyReport checkConsistency(ClusterInspector inspector) {
+  @Override
+  public ConsistencyReport checkConsistencyAt(ConsistencyRequest request) {
+    return withCluster(request.cluster(), inspector -> checkConsistency(inspector, request));
+  }
+
+  private ConsistencyReport checkConsistency(
+      ClusterInspector inspector, ConsistencyRequest request) {
     Converged converged = awaitRaftConvergence(inspector);
     List<String> unreachable =
         converged.statuses.stream()
@@ -102,11 +110,25 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
               + unreachable,
           null);
     }
-    long revision = inspector.currentRevision();
-    Map<String, Long> hashes = hashesAtOneCompaction(inspector, converged.statuses, revision);
+    long revision = request.revision() > 0 ? request.revision() : inspector.currentRevision();
+    List<String> hashed =
+        converged.statuses.stream()
+            .filter(s -> request.members().isEmpty() || request.members().contains(s.name()))
+            .filter(s -> !(request.skipLeader() && s.leads()))
+            .map(MemberStatus::name)
+            .toList();
+    KeyspaceHashes hashes =
+        hashed.isEmpty()
+            ? new KeyspaceHashes(revision, 0, Map.of())
+            : hashesAtOneCompaction(inspector, hashed, revision);
     Map<String, Long> raftIndexes = new LinkedHashMap<>();
     converged.statuses.forEach(s -> raftIndexes.put(s.name(), s.raftIndex()));
-    return new ConsistencyReport(revision, hashes, raftIndexes, converged.converged);
+    return new ConsistencyReport(
+        revision,
+        hashes.hashByMember(),
+        raftIndexes,
+        converged.converged,
+        hashes.compactRevision());
   }
 
   private record Converged(List<MemberStatus> statuses, boolean converged) {}
@@ -138,13 +160,6 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
    * comparable when every member reports the same compaction: a compaction that lands between two
    * members' answers makes the round be taken again (bounded), never a false "differs".
    */
-  private Map<String, Long> hashesAtOneCompaction(
-      ClusterInspector inspector, List<MemberStatus> members, long revision) {
-    return hashesAtOneCompaction(
-            inspector, members.stream().map(MemberStatus::name).toList(), revision)
-        .hashByMember();
-  }
-
   private KeyspaceHashes hashesAtOneCompaction(
       ClusterInspector inspector, Collection<String> members, long revision) {
     long deadline = System.nanoTime() + HASH_RETRY_TIMEOUT.toNanos();

@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.temporal.activity.ActivityInterface;
+import java.util.List;
 
 /** Everything the runbooks ask of etcd through its API. Read-only but for {@link #moveLeader}. */
 @ActivityInterface
@@ -23,6 +24,14 @@ public interface EtcdActivities {
    * revision.
    */
   ConsistencyReport checkConsistency(ClusterRef cluster);
+
+  /**
+   * As {@link #checkConsistency}, at the request's revision, with hashkv taken only on the members
+   * it names and, when it says so, not on the member leading when the call is made: hashkv holds a
+   * member's backend read lock for its whole scan, and on the leader every write waits for it
+   * (measured here: 260-385 ms for a 1.3 GB keyspace on etcd 3.5.16).
+   */
+  ConsistencyReport checkConsistencyAt(ConsistencyRequest request);
 
   /** Checksum of the whole keyspace at a revision (0: the current one), read page by page. */
   KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request);
@@ -45,6 +54,14 @@ public interface EtcdActivities {
   String awaitClusterVersion(AwaitClusterVersionRequest request);
 
   record KeyspaceDigestRequest(String cluster, long revision) {}
+
+  /**
+   * @param revision 0: the current one, read when the call is made (the report names it)
+   * @param members the members to hash (empty: every member)
+   * @param skipLeader leave out whichever of them leads
+   */
+  record ConsistencyRequest(
+      String cluster, long revision, List<String> members, boolean skipLeader) {}
 
   record MoveLeaderRequest(String cluster, String toMember) {}
 

@@ -1,11 +1,15 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
+import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.phases.LeaderFreeHashes;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
@@ -30,6 +34,36 @@ final class UpgradePostflight {
         Async.function(run.ctx.activities().etcd::checkConsistency, run.ctx.ref());
     if (run.beforeHashes == null) run.earlyKeyspace = Async.function(() -> keyspace(run));
     else run.earlyHashes = Async.function(() -> hashes(run));
+  }
+
+  /**
+   * As {@link #startReads}, with no member hashed while it leads ({@link LeaderFreeHashes}): the
+   * members that follow the rung's last leader are hashed before {@code handBack} gives the
+   * leadership back to the member restarted last, and the rest after it. The keyspace at the
+   * backup's revision is hashed on the followers only: with every member agreeing at the current
+   * revision (the comparison above, which fails the postflight otherwise), they agree on every
+   * entry up to the older revision too, so one member's hash there stands for all.
+   */
+  static void startLeaderFreeReads(UpgradeRun run, Runnable handBack) {
+    EtcdActivities etcd = run.ctx.activities().etcd;
+    ConsistencyReport first =
+        run.ctx
+            .progress()
+            .record(
+                "every follower's hashkv",
+                () -> etcd.checkConsistencyAt(LeaderFreeHashes.followers(run.cluster(), 0)));
+    handBack.run();
+    List<String> members = run.state.members().stream().map(MemberStatus::name).toList();
+    run.earlyConsistency = Async.function(() -> LeaderFreeHashes.rest(run.ctx, first, members));
+    if (run.beforeHashes == null) {
+      run.earlyKeyspace = Async.function(() -> keyspace(run));
+    } else {
+      run.earlyHashes =
+          Async.function(
+                  etcd::checkConsistencyAt,
+                  LeaderFreeHashes.followers(run.cluster(), run.before.revision()))
+              .thenApply(LeaderFreeHashes::hashes);
+    }
   }
 
   private static KeyspaceHashes hashes(UpgradeRun run) {

@@ -12,6 +12,7 @@ import io.etcdrunbooks.workflows.phases.ApiServerBackends;
 import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
+import io.etcdrunbooks.workflows.phases.LeaderFreeHashes;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
@@ -239,16 +240,35 @@ final class UpgradePreflight {
     return problems;
   }
 
+  /**
+   * Upgrades of a large keyspace hash no member while it leads ({@link LeaderFreeHashes}); before,
+   * every member was hashed at once, leader included.
+   */
+  static final String LEADER_FREE_HASHES = "leader-free-hashes";
+
   static void run(UpgradeRun run) {
     Activities activities = run.ctx.activities();
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
     problems.addAll(CertificateExpiry.problems(run.state));
-    Reads reads =
-        UpgradePhases.overlapsChecks() ? Reads.atOnce(run, problems.isEmpty()) : Reads.inTurn(run);
+    boolean atOnce = UpgradePhases.overlapsChecks();
+    run.leaderFreeHashes =
+        atOnce
+            && run.changes()
+            && problems.isEmpty()
+            && LeaderFreeHashes.worthwhile(run.state)
+            && Workflow.getVersion(LEADER_FREE_HASHES, Workflow.DEFAULT_VERSION, 1) >= 1;
+    Reads reads = atOnce ? Reads.atOnce(run, problems.isEmpty()) : Reads.inTurn(run);
     if (problems.isEmpty()) {
       ConsistencyReport consistency =
           run.ctx.progress().record("consistency", () -> reads.consistency().get());
       problems.addAll(ClusterChecks.consistencyProblems(consistency));
+      if (run.leaderFreeHashes) {
+        run.ctx
+            .progress()
+            .message(
+                LeaderFreeHashes.leaderDeferred(
+                    run.state, "beside the backup, once it has handed leadership to a follower"));
+      }
     }
     List<String> available =
         run.ctx.progress().record("binary source", () -> reads.available().get());
@@ -290,9 +310,13 @@ final class UpgradePreflight {
     static Reads atOnce(UpgradeRun run, boolean membersFine) {
       Activities activities = run.ctx.activities();
       Promise<ConsistencyReport> consistency =
-          membersFine
-              ? Async.function(activities.etcd::checkConsistency, run.ctx.ref())
-              : Workflow.newPromise();
+          !membersFine
+              ? Workflow.newPromise()
+              : run.leaderFreeHashes
+                  ? Async.function(
+                      activities.etcd::checkConsistencyAt,
+                      LeaderFreeHashes.followers(run.cluster(), 0))
+                  : Async.function(activities.etcd::checkConsistency, run.ctx.ref());
       Promise<List<String>> available =
           Async.function(activities.releases::availableVersions, run.ctx.ref());
       Promise<List<String>> hosts =

@@ -47,6 +47,13 @@ final class UpgradeRun {
   /** The binaries' staging, when it goes on beside the backup; done before any member stops. */
   Promise<Void> staged = Workflow.newPromise(null);
 
+  /**
+   * The keyspace is large enough that no member is hashed while it leads ({@link
+   * io.etcdrunbooks.workflows.phases.LeaderFreeHashes}): the preflight hashes the followers, and
+   * the leader is compared beside the backup, after handing leadership away.
+   */
+  boolean leaderFreeHashes;
+
   /** The postflight's hashkv comparison, started while etcd raises the cluster version. */
   Promise<ConsistencyReport> earlyConsistency;
 

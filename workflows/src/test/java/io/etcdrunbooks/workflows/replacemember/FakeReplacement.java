@@ -222,6 +222,20 @@ final class FakeReplacement
   }
 
   @Override
+  public synchronized ConsistencyReport checkConsistencyAt(ConsistencyRequest request) {
+    ConsistencyReport all = checkConsistency(new ClusterRef(request.cluster()));
+    Map<String, Long> hashes = new LinkedHashMap<>(all.hashByMember());
+    hashes.keySet().removeIf(n -> !request.members().isEmpty() && !request.members().contains(n));
+    if (request.skipLeader()) hashes.remove(leader);
+    return new ConsistencyReport(
+        request.revision() > 0 ? request.revision() : all.revision(),
+        hashes,
+        all.raftIndexByMember(),
+        true,
+        0);
+  }
+
+  @Override
   public synchronized void moveLeader(MoveLeaderRequest request) {
     leader = request.toMember();
   }

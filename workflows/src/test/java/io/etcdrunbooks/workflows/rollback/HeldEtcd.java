@@ -69,6 +69,11 @@ final class HeldEtcd implements EtcdActivities {
   }
 
   @Override
+  public ConsistencyReport checkConsistencyAt(ConsistencyRequest request) {
+    return cluster.checkConsistencyAt(request);
+  }
+
+  @Override
   public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
     return cluster.keyspaceDigest(request);
   }

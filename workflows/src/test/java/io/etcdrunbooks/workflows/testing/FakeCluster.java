@@ -62,6 +62,9 @@ public final class FakeCluster
   private boolean hashesFail;
   private long compactedBelow;
   private boolean keyspaceChanges;
+  private long dbSizeBytes = 1024;
+  private String hashDiffersOn = "";
+  private final List<String> hashedWhileLeading = new ArrayList<>();
   private long revision = 10;
   private long revisionStep;
   private boolean authEnabled;
@@ -211,6 +214,23 @@ public final class FakeCluster
     return this;
   }
 
+  /** Every member reports a backend of this size. */
+  public synchronized FakeCluster keyspaceOfBytes(long bytes) {
+    dbSizeBytes = bytes;
+    return this;
+  }
+
+  /** The member's hashkv differs from the others' in every consistency check. */
+  public synchronized FakeCluster hashDiffersOn(String member) {
+    hashDiffersOn = member;
+    return this;
+  }
+
+  /** The leader at each hashkv round that hashed it, in order. */
+  public synchronized List<String> hashedWhileLeading() {
+    return List.copyOf(hashedWhileLeading);
+  }
+
   public synchronized FakeCluster keyspaceChanges() {
     keyspaceChanges = true;
     return this;
@@ -246,7 +266,7 @@ public final class FakeCluster
                   up,
                   m.running,
                   false,
-                  1024,
+                  dbSizeBytes,
                   100,
                   100,
                   leaderId,
@@ -270,16 +290,25 @@ public final class FakeCluster
 
   @Override
   public synchronized ConsistencyReport checkConsistency(ClusterRef cluster) {
+    return checkConsistencyAt(new ConsistencyRequest(cluster.cluster(), 0, List.of(), false));
+  }
+
+  @Override
+  public synchronized ConsistencyReport checkConsistencyAt(ConsistencyRequest request) {
     Map<String, Long> hashes = new LinkedHashMap<>();
     Map<String, Long> indexes = new LinkedHashMap<>();
     members
         .keySet()
         .forEach(
             n -> {
-              hashes.put(n, 42L);
               indexes.put(n, 100L);
+              boolean asked = request.members().isEmpty() || request.members().contains(n);
+              if (!asked || (request.skipLeader() && n.equals(leader))) return;
+              if (n.equals(leader)) hashedWhileLeading.add(n);
+              hashes.put(n, n.equals(hashDiffersOn) ? 43L : 42L);
             });
-    return new ConsistencyReport(10, hashes, indexes, true);
+    return new ConsistencyReport(
+        request.revision() > 0 ? request.revision() : 10, hashes, indexes, true, 0);
   }
 
   @Override
@@ -313,7 +342,8 @@ public final class FakeCluster
     }
     Map<String, Long> hashes = new LinkedHashMap<>();
     long hash = keyspaceChanges && hashReads > 1 ? 43L : 42L;
-    members.keySet().forEach(n -> hashes.put(n, hash));
+    members.keySet().forEach(n -> hashes.put(n, n.equals(hashDiffersOn) ? hash + 1 : hash));
+    if (!leader.isEmpty()) hashedWhileLeading.add(leader);
     return new KeyspaceHashes(request.revision(), 0, hashes);
   }
 

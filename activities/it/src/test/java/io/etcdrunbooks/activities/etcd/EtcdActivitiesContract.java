@@ -10,6 +10,7 @@ import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.testkit.TestKeys;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitClusterVersionRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
+import io.etcdrunbooks.workflows.activities.EtcdActivities.ConsistencyRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.MoveLeaderRequest;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -20,6 +21,7 @@ import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,6 +134,35 @@ abstract class EtcdActivitiesContract {
 
     assertThat(report.revision()).isGreaterThan(written);
     assertThat(report.hashesEqual()).as("hashes %s", report.hashByMember()).isTrue();
+  }
+
+  @Test
+  void checkConsistencyAtHashesTheFollowersThenTheFormerLeaderAtOneRevision() throws Exception {
+    long written = TestKeys.put(client(), "/followers/", 100, "v");
+    String leader = activities.discover(ref()).leaderName();
+
+    ConsistencyReport followers =
+        activities.checkConsistencyAt(new ConsistencyRequest("c1", written, List.of(), true));
+    assertThat(followers.revision()).isEqualTo(written);
+    assertThat(followers.hashByMember()).hasSize(2).doesNotContainKey(leader);
+    assertThat(followers.hashesEqual()).as("hashes %s", followers.hashByMember()).isTrue();
+    assertThat(followers.raftIndexByMember()).containsOnlyKeys("m1", "m2", "m3");
+
+    String to = followers.hashByMember().keySet().iterator().next();
+    activities.moveLeader(new MoveLeaderRequest("c1", to));
+    TestKeys.put(client(), "/followers-later/", 10, "v");
+    ConsistencyReport formerLeader =
+        activities.checkConsistencyAt(new ConsistencyRequest("c1", written, List.of(leader), true));
+    assertThat(formerLeader.hashByMember()).containsOnlyKeys(leader);
+    assertThat(formerLeader.hashByMember().get(leader)).isEqualTo(followers.hashByMember().get(to));
+    assertThat(formerLeader.compactRevision()).isEqualTo(followers.compactRevision());
+
+    // the member leading now is left out when asked to
+    assertThat(
+            activities
+                .checkConsistencyAt(new ConsistencyRequest("c1", written, List.of(to), true))
+                .hashByMember())
+        .isEmpty();
   }
 
   @Test

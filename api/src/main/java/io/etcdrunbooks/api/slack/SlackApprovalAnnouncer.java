@@ -3,17 +3,22 @@ package io.etcdrunbooks.api.slack;
 import io.etcdrunbooks.api.RunbookList;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowTargetOptions;
 import jakarta.annotation.PreDestroy;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,10 +30,12 @@ import org.slf4j.LoggerFactory;
  * Posts Approve and Cancel ({@link SlackButtons}) in {@code runbooks.slack.approvals-channel} for
  * every runbook that waits for approval and is not followed from Slack: started by Alertmanager,
  * the API, the Web UI or a schedule, it would otherwise wait unseen. One message per run, when it
- * is first seen waiting (a fleet's wave waiting for its approval included); runbooks started from a
- * Slack command get their buttons in their own thread instead. A click is handled like any other
- * ({@link SlackInteractionHandler}): verified, the clicker's role and clusters checked, audited.
- * Reads Temporal every {@code progress-interval-seconds} on a thread of its own.
+ * is first seen waiting (a fleet's wave waiting for its approval included), its buttons replaced
+ * (chat.update) by what became of it once it waits no more, wherever it was approved or cancelled;
+ * runbooks started from a Slack command get their buttons in their own thread instead. A click is
+ * handled like any other ({@link SlackInteractionHandler}): verified, the clicker's role and
+ * clusters checked, audited. Reads Temporal every {@code progress-interval-seconds} on a thread of
+ * its own.
  */
 @Context
 @Requires(property = "runbooks.slack.approvals-channel", pattern = ".+")
@@ -49,6 +56,10 @@ public final class SlackApprovalAnnouncer {
   private final Set<String> announced = new HashSet<>();
 
   private final Map<String, Integer> attempts = new HashMap<>();
+
+  /** Messages with buttons, by run, while the run waits: their buttons are taken off after. */
+  private final Map<String, Posted> withButtons = new HashMap<>();
+
   private final ScheduledExecutorService executor;
 
   SlackApprovalAnnouncer(
@@ -108,12 +119,19 @@ public final class SlackApprovalAnnouncer {
     for (WorkflowExecution run : runbooks.mayAwaitApproval()) {
       String key = run.getWorkflowId() + "/" + run.getRunId();
       open.add(key);
-      if (announced.contains(key) || followed.follows(run.getWorkflowId())) continue;
+      if (announced.contains(key)) {
+        if (withButtons.containsKey(key)) retireIfDone(run, key);
+        continue;
+      }
+      if (followed.follows(run.getWorkflowId())) continue;
       Progress progress = progressOf(run);
       if (progress == null || progress.phase() != Phase.AWAITING_APPROVAL) continue;
-      if (announce(run, progress)) {
+      Optional<String> ts = announce(run, progress);
+      if (ts.isPresent()) {
         announced.add(key);
         attempts.remove(key);
+        if (!ts.get().isEmpty())
+          withButtons.put(key, new Posted(ts.get(), headline(run, progress)));
       } else if (attempts.merge(key, 1, Integer::sum) >= MAX_ATTEMPTS) {
         LOG.warn(
             "slack approvals: {} waits for approval but could not be posted to {} after {} tries;"
@@ -126,9 +144,71 @@ public final class SlackApprovalAnnouncer {
         attempts.remove(key);
       }
     }
+    // no longer listed as waiting: approved, cancelled or ended since
+    for (String key : List.copyOf(withButtons.keySet())) {
+      if (!open.contains(key)) retire(key, execution(key));
+    }
     announced.retainAll(open);
     attempts.keySet().retainAll(open);
   }
+
+  /** A run still listed whose buttons were posted: retired once it waits no more. */
+  private void retireIfDone(WorkflowExecution run, String key) {
+    Progress progress = progressOf(run);
+    // unknown (its worker busy, say): looked at again next time
+    if (progress != null && progress.phase() != Phase.AWAITING_APPROVAL) retire(key, run);
+  }
+
+  /**
+   * Replaces a message's buttons, once its run waits no more, by what became of it: the last
+   * control (who approved or cancelled it, and how) and where the run is. Tried once.
+   */
+  private void retire(String key, WorkflowExecution run) {
+    Posted posted = withButtons.remove(key);
+    String outcome;
+    try {
+      WorkflowStub stub =
+          client.newUntypedWorkflowStub(
+              WorkflowTargetOptions.newBuilder().setWorkflowExecution(run).build());
+      WorkflowExecutionDescription description = stub.describe();
+      List<?> controls = (List<?>) description.getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
+      String last =
+          controls == null || controls.isEmpty()
+              ? "no control recorded"
+              : String.valueOf(controls.get(controls.size() - 1));
+      outcome = "%s; the run is %s".formatted(last, where(stub, description.getStatus()));
+    } catch (RuntimeException e) {
+      outcome = "see `/etcd status " + run.getWorkflowId() + "`";
+    }
+    String text =
+        ":white_check_mark: %s no longer waits for approval: %s"
+            .formatted(posted.headline(), SlackReply.escape(outcome));
+    if (!chat.update(SlackUpdate.textOnly(channel, posted.ts(), text))) {
+      LOG.warn(
+          "slack approvals: the buttons for {} could not be taken off its message in {}; a click"
+              + " on them is refused, since the run no longer waits",
+          run.getWorkflowId(),
+          channel);
+    }
+  }
+
+  private static String where(WorkflowStub stub, WorkflowExecutionStatus status) {
+    if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING)
+      return status.name().replace("WORKFLOW_EXECUTION_STATUS_", "").toLowerCase(Locale.ROOT);
+    Progress progress = stub.query("progress", Progress.class);
+    return "in " + progress.phase();
+  }
+
+  private static WorkflowExecution execution(String key) {
+    int slash = key.lastIndexOf('/');
+    return WorkflowExecution.newBuilder()
+        .setWorkflowId(key.substring(0, slash))
+        .setRunId(key.substring(slash + 1))
+        .build();
+  }
+
+  /** A message with buttons: its ts, and the run it names, for its replacement. */
+  private record Posted(String ts, String headline) {}
 
   private Progress progressOf(WorkflowExecution run) {
     try {
@@ -146,32 +226,42 @@ public final class SlackApprovalAnnouncer {
     }
   }
 
-  private boolean announce(WorkflowExecution run, Progress progress) {
-    StringBuilder text =
-        new StringBuilder(":raised_hand: `").append(run.getWorkflowId()).append("`");
+  /** "`id` (UpgradeCluster, cluster sandbox)". */
+  private static String headline(WorkflowExecution run, Progress progress) {
+    StringBuilder text = new StringBuilder("`").append(run.getWorkflowId()).append("`");
     if (progress.runbook() != null && !progress.runbook().isBlank()) {
       text.append(" (").append(SlackReply.escape(progress.runbook()));
       if (progress.cluster() != null && !progress.cluster().isBlank())
         text.append(", cluster ").append(SlackReply.escape(progress.cluster()));
       text.append(")");
     }
-    text.append(" waits for approval");
+    return text.toString();
+  }
+
+  /**
+   * Posts the run's message: the ts of a message with buttons, "" for one without (its id cannot be
+   * carried by a button), empty when it was not posted.
+   */
+  private Optional<String> announce(WorkflowExecution run, Progress progress) {
+    StringBuilder text =
+        new StringBuilder(":raised_hand: ")
+            .append(headline(run, progress))
+            .append(" waits for approval");
     if (progress.message() != null && !progress.message().isBlank())
       text.append(": ").append(SlackReply.escape(progress.message()));
     if (!run.getWorkflowId().matches(SlackCommand.NAME)) {
       // a button could not name it (an id typed in the Web UI with spaces, say): text only
       text.append("\nits id cannot be carried by a button: approve it in the Temporal Web UI or")
           .append(" with POST /api/v1/runbooks/{id}/approve");
-      return chat.post(new SlackMessage(channel, text.toString(), null, null)).isPresent();
+      return chat.post(new SlackMessage(channel, text.toString(), null, null)).map(ts -> "");
     }
     String message = text.toString();
     return chat.post(
-            new SlackMessage(
-                channel,
-                message,
-                null,
-                SlackButtons.approval(
-                    message, new SlackButtons.Target(run.getWorkflowId(), run.getRunId()))))
-        .isPresent();
+        new SlackMessage(
+            channel,
+            message,
+            null,
+            SlackButtons.approval(
+                message, new SlackButtons.Target(run.getWorkflowId(), run.getRunId()))));
   }
 }

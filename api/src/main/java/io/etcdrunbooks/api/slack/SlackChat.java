@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Slack's chat.postMessage with the app's bot token (scope {@code chat:write}), which answers with
- * the message's {@code ts}: the thread that the rest of a runbook's progress is posted in. Never
- * follows redirects, and the token is sent to {@code runbooks.slack.api-url} only and never logged.
+ * the message's {@code ts}: the thread that the rest of a runbook's progress is posted in; and
+ * chat.update, for a message the bot posted. Never follows redirects, and the token is sent to
+ * {@code runbooks.slack.api-url} only and never logged.
  */
 @Singleton
 public final class SlackChat {
@@ -27,6 +28,7 @@ public final class SlackChat {
 
   private final SlackBotToken token;
   private final URI postMessage;
+  private final URI updateMessage;
   private final HttpClient http =
       HttpClient.newBuilder()
           .connectTimeout(Duration.ofSeconds(5))
@@ -36,6 +38,7 @@ public final class SlackChat {
   SlackChat(SlackConfig config, SlackBotToken token) {
     this.token = token;
     this.postMessage = URI.create(config.apiUrl()).resolve("chat.postMessage");
+    this.updateMessage = URI.create(config.apiUrl()).resolve("chat.update");
   }
 
   /** A bot token is loaded, so messages can be posted to a channel. */
@@ -48,31 +51,41 @@ public final class SlackChat {
    * or could not be reached; logged with Slack's error, such as not_in_channel).
    */
   public Optional<String> post(SlackMessage message) {
+    return call(postMessage, message.channel(), message)
+        .filter(answer -> answer.hasNonNull("ts"))
+        .map(answer -> answer.path("ts").asText());
+  }
+
+  /** Replaces a message this bot posted; whether Slack took it (logged otherwise). */
+  public boolean update(SlackUpdate update) {
+    return call(updateMessage, update.channel(), update).isPresent();
+  }
+
+  private Optional<JsonNode> call(URI method, String channel, Object body) {
     Optional<String> authorization = token.authorization();
     if (authorization.isEmpty()) return Optional.empty();
+    String name = method.getPath().substring(method.getPath().lastIndexOf('/') + 1);
     try {
       HttpRequest request =
-          HttpRequest.newBuilder(postMessage)
+          HttpRequest.newBuilder(method)
               .timeout(Duration.ofSeconds(10))
               .header("Content-Type", "application/json; charset=utf-8")
               .header("Authorization", authorization.get())
-              .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(message)))
+              .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
               .build();
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
       JsonNode answer = response.statusCode() / 100 == 2 ? JSON.readTree(response.body()) : null;
-      if (answer != null && answer.path("ok").asBoolean() && answer.hasNonNull("ts")) {
-        return Optional.of(answer.path("ts").asText());
-      }
+      if (answer != null && answer.path("ok").asBoolean()) return Optional.of(answer);
       LOG.warn(
-          "slack chat.postMessage to channel {} answered {}: {}",
-          message.channel(),
+          "slack {} to channel {} answered {}: {}",
+          name,
+          channel,
           response.statusCode(),
           answer == null ? "(not JSON)" : answer.path("error").asText("(no error named)"));
     } catch (JsonProcessingException e) {
-      LOG.warn("slack chat.postMessage answered with something that is not JSON");
+      LOG.warn("slack {} answered with something that is not JSON", name);
     } catch (IOException e) {
-      LOG.warn(
-          "cannot post to slack chat.postMessage at {}: {}", postMessage.getHost(), e.toString());
+      LOG.warn("cannot reach slack {} at {}: {}", name, method.getHost(), e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

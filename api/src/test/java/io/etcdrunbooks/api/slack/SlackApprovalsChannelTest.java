@@ -94,13 +94,39 @@ class SlackApprovalsChannelTest {
     String value = buttons.get(0).path("value").asText();
     HttpResponse<String> viewer = clicks.click(VIEWER, "runbook-approve", value);
     assertThat(viewer.statusCode()).isEqualTo(200);
-    assertThat(slack.next(p -> !p.isChatMessage()).text()).contains("Approve needs operator");
+    assertThat(slack.next(Posted::isResponse).text()).contains("Approve needs operator");
 
     clicks.click(OPERATOR, "runbook-approve", value);
-    assertThat(slack.next(p -> !p.isChatMessage()).text())
+    assertThat(slack.next(Posted::isResponse).text())
         .contains("<@" + OPERATOR + "> approved `channel-approve`");
     api.client
         .newUntypedWorkflowStub("channel-approve")
+        .getResult(30, TimeUnit.SECONDS, Object.class);
+  }
+
+  @Test
+  void onceApprovedElsewhereItsMessageLosesItsButtonsAndSaysWhoApproved() throws Exception {
+    api.startUpgradeAwaitingApproval("channel-elsewhere");
+    Posted announced = slack.next(p -> announces(p, "channel-elsewhere"));
+    assertThat(slack.within(2, p -> updates(p, "channel-elsewhere")))
+        .as("no update while it waits")
+        .isNull();
+
+    api.client
+        .newWorkflowStub(UpgradeClusterWorkflow.class, "channel-elsewhere")
+        .approve("alice (api)");
+
+    Posted update = slack.next(p -> updates(p, "channel-elsewhere"));
+    assertThat(update.body().path("channel").asText()).isEqualTo(CHANNEL);
+    assertThat(update.body().path("ts").asText()).isEqualTo(announced.ts());
+    assertThat(update.body().path("blocks").isArray()).isTrue();
+    assertThat(update.body().path("blocks")).isEmpty();
+    assertThat(update.text())
+        .contains("`channel-elsewhere` (UpgradeCluster, cluster sandbox) no longer waits")
+        .contains("approve by alice (api)");
+    assertThat(slack.within(3, p -> updates(p, "channel-elsewhere"))).as("updated once").isNull();
+    api.client
+        .newUntypedWorkflowStub("channel-elsewhere")
         .getResult(30, TimeUnit.SECONDS, Object.class);
   }
 
@@ -119,6 +145,10 @@ class SlackApprovalsChannelTest {
     // the follower reads the result once the run ends, which lets Temporal's test server skip
     // time: waited for here so that it does not happen during the other test
     assertThat(slack.next(p -> p.text().contains("`channel-followed` completed"))).isNotNull();
+  }
+
+  private static boolean updates(Posted p, String workflowId) {
+    return p.isChatUpdate() && p.text().contains("`" + workflowId + "`");
   }
 
   private static boolean announces(Posted p, String workflowId) {

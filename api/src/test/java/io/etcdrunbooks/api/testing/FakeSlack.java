@@ -17,8 +17,8 @@ import java.util.function.Predicate;
 
 /**
  * Slack's side on 127.0.0.1: its Web API's chat.postMessage under {@code api/} (answering with a
- * message ts, or not_in_channel for {@link #NOT_INVITED}) and response URLs anywhere else. Every
- * request is kept in order, with its path, Authorization header and JSON body.
+ * message ts, or not_in_channel for {@link #NOT_INVITED}) and chat.update, and response URLs
+ * anywhere else. Every request is kept in order, with its path, Authorization header and JSON body.
  */
 public final class FakeSlack implements AutoCloseable {
 
@@ -27,14 +27,23 @@ public final class FakeSlack implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** A request Slack got. */
-  public record Posted(String path, String authorization, JsonNode body) {
+  /** A request Slack got, and the message ts it answered with ("" when none). */
+  public record Posted(String path, String authorization, JsonNode body, String ts) {
     public String text() {
       return body.path("text").asText();
     }
 
     public boolean isChatMessage() {
       return path.equals("/api/chat.postMessage");
+    }
+
+    public boolean isChatUpdate() {
+      return path.equals("/api/chat.update");
+    }
+
+    /** Posted to a response URL, not to the Web API. */
+    public boolean isResponse() {
+      return !path.startsWith("/api/");
     }
   }
 
@@ -48,20 +57,23 @@ public final class FakeSlack implements AutoCloseable {
         "/",
         exchange -> {
           JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
-          Posted request =
-              new Posted(
-                  exchange.getRequestURI().getPath(),
-                  exchange.getRequestHeaders().getFirst("Authorization"),
-                  body);
-          posted.add(request);
+          String path = exchange.getRequestURI().getPath();
+          String channel = body.path("channel").asText();
+          String ts = "";
           String answer = "ok";
-          if (request.isChatMessage()) {
-            answer =
-                body.path("channel").asText().equals(NOT_INVITED)
-                    ? "{\"ok\":false,\"error\":\"not_in_channel\"}"
-                    : "{\"ok\":true,\"channel\":\"%s\",\"ts\":\"1700000000.%06d\"}"
-                        .formatted(body.path("channel").asText(), messages.incrementAndGet());
+          if (path.equals("/api/chat.update")) {
+            ts = body.path("ts").asText();
+            answer = "{\"ok\":true,\"channel\":\"%s\",\"ts\":\"%s\"}".formatted(channel, ts);
+          } else if (path.equals("/api/chat.postMessage")) {
+            if (channel.equals(NOT_INVITED)) {
+              answer = "{\"ok\":false,\"error\":\"not_in_channel\"}";
+            } else {
+              ts = "1700000000.%06d".formatted(messages.incrementAndGet());
+              answer = "{\"ok\":true,\"channel\":\"%s\",\"ts\":\"%s\"}".formatted(channel, ts);
+            }
           }
+          posted.add(
+              new Posted(path, exchange.getRequestHeaders().getFirst("Authorization"), body, ts));
           byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
           exchange.sendResponseHeaders(200, bytes.length);
           exchange.getResponseBody().write(bytes);

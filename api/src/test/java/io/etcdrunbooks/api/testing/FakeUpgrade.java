@@ -2,17 +2,19 @@ package io.etcdrunbooks.api.testing;
 
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * An UpgradeCluster that touches nothing: it waits until approved and keeps every signal it gets,
- * with who sent it, in its progress message. For API tests that are about who may reach a runbook,
- * not about etcd.
+ * with who sent it, in its progress message (an approval also in its memo, as the runbooks keep
+ * it). For API tests that are about who may reach a runbook, not about etcd.
  */
 public final class FakeUpgrade implements UpgradeClusterWorkflow {
 
@@ -55,5 +57,7 @@ public final class FakeUpgrade implements UpgradeClusterWorkflow {
   public void approve(String by) {
     signals.add("approve by " + by);
     approved = true;
+    // as a real runbook keeps its controls, for who reads them (the Slack approvals channel)
+    Workflow.upsertMemo(Map.of(RunbookWorkflow.CONTROLS_MEMO, List.copyOf(signals)));
   }
 }

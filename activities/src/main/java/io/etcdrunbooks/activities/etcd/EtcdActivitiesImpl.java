@@ -86,7 +86,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   public ConsistencyReport checkConsistency(ClusterRef cluster) {
     return withCluster(
         cluster.cluster(),
-        inspector -> checkConsistency(inspector, new ConsistencyRequest("", 0, List.of(), false)));
+        inspector -> checkConsistency(inspector, new ConsistencyRequest("", 0, List.of())));
   }
 
   @Override
@@ -114,7 +114,6 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     List<String> hashed =
         converged.statuses.stream()
             .filter(s -> request.members().isEmpty() || request.members().contains(s.name()))
-            .filter(s -> !(request.skipLeader() && s.leads()))
             .map(MemberStatus::name)
             .toList();
     KeyspaceHashes hashes =
@@ -199,6 +198,11 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
                 .hashKV(EtcdClients.target(spec.member(member)), revision),
             "hashkv of member '" + member + "' at revision " + revision);
       } catch (EtcdCallException e) {
+        if (e.isCompacted()) {
+          throw FailureType.InvalidRequest.nonRetryable(
+              "cannot hash member '%s' of cluster '%s' at revision %d: %s; etcd keeps no entry before its compaction"
+                  .formatted(member, spec.name(), revision, e.getMessage()));
+        }
         if (System.nanoTime() > deadline) {
           throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
         }

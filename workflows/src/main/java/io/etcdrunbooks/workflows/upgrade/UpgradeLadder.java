@@ -69,13 +69,8 @@ final class UpgradeLadder {
     }
     progress.member("");
     if (UpgradePhases.overlapsChecks()) {
-      if (isLast(run, step) && run.leaderFreeHashes) {
-        UpgradePostflight.startLeaderFreeReads(
-            run, () -> handLeadershipBack(run, discovered.leaderName(), switched));
-      } else {
-        if (isLast(run, step)) UpgradePostflight.startReads(run);
-        handLeadershipBack(run, discovered.leaderName(), switched);
-      }
+      if (isLast(run, step)) UpgradePostflight.startReads(run);
+      handLeadershipBack(run, discovered.leaderName(), switched);
     }
     String clusterVersion = awaitClusterVersion(run, step);
     compensation.commit();

@@ -9,15 +9,11 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.model.ClusterState;
-import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.Discovery;
-import io.etcdrunbooks.workflows.phases.LeaderFreeHashes;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
-import io.etcdrunbooks.workflows.phases.Refusal;
 import io.etcdrunbooks.workflows.phases.VerifiedBackup;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
@@ -25,7 +21,6 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 
 /** The UpgradeCluster runbook, phase by phase. */
@@ -184,7 +179,6 @@ public final class UpgradePhases {
       run.backup = taken.backup();
       run.before = taken.keyspace();
     }
-    if (run.leaderFreeHashes) compareTheLeader(run);
     // staged beside the backup: both are done before the UPGRADE phase touches a member
     run.ctx.progress().run("binaries staged on every host", () -> run.staged.get());
   }
@@ -220,16 +214,11 @@ public final class UpgradePhases {
   private static void backupBesideTheKeyspace(UpgradeRun run, long revision) {
     KeyspaceDigestRequest at = new KeyspaceDigestRequest(run.cluster(), revision);
     Promise<KeyspaceDigest> digest = Async.function(run.ctx.activities().etcd::keyspaceDigest, at);
-    // the leader-free round moves leadership, which a linearizable read under way could see as
-    // an error: it follows the keyspace read
+    // the preflight's comparison at this revision already scanned every member
+    boolean compared = run.beforeHashes != null && run.beforeHashes.revision() == revision;
     Promise<KeyspaceHashes> hashes =
-        run.leaderFreeHashes
-            ? digest.thenCompose(
-                read ->
-                    Async.function(
-                        () ->
-                            LeaderFreeHashes.hashes(
-                                LeaderFreeHashes.round(run.ctx, run.state, revision))))
+        compared
+            ? Workflow.newPromise(run.beforeHashes)
             : Async.function(run.ctx.activities().etcd::keyspaceHashes, at);
     run.backup = VerifiedBackup.backupOnly(run.ctx, "pre-upgrade");
     try {
@@ -243,8 +232,10 @@ public final class UpgradePhases {
               "keyspace at revision %d could not be read (%s): read at the backup's revision instead"
                   .formatted(revision, Failures.rootMessage(e)));
       run.before = VerifiedBackup.keyspaceAt(run.ctx, run.backup);
-      return; // the hashes were taken at the other revision
+      run.beforeHashes = null; // taken at the other revision
+      return;
     }
+    if (compared) return;
     try {
       run.beforeHashes =
           run.ctx.progress().record("every member's hashkv at revision " + revision, hashes::get);
@@ -256,35 +247,6 @@ public final class UpgradePhases {
               "every member's hashkv at revision %d could not be read (%s): the postflight reads the keyspace out again"
                   .formatted(revision, Failures.rootMessage(e)));
     }
-  }
-
-  /**
-   * The preflight of a large keyspace compared the followers only: the leader's hashkv, taken
-   * beside the backup once it had handed leadership away, is compared here, before any member is
-   * touched. When that round did not cover every member (it failed, or read another revision), one
-   * round of every member is taken now, the leader included.
-   */
-  private static void compareTheLeader(UpgradeRun run) {
-    List<String> members = run.state.members().stream().map(MemberStatus::name).toList();
-    ConsistencyReport report;
-    if (run.beforeHashes != null && run.beforeHashes.hashByMember().keySet().containsAll(members)) {
-      report =
-          new ConsistencyReport(
-              run.beforeHashes.revision(),
-              run.beforeHashes.hashByMember(),
-              Map.of(),
-              true,
-              run.beforeHashes.compactRevision());
-    } else {
-      report =
-          run.ctx
-              .progress()
-              .record(
-                  "consistency, the leader included",
-                  () -> run.ctx.activities().etcd.checkConsistency(run.ctx.ref()));
-    }
-    List<String> problems = ClusterChecks.consistencyProblems(report);
-    if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.PreflightRefused);
   }
 
   private static void done(UpgradeRun run) {

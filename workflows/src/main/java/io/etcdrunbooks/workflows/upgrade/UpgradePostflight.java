@@ -1,18 +1,16 @@
 package io.etcdrunbooks.workflows.upgrade;
 
-import io.etcdrunbooks.workflows.activities.EtcdActivities;
+import io.etcdrunbooks.workflows.activities.EtcdActivities.ConsistencyRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClusterState;
-import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
-import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.etcdrunbooks.workflows.phases.LeaderFreeHashes;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,37 +31,27 @@ final class UpgradePostflight {
     run.earlyConsistency =
         Async.function(run.ctx.activities().etcd::checkConsistency, run.ctx.ref());
     if (run.beforeHashes == null) run.earlyKeyspace = Async.function(() -> keyspace(run));
+    else if (run.fewerHashScans) run.earlyHashes = oneMembersHashAfterTheComparison(run);
     else run.earlyHashes = Async.function(() -> hashes(run));
   }
 
   /**
-   * As {@link #startReads}, with no member hashed while it leads ({@link LeaderFreeHashes}): the
-   * members that follow the rung's last leader are hashed before {@code handBack} gives the
-   * leadership back to the member restarted last, and the rest after it. The keyspace at the
-   * backup's revision is hashed on the followers only: with every member agreeing at the current
-   * revision (the comparison above, which fails the postflight otherwise), they agree on every
-   * entry up to the older revision too, so one member's hash there stands for all.
+   * The keyspace at the backup's revision, hashed again on one member only, once the comparison at
+   * the current revision is done (two hashkv at once on a member would hold its writes for both
+   * scans). One stands for all: members that agree on every entry up to the current revision (the
+   * comparison, which fails the postflight otherwise) agree on every entry up to the older one.
    */
-  static void startLeaderFreeReads(UpgradeRun run, Runnable handBack) {
-    EtcdActivities etcd = run.ctx.activities().etcd;
-    ConsistencyReport first =
-        run.ctx
-            .progress()
-            .record(
-                "every follower's hashkv",
-                () -> etcd.checkConsistencyAt(LeaderFreeHashes.followers(run.cluster(), 0)));
-    handBack.run();
-    List<String> members = run.state.members().stream().map(MemberStatus::name).toList();
-    run.earlyConsistency = Async.function(() -> LeaderFreeHashes.rest(run.ctx, first, members));
-    if (run.beforeHashes == null) {
-      run.earlyKeyspace = Async.function(() -> keyspace(run));
-    } else {
-      run.earlyHashes =
-          Async.function(
-                  etcd::checkConsistencyAt,
-                  LeaderFreeHashes.followers(run.cluster(), run.before.revision()))
-              .thenApply(LeaderFreeHashes::hashes);
-    }
+  private static Promise<KeyspaceHashes> oneMembersHashAfterTheComparison(UpgradeRun run) {
+    ConsistencyRequest oneMember =
+        new ConsistencyRequest(
+            run.cluster(), run.before.revision(), List.of(run.state.members().get(0).name()));
+    return run.earlyConsistency
+        .thenCompose(
+            agreed -> Async.function(run.ctx.activities().etcd::checkConsistencyAt, oneMember))
+        .thenApply(
+            report ->
+                new KeyspaceHashes(
+                    report.revision(), report.compactRevision(), report.hashByMember()));
   }
 
   private static KeyspaceHashes hashes(UpgradeRun run) {
@@ -86,13 +74,19 @@ final class UpgradePostflight {
           run.ctx
               .progress()
               .record(
-                  "every member's hashkv at revision " + revision,
+                  (run.fewerHashScans ? "one member's" : "every member's")
+                      + " hashkv at revision "
+                      + revision,
                   () -> run.earlyHashes == null ? hashes(run) : run.earlyHashes.get());
       if (run.beforeHashes.sameEntriesAs(after)) {
         // said in the result too: its checksum after is the one before, shown by the hashes
         String unchanged =
-            "keyspace at revision %d unchanged: every member's hashkv %s before and after (compaction %d)"
-                .formatted(revision, after.hashByMember(), after.compactRevision());
+            "keyspace at revision %d unchanged: every member's hashkv %s before, %s after (compaction %d)"
+                .formatted(
+                    revision,
+                    run.beforeHashes.hashByMember(),
+                    after.hashByMember(),
+                    after.compactRevision());
         run.ctx.progress().message(unchanged);
         run.notes.add(unchanged);
         return true;

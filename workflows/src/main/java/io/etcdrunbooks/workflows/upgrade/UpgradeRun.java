@@ -48,11 +48,12 @@ final class UpgradeRun {
   Promise<Void> staged = Workflow.newPromise(null);
 
   /**
-   * The keyspace is large enough that no member is hashed while it leads ({@link
-   * io.etcdrunbooks.workflows.phases.LeaderFreeHashes}): the preflight hashes the followers, and
-   * the leader is compared beside the backup, after handing leadership away.
+   * Each member's keyspace is scanned by hashkv once before the upgrade and once after, plus once
+   * on one member ({@link UpgradePreflight#FEWER_HASH_SCANS}): the preflight's comparison, at
+   * discovery's revision, gives {@link #beforeHashes}, and after the upgrade one member's hash at
+   * that revision stands for all, since every member agrees at the later one.
    */
-  boolean leaderFreeHashes;
+  boolean fewerHashScans;
 
   /** The postflight's hashkv comparison, started while etcd raises the cluster version. */
   Promise<ConsistencyReport> earlyConsistency;

@@ -226,7 +226,6 @@ final class FakeReplacement
     ConsistencyReport all = checkConsistency(new ClusterRef(request.cluster()));
     Map<String, Long> hashes = new LinkedHashMap<>(all.hashByMember());
     hashes.keySet().removeIf(n -> !request.members().isEmpty() && !request.members().contains(n));
-    if (request.skipLeader()) hashes.remove(leader);
     return new ConsistencyReport(
         request.revision() > 0 ? request.revision() : all.revision(),
         hashes,

@@ -62,9 +62,8 @@ public final class FakeCluster
   private boolean hashesFail;
   private long compactedBelow;
   private boolean keyspaceChanges;
-  private long dbSizeBytes = 1024;
   private String hashDiffersOn = "";
-  private final List<String> hashedWhileLeading = new ArrayList<>();
+  private final Map<String, Integer> hashScans = new LinkedHashMap<>();
   private long revision = 10;
   private long revisionStep;
   private boolean authEnabled;
@@ -214,21 +213,15 @@ public final class FakeCluster
     return this;
   }
 
-  /** Every member reports a backend of this size. */
-  public synchronized FakeCluster keyspaceOfBytes(long bytes) {
-    dbSizeBytes = bytes;
-    return this;
-  }
-
   /** The member's hashkv differs from the others' in every consistency check. */
   public synchronized FakeCluster hashDiffersOn(String member) {
     hashDiffersOn = member;
     return this;
   }
 
-  /** The leader at each hashkv round that hashed it, in order. */
-  public synchronized List<String> hashedWhileLeading() {
-    return List.copyOf(hashedWhileLeading);
+  /** How many times each member's keyspace was scanned by a hashkv. */
+  public synchronized Map<String, Integer> hashScans() {
+    return Map.copyOf(hashScans);
   }
 
   public synchronized FakeCluster keyspaceChanges() {
@@ -266,7 +259,7 @@ public final class FakeCluster
                   up,
                   m.running,
                   false,
-                  dbSizeBytes,
+                  1024,
                   100,
                   100,
                   leaderId,
@@ -290,11 +283,24 @@ public final class FakeCluster
 
   @Override
   public synchronized ConsistencyReport checkConsistency(ClusterRef cluster) {
-    return checkConsistencyAt(new ConsistencyRequest(cluster.cluster(), 0, List.of(), false));
+    return checkConsistencyAt(new ConsistencyRequest(cluster.cluster(), 0, List.of()));
   }
 
   @Override
   public synchronized ConsistencyReport checkConsistencyAt(ConsistencyRequest request) {
+    // at a revision named, it is the keyspace's hashes there, read as keyspaceHashes reads them;
+    // hashesFail spares a round of every member, which a preflight needs
+    long hash = 42L;
+    if (request.revision() > 0) {
+      hashReads++;
+      if (hashesFail && !request.members().isEmpty()) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "hashkv of member 'm1' at revision " + request.revision() + ": no answer",
+            "Unreachable");
+      }
+      if (keyspaceChanges && hashReads > 1) hash = 43L;
+    }
+    long answer = hash;
     Map<String, Long> hashes = new LinkedHashMap<>();
     Map<String, Long> indexes = new LinkedHashMap<>();
     members
@@ -303,9 +309,9 @@ public final class FakeCluster
             n -> {
               indexes.put(n, 100L);
               boolean asked = request.members().isEmpty() || request.members().contains(n);
-              if (!asked || (request.skipLeader() && n.equals(leader))) return;
-              if (n.equals(leader)) hashedWhileLeading.add(n);
-              hashes.put(n, n.equals(hashDiffersOn) ? 43L : 42L);
+              if (!asked) return;
+              hashScans.merge(n, 1, Integer::sum);
+              hashes.put(n, n.equals(hashDiffersOn) ? answer + 1 : answer);
             });
     return new ConsistencyReport(
         request.revision() > 0 ? request.revision() : 10, hashes, indexes, true, 0);
@@ -343,7 +349,7 @@ public final class FakeCluster
     Map<String, Long> hashes = new LinkedHashMap<>();
     long hash = keyspaceChanges && hashReads > 1 ? 43L : 42L;
     members.keySet().forEach(n -> hashes.put(n, n.equals(hashDiffersOn) ? hash + 1 : hash));
-    if (!leader.isEmpty()) hashedWhileLeading.add(leader);
+    members.keySet().forEach(n -> hashScans.merge(n, 1, Integer::sum));
     return new KeyspaceHashes(request.revision(), 0, hashes);
   }
 

@@ -21,8 +21,8 @@ final class SnapshotFile extends OutputStream {
 
   private final FileChannel channel;
   private final PacedSync sync;
+  // one digest, on jetcd's event loop: the whole file's is this one's state plus the trailer
   private final MessageDigest payload;
-  private final MessageDigest whole;
   private final byte[] tail = new byte[TRAILER];
   private int tailLength;
   private final AtomicLong bytes = new AtomicLong();
@@ -37,7 +37,6 @@ final class SnapshotFile extends OutputStream {
     this.sync = new PacedSync(channel);
     try {
       this.payload = MessageDigest.getInstance("SHA-256");
-      this.whole = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
@@ -53,7 +52,6 @@ final class SnapshotFile extends OutputStream {
     ByteBuffer buffer = ByteBuffer.wrap(b, off, len);
     while (buffer.hasRemaining()) channel.write(buffer);
     sync.wrote(len);
-    whole.update(b, off, len);
     if (len >= TRAILER) {
       payload.update(tail, 0, tailLength);
       payload.update(b, off, len - TRAILER);
@@ -76,17 +74,24 @@ final class SnapshotFile extends OutputStream {
     return bytes.get();
   }
 
-  /**
-   * The stream ended with the SHA-256 of what came before it. Call once, after the stream
-   * completed.
-   */
+  /** The stream ended with the SHA-256 of what came before it. Call after the stream completed. */
   synchronized boolean trailerMatches() {
-    return tailLength == TRAILER && MessageDigest.isEqual(payload.digest(), tail);
+    return tailLength == TRAILER && MessageDigest.isEqual(copy(payload).digest(), tail);
   }
 
-  /** The SHA-256 of the whole file, trailer included. Call once, after the stream completed. */
+  /** The SHA-256 of the whole file, trailer included. Call after the stream completed. */
   synchronized byte[] fileSha256() {
+    MessageDigest whole = copy(payload);
+    whole.update(tail, 0, tailLength);
     return whole.digest();
+  }
+
+  private static MessageDigest copy(MessageDigest digest) {
+    try {
+      return (MessageDigest) digest.clone();
+    } catch (CloneNotSupportedException e) {
+      throw new IllegalStateException("SHA-256 digests of this JDK cannot be copied", e);
+    }
   }
 
   /** Flushes the file to disk and closes it. */

@@ -28,7 +28,16 @@ final class WriteProbe implements AutoCloseable {
       int failed,
       long longestStallMillis,
       long longestStallFromMillis,
-      int lost) {}
+      int lost,
+      List<Stall> stalls) {}
+
+  /** A stall of at least {@link #NOTED_STALL_MILLIS}: when it began (epoch ms) and how long. */
+  record Stall(long fromMillis, long millis) {}
+
+  /** Stalls this long are kept (the first {@link #MAX_NOTED_STALLS}), to be placed among steps. */
+  static final long NOTED_STALL_MILLIS = 100;
+
+  private static final int MAX_NOTED_STALLS = 100;
 
   private static final int MAX_WRITES = 1_000_000;
 
@@ -40,6 +49,7 @@ final class WriteProbe implements AutoCloseable {
   private int failed;
   private long longestStallNanos;
   private long longestStallFromMillis;
+  private final List<Stall> stalls = new ArrayList<>();
 
   WriteProbe(List<String> endpoints, String prefix) {
     this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
@@ -56,6 +66,12 @@ final class WriteProbe implements AutoCloseable {
       try {
         client.getKVClient().put(bytes(prefix + i), bytes("v" + i)).get(5, TimeUnit.SECONDS);
         long now = System.nanoTime();
+        long stallMillis = TimeUnit.NANOSECONDS.toMillis(now - lastAck);
+        if (stallMillis >= NOTED_STALL_MILLIS && stalls.size() < MAX_NOTED_STALLS) {
+          synchronized (acknowledged) {
+            stalls.add(new Stall(lastAckMillis, stallMillis));
+          }
+        }
         if (now - lastAck > longestStallNanos) {
           longestStallNanos = now - lastAck;
           longestStallFromMillis = lastAckMillis;
@@ -97,7 +113,8 @@ final class WriteProbe implements AutoCloseable {
           failed,
           TimeUnit.NANOSECONDS.toMillis(longestStallNanos),
           longestStallFromMillis,
-          lost);
+          lost,
+          List.copyOf(stalls));
     }
   }
 

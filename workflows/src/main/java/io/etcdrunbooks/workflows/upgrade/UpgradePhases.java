@@ -57,8 +57,9 @@ public final class UpgradePhases {
                   UpgradePhases::stage),
               when(
                   Phase.BACKUP,
-                  "takes a verified, encrypted backup and, beside it, the keyspace checksum and every"
-                      + " member's hashkv at the revision just discovered",
+                  "takes a verified, encrypted backup and, beside it, the keyspace checksum at the"
+                      + " revision just discovered (every member's hashkv there is the preflight's, or"
+                      + " taken again after a wait)",
                   UpgradeRun::changes,
                   UpgradePhases::backup),
               when(
@@ -73,8 +74,8 @@ public final class UpgradePhases {
               when(
                   Phase.POSTFLIGHT,
                   "every member on the target and healthy, the cluster version moved, hashkv equal, the"
-                      + " keyspace at the revision read beside the backup unchanged (every member's hashkv"
-                      + " there as before; read out again only when they are not)",
+                      + " keyspace at the revision read beside the backup unchanged (one member's hashkv"
+                      + " there as every member's before; read out again only when it is not)",
                   UpgradeRun::changes,
                   UpgradePostflight::run),
               always(

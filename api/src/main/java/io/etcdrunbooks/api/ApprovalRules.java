@@ -2,7 +2,7 @@ package io.etcdrunbooks.api;
 
 import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.api.auth.Role;
-import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
+import io.etcdrunbooks.workflows.common.Approver;
 import io.micronaut.context.annotation.Value;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
@@ -10,9 +10,10 @@ import jakarta.inject.Singleton;
 import java.util.Optional;
 
 /**
- * Who may approve which runbook. RecoverQuorum throws data away, so only an admin approves it, and
- * with {@code runbooks.approvals.recover-quorum-second-person: true} not the one who started it.
- * Every other runbook takes the approve route's own role (operator).
+ * Who may approve which runbook ({@link Approver}, whose rule the waiting runbook names too).
+ * RecoverQuorum throws data away, so only an admin approves it, and with {@code
+ * runbooks.approvals.recover-quorum-second-person: true} not the one who started it. Every other
+ * runbook takes the approve route's own role (operator).
  */
 @Singleton
 public final class ApprovalRules {
@@ -30,7 +31,7 @@ public final class ApprovalRules {
   /** Why this caller may not approve the runbook, or empty when they may. */
   public Optional<String> whyNot(String workflowId, Caller caller) {
     WorkflowExecutionDescription run = client.newUntypedWorkflowStub(workflowId).describe();
-    if (!RecoverQuorumWorkflow.TYPE.equals(run.getWorkflowType())) return Optional.empty();
+    if (Approver.forRunbook(run.getWorkflowType()) != Approver.ADMIN) return Optional.empty();
     if (caller == null || caller.role() != Role.ADMIN) {
       return Optional.of(
           "only an admin approves RecoverQuorum (it rebuilds the cluster from one member and"

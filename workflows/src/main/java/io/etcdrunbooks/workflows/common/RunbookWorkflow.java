@@ -125,9 +125,9 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
     progress.phase(Phase.AWAITING_APPROVAL);
     String id = Workflow.getInfo().getWorkflowId();
     progress.message(
-        ("waiting for approval before %s: POST /api/v1/runbooks/%s/approve (operator), '/etcd"
+        ("waiting for approval before %s: POST /api/v1/runbooks/%s/approve (%s), '/etcd"
                 + " approve %s' in Slack, or signal approve from the Temporal Web UI")
-            .formatted(firstChange, id, id));
+            .formatted(firstChange, id, Approver.forRunbook(runbookType).who(), id));
     Workflow.await(
         () -> approvedBy != null || stopWaiting.getAsBoolean() || progress.isCancelRequested());
     if (approvedBy == null && progress.isCancelRequested()) progress.safePoint(firstChange);

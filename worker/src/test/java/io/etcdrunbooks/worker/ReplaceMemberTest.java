@@ -122,7 +122,7 @@ class ReplaceMemberTest {
   }
 
   @Test
-  void withTwoOfThreeMembersDownItRefusesNamingTheRestoreRunbookAndTouchesNothing()
+  void withTwoOfThreeMembersDownItRefusesNamingTheRecoverQuorumRunbookAndTouchesNothing()
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of())) {
       runbooks.sandbox.kill("m2");
@@ -141,7 +141,7 @@ class ReplaceMemberTest {
                   assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(e))
                       .contains("refused, nothing was touched")
                       .contains("quorum")
-                      .contains("RestoreCluster"));
+                      .contains("RecoverQuorum runbook"));
 
       assertThat(Files.readString(runbooks.sandbox.inventoryFile())).isEqualTo(inventoryBefore);
       assertThat(runbooks.sandbox.pidOf("m1")).isEqualTo(m1Pid);

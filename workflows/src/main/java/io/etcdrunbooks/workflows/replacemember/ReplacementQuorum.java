@@ -12,6 +12,14 @@ import java.util.stream.Collectors;
 /** Whether the members left without the failed one can carry a membership change. */
 final class ReplacementQuorum {
 
+  /**
+   * Where a cluster that lost quorum goes instead: not a restore, which loses every newer write.
+   */
+  private static final String RECOVER_QUORUM =
+      "the RecoverQuorum runbook (it rebuilds the cluster from the surviving member with the"
+          + " highest applied index, and restores the newest verified backup only when none"
+          + " survives";
+
   private ReplacementQuorum() {}
 
   /** Whether the voting members other than the failed one hold quorum of the current membership. */
@@ -45,8 +53,9 @@ final class ReplacementQuorum {
     if (voters.isEmpty()) {
       return Optional.of(
           "no member answers the member list: the cluster has lost quorum or every member is down."
-              + " A member replacement needs a working cluster; the way forward is the"
-              + " RestoreCluster runbook (disaster recovery from the latest verified backup)");
+              + " A member replacement needs a working cluster; the way forward is "
+              + RECOVER_QUORUM
+              + ")");
     }
     Set<Long> healthyIds = ids(state, MemberStatus::healthy);
     List<String> healthyOthers =
@@ -60,9 +69,14 @@ final class ReplacementQuorum {
     return Optional.of(
         ("without the failed member only %d of %d voting members are healthy %s, below quorum %d"
                 + " (down or unhealthy: %s). Removing or adding members needs quorum, so nothing"
-                + " was touched; the way forward is the RestoreCluster runbook (disaster recovery"
-                + " from the latest verified backup), or bring enough of them back first")
-            .formatted(healthyOthers.size(), voters.size(), healthyOthers, quorum, down(state)));
+                + " was touched; the way forward is %s), or bring enough of them back first")
+            .formatted(
+                healthyOthers.size(),
+                voters.size(),
+                healthyOthers,
+                quorum,
+                down(state),
+                RECOVER_QUORUM));
   }
 
   private static List<String> down(ClusterState state) {

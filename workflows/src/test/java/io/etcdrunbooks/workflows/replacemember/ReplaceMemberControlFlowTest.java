@@ -254,7 +254,7 @@ class ReplaceMemberControlFlowTest {
   }
 
   @Test
-  void givenTwoOfThreeMembersDownItRefusesNamingTheRestoreRunbook() {
+  void givenTwoOfThreeMembersDownItRefusesNamingTheRecoverQuorumRunbook() {
     FakeReplacement cluster = new FakeReplacement("c").down("m2", "m3");
 
     Throwable failure = workflowFailure(() -> stub(cluster).replace(request(false, false)));
@@ -264,7 +264,7 @@ class ReplaceMemberControlFlowTest {
         .contains(
             "replacement of m2 in cluster c refused, nothing was touched",
             "quorum",
-            "RestoreCluster");
+            "RecoverQuorum runbook");
     assertThat(recording.calls()).doesNotContain("MembershipActivities.removeMember");
   }
 

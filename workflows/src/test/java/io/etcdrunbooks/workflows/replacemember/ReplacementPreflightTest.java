@@ -111,7 +111,7 @@ class ReplacementPreflightTest {
   }
 
   @Test
-  void twoOfThreeDownIsRefusedNamingTheRestoreRunbook() {
+  void twoOfThreeDownIsRefusedNamingTheRecoverQuorumRunbook() {
     ClusterState state =
         new ClusterState(
             "prod-1",
@@ -128,7 +128,8 @@ class ReplacementPreflightTest {
         .singleElement()
         .asString()
         .contains("below quorum 2")
-        .contains("RestoreCluster");
+        .contains("the way forward is the RecoverQuorum runbook")
+        .doesNotContain("RestoreCluster");
   }
 
   @Test

@@ -116,7 +116,8 @@ public final class RunbookController {
 
   /**
    * Body:
-   * {"backupId":"latest","acknowledgeDataLoss":true,"etcdVersion":"","requireApproval":false,"dryRun":false}.
+   * {"backupId":"latest","acknowledgeDataLoss":true,"etcdVersion":"","requireApproval":false,"dryRun":false,
+   * "acknowledgeRevisionsBackward":false}.
    */
   @Post("/clusters/{cluster}/restore")
   @Access(ApiAction.RESTORE)
@@ -135,7 +136,8 @@ public final class RunbookController {
                             body.apiServerTimeoutSeconds()))
                     .withDataLossAcknowledged(body.acknowledgeDataLoss())
                     .withEtcdVersion(body.etcdVersion())
-                    .withTakenOnMinor(body.takenOnMinor()),
+                    .withTakenOnMinor(body.takenOnMinor())
+                    .withRevisionsBackwardAcknowledged(body.acknowledgeRevisionsBackward()),
                 caller(http)));
   }
 
@@ -145,7 +147,7 @@ public final class RunbookController {
    */
   /**
    * Body: {"compactKeepRevisions":10000,"compactRevision":0,"defragmentAll":false,
-   * "requireApproval":false,"dryRun":false}.
+   * "forceCompaction":false,"requireApproval":false,"dryRun":false}.
    */
   @Post("/clusters/{cluster}/maintenance")
   @Access(ApiAction.MAINTENANCE)
@@ -160,7 +162,8 @@ public final class RunbookController {
                     body.compactKeepRevisions(),
                     body.defragmentAll(),
                     body.dryRun(),
-                    body.requireApproval()),
+                    body.requireApproval(),
+                    body.forceCompaction()),
                 caller(http)));
   }
 
@@ -315,8 +318,8 @@ public final class RunbookController {
   }
 
   /**
-   * Body: {"intervalMinutes":1440,"compactOlderThanMinutes":10080,"defragmentAll":false}; the
-   * schedule runs until cancelled.
+   * Body: {"intervalMinutes":1440,"compactOlderThanMinutes":10080,"defragmentAll":false,
+   * "forceCompaction":false}; the schedule runs until cancelled.
    */
   @Post("/clusters/{cluster}/maintenance-schedule")
   @Access(ApiAction.MAINTENANCE_SCHEDULE)
@@ -327,10 +330,9 @@ public final class RunbookController {
             inPath(cluster, body.cluster()),
             body.intervalMinutes(),
             body.compactOlderThanMinutes());
-    return HttpResponse.accepted()
-        .body(
-            starter.startMaintenanceSchedule(
-                body.defragmentAll() ? every.defragmentingAll() : every, caller(http)));
+    if (body.defragmentAll()) every = every.defragmentingAll();
+    if (body.forceCompaction()) every = every.forcingCompaction();
+    return HttpResponse.accepted().body(starter.startMaintenanceSchedule(every, caller(http)));
   }
 
   /**

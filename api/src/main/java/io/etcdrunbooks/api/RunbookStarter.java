@@ -384,6 +384,18 @@ public final class RunbookStarter {
                   + " noted once a round")
               .formatted(request.compactOlderThanMinutes(), request.effectiveIntervalMinutes()));
     }
+    if (request.compactOlderThanMinutes() > 0
+        && request.compactOlderThanMinutes() < MaintenanceScheduleRequest.APISERVER_WINDOW_MINUTES
+        && !request.forceCompaction()) {
+      throw new IllegalArgumentException(
+          ("compactOlderThanMinutes (%d) must be at least %d: kube-apiserver serves paginated"
+                  + " LISTs and lagging watches from the last 5-10 minutes of history, and they"
+                  + " fail with 410 Gone and relist at once when it is compacted; set"
+                  + " forceCompaction to accept that")
+              .formatted(
+                  request.compactOlderThanMinutes(),
+                  MaintenanceScheduleRequest.APISERVER_WINDOW_MINUTES));
+    }
     String id = MaintenanceScheduleWorkflow.workflowId(request.cluster());
     return start(
         id,

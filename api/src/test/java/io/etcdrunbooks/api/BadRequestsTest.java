@@ -1103,6 +1103,16 @@ class BadRequestsTest {
             OPERATOR.bearer(),
             400,
             "compactOlderThanMinutes (30) must be at least intervalMinutes (60)"));
+    c.add(
+        new BadRequest(
+            "a maintenance schedule compacting inside kube-apiserver's window, not forced",
+            "POST",
+            C + "/maintenance-schedule",
+            JSON_TYPE,
+            "{\"intervalMinutes\":5,\"compactOlderThanMinutes\":5}",
+            OPERATOR.bearer(),
+            400,
+            "compactOlderThanMinutes (5) must be at least 10"));
     // FleetUpgrade
     c.add(
         new BadRequest(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.activities.MaintenanceActivities.ApiServerCompaction;
 import io.etcdrunbooks.workflows.activities.MaintenanceActivities.MemberSpace;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -102,21 +103,31 @@ class MaintenanceTest {
   void aDryRunPlansWithoutTouchingAnything() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      long apiServerCompactedTo = probe.revision() + 1;
       probe.putMany("/registry/pods/p-", 200);
+      // kube-apiserver's compaction marker, as it writes it (the revision it compacted to)
+      probe.put(ApiServerCompaction.KEY, String.valueOf(apiServerCompactedTo));
       long revision = probe.revision();
+      MaintenanceRequest dryRun =
+          MaintenanceRequest.of("sandbox", RunbookOptions.defaults().asDryRun())
+              .compactingAllBut(10)
+              .defragmentingAll();
 
-      MaintenanceResult result =
-          runbooks
-              .maintenanceStub()
-              .maintain(
-                  MaintenanceRequest.of("sandbox", RunbookOptions.defaults().asDryRun())
-                      .compactingAllBut(10)
-                      .defragmentingAll());
+      assertThatThrownBy(() -> runbooks.maintenanceStub().maintain(dryRun))
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains(
+                          "compacting to revision " + (revision - 10),
+                          "it compacted to %d itself at revision %d"
+                              .formatted(apiServerCompactedTo, revision),
+                          "forceCompaction"));
+      MaintenanceResult result = runbooks.maintenanceStub().maintain(dryRun.forcingCompaction());
 
       assertThat(result.compactedTo()).isZero();
       assertThat(result.defragmented()).isEmpty();
       assertThat(result.after()).isEqualTo(result.before());
-      assertThat(probe.dump(0).keySet()).hasSize(200);
+      assertThat(probe.dump(0).keySet()).hasSize(201);
       assertThat(probe.revision()).isEqualTo(revision);
       // nothing compacted: the first write's revision still reads, holding that one key
       assertThat(probe.dump(2)).containsOnlyKeys("/registry/pods/p-0");
@@ -136,7 +147,8 @@ class MaintenanceTest {
       long noted = probe.revision();
       MaintenanceScheduleWorkflow schedule = runbooks.maintenanceScheduleStub();
       WorkflowClient.start(
-          schedule::run, MaintenanceScheduleRequest.every("sandbox", 1, 1).stoppingAfter(2));
+          schedule::run,
+          MaintenanceScheduleRequest.every("sandbox", 1, 1).forcingCompaction().stoppingAfter(2));
       Instant deadline = Instant.now().plus(Duration.ofSeconds(50));
       while (!schedule.progress().message().startsWith("last round")) {
         assertThat(Instant.now()).as("first round done").isBefore(deadline);

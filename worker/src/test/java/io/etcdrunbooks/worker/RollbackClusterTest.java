@@ -95,7 +95,7 @@ class RollbackClusterTest {
 
   @Test
   void
-      afterAFullUpgradeItRefusesWithoutAcknowledgementThenRestoresThePreUpgradeBackupWithTheOldBinaries()
+      afterAFullUpgradeItRefusesWithoutAcknowledgementThenRestoresThePreUpgradeBackupWithTheOldBinariesAndTheRevisionRaised()
           throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
@@ -145,8 +145,11 @@ class RollbackClusterTest {
       assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
       assertThat(probe.dump(0)).isEqualTo(preUpgrade);
       long now = probe.revision();
-      assertThat(now).isEqualTo(upgrade.backup().revision());
-      assertThat(probe.hashKvByMember(now).values().stream().distinct()).hasSize(1);
+      // 3.4's etcdctl cannot raise the revision: the restore took 3.5.30's etcdutl, so no watcher
+      // sees it go back below one it saw
+      assertThat(now).as("revision after the rollback").isGreaterThan(lastRevision);
+      // 3.4 refuses a hash at its compaction revision, which --mark-compacted made the newest: 0
+      assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
     }
   }
 

@@ -214,8 +214,15 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
               + " version first",
           "RestoreToolMissing");
     }
-    boolean etcdutl = Versions.ORDER.compare(version, "3.5.0") >= 0;
+    String toolVersion =
+        request.toolVersion() == null || request.toolVersion().isBlank()
+            ? version
+            : request.toolVersion();
+    boolean etcdutl = Versions.ORDER.compare(toolVersion, "3.5.0") >= 0;
     String toolName = etcdutl ? "etcdutl" : "etcdctl";
+    // a static pod's host has etcd in an image, not its tools; a member whose own tool cannot raise
+    // the revision gets a newer release's: either goes there for the restore only
+    boolean uploadTool = staticPod || !toolVersion.equals(version);
     BackupRecord record = find(spec, request.backupId(), "");
     Path plaintext = decrypt(spec, record);
     // a private directory of the SSH user (mktemp -d: mode 0700): the decrypted snapshot holds
@@ -236,14 +243,12 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
           bytes ->
               Heartbeats.beat(
                   "uploading backup to " + request.member() + ": " + (bytes >> 20) + " MB"));
-      // a static pod's host has etcd in an image, not its tools: the version's tool goes there for
-      // the restore only
       String tool =
-          staticPod
+          uploadTool
               ? staging + "/" + toolName
               : host.member().installDir() + "/current/" + toolName;
-      if (staticPod) {
-        ssh.upload(host.target(), releases.binDir(version).resolve(toolName), tool);
+      if (uploadTool) {
+        ssh.upload(host.target(), releases.binDir(toolVersion).resolve(toolName), tool);
         run(host, "chmod 700 " + quote(tool), "make " + tool + " executable");
       }
       boolean bump =
@@ -307,7 +312,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
                 + " with "
                 + toolName
                 + " (etcd "
-                + version
+                + toolVersion
                 + ") failed (exit "
                 + result.exitCode()
                 + "): "
@@ -321,7 +326,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
           host.describe(),
           record.id(),
           toolName,
-          version,
+          toolVersion,
           bump ? ", revision bumped by " + REVISION_BUMP : "");
       return bump ? REVISION_BUMP : 0;
     } catch (SshException e) {

@@ -15,7 +15,9 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSocket;
@@ -123,6 +125,34 @@ public final class ClusterVersionReader {
     }
     X509Certificate[] chain = shown.get();
     return chain == null || chain.length == 0 ? Optional.empty() : Optional.of(chain[0]);
+  }
+
+  /**
+   * GET {@code <clientUrl>/metrics}: the value of one unlabelled metric the member exports, or
+   * empty when its version does not export it.
+   */
+  public OptionalDouble metric(String clientUrl, String name) throws IOException {
+    URI uri = url(clientUrl, "/metrics");
+    HttpRequest request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET().build();
+    try {
+      HttpResponse<Stream<String>> response =
+          http.send(request, HttpResponse.BodyHandlers.ofLines());
+      try (Stream<String> lines = response.body()) {
+        if (response.statusCode() != 200) {
+          throw new IOException(uri + " answered HTTP " + response.statusCode());
+        }
+        String prefix = name + " ";
+        return lines
+            .filter(line -> line.startsWith(prefix))
+            .mapToDouble(line -> Double.parseDouble(line.substring(prefix.length()).strip()))
+            .findFirst();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(uri + ": interrupted", e);
+    } catch (NumberFormatException e) {
+      throw new IOException(uri + ": " + name + " is not a number: " + e.getMessage(), e);
+    }
   }
 
   /** What one member's v2 API shows: nothing when it does not serve it (HTTP 404). */

@@ -199,6 +199,8 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
             "hashkv of member '" + member + "' at revision " + revision);
       } catch (EtcdCallException e) {
         if (e.isCompacted()) {
+          Optional<HashKVResponse> atNewest = hashAtNewest(inspector, member, revision);
+          if (atNewest.isPresent()) return atNewest.get();
           throw FailureType.InvalidRequest.nonRetryable(
               "cannot hash member '%s' of cluster '%s' at revision %d: %s; etcd keeps no entry before its compaction"
                   .formatted(member, spec.name(), revision, e.getMessage()));
@@ -211,6 +213,38 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
         Heartbeats.pause(POLL_MILLIS);
       }
     }
+  }
+
+  /**
+   * The hash at the member's newest revision, when that is the revision asked for. A member
+   * restored with --mark-compacted has its newest revision compacted until the next write, and etcd
+   * before 3.5 refuses a hash at its compaction revision (3.5 allows it); a hash at "the newest" is
+   * taken at that same revision.
+   */
+  private Optional<HashKVResponse> hashAtNewest(
+      ClusterInspector inspector, String member, long revision) {
+    ClusterSpec spec = inspector.clients().spec();
+    long newest =
+        EtcdClients.await(
+                inspector
+                    .clients()
+                    .member(member)
+                    .getMaintenanceClient()
+                    .statusMember(EtcdClients.target(spec.member(member))),
+                "status of member '" + member + "'")
+            .getHeader()
+            .getRevision();
+    // a hash of the whole keyspace is taken only when it is at the revision asked for
+    if (newest != revision) return Optional.empty();
+    HashKVResponse answer =
+        awaitBeating(
+            inspector
+                .clients()
+                .member(member)
+                .getMaintenanceClient()
+                .hashKV(EtcdClients.target(spec.member(member)), 0),
+            "hashkv of member '" + member + "' at its newest revision");
+    return answer.getHeader().getRevision() == revision ? Optional.of(answer) : Optional.empty();
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.etcdrunbooks.activities.etcd;
 
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.maintenance.AlarmMember;
 import io.etcd.jetcd.maintenance.AlarmType;
 import io.etcd.jetcd.maintenance.StatusResponse;
@@ -12,11 +14,15 @@ import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberRef;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -35,10 +41,23 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
   private static final Duration COMPACT_TIMEOUT = Duration.ofMinutes(5);
   private static final long HEARTBEAT_MILLIS = 5_000;
 
+  /** etcd's gauge of a defragmentation under way (3.4 and later). */
+  static final String DEFRAG_IN_FLIGHT = "etcd_disk_defrag_inflight";
+
+  /** Defragmentations this worker sent that etcd has not answered yet, by cluster/member. */
+  private static final Map<String, CompletableFuture<?>> IN_FLIGHT = new ConcurrentHashMap<>();
+
   private final Supplier<Inventory> inventory;
+  private final Duration defragmentTimeout;
 
   public MaintenanceActivitiesImpl(Supplier<Inventory> inventory) {
+    this(inventory, DEFRAGMENT_TIMEOUT);
+  }
+
+  /** With another time to wait for a defragmentation's answer, for tests. */
+  MaintenanceActivitiesImpl(Supplier<Inventory> inventory, Duration defragmentTimeout) {
     this.inventory = inventory;
+    this.defragmentTimeout = defragmentTimeout;
   }
 
   @Override
@@ -123,17 +142,48 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
   }
 
   @Override
+  public ApiServerCompaction apiServerCompaction(ClusterRef ref) {
+    return withCluster(
+        ref.cluster(),
+        clients -> {
+          List<KeyValue> kvs =
+              EtcdClients.await(
+                      clients
+                          .cluster()
+                          .getKVClient()
+                          .get(ByteSequence.from(ApiServerCompaction.KEY, StandardCharsets.UTF_8)),
+                      "read " + ApiServerCompaction.KEY + " of cluster '" + ref.cluster() + "'")
+                  .getKvs();
+          if (kvs.isEmpty()) return ApiServerCompaction.none();
+          KeyValue marker = kvs.get(0);
+          String value = marker.getValue().toString(StandardCharsets.UTF_8).strip();
+          try {
+            return new ApiServerCompaction(true, Long.parseLong(value), marker.getModRevision());
+          } catch (NumberFormatException e) {
+            throw FailureType.MaintenanceRefused.nonRetryable(
+                "cluster '%s': %s holds '%s', not a revision: it is kube-apiserver's compaction"
+                        .formatted(ref.cluster(), ApiServerCompaction.KEY, value)
+                    + " marker, and nothing else should write it");
+          }
+        });
+  }
+
+  @Override
   public MemberSpace defragment(MemberRef ref) {
     return withCluster(
         ref.cluster(),
         clients -> {
           MemberSpec member = member(clients, ref.member());
-          CompletableFuture<?> call =
-              clients
-                  .member(member.name())
-                  .getMaintenanceClient()
-                  .defragmentMember(EtcdClients.target(member));
-          awaitBeating(call, "defragment member '" + member.name() + "'");
+          String what = "defragment member '" + member.name() + "'";
+          CompletableFuture<?> call = IN_FLIGHT.get(inFlightKey(ref));
+          if (call != null) {
+            log.info("{}: {}: waiting for the one this worker sent before", ref.cluster(), what);
+          } else if (defragmenting(clients, member)) {
+            awaitOtherDefragmentation(clients, member, what);
+          } else {
+            call = send(clients, member, ref);
+          }
+          if (call != null) awaitBeating(call, what);
           MemberSpace after = space(clients, member);
           log.info(
               "{}: {} defragmented: {} bytes ({} in use)",
@@ -145,17 +195,69 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
         });
   }
 
-  /** Waits for a long call, heartbeating meanwhile, at most {@link #DEFRAGMENT_TIMEOUT}. */
-  private static void awaitBeating(CompletableFuture<?> call, String what) {
+  /**
+   * Sends the defragmentation and keeps its call until etcd answers: a call given up on the client
+   * still runs in etcd, and a retry that sent another would queue a second one behind it.
+   */
+  private static CompletableFuture<?> send(EtcdClients clients, MemberSpec member, MemberRef ref) {
+    CompletableFuture<?> call =
+        clients
+            .member(member.name())
+            .getMaintenanceClient()
+            .defragmentMember(EtcdClients.target(member));
+    String key = inFlightKey(ref);
+    IN_FLIGHT.put(key, call);
+    call.whenComplete((result, failure) -> IN_FLIGHT.remove(key, call));
+    return call;
+  }
+
+  private static String inFlightKey(MemberRef ref) {
+    return ref.cluster() + "/" + ref.member();
+  }
+
+  /**
+   * Whether the member runs a defragmentation already (another worker's, or an SRE's), by its
+   * {@value #DEFRAG_IN_FLIGHT} gauge (etcd 3.4 and later); false when it cannot tell.
+   */
+  private static boolean defragmenting(EtcdClients clients, MemberSpec member) {
+    try {
+      OptionalDouble inFlight =
+          new ClusterVersionReader(clients.spec()).metric(member.clientUrl(), DEFRAG_IN_FLIGHT);
+      return inFlight.isPresent() && inFlight.getAsDouble() > 0;
+    } catch (IOException e) {
+      log.info("{}: {} not read: {}", member.name(), DEFRAG_IN_FLIGHT, e.getMessage());
+      return false;
+    }
+  }
+
+  private static void awaitOtherDefragmentation(
+      EtcdClients clients, MemberSpec member, String what) {
+    log.info("{}: {}: one runs already in etcd; waiting for it instead", member.name(), what);
     long deadline = System.nanoTime() + DEFRAGMENT_TIMEOUT.toNanos();
+    while (defragmenting(clients, member)) {
+      if (System.nanoTime() > deadline) throw stillRunning(what, DEFRAGMENT_TIMEOUT);
+      Heartbeats.beat(what + ": waiting for the defragmentation already running");
+      Heartbeats.pause(HEARTBEAT_MILLIS);
+    }
+  }
+
+  private static EtcdCallException stillRunning(String what, Duration waited) {
+    return new EtcdCallException(
+        what
+            + ": no answer within "
+            + waited.toSeconds()
+            + " s; the defragmentation still runs in etcd, and the retry waits for it rather than"
+            + " queue another",
+        null);
+  }
+
+  /** Waits for a long call, heartbeating meanwhile, at most the defragmentation's timeout. */
+  private void awaitBeating(CompletableFuture<?> call, String what) {
+    long deadline = System.nanoTime() + defragmentTimeout.toNanos();
     while (true) {
       Heartbeats.beat(what);
       long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-      if (left <= 0) {
-        call.cancel(true);
-        throw new EtcdCallException(
-            what + ": no answer within " + DEFRAGMENT_TIMEOUT.toMinutes() + " min", null);
-      }
+      if (left <= 0) throw stillRunning(what, defragmentTimeout);
       try {
         EtcdClients.await(call, what, Duration.ofMillis(Math.min(left, HEARTBEAT_MILLIS)));
         return;

@@ -27,7 +27,17 @@ public interface MaintenanceActivities {
    */
   long compact(CompactRequest request);
 
-  /** Defragments one member (it answers nothing while it does); its database afterwards. */
+  /**
+   * Where kube-apiserver's own compaction stands: the key {@value ApiServerCompaction#KEY} it
+   * rewrites at every compaction (every 5 minutes by default). Touches nothing.
+   */
+  ApiServerCompaction apiServerCompaction(ClusterRef cluster);
+
+  /**
+   * Defragments one member (it answers nothing while it does); its database afterwards. A
+   * defragmentation still running in etcd (one the client stopped waiting for, or another worker's)
+   * is waited for, not queued behind.
+   */
   MemberSpace defragment(MemberRef member);
 
   /** Disarms every NOSPACE alarm; the members that had one (none: nothing done). */
@@ -44,4 +54,23 @@ public interface MaintenanceActivities {
   }
 
   record CompactRequest(String cluster, long revision) {}
+
+  /**
+   * kube-apiserver's compaction marker. At each of its compactions kube-apiserver writes the
+   * revision it saw at its previous one into {@value #KEY} and compacts to it, so the history it
+   * keeps for paginated LISTs and lagging watches is one to two intervals long (5-10 min by
+   * default).
+   *
+   * @param marked whether the key exists (absent: no kube-apiserver compacts this cluster, or its
+   *     --etcd-compaction-interval is 0)
+   * @param compactedTo the revision kube-apiserver compacted to last (the key's value)
+   * @param markedAtRevision the cluster's revision when it did (the key's mod revision)
+   */
+  record ApiServerCompaction(boolean marked, long compactedTo, long markedAtRevision) {
+    public static final String KEY = "compact_rev_key";
+
+    public static ApiServerCompaction none() {
+      return new ApiServerCompaction(false, 0, 0);
+    }
+  }
 }

@@ -36,9 +36,10 @@ public interface RestoreActivities {
 
   /**
    * Restores the backup into the member's fresh data dir on its host, with a new cluster token and
-   * the inventory's initial cluster; from etcd 3.5 on with {@code --bump-revision} and {@code
-   * --mark-compacted}, so that watchers never see revisions go backwards. Returns the revision bump
-   * used (0 when the tool has none). Skips a member already restored for this restoreId.
+   * the inventory's initial cluster; with {@code --bump-revision} and {@code --mark-compacted}
+   * wherever the tool has them (etcdutl 3.5.10 on: the member's own, or the toolVersion's), so that
+   * watchers never see revisions go backwards. Returns the revision bump used (0 when the tool has
+   * none). Skips a member already restored for this restoreId.
    */
   long restoreMember(RestoreMemberRequest request);
 
@@ -53,6 +54,8 @@ public interface RestoreActivities {
   /**
    * @param initialCluster every member's name=peerURL, from the inventory
    * @param clusterToken a token no earlier incarnation of the cluster used
+   * @param toolVersion the release whose etcdutl restores, taken from the binary source (empty or
+   *     null: the tool of the version installed for the member)
    */
   record RestoreMemberRequest(
       String cluster,
@@ -60,5 +63,6 @@ public interface RestoreActivities {
       String backupId,
       String restoreId,
       String initialCluster,
-      String clusterToken) {}
+      String clusterToken,
+      String toolVersion) {}
 }

@@ -21,7 +21,9 @@ public final class MaintenancePhases {
               Phase.PREFLIGHT,
               "refuses, touching nothing, unless every member answers and sees a leader (a NOSPACE"
                   + " alarm is what this runbook clears; any other alarm refuses) and the"
-                  + " compaction revision is no newer than the cluster's",
+                  + " compaction revision is no newer than the cluster's, nor than"
+                  + " kube-apiserver's own last compaction (compact_rev_key) unless forced or"
+                  + " NOSPACE is raised",
               MaintenancePreflight::run),
           always(
               Phase.PLAN,

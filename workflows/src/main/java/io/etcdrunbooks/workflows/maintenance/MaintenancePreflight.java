@@ -1,17 +1,23 @@
 package io.etcdrunbooks.workflows.maintenance;
 
+import io.etcdrunbooks.workflows.activities.MaintenanceActivities.ApiServerCompaction;
 import io.etcdrunbooks.workflows.activities.MaintenanceActivities.MemberSpace;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.Refusal;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /** DISCOVER, PREFLIGHT and PLAN of the Maintenance runbook: nothing is changed. */
 final class MaintenancePreflight {
+
+  /** 2026-11-26: a compaction inside kube-apiserver's window refused unless forced. */
+  static final String COMPACTION_WINDOW = "compaction-window";
 
   private MaintenancePreflight() {}
 
@@ -57,8 +63,28 @@ final class MaintenancePreflight {
       problems.add(
           "compactRevision %d is newer than the cluster's revision %d: give one at or below it"
               .formatted(run.compactTo, run.state.revision()));
+    } else if (run.compactTo > 0) {
+      apiServerWindowProblem(run).ifPresent(problems::add);
     }
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.MaintenanceRefused);
+  }
+
+  /**
+   * A compaction inside kube-apiserver's window is refused unless forced; out of space it is the
+   * way out, and the plan says what it costs.
+   */
+  private static Optional<String> apiServerWindowProblem(MaintenanceRun run) {
+    if (run.request.forceCompaction() || run.nospace()) return Optional.empty();
+    if (Workflow.getVersion(COMPACTION_WINDOW, Workflow.DEFAULT_VERSION, 1) < 1) {
+      return Optional.empty();
+    }
+    ApiServerCompaction apiServer =
+        run.ctx
+            .progress()
+            .record(
+                "kube-apiserver's compaction",
+                () -> run.ctx.activities().maintenance.apiServerCompaction(run.ctx.ref()));
+    return CompactionWindow.problem(run.compactTo, apiServer);
   }
 
   /**
@@ -111,8 +137,8 @@ final class MaintenancePreflight {
     List<String> lines = new ArrayList<>();
     lines.add(
         run.compactTo > 0
-            ? "compact the history up to revision %d (the cluster is at %d)"
-                .formatted(run.compactTo, run.state.revision())
+            ? "compact the history up to revision %d (the cluster is at %d)%s"
+                .formatted(run.compactTo, run.state.revision(), windowWarning(run))
             : "no compaction");
     for (String member : run.order) {
       MemberSpace space = run.before.get(member);
@@ -135,6 +161,15 @@ final class MaintenancePreflight {
                   .toList());
     }
     run.ctx.progress().message("plan: " + String.join("; ", lines));
+  }
+
+  private static String windowWarning(MaintenanceRun run) {
+    if (run.request.forceCompaction()) return ", forced: " + CompactionWindow.RELISTS;
+    if (run.nospace()) {
+      return ", even inside kube-apiserver's window, as NOSPACE leaves no other way out: "
+          + CompactionWindow.RELISTS;
+    }
+    return "";
   }
 
   /**

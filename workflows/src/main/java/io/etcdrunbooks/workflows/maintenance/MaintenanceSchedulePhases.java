@@ -89,6 +89,9 @@ public final class MaintenanceSchedulePhases {
     run.forgetOlderThanNeeded(now);
     MaintenanceRequest compacting =
         MaintenanceRequest.of(run.cluster(), RunbookOptions.defaults()).compactingTo(target);
+    if (target > 0 && run.request.roundsForceCompaction()) {
+      compacting = compacting.forcingCompaction();
+    }
     MaintenanceRequest request =
         run.request.defragmentAll() ? compacting.defragmentingAll() : compacting;
     MaintenanceWorkflow maintenance =

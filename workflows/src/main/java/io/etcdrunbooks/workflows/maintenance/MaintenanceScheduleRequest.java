@@ -16,6 +16,8 @@ import java.util.List;
  *     new)
  * @param maxRounds stop after this many rounds; 0: never
  * @param revisions the revisions noted so far, oldest first (carried over when it continues as new)
+ * @param forceCompaction compact history younger than {@value #APISERVER_WINDOW_MINUTES} minutes
+ *     too, which kube-apiserver may still serve (see {@link MaintenanceRequest#forceCompaction})
  */
 public record MaintenanceScheduleRequest(
     String cluster,
@@ -24,9 +26,16 @@ public record MaintenanceScheduleRequest(
     boolean defragmentAll,
     long nextAtMillis,
     int maxRounds,
-    List<RevisionSeen> revisions) {
+    List<RevisionSeen> revisions,
+    boolean forceCompaction) {
 
   public static final int DEFAULT_INTERVAL_MINUTES = 1440;
+
+  /**
+   * History at least this old is past kube-apiserver's own window (it compacts every 5 minutes to
+   * its previous compaction's revision): a round compacts it without asking kube-apiserver.
+   */
+  public static final int APISERVER_WINDOW_MINUTES = 10;
 
   /** A revision the cluster had at a workflow time. */
   public record RevisionSeen(long atMillis, long revision) {}
@@ -39,7 +48,7 @@ public record MaintenanceScheduleRequest(
   public static MaintenanceScheduleRequest every(
       String cluster, int intervalMinutes, int olderThanMinutes) {
     return new MaintenanceScheduleRequest(
-        cluster, intervalMinutes, olderThanMinutes, false, 0, 0, List.of());
+        cluster, intervalMinutes, olderThanMinutes, false, 0, 0, List.of(), false);
   }
 
   /** This schedule defragmenting every member each round. */
@@ -51,7 +60,8 @@ public record MaintenanceScheduleRequest(
         true,
         nextAtMillis,
         maxRounds,
-        revisions);
+        revisions,
+        forceCompaction);
   }
 
   /** This schedule stopping after {@code rounds} rounds. */
@@ -63,13 +73,42 @@ public record MaintenanceScheduleRequest(
         defragmentAll,
         nextAtMillis,
         rounds,
-        revisions);
+        revisions,
+        forceCompaction);
+  }
+
+  /** This schedule compacting history younger than kube-apiserver's window too. */
+  public MaintenanceScheduleRequest forcingCompaction() {
+    return new MaintenanceScheduleRequest(
+        cluster,
+        intervalMinutes,
+        compactOlderThanMinutes,
+        defragmentAll,
+        nextAtMillis,
+        maxRounds,
+        revisions,
+        true);
+  }
+
+  /**
+   * Whether its rounds compact without asking kube-apiserver: the schedule dated the revision
+   * itself, past kube-apiserver's window, or was told to.
+   */
+  public boolean roundsForceCompaction() {
+    return forceCompaction || compactOlderThanMinutes >= APISERVER_WINDOW_MINUTES;
   }
 
   /** The request a run continues as new with. */
   public MaintenanceScheduleRequest continuing(long next, int roundsLeft, List<RevisionSeen> seen) {
     return new MaintenanceScheduleRequest(
-        cluster, intervalMinutes, compactOlderThanMinutes, defragmentAll, next, roundsLeft, seen);
+        cluster,
+        intervalMinutes,
+        compactOlderThanMinutes,
+        defragmentAll,
+        next,
+        roundsLeft,
+        seen,
+        forceCompaction);
   }
 
   public int effectiveIntervalMinutes() {

@@ -19,6 +19,8 @@ public record EtcdVersion(int major, int minor, int patch) implements Comparable
           .thenComparingInt(EtcdVersion::patch);
 
   /** Order of version strings; both must be versions. */
+  private static final EtcdVersion FIRST_REVISION_BUMP = new EtcdVersion(3, 5, 10);
+
   public static final Comparator<String> STRING_ORDER = Comparator.comparing(EtcdVersion::parse);
 
   /** Whether the text is a major.minor.patch version. */
@@ -61,6 +63,14 @@ public record EtcdVersion(int major, int minor, int patch) implements Comparable
   /** Whether this one's minor is later than the other's (3.5.0 against 3.4.23). */
   public boolean minorAbove(EtcdVersion other) {
     return major > other.major || (major == other.major && minor > other.minor);
+  }
+
+  /**
+   * Whether this version's restore tool raises the revision ({@code etcdutl snapshot restore
+   * --bump-revision --mark-compacted}, from 3.5.10 on), so that no watcher sees it go back.
+   */
+  public boolean restoresWithRevisionBump() {
+    return !isBefore(FIRST_REVISION_BUMP);
   }
 
   public boolean isBefore(EtcdVersion other) {

@@ -69,7 +69,8 @@ final class RestoreMembers {
                               run.backup.id(),
                               run.restoreId,
                               initialCluster,
-                              token)));
+                              token,
+                              run.restoreTools.getOrDefault(m.name(), ""))));
     }
   }
 

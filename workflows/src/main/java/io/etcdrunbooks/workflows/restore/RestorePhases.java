@@ -31,7 +31,9 @@ public final class RestorePhases {
               Phase.PREFLIGHT,
               "refuses, touching nothing, unless the backup belongs to the cluster, has its recorded"
                   + " SHA-256, decrypts and verifies with etcd's own tool, no member would run an older minor than the one that"
-                  + " took it, etcdVersion is on offer and every member's and control-plane host can be logged in to",
+                  + " took it, etcdVersion is on offer, every member is restored by a tool that raises the"
+                  + " revision (its own from 3.5.10 on, or a 3.5.10+ etcdutl of the binary source) unless"
+                  + " acknowledgeRevisionsBackward, and every member's and control-plane host can be logged in to",
               RestorePreflight::run),
           always(
               Phase.PLAN,
@@ -56,8 +58,8 @@ public final class RestorePhases {
               RestoreFailure.naming(RestoreMembers::stop)),
           when(
               Phase.RESTORE,
-              "restores the backup on every member's host with a new cluster token (from etcd 3.5 on with a"
-                  + " revision bump)",
+              "restores the backup on every member's host with a new cluster token and a revision"
+                  + " bump (with the tool the preflight chose)",
               RestoreRun::changes,
               RestoreFailure.naming(RestoreMembers::restore)),
           when(

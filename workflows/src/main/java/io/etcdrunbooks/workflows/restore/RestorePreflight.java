@@ -11,9 +11,11 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The restore's refusals: the request itself (before anything is read), then every reason not to
@@ -50,20 +52,46 @@ final class RestorePreflight {
     List<String> problems = new ArrayList<>();
     run.backup = checkedBackup(run, problems);
     installedVersions(run, problems);
+    List<List<String>> offered = new ArrayList<>(1);
+    Supplier<List<String>> available =
+        () -> {
+          if (offered.isEmpty()) {
+            offered.add(run.ctx.activities().releases.availableVersions(run.ctx.ref()));
+          }
+          return offered.get(0);
+        };
     if (!run.target.isEmpty()) {
-      List<String> available = run.ctx.activities().releases.availableVersions(run.ctx.ref());
-      if (!available.contains(run.target)) {
+      if (!available.get().contains(run.target)) {
         problems.add(
             "etcd %s is not offered by the binary source (it has %s)"
-                .formatted(run.target, available));
+                .formatted(run.target, available.get()));
       }
       run.members.forEach(m -> run.versions.put(m.name(), run.target));
     }
     if (run.backup != null) problems.addAll(olderThanTheBackup(run.versions, run.backup));
+    if (run.backup != null
+        && Workflow.getVersion(RestoreTools.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      problems.addAll(RestoreTools.choose(run, available, run.restoreTools));
+      borrowedTools(run);
+    }
     problems.addAll(
         HostAccessPreflight.problems(
             run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), true));
     if (!problems.isEmpty()) throw refused(run, problems);
+  }
+
+  private static void borrowedTools(RestoreRun run) {
+    run.restoreTools.forEach(
+        (member, tool) -> {
+          if (!tool.isEmpty()) {
+            run.ctx
+                .progress()
+                .message(
+                    "%s: restored with etcdutl %s from the binary source, which raises the"
+                            .formatted(member, tool)
+                        + " revision (its own etcd's tool cannot)");
+          }
+        });
   }
 
   /**

@@ -21,6 +21,9 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  *     example 3.4 (empty: any)
  * @param requireApproval stop after preflight until an operator approves, before anything is
  *     stopped
+ * @param acknowledgeRevisionsBackward restore even when no tool that raises the revision can be had
+ *     (etcdutl 3.5.10 or later): the revision then goes back to the backup's, and every watcher
+ *     holding a newer resourceVersion misses events until it relists
  */
 public record RestoreRequest(
     String cluster,
@@ -31,7 +34,8 @@ public record RestoreRequest(
     int memberTimeoutSeconds,
     int apiServerTimeoutSeconds,
     String takenOnMinor,
-    boolean requireApproval) {
+    boolean requireApproval,
+    boolean acknowledgeRevisionsBackward) {
 
   /**
    * A restore of the backup onto the backup's own etcd version; loses data only once acknowledged.
@@ -46,7 +50,8 @@ public record RestoreRequest(
         options.memberTimeoutSeconds(),
         options.apiServerTimeoutSeconds(),
         "",
-        options.requireApproval());
+        options.requireApproval(),
+        false);
   }
 
   /** Every write since the backup is lost: a restore runs only with this. */
@@ -64,7 +69,8 @@ public record RestoreRequest(
         memberTimeoutSeconds,
         apiServerTimeoutSeconds,
         takenOnMinor,
-        requireApproval);
+        requireApproval,
+        acknowledgeRevisionsBackward);
   }
 
   /** The etcd version to run after the restore (null: the backup's). */
@@ -78,7 +84,8 @@ public record RestoreRequest(
         memberTimeoutSeconds,
         apiServerTimeoutSeconds,
         takenOnMinor,
-        requireApproval);
+        requireApproval,
+        acknowledgeRevisionsBackward);
   }
 
   /** The minor the backup was taken on, when the caller knows it (a rollback does). */
@@ -92,7 +99,23 @@ public record RestoreRequest(
         memberTimeoutSeconds,
         apiServerTimeoutSeconds,
         minor,
-        requireApproval);
+        requireApproval,
+        acknowledgeRevisionsBackward);
+  }
+
+  /** The revision may go back to the backup's when no tool can raise it. */
+  public RestoreRequest withRevisionsBackwardAcknowledged(boolean acknowledged) {
+    return new RestoreRequest(
+        cluster,
+        backupId,
+        acknowledgeDataLoss,
+        etcdVersion,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        takenOnMinor,
+        requireApproval,
+        acknowledged);
   }
 
   public RunbookOptions options() {

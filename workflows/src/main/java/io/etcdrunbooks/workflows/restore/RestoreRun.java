@@ -35,6 +35,9 @@ final class RestoreRun {
   /** The version each member runs after the restore. */
   final Map<String, String> versions = new LinkedHashMap<>();
 
+  /** The version whose tool restores each member; "" (or none) for the member's own. */
+  final Map<String, String> restoreTools = new LinkedHashMap<>();
+
   String lost = "";
   final Map<String, String> keptAside = new LinkedHashMap<>();
   final List<String> apiServersStopped = new ArrayList<>();

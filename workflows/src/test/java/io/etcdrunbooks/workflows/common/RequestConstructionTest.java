@@ -57,7 +57,7 @@ class RequestConstructionTest {
                 .acknowledgingDataLoss()
                 .withEtcdVersion("3.4.23")
                 .withTakenOnMinor("3.5"))
-        .isEqualTo(new RestoreRequest("c", "b1", true, "3.4.23", true, 60, 30, "3.5", true));
+        .isEqualTo(new RestoreRequest("c", "b1", true, "3.4.23", true, 60, 30, "3.5", true, false));
     assertThat(UpgradeRequest.to("c", "3.5.16", options).options()).isEqualTo(options);
   }
 }

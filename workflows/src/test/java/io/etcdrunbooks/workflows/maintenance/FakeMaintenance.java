@@ -19,6 +19,7 @@ final class FakeMaintenance implements MaintenanceActivities {
   private final Map<String, MemberSpace> spaces = new LinkedHashMap<>();
   private final List<String> defragmented = new ArrayList<>();
   private long compactedTo;
+  private ApiServerCompaction apiServer = ApiServerCompaction.none();
 
   FakeMaintenance(FakeCluster cluster, Map<String, long[]> sizeAndInUseMiB) {
     this.cluster = cluster;
@@ -42,6 +43,17 @@ final class FakeMaintenance implements MaintenanceActivities {
       compactedTo = request.revision();
     }
     return compactedTo;
+  }
+
+  @Override
+  public synchronized ApiServerCompaction apiServerCompaction(ClusterRef ref) {
+    return apiServer;
+  }
+
+  /** kube-apiserver's marker as if it had compacted to {@code revision}. */
+  synchronized FakeMaintenance apiServerCompacted(long revision, long atRevision) {
+    apiServer = new ApiServerCompaction(true, revision, atRevision);
+    return this;
   }
 
   @Override

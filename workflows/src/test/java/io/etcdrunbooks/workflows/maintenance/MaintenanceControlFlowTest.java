@@ -119,12 +119,54 @@ class MaintenanceControlFlowTest {
   }
 
   @Test
+  void aCompactionInsideKubeApiServersWindowIsRefusedNamingForceCompaction() {
+    databases.apiServerCompacted(4, 8);
+
+    Throwable failure = workflowFailure(() -> stub().maintain(request().compactingAllBut(0)));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.MaintenanceRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "compacting to revision 10 would cut into the history kube-apiserver still serves",
+            "it compacted to 4 itself at revision 8",
+            "410 Gone",
+            "forceCompaction");
+    assertThat(recording.calls())
+        .doesNotContain("MaintenanceActivities.compact", "MaintenanceActivities.defragment");
+  }
+
+  @Test
+  void withoutKubeApiServersCompactionMarkerACompactionIsRefusedAsUndated() {
+    Throwable failure = workflowFailure(() -> stub().maintain(request().compactingTo(5)));
+
+    assertThat(Failures.rootMessage(failure))
+        .contains("revision 5 cannot be dated", "compact_rev_key is absent", "MaintenanceSchedule");
+    assertThat(recording.calls()).doesNotContain("MaintenanceActivities.compact");
+  }
+
+  @Test
+  void aCompactionNoNewerThanKubeApiServersOwnIsDone() {
+    databases.apiServerCompacted(8, 10);
+
+    assertThat(stub().maintain(request().compactingTo(6)).compactedTo()).isEqualTo(6);
+  }
+
+  @Test
+  void aForcedCompactionIsDoneWithoutAskingKubeApiServer() {
+    MaintenanceResult forced = stub().maintain(request().compactingAllBut(0).forcingCompaction());
+
+    assertThat(forced.compactedTo()).isEqualTo(10);
+    assertThat(recording.calls()).doesNotContain("MaintenanceActivities.apiServerCompaction");
+  }
+
+  @Test
   void aDryRunPlansWithoutCompactingOrDefragmenting() {
     MaintenanceResult result =
         stub()
             .maintain(
                 MaintenanceRequest.of("c", RunbookOptions.defaults().asDryRun())
-                    .compactingAllBut(0));
+                    .compactingAllBut(0)
+                    .forcingCompaction());
 
     assertThat(result.defragmented()).isEmpty();
     assertThat(databases.compactedTo()).isZero();

@@ -9,8 +9,10 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -25,6 +27,7 @@ public final class FakeRestoreHosts
   private final List<String> controlPlane;
   private final Set<String> stopped = new LinkedHashSet<>();
   private final List<String> restored = new ArrayList<>();
+  private final Map<String, String> restoreTools = new LinkedHashMap<>();
   private BackupRecord backup;
   private String backupProblem = "";
   private long lastSeen = 250;
@@ -204,7 +207,13 @@ public final class FakeRestoreHosts
           "etcdutl snapshot restore failed on " + request.member(), "RestoreToolFailed");
     }
     restored.add(request.member());
+    restoreTools.put(request.member(), request.toolVersion());
     return 0;
+  }
+
+  /** The toolVersion each member was restored with ("": its own). */
+  public synchronized Map<String, String> restoreTools() {
+    return Map.copyOf(restoreTools);
   }
 
   @Override

@@ -37,7 +37,7 @@ class RestoreControlFlowTest {
   private static final List<String> CONTROL_PLANE = List.of("cp1", "cp2", "cp3");
 
   private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
-  private final FakeCluster cluster =
+  private FakeCluster cluster =
       new FakeCluster("c", MEMBERS, "3.4.23", "m1", List.of("3.4.23", "3.5.16"));
   private final FakeRestoreHosts hosts = new FakeRestoreHosts(MEMBERS, CONTROL_PLANE);
   private RecordingActivities recording;
@@ -114,6 +114,40 @@ class RestoreControlFlowTest {
     assertThat(result.memberVersions()).containsEntry("m3", "3.4.23");
     assertThat(recording.calls())
         .doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
+  }
+
+  @Test
+  void givenMembersWhoseOwnToolCannotRaiseTheRevisionTheyAreRestoredWithANewerEtcdutl() {
+    stub().restore(restore(false));
+
+    assertThat(hosts.restoreTools())
+        .isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
+  }
+
+  @Test
+  void givenNoReleaseThatRaisesTheRevisionItRefusesBeforeStoppingAnythingUnlessAcknowledged() {
+    cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m1", List.of("3.4.23", "3.5.9"));
+
+    Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "members [m1 (3.4.23), m2 (3.4.23), m3 (3.4.23)] would be restored with their own",
+            "it has [3.4.23, 3.5.9]",
+            "revision would go back from 250 to the backup's 10",
+            "acknowledgeRevisionsBackward");
+    assertThat(recording.calls())
+        .doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
+  }
+
+  @Test
+  void givenRevisionsGoingBackAcknowledgedItRestoresWithTheMembersOwnTools() {
+    cluster = new FakeCluster("c", MEMBERS, "3.4.23", "m1", List.of("3.4.23"));
+
+    stub().restore(restore(false).withRevisionsBackwardAcknowledged(true));
+
+    assertThat(hosts.restoreTools()).isEqualTo(Map.of("m1", "", "m2", "", "m3", ""));
   }
 
   @Test

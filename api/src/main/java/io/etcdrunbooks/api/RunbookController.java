@@ -339,8 +339,8 @@ public final class RunbookController {
    * Body: the FleetUpgrade input without "fleet" (the path names it):
    * {"selector":"env=prod","targetVersion":"3.5.30","canaries":1,"waveLabel":"size",
    * "waveOrder":["small","medium","large"],"concurrency":2,"failureBudget":1,
-   * "approveBetweenWaves":true,"memberTimeoutSeconds":0}. A fleet reaches many clusters: only
-   * tokens allowed on every cluster may start or read one.
+   * "approveBetweenWaves":true,"memberTimeoutSeconds":0,"bakeMinutes":15,"skipKubernetesGate":false}.
+   * A fleet reaches many clusters: only tokens allowed on every cluster may start or read one.
    */
   @Post("/fleets/{fleet}/upgrade")
   @Access(ApiAction.FLEET_UPGRADE)
@@ -361,7 +361,9 @@ public final class RunbookController {
             body.concurrency() == 0 ? 1 : body.concurrency(),
             body.failureBudget() == 0 ? 1 : body.failureBudget(),
             body.approveBetweenWaves(),
-            body.memberTimeoutSeconds());
+            body.memberTimeoutSeconds(),
+            body.bakeMinutes(),
+            body.skipKubernetesGate());
     return HttpResponse.accepted().body(starter.startFleetUpgrade(request, caller(http)));
   }
 

@@ -84,7 +84,18 @@ final class FleetBench {
         FleetStatus status =
             fleet.upgrade(
                 new FleetUpgradeRequest(
-                    "bench", "bench=fleet", to, 0, "", List.of(), clusters, clusters, false, 0));
+                    "bench",
+                    "bench=fleet",
+                    to,
+                    0,
+                    "",
+                    List.of(),
+                    clusters,
+                    clusters,
+                    false,
+                    0,
+                    0,
+                    false));
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         long cpu = TimeUnit.NANOSECONDS.toMillis(processCpuNanos() - cpuBefore);
         int lost = 0;

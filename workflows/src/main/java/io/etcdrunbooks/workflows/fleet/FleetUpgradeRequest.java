@@ -23,6 +23,10 @@ import java.util.List;
  * @param approveBetweenWaves each wave after the first waits for an approval (the approve signal,
  *     the API's approve, Slack's button)
  * @param memberTimeoutSeconds each cluster's member timeout (0: the upgrade's default)
+ * @param bakeMinutes after each wave, how long its upgraded clusters run before they are judged and
+ *     the next wave may start (0: judged at once)
+ * @param skipKubernetesGate judge a wave by the etcd postflight alone, without asking each upgraded
+ *     cluster's kube-apiservers whether they are ready
  */
 public record FleetUpgradeRequest(
     String fleet,
@@ -34,9 +38,14 @@ public record FleetUpgradeRequest(
     int concurrency,
     int failureBudget,
     boolean approveBetweenWaves,
-    int memberTimeoutSeconds) {
+    int memberTimeoutSeconds,
+    int bakeMinutes,
+    boolean skipKubernetesGate) {
 
   public static final List<String> SIZES = List.of("small", "medium", "large");
+
+  /** A day: a bake longer than that is a pause, which the fleet has for itself. */
+  public static final int MAX_BAKE_MINUTES = 1440;
 
   public FleetUpgradeRequest {
     selector = selector == null ? "" : selector;
@@ -47,7 +56,7 @@ public record FleetUpgradeRequest(
   /** One canary, then waves by the {@code size} label (small, medium, large), one at a time. */
   public static FleetUpgradeRequest of(String fleet, String selector, String targetVersion) {
     return new FleetUpgradeRequest(
-        fleet, selector, targetVersion, 1, "size", SIZES, 1, 1, false, 0);
+        fleet, selector, targetVersion, 1, "size", SIZES, 1, 1, false, 0, 0, false);
   }
 
   public FleetUpgradeRequest withConcurrency(int clusters) {
@@ -61,7 +70,9 @@ public record FleetUpgradeRequest(
         clusters,
         failureBudget,
         approveBetweenWaves,
-        memberTimeoutSeconds);
+        memberTimeoutSeconds,
+        bakeMinutes,
+        skipKubernetesGate);
   }
 
   public FleetUpgradeRequest withCanaries(int clusters) {
@@ -75,7 +86,9 @@ public record FleetUpgradeRequest(
         concurrency,
         failureBudget,
         approveBetweenWaves,
-        memberTimeoutSeconds);
+        memberTimeoutSeconds,
+        bakeMinutes,
+        skipKubernetesGate);
   }
 
   public FleetUpgradeRequest withWavesBy(String label, List<String> order) {
@@ -89,7 +102,9 @@ public record FleetUpgradeRequest(
         concurrency,
         failureBudget,
         approveBetweenWaves,
-        memberTimeoutSeconds);
+        memberTimeoutSeconds,
+        bakeMinutes,
+        skipKubernetesGate);
   }
 
   public FleetUpgradeRequest withFailureBudget(int clusters) {
@@ -103,7 +118,9 @@ public record FleetUpgradeRequest(
         concurrency,
         clusters,
         approveBetweenWaves,
-        memberTimeoutSeconds);
+        memberTimeoutSeconds,
+        bakeMinutes,
+        skipKubernetesGate);
   }
 
   public FleetUpgradeRequest withApprovalBetweenWaves() {
@@ -117,7 +134,9 @@ public record FleetUpgradeRequest(
         concurrency,
         failureBudget,
         true,
-        memberTimeoutSeconds);
+        memberTimeoutSeconds,
+        bakeMinutes,
+        skipKubernetesGate);
   }
 
   public FleetUpgradeRequest withMemberTimeoutSeconds(int seconds) {
@@ -131,7 +150,43 @@ public record FleetUpgradeRequest(
         concurrency,
         failureBudget,
         approveBetweenWaves,
-        seconds);
+        seconds,
+        bakeMinutes,
+        skipKubernetesGate);
+  }
+
+  /** Each wave's upgraded clusters run this long before they are judged. */
+  public FleetUpgradeRequest withBakeMinutes(int minutes) {
+    return new FleetUpgradeRequest(
+        fleet,
+        selector,
+        targetVersion,
+        canaries,
+        waveLabel,
+        waveOrder,
+        concurrency,
+        failureBudget,
+        approveBetweenWaves,
+        memberTimeoutSeconds,
+        minutes,
+        skipKubernetesGate);
+  }
+
+  /** Waves judged by the etcd postflight alone. */
+  public FleetUpgradeRequest withoutKubernetesGate() {
+    return new FleetUpgradeRequest(
+        fleet,
+        selector,
+        targetVersion,
+        canaries,
+        waveLabel,
+        waveOrder,
+        concurrency,
+        failureBudget,
+        approveBetweenWaves,
+        memberTimeoutSeconds,
+        bakeMinutes,
+        true);
   }
 
   /** What is wrong with the request, before anything is read; empty when nothing. */
@@ -145,6 +200,8 @@ public record FleetUpgradeRequest(
     if (failureBudget < 1) problems.add("failureBudget " + failureBudget + " is under 1");
     if (canaries < 0) problems.add("canaries " + canaries + " is negative");
     if (memberTimeoutSeconds < 0) problems.add("memberTimeoutSeconds is negative");
+    if (bakeMinutes < 0 || bakeMinutes > MAX_BAKE_MINUTES)
+      problems.add("bakeMinutes " + bakeMinutes + " is not between 0 and " + MAX_BAKE_MINUTES);
     return problems;
   }
 

@@ -40,6 +40,10 @@ final class FleetWaves {
           run.set(
               run.outcome(c).with(ClusterOutcome.NOT_STARTED, "the fleet halted: " + run.halted));
       }
+      if (run.halted.isEmpty()
+          && Workflow.getVersion(WaveGate.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        WaveGate.judge(run, wave);
+      }
       run.wave = "";
       boolean more = i + 1 < run.waves.size();
       if (more && run.halted.isEmpty() && run.request.approveBetweenWaves()) {
@@ -49,6 +53,22 @@ final class FleetWaves {
             "wave " + nextWave.name() + " " + nextWave.clusters(), () -> false);
         run.progress.phase(Phase.WAVES);
       }
+    }
+  }
+
+  /** A cluster judged failed after its upgrade ended, counted against the failure budget. */
+  static void failed(FleetRun run, String cluster, String why) {
+    run.set(run.outcome(cluster).with(ClusterOutcome.FAILED, why));
+    countFailure(run, cluster, why);
+  }
+
+  private static void countFailure(FleetRun run, String cluster, String why) {
+    int failed = run.inState(ClusterOutcome.FAILED).size();
+    run.progress.message(cluster + ": failed: " + why);
+    if (failed >= run.request.failureBudget() && run.halted.isEmpty()) {
+      run.halted =
+          "%d failed cluster(s) %s reached the failure budget of %d; nothing new starts"
+              .formatted(failed, run.inState(ClusterOutcome.FAILED), run.request.failureBudget());
     }
   }
 
@@ -63,13 +83,7 @@ final class FleetWaves {
     }
     if (end.failure() != null) {
       run.set(was.ended(ClusterOutcome.FAILED, Failures.rootMessage(end.failure()), now));
-      int failed = run.inState(ClusterOutcome.FAILED).size();
-      run.progress.message(cluster + ": failed: " + Failures.rootMessage(end.failure()));
-      if (failed >= run.request.failureBudget() && run.halted.isEmpty()) {
-        run.halted =
-            "%d failed cluster(s) %s reached the failure budget of %d; nothing new starts"
-                .formatted(failed, run.inState(ClusterOutcome.FAILED), run.request.failureBudget());
-      }
+      countFailure(run, cluster, Failures.rootMessage(end.failure()));
       return;
     }
     run.set(

@@ -20,14 +20,15 @@ class FleetUpgradeRequestTest {
   @Test
   void eachWrongFieldIsNamed() {
     FleetUpgradeRequest request =
-        new FleetUpgradeRequest("Prod!", "", "3.5", -1, "", null, 0, 0, false, -5);
+        new FleetUpgradeRequest("Prod!", "", "3.5", -1, "", null, 0, 0, false, -5, -1, false);
     assertThat(request.problems())
-        .hasSize(6)
+        .hasSize(7)
         .anyMatch(p -> p.contains("fleet 'Prod!'"))
         .anyMatch(p -> p.contains("targetVersion '3.5'"))
         .anyMatch(p -> p.contains("concurrency 0"))
         .anyMatch(p -> p.contains("failureBudget 0"))
         .anyMatch(p -> p.contains("canaries -1"))
-        .anyMatch(p -> p.contains("memberTimeoutSeconds"));
+        .anyMatch(p -> p.contains("memberTimeoutSeconds"))
+        .anyMatch(p -> p.contains("bakeMinutes -1 is not between 0 and 1440"));
   }
 }

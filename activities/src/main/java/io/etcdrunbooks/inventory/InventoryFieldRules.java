@@ -23,15 +23,19 @@ final class InventoryFieldRules {
 
   private InventoryFieldRules() {}
 
-  static List<String> problems(Inventory inventory) {
+  static List<String> releaseProblems(ReleaseSource releases) {
     InventoryFieldRules rules = new InventoryFieldRules();
-    ReleaseSource releases = inventory.releases();
     if (releases != null) {
       rules.absolutePath("releases", "localDir", releases.localDir());
       rules.absolutePath("releases", "downloadDir", releases.downloadDir());
       rules.noControl("releases", "urlTemplate", releases.urlTemplate());
     }
-    inventory.clusters().forEach((name, cluster) -> rules.cluster(name, cluster));
+    return rules.problems;
+  }
+
+  static List<String> clusterProblems(String name, ClusterSpec cluster) {
+    InventoryFieldRules rules = new InventoryFieldRules();
+    rules.cluster(name, cluster);
     return rules.problems;
   }
 

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.inventory;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
@@ -26,29 +27,73 @@ public final class InventoryLoader {
 
   private InventoryLoader() {}
 
+  /**
+   * The inventory with every cluster entry checked: an invalid entry is set apart with its problems
+   * ({@link Inventory#invalidClusters()}) and the others are served. Only a file that cannot be
+   * read or parsed, or whose releases or fleets are invalid (they concern every cluster), is
+   * refused whole.
+   */
   public static Inventory load(Path file) {
-    Inventory raw;
+    RawInventory raw;
     try {
-      raw = YAML.readValue(Files.readString(file), Inventory.class);
+      raw = YAML.readValue(Files.readString(file), RawInventory.class);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read inventory " + file + ": " + e.getMessage(), e);
     }
-    Map<String, ClusterSpec> named = new LinkedHashMap<>();
-    raw.clusters().forEach((key, spec) -> named.put(key, withName(key, spec)));
-    Inventory inventory = new Inventory(raw.releases(), named, raw.fleets());
-    List<String> problems = validate(inventory);
+    List<String> problems = fileProblems(raw.releases(), raw.fleets());
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
           "inventory " + file + " is invalid:\n  " + String.join("\n  ", problems));
     }
-    return inventory;
+    Map<String, ClusterSpec> valid = new LinkedHashMap<>();
+    Map<String, Inventory.InvalidCluster> invalid = new LinkedHashMap<>();
+    raw.clusters()
+        .forEach(
+            (key, entry) -> {
+              List<String> clusterProblems;
+              try {
+                if (entry == null || !entry.isObject())
+                  throw new IllegalArgumentException("the entry must be a mapping of its settings");
+                ClusterSpec named = withName(key, YAML.treeToValue(entry, ClusterSpec.class));
+                clusterProblems = clusterProblems(key, named);
+                if (clusterProblems.isEmpty()) valid.put(key, named);
+              } catch (IOException | IllegalArgumentException e) {
+                // an unknown or mistyped field: this entry cannot be read, the others can
+                clusterProblems =
+                    List.of(
+                        "cluster '"
+                            + InventoryFieldRules.printable(key)
+                            + "': "
+                            + InventoryFieldRules.printable(
+                                e.getMessage().lines().findFirst().orElse("")));
+              }
+              if (!clusterProblems.isEmpty())
+                invalid.put(key, new Inventory.InvalidCluster(entry, clusterProblems));
+            });
+    return new Inventory(raw.releases(), valid, raw.fleets(), invalid);
+  }
+
+  /** The file as it is written: every cluster, the invalid ones as they were read. */
+  private record RawInventory(
+      ReleaseSource releases, Map<String, JsonNode> clusters, Map<String, String> fleets) {
+    RawInventory {
+      clusters = clusters == null ? Map.of() : clusters;
+      fleets = fleets == null ? Map.of() : fleets;
+    }
+
+    static RawInventory of(Inventory inventory) {
+      Map<String, JsonNode> all = new LinkedHashMap<>();
+      inventory.clusters().forEach((name, spec) -> all.put(name, YAML.valueToTree(spec)));
+      inventory.invalidClusters().forEach((name, invalid) -> all.put(name, invalid.entry()));
+      return new RawInventory(inventory.releases(), all, inventory.fleets());
+    }
   }
 
   public static void write(Inventory inventory, Path file) {
     try {
       Files.createDirectories(file.toAbsolutePath().getParent());
       Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-      YAML.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), inventory);
+      YAML.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), RawInventory.of(inventory));
       Files.move(
           tmp,
           file,
@@ -73,85 +118,78 @@ public final class InventoryLoader {
         spec.labels());
   }
 
-  static List<String> validate(Inventory inventory) {
+  /** What concerns every cluster: where binaries come from, and the fleets' selectors. */
+  private static List<String> fileProblems(ReleaseSource releases, Map<String, String> fleets) {
     List<String> problems = new ArrayList<>();
-    if (inventory.releases() == null
-        || (blank(inventory.releases().localDir()) && blank(inventory.releases().urlTemplate()))) {
+    if (releases == null || (blank(releases.localDir()) && blank(releases.urlTemplate()))) {
       problems.add("releases: set localDir or urlTemplate so that binaries can be installed");
     }
-    inventory
-        .fleets()
-        .forEach(
-            (fleet, selector) -> {
-              try {
-                FleetSelector.parse(selector);
-              } catch (IllegalArgumentException e) {
-                problems.add(
-                    "fleet '" + InventoryFieldRules.printable(fleet) + "': " + e.getMessage());
-              }
-            });
-    inventory
-        .clusters()
-        .forEach(
-            (name, c) -> {
-              String where = "cluster '" + InventoryFieldRules.printable(name) + "'";
-              if (c.members().isEmpty()) problems.add(where + ": no members");
-              if (c.ssh() == null
-                  || blank(c.ssh().user())
-                  || blank(c.ssh().privateKeyFile())
-                  || blank(c.ssh().knownHostsFile())) {
-                problems.add(
-                    where
-                        + ": ssh needs user, privateKeyFile and knownHostsFile (host keys are always verified)");
-              }
-              String kind = c.service() == null ? null : c.service().kind();
-              if (!(ServiceSpec.PLAIN.equals(kind)
-                  || ServiceSpec.SYSTEMD.equals(kind)
-                  || ServiceSpec.STATIC_POD.equals(kind))) {
-                problems.add(where + ": service.kind must be 'plain', 'systemd' or 'static-pod'");
-              }
-              if (ServiceSpec.STATIC_POD.equals(kind))
-                validateStaticPod(where, c.service(), problems);
-              if (blank(c.backupDir()))
-                problems.add(
-                    where + ": backupDir is required (a backup is taken before every upgrade)");
-              if (c.backup() != null) problems.addAll(backupProblems(where, c.backup()));
-              if (c.auth() != null && (blank(c.auth().user()) || blank(c.auth().passwordFile()))) {
-                problems.add(
-                    where
-                        + ": auth needs user and passwordFile (a root user of etcd and the file on this host that holds its password)");
-              }
-              Set<String> names = new HashSet<>();
-              Set<String> urls = new HashSet<>();
-              for (MemberSpec m : c.members()) {
-                String mw = where + " member '" + InventoryFieldRules.printable(m.name()) + "'";
-                if (blank(m.name())) problems.add(where + ": a member has no name");
-                else if (!names.add(m.name())) problems.add(mw + ": duplicate name");
-                if (blank(m.host())) problems.add(mw + ": host is required");
-                for (String url : new String[] {m.clientUrl(), m.peerUrl()}) {
-                  if (blank(url) || !(url.startsWith("http://") || url.startsWith("https://"))) {
-                    problems.add(
-                        mw
-                            + ": clientUrl and peerUrl must be http:// or https:// URLs, got '"
-                            + url
-                            + "'");
-                  } else if (!urls.add(url)) {
-                    problems.add(mw + ": URL " + url + " is used twice");
-                  }
-                }
-                if (blank(m.dataDir())) problems.add(mw + ": dataDir is required");
-                if (!ServiceSpec.STATIC_POD.equals(kind) && blank(m.installDir())) {
-                  problems.add(
-                      mw + ": installDir is required with the plain and systemd service managers");
-                }
-                if (c.service() != null
-                    && ServiceSpec.PLAIN.equals(c.service().kind())
-                    && blank(m.serviceDir())) {
-                  problems.add(mw + ": serviceDir is required with the plain service manager");
-                }
-              }
-            });
-    problems.addAll(InventoryFieldRules.problems(inventory));
+    fleets.forEach(
+        (fleet, selector) -> {
+          try {
+            FleetSelector.parse(selector);
+          } catch (IllegalArgumentException e) {
+            problems.add("fleet '" + InventoryFieldRules.printable(fleet) + "': " + e.getMessage());
+          }
+        });
+    problems.addAll(InventoryFieldRules.releaseProblems(releases));
+    return problems;
+  }
+
+  /** What is wrong with one cluster's entry, each problem naming the cluster and member. */
+  static List<String> clusterProblems(String name, ClusterSpec c) {
+    List<String> problems = new ArrayList<>();
+    String where = "cluster '" + InventoryFieldRules.printable(name) + "'";
+    if (c.members().isEmpty()) problems.add(where + ": no members");
+    if (c.ssh() == null
+        || blank(c.ssh().user())
+        || blank(c.ssh().privateKeyFile())
+        || blank(c.ssh().knownHostsFile())) {
+      problems.add(
+          where
+              + ": ssh needs user, privateKeyFile and knownHostsFile (host keys are always verified)");
+    }
+    String kind = c.service() == null ? null : c.service().kind();
+    if (!(ServiceSpec.PLAIN.equals(kind)
+        || ServiceSpec.SYSTEMD.equals(kind)
+        || ServiceSpec.STATIC_POD.equals(kind))) {
+      problems.add(where + ": service.kind must be 'plain', 'systemd' or 'static-pod'");
+    }
+    if (ServiceSpec.STATIC_POD.equals(kind)) validateStaticPod(where, c.service(), problems);
+    if (blank(c.backupDir()))
+      problems.add(where + ": backupDir is required (a backup is taken before every upgrade)");
+    if (c.backup() != null) problems.addAll(backupProblems(where, c.backup()));
+    if (c.auth() != null && (blank(c.auth().user()) || blank(c.auth().passwordFile()))) {
+      problems.add(
+          where
+              + ": auth needs user and passwordFile (a root user of etcd and the file on this host that holds its password)");
+    }
+    Set<String> names = new HashSet<>();
+    Set<String> urls = new HashSet<>();
+    for (MemberSpec m : c.members()) {
+      String mw = where + " member '" + InventoryFieldRules.printable(m.name()) + "'";
+      if (blank(m.name())) problems.add(where + ": a member has no name");
+      else if (!names.add(m.name())) problems.add(mw + ": duplicate name");
+      if (blank(m.host())) problems.add(mw + ": host is required");
+      for (String url : new String[] {m.clientUrl(), m.peerUrl()}) {
+        if (blank(url) || !(url.startsWith("http://") || url.startsWith("https://"))) {
+          problems.add(
+              mw + ": clientUrl and peerUrl must be http:// or https:// URLs, got '" + url + "'");
+        } else if (!urls.add(url)) {
+          problems.add(mw + ": URL " + url + " is used twice");
+        }
+      }
+      if (blank(m.dataDir())) problems.add(mw + ": dataDir is required");
+      if (!ServiceSpec.STATIC_POD.equals(kind) && blank(m.installDir())) {
+        problems.add(mw + ": installDir is required with the plain and systemd service managers");
+      }
+      if (c.service() != null
+          && ServiceSpec.PLAIN.equals(c.service().kind())
+          && blank(m.serviceDir())) {
+        problems.add(mw + ": serviceDir is required with the plain service manager");
+      }
+    }
+    problems.addAll(InventoryFieldRules.clusterProblems(name, c));
     return problems;
   }
 

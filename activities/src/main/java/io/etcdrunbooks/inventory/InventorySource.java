@@ -6,12 +6,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The inventory file, read again whenever it changes on disk, so runbooks always see the current
- * membership.
+ * membership. Each cluster it refuses is logged once per change of the file.
  */
 public final class InventorySource implements Supplier<Inventory> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(InventorySource.class);
 
   private final Path file;
   private FileTime loadedAt;
@@ -40,6 +44,16 @@ public final class InventorySource implements Supplier<Inventory> {
     if (inventory == null || !modified.equals(loadedAt)) {
       inventory = InventoryLoader.load(file);
       loadedAt = modified;
+      // once per change of the file, not at every request for the cluster
+      inventory
+          .invalidClusters()
+          .forEach(
+              (name, invalid) ->
+                  LOG.warn(
+                      "inventory {}: cluster '{}' is refused until its entry is fixed: {}",
+                      file.toAbsolutePath(),
+                      InventoryFieldRules.printable(name),
+                      String.join("; ", invalid.problems())));
     }
     return inventory;
   }

@@ -3,7 +3,7 @@ package io.etcdrunbooks.inventory;
 import java.util.List;
 
 /** A runbook named a cluster the inventory does not have. */
-public final class UnknownClusterException extends IllegalArgumentException {
+public class UnknownClusterException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
   private final String name;
@@ -15,6 +15,12 @@ public final class UnknownClusterException extends IllegalArgumentException {
             + "': the inventory has "
             + (known.isEmpty() ? "no clusters" : known.stream().sorted().toList())
             + "; add it to the inventory file or check the name");
+    this.name = name;
+  }
+
+  /** For {@link InvalidClusterException}: a cluster that is there but refused. */
+  UnknownClusterException(String name, String message) {
+    super(message);
     this.name = name;
   }
 

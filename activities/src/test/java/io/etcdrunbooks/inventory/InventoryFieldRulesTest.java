@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Paths in the inventory must be absolute and free of control characters, and a systemd unit a
- * plain unit name; the loader refuses the file naming the cluster, the member or host, and the
- * field.
+ * plain unit name; the loader refuses the cluster (the releases: the file) naming the cluster, the
+ * member or host, and the field.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InventoryFieldRulesTest {
@@ -68,7 +68,7 @@ class InventoryFieldRulesTest {
       })
   void aRelativePath_isRefusedNamingItsClusterMemberAndField(
       String field, String value, String message) {
-    assertThatThrownBy(() -> load(with(field, value)))
+    assertThatThrownBy(() -> prod(with(field, value)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(message);
   }
@@ -84,7 +84,7 @@ class InventoryFieldRulesTest {
       })
   void aControlCharacterInAPathOrUnit_isRefusedAndShownEscaped(String field, String message) {
     // YAML's double-quoted "\n" is a real newline in the value
-    assertThatThrownBy(() -> load(with(field, "\"/var/lib/etcd\\n/x\"")))
+    assertThatThrownBy(() -> prod(with(field, "\"/var/lib/etcd\\n/x\"")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(message)
         .satisfies(e -> assertThat(e.getMessage().lines()).noneMatch(line -> line.equals("/x'")));
@@ -95,17 +95,17 @@ class InventoryFieldRulesTest {
       delimiter = '|',
       value = {"'etcd; reboot'", "'etcd member'", "'$(id)'", "'etcd`x`'", "'-etcd'", "'etcd\\x2d'"})
   void aUnitWithShellSyntaxOrWhitespace_isRefused(String unit) {
-    assertThatThrownBy(() -> load(with("UNIT", unit)))
+    assertThatThrownBy(() -> prod(with("UNIT", unit)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cluster 'prod': service.unit must be a systemd unit name");
   }
 
   @Test
   void aMemberNameOrHostWithAControlCharacterIsRefusedAndTheMessageStaysOnOneLine() {
-    assertThatThrownBy(() -> load(valid().replace("name: m2", "name: \"m2\\nINFO forged\"")))
+    assertThatThrownBy(() -> prod(valid().replace("name: m2", "name: \"m2\\nINFO forged\"")))
         .hasMessageContaining(
             "cluster 'prod' member 'm2\\nINFO forged': name must not contain control characters");
-    assertThatThrownBy(() -> load(valid().replace("host: 10.0.0.2", "host: \"10.0.0.2\\t\"")))
+    assertThatThrownBy(() -> prod(valid().replace("host: 10.0.0.2", "host: \"10.0.0.2\\t\"")))
         .hasMessageContaining(
             "cluster 'prod' member 'm2': host must not contain control characters, got '10.0.0.2\\t'");
   }
@@ -114,7 +114,7 @@ class InventoryFieldRulesTest {
   void aCertificateExpiryWindowOutsideZeroToTenYearsIsRefusedAndOneInsideLoads() throws Exception {
     String tls = "tls: {caFile: /pki/ca.crt, certFile: /pki/c.crt, keyFile: /pki/c.key";
     assertThatThrownBy(
-            () -> load(valid().replaceFirst("tls: \\{[^}]*", tls + ", expiryWarningDays: -1")))
+            () -> prod(valid().replaceFirst("tls: \\{[^}]*", tls + ", expiryWarningDays: -1")))
         .hasMessageContaining(
             "cluster 'prod': tls.expiryWarningDays must be 0 to 3650 days, got -1");
     assertThat(
@@ -132,7 +132,7 @@ class InventoryFieldRulesTest {
             .replace(
                 "{kind: systemd, unit: etcd@prod-1.service}",
                 "{kind: static-pod, manifestPath: \"/etc/kubernetes/manifests/etcd\\r.yaml\"}");
-    assertThatThrownBy(() -> load(staticPod))
+    assertThatThrownBy(() -> prod(staticPod))
         .hasMessageContaining(
             "cluster 'prod': service.manifestPath must not contain control characters, got"
                 + " '/etc/kubernetes/manifests/etcd\\r.yaml'");
@@ -165,5 +165,10 @@ class InventoryFieldRulesTest {
     Path file = dir.resolve("inventory-" + System.nanoTime() + ".yaml");
     Files.writeString(file, yaml);
     return InventoryLoader.load(file);
+  }
+
+  /** The cluster prod: an entry with a problem is refused by name, the file's problems whole. */
+  private ClusterSpec prod(String yaml) throws Exception {
+    return load(yaml).cluster("prod");
   }
 }

@@ -61,21 +61,21 @@ class InventoryLoaderBackupTest {
 
   @Test
   void aBackupSectionWithoutKeyOrContradictoryOrWithBadRetentionIsRefusedNamingTheCluster() {
-    assertThatThrownBy(() -> load(CLUSTER + "    backup: {keepLast: 3}\n"))
+    assertThatThrownBy(() -> prod(CLUSTER + "    backup: {keepLast: 3}\n"))
         .hasMessageContaining("cluster 'prod': backup.keyFile and backup.keyId are required")
         .hasMessageContaining("encrypt: false");
-    assertThatThrownBy(() -> load(CLUSTER + "    backup: {encrypt: false, keyFile: /etc/k}\n"))
+    assertThatThrownBy(() -> prod(CLUSTER + "    backup: {encrypt: false, keyFile: /etc/k}\n"))
         .hasMessageContaining("backup.encrypt is false but backup.keyFile or backup.keyId is set");
     assertThatThrownBy(
             () ->
-                load(
+                prod(
                     CLUSTER
                         + "    backup: {keyFile: /etc/k, keyId: 'no spaces', keepLast: 0, keepDailyDays: -1}\n"))
         .hasMessageContaining("backup.keyId 'no spaces'")
         .hasMessageContaining("backup.keepLast must be at least 1")
         .hasMessageContaining("backup.keepDailyDays must not be negative");
     assertThatThrownBy(
-            () -> load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: k, encrypted: true}\n"))
+            () -> prod(CLUSTER + "    backup: {keyFile: /etc/k, keyId: k, encrypted: true}\n"))
         .hasMessageContaining("encrypted");
   }
 
@@ -96,5 +96,10 @@ class InventoryLoaderBackupTest {
     Path file = dir.resolve("inventory-" + System.nanoTime() + ".yaml");
     Files.writeString(file, yaml);
     return InventoryLoader.load(file);
+  }
+
+  /** The cluster prod: an entry with a problem is refused by name, the file's problems whole. */
+  private ClusterSpec prod(String yaml) throws Exception {
+    return load(yaml).cluster("prod");
   }
 }

@@ -64,7 +64,7 @@ class StaticPodInventoryTest {
                 "{kind: static-pod, manifestPath: manifests/etcd.yaml, stashDir: /etc/kubernetes/manifests/, image: 'etcd:latest', logCommand: 'crictl logs'}",
                 ""));
 
-    assertThatThrownBy(() -> InventoryLoader.load(file))
+    assertThatThrownBy(() -> InventoryLoader.load(file).cluster("kube"))
         .hasMessageContaining("cluster 'kube': service.manifestPath must be an absolute file path")
         .hasMessageContaining("cluster 'kube': service.image must contain {version}")
         .hasMessageContaining("cluster 'kube': service.logCommand must contain {lines}");
@@ -72,11 +72,11 @@ class StaticPodInventoryTest {
         Files.writeString(
             dir.resolve("inventory2.yaml"),
             inventory("{kind: static-pod, stashDir: /etc/kubernetes/manifests/}", ""));
-    assertThatThrownBy(() -> InventoryLoader.load(inManifests))
+    assertThatThrownBy(() -> InventoryLoader.load(inManifests).cluster("kube"))
         .hasMessageContaining(
             "cluster 'kube': service.stashDir must not be the manifests directory");
     Path plain = Files.writeString(dir.resolve("inventory3.yaml"), inventory("{kind: plain}", ""));
-    assertThatThrownBy(() -> InventoryLoader.load(plain))
+    assertThatThrownBy(() -> InventoryLoader.load(plain).cluster("kube"))
         .hasMessageContaining(
             "cluster 'kube' member 'cp-1': installDir is required with the plain and systemd service managers");
   }

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.api;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.InvalidClusterException;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
 import java.net.URI;
@@ -35,6 +36,14 @@ final class AlertTargets {
               + clusters);
     }
     ClusterSpec cluster = inventory.clusters().get(clusterName);
+    if (cluster == null && inventory.invalidClusters().containsKey(clusterName)) {
+      return new NotFound(
+          clusterName,
+          memberValue,
+          new InvalidClusterException(
+                  clusterName, inventory.invalidClusters().get(clusterName).problems())
+              .getMessage());
+    }
     if (cluster == null) {
       return new NotFound(
           clusterName,

@@ -53,6 +53,6 @@ public final class ClusterStatusController {
 
   @Error(exception = UnknownClusterException.class)
   public HttpResponse<ApiError> unknownCluster(HttpRequest<?> http, UnknownClusterException e) {
-    return HttpResponse.notFound(new ApiError(UnknownClusters.message(http, e, inventory)));
+    return UnknownClusters.response(http, e, inventory);
   }
 }

@@ -499,7 +499,7 @@ public final class RunbookController {
 
   @Error(exception = UnknownClusterException.class)
   public HttpResponse<ApiError> unknownCluster(HttpRequest<?> http, UnknownClusterException e) {
-    return HttpResponse.notFound(new ApiError(UnknownClusters.message(http, e, inventory)));
+    return UnknownClusters.response(http, e, inventory);
   }
 
   @Error(exception = StartChecks.RunbookRefused.class)

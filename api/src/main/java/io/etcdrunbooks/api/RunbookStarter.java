@@ -163,10 +163,10 @@ public final class RunbookStarter {
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
     String id = changeId(ReplaceMemberWorkflow.workflowId(request.cluster()), request.dryRun());
-    if (!request.dryRun()) {
-      refuseIfRunning(id);
+    if (!request.dryRun()) refuseIfRunning(id);
+    checks.replaceMember(cluster, request);
+    if (!request.dryRun())
       checks.replaceMember(request.cluster(), request.failedMember(), request.force());
-    }
     return start(
         id,
         ReplaceMemberWorkflow.class,
@@ -241,17 +241,19 @@ public final class RunbookStarter {
   }
 
   /**
-   * A scaling; refused here when the target is not an odd number of 3 or more, or a new member's
-   * placement is incomplete. The cluster itself is checked by its preflight.
+   * A scaling; refused here when the target is not an odd number of 3 or more, the new members are
+   * not as many as the target needs, a placement is incomplete or on an inventory member's URL, or
+   * a new host refuses SSH connections. etcd's own view is checked by its preflight.
    */
   public Started startScale(ScaleClusterRequest request, String startedBy) {
-    inventory.get().cluster(request.cluster());
+    ClusterSpec cluster = inventory.get().cluster(request.cluster());
     List<String> problems = ScalePlanning.inputProblems(request);
     if (!problems.isEmpty()) throw new IllegalArgumentException(String.join("; ", problems));
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
     String id = changeId(ScaleClusterWorkflow.workflowId(request.cluster()), request.dryRun());
     if (!request.dryRun()) refuseIfRunning(id);
+    checks.scale(cluster, request);
     return start(
         id,
         ScaleClusterWorkflow.class,
@@ -264,7 +266,7 @@ public final class RunbookStarter {
    * for an admin's approval before it touches anything ({@link ApprovalRules}).
    */
   public Started startRecoverQuorum(RecoverQuorumRequest request, String startedBy) {
-    inventory.get().cluster(request.cluster());
+    ClusterSpec cluster = inventory.get().cluster(request.cluster());
     if (!request.acknowledgeDataLoss()) {
       throw new IllegalArgumentException(
           "acknowledgeDataLoss must be true: the cluster is rebuilt from one member (or a backup),"
@@ -278,6 +280,7 @@ public final class RunbookStarter {
     requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
     String id = changeId(RecoverQuorumWorkflow.workflowId(request.cluster()), request.dryRun());
     if (!request.dryRun()) refuseIfRunning(id);
+    checks.recoverQuorum(cluster, request);
     return start(
         id,
         RecoverQuorumWorkflow.class,

@@ -1,12 +1,25 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
+import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
+import io.etcdrunbooks.workflows.replacemember.ReplacementPreflight;
+import io.etcdrunbooks.workflows.scale.ScaleClusterRequest;
+import io.etcdrunbooks.workflows.scale.ScalePlanning;
 import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -18,16 +31,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the API can tell from the cluster as it is now, before a runbook is started, so that a
- * request its preflight would refuse gets a 4xx and leaves nothing in Temporal. The runbook's
- * preflight stays the authority: when the cluster cannot be read in time here, the request goes on
- * and the preflight decides.
+ * What the API can tell from the request, the inventory and the cluster as it is now, before a
+ * runbook is started, so that a request its preflight would refuse gets a 4xx and leaves nothing in
+ * Temporal: new members' count and placements (400), a new member's host that refuses SSH
+ * connections and the cluster's state (409). The runbook's preflight stays the authority: when the
+ * cluster cannot be read in time here, the request goes on and the preflight decides.
  */
 @Singleton
 public final class StartChecks {
 
   private static final Logger LOG = LoggerFactory.getLogger(StartChecks.class);
   private static final long DISCOVER_SECONDS = 10;
+  private static final int SSH_CONNECT_MILLIS = 2000;
 
   /** Backup ids are plain file names, as the backup runbook makes them. */
   private static final Pattern BACKUP_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
@@ -135,6 +150,131 @@ public final class StartChecks {
                           + "'s binaries, which loses every write made since"
                           + " that backup: send \"acknowledgeDataLoss\": true (and backupId) to do that"));
             });
+  }
+
+  /**
+   * A scaling whose new members the inventory already shows to be wrong (400): too few or too many
+   * for the target size, or on URLs inventory members use. Not a dry run: a new member's host must
+   * take SSH connections (409).
+   */
+  public void scale(ClusterSpec cluster, ScaleClusterRequest request) {
+    List<MemberPlacement> inventory = placements(cluster);
+    List<String> problems = ScalePlanning.inventoryProblems(request, inventory);
+    if (!problems.isEmpty()) throw new IllegalArgumentException(String.join("; ", problems));
+    if (request.dryRun()) return;
+    List<MemberPlacement> added =
+        request.newMembers().stream().filter(m -> cluster.findMember(m.name()).isEmpty()).toList();
+    hostsTakeSsh("scaling of " + cluster.name(), cluster, added);
+  }
+
+  /**
+   * A replacement on another host: complete and on URLs no other inventory member uses (400), its
+   * host taking SSH connections when it is not a dry run (409).
+   */
+  public void replaceMember(ClusterSpec cluster, ReplaceMemberRequest request) {
+    List<String> problems = new ArrayList<>(ReplacementPreflight.inputProblems(request));
+    MemberPlacement requested = request.replacement();
+    if (problems.isEmpty() && requested != null) {
+      MemberPlacement failed = placement(cluster.member(request.failedMember()));
+      problems.addAll(
+          ReplacementPreflight.urlClashes(
+              placements(cluster),
+              failed,
+              ReplacementPreflight.complete(failed, requested, requested.name())));
+    }
+    if (!problems.isEmpty()) throw new IllegalArgumentException(String.join("; ", problems));
+    if (!request.dryRun() && requested != null && !blank(requested.host()))
+      hostsTakeSsh(
+          "replacement of " + request.failedMember() + " in " + cluster.name(),
+          cluster,
+          List.of(requested));
+  }
+
+  /**
+   * A recovery whose survivor or replacements the inventory does not have, or whose replacement
+   * placements are incomplete or on URLs other members use (400); the replacements' hosts taking
+   * SSH connections when it is not a dry run (409).
+   */
+  public void recoverQuorum(ClusterSpec cluster, RecoverQuorumRequest request) {
+    List<MemberPlacement> inventory = placements(cluster);
+    List<String> problems = new ArrayList<>(request.problems());
+    problems.addAll(request.inventoryProblems(inventory));
+    if (problems.isEmpty()) {
+      request
+          .replacements()
+          .forEach(
+              (lost, requested) -> {
+                MemberPlacement failed = placement(cluster.member(lost));
+                problems.addAll(
+                    ReplacementPreflight.urlClashes(
+                        inventory,
+                        failed,
+                        ReplacementPreflight.complete(failed, requested, requested.name())));
+              });
+    }
+    if (!problems.isEmpty()) throw new IllegalArgumentException(String.join("; ", problems));
+    if (!request.dryRun())
+      hostsTakeSsh(
+          "recovery of " + cluster.name(), cluster, List.copyOf(request.replacements().values()));
+  }
+
+  /**
+   * Every new member's host must take TCP connections on its SSH port. Only a refused connection
+   * refuses the start (the host answers, nothing listens): a timeout or a name this host cannot
+   * resolve may be this API host's view of the network, not the worker's, so the preflight decides.
+   */
+  private void hostsTakeSsh(String what, ClusterSpec cluster, List<MemberPlacement> members) {
+    List<CompletableFuture<Optional<String>>> probes =
+        members.stream()
+            .map(m -> CompletableFuture.supplyAsync(() -> sshRefused(cluster, m)))
+            .toList();
+    List<String> problems =
+        probes.stream().map(CompletableFuture::join).flatMap(Optional::stream).toList();
+    if (!problems.isEmpty()) throw refused(what, problems);
+  }
+
+  private static Optional<String> sshRefused(ClusterSpec cluster, MemberPlacement member) {
+    int port =
+        member.sshPort() > 0
+            ? member.sshPort()
+            : cluster.ssh() != null && cluster.ssh().port() > 0 ? cluster.ssh().port() : 22;
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(member.host(), port), SSH_CONNECT_MILLIS);
+      return Optional.empty();
+    } catch (ConnectException e) {
+      return Optional.of(
+          ("new member %s: host %s refuses connections on its SSH port %d, so the worker cannot"
+                  + " install or start etcd there. Start sshd on it, or fix the host or sshPort"
+                  + " of the placement")
+              .formatted(member.name(), member.host(), port));
+    } catch (IOException | IllegalArgumentException e) {
+      LOG.info(
+          "host {} port {} not reached before starting a runbook ({}); its preflight decides",
+          member.host(),
+          port,
+          e.getClass().getSimpleName());
+      return Optional.empty();
+    }
+  }
+
+  private static List<MemberPlacement> placements(ClusterSpec cluster) {
+    return cluster.members().stream().map(StartChecks::placement).toList();
+  }
+
+  private static MemberPlacement placement(MemberSpec m) {
+    return new MemberPlacement(
+        m.name(),
+        m.host(),
+        m.sshPort(),
+        m.peerUrl(),
+        m.clientUrl(),
+        m.dataDir(),
+        m.installDir(),
+        m.serviceDir());
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
   }
 
   /** A backup id names a file in the cluster's backup directory: a plain name, never a path. */

@@ -92,4 +92,24 @@ class AlertTargetsTest {
               assertThat(a.fingerprint()).isEqualTo("abc");
             });
   }
+
+  @Test
+  void anAlertForAClusterWhoseEntryIsInvalidIsIgnoredSayingWhatIsWrong() {
+    Inventory inventory =
+        new Inventory(
+            null,
+            INVENTORY.clusters(),
+            Map.of(),
+            Map.of(
+                "broken",
+                new Inventory.InvalidCluster(
+                    null, List.of("cluster 'broken': service.unit must be a systemd unit name"))));
+
+    AlertTargets.Resolution resolution =
+        AlertTargets.resolve(
+            inventory, Map.of("cluster", "broken", "member", "m1"), "cluster", "member");
+
+    assertThat(((AlertTargets.NotFound) resolution).reason())
+        .contains("cluster 'broken' is refused", "service.unit must be a systemd unit name");
+  }
 }

@@ -1093,6 +1093,88 @@ class BadRequestsTest {
             OPERATOR.bearer(),
             403,
             "scale"));
+    // what the inventory shows before anything starts: new members' count, URLs and SSH port
+    int closed = closedPort();
+    c.add(
+        new BadRequest(
+            "a scaling to 7 with two new members for a 1-member cluster",
+            "POST",
+            C + "/scale",
+            JSON_TYPE,
+            "{\"targetSize\":7,\"newMembers\":["
+                + newMember("m4", "10.0.0.4", 22)
+                + ","
+                + newMember("m5", "10.0.0.5", 22)
+                + "]}",
+            ADMIN.bearer(),
+            400,
+            "growing from 1 to 7 members needs 6 new member(s) in newMembers, 2 given"));
+    c.add(
+        new BadRequest(
+            "a scaling with a new member on the URLs of an inventory member",
+            "POST",
+            C + "/scale",
+            JSON_TYPE,
+            "{\"targetSize\":3,\"newMembers\":["
+                + newMember("m4", "10.0.0.4", 22)
+                + ",{\"name\":\"m5\",\"host\":\"10.0.0.5\",\"peerUrl\":\""
+                + SANDBOX_M1_PEER_URL.get()
+                + "\",\"clientUrl\":\"http://10.0.0.5:2379\"}]}",
+            ADMIN.bearer(),
+            400,
+            "new member m5: URL " + SANDBOX_M1_PEER_URL.get() + " is already used by member 'm1'"));
+    c.add(
+        new BadRequest(
+            "a scaling with new members on a host whose SSH port is closed",
+            "POST",
+            C + "/scale",
+            JSON_TYPE,
+            "{\"targetSize\":3,\"newMembers\":["
+                + newMember("m4", "127.0.0.2", closed)
+                + ","
+                + newMember("m5", "127.0.0.3", closed)
+                + "]}",
+            ADMIN.bearer(),
+            409,
+            "new member m4: host 127.0.0.2 refuses connections on its SSH port " + closed,
+            "new member m5",
+            "nothing was started"));
+    c.add(
+        new BadRequest(
+            "a replacement on a host whose SSH port is closed",
+            "POST",
+            C + "/replace-member",
+            JSON_TYPE,
+            "{\"failedMember\":\"m1\",\"replacement\":"
+                + newMember("m1-new", "127.0.0.1", closed)
+                + "}",
+            OPERATOR.bearer(),
+            409,
+            "new member m1-new: host 127.0.0.1 refuses connections on its SSH port " + closed));
+    c.add(
+        new BadRequest(
+            "a quorum recovery rebuilding a member the inventory does not have",
+            "POST",
+            C + "/recover-quorum",
+            JSON_TYPE,
+            "{\"acknowledgeDataLoss\":true,\"replacements\":{\"m7\":"
+                + newMember("m7-new", "10.0.0.7", 22)
+                + "}}",
+            ADMIN.bearer(),
+            400,
+            "replacements names 'm7', which is not a member of the inventory [m1]"));
+    c.add(
+        new BadRequest(
+            "a quorum recovery rebuilding a member on a host whose SSH port is closed",
+            "POST",
+            C + "/recover-quorum",
+            JSON_TYPE,
+            "{\"acknowledgeDataLoss\":true,\"replacements\":{\"m1\":"
+                + newMember("m1-new", "127.0.0.1", closed)
+                + "}}",
+            ADMIN.bearer(),
+            409,
+            "new member m1-new: host 127.0.0.1 refuses connections on its SSH port " + closed));
     c.add(
         new BadRequest(
             "a maintenance schedule compacting history younger than its interval",
@@ -1210,4 +1292,32 @@ class BadRequestsTest {
             "caFiles"));
     return c;
   }
+
+  /** A new member's placement as JSON, its URLs on {@code host}. */
+  private static String newMember(String name, String host, int sshPort) {
+    return ("{\"name\":\"%s\",\"host\":\"%s\",\"sshPort\":%d,\"peerUrl\":\"http://%s:2380\","
+            + "\"clientUrl\":\"http://%s:2379\"}")
+        .formatted(name, host, sshPort, host, host);
+  }
+
+  /** A port nothing listens on: a connection to it is refused at once. */
+  private static int closedPort() {
+    try {
+      return ApiHarness.freePort();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The peer URL of cluster sandbox's member m1, as the harness's inventory has it. */
+  private static final java.util.function.Supplier<String> SANDBOX_M1_PEER_URL =
+      () -> {
+        try {
+          String inventory = Files.readString(dir.resolve("inventory.yaml"));
+          int at = inventory.indexOf("peerUrl: '", inventory.indexOf("  sandbox:"));
+          return inventory.substring(at + 10, inventory.indexOf('\'', at + 10));
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      };
 }

@@ -7,51 +7,52 @@ import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The etcd-runbooks command.
- *
- * <pre>
- *   run [--roles=worker,api]   the worker and/or the HTTP API (configuration: application.yml, environment)
- *   demo [--from=3.3.25] [--to=3.5.30] [--dir=DIR]
- *                              a 3-member sandbox upgraded through the API on the embedded Temporal
- *   sandbox --dir DIR --version 3.4.23 [--members 3] [--cluster sandbox]
- *                              a local cluster whose members are SSH "hosts" on 127.0.0.1, until interrupted
- *   bench [--from=3.4.23] [--to=3.5.16] [--cases=3,5,3x1024] [--fleet=10] [--skip-fleet]
- *         [--replace-version=3.5.30] [--skip-replace]
- *                              the upgrade runbook against a bare stop/install/start/health script, then the time from
- *                              a member-down alert to a healthy cluster against the bare etcdctl steps
- *   temporal [--port=7233]     only the embedded Temporal test server (in memory), until interrupted
- *   decrypt-backup --in ID.db.enc --out ID.db --key-file FILE --key-id ID
- *                              an encrypted backup back into the snapshot file etcd restores from
- * </pre>
+ * The etcd-runbooks command: {@code run} (the default), {@code demo}, {@code sandbox}, {@code
+ * bench}, {@code temporal} and {@code decrypt-backup}; each one's usage and options are in {@link
+ * Subcommand}, and {@code etcd-runbooks [COMMAND] --help} prints them.
  */
 public final class Main {
 
   private Main() {}
 
   public static void main(String[] args) throws Exception {
-    String command = args.length == 0 ? "run" : args[0];
-    Map<String, String> options =
-        Options.parse(Arrays.copyOfRange(args, Math.min(1, args.length), args.length));
+    List<String> all = List.of(args);
+    if (!all.isEmpty()
+        && (all.get(0).equals("help") || Subcommand.asksForHelp(all.subList(0, 1)))) {
+      System.out.println(Subcommand.overview());
+      System.exit(0);
+    }
+    String command = all.isEmpty() ? "run" : all.get(0);
+    Subcommand subcommand = Subcommand.named(command).orElse(null);
+    if (subcommand == null) {
+      System.err.println("unknown command '" + command + "'");
+      System.err.println(Subcommand.overview());
+      System.exit(2);
+      return;
+    }
+    List<String> rest = all.isEmpty() ? all : all.subList(1, all.size());
+    // before anything starts: --help must never bind a port or touch a cluster
+    if (Subcommand.asksForHelp(rest)) {
+      System.out.println("usage: " + subcommand.usage());
+      System.exit(0);
+    }
+    Map<String, String> options = subcommand.parse(rest, System.err).orElse(null);
+    if (options == null) {
+      System.exit(2);
+      return;
+    }
     switch (command) {
       case "run" -> run(List.of(options.getOrDefault("roles", "worker,api").split(",")));
       case "demo" -> System.exit(Demo.run(options));
-      case "sandbox" -> SandboxMain.main(Arrays.copyOfRange(args, 1, args.length));
+      case "sandbox" -> SandboxMain.main(rest.toArray(String[]::new));
       case "bench" -> System.exit(Bench.run(options));
       case "temporal" -> temporalOnly(Integer.parseInt(options.getOrDefault("port", "7233")));
-      case "decrypt-backup" -> System.exit(decryptBackup(options));
-      default -> {
-        System.err.println(
-            "unknown command '"
-                + command
-                + "'; use run, demo, bench, sandbox, temporal or decrypt-backup");
-        System.exit(2);
-      }
+      default -> System.exit(decryptBackup(options));
     }
   }
 

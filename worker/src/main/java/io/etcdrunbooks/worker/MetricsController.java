@@ -9,19 +9,23 @@ import io.micronaut.http.annotation.Produces;
 /**
  * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and
  * outcome), phase, member step and member restart durations, Temporal's worker and client metrics
- * ({@code temporal_*}), and the JVM's. No token: scrapers rarely carry one, and the API listens on
- * 127.0.0.1 unless configured otherwise.
+ * ({@code temporal_*}), the clusters the inventory refuses, and the JVM's. No token: scrapers
+ * rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
  */
 @Controller
 public final class MetricsController {
 
   private final PrometheusMeterRegistry registry;
   private final CertificateExpiryMetrics certificates;
+  private final InventoryMetrics inventory;
 
   public MetricsController(
-      PrometheusMeterRegistry registry, CertificateExpiryMetrics certificates) {
+      PrometheusMeterRegistry registry,
+      CertificateExpiryMetrics certificates,
+      InventoryMetrics inventory) {
     this.registry = registry;
     this.certificates = certificates;
+    this.inventory = inventory;
   }
 
   @OwnAuthentication(
@@ -30,6 +34,7 @@ public final class MetricsController {
   @Produces("text/plain; version=0.0.4; charset=utf-8")
   public String scrape() {
     certificates.refreshIfStale();
+    inventory.refresh();
     return registry.scrape();
   }
 }

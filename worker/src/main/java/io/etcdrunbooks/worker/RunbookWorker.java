@@ -41,7 +41,10 @@ public final class RunbookWorker implements AutoCloseable {
       WorkerActivities activities) {
     this.taskQueue = config.taskQueue();
     this.factory = WorkerFactory.newInstance(client);
-    Worker worker = factory.newWorker(taskQueue, options(temporal.stickyExecution()));
+    boolean sticky =
+        StickyExecution.decide(
+            temporal.stickyExecution(), temporal.embedded(), client.getWorkflowServiceStubs());
+    Worker worker = factory.newWorker(taskQueue, options(sticky));
     register(worker, activities);
   }
 
@@ -49,8 +52,8 @@ public final class RunbookWorker implements AutoCloseable {
    * Sticky execution as Temporal has it by default: a workflow's next task goes to the worker that
    * holds it in memory, so a runbook's step does not replay its whole history first (each step
    * would otherwise cost a replay of every step before it). A real server hands a dead worker's
-   * tasks on after {@link #STICKY_TIMEOUT}; Temporal's Java test server never does, so workers that
-   * share one and can die turn it off ({@code temporal.sticky-execution=false}).
+   * tasks on after {@link #STICKY_TIMEOUT}; Temporal's Java test server never does, so a worker
+   * that connects to one turns it off ({@link StickyExecution}).
    */
   public static WorkerOptions options(boolean stickyExecution) {
     return WorkerOptions.newBuilder()

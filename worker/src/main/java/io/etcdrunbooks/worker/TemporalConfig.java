@@ -13,8 +13,9 @@ import io.micronaut.core.bind.annotation.Bindable;
  * @param embeddedPort port of the embedded server (bound to 127.0.0.1)
  * @param tls mTLS to the frontend (files on this host)
  * @param stickyExecution whether a workflow's next task goes to the worker that ran its last one,
- *     which keeps the workflow in memory instead of replaying its history; off only for a Temporal
- *     Java test server shared by workers that can die (it never hands a dead worker's tasks on)
+ *     which keeps the workflow in memory instead of replaying its history: {@code auto} (off only
+ *     when the server is a Temporal Java test server in another process, which never hands a dead
+ *     worker's tasks on), {@code true} or {@code false} ({@link StickyExecution})
  */
 @ConfigurationProperties("temporal")
 public record TemporalConfig(
@@ -22,7 +23,7 @@ public record TemporalConfig(
     @Bindable(defaultValue = "default") String namespace,
     @Bindable(defaultValue = "7233") int embeddedPort,
     @Nullable Tls tls,
-    @Bindable(defaultValue = "true") boolean stickyExecution) {
+    @Bindable(defaultValue = "auto") String stickyExecution) {
 
   public boolean embedded() {
     return address == null || address.isBlank();

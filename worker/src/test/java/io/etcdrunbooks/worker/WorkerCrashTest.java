@@ -97,6 +97,9 @@ class WorkerCrashTest {
                   + log("worker-2"));
         }
 
+        assertThat(Files.readString(dir.resolve("worker-2.log")))
+            .as("the worker says it turned sticky execution off on the shared test server")
+            .contains("sticky execution OFF: Temporal is Temporal's Java test server");
         assertThat(result.memberVersions())
             .containsOnly(
                 Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));

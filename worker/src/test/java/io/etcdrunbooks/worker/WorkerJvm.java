@@ -31,8 +31,8 @@ final class WorkerJvm {
             "-Drunbooks.inventory=" + inventory,
             "-Drunbooks.task-queue=" + taskQueue,
             "-Dtemporal.address=" + temporalAddress,
-            // the test server they share never hands a killed worker's sticky tasks on
-            "-Dtemporal.sticky-execution=false",
+            // no temporal.sticky-execution: the worker tells the shared test server by itself and
+            // turns sticky execution off (StickyExecution), as a user's worker does
             "-Dmicronaut.server.port=" + Ports.free(), // its /health and /metrics
             Main.class.getName(),
             "run",

@@ -117,7 +117,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (!placed) members.add(added);
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(cluster.name(), cluster.withMembers(members));
-    write(inventory.withClusters(clusters));
+    write(inventory.withClusters(clusters), cluster.name());
     log.info(
         "inventory {}: cluster '{}' member '{}' replaced by '{}' ({})",
         source.file(),
@@ -171,7 +171,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     Inventory inventory = source.get();
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(cluster.name(), cluster.withMembers(members));
-    write(inventory.withClusters(clusters));
+    write(inventory.withClusters(clusters), cluster.name());
   }
 
   private static MemberSpec spec(MemberPlacement p) {
@@ -228,7 +228,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (changed.equals(cluster)) return false;
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(cluster.name(), changed);
-    write(inventory.withClusters(clusters));
+    write(inventory.withClusters(clusters), cluster.name());
     log.info(
         "inventory {}: cluster '{}' client URLs {}, peer URLs {}, client TLS {}",
         source.file(),
@@ -243,12 +243,13 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     return wanted != null ? wanted : current;
   }
 
-  private void write(Inventory changed) {
+  /** Writes the inventory once the changed cluster's entry is shown to be valid in it. */
+  private void write(Inventory changed, String cluster) {
     Path file = source.file();
     Path candidate = file.resolveSibling("." + file.getFileName() + ".candidate");
     InventoryLoader.write(changed, candidate);
     try {
-      InventoryLoader.load(candidate); // the same validation an operator's edit gets
+      InventoryLoader.load(candidate).cluster(cluster); // the validation an operator's edit gets
       Files.copy(
           file,
           file.resolveSibling(file.getFileName() + ".previous"),

@@ -6,6 +6,7 @@ import io.etcdrunbooks.api.ApprovalRules;
 import io.etcdrunbooks.api.RunbookClusters;
 import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.auth.Caller;
+import io.etcdrunbooks.inventory.InvalidClusterException;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
@@ -108,6 +109,8 @@ public final class SlackCommandHandler {
       return run(command, who, form);
     } catch (RunbookStarter.RunbookAlreadyRunning e) {
       return refuse(form, who.name(), escape(e.getMessage()));
+    } catch (InvalidClusterException e) { // only that cluster's entry, which this user may act on
+      return refuse(form, who.name(), escape(e.getMessage()) + "." + nothingStarted(command));
     } catch (
         UnknownClusterException
             e) { // its message lists the whole inventory, which this user may not see

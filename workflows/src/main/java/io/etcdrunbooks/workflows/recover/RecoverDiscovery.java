@@ -48,44 +48,14 @@ final class RecoverDiscovery {
         throw Refusal.of(run.what(), List.of(Failures.rootMessage(e)), FailureType.RecoverRefused);
       throw e;
     }
-    List<String> names = run.inventory.stream().map(MemberPlacement::name).toList();
-    for (String lost : run.request.replacements().keySet()) {
-      if (!names.contains(lost))
-        problems.add(
-            "replacements names '%s', which is not a member of the inventory %s"
-                .formatted(lost, names));
-    }
-    if (!run.request.survivor().isEmpty() && !names.contains(run.request.survivor()))
-      problems.add(
-          "survivor '%s' is not a member of the inventory %s"
-              .formatted(run.request.survivor(), names));
+    problems.addAll(run.request.inventoryProblems(run.inventory));
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.RecoverRefused);
     run.state = look(run);
   }
 
   /** What is wrong with the request itself, before any cluster is looked at. */
   static List<String> inputProblems(RecoverQuorumRequest request) {
-    List<String> problems = new ArrayList<>();
-    if (request.cluster() == null || request.cluster().isBlank())
-      problems.add("cluster is required");
-    if (!request.acknowledgeDataLoss())
-      problems.add(
-          "acknowledgeDataLoss must be true: the cluster is rebuilt from one member (or a backup),"
-              + " and writes that reached only the lost members are lost");
-    for (Map.Entry<String, MemberPlacement> r : request.replacements().entrySet()) {
-      MemberPlacement p = r.getValue();
-      if (p == null
-          || blank(p.name())
-          || blank(p.host())
-          || blank(p.peerUrl())
-          || blank(p.clientUrl()))
-        problems.add(
-            "replacements." + r.getKey() + " needs a name, a host, a peerUrl and a clientUrl");
-    }
-    if (request.confirmLossSeconds() < 0
-        || request.memberTimeoutSeconds() < 0
-        || request.apiServerTimeoutSeconds() < 0) problems.add("times must not be negative");
-    return problems;
+    return request.problems();
   }
 
   /**
@@ -365,9 +335,5 @@ final class RecoverDiscovery {
         run.cluster(),
         run.what(),
         FailureType.RecoverRefused);
-  }
-
-  private static boolean blank(String s) {
-    return s == null || s.isBlank();
   }
 }

@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.recover;
 
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,6 +53,52 @@ public record RecoverQuorumRequest(
     survivor = survivor == null ? "" : survivor;
     skipControlPlaneHosts =
         skipControlPlaneHosts == null ? List.of() : List.copyOf(skipControlPlaneHosts);
+  }
+
+  /** What is wrong with the request itself, before any cluster is looked at. */
+  public List<String> problems() {
+    List<String> problems = new ArrayList<>();
+    if (cluster == null || cluster.isBlank()) problems.add("cluster is required");
+    if (!acknowledgeDataLoss)
+      problems.add(
+          "acknowledgeDataLoss must be true: the cluster is rebuilt from one member (or a backup),"
+              + " and writes that reached only the lost members are lost");
+    for (Map.Entry<String, MemberPlacement> r : replacements.entrySet()) {
+      MemberPlacement p = r.getValue();
+      if (p == null
+          || blank(p.name())
+          || blank(p.host())
+          || blank(p.peerUrl())
+          || blank(p.clientUrl()))
+        problems.add(
+            "replacements." + r.getKey() + " needs a name, a host, a peerUrl and a clientUrl");
+    }
+    if (confirmLossSeconds < 0 || memberTimeoutSeconds < 0 || apiServerTimeoutSeconds < 0)
+      problems.add("times must not be negative");
+    return problems;
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+
+  /**
+   * What the inventory's members show to be wrong with the request: a survivor or a replaced member
+   * the inventory does not have. The API refuses these before anything starts; the runbook checks
+   * them again when it reads the inventory.
+   */
+  public List<String> inventoryProblems(List<MemberPlacement> inventory) {
+    List<String> problems = new ArrayList<>();
+    List<String> names = inventory.stream().map(MemberPlacement::name).toList();
+    for (String lost : replacements.keySet()) {
+      if (!names.contains(lost))
+        problems.add(
+            "replacements names '%s', which is not a member of the inventory %s"
+                .formatted(lost, names));
+    }
+    if (!survivor.isEmpty() && !names.contains(survivor))
+      problems.add("survivor '%s' is not a member of the inventory %s".formatted(survivor, names));
+    return problems;
   }
 
   /** A recovery from the best survivor, lost members rebuilt on their own hosts. */

@@ -138,17 +138,7 @@ public final class ScalePlanning {
     int current = inventory.size();
     int target = request.targetSize();
     if (target > current) {
-      int missing = target - current - plan.add().size();
-      if (missing > 0) {
-        problems.add(
-            ("growing from %d to %d members needs %d new member(s) in newMembers, %d given (not"
-                    + " counting members the inventory has already)")
-                .formatted(current, target, target - current, plan.add().size()));
-      } else if (missing < 0) {
-        problems.add(
-            "growing from %d to %d members needs %d new member(s), %d given: give exactly those to add"
-                .formatted(current, target, target - current, plan.add().size()));
-      }
+      problems.addAll(growthProblems(current, target, plan));
       problems.addAll(clashes(inventory, etcdMembers, plan.add()));
     } else if (target < current) {
       if (!request.newMembers().isEmpty())
@@ -260,6 +250,43 @@ public final class ScalePlanning {
   }
 
   /** New members whose name or URLs an existing member already has. */
+  /**
+   * What the request and the inventory alone show to be wrong, before etcd is asked: the number of
+   * new members for the target size, new members on URLs inventory members use, newMembers given to
+   * shrink. The API refuses these before anything starts; the preflight checks them again with
+   * etcd's own member list.
+   */
+  public static List<String> inventoryProblems(
+      ScaleClusterRequest request, List<MemberPlacement> inventory) {
+    int current = inventory.size();
+    int target = request.targetSize();
+    if (target > current) {
+      Plan plan = plan(request, inventory, null); // growing does not look at the cluster's state
+      List<String> problems = new ArrayList<>(growthProblems(current, target, plan));
+      problems.addAll(clashes(inventory, List.of(), plan.add()));
+      return problems;
+    }
+    if (target < current && !request.newMembers().isEmpty())
+      return List.of(
+          "shrinking from %d to %d members takes no newMembers".formatted(current, target));
+    return List.of();
+  }
+
+  private static List<String> growthProblems(int current, int target, Plan plan) {
+    int missing = target - current - plan.add().size();
+    if (missing > 0) {
+      return List.of(
+          ("growing from %d to %d members needs %d new member(s) in newMembers, %d given (not"
+                  + " counting members the inventory has already)")
+              .formatted(current, target, target - current, plan.add().size()));
+    } else if (missing < 0) {
+      return List.of(
+          "growing from %d to %d members needs %d new member(s), %d given: give exactly those to add"
+              .formatted(current, target, target - current, plan.add().size()));
+    }
+    return List.of();
+  }
+
   private static List<String> clashes(
       List<MemberPlacement> inventory, List<EtcdMember> etcdMembers, List<MemberPlacement> add) {
     List<String> problems = new ArrayList<>();

@@ -80,7 +80,8 @@ final class Bench {
 
   static final String USAGE =
       "bench [--from=3.4.23] [--to=3.5.16] [--cases=3,5,3x1024] [--log-switches] [--fleet=10]"
-          + " [--skip-fleet] [--replace-version=3.5.30] [--skip-replace] [--dir=DIR]\n"
+          + " [--skip-fleet] [--replace-version=3.5.30] [--skip-replace] [--skip-killed-worker]"
+          + " [--dir=DIR]\n"
           + "  --dir keeps the sandboxes there; without it they go to a temporary directory that is"
           + " deleted case by case (a 1 GiB case takes about 8 GiB of disk while it runs)";
 
@@ -94,6 +95,7 @@ final class Bench {
           "skip-fleet",
           "replace-version",
           "skip-replace",
+          "skip-killed-worker",
           "dir",
           "help");
 
@@ -152,6 +154,8 @@ final class Bench {
     }
     boolean ok = true;
     for (Case c : cases) ok &= runCase(c, from, to, dir, releases);
+    if (!options.containsKey("skip-killed-worker"))
+      ok &= WorkerKilledMidRestart.bench(dir, releases, from, to);
     if (!options.containsKey("skip-fleet")) {
       ok &=
           FleetBench.run(

@@ -6,19 +6,9 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
-import io.etcdrunbooks.workflows.common.RunbookOptions;
-import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
-import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
-import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
-import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RestartWorkerCrashTest {
 
-  private static final String TASK_QUEUE = "etcd-runbooks-restart-crash-test";
   private static final String TO = "3.5.16";
 
   @TempDir Path dir;
@@ -44,87 +33,39 @@ class RestartWorkerCrashTest {
   void aMemberWhoseWorkerDiesWhileItIsStoppedIsBackWithinTwiceANormalRestartAndRestartedOnce()
       throws Exception {
     try (Sandbox sandbox =
-            Sandbox.create(
-                new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.4.23", Map.of()),
-                SandboxRunbooks.releases());
-        EmbeddedTemporal temporal = EmbeddedTemporal.start(WorkerJvm.freePort())) {
-      WorkflowServiceStubs stubs =
-          WorkflowServiceStubs.newServiceStubs(
-              WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
-      WorkflowClient client = WorkflowClient.newInstance(stubs);
-      Process first = startWorker(sandbox, temporal, "worker-1");
-      Process second = null;
-      CompletableFuture<String> killed = new CompletableFuture<>();
-      try (MemberDownWatch watch =
-          new MemberDownWatch(
-              sandbox,
-              TO,
-              member -> {
-                first.destroyForcibly(); // SIGKILL: no shutdown hook, no graceful worker stop
-                killed.complete(member);
-              })) {
-        UpgradeClusterWorkflow workflow =
-            client.newWorkflowStub(
-                UpgradeClusterWorkflow.class,
-                WorkflowOptions.newBuilder()
-                    .setWorkflowId(UpgradeClusterWorkflow.workflowId("sandbox"))
-                    .setTaskQueue(TASK_QUEUE)
-                    .build());
-        WorkflowClient.start(
-            workflow::upgrade,
-            UpgradeRequest.to(
-                "sandbox", TO, RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+        Sandbox.create(
+            new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.4.23", Map.of()),
+            SandboxRunbooks.releases())) {
+      WorkerKilledMidRestart.Measured measured = WorkerKilledMidRestart.run(sandbox, TO, dir);
+      String member = measured.member();
+      System.out.printf(
+          "worker killed while %s was stopped; down times: %s%n", member, measured.restarts());
 
-        String member = killed.get(3, TimeUnit.MINUTES);
-        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        second = startWorker(sandbox, temporal, "worker-2");
-        UpgradeResult result =
-            WorkflowStub.fromTyped(workflow).getResult(4, TimeUnit.MINUTES, UpgradeResult.class);
-
-        assertThat(result.memberVersions())
-            .containsOnly(Map.entry("m1", TO), Map.entry("m2", TO), Map.entry("m3", TO));
-        Map<String, MemberDownWatch.Restart> restarts = watch.restarts();
-        System.out.printf("worker killed while %s was stopped; down times: %s%n", member, restarts);
-        assertThat(restarts).containsOnlyKeys("m1", "m2", "m3");
-        long normal =
-            restarts.entrySet().stream()
-                .filter(e -> !e.getKey().equals(member))
-                .mapToLong(e -> e.getValue().millis())
-                .max()
-                .orElseThrow();
-        assertThat(restarts.get(member).millis())
-            .as(
-                "down time of %s, whose worker was killed while it was stopped, against the"
-                    + " slowest normal restart of the same upgrade (%s); worker-2 log:%n%s",
-                member, restarts, WorkerJvm.logTail(dir.resolve("worker-2.log")))
-            .isLessThanOrEqualTo(2 * normal);
-        // nothing done twice: one start on each version, and the process that came back is the one
-        // that runs now
-        assertThat(sandbox.pidOf(member))
-            .as("%s was not restarted again by the retry", member)
-            .isEqualTo(restarts.get(member).pidAfter());
-        for (MemberSpec m : sandbox.cluster().members()) {
-          String log = Files.readString(Path.of(m.serviceDir(), "etcd.log"));
-          assertThat(WorkerJvm.count(log, "etcd Version: 3.4.23"))
-              .as("starts of %s on 3.4.23", m.name())
-              .isEqualTo(1);
-          assertThat(WorkerJvm.count(log, "\"etcd-version\":\"" + TO + "\""))
-              .as("starts of %s on %s", m.name(), TO)
-              .isEqualTo(1);
-        }
-        assertThat(result.restartedMembers().get("3.4.23 -> " + TO))
-            .containsExactlyInAnyOrder("m1", "m2", "m3");
-      } finally {
-        first.destroyForcibly();
-        if (second != null) second.destroyForcibly();
-        stubs.shutdownNow();
+      assertThat(measured.result().memberVersions())
+          .containsOnly(Map.entry("m1", TO), Map.entry("m2", TO), Map.entry("m3", TO));
+      assertThat(measured.restarts()).containsOnlyKeys("m1", "m2", "m3");
+      assertThat(measured.killedMillis())
+          .as(
+              "down time of %s, whose worker was killed while it was stopped, against the"
+                  + " slowest normal restart of the same upgrade (%s); worker-2 log:%n%s",
+              member, measured.restarts(), WorkerJvm.logTail(dir.resolve("worker-2.log")))
+          .isLessThanOrEqualTo(2 * measured.normalMillis());
+      // nothing done twice: one start on each version, and the process that came back is the one
+      // that runs now
+      assertThat(sandbox.pidOf(member))
+          .as("%s was not restarted again by the retry", member)
+          .isEqualTo(measured.restarts().get(member).pidAfter());
+      for (MemberSpec m : sandbox.cluster().members()) {
+        String log = Files.readString(Path.of(m.serviceDir(), "etcd.log"));
+        assertThat(WorkerJvm.count(log, "etcd Version: 3.4.23"))
+            .as("starts of %s on 3.4.23", m.name())
+            .isEqualTo(1);
+        assertThat(WorkerJvm.count(log, "\"etcd-version\":\"" + TO + "\""))
+            .as("starts of %s on %s", m.name(), TO)
+            .isEqualTo(1);
       }
+      assertThat(measured.result().restartedMembers().get("3.4.23 -> " + TO))
+          .containsExactlyInAnyOrder("m1", "m2", "m3");
     }
-  }
-
-  private Process startWorker(Sandbox sandbox, EmbeddedTemporal temporal, String name)
-      throws Exception {
-    return WorkerJvm.start(
-        sandbox.inventoryFile(), temporal.address(), TASK_QUEUE, dir.resolve(name + ".log"));
   }
 }

@@ -202,8 +202,10 @@ final class HostRestart {
   }
 
   private String readScript(MemberHost host) {
-    return ("f=%s\nif [ -f \"$f\" ]; then cat \"$f\"; p=$(sed -n 's/^pid=//p' \"$f\")\n"
-            + "  [ -n \"$p\" ] && [ -d /proc/\"$p\" ] && echo alive=yes\nfi\n"
+    // whether it runs is asked before the file is read: a command that ended by then has written
+    // its result, one that ends in between is still seen running
+    return ("f=%s\nif [ -f \"$f\" ]; then p=$(sed -n 's/^pid=//p' \"$f\")\n"
+            + "  [ -n \"$p\" ] && [ -d /proc/\"$p\" ] && echo alive=yes\n  cat \"$f\"\nfi\n"
             + "echo now=$(date +%%s%%3N)\n")
         .formatted(quote(stateFile(host)));
   }
@@ -221,11 +223,17 @@ final class HostRestart {
                     + " do sleep 0.02; i=$((i+1)); done\n")
                 .formatted(POLLS_PER_LOOK, quote("token=" + token), file, file)
             + readScript(host);
+    boolean seenEnded = false;
     while (true) {
       Heartbeats.beat("member '" + host.member().name() + "': restarting on its host");
       State state = State.parse(run(host, look, "follow its restart").stdout());
       boolean ours = state.token().equals(token);
-      if (ours && !state.running()) return state;
+      if (ours && state.result().isPresent()) return state;
+      // gone without a result: looked at once more, in case the file was replaced while it was read
+      if (ours && !state.alive()) {
+        if (seenEnded) return state;
+        seenEnded = true;
+      }
       if (!ours && System.nanoTime() > startDeadline) {
         throw new SshCommandException(
             "the restart command did not begin within "

@@ -78,10 +78,17 @@ final class HostRestart {
       return values.getOrDefault("failed", "");
     }
 
-    /** How long ago the member was stopped, on the host's clock. */
-    long stoppedAgoMillis() {
+    /**
+     * How long the member was down before its start, on the host's clock: from its stop until its
+     * start when the command got that far, else until now. The member may have been ready long
+     * before a retry reads this; the time from its start until ready is not known, and is counted
+     * from this read on.
+     */
+    long downBeforeStartMillis() {
       String stopped = values.get("stopped");
-      return stopped == null ? 0 : Math.max(0, hostNow - Long.parseLong(stopped));
+      if (stopped == null) return 0;
+      long until = values.containsKey("started") ? Long.parseLong(values.get("started")) : hostNow;
+      return Math.max(0, until - Long.parseLong(stopped));
     }
 
     List<String> steps(String version) {
@@ -140,7 +147,7 @@ final class HostRestart {
             new Done(
                 withEarlier(last.steps(version)),
                 last.changes(),
-                System.nanoTime() - last.stoppedAgoMillis() * 1_000_000));
+                System.nanoTime() - last.downBeforeStartMillis() * 1_000_000));
       }
       if (last.failedStep().equals("start")) throw failed(host, last);
       // failed before its start or ended without a result (the host rebooted): the member's own
@@ -284,8 +291,10 @@ final class HostRestart {
           t=$(date +%%s%%3N)
           [ "$s" = stop ] && echo "stopped=$t" >> "$state"
           ( step_$s ) || { printf 'failed=%%s\\nresult=failed\\n' "$s" >> "$state"; exit 1; }
-          echo "$s=$(( $(date +%%s%%3N) - t ))" >> "$state"
+          e=$(date +%%s%%3N)
+          echo "$s=$(( e - t ))" >> "$state"
         done
+        echo "started=$e" >> "$state"
         echo result=done >> "$state"
         """
             .formatted(String.join(" ", STEPS)));

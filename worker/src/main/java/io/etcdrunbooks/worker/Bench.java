@@ -80,9 +80,14 @@ final class Bench {
 
   static final String USAGE =
       "bench [--from=3.4.23] [--to=3.5.16] [--cases=3,5,3x1024] [--log-switches] [--fleet=10]"
+<<<<<<< HEAD
           + " [--skip-fleet] [--replace-version=3.5.30] [--skip-replace] [--dir=DIR]\n"
           + "  the upgrade runbook against a bare stop/install/start/health script, then the time"
           + " from a member-down alert to a healthy cluster against the bare etcdctl steps\n"
+=======
+          + " [--skip-fleet] [--replace-version=3.5.30] [--skip-replace] [--skip-killed-worker]"
+          + " [--dir=DIR]\n"
+>>>>>>> h-restart
           + "  --dir keeps the sandboxes there; without it they go to a temporary directory that is"
           + " deleted case by case (a 1 GiB case takes about 8 GiB of disk while it runs)";
 
@@ -96,7 +101,13 @@ final class Bench {
           "skip-fleet",
           "replace-version",
           "skip-replace",
+<<<<<<< HEAD
           "dir");
+=======
+          "skip-killed-worker",
+          "dir",
+          "help");
+>>>>>>> h-restart
 
   /** Its options are checked by {@link Subcommand}. */
   static int run(Map<String, String> options) throws Exception {
@@ -148,6 +159,8 @@ final class Bench {
     }
     boolean ok = true;
     for (Case c : cases) ok &= runCase(c, from, to, dir, releases);
+    if (!options.containsKey("skip-killed-worker"))
+      ok &= WorkerKilledMidRestart.bench(dir, releases, from, to);
     if (!options.containsKey("skip-fleet")) {
       ok &=
           FleetBench.run(

@@ -23,23 +23,7 @@ final class WorkerJvm {
 
   static Process start(Path inventory, String temporalAddress, String taskQueue, Path log)
       throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(
-            java,
-            "-cp",
-            System.getProperty("java.class.path"),
-            "-Drunbooks.inventory=" + inventory,
-            "-Drunbooks.task-queue=" + taskQueue,
-            "-Dtemporal.address=" + temporalAddress,
-            // no temporal.sticky-execution: the worker tells the shared test server by itself and
-            // turns sticky execution off (StickyExecution), as a user's worker does
-            "-Dmicronaut.server.port=" + Ports.free(), // its /health and /metrics
-            Main.class.getName(),
-            "run",
-            "--roles=worker")
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
+    return WorkerProcess.start(inventory, temporalAddress, taskQueue, log);
   }
 
   /** The last few thousand characters of a worker's log, for failure messages. */

@@ -22,6 +22,7 @@ import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -213,14 +214,10 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public RestartOutcome restartMember(RestartRequest request) {
-    long started = System.nanoTime();
     InstallRequest install =
         new InstallRequest(request.cluster(), request.member(), request.version());
     Path binDir = binDir(request.version()); // an unknown version is refused before any stop
-    boolean done = runsSelected(install);
-    List<String> steps = new ArrayList<>();
-    List<String> changes = List.of();
-    long downFrom = started;
+    String token = RestartToken.ofThisStep();
     MemberReadiness ready =
         readiness.readinessOf(
             new AwaitMemberRequest(
@@ -228,12 +225,31 @@ public final class HostActivitiesImpl implements HostActivities {
     // the other members are connected to while this one stops, not once it is back
     Future<?> warmed = helpers.submit(ready::warm);
     try {
-      if (done) {
-        steps.add("already running " + request.version());
-      } else {
-        downFrom = System.nanoTime();
-        changes = restart(install, binDir, steps);
-      }
+      // asked while the restart is prepared, answered before the member stops
+      Runnable stillOpen = liveness.requireOpenLater(selecting(install));
+      ServiceSpec spec = cluster(request.cluster()).service();
+      Optional<HostRestart.Done> done =
+          onHost(
+              request.cluster(),
+              request.member(),
+              "restart etcd on " + request.version(),
+              (host, service, versions) ->
+                  new HostRestart(ssh, spec)
+                      .restart(
+                          host,
+                          service,
+                          binaries,
+                          request.version(),
+                          binDir,
+                          token,
+                          () ->
+                              versions.selects(host, request.version()) && service.isRunning(host),
+                          stillOpen));
+      long downFrom = done.map(HostRestart.Done::downSinceNanos).orElse(System.nanoTime());
+      List<String> steps =
+          new ArrayList<>(
+              done.map(HostRestart.Done::steps)
+                  .orElse(List.of("already running " + request.version())));
       timed(steps, "ready", () -> readyWhileWatched(request, ready, warmed));
       long down = (System.nanoTime() - downFrom) / 1_000_000;
       log.info(
@@ -243,7 +259,12 @@ public final class HostActivitiesImpl implements HostActivities {
           request.version(),
           steps,
           down);
-      return new RestartOutcome(changes, steps, down, !done, clusterAfter(request, ready));
+      return new RestartOutcome(
+          done.map(HostRestart.Done::flagChanges).orElse(List.of()),
+          steps,
+          down,
+          done.isPresent(),
+          clusterAfter(request, ready));
     } finally {
       warmed.cancel(true);
       ready.close();
@@ -264,49 +285,6 @@ public final class HostActivitiesImpl implements HostActivities {
           e.getMessage());
       return null;
     }
-  }
-
-  /** Stop, flags, select, start: the restart's own steps, each timed into {@code steps}. */
-  private List<String> restart(InstallRequest install, Path binDir, List<String> steps) {
-    MemberRef ref = new MemberRef(install.cluster(), install.member());
-    // asked while the member stops, answered before its version is selected
-    Runnable stillOpen = liveness.requireOpenLater(selecting(install));
-    // what the flags need for the version is read while the member stops; they are written only
-    // once it is stopped, and only when something changes
-    Future<List<String>> toTranslate =
-        helpers.submit(
-            () ->
-                translateFlags(
-                    new TranslateFlagsRequest(
-                        install.cluster(), install.member(), install.version(), false)));
-    // stop as it is: the state was just read, and stop itself does nothing to a stopped etcd
-    timed(
-        steps,
-        "stop",
-        () ->
-            onHost(
-                install.cluster(),
-                install.member(),
-                "stop etcd",
-                (host, service, versions) -> {
-                  service.stop(host);
-                  return null;
-                }));
-    List<String> changes = timed(steps, "flags", () -> translatedIfNeeded(install, toTranslate));
-    timed(
-        steps,
-        "select " + install.version(),
-        () ->
-            onHost(
-                install.cluster(),
-                install.member(),
-                "install etcd " + install.version(),
-                (host, service, versions) -> {
-                  select(host, versions, install, binDir, stillOpen);
-                  return null;
-                }));
-    timed(steps, "start", () -> launchMember(ref));
-    return changes;
   }
 
   /**
@@ -361,25 +339,6 @@ public final class HostActivitiesImpl implements HostActivities {
       ready.cancel(true);
       watch.cancel(true);
     }
-  }
-
-  /**
-   * The flags translated for the version when the read made during the stop found something to
-   * translate, or could not say (it failed: the translation itself reads again and names what is
-   * wrong).
-   */
-  private List<String> translatedIfNeeded(
-      InstallRequest install, Future<List<String>> toTranslate) {
-    try {
-      if (toTranslate.get(30, TimeUnit.SECONDS).isEmpty()) return List.of();
-    } catch (ExecutionException | TimeoutException e) {
-      toTranslate.cancel(true);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(
-          "interrupted while reading the flags of " + install.member(), e);
-    }
-    return translateFlagsFor(install);
   }
 
   /** Warming that failed or ran long only leaves the wait to connect for itself. */

@@ -54,6 +54,33 @@ final class MemberFlagFiles {
   }
 
   /**
+   * The environment file of a plain or systemd member with its flags translated for {@code
+   * version}, not written: {@link RestartPlan} puts it in place on the host once etcd has stopped.
+   * Empty when nothing changes (or a systemd unit reads no environment file); refuses as {@link
+   * #translate} does.
+   */
+  java.util.Optional<EditedFile> translatedEnvFile(
+      MemberHost host, ServiceManager service, String version) {
+    String path;
+    if (ServiceSpec.SYSTEMD.equals(spec == null ? null : spec.kind())) {
+      SystemdUnit unit = SystemdUnit.read(ssh, host, spec.effectiveUnit());
+      refuseRenamedOnCommandLine(host, unit, service, version);
+      if (unit.environmentFile().isEmpty()) return java.util.Optional.empty();
+      path = unit.environmentFile().get();
+    } else {
+      path = envPath(host);
+    }
+    String text = read(host, path);
+    FlagEdits.Edited edited = FlagEdits.envFile(text, version);
+    return edited.changes().isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(new EditedFile(path, text, edited));
+  }
+
+  /** A flags file as it was read and as it is to be. */
+  record EditedFile(String path, String before, FlagEdits.Edited edited) {}
+
+  /**
    * Sets {@code flags} (name to value) where the member's flags live; the file as it was kept as
    * {@code <file>.before-<changeId>} (a static pod's in its stash dir, which kubelet does not read)
    * the first time. What changes; written only when {@code apply}. A systemd member fails,

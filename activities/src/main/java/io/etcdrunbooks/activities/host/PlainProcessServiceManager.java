@@ -111,59 +111,84 @@ public final class PlainProcessServiceManager implements ServiceManager {
 
   /** Starts the process unless one runs; false when one ran already. */
   private boolean startProcess(MemberHost host) {
-    String etcd = host.member().installDir() + "/current/etcd";
-    String script =
-        inServiceDir(host)
-            + "if etcd_alive; then echo \"running $p\"; exit 0; fi\n"
-            + "[ -x "
-            + quote(etcd)
-            + " ] || { echo 'no etcd installed at '"
-            + quote(etcd)
-            + " >&2; exit 3; }\n"
-            + "[ -f "
-            + ENV_FILE
-            + " ] || { echo 'no "
-            + ENV_FILE
-            + " in '"
-            + quote(host.member().serviceDir())
-            + " >&2; exit 3; }\n"
-            + "rm -f "
-            + PID_FILE
-            + "\n"
-            // etcd.env is the only source of ETCD_* settings: drop inherited ones, export the
-            // file's lines verbatim.
-            + "for v in $(env | sed -n 's/^\\(ETCD_[A-Za-z0-9_]*\\)=.*/\\1/p'); do unset \"$v\"; done\n"
-            + "while IFS= read -r line || [ -n \"$line\" ]; do case \"$line\" in ETCD_*=*) export \"$line\";; esac; done < "
-            + ENV_FILE
-            + "\n"
-            + "setsid nohup /bin/sh -c 'echo $$ > "
-            + PID_FILE
-            + ".tmp && mv -f "
-            + PID_FILE
-            + ".tmp "
-            + PID_FILE
-            + " && exec \"$0\"' "
-            + quote(etcd)
-            + " </dev/null >>"
-            + LOG_FILE
-            + " 2>&1 &\n"
-            + "i=0; while [ ! -s "
-            + PID_FILE
-            + " ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done\n"
-            + "[ -s "
-            + PID_FILE
-            + " ] || { echo 'etcd did not write its pid file within 10 s' >&2; exit 4; }\n"
-            // the pid file is written by the shell just before it execs etcd: on a loaded host
-            // that exec can come later than the first stay-up check, which would take the shell
-            // for an etcd that died
-            + "i=0; until etcd_alive || [ ! -d /proc/\"$(cat "
-            + PID_FILE
-            + ")\" ] || [ $i -ge 500 ]; do sleep 0.02; i=$((i+1)); done\n"
-            + "echo \"started $(cat "
-            + PID_FILE
-            + ")\"\n";
-    String out = run(host, script, "start etcd").stdout().strip();
+    String out = run(host, launchScript(host), "start etcd").stdout().strip();
     return !out.startsWith("running ");
+  }
+
+  @Override
+  public String launchScript(MemberHost host) {
+    String etcd = host.member().installDir() + "/current/etcd";
+    return inServiceDir(host)
+        + "if etcd_alive; then echo \"running $p\"; exit 0; fi\n"
+        + "[ -x "
+        + quote(etcd)
+        + " ] || { echo 'no etcd installed at '"
+        + quote(etcd)
+        + " >&2; exit 3; }\n"
+        + "[ -f "
+        + ENV_FILE
+        + " ] || { echo 'no "
+        + ENV_FILE
+        + " in '"
+        + quote(host.member().serviceDir())
+        + " >&2; exit 3; }\n"
+        + "rm -f "
+        + PID_FILE
+        + "\n"
+        // etcd.env is the only source of ETCD_* settings: drop inherited ones, export the
+        // file's lines verbatim.
+        + "for v in $(env | sed -n 's/^\\(ETCD_[A-Za-z0-9_]*\\)=.*/\\1/p'); do unset \"$v\"; done\n"
+        + "while IFS= read -r line || [ -n \"$line\" ]; do case \"$line\" in ETCD_*=*) export \"$line\";; esac; done < "
+        + ENV_FILE
+        + "\n"
+        + "setsid nohup /bin/sh -c 'echo $$ > "
+        + PID_FILE
+        + ".tmp && mv -f "
+        + PID_FILE
+        + ".tmp "
+        + PID_FILE
+        + " && exec \"$0\"' "
+        + quote(etcd)
+        + " </dev/null >>"
+        + LOG_FILE
+        + " 2>&1 &\n"
+        + "i=0; while [ ! -s "
+        + PID_FILE
+        + " ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done\n"
+        + "[ -s "
+        + PID_FILE
+        + " ] || { echo 'etcd did not write its pid file within 10 s' >&2; exit 4; }\n"
+        // the pid file is written by the shell just before it execs etcd: on a loaded host
+        // that exec can come later than the first stay-up check, which would take the shell
+        // for an etcd that died
+        + "i=0; until etcd_alive || [ ! -d /proc/\"$(cat "
+        + PID_FILE
+        + ")\" ] || [ $i -ge 500 ]; do sleep 0.02; i=$((i+1)); done\n"
+        + "echo \"started $(cat "
+        + PID_FILE
+        + ")\"\n";
+  }
+
+  /** SIGTERM, then SIGKILL after the stop timeout, as {@link #stop} does, all on the host. */
+  @Override
+  public String stopScript(MemberHost host) {
+    long polls = Math.max(1, stopTimeout.toMillis() / POLL.toMillis());
+    String waitGone = "i=0; while etcd_alive && [ $i -lt %d ]; do sleep 0.05; i=$((i+1)); done\n";
+    return inServiceDir(host)
+        + "if etcd_alive; then\n"
+        + "  kill -TERM \"$p\"\n"
+        + "  "
+        + waitGone.formatted(polls)
+        + "  if etcd_alive; then kill -KILL \"$p\"; "
+        + waitGone.formatted(200)
+        + "  fi\n"
+        + "fi\n"
+        + "if etcd_alive; then echo \"etcd (pid $p) still runs after SIGTERM, "
+        + stopTimeout.toSeconds()
+        + " s and SIGKILL\" >&2; exit 1; fi\n"
+        + "rm -f "
+        + PID_FILE
+        + "\n";
   }
 
   @Override

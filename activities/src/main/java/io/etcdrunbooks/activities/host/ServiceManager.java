@@ -68,6 +68,19 @@ public interface ServiceManager {
   /** Stops etcd gracefully (SIGTERM, so a leader hands over), bounded; no-op when it is stopped. */
   void stop(MemberHost host);
 
+  /**
+   * The shell lines, for {@link HostRestart}'s command on the host, that stop etcd as {@link #stop}
+   * does and return once it is gone; they exit non-zero, saying why on stderr, when it is not.
+   */
+  String stopScript(MemberHost host);
+
+  /**
+   * The shell lines, for {@link HostRestart}'s command on the host, that start etcd as {@link
+   * #launch} does: once its process exists they are done, and they exit non-zero, saying why on
+   * stderr, when it does not come.
+   */
+  String launchScript(MemberHost host);
+
   /** The pid of the member's running etcd on its host, empty when none runs. */
   java.util.OptionalLong mainPid(MemberHost host);
 

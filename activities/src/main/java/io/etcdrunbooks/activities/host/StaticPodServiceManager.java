@@ -204,6 +204,38 @@ public final class StaticPodServiceManager implements ServiceManager {
     }
   }
 
+  /** The manifest moved out, then until kubelet has stopped the process, as {@link #stop}. */
+  @Override
+  public String stopScript(MemberHost host) {
+    return "if [ -f %1$s ]; then mkdir -p %2$s && mv -f %1$s %3$s; fi\n"
+            .formatted(
+                quote(manifest.inPlacePath(host)),
+                quote(manifest.stashDir(host)),
+                quote(manifest.stashedPath(host)))
+        + untilProcess(host, "", stopTimeout, "still runs after its manifest was moved out");
+  }
+
+  /** The manifest put back, then until kubelet has started the process, as {@link #launch}. */
+  @Override
+  public String launchScript(MemberHost host) {
+    return ("if [ ! -f %1$s ]; then\n  [ -f %2$s ] || { echo 'no etcd manifest at '%1$s' or '%2$s"
+                + " >&2; exit 1; }\n  mv %2$s %1$s\nfi\n")
+            .formatted(quote(manifest.inPlacePath(host)), quote(manifest.stashedPath(host)))
+        + untilProcess(host, "! ", startTimeout, "did not come up after its manifest was put back");
+  }
+
+  /** Polls pgrep until the process is there ({@code negate} "! ") or gone (""). */
+  private String untilProcess(MemberHost host, String negate, Duration timeout, String failure) {
+    return ("i=0\nwhile %spgrep -f -- %s >/dev/null; do\n  [ $i -ge %d ] && { echo 'etcd %s"
+            + " within %d s' >&2; exit 1; }\n  sleep 0.1; i=$((i+1))\ndone\n")
+        .formatted(
+            negate,
+            quote(processPattern(host)),
+            timeout.toMillis() / POLL.toMillis(),
+            failure,
+            timeout.toSeconds());
+  }
+
   @Override
   public String logTail(MemberHost host, int lines) {
     return manifest

@@ -195,6 +195,44 @@ public final class SystemdServiceManager implements ServiceManager {
         .orElse(result.stdout());
   }
 
+  /** The command on the host runs as root: systemd waits for the stop (SIGKILL after its time). */
+  @Override
+  public String stopScript(MemberHost host) {
+    return "systemctl stop " + quote(unit) + "\n";
+  }
+
+  /**
+   * {@code systemctl start --no-block}, then until the unit has a main process (the runbook's
+   * readiness wait and watch follow) or has failed, as {@link #start} reads it, for at most {@link
+   * #READINESS_WAIT}.
+   */
+  @Override
+  public String launchScript(MemberHost host) {
+    String show = "systemctl show -p %s --value " + quote(unit);
+    long polls = READINESS_WAIT.toMillis() / 50;
+    return "systemctl start --no-block "
+        + quote(unit)
+        + "\ni=0\nwhile :; do\n"
+        + "  case \"$("
+        + show.formatted("ActiveState")
+        + ")\" in failed) echo \"unit "
+        + unit
+        + " failed\" >&2; exit 1;; esac\n"
+        + "  pid=$("
+        + show.formatted("MainPID")
+        + ")\n"
+        + "  [ -n \"$pid\" ] && [ \"$pid\" != 0 ] && break\n"
+        + "  [ $i -ge "
+        + polls
+        + " ] && { echo \"unit "
+        + unit
+        + " has no process "
+        + READINESS_WAIT.toSeconds()
+        + " s after its start\" >&2; exit 1; }\n"
+        + "  sleep 0.05; i=$((i+1))\n"
+        + "done\n";
+  }
+
   /** Reading a unit's state needs no privilege: no sudo, so no rule for it. */
   String isActiveCommand(String user) {
     return "systemctl is-active --quiet " + quote(unit);

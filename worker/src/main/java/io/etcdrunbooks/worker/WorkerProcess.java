@@ -1,0 +1,34 @@
+package io.etcdrunbooks.worker;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * A worker as a JVM of its own on this machine's classpath, as in production, so that a test or the
+ * bench can kill it with SIGKILL; its output goes to a log file.
+ */
+final class WorkerProcess {
+
+  private WorkerProcess() {}
+
+  static Process start(Path inventory, String temporalAddress, String taskQueue, Path log)
+      throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(
+            java,
+            "-cp",
+            System.getProperty("java.class.path"),
+            "-Drunbooks.inventory=" + inventory,
+            "-Drunbooks.task-queue=" + taskQueue,
+            "-Dtemporal.address=" + temporalAddress,
+            // no temporal.sticky-execution: the worker tells the shared test server by itself and
+            // turns sticky execution off (StickyExecution), as a user's worker does
+            "-Dmicronaut.server.port=" + Ports.free(), // its /health and /metrics
+            Main.class.getName(),
+            "run",
+            "--roles=worker")
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
+  }
+}

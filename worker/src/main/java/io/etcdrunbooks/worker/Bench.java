@@ -80,14 +80,11 @@ final class Bench {
 
   static final String USAGE =
       "bench [--from=3.4.23] [--to=3.5.16] [--cases=3,5,3x1024] [--log-switches] [--fleet=10]"
-<<<<<<< HEAD
-          + " [--skip-fleet] [--replace-version=3.5.30] [--skip-replace] [--dir=DIR]\n"
-          + "  the upgrade runbook against a bare stop/install/start/health script, then the time"
-          + " from a member-down alert to a healthy cluster against the bare etcdctl steps\n"
-=======
           + " [--skip-fleet] [--replace-version=3.5.30] [--skip-replace] [--skip-killed-worker]"
           + " [--dir=DIR]\n"
->>>>>>> h-restart
+          + "  the upgrade runbook against a bare stop/install/start/health script, then the time"
+          + " from a member-down alert to a healthy cluster against the bare etcdctl steps, and the"
+          + " down time of a member whose worker is killed mid-restart\n"
           + "  --dir keeps the sandboxes there; without it they go to a temporary directory that is"
           + " deleted case by case (a 1 GiB case takes about 8 GiB of disk while it runs)";
 
@@ -101,13 +98,8 @@ final class Bench {
           "skip-fleet",
           "replace-version",
           "skip-replace",
-<<<<<<< HEAD
-          "dir");
-=======
           "skip-killed-worker",
-          "dir",
-          "help");
->>>>>>> h-restart
+          "dir");
 
   /** Its options are checked by {@link Subcommand}. */
   static int run(Map<String, String> options) throws Exception {

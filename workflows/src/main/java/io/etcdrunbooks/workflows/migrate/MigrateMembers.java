@@ -55,7 +55,7 @@ final class MigrateMembers {
             .progress()
             .record(
                 "leases for the keys that had a TTL",
-                () -> run.ctx.activities().migration.attachLeases(run.ctx.ref()));
+                () -> run.ctx.activities().migration.attachLeases(run.scope()));
   }
 
   private static boolean startAll(MigrateRun run) {

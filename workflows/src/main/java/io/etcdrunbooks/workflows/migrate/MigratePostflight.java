@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.migrate;
 
 import io.etcdrunbooks.workflows.activities.MigrationActivities.StoreComparison;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.V2DataOwners;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,7 @@ final class MigratePostflight {
         run.ctx
             .progress()
             .record(
-                "every v2 key in v3", () -> run.ctx.activities().migration.compare(run.ctx.ref()));
+                "every v2 key in v3", () -> run.ctx.activities().migration.compare(run.scope()));
     run.comparison = comparison;
     problems.addAll(comparison.problems());
     if (comparison.v2Keys() != run.survey.v2Keys()) {
@@ -50,8 +51,10 @@ final class MigratePostflight {
         run.ctx
             .progress()
             .record(
-                "delete the migrated keys from the v2 store",
-                () -> run.ctx.activities().migration.clearV2(run.ctx.ref()));
+                run.etcdPrefix == null
+                    ? "delete the migrated keys from the v2 store"
+                    : "delete " + run.etcdPrefix + " from the v2 store",
+                () -> run.ctx.activities().migration.clearV2(run.scope()));
   }
 
   static void done(MigrateRun run) {
@@ -60,12 +63,16 @@ final class MigratePostflight {
         .progress()
         .message(
             ("migrated %d v2 keys to v3 (%d leased in %d leases); kube-apiservers on etcd3: %s;"
-                    + " data dir copies from before the migration: %s")
+                    + " data dir copies from before the migration: %s%s")
                 .formatted(
                     run.comparison.v3Keys(),
                     run.leases.keysLeased() + run.leases.alreadyLeased(),
                     run.leases.leases(),
                     run.apiServersSwitched,
-                    run.copies));
+                    run.copies,
+                    run.survey.v2Untouched() == null || run.survey.v2Untouched().isEmpty()
+                        ? ""
+                        : "; left in the v2 store as they were: "
+                            + V2DataOwners.describe(run.survey.v2Untouched())));
   }
 }

@@ -33,6 +33,8 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   private String unhealthyOnV3 = "";
   private List<String> comparisonProblems = List.of();
   private boolean cleared;
+  private final Map<String, String> etcdPrefixes = new LinkedHashMap<>();
+  private final List<MigrationScope> scopes = new ArrayList<>();
 
   FakeMigration(List<String> members, List<String> controlPlane) {
     this.members = List.copyOf(members);
@@ -53,6 +55,16 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   synchronized FakeMigration backend(String host, String backend) {
     backends.put(host, backend);
     return this;
+  }
+
+  synchronized FakeMigration etcdPrefix(String host, String flag) {
+    etcdPrefixes.put(host, flag);
+    return this;
+  }
+
+  /** The scopes the migration activities were called with, in order. */
+  synchronized List<MigrationScope> scopes() {
+    return List.copyOf(scopes);
   }
 
   synchronized FakeMigration migrateFails(String member) {
@@ -127,6 +139,11 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
+  public synchronized String etcdPrefix(ControlPlaneRef host) {
+    return etcdPrefixes.getOrDefault(host.host(), "");
+  }
+
+  @Override
   public synchronized boolean setStorageBackend(SetStorageBackendRequest request) {
     return !request.backend().equals(backends.put(request.host(), request.backend()));
   }
@@ -169,14 +186,16 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
-  public synchronized StoreSurvey survey(ClusterRef cluster) {
+  public synchronized StoreSurvey survey(MigrationScope scope) {
+    scopes.add(scope);
     return new StoreSurvey(
         members,
         v2Keys,
         200,
         Map.of("/registry/pods", v2Keys - 200L, "/registry/events", 200L),
         v3Keys,
-        v3Keys + 1);
+        v3Keys + 1,
+        Map.of("/coreos.com", 3L, "/calico", 5L));
   }
 
   @Override
@@ -200,18 +219,21 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
-  public LeaseReport attachLeases(ClusterRef cluster) {
-    return new LeaseReport(60, 200, 0, 0, 60, 3600);
+  public synchronized LeaseReport attachLeases(MigrationScope scope) {
+    scopes.add(scope);
+    return new LeaseReport(60, 200, 0, 0, 60, 3600, 8);
   }
 
   @Override
-  public synchronized StoreComparison compare(ClusterRef cluster) {
+  public synchronized StoreComparison compare(MigrationScope scope) {
+    scopes.add(scope);
     Map<String, Long> prefixes = Map.of("/registry/pods", v2Keys - 200L, "/registry/events", 200L);
     return new StoreComparison(v2Keys, v2Keys, prefixes, prefixes, 200, comparisonProblems);
   }
 
   @Override
-  public synchronized long clearV2(ClusterRef cluster) {
+  public synchronized long clearV2(MigrationScope scope) {
+    scopes.add(scope);
     cleared = true;
     return v2Keys;
   }

@@ -122,6 +122,31 @@ class MigrateControlFlowTest {
   }
 
   @Test
+  void everyStoreCallIsScopedToTheApiServersEtcdPrefixAsTheyWriteIt() {
+    CONTROL_PLANE.forEach(h -> hosts.etcdPrefix(h, "k8s/registry/"));
+
+    stub().migrate(request(false));
+
+    assertThat(hosts.scopes())
+        .hasSize(4)
+        .allSatisfy(scope -> assertThat(scope.etcdPrefix()).isEqualTo("/k8s/registry"));
+  }
+
+  @Test
+  void apiServersThatDisagreeOnTheEtcdPrefixAreRefusedNamingEachTouchingNothing() {
+    hosts.etcdPrefix("cp2", "/other");
+
+    Throwable failure = workflowFailure(() -> stub().migrate(request(false)));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.MigrationRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "the kube-apiservers disagree on --etcd-prefix"
+                + " ({cp1=/registry, cp2=/other, cp3=/registry})");
+    assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer");
+  }
+
+  @Test
   void membersOnEtcd35AreRefusedSinceItHasNoMigrateTool() {
     FakeCluster newer = new FakeCluster("c", MEMBERS, "3.5.16", "m1", List.of("3.5.16"));
 

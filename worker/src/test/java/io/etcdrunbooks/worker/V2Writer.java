@@ -45,6 +45,16 @@ final class V2Writer {
     assertThat(answer.statusCode()).as(answer.body()).isIn(200, 201);
   }
 
+  /** As {@link #put}, for a writer that carries on while members stop: false when it failed. */
+  boolean tryPut(String key, String value, long ttlSeconds) {
+    try {
+      put(key, value, ttlSeconds);
+      return true;
+    } catch (Exception | AssertionError e) {
+      return false;
+    }
+  }
+
   /**
    * The key's node as the v2 API answers it (value, createdIndex, modifiedIndex, expiration), less
    * the seconds left of its TTL, which move on their own: equal answers mean the key was not

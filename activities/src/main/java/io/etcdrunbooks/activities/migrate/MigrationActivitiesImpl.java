@@ -19,6 +19,7 @@ import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -139,6 +140,22 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   }
 
   @Override
+  public boolean copyV3Store(V3StoreCopyRequest request) {
+    try (MemberShell from = offline(request.cluster(), request.from());
+        MemberShell to = offline(request.cluster(), request.member())) {
+      requireStopped(from, "give its v3 store to " + request.member());
+      requireStopped(to, "take the v3 store of " + request.from());
+      boolean copied = V3StoreCopy.copy(from, to, ssh, request.migrationId());
+      log.info(
+          "{}: {} the v3 store of {}",
+          to.host().describe(),
+          copied ? "given" : "had already",
+          request.from());
+      return copied;
+    }
+  }
+
+  @Override
   public boolean putDataDirBack(MemberMigrationRequest request) {
     try (MemberShell member = offline(request)) {
       requireStopped(member, "put its data dir copy back");
@@ -194,8 +211,9 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
     KeyScope within = KeyScope.of(scope);
     List<V2Api.Node> nodes = within.within(v2Keys(spec));
     try (EtcdClients clients = new EtcdClients(spec)) {
-      return StoreComparator.compare(
-          nodes, V3Keys.read(clients.cluster().getKVClient()).within(within));
+      V3Keys v3 = V3Keys.read(clients.cluster().getKVClient()).within(within);
+      // read after both stores: a TTL run out by now is expired, not missing
+      return StoreComparator.compare(nodes, v3, Instant.now());
     }
   }
 
@@ -261,8 +279,11 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   }
 
   private MemberShell offline(MemberMigrationRequest request) {
-    return MemberShell.of(
-        cluster(request.cluster()), request.member(), ssh, "migrating the v2 store", BY_HAND);
+    return offline(request.cluster(), request.member());
+  }
+
+  private MemberShell offline(String cluster, String member) {
+    return MemberShell.of(cluster(cluster), member, ssh, "migrating the v2 store", BY_HAND);
   }
 
   private ClusterSpec cluster(String name) {

@@ -37,6 +37,15 @@ public interface MigrationActivities {
   void migrateMember(MemberMigrationRequest request);
 
   /**
+   * Gives the stopped member the v3 store {@code etcdctl migrate} made on the stopped member {@code
+   * from} (its {@code member/snap/db}, streamed between the hosts and checked by SHA-256), so that
+   * every member starts from one v3 store; a marker beside the data dir, as {@link #migrateMember}
+   * writes, makes a second call a no-op and returns false. Fails when either member runs, or when
+   * {@code from} is not migrated.
+   */
+  boolean copyV3Store(V3StoreCopyRequest request);
+
+  /**
    * Puts the checked copy back as the member's data dir; the migrated one is kept as {@code
    * <dataDir>.after-migrate-<migrationId>}. Returns false when there was nothing to put back.
    */
@@ -97,6 +106,11 @@ public interface MigrationActivities {
   record MemberMigrationRequest(String cluster, String member, String migrationId) {}
 
   /**
+   * @param from the member migrated, whose v3 store {@code member} gets
+   */
+  record V3StoreCopyRequest(String cluster, String from, String member, String migrationId) {}
+
+  /**
    * @param leases leases granted now
    * @param keysLeased keys given a lease now
    * @param alreadyLeased keys that had one
@@ -117,9 +131,11 @@ public interface MigrationActivities {
   /**
    * @param v2Keys keys compared
    * @param v3Keys keys in the v3 store
-   * @param v2Prefixes keys per prefix in v2; {@code v3Prefixes} the same in v3
-   * @param problems at most ten, each naming a key: missing in v3, another value, no lease although
-   *     it had a TTL, in v3 only
+   * @param v2Prefixes keys without a TTL per prefix in v2; {@code v3Prefixes} keys without a lease
+   *     in v3 (all keys in older histories)
+   * @param problems at most ten, each naming a key: missing in v3 (a key with a TTL only while its
+   *     v2 TTL lasts), another value, no lease although it had a TTL, in v3 only without a lease
+   * @param v2KeysWithTtl of the v2 keys, those with a TTL (events), which expire on their own
    */
   record StoreComparison(
       long v2Keys,
@@ -127,5 +143,6 @@ public interface MigrationActivities {
       Map<String, Long> v2Prefixes,
       Map<String, Long> v3Prefixes,
       long leasedKeys,
-      List<String> problems) {}
+      List<String> problems,
+      long v2KeysWithTtl) {}
 }

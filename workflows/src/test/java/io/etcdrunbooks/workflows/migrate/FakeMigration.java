@@ -26,6 +26,7 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   private final Set<String> stopped = new LinkedHashSet<>();
   private final Map<String, String> backends = new LinkedHashMap<>();
   private final List<String> migrated = new ArrayList<>();
+  private final Map<String, String> copiedFrom = new LinkedHashMap<>();
   private final List<String> putBack = new ArrayList<>();
   private long v2Keys = 1200;
   private long v3Keys;
@@ -213,6 +214,26 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
+  public synchronized boolean copyV3Store(V3StoreCopyRequest request) {
+    if (request.member().equals(migrateFails)) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot put the v3 store of " + request.from() + " in place on " + request.member(),
+          "HostCommandFailed");
+    }
+    if (!migrated.contains(request.from())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          request.from() + " is not migrated yet", "MigrationOutOfOrder");
+    }
+    copiedFrom.put(request.member(), request.from());
+    return true;
+  }
+
+  /** member -> the member whose v3 store it was given. */
+  synchronized Map<String, String> copiedFrom() {
+    return Map.copyOf(copiedFrom);
+  }
+
+  @Override
   public synchronized boolean putDataDirBack(MemberMigrationRequest request) {
     putBack.add(request.member());
     return true;
@@ -228,7 +249,7 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   public synchronized StoreComparison compare(MigrationScope scope) {
     scopes.add(scope);
     Map<String, Long> prefixes = Map.of("/registry/pods", v2Keys - 200L, "/registry/events", 200L);
-    return new StoreComparison(v2Keys, v2Keys, prefixes, prefixes, 200, comparisonProblems);
+    return new StoreComparison(v2Keys, v2Keys, prefixes, prefixes, 200, comparisonProblems, 200);
   }
 
   @Override

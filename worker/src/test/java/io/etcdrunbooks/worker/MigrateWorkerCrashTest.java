@@ -113,7 +113,8 @@ class MigrateWorkerCrashTest {
               .isEqualTo(200);
         }
         assertThat(WorkerJvm.activityCount(client, id, "MigrationCopyDataDir")).isEqualTo(3);
-        assertThat(WorkerJvm.activityCount(client, id, "MigrationMigrateMember")).isEqualTo(3);
+        assertThat(WorkerJvm.activityCount(client, id, "MigrationMigrateMember")).isEqualTo(1);
+        assertThat(WorkerJvm.activityCount(client, id, "MigrationCopyV3Store")).isEqualTo(2);
         assertThat(WorkerJvm.activityCount(client, id, "MigrationPutDataDirBack")).isZero();
       } finally {
         first.destroyForcibly();

@@ -2,6 +2,8 @@ package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -17,6 +19,8 @@ import java.util.Map;
  * objects under /registry, events with a TTL.
  */
 final class V2Writer {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -39,6 +43,32 @@ final class V2Writer {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(answer.statusCode()).as(answer.body()).isIn(200, 201);
+  }
+
+  /** As {@link #put}, for a writer that carries on while members stop: false when it failed. */
+  boolean tryPut(String key, String value, long ttlSeconds) {
+    try {
+      put(key, value, ttlSeconds);
+      return true;
+    } catch (Exception | AssertionError e) {
+      return false;
+    }
+  }
+
+  /**
+   * The key's node as the v2 API answers it (value, createdIndex, modifiedIndex, expiration), less
+   * the seconds left of its TTL, which move on their own: equal answers mean the key was not
+   * touched.
+   */
+  String node(String key) throws Exception {
+    HttpResponse<String> answer =
+        http.send(
+            HttpRequest.newBuilder(URI.create(clientUrl + "/v2/keys" + key)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).as("%s: %s", key, answer.body()).isEqualTo(200);
+    ObjectNode node = (ObjectNode) JSON.readTree(answer.body()).get("node");
+    node.remove("ttl");
+    return node.toString();
   }
 
   int status(String key) throws Exception {

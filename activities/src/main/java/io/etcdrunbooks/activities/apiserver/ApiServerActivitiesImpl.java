@@ -151,6 +151,17 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
   }
 
   @Override
+  public String etcdPrefix(ControlPlaneRef ref) {
+    Located cp = locate(ref.cluster(), ref.host());
+    String path = presentManifest(cp);
+    try {
+      return EtcdPrefixFlag.read(read(cp, path), cp.describe());
+    } catch (IllegalStateException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "ManifestNotEditable");
+    }
+  }
+
+  @Override
   public boolean setStorageBackend(SetStorageBackendRequest request) {
     Located cp = locate(request.cluster(), request.host());
     String path = presentManifest(cp);

@@ -369,7 +369,7 @@ public final class ClusterInspector {
     }
     return keys == null
         ? V2Store.NOT_SERVED
-        : new V2Store(servedBy, keys.keys(), keys.keysWithTtl(), null);
+        : new V2Store(servedBy, keys.keys(), keys.keysWithTtl(), null, keys.byPrefix());
   }
 
   private static <T> T orElse(Supplier<T> read, T fallback) {

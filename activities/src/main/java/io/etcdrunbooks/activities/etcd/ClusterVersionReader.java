@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.etcd;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.workflows.model.V2DataOwners;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -14,8 +15,10 @@ import java.net.http.HttpResponse;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLException;
@@ -156,7 +159,7 @@ public final class ClusterVersionReader {
   }
 
   /** What one member's v2 API shows: nothing when it does not serve it (HTTP 404). */
-  public record V2Keys(long keys, long keysWithTtl) {}
+  public record V2Keys(long keys, long keysWithTtl, Map<String, Long> byPrefix) {}
 
   /**
    * GET {@code <clientUrl>/v2/keys/?recursive=true}: the v2 store's keys, or empty when the member
@@ -174,8 +177,9 @@ public final class ClusterVersionReader {
           throw new IOException(uri + " answered HTTP " + response.statusCode());
         }
         long[] counts = new long[2];
-        count(JSON.readTree(body).path("node"), counts);
-        return Optional.of(new V2Keys(counts[0], counts[1]));
+        Map<String, Long> byPrefix = new TreeMap<>();
+        count(JSON.readTree(body).path("node"), counts, byPrefix);
+        return Optional.of(new V2Keys(counts[0], counts[1], byPrefix));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -183,11 +187,12 @@ public final class ClusterVersionReader {
     }
   }
 
-  private static void count(JsonNode node, long[] keysAndTtls) {
+  private static void count(JsonNode node, long[] keysAndTtls, Map<String, Long> byPrefix) {
     if (node.path("dir").asBoolean(false)) {
-      for (JsonNode child : node.path("nodes")) count(child, keysAndTtls);
+      for (JsonNode child : node.path("nodes")) count(child, keysAndTtls, byPrefix);
     } else if (node.has("key")) {
       keysAndTtls[0]++;
+      byPrefix.merge(V2DataOwners.topPrefix(node.get("key").asText()), 1L, Long::sum);
       if (node.has("ttl")) keysAndTtls[1]++;
     }
   }

@@ -14,15 +14,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
  * A member's v2 keys API over HTTP(S), with the cluster's client TLS: the whole store read in one
- * recursive answer, and keys deleted. The v2 store of a Kubernetes 1.5 cluster is read into memory
- * whole, as kube-apiserver itself lists it.
+ * recursive answer, and a prefix deleted. The v2 store of a Kubernetes 1.5 cluster is read into
+ * memory whole, as kube-apiserver itself lists it.
  */
 public final class V2Api {
 
@@ -79,30 +77,22 @@ public final class V2Api {
   }
 
   /**
-   * Deletes every top-level node (directories recursively); returns how many keys they held. A node
-   * gone meanwhile (404) counts as deleted.
+   * Deletes the prefix (a directory, recursively, or a single key) and nothing else; returns how
+   * many keys it held. A prefix gone meanwhile (404) counts as deleted.
    */
-  public long deleteAll(String clientUrl) throws IOException {
-    List<Node> before = readAll(clientUrl).orElse(List.of());
-    // top-level node -> whether it is a directory
-    Map<String, Boolean> tops = new LinkedHashMap<>();
-    for (Node node : before) {
-      int second = node.key().indexOf('/', 1);
-      String top = second < 0 ? node.key() : node.key().substring(0, second);
-      tops.merge(top, second >= 0, Boolean::logicalOr);
+  public long deletePrefix(String clientUrl, String prefix) throws IOException {
+    long held =
+        readAll(clientUrl).orElse(List.of()).stream()
+            .filter(n -> n.key().equals(prefix) || n.key().startsWith(prefix + "/"))
+            .count();
+    if (held == 0) return 0;
+    URI uri = url(clientUrl, "/v2/keys" + encodePath(prefix) + "?recursive=true");
+    HttpResponse<InputStream> response = send(HttpRequest.newBuilder(uri).DELETE(), uri);
+    response.body().close();
+    if (response.statusCode() != 200 && response.statusCode() != 404) {
+      throw new IOException("DELETE " + uri + " answered HTTP " + response.statusCode());
     }
-    for (Map.Entry<String, Boolean> top : tops.entrySet()) {
-      URI uri =
-          url(
-              clientUrl,
-              "/v2/keys" + encodePath(top.getKey()) + (top.getValue() ? "?recursive=true" : ""));
-      HttpResponse<InputStream> response = send(HttpRequest.newBuilder(uri).DELETE(), uri);
-      response.body().close();
-      if (response.statusCode() != 200 && response.statusCode() != 404) {
-        throw new IOException("DELETE " + uri + " answered HTTP " + response.statusCode());
-      }
-    }
-    return before.size();
+    return held;
   }
 
   private static String encodePath(String key) {

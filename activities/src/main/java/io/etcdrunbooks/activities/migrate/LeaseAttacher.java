@@ -33,14 +33,19 @@ final class LeaseAttacher {
     this.client = client;
   }
 
-  LeaseReport attach(List<V2Api.Node> v2) {
+  LeaseReport attach(KeyScope scope, List<V2Api.Node> v2All) {
+    List<V2Api.Node> v2 = scope.within(v2All);
     if (v2.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "the v2 store holds no keys now: without them the keys to lease cannot be told, and"
-              + " nothing is deleted from v3; check what cleared the v2 store",
+          "the v2 store holds no keys"
+              + (scope.prefix() == null ? "" : " under " + scope.prefix())
+              + " now: without them the keys to lease cannot be told, and nothing is deleted from"
+              + " v3; check what cleared the v2 store",
           "V2StoreEmpty");
     }
-    V3Keys v3 = V3Keys.read(client.getKVClient());
+    V3Keys all = V3Keys.read(client.getKVClient());
+    long copiesDeleted = deleteCopiesOutside(scope, all);
+    V3Keys v3 = all.within(scope);
     long expired = deleteExpired(v2, v3);
     Instant now = Instant.now();
     TreeMap<Long, List<V2Api.Node>> byTtl = new TreeMap<>();
@@ -79,7 +84,27 @@ final class LeaseAttacher {
         alreadyLeased,
         expired,
         byTtl.isEmpty() ? 0 : byTtl.firstKey(),
-        byTtl.isEmpty() ? 0 : byTtl.lastKey());
+        byTtl.isEmpty() ? 0 : byTtl.lastKey(),
+        copiesDeleted);
+  }
+
+  /**
+   * The v3 copies {@code etcdctl migrate} made of the keys outside the scope: it copies the whole
+   * v2 store, but their owners (flannel, Calico) read and write them in v2 only, where they stay,
+   * so a v3 copy would only go stale and mislead whoever moves them to v3 later. None of them was
+   * in v3 before: the preflight refuses a v3 store that holds any key. A leased key is never one of
+   * migrate's copies and is left alone.
+   */
+  private long deleteCopiesOutside(KeyScope scope, V3Keys v3) {
+    long deleted = 0;
+    for (Map.Entry<String, V3Keys.Entry> entry : v3.keys().entrySet()) {
+      if (scope.contains(entry.getKey()) || entry.getValue().lease() != 0) continue;
+      EtcdClients.await(
+          client.getKVClient().delete(bytes(entry.getKey())),
+          "delete the v3 copy of " + entry.getKey());
+      if (++deleted % 100 == 0) Heartbeats.beat(deleted + " copies outside the prefix deleted");
+    }
+    return deleted;
   }
 
   /** The time the key has left, rounded up to the minute; at least a minute. */

@@ -17,9 +17,9 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
-import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -50,8 +50,8 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   }
 
   @Override
-  public StoreSurvey survey(ClusterRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
+  public StoreSurvey survey(MigrationScope scope) {
+    ClusterSpec spec = cluster(scope.cluster());
     V2Api v2 = new V2Api(spec);
     List<String> servedBy = new ArrayList<>();
     for (MemberSpec m : spec.members()) {
@@ -61,7 +61,9 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
         log.info("member {}: v2 API not read: {}", m.name(), e.getMessage());
       }
     }
-    List<V2Api.Node> keys = servedBy.isEmpty() ? List.of() : v2Keys(spec);
+    List<V2Api.Node> all = servedBy.isEmpty() ? List.of() : v2Keys(spec);
+    KeyScope within = KeyScope.of(scope);
+    List<V2Api.Node> keys = within.within(all);
     try (EtcdClients clients = new EtcdClients(spec)) {
       V3Keys v3 = V3Keys.read(clients.cluster().getKVClient());
       return new StoreSurvey(
@@ -70,7 +72,8 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
           keys.stream().filter(V2Api.Node::hasTtl).count(),
           Prefixes.count(keys.stream().map(V2Api.Node::key)),
           v3.keys().size(),
-          v3.revision());
+          v3.revision(),
+          within.outside(all));
     }
   }
 
@@ -137,6 +140,22 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   }
 
   @Override
+  public boolean copyV3Store(V3StoreCopyRequest request) {
+    try (MemberShell from = offline(request.cluster(), request.from());
+        MemberShell to = offline(request.cluster(), request.member())) {
+      requireStopped(from, "give its v3 store to " + request.member());
+      requireStopped(to, "take the v3 store of " + request.from());
+      boolean copied = V3StoreCopy.copy(from, to, ssh, request.migrationId());
+      log.info(
+          "{}: {} the v3 store of {}",
+          to.host().describe(),
+          copied ? "given" : "had already",
+          request.from());
+      return copied;
+    }
+  }
+
+  @Override
   public boolean putDataDirBack(MemberMigrationRequest request) {
     try (MemberShell member = offline(request)) {
       requireStopped(member, "put its data dir copy back");
@@ -178,32 +197,41 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   }
 
   @Override
-  public LeaseReport attachLeases(ClusterRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
+  public LeaseReport attachLeases(MigrationScope scope) {
+    ClusterSpec spec = cluster(scope.cluster());
     List<V2Api.Node> nodes = v2Keys(spec);
     try (EtcdClients clients = new EtcdClients(spec)) {
-      return new LeaseAttacher(clients.cluster()).attach(nodes);
+      return new LeaseAttacher(clients.cluster()).attach(KeyScope.of(scope), nodes);
     }
   }
 
   @Override
-  public StoreComparison compare(ClusterRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
-    List<V2Api.Node> nodes = v2Keys(spec);
+  public StoreComparison compare(MigrationScope scope) {
+    ClusterSpec spec = cluster(scope.cluster());
+    KeyScope within = KeyScope.of(scope);
+    List<V2Api.Node> nodes = within.within(v2Keys(spec));
     try (EtcdClients clients = new EtcdClients(spec)) {
-      return StoreComparator.compare(nodes, V3Keys.read(clients.cluster().getKVClient()));
+      V3Keys v3 = V3Keys.read(clients.cluster().getKVClient()).within(within);
+      // read after both stores: a TTL run out by now is expired, not missing
+      return StoreComparator.compare(nodes, v3, Instant.now());
     }
   }
 
   @Override
-  public long clearV2(ClusterRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
+  public long clearV2(MigrationScope scope) {
+    ClusterSpec spec = cluster(scope.cluster());
+    // runs started before the prefix was read clear Kubernetes' default, never the whole store
+    String prefix = scope.etcdPrefix() == null ? "/registry" : scope.etcdPrefix();
     V2Api v2 = new V2Api(spec);
     for (MemberSpec m : spec.members()) {
       try {
         if (v2.readAll(m.clientUrl()).isEmpty()) continue;
-        long deleted = v2.deleteAll(m.clientUrl());
-        log.info("cluster '{}': {} keys deleted from the v2 store", spec.name(), deleted);
+        long deleted = v2.deletePrefix(m.clientUrl(), prefix);
+        log.info(
+            "cluster '{}': {} keys under {} deleted from the v2 store",
+            spec.name(),
+            deleted,
+            prefix);
         return deleted;
       } catch (IOException e) {
         log.info("cluster '{}': member {}: {}", spec.name(), m.name(), e.getMessage());
@@ -251,8 +279,11 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   }
 
   private MemberShell offline(MemberMigrationRequest request) {
-    return MemberShell.of(
-        cluster(request.cluster()), request.member(), ssh, "migrating the v2 store", BY_HAND);
+    return offline(request.cluster(), request.member());
+  }
+
+  private MemberShell offline(String cluster, String member) {
+    return MemberShell.of(cluster(cluster), member, ssh, "migrating the v2 store", BY_HAND);
   }
 
   private ClusterSpec cluster(String name) {

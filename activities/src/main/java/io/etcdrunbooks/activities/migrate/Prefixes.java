@@ -2,6 +2,7 @@ package io.etcdrunbooks.activities.migrate;
 
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -13,7 +14,11 @@ final class Prefixes {
   private Prefixes() {}
 
   static Map<String, Long> count(Stream<String> keys) {
-    return keys.collect(Collectors.groupingBy(Prefixes::of, TreeMap::new, Collectors.counting()));
+    return countBy(keys, Prefixes::of);
+  }
+
+  static Map<String, Long> countBy(Stream<String> keys, Function<String, String> prefix) {
+    return keys.collect(Collectors.groupingBy(prefix, TreeMap::new, Collectors.counting()));
   }
 
   static String of(String key) {

@@ -16,6 +16,16 @@ record V3Keys(long revision, Map<String, Entry> keys) {
 
   record Entry(String value, long lease) {}
 
+  /** The keys within the scope, at the same revision. */
+  V3Keys within(KeyScope scope) {
+    Map<String, Entry> in = new TreeMap<>();
+    keys.forEach(
+        (k, e) -> {
+          if (scope.contains(k)) in.put(k, e);
+        });
+    return new V3Keys(revision, in);
+  }
+
   static V3Keys read(KV kv) {
     Map<String, Entry> keys = new TreeMap<>();
     KeyspaceReader.Visited visited =

@@ -224,6 +224,35 @@ public final class SshConnector implements AutoCloseable {
     }
   }
 
+  /**
+   * Streams a file from one host to another over SFTP through this process, replacing what is at
+   * {@code toPath}; nothing of it is kept here. Telling progress the bytes copied so far after
+   * every few MB. Permissions are the caller's business.
+   */
+  public void transfer(
+      SshTarget from, String fromPath, SshTarget to, String toPath, LongConsumer progress) {
+    try (SftpClient source = SftpClientFactory.instance().createSftpClient(session(from));
+        SftpClient target = SftpClientFactory.instance().createSftpClient(session(to));
+        InputStream in = source.read(fromPath, SFTP_BUFFER);
+        OutputStream out = target.write(toPath, SFTP_BUFFER)) {
+      byte[] buf = new byte[SFTP_BUFFER];
+      long copied = 0;
+      long reported = 0;
+      for (int n; (n = in.read(buf)) > 0; ) {
+        out.write(buf, 0, n);
+        copied += n;
+        if (copied - reported >= PROGRESS_STEP) {
+          progress.accept(copied);
+          reported = copied;
+        }
+      }
+    } catch (IOException e) {
+      throw failed(
+          "cannot copy %s:%s to %s:%s".formatted(from.address(), fromPath, to.address(), toPath),
+          e);
+    }
+  }
+
   /** The content of a remote text file, read over SFTP. */
   public String readFile(SshTarget target, String remotePath) {
     try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(session(target));

@@ -25,7 +25,7 @@ class SlackStatusTextTest {
             9,
             null,
             true,
-            new V2Store(List.of("m1"), 1200, 200, null));
+            new V2Store(List.of("m1"), 1200, 200, null, java.util.Map.of()));
     assertThat(SlackStatusReader.text(state))
         .contains(
             "authentication: on", "v2 API served by m1; v2 store: 1200 keys (200 with a TTL)");

@@ -67,6 +67,12 @@ public interface ApiServerActivities {
   String storageBackend(ControlPlaneRef host);
 
   /**
+   * The {@code --etcd-prefix} of the apiserver's manifest, running or stopped: "" when the flag is
+   * absent (kube-apiserver then uses "/registry").
+   */
+  String etcdPrefix(ControlPlaneRef host);
+
+  /**
    * Sets {@code --storage-backend} in the apiserver's manifest, the running one or the stopped
    * copy, whichever is there, keeping the previous manifest beside it as {@link #setEtcdServers}
    * does. Returns false, touching nothing, when it already says so. Fails when the manifest has no

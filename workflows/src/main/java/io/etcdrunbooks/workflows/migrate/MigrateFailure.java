@@ -81,7 +81,9 @@ final class MigrateFailure {
                 run.apiServersSwitched,
                 run.apiServersStopped,
                 run.cleared == 0 && run.ctx.progress().phase() == Phase.CLEAR_V2
-                    ? "; the v2 keys were not cleared: delete them once every apiserver reads v3"
+                    ? "; the v2 keys were not cleared: delete "
+                        + (run.etcdPrefix == null ? "them" : run.etcdPrefix + " (only that prefix)")
+                        + " once every apiserver reads v3"
                     : ""));
   }
 }

@@ -19,19 +19,21 @@ public final class MigratePhases {
               always(
                   Phase.DISCOVER,
                   "reads the inventory's members and control-plane hosts, the cluster as its"
-                      + " members report it, the v2 and v3 stores and each kube-apiserver's"
-                      + " --storage-backend",
+                      + " members report it, each kube-apiserver's --etcd-prefix, the v2 keys"
+                      + " under it and the v3 store",
                   MigratePreflight::discover),
               always(
                   Phase.PREFLIGHT,
                   "refuses, touching nothing, unless every member is healthy and runs 3.3 or 3.4,"
-                      + " the v2 store holds keys, the v3 store holds none, every kube-apiserver"
-                      + " reads etcd2 and every host can be logged in to",
+                      + " the kube-apiservers agree on one --etcd-prefix, the v2 store holds keys"
+                      + " under it, the v3 store holds none, every kube-apiserver reads etcd2 and"
+                      + " every host can be logged in to",
                   MigratePreflight::run),
               always(
                   Phase.PLAN,
                   "names the keys to migrate (those with a TTL apart), the members and the"
-                      + " kube-apiservers it stops; a dry run ends here",
+                      + " kube-apiservers it stops, and the v2 prefixes it leaves untouched with"
+                      + " their likely owners (flannel, Calico); a dry run ends here",
                   MigratePreflight::plan),
               when(
                   Phase.AWAITING_APPROVAL,
@@ -55,8 +57,9 @@ public final class MigratePhases {
                   MigrateFailure.compensating(MigrateMembers::stop)),
               when(
                   Phase.MIGRATE,
-                  "runs etcdctl migrate offline on every member's data dir with the tool of the"
-                      + " member's own version",
+                  "runs etcdctl migrate offline on the data dir of the member stopped first, with"
+                      + " the tool of its own version, and gives every other member a checked"
+                      + " copy of that v3 store",
                   MigrateRun::changes,
                   MigrateFailure.compensating(MigrateMembers::migrate)),
               when(
@@ -67,26 +70,28 @@ public final class MigratePhases {
               when(
                   Phase.LEASES,
                   "gives the keys that have a TTL in v2 leases with the time they have left, and"
-                      + " deletes from v3 what v2 expired meanwhile",
+                      + " deletes from v3 what v2 expired meanwhile and migrate's copies of the"
+                      + " keys outside the prefix",
                   MigrateRun::changes,
                   MigrateFailure.compensating(MigrateMembers::attachLeases)),
               when(
                   Phase.POSTFLIGHT,
-                  "every member healthy, every v2 key in v3 with its value, keys per prefix equal,"
-                      + " every key that had a TTL leased, raft indexes and hashkv equal",
+                  "every member healthy, every v2 key in v3 with its value (an expired event is"
+                      + " expired, not missing), keys without a TTL per prefix equal, every key"
+                      + " that had a TTL leased, raft indexes and hashkv equal",
                   MigrateRun::changes,
                   MigrateFailure.compensating(MigratePostflight::run)),
               when(
                   Phase.APISERVERS,
-                  "switches every kube-apiserver to --storage-backend=etcd3 and starts it, one host"
-                      + " at a time, each healthy before the next; once one is healthy on v3 there"
-                      + " is no way back to v2",
+                  "switches every kube-apiserver to --storage-backend=etcd3 and starts it, one"
+                      + " host at a time, each healthy before the next; once one is healthy on v3"
+                      + " there is no way back to v2",
                   MigrateRun::changes,
                   MigrateFailure.compensating(MigrateApiServers::switchToV3)),
               when(
                   Phase.CLEAR_V2,
-                  "deletes the migrated keys from the v2 store, so that nothing reads stale v2 data"
-                      + " and later upgrades (3.4 turns v2 off, 3.6 removes it) find none",
+                  "deletes the kube-apiservers' prefix, and only it, from the v2 store, so that"
+                      + " nothing reads stale v2 data; other prefixes (flannel's, Calico's) stay",
                   MigrateRun::changes,
                   MigrateFailure.compensating(MigratePostflight::clearV2)),
               always(

@@ -2,7 +2,9 @@ package io.etcdrunbooks.workflows.migrate;
 
 import io.etcdrunbooks.workflows.activities.MigrationActivities.StoreComparison;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.V2DataOwners;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,6 +13,12 @@ import java.util.List;
  * they do (CLEAR_V2), and its outcome (DONE).
  */
 final class MigratePostflight {
+
+  /**
+   * Version 1: the counts before and after compare the keys without a TTL only; events expire
+   * between DISCOVER and POSTFLIGHT (the leader's v2 SYNCs), which is no write.
+   */
+  static final String TTL_KEYS_EXPIRE = "migrate-ttl-keys-expire";
 
   private MigratePostflight() {}
 
@@ -22,10 +30,19 @@ final class MigratePostflight {
         run.ctx
             .progress()
             .record(
-                "every v2 key in v3", () -> run.ctx.activities().migration.compare(run.ctx.ref()));
+                "every v2 key in v3", () -> run.ctx.activities().migration.compare(run.scope()));
     run.comparison = comparison;
     problems.addAll(comparison.problems());
-    if (comparison.v2Keys() != run.survey.v2Keys()) {
+    if (Workflow.getVersion(TTL_KEYS_EXPIRE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      long before = run.survey.v2Keys() - run.survey.v2KeysWithTtl();
+      long after = comparison.v2Keys() - comparison.v2KeysWithTtl();
+      if (after != before) {
+        problems.add(
+            ("the v2 store held %d keys without a TTL before the migration and %d after it:"
+                    + " something wrote to v2 meanwhile")
+                .formatted(before, after));
+      }
+    } else if (comparison.v2Keys() != run.survey.v2Keys()) {
       problems.add(
           ("the v2 store held %d keys before the migration and %d after it: something wrote to"
                   + " v2 meanwhile")
@@ -50,8 +67,10 @@ final class MigratePostflight {
         run.ctx
             .progress()
             .record(
-                "delete the migrated keys from the v2 store",
-                () -> run.ctx.activities().migration.clearV2(run.ctx.ref()));
+                run.etcdPrefix == null
+                    ? "delete the migrated keys from the v2 store"
+                    : "delete " + run.etcdPrefix + " from the v2 store",
+                () -> run.ctx.activities().migration.clearV2(run.scope()));
   }
 
   static void done(MigrateRun run) {
@@ -60,12 +79,16 @@ final class MigratePostflight {
         .progress()
         .message(
             ("migrated %d v2 keys to v3 (%d leased in %d leases); kube-apiservers on etcd3: %s;"
-                    + " data dir copies from before the migration: %s")
+                    + " data dir copies from before the migration: %s%s")
                 .formatted(
                     run.comparison.v3Keys(),
                     run.leases.keysLeased() + run.leases.alreadyLeased(),
                     run.leases.leases(),
                     run.apiServersSwitched,
-                    run.copies));
+                    run.copies,
+                    run.survey.v2Untouched() == null || run.survey.v2Untouched().isEmpty()
+                        ? ""
+                        : "; left in the v2 store as they were: "
+                            + V2DataOwners.describe(run.survey.v2Untouched())));
   }
 }

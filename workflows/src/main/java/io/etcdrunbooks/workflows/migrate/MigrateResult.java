@@ -15,6 +15,8 @@ import java.util.Map;
  * @param dataDirCopies member -> its checked copy of the data dir from before the migration
  * @param apiServersSwitched control-plane hosts whose kube-apiserver now reads v3
  * @param v2KeysCleared keys deleted from the v2 store at the end
+ * @param v2Untouched keys outside the kube-apiservers' --etcd-prefix per top-level prefix, left in
+ *     the v2 store as they were (flannel's, Calico's)
  * @param dryRun nothing was touched
  */
 public record MigrateResult(
@@ -27,4 +29,5 @@ public record MigrateResult(
     Map<String, String> dataDirCopies,
     List<String> apiServersSwitched,
     long v2KeysCleared,
+    Map<String, Long> v2Untouched,
     boolean dryRun) {}

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.migrate;
 
 import io.etcdrunbooks.workflows.activities.MigrationActivities.LeaseReport;
+import io.etcdrunbooks.workflows.activities.MigrationActivities.MigrationScope;
 import io.etcdrunbooks.workflows.activities.MigrationActivities.StoreComparison;
 import io.etcdrunbooks.workflows.activities.MigrationActivities.StoreSurvey;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -36,6 +37,17 @@ final class MigrateRun {
   /** control-plane host -> its --storage-backend before the migration. */
   final Map<String, String> backends = new LinkedHashMap<>();
 
+  /**
+   * The kube-apiservers' --etcd-prefix, the only keys the migration moves; null in runs started
+   * before it was read (they moved the whole store).
+   */
+  String etcdPrefix;
+
+  /**
+   * Why the apiservers' --etcd-prefix cannot be used (they disagree, unreadable); null if it can.
+   */
+  String etcdPrefixProblem;
+
   ClusterState state;
   StoreSurvey survey;
   final Map<String, String> copies = new LinkedHashMap<>();
@@ -57,6 +69,10 @@ final class MigrateRun {
 
   boolean changes() {
     return !request.dryRun();
+  }
+
+  MigrationScope scope() {
+    return new MigrationScope(cluster(), etcdPrefix);
   }
 
   /** "v2 -> v3 migration of prod-1", for refusals and failures. */
@@ -91,6 +107,7 @@ final class MigrateRun {
         Map.copyOf(copies),
         List.copyOf(apiServersSwitched),
         cleared,
+        survey == null || survey.v2Untouched() == null ? Map.of() : survey.v2Untouched(),
         request.dryRun());
   }
 }

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.V2DataOwners;
 import io.etcdrunbooks.workflows.model.V2Store;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,22 @@ final class TransitionRules {
     return entered.contains("3.4") || entered.contains("3.6");
   }
 
+  /**
+   * What remains by prefix and who likely owns it: after MigrateV2ToV3 only what is not Kubernetes'
+   * (flannel's and Calico's v2 data), which that runbook leaves where it is.
+   */
+  private static String owners(V2Store v2) {
+    if (v2.byPrefix().isEmpty()) return "";
+    return ". By prefix: "
+        + V2DataOwners.describe(v2.byPrefix())
+        + (v2.byPrefix().containsKey("/registry")
+            ? ""
+            : ". None of it is Kubernetes' (MigrateV2ToV3 leaves other prefixes untouched): move"
+                + " each owner off the v2 store (flannel to its kube subnet manager or etcd v3"
+                + " support, Calico to its etcdv3 or Kubernetes datastore) or delete the prefix if"
+                + " nothing uses it, then upgrade");
+  }
+
   static List<String> problems(ClusterState state, String running, List<String> ladder) {
     List<String> problems = new ArrayList<>();
     for (String step : ladder) {
@@ -54,8 +71,9 @@ final class TransitionRules {
       // https://etcd.io/docs/v3.6/upgrades/upgrade_3_6/
       problems.add(
           "cluster '%s' holds %d keys in the v2 store (%d with a TTL; v2 API served by %s): etcd 3.4 turns the v2 API off by default and 3.6 removes the v2 store, so whatever reads them (a kube-apiserver with --storage-backend=etcd2) would lose them. Migrate them to v3 first with the MigrateV2ToV3 runbook (POST /api/v1/clusters/%s/migrate-v2-to-v3; docs/runbooks/migrate-v2-to-v3.md), or delete them if nothing uses them"
-              .formatted(
-                  state.cluster(), v2.keys(), v2.keysWithTtl(), v2.servedBy(), state.cluster()));
+                  .formatted(
+                      state.cluster(), v2.keys(), v2.keysWithTtl(), v2.servedBy(), state.cluster())
+              + owners(v2));
     }
     if (state.authOn() && entered.contains("3.5")) {
       // etcd's "Upgrade etcd from 3.4 to 3.5" guide: with auth enabled a mixed 3.4/3.5 cluster

@@ -26,6 +26,7 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   private final Set<String> stopped = new LinkedHashSet<>();
   private final Map<String, String> backends = new LinkedHashMap<>();
   private final List<String> migrated = new ArrayList<>();
+  private final Map<String, String> copiedFrom = new LinkedHashMap<>();
   private final List<String> putBack = new ArrayList<>();
   private long v2Keys = 1200;
   private long v3Keys;
@@ -33,6 +34,8 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   private String unhealthyOnV3 = "";
   private List<String> comparisonProblems = List.of();
   private boolean cleared;
+  private final Map<String, String> etcdPrefixes = new LinkedHashMap<>();
+  private final List<MigrationScope> scopes = new ArrayList<>();
 
   FakeMigration(List<String> members, List<String> controlPlane) {
     this.members = List.copyOf(members);
@@ -53,6 +56,16 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   synchronized FakeMigration backend(String host, String backend) {
     backends.put(host, backend);
     return this;
+  }
+
+  synchronized FakeMigration etcdPrefix(String host, String flag) {
+    etcdPrefixes.put(host, flag);
+    return this;
+  }
+
+  /** The scopes the migration activities were called with, in order. */
+  synchronized List<MigrationScope> scopes() {
+    return List.copyOf(scopes);
   }
 
   synchronized FakeMigration migrateFails(String member) {
@@ -127,6 +140,11 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
+  public synchronized String etcdPrefix(ControlPlaneRef host) {
+    return etcdPrefixes.getOrDefault(host.host(), "");
+  }
+
+  @Override
   public synchronized boolean setStorageBackend(SetStorageBackendRequest request) {
     return !request.backend().equals(backends.put(request.host(), request.backend()));
   }
@@ -169,14 +187,16 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
-  public synchronized StoreSurvey survey(ClusterRef cluster) {
+  public synchronized StoreSurvey survey(MigrationScope scope) {
+    scopes.add(scope);
     return new StoreSurvey(
         members,
         v2Keys,
         200,
         Map.of("/registry/pods", v2Keys - 200L, "/registry/events", 200L),
         v3Keys,
-        v3Keys + 1);
+        v3Keys + 1,
+        Map.of("/coreos.com", 3L, "/calico", 5L));
   }
 
   @Override
@@ -194,24 +214,47 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   }
 
   @Override
+  public synchronized boolean copyV3Store(V3StoreCopyRequest request) {
+    if (request.member().equals(migrateFails)) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot put the v3 store of " + request.from() + " in place on " + request.member(),
+          "HostCommandFailed");
+    }
+    if (!migrated.contains(request.from())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          request.from() + " is not migrated yet", "MigrationOutOfOrder");
+    }
+    copiedFrom.put(request.member(), request.from());
+    return true;
+  }
+
+  /** member -> the member whose v3 store it was given. */
+  synchronized Map<String, String> copiedFrom() {
+    return Map.copyOf(copiedFrom);
+  }
+
+  @Override
   public synchronized boolean putDataDirBack(MemberMigrationRequest request) {
     putBack.add(request.member());
     return true;
   }
 
   @Override
-  public LeaseReport attachLeases(ClusterRef cluster) {
-    return new LeaseReport(60, 200, 0, 0, 60, 3600);
+  public synchronized LeaseReport attachLeases(MigrationScope scope) {
+    scopes.add(scope);
+    return new LeaseReport(60, 200, 0, 0, 60, 3600, 8);
   }
 
   @Override
-  public synchronized StoreComparison compare(ClusterRef cluster) {
+  public synchronized StoreComparison compare(MigrationScope scope) {
+    scopes.add(scope);
     Map<String, Long> prefixes = Map.of("/registry/pods", v2Keys - 200L, "/registry/events", 200L);
-    return new StoreComparison(v2Keys, v2Keys, prefixes, prefixes, 200, comparisonProblems);
+    return new StoreComparison(v2Keys, v2Keys, prefixes, prefixes, 200, comparisonProblems, 200);
   }
 
   @Override
-  public synchronized long clearV2(ClusterRef cluster) {
+  public synchronized long clearV2(MigrationScope scope) {
+    scopes.add(scope);
     cleared = true;
     return v2Keys;
   }

@@ -55,10 +55,11 @@ class MigrateControlFlowTest {
   }
 
   @Test
-  void itStopsTheApiServersAndMembersMigratesEachOfflineThenSwitchesTheApiServersToEtcd3() {
+  void itStopsTheApiServersAndMembersMigratesTheFirstAndGivesItsV3StoreToTheOthersThenSwitches() {
     MigrateResult result = stub().migrate(request(false));
 
-    assertThat(hosts.migrated()).containsExactlyElementsOf(MEMBERS);
+    assertThat(hosts.migrated()).containsExactly("m1");
+    assertThat(hosts.copiedFrom()).isEqualTo(Map.of("m2", "m1", "m3", "m1"));
     assertThat(hosts.stoppedApiServers()).isEmpty();
     assertThat(hosts.backends()).containsOnlyKeys(CONTROL_PLANE).containsValue("etcd3");
     assertThat(hosts.backends().values()).containsOnly("etcd3");
@@ -81,6 +82,8 @@ class MigrateControlFlowTest {
             "HostActivities.stopMember",
             "MigrationActivities.copyDataDir",
             "MigrationActivities.migrateMember",
+            "MigrationActivities.copyV3Store",
+            "MigrationActivities.copyV3Store",
             "HostActivities.startMember",
             "EtcdActivities.awaitMemberReady",
             "MigrationActivities.attachLeases",
@@ -122,6 +125,31 @@ class MigrateControlFlowTest {
   }
 
   @Test
+  void everyStoreCallIsScopedToTheApiServersEtcdPrefixAsTheyWriteIt() {
+    CONTROL_PLANE.forEach(h -> hosts.etcdPrefix(h, "k8s/registry/"));
+
+    stub().migrate(request(false));
+
+    assertThat(hosts.scopes())
+        .hasSize(4)
+        .allSatisfy(scope -> assertThat(scope.etcdPrefix()).isEqualTo("/k8s/registry"));
+  }
+
+  @Test
+  void apiServersThatDisagreeOnTheEtcdPrefixAreRefusedNamingEachTouchingNothing() {
+    hosts.etcdPrefix("cp2", "/other");
+
+    Throwable failure = workflowFailure(() -> stub().migrate(request(false)));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.MigrationRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "the kube-apiservers disagree on --etcd-prefix"
+                + " ({cp1=/registry, cp2=/other, cp3=/registry})");
+    assertThat(recording.calls()).doesNotContain("ApiServerActivities.stopApiServer");
+  }
+
+  @Test
   void membersOnEtcd35AreRefusedSinceItHasNoMigrateTool() {
     FakeCluster newer = new FakeCluster("c", MEMBERS, "3.5.16", "m1", List.of("3.5.16"));
 
@@ -133,7 +161,7 @@ class MigrateControlFlowTest {
   }
 
   @Test
-  void aMigrateToolFailureOnTheSecondMemberPutsBothCopiesBackAndStartsEverythingOnV2() {
+  void aFailureToGiveTheSecondMemberTheV3StorePutsBothCopiesBackAndStartsEverythingOnV2() {
     hosts.migrateFails("m2");
 
     Throwable failure = workflowFailure(() -> stub().migrate(request(false)));
@@ -141,7 +169,7 @@ class MigrateControlFlowTest {
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.MigrationRolledBack.name());
     assertThat(Failures.rootMessage(failure))
         .contains(
-            "stopped in phase MIGRATE: etcdctl migrate failed on m2",
+            "stopped in phase MIGRATE: cannot put the v3 store of m1 in place on m2",
             "The cluster is back on v2",
             "Next: fix the cause, then run the migration again");
     assertThat(hosts.putBack()).containsExactly("m2", "m1");

@@ -492,6 +492,11 @@ final class FakeReplacement
   }
 
   @Override
+  public String etcdPrefix(ControlPlaneRef host) {
+    throw new UnsupportedOperationException("not used by this runbook");
+  }
+
+  @Override
   public boolean setStorageBackend(SetStorageBackendRequest request) {
     throw new UnsupportedOperationException("not used by this runbook");
   }

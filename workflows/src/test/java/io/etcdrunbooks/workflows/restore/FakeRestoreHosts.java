@@ -175,6 +175,11 @@ public final class FakeRestoreHosts
   }
 
   @Override
+  public String etcdPrefix(ControlPlaneRef host) {
+    throw new UnsupportedOperationException("not used by this runbook");
+  }
+
+  @Override
   public boolean setStorageBackend(SetStorageBackendRequest request) {
     throw new UnsupportedOperationException("not used by this runbook");
   }

@@ -190,7 +190,7 @@ public final class FakeCluster
 
   /** The v2 store holds {@code keys} keys, served by every member. */
   public synchronized FakeCluster v2Keys(long keys, long withTtl) {
-    v2 = new V2Store(List.copyOf(members.keySet()), keys, withTtl, null);
+    v2 = new V2Store(List.copyOf(members.keySet()), keys, withTtl, null, Map.of());
     return this;
   }
 

@@ -31,6 +31,11 @@ public final class FakeControlPlane implements ApiServerActivities {
   }
 
   @Override
+  public String etcdPrefix(ControlPlaneRef host) {
+    return "";
+  }
+
+  @Override
   public boolean setStorageBackend(SetStorageBackendRequest request) {
     throw new UnsupportedOperationException("read only");
   }

@@ -1,7 +1,7 @@
 package io.etcdrunbooks.api;
 
+import io.etcdrunbooks.activities.inventory.InventoryActivitiesImpl;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -175,7 +175,8 @@ public final class StartChecks {
     List<String> problems = new ArrayList<>(ReplacementPreflight.inputProblems(request));
     MemberPlacement requested = request.replacement();
     if (problems.isEmpty() && requested != null) {
-      MemberPlacement failed = placement(cluster.member(request.failedMember()));
+      MemberPlacement failed =
+          InventoryActivitiesImpl.placement(cluster.member(request.failedMember()));
       problems.addAll(
           ReplacementPreflight.urlClashes(
               placements(cluster),
@@ -204,7 +205,7 @@ public final class StartChecks {
           .replacements()
           .forEach(
               (lost, requested) -> {
-                MemberPlacement failed = placement(cluster.member(lost));
+                MemberPlacement failed = InventoryActivitiesImpl.placement(cluster.member(lost));
                 problems.addAll(
                     ReplacementPreflight.urlClashes(
                         inventory,
@@ -258,19 +259,7 @@ public final class StartChecks {
   }
 
   private static List<MemberPlacement> placements(ClusterSpec cluster) {
-    return cluster.members().stream().map(StartChecks::placement).toList();
-  }
-
-  private static MemberPlacement placement(MemberSpec m) {
-    return new MemberPlacement(
-        m.name(),
-        m.host(),
-        m.sshPort(),
-        m.peerUrl(),
-        m.clientUrl(),
-        m.dataDir(),
-        m.installDir(),
-        m.serviceDir());
+    return cluster.members().stream().map(InventoryActivitiesImpl::placement).toList();
   }
 
   private static boolean blank(String s) {

@@ -335,15 +335,7 @@ final class HostRestart {
                   throw io.temporal.failure.ApplicationFailure.newNonRetryableFailure(
                       host.describe() + ": " + m, "SudoRefused");
                 });
-      throw new SshCommandException(
-          "cannot "
-              + what
-              + " for "
-              + host.describe()
-              + " (exit code "
-              + result.exitCode()
-              + ")"
-              + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
+      host.requireOk(result, what);
     }
     return result;
   }

@@ -255,18 +255,7 @@ public final class PlainProcessServiceManager implements ServiceManager {
 
   private ExecResult run(MemberHost host, String script, String what) {
     ExecResult result = ssh.exec(host.target(), script, COMMAND_TIMEOUT);
-    if (!result.ok()) {
-      throw new SshCommandException(
-          "cannot "
-              + what
-              + " for "
-              + host.describe()
-              + " (exit code "
-              + result.exitCode()
-              + ")"
-              + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
-    }
-    return result;
+    return host.requireOk(result, what);
   }
 
   private static void sleep(Duration d) {

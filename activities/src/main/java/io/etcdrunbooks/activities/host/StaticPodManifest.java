@@ -190,18 +190,7 @@ final class StaticPodManifest {
   }
 
   private static ExecResult check(MemberHost host, ExecResult result, String what) {
-    if (!result.ok()) {
-      throw new SshCommandException(
-          "cannot "
-              + what
-              + " for "
-              + host.describe()
-              + " (exit code "
-              + result.exitCode()
-              + ")"
-              + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
-    }
-    return result;
+    return host.requireOk(result, what);
   }
 
   /** A path template with {@code {member}} filled in; the caller quotes the whole path. */

@@ -285,7 +285,8 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     }
   }
 
-  private static MemberPlacement placement(MemberSpec m) {
+  /** Where a member of the inventory is, as the workflows see it. */
+  public static MemberPlacement placement(MemberSpec m) {
     return new MemberPlacement(
         m.name(),
         m.host(),

@@ -208,19 +208,25 @@ public final class SshConnector implements AutoCloseable {
     try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(session(target));
         InputStream in = Files.newInputStream(local);
         OutputStream out = sftp.write(remotePath, SFTP_BUFFER)) {
-      byte[] buf = new byte[SFTP_BUFFER];
-      long copied = 0;
-      long reported = 0;
-      for (int n; (n = in.read(buf)) > 0; ) {
-        out.write(buf, 0, n);
-        copied += n;
-        if (copied - reported >= PROGRESS_STEP) {
-          progress.accept(copied);
-          reported = copied;
-        }
-      }
+      copy(in, out, progress);
     } catch (IOException e) {
       throw failed("cannot upload " + local + " to " + target.address() + ":" + remotePath, e);
+    }
+  }
+
+  /** Copies everything, telling progress the bytes copied so far after every few MB. */
+  private static void copy(InputStream in, OutputStream out, LongConsumer progress)
+      throws IOException {
+    byte[] buf = new byte[SFTP_BUFFER];
+    long copied = 0;
+    long reported = 0;
+    for (int n; (n = in.read(buf)) > 0; ) {
+      out.write(buf, 0, n);
+      copied += n;
+      if (copied - reported >= PROGRESS_STEP) {
+        progress.accept(copied);
+        reported = copied;
+      }
     }
   }
 
@@ -235,17 +241,7 @@ public final class SshConnector implements AutoCloseable {
         SftpClient target = SftpClientFactory.instance().createSftpClient(session(to));
         InputStream in = source.read(fromPath, SFTP_BUFFER);
         OutputStream out = target.write(toPath, SFTP_BUFFER)) {
-      byte[] buf = new byte[SFTP_BUFFER];
-      long copied = 0;
-      long reported = 0;
-      for (int n; (n = in.read(buf)) > 0; ) {
-        out.write(buf, 0, n);
-        copied += n;
-        if (copied - reported >= PROGRESS_STEP) {
-          progress.accept(copied);
-          reported = copied;
-        }
-      }
+      copy(in, out, progress);
     } catch (IOException e) {
       throw failed(
           "cannot copy %s:%s to %s:%s".formatted(from.address(), fromPath, to.address(), toPath),

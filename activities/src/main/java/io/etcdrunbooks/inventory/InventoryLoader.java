@@ -70,7 +70,8 @@ public final class InventoryLoader {
         spec.controlPlane(),
         spec.backup(),
         spec.auth(),
-        spec.labels());
+        spec.labels(),
+        spec.fenced());
   }
 
   static List<String> validate(Inventory inventory) {

@@ -207,6 +207,7 @@ public final class RunbookController {
                     body.replacements(),
                     body.confirmLossSeconds(),
                     body.skipControlPlaneHosts(),
+                    body.destroyed(),
                     body.dryRun(),
                     body.memberTimeoutSeconds(),
                     body.apiServerTimeoutSeconds()),

@@ -49,6 +49,12 @@ final class RecoverDiscovery {
       throw e;
     }
     List<String> names = run.inventory.stream().map(MemberPlacement::name).toList();
+    for (String destroyed : run.request.destroyed()) {
+      if (!names.contains(destroyed))
+        problems.add(
+            "destroyed names '%s', which is not a member of the inventory %s"
+                .formatted(destroyed, names));
+    }
     for (String lost : run.request.replacements().keySet()) {
       if (!names.contains(lost))
         problems.add(
@@ -144,6 +150,8 @@ final class RecoverDiscovery {
       }
       run.learner = Versions.ORDER.compare(run.version, "3.4.0") >= 0;
       placeLostMembers(run);
+      run.fencing = RecoverFencing.fences();
+      if (run.fencing) RecoverFencing.readIds(run);
       problems.addAll(CertificateExpiry.problems(run.state));
     } else if (problems.isEmpty() && run.backup == null) {
       problems.add(
@@ -156,9 +164,11 @@ final class RecoverDiscovery {
       problems.add(Failures.rootMessage(e));
     }
     List<String> notRequired = new ArrayList<>(run.request.skipControlPlaneHosts());
-    if (!run.fromBackup()) notRequired.addAll(run.rebuildAs.keySet());
+    // fencing logs in to every lost member's host it can: which cannot is sorted out below
+    if (!run.fromBackup() && !run.fencing) notRequired.addAll(run.rebuildAs.keySet());
     List<String> hostProblems =
         HostAccessPreflight.problems(activities, progress, run.cluster(), notRequired, true);
+    if (run.fencing) hostProblems = RecoverFencing.hostProblems(run, hostProblems);
     problems.addAll(hostProblems);
     if (hostProblems.stream().anyMatch(p -> p.startsWith("control-plane host")))
       problems.add(

@@ -55,6 +55,17 @@ public final class RecoverPhases {
               run -> run.changes() && run.fromBackup(),
               RecoverSteps::restoreFromBackup),
           when(
+              Phase.FENCE,
+              "before the survivor is touched, every lost member gets a tombstone in the inventory"
+                  + " (checked by every later discovery, which stops a fenced member that answers"
+                  + " again) and is fenced on its host: etcd stopped, its unit disabled or its"
+                  + " manifest moved out of kubelet's directory, its data dir renamed to"
+                  + " <dataDir>.fenced-<id> and kept; a lost member whose host cannot be logged in"
+                  + " to must be attested in the request's destroyed list (PREFLIGHT refuses"
+                  + " otherwise)",
+              run -> run.rebuildsFromSurvivor() && run.fencing,
+              RecoverFailure.naming(RecoverFencing::fence)),
+          when(
               Phase.STOP_APISERVERS,
               "moves every kube-apiserver's manifest aside and waits until it no longer answers",
               RecoverRun::rebuildsFromSurvivor,

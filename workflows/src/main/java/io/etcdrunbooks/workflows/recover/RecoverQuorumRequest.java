@@ -23,6 +23,10 @@ import java.util.Map;
  * @param skipControlPlaneHosts control-plane hosts whose machines are gone with the lost members:
  *     their kube-apiservers are down with them, so they are neither stopped nor brought back (their
  *     manifests are fixed when they return); any other unreachable control-plane host refuses
+ * @param destroyed lost members whose hosts cannot be logged in to, attested one by one as
+ *     destroyed (or never to come back with their data): they cannot be fenced on their hosts, so
+ *     each is tombstoned in the inventory, and discovery stops it should it answer again; a lost
+ *     member whose host cannot be logged in to and that is not named here refuses the recovery
  * @param memberTimeoutSeconds how long the survivor and each rebuilt member may take to be ready
  *     (0: 300 s)
  * @param apiServerTimeoutSeconds how long each kube-apiserver may take to stop or be healthy (0:
@@ -35,6 +39,7 @@ public record RecoverQuorumRequest(
     Map<String, MemberPlacement> replacements,
     int confirmLossSeconds,
     List<String> skipControlPlaneHosts,
+    List<String> destroyed,
     boolean dryRun,
     int memberTimeoutSeconds,
     int apiServerTimeoutSeconds) {
@@ -52,6 +57,7 @@ public record RecoverQuorumRequest(
     survivor = survivor == null ? "" : survivor;
     skipControlPlaneHosts =
         skipControlPlaneHosts == null ? List.of() : List.copyOf(skipControlPlaneHosts);
+    destroyed = destroyed == null ? List.of() : List.copyOf(destroyed);
   }
 
   /** A recovery from the best survivor, lost members rebuilt on their own hosts. */
@@ -62,6 +68,7 @@ public record RecoverQuorumRequest(
         "",
         Map.of(),
         0,
+        List.of(),
         List.of(),
         options.dryRun(),
         options.memberTimeoutSeconds(),
@@ -76,6 +83,7 @@ public record RecoverQuorumRequest(
         replacements,
         confirmLossSeconds,
         skipControlPlaneHosts,
+        destroyed,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -89,6 +97,7 @@ public record RecoverQuorumRequest(
         replacements,
         seconds,
         skipControlPlaneHosts,
+        destroyed,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -102,6 +111,7 @@ public record RecoverQuorumRequest(
         replacements,
         confirmLossSeconds,
         skipControlPlaneHosts,
+        destroyed,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -115,6 +125,7 @@ public record RecoverQuorumRequest(
         placements,
         confirmLossSeconds,
         skipControlPlaneHosts,
+        destroyed,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -129,6 +140,22 @@ public record RecoverQuorumRequest(
         replacements,
         confirmLossSeconds,
         hosts,
+        destroyed,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds);
+  }
+
+  /** This recovery attesting that these lost members' machines are destroyed. */
+  public RecoverQuorumRequest attestingDestroyed(List<String> members) {
+    return new RecoverQuorumRequest(
+        cluster,
+        acknowledgeDataLoss,
+        survivor,
+        replacements,
+        confirmLossSeconds,
+        skipControlPlaneHosts,
+        members,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);

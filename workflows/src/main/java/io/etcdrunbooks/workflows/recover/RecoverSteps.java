@@ -58,13 +58,19 @@ final class RecoverSteps {
                                     e.getValue().host(),
                                     e.getValue().peerUrl()))
                     .toList()));
+    // steps, not the message: the approval's message replaces it, and each member's fence stays
+    if (run.fencing)
+      RecoverFencing.plan(run).forEach(line -> progress.run("plan: fence " + line, () -> {}));
   }
 
   static void awaitApproval(RecoverRun run) {
     String first =
         run.fromBackup()
             ? "the backup " + run.backup.id() + " is restored"
-            : "the kube-apiservers and " + run.survivor.name() + " are stopped";
+            : (run.fencing ? "the lost members are fenced, " : "")
+                + "the kube-apiservers and "
+                + run.survivor.name()
+                + " are stopped";
     run.ctx.approval().awaitApproval(first, () -> false);
     RecoverDiscovery.lookAgain(run);
   }

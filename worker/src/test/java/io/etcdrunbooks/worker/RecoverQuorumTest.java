@@ -135,6 +135,21 @@ class RecoverQuorumTest {
             .isEqualTo(200);
       }
       assertThat(result.apiServersRestarted()).containsExactlyElementsOf(apiServers.hosts());
+      // the apiservers serve again on the survivor alone, before any member rejoins
+      List<String> steps =
+          runbooks
+              .client()
+              .newWorkflowStub(
+                  RecoverQuorumWorkflow.class, RecoverQuorumWorkflow.workflowId("sandbox"))
+              .progress()
+              .completed()
+              .stream()
+              .map(io.etcdrunbooks.workflows.common.CompletedStep::name)
+              .toList();
+      assertThat(indexOfFirst(steps, s -> s.endsWith(": kube-apiserver healthy")))
+          .as("steps %s", steps)
+          .isNotNegative()
+          .isLessThan(indexOfFirst(steps, s -> s.startsWith("add ") && s.endsWith("as a learner")));
       record(runbooks);
     }
   }
@@ -244,7 +259,9 @@ class RecoverQuorumTest {
   /**
    * m3's machine is gone with its kube-apiserver (its host key no longer matches: another machine
    * answers there). A dry run is refused naming that control-plane host and the way out; left out
-   * with skipControlPlaneHosts, with m3 rebuilt on a new host, the plan goes through.
+   * with skipControlPlaneHosts, with m3 rebuilt on a new host, the plan goes through. A new host
+   * that could not take the member (its data dir under a file, its peer port taken) is refused
+   * before the point of no return, naming both.
    */
   @Test
   void aControlPlaneHostLostWithItsMachineIsRefusedUntilItIsLeftOutByName() throws Exception {
@@ -269,6 +286,40 @@ class RecoverQuorumTest {
                       .contains("control-plane host cp-m3")
                       .contains("skipControlPlaneHosts")
                       .doesNotContain("member m3 ("));
+
+      Path file = runbooks.sandbox.hostRoot("m4").resolve("a-file");
+      Files.writeString(file, "not a directory");
+      try (java.net.ServerSocket taken =
+          new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+        String peerUrl = "http://127.0.0.1:" + taken.getLocalPort();
+        MemberPlacement cannotTake =
+            new MemberPlacement(
+                m4.name(),
+                m4.host(),
+                m4.sshPort(),
+                peerUrl,
+                m4.clientUrl(),
+                file + "/data",
+                m4.installDir(),
+                m4.serviceDir());
+        assertThatThrownBy(
+                () ->
+                    runbooks
+                        .recoverStub()
+                        .recover(
+                            dryRun
+                                .skippingControlPlaneHosts(List.of("cp-m3"))
+                                .rebuilding(Map.of("m3", cannotTake))))
+            .isInstanceOf(WorkflowFailedException.class)
+            .satisfies(
+                e ->
+                    assertThat(Failures.rootMessage(e))
+                        .contains("refused, nothing was touched")
+                        .contains("m3 is rebuilt as m4")
+                        .contains("data dir " + file + "/data cannot be created")
+                        .contains(
+                            "port " + taken.getLocalPort() + " of " + peerUrl + " is in use"));
+      }
 
       RecoverQuorumResult planned =
           runbooks.recoverStub().recover(dryRun.skippingControlPlaneHosts(List.of("cp-m3")));
@@ -432,6 +483,12 @@ class RecoverQuorumTest {
       assertThat(Files.readString(runbooks.sandbox.inventoryFile())).isEqualTo(inventoryBefore);
       assertThat(runbooks.state().members()).allMatch(m -> m.healthy());
     }
+  }
+
+  private static int indexOfFirst(
+      List<String> steps, java.util.function.Predicate<String> matching) {
+    for (int i = 0; i < steps.size(); i++) if (matching.test(steps.get(i))) return i;
+    return -1;
   }
 
   /** Starts the recovery, approves it once it waits for approval, and returns its result. */

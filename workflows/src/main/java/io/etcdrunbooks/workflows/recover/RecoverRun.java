@@ -53,6 +53,15 @@ final class RecoverRun {
   /** How each lost member was fenced, in words. */
   final List<String> fenced = new ArrayList<>();
 
+  /**
+   * The apiservers come back as soon as the survivor serves alone, before JOIN ({@link
+   * RecoverDiscovery#APISERVERS_BEFORE_JOIN}).
+   */
+  boolean apiServersEarly;
+
+  /** Learners are never chosen as the survivor ({@link RecoverDiscovery#SURVIVOR_NOT_LEARNER}). */
+  boolean votersOnly;
+
   List<String> controlPlane = List.of();
   final List<String> apiServersStopped = new ArrayList<>();
   final List<String> apiServersRestarted = new ArrayList<>();

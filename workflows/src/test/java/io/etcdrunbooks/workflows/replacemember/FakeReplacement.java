@@ -383,6 +383,9 @@ final class FakeReplacement
   public void checkHost(NewMemberRequest request) {}
 
   @Override
+  public void checkPlacement(PlacementRequest request) {}
+
+  @Override
   public void prepare(PrepareRequest request) {}
 
   @Override

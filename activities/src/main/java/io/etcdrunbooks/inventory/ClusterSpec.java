@@ -1,5 +1,6 @@
 package io.etcdrunbooks.inventory;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 
@@ -16,6 +17,7 @@ import java.util.Map;
  * @param backup encryption and retention of the backups (null: encrypted, see {@link BackupSpec})
  * @param labels what the cluster is (environment, size, region, anything), for fleets' selectors;
  *     {@code size} orders FleetUpgrade's waves (small, medium, large)
+ * @param fenced tombstones of members RecoverQuorum fenced: discovery stops any that answers again
  */
 public record ClusterSpec(
     String name,
@@ -27,7 +29,24 @@ public record ClusterSpec(
     List<ControlPlaneHost> controlPlane,
     BackupSpec backup,
     EtcdAuthSpec auth,
-    Map<String, String> labels) {
+    Map<String, String> labels,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<FencedMemberSpec> fenced) {
+
+  /** A cluster without tombstones. */
+  public ClusterSpec(
+      String name,
+      List<MemberSpec> members,
+      ServiceSpec service,
+      SshSpec ssh,
+      TlsSpec tls,
+      String backupDir,
+      List<ControlPlaneHost> controlPlane,
+      BackupSpec backup,
+      EtcdAuthSpec auth,
+      Map<String, String> labels) {
+    this(
+        name, members, service, ssh, tls, backupDir, controlPlane, backup, auth, labels, List.of());
+  }
 
   /** A cluster without labels. */
   public ClusterSpec(
@@ -60,24 +79,25 @@ public record ClusterSpec(
     members = members == null ? List.of() : List.copyOf(members);
     controlPlane = controlPlane == null ? List.of() : List.copyOf(controlPlane);
     labels = labels == null ? Map.of() : Map.copyOf(labels);
+    fenced = fenced == null ? List.of() : List.copyOf(fenced);
   }
 
   /** This cluster with these labels. */
   public ClusterSpec withLabels(Map<String, String> newLabels) {
     return new ClusterSpec(
-        name, members, service, ssh, tls, backupDir, controlPlane, backup, auth, newLabels);
+        name, members, service, ssh, tls, backupDir, controlPlane, backup, auth, newLabels, fenced);
   }
 
   /** This cluster with another client TLS section. */
   public ClusterSpec withTls(TlsSpec newTls) {
     return new ClusterSpec(
-        name, members, service, ssh, newTls, backupDir, controlPlane, backup, auth, labels);
+        name, members, service, ssh, newTls, backupDir, controlPlane, backup, auth, labels, fenced);
   }
 
   /** This cluster with etcd credentials (or none). */
   public ClusterSpec withAuth(EtcdAuthSpec newAuth) {
     return new ClusterSpec(
-        name, members, service, ssh, tls, backupDir, controlPlane, backup, newAuth, labels);
+        name, members, service, ssh, tls, backupDir, controlPlane, backup, newAuth, labels, fenced);
   }
 
   /** The backup section, or what a cluster without one gets. */
@@ -88,7 +108,33 @@ public record ClusterSpec(
   /** The same cluster with other members, for example one being replaced. */
   public ClusterSpec withMembers(List<MemberSpec> otherMembers) {
     return new ClusterSpec(
-        name, otherMembers, service, ssh, tls, backupDir, controlPlane, backup, auth, labels);
+        name,
+        otherMembers,
+        service,
+        ssh,
+        tls,
+        backupDir,
+        controlPlane,
+        backup,
+        auth,
+        labels,
+        fenced);
+  }
+
+  /** The same cluster with these tombstones. */
+  public ClusterSpec withFenced(List<FencedMemberSpec> tombstones) {
+    return new ClusterSpec(
+        name,
+        members,
+        service,
+        ssh,
+        tls,
+        backupDir,
+        controlPlane,
+        backup,
+        auth,
+        labels,
+        tombstones);
   }
 
   public java.util.Optional<MemberSpec> findMember(String memberName) {

@@ -115,7 +115,8 @@ public final class InventoryLoader {
         spec.controlPlane(),
         spec.backup(),
         spec.auth(),
-        spec.labels());
+        spec.labels(),
+        spec.fenced());
   }
 
   /** What concerns every cluster: where binaries come from, and the fleets' selectors. */

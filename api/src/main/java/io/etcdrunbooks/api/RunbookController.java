@@ -210,6 +210,7 @@ public final class RunbookController {
                     body.replacements(),
                     body.confirmLossSeconds(),
                     body.skipControlPlaneHosts(),
+                    body.destroyed(),
                     body.dryRun(),
                     body.memberTimeoutSeconds(),
                     body.apiServerTimeoutSeconds()),

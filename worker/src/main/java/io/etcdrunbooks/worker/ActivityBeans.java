@@ -1,9 +1,9 @@
 package io.etcdrunbooks.worker;
 
+import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.InventorySource;
-import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
@@ -27,12 +27,17 @@ public class ActivityBeans {
   @Singleton
   public WorkerActivities workerActivities(
       InventorySource inventory,
-      EtcdActivities etcd,
       ReleaseActivities releaseActivities,
       SshConnector ssh,
       ReleaseStore releases,
       WorkflowClient client) {
+    // the worker's discovery stops fenced members that answer again; the API's shared bean reports
     return WorkerActivities.of(
-        inventory, etcd, releaseActivities, ssh, releases, new TemporalRunLiveness(client));
+        inventory,
+        new EtcdActivitiesImpl(inventory, ssh),
+        releaseActivities,
+        ssh,
+        releases,
+        new TemporalRunLiveness(client));
   }
 }

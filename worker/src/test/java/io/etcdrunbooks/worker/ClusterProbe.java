@@ -28,6 +28,8 @@ final class ClusterProbe implements AutoCloseable {
     this.cluster = cluster;
     var builder =
         Client.builder()
+            // a dump of 64 KiB values can pass gRPC's default 4 MiB
+            .maxInboundMessageSize(64 * 1024 * 1024)
             .endpoints(
                 cluster.members().stream().map(MemberSpec::clientUrl).toArray(String[]::new));
     if (cluster.tls() != null) {

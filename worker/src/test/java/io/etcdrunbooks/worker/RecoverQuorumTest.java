@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
+import io.etcdrunbooks.activities.host.MemberHost;
+import io.etcdrunbooks.activities.host.PlainProcessServiceManager;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.FencedMemberSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -13,6 +18,7 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
@@ -68,7 +74,8 @@ class RecoverQuorumTest {
       awaitHeld(held, heldPid);
       Map<String, Long> late = writeThrough(runbooks, leader, "/registry/late/k-", 100);
       runbooks.destroy(leader);
-      runbooks.destroy(other);
+      // its machine stays: the member is fenced there, its data dir kept aside
+      runbooks.sandbox.kill(other);
       signal("CONT", runbooks.sandbox.pidOf(held));
       long heldRevision = serializableRevision(runbooks, held);
 
@@ -92,6 +99,12 @@ class RecoverQuorumTest {
           .contains("rebuilt from " + held + " at revision " + keptRevision)
           .contains("writes after revision " + keptRevision);
       assertThat(Path.of(result.survivorDataDirCopy()).resolve("member")).exists();
+      String otherData = runbooks.cluster().member(other + "-r1").dataDir();
+      String fencedBy = result.survivorDataDirCopy().replaceFirst(".*(recover-[0-9a-f]{8})$", "$1");
+      assertThat(Path.of(otherData + ".fenced-" + fencedBy).resolve("member/wal")).exists();
+      assertThat(Path.of(otherData + ".fenced-" + fencedBy + ".README")).exists();
+      assertThat(result.notes())
+          .anyMatch(n -> n.startsWith(other + ": ") && n.contains("data dir renamed to"));
       List<String> lost =
           late.entrySet().stream()
               .filter(e -> e.getValue() > keptRevision)
@@ -122,6 +135,21 @@ class RecoverQuorumTest {
             .isEqualTo(200);
       }
       assertThat(result.apiServersRestarted()).containsExactlyElementsOf(apiServers.hosts());
+      // the apiservers serve again on the survivor alone, before any member rejoins
+      List<String> steps =
+          runbooks
+              .client()
+              .newWorkflowStub(
+                  RecoverQuorumWorkflow.class, RecoverQuorumWorkflow.workflowId("sandbox"))
+              .progress()
+              .completed()
+              .stream()
+              .map(io.etcdrunbooks.workflows.common.CompletedStep::name)
+              .toList();
+      assertThat(indexOfFirst(steps, s -> s.endsWith(": kube-apiserver healthy")))
+          .as("steps %s", steps)
+          .isNotNegative()
+          .isLessThan(indexOfFirst(steps, s -> s.startsWith("add ") && s.endsWith("as a learner")));
       record(runbooks);
     }
   }
@@ -231,7 +259,9 @@ class RecoverQuorumTest {
   /**
    * m3's machine is gone with its kube-apiserver (its host key no longer matches: another machine
    * answers there). A dry run is refused naming that control-plane host and the way out; left out
-   * with skipControlPlaneHosts, with m3 rebuilt on a new host, the plan goes through.
+   * with skipControlPlaneHosts, with m3 rebuilt on a new host, the plan goes through. A new host
+   * that could not take the member (its data dir under a file, its peer port taken) is refused
+   * before the point of no return, naming both.
    */
   @Test
   void aControlPlaneHostLostWithItsMachineIsRefusedUntilItIsLeftOutByName() throws Exception {
@@ -244,7 +274,8 @@ class RecoverQuorumTest {
       RecoverQuorumRequest dryRun =
           RecoverQuorumRequest.of("sandbox", OPTIONS.asDryRun())
               .acknowledgingDataLoss()
-              .rebuilding(Map.of("m3", m4));
+              .rebuilding(Map.of("m3", m4))
+              .attestingDestroyed(List.of("m3"));
 
       assertThatThrownBy(() -> runbooks.recoverStub().recover(dryRun))
           .isInstanceOf(WorkflowFailedException.class)
@@ -256,6 +287,40 @@ class RecoverQuorumTest {
                       .contains("skipControlPlaneHosts")
                       .doesNotContain("member m3 ("));
 
+      Path file = runbooks.sandbox.hostRoot("m4").resolve("a-file");
+      Files.writeString(file, "not a directory");
+      try (java.net.ServerSocket taken =
+          new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+        String peerUrl = "http://127.0.0.1:" + taken.getLocalPort();
+        MemberPlacement cannotTake =
+            new MemberPlacement(
+                m4.name(),
+                m4.host(),
+                m4.sshPort(),
+                peerUrl,
+                m4.clientUrl(),
+                file + "/data",
+                m4.installDir(),
+                m4.serviceDir());
+        assertThatThrownBy(
+                () ->
+                    runbooks
+                        .recoverStub()
+                        .recover(
+                            dryRun
+                                .skippingControlPlaneHosts(List.of("cp-m3"))
+                                .rebuilding(Map.of("m3", cannotTake))))
+            .isInstanceOf(WorkflowFailedException.class)
+            .satisfies(
+                e ->
+                    assertThat(Failures.rootMessage(e))
+                        .contains("refused, nothing was touched")
+                        .contains("m3 is rebuilt as m4")
+                        .contains("data dir " + file + "/data cannot be created")
+                        .contains(
+                            "port " + taken.getLocalPort() + " of " + peerUrl + " is in use"));
+      }
+
       RecoverQuorumResult planned =
           runbooks.recoverStub().recover(dryRun.skippingControlPlaneHosts(List.of("cp-m3")));
 
@@ -263,6 +328,118 @@ class RecoverQuorumTest {
       assertThat(planned.survivor()).isEqualTo("m1");
       assertThat(planned.notes()).anyMatch(n -> n.contains("[cp-m3] were left out"));
       assertThat(apiServers.hosts()).contains("cp-m3");
+    }
+  }
+
+  /**
+   * A rack loses power with m2 and m3: their etcd gone with their data kept, their hosts out of
+   * reach. Without an attestation the recovery is refused before anything is touched, naming both
+   * members and the field; attested destroyed, they are rebuilt on new hosts. Then the rack comes
+   * back while the survivor is cut off from it (held), and m2 and m3 start on their old data: a
+   * majority of the old membership, under the cluster's id, they elect a leader and serve the old
+   * state. The next discovery, which every runbook runs first, stops both on their hosts and says
+   * so.
+   */
+  @Test
+  void lostMembersThatComeBackAfterTheRecoveryAreStoppedAndReportedByDiscovery() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of());
+        SshConnector ssh = new SshConnector()) {
+      writeKeys(runbooks, "/registry/kept/k-", 50);
+      ClusterSpec before = runbooks.cluster();
+      runbooks.sandbox.kill("m2");
+      runbooks.sandbox.kill("m3");
+      String knownHosts = runbooks.distrustHostOf("m2");
+      runbooks.distrustHostOf("m3");
+      RecoverQuorumRequest request =
+          RecoverQuorumRequest.of("sandbox", OPTIONS)
+              .acknowledgingDataLoss()
+              .confirmingLossFor(3)
+              .rebuilding(
+                  Map.of(
+                      "m2", runbooks.sandbox.addHost("m4", "m4"),
+                      "m3", runbooks.sandbox.addHost("m5", "m5")));
+      String inventoryBefore = Files.readString(runbooks.sandbox.inventoryFile());
+
+      RecoverQuorumWorkflow unattested = runbooks.recoverStub();
+      WorkflowClient.start(unattested::recover, request);
+      assertThatThrownBy(
+              () ->
+                  WorkflowStub.fromTyped(unattested)
+                      .getResult(1, TimeUnit.MINUTES, RecoverQuorumResult.class))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains("refused, nothing was touched")
+                      .contains("m2 cannot be fenced")
+                      .contains("m3 cannot be fenced")
+                      .contains("\"destroyed\": [\"m2\", \"m3\"]"));
+      assertThat(Files.readString(runbooks.sandbox.inventoryFile())).isEqualTo(inventoryBefore);
+      assertThat(runbooks.state().member("m1").orElseThrow().reachable()).isTrue();
+
+      RecoverQuorumResult result =
+          recoverApproved(runbooks, request.attestingDestroyed(List.of("m2", "m3")));
+
+      assertThat(result.rebuilt()).containsEntry("m2", "m4").containsEntry("m3", "m5");
+      assertThat(result.notes())
+          .anyMatch(n -> n.startsWith("m2: attested destroyed"))
+          .anyMatch(n -> n.startsWith("m3: attested destroyed"));
+      assertThat(runbooks.cluster().fenced())
+          .extracting(FencedMemberSpec::name, FencedMemberSpec::how)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple("m2", FencedMemberSpec.ATTESTED_DESTROYED),
+              org.assertj.core.groups.Tuple.tuple("m3", FencedMemberSpec.ATTESTED_DESTROYED));
+
+      long survivor = runbooks.sandbox.pidOf("m1");
+      signal("STOP", survivor);
+      awaitHeld("m1", survivor);
+      runbooks.restoreKnownHosts(knownHosts);
+      PlainProcessServiceManager byHand = new PlainProcessServiceManager(ssh);
+      MemberHost m2 = MemberHost.of(before, before.member("m2"));
+      MemberHost m3 = MemberHost.of(before, before.member("m3"));
+      byHand.launch(m2);
+      byHand.launch(m3);
+      awaitLinearizableRead(before.member("m2"));
+
+      ClusterState discovered = runbooks.state();
+
+      assertThat(discovered.fencedMembersBack())
+          .hasSize(2)
+          .allMatch(f -> f.contains("with the old membership: stopped and fenced on its host"))
+          .anyMatch(f -> f.startsWith("fenced member m2 (attested-destroyed by recover-"))
+          .anyMatch(f -> f.startsWith("fenced member m3 (attested-destroyed by recover-"));
+      assertThat(byHand.isRunning(m2)).isFalse();
+      assertThat(byHand.isRunning(m3)).isFalse();
+      for (MemberSpec lost : List.of(before.member("m2"), before.member("m3"))) {
+        assertThat(Path.of(lost.dataDir())).doesNotExist();
+        try (var kept = Files.list(Path.of(lost.dataDir()).getParent())) {
+          assertThat(kept.map(p -> p.getFileName().toString()))
+              .anyMatch(n -> n.matches(".*\\.fenced-recover-[0-9a-f]{8}"))
+              .anyMatch(n -> n.matches(".*\\.fenced-recover-[0-9a-f]{8}\\.README"));
+        }
+      }
+      signal("CONT", survivor);
+      assertThat(runbooks.state().fencedMembersBack()).isEmpty();
+    }
+  }
+
+  /** Until a linearizable read through the member succeeds (it serves, with a leader), bounded. */
+  private static void awaitLinearizableRead(MemberSpec member) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    try (Client client = Client.builder().endpoints(member.clientUrl()).build()) {
+      while (true) {
+        try {
+          client
+              .getKVClient()
+              .get(ByteSequence.from("/registry/kept/k-1", StandardCharsets.UTF_8))
+              .get(2, TimeUnit.SECONDS);
+          return;
+        } catch (java.util.concurrent.ExecutionException
+            | java.util.concurrent.TimeoutException e) {
+          assertThat(Instant.now()).as("%s serves: %s", member.name(), e).isBefore(deadline);
+          TimeUnit.MILLISECONDS.sleep(200);
+        }
+      }
     }
   }
 
@@ -306,6 +483,12 @@ class RecoverQuorumTest {
       assertThat(Files.readString(runbooks.sandbox.inventoryFile())).isEqualTo(inventoryBefore);
       assertThat(runbooks.state().members()).allMatch(m -> m.healthy());
     }
+  }
+
+  private static int indexOfFirst(
+      List<String> steps, java.util.function.Predicate<String> matching) {
+    for (int i = 0; i < steps.size(); i++) if (matching.test(steps.get(i))) return i;
+    return -1;
   }
 
   /** Starts the recovery, approves it once it waits for approval, and returns its result. */

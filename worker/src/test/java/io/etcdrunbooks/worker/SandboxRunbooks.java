@@ -81,7 +81,7 @@ final class SandboxRunbooks implements AutoCloseable {
     this.sandbox = sandbox;
     this.inventory = new InventorySource(sandbox.inventoryFile());
     ReleaseStore releases = releases();
-    this.etcd = new EtcdActivitiesImpl(inventory);
+    this.etcd = new EtcdActivitiesImpl(inventory, ssh);
     this.env =
         TestWorkflowEnvironment.newInstance(
             TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());

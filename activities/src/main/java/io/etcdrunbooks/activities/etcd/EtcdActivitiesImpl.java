@@ -47,16 +47,41 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   static final long CATCH_UP_POLL_MILLIS = 10;
 
   private final Supplier<Inventory> inventory;
+  private final FencedMembersCheck.Stopper fencedStopper;
 
+  /** Reports fenced members that answer again, without stopping them (no host access). */
   public EtcdActivitiesImpl(Supplier<Inventory> inventory) {
+    this(inventory, FencedMembersCheck.REPORT_ONLY);
+  }
+
+  /** Stops fenced members that answer again on their hosts, through {@code ssh}. */
+  public EtcdActivitiesImpl(
+      Supplier<Inventory> inventory, io.etcdrunbooks.activities.ssh.SshConnector ssh) {
+    this(
+        inventory,
+        (cluster, member) ->
+            new io.etcdrunbooks.activities.host.MemberFence(ssh)
+                .fence(cluster, member.member(), member.fencedBy(), true));
+  }
+
+  private EtcdActivitiesImpl(
+      Supplier<Inventory> inventory, FencedMembersCheck.Stopper fencedStopper) {
     this.inventory = inventory;
+    this.fencedStopper = fencedStopper;
   }
 
   @Override
   public ClusterState discover(ClusterRef cluster) {
     return withCluster(
         cluster.cluster(),
-        inspector -> withUsableCredentials(inspector.clients().spec(), inspector.state()));
+        inspector -> {
+          ClusterSpec spec = inspector.clients().spec();
+          ClusterState state = withUsableCredentials(spec, inspector.state());
+          // every runbook discovers first: a fenced member that came back is stopped here
+          return spec.fenced().isEmpty()
+              ? state
+              : state.withFencedBack(FencedMembersCheck.check(spec, state, fencedStopper));
+        });
   }
 
   /**

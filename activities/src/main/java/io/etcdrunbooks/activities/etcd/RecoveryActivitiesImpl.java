@@ -7,6 +7,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.host.DataDirCopy;
+import io.etcdrunbooks.activities.host.MemberFence;
 import io.etcdrunbooks.activities.host.MemberShell;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
@@ -152,6 +153,20 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
           copy);
       return copy;
     }
+  }
+
+  @Override
+  public String fenceMember(FenceMemberRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    MemberSpec member =
+        spec.findMember(request.member())
+            .orElseThrow(
+                () ->
+                    FailureType.UnknownMember.nonRetryable(
+                        "cluster '" + spec.name() + "' has no member '" + request.member() + "'"));
+    String done = new MemberFence(ssh).fence(spec, member, request.recoveryId(), request.disable());
+    log.info("fenced: {}", done);
+    return done;
   }
 
   private ClusterSpec cluster(String name) {

@@ -97,6 +97,106 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   }
 
   /**
+   * Prints one line per thing the join would fail on; run as the member's files are written (root
+   * for systemd and static pods). The nearest existing ancestor of each directory must be a
+   * writable directory; a port is in use when /proc/net/tcp or tcp6 lists it listening.
+   */
+  @Override
+  public void checkPlacement(PlacementRequest request) {
+    on(
+        request.cluster(),
+        request.member(),
+        "check the new member's place",
+        (cluster, host) -> {
+          MemberSpec m = host.member();
+          StringBuilder script = new StringBuilder(PLACEMENT_FUNCTIONS);
+          creatable(script, "data dir", m.dataDir());
+          if (isPlain(cluster)) creatable(script, "service dir", m.serviceDir());
+          if (!ServiceSpec.STATIC_POD.equals(cluster.service().kind()))
+            creatable(script, "install dir", m.installDir());
+          if (isSystemd(cluster)
+              && !SystemdUnit.read(ssh, host, cluster.service().effectiveUnit()).loaded())
+            script.append(
+                "[ -d /etc/systemd/system ] && [ -w /etc/systemd/system ] || echo %s\n"
+                    .formatted(
+                        quote(
+                            "no systemd unit "
+                                + cluster.service().effectiveUnit()
+                                + " there, and /etc/systemd/system is not a writable directory to"
+                                + " copy a peer's unit to")));
+          if (ServiceSpec.STATIC_POD.equals(cluster.service().kind())) {
+            StaticPodManifest manifests = new StaticPodManifest(ssh, cluster.service());
+            script.append(
+                "[ -d %s ] || echo %s\n"
+                    .formatted(
+                        quote(manifests.manifestsDir(host)),
+                        quote(
+                            "kubelet's manifests directory "
+                                + manifests.manifestsDir(host)
+                                + " is missing")));
+            creatable(script, "stash dir", manifests.stashDir(host));
+          }
+          if (request.portsFree()) {
+            for (String url : List.of(m.clientUrl(), m.peerUrl())) {
+              int port = URI.create(url).getPort();
+              if (port > 0)
+                script.append(
+                    "if listening %d; then echo %s; fi\n"
+                        .formatted(
+                            port,
+                            quote(
+                                "port %d of %s is in use there: another process listens on it"
+                                    .formatted(port, url))));
+            }
+          }
+          String found =
+              runAsOwner(
+                      cluster,
+                      host,
+                      script.append("exit 0\n").toString(),
+                      "check the new member's place")
+                  .stdout()
+                  .strip();
+          if (!found.isEmpty()) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                host.describe() + " cannot take the new member: " + found.replace("\n", "; "),
+                "HostNotUsable");
+          }
+          return null;
+        });
+  }
+
+  private static final String PLACEMENT_FUNCTIONS =
+      """
+      creatable() {
+        d=$1
+        while [ ! -e "$d" ]; do d=$(dirname "$d"); done
+        [ -d "$d" ] && [ -w "$d" ]
+      }
+      listening() {
+        h=$(printf ':%04X' "$1")
+        for f in /proc/net/tcp /proc/net/tcp6; do
+          [ -r "$f" ] || continue
+          awk -v h="$h" 'NR > 1 && $4 == "0A" && substr($2, length($2) - 4) == h { f = 1 }
+            END { exit !f }' "$f" && return 0
+        done
+        return 1
+      }
+      """;
+
+  private static void creatable(StringBuilder script, String what, String path) {
+    if (path == null || path.isBlank()) return;
+    script.append(
+        "creatable %s || echo %s\n"
+            .formatted(
+                quote(path),
+                quote(
+                    "its %s %s cannot be created (the nearest existing path above it is not a"
+                            .formatted(what, path)
+                        + " writable directory)")));
+  }
+
+  /**
    * The new member copies a peer's settings, its certificate paths among them: the certificates at
    * those paths on the new host are what it will serve, and must cover its own addresses.
    */

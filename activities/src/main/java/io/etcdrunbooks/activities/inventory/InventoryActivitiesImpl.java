@@ -1,6 +1,7 @@
 package io.etcdrunbooks.activities.inventory;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.FencedMemberSpec;
 import io.etcdrunbooks.inventory.FleetSelector;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
@@ -12,6 +13,7 @@ import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.FencedMember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
@@ -165,6 +167,43 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
         cluster.name(),
         request.member());
     return true;
+  }
+
+  @Override
+  public synchronized boolean recordFenced(RecordFencedRequest request) {
+    Inventory inventory = source.get();
+    ClusterSpec cluster = cluster(request.cluster());
+    List<FencedMemberSpec> tombstones = new ArrayList<>(cluster.fenced());
+    for (FencedMember f : request.members()) {
+      FencedMemberSpec tombstone = tombstone(f);
+      if (!tombstones.contains(tombstone)) tombstones.add(tombstone);
+    }
+    if (tombstones.equals(cluster.fenced())) return false;
+    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
+    clusters.put(cluster.name(), cluster.withFenced(tombstones));
+    write(inventory.withClusters(clusters), cluster.name());
+    log.info(
+        "inventory {}: cluster '{}' tombstones {}",
+        source.file(),
+        cluster.name(),
+        request.members().stream().map(f -> f.member().name()).toList());
+    return true;
+  }
+
+  private static FencedMemberSpec tombstone(FencedMember f) {
+    MemberPlacement p = f.member();
+    return new FencedMemberSpec(
+        p.name(),
+        f.memberId() == null ? "" : f.memberId(),
+        p.host(),
+        p.sshPort(),
+        p.clientUrl(),
+        p.peerUrl(),
+        p.dataDir(),
+        p.installDir(),
+        p.serviceDir(),
+        f.fencedBy(),
+        f.onHost() ? FencedMemberSpec.ON_HOST : FencedMemberSpec.ATTESTED_DESTROYED);
   }
 
   private void replaceMembers(ClusterSpec cluster, List<MemberSpec> members) {

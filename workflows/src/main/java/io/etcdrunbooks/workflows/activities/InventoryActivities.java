@@ -39,6 +39,15 @@ public interface InventoryActivities {
    */
   boolean recordRemoval(RecordRemovalRequest request);
 
+  /**
+   * Records tombstones of fenced members in the cluster's inventory entry ({@code fenced}), which
+   * every later discovery checks. Returns false, writing nothing, when each is there already.
+   */
+  boolean recordFenced(RecordFencedRequest request);
+
+  record RecordFencedRequest(
+      String cluster, java.util.List<io.etcdrunbooks.workflows.model.FencedMember> members) {}
+
   /** The cluster's client TLS as the inventory gives it; null when it gives none. */
   ClientTls clientTls(ClusterRef cluster);
 

@@ -18,6 +18,23 @@ public interface NewMemberActivities {
   void checkHost(NewMemberRequest request);
 
   /**
+   * Everything a join will need on the host beyond {@link #checkHost}, for a runbook that checks
+   * before its point of no return; touches nothing. The data dir and the install and service
+   * directories can be created (with the rights the member's files are written with: root's for a
+   * systemd unit or a static pod), the service definition can be placed (a systemd unit known there
+   * or {@code /etc/systemd/system} to copy a peer's to; kubelet's manifests directory), and, when
+   * {@code portsFree}, nothing listens on the ports of its client and peer URLs. Fails,
+   * non-retryably ({@code HostNotUsable}), naming every problem.
+   */
+  void checkPlacement(PlacementRequest request);
+
+  /**
+   * @param portsFree the URLs are new on that host (not a member's own, rebuilt in its place)
+   */
+  record PlacementRequest(
+      String cluster, MemberPlacement member, String version, boolean portsFree) {}
+
+  /**
    * Installs the version, keeps an existing data dir aside (renamed, never deleted) unless it
    * already belongs to this member, and writes the member's settings to join the existing cluster
    * ({@code initial-cluster-state=existing}, {@code initialCluster}). Stops an etcd still running

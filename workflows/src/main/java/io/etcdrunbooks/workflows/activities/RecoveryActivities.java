@@ -40,4 +40,18 @@ public interface RecoveryActivities {
   String copyDataDir(RecoveryMemberRequest request);
 
   record RecoveryMemberRequest(String cluster, String member, String recoveryId) {}
+
+  /**
+   * Fences a lost member on its host, so that it can never run beside the rebuilt cluster on the
+   * old membership: its etcd stopped (a static pod's manifest moved out of kubelet's directory; a
+   * systemd unit also disabled when {@code disable}), its data dir renamed to {@code
+   * <dataDir>.fenced-<recoveryId>} (kept, never deleted) and a marker beside it saying why. Skips
+   * what is done; returns what it did, in words.
+   *
+   * @param disable a systemd unit is disabled too (false when the member is rebuilt on the same
+   *     host: the unit becomes the new member's)
+   */
+  String fenceMember(FenceMemberRequest request);
+
+  record FenceMemberRequest(String cluster, String member, String recoveryId, boolean disable) {}
 }

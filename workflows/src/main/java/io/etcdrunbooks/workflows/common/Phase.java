@@ -61,6 +61,8 @@ public enum Phase {
   DEFRAGMENT,
   /** Maintenance: a NOSPACE alarm disarmed once every database is under its quota. */
   ALARMS,
+  /** Recovering quorum: every lost member fenced, so that it never serves the old membership. */
+  FENCE,
   /** Recovering quorum: the survivor restarted once with --force-new-cluster, then without. */
   FORCE_NEW_CLUSTER,
   POSTFLIGHT,

@@ -19,6 +19,8 @@ import java.util.Optional;
  * @param v2 the v2 store; null when not read (no member answered, or older histories)
  * @param certificates the members' server certificates as seen in a TLS handshake; null when not
  *     read (an http cluster, or older histories)
+ * @param fencedBack members RecoverQuorum fenced that answered again, each with what discovery did
+ *     (stopped on its host, or why not); null or empty when none did (older histories: none)
  */
 public record ClusterState(
     String cluster,
@@ -30,7 +32,33 @@ public record ClusterState(
     String alarmsUnread,
     Boolean authEnabled,
     V2Store v2,
-    ServerCertificates certificates) {
+    ServerCertificates certificates,
+    List<String> fencedBack) {
+
+  public ClusterState(
+      String cluster,
+      List<MemberStatus> members,
+      String leaderName,
+      String clusterVersion,
+      List<String> alarms,
+      long revision,
+      String alarmsUnread,
+      Boolean authEnabled,
+      V2Store v2,
+      ServerCertificates certificates) {
+    this(
+        cluster,
+        members,
+        leaderName,
+        clusterVersion,
+        alarms,
+        revision,
+        alarmsUnread,
+        authEnabled,
+        v2,
+        certificates,
+        null);
+  }
 
   public ClusterState(
       String cluster,
@@ -63,6 +91,27 @@ public record ClusterState(
       List<String> alarms,
       long revision) {
     this(cluster, members, leaderName, clusterVersion, alarms, revision, null, null, null, null);
+  }
+
+  /** This state with what discovery found of fenced members answering again. */
+  public ClusterState withFencedBack(List<String> found) {
+    return new ClusterState(
+        cluster,
+        members,
+        leaderName,
+        clusterVersion,
+        alarms,
+        revision,
+        alarmsUnread,
+        authEnabled,
+        v2,
+        certificates,
+        found);
+  }
+
+  /** Fenced members that answered again, with what was done; empty when none did. */
+  public List<String> fencedMembersBack() {
+    return fencedBack == null ? List.of() : fencedBack;
   }
 
   /** The v2 store as read, or as good as absent when it was not. */

@@ -80,7 +80,12 @@ public final class ApiServerRollout {
    * @return the hosts whose manifest changed, in order
    */
   public List<String> run(Edit edit, Function<Stopped, ApplicationFailure> failure) {
-    List<String> hosts = ctx.activities().apiServer.controlPlaneHosts(ctx.ref());
+    return run(ctx.activities().apiServer.controlPlaneHosts(ctx.ref()), edit, failure);
+  }
+
+  /** As {@link #run(Edit, Function)}, on these hosts only (the others' machines are gone). */
+  public List<String> run(
+      List<String> hosts, Edit edit, Function<Stopped, ApplicationFailure> failure) {
     List<String> changed = new ArrayList<>();
     List<String> done = new ArrayList<>();
     for (String host : hosts) {

@@ -57,7 +57,11 @@ public final class Discovery {
       FailureType refused,
       Predicate<ActivityFailure> refuses) {
     try {
-      return progress.record("discover", () -> activities.etcd.discover(new ClusterRef(cluster)));
+      ClusterState state =
+          progress.record("discover", () -> activities.etcd.discover(new ClusterRef(cluster)));
+      // a member RecoverQuorum fenced that answered again: discovery stopped it, the run says so
+      state.fencedMembersBack().forEach(found -> progress.run(found, () -> {}));
+      return state;
     } catch (ActivityFailure e) {
       if (refuses.test(e)) throw Refusal.of(what, List.of(Failures.rootMessage(e)), refused);
       throw e;

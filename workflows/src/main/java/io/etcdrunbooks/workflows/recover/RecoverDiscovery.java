@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.recover;
 
 import io.etcdrunbooks.workflows.activities.NewMemberActivities.NewMemberRequest;
+import io.etcdrunbooks.workflows.activities.NewMemberActivities.PlacementRequest;
 import io.etcdrunbooks.workflows.activities.RecoveryActivities.DataDirRevisionRequest;
 import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -35,6 +36,17 @@ import java.util.Set;
 final class RecoverDiscovery {
 
   private static final Duration LOOK_INTERVAL = Duration.ofSeconds(5);
+
+  /**
+   * Recoveries started before learners were left out of the survivor's choice replay as they were.
+   */
+  static final String SURVIVOR_NOT_LEARNER = "survivor-not-learner";
+
+  /** Recoveries started before each rebuilt member's place was checked for JOIN replay without. */
+  static final String JOIN_HOST_PREFLIGHT = "join-host-preflight";
+
+  /** Recoveries started before the apiservers came back ahead of JOIN replay in the old order. */
+  static final String APISERVERS_BEFORE_JOIN = "apiservers-before-join";
 
   private RecoverDiscovery() {}
 
@@ -99,6 +111,18 @@ final class RecoverDiscovery {
     Activities activities = run.ctx.activities();
     ProgressTracker progress = run.ctx.progress();
     List<String> problems = new ArrayList<>();
+    run.votersOnly = Workflow.getVersion(SURVIVOR_NOT_LEARNER, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (run.votersOnly) {
+      String asked = run.request.survivor();
+      if (run.state.member(asked).map(MemberStatus::learner).orElse(false))
+        throw Refusal.of(
+            run.what(),
+            List.of(
+                ("survivor %s is a learner: it does not vote and may lack what the voters"
+                        + " committed; name a voting member, or leave survivor out")
+                    .formatted(asked)),
+            FailureType.RecoverRefused);
+    }
     run.survivor = chooseSurvivor(run);
     if (run.survivor == null) run.survivor = survivorOnDisk(run);
     run.backup = newestVerifiedBackup(run);
@@ -114,6 +138,10 @@ final class RecoverDiscovery {
       }
       run.learner = Versions.ORDER.compare(run.version, "3.4.0") >= 0;
       placeLostMembers(run);
+      run.fencing = RecoverFencing.fences();
+      run.apiServersEarly =
+          Workflow.getVersion(APISERVERS_BEFORE_JOIN, Workflow.DEFAULT_VERSION, 1) >= 1;
+      if (run.fencing) RecoverFencing.readIds(run);
       problems.addAll(CertificateExpiry.problems(run.state));
     } else if (problems.isEmpty() && run.backup == null) {
       problems.add(
@@ -126,9 +154,11 @@ final class RecoverDiscovery {
       problems.add(Failures.rootMessage(e));
     }
     List<String> notRequired = new ArrayList<>(run.request.skipControlPlaneHosts());
-    if (!run.fromBackup()) notRequired.addAll(run.rebuildAs.keySet());
+    // fencing logs in to every lost member's host it can: which cannot is sorted out below
+    if (!run.fromBackup() && !run.fencing) notRequired.addAll(run.rebuildAs.keySet());
     List<String> hostProblems =
         HostAccessPreflight.problems(activities, progress, run.cluster(), notRequired, true);
+    if (run.fencing) hostProblems = RecoverFencing.hostProblems(run, hostProblems);
     problems.addAll(hostProblems);
     if (hostProblems.stream().anyMatch(p -> p.startsWith("control-plane host")))
       problems.add(
@@ -157,25 +187,35 @@ final class RecoverDiscovery {
             .toList();
   }
 
-  /** The answering member with the highest applied index (inventory order breaks ties). */
   /**
    * The answering member with the highest applied index (inventory order breaks ties), or the one
    * asked for when it answers; null when none answers (data dirs are read then).
    */
   private static MemberPlacement chooseSurvivor(RecoverRun run) {
-    String asked = run.request.survivor();
     MemberPlacement best =
-        run.state.members().stream()
-            .filter(MemberStatus::reachable)
-            .filter(m -> !m.serverVersion().isEmpty())
-            .filter(m -> asked.isEmpty() || asked.equals(m.name()))
-            .max(
-                Comparator.comparingLong(MemberStatus::raftAppliedIndex)
-                    .thenComparing(m -> -indexOf(run, m.name())))
+        bestSurvivor(run.state.members(), run.request.survivor(), run.votersOnly)
             .map(m -> placement(run, m.name()))
             .orElse(null);
     run.survivorServing = best != null;
     return best;
+  }
+
+  /**
+   * The answering member with the highest applied index (the members' order breaks ties), or the
+   * one asked for when it answers; with {@code votersOnly} never a learner: a learner does not vote
+   * and may lack what the voters committed, and it would be forced into a cluster of one as a
+   * learner.
+   */
+  static Optional<MemberStatus> bestSurvivor(
+      List<MemberStatus> members, String asked, boolean votersOnly) {
+    return members.stream()
+        .filter(MemberStatus::reachable)
+        .filter(m -> !m.serverVersion().isEmpty())
+        .filter(m -> !(votersOnly && m.learner()))
+        .filter(m -> asked.isEmpty() || asked.equals(m.name()))
+        .max(
+            Comparator.comparingLong(MemberStatus::raftAppliedIndex)
+                .thenComparing(m -> -members.indexOf(m)));
   }
 
   /**
@@ -189,6 +229,8 @@ final class RecoverDiscovery {
     MemberPlacement best = null;
     for (MemberPlacement m : run.inventory) {
       if (!run.request.survivor().isEmpty() && !run.request.survivor().equals(m.name())) continue;
+      if (run.votersOnly && run.state.member(m.name()).map(MemberStatus::learner).orElse(false))
+        continue;
       MemberRef ref = new MemberRef(run.cluster(), m.name());
       try {
         String version =
@@ -216,12 +258,6 @@ final class RecoverDiscovery {
     return best;
   }
 
-  private static int indexOf(RecoverRun run, String name) {
-    for (int i = 0; i < run.inventory.size(); i++)
-      if (run.inventory.get(i).name().equals(name)) return i;
-    return Integer.MAX_VALUE;
-  }
-
   private static MemberPlacement placement(RecoverRun run, String name) {
     return run.inventory.stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
   }
@@ -245,8 +281,17 @@ final class RecoverDiscovery {
   /** Every host a lost member is rebuilt on must be usable for the survivor's version. */
   private static List<String> rebuildHostProblems(RecoverRun run) {
     List<String> problems = new ArrayList<>();
+    // once the survivor is forced into a cluster of one there is no way back: whatever JOIN needs
+    // on each host is looked at now, not found missing then
+    boolean wholePlace = Workflow.getVersion(JOIN_HOST_PREFLIGHT, Workflow.DEFAULT_VERSION, 1) >= 1;
     for (Map.Entry<String, MemberPlacement> e : run.rebuildAs.entrySet()) {
       MemberPlacement p = e.getValue();
+      MemberPlacement lost = placement(run, e.getKey());
+      boolean ownPlace =
+          p.host().equals(lost.host())
+              && p.sshPort() == lost.sshPort()
+              && p.clientUrl().equals(lost.clientUrl())
+              && p.peerUrl().equals(lost.peerUrl());
       try {
         run.ctx
             .progress()
@@ -257,10 +302,22 @@ final class RecoverDiscovery {
                         .activities()
                         .newMember
                         .checkHost(new NewMemberRequest(run.cluster(), p, run.version)));
+        if (wholePlace)
+          run.ctx
+              .progress()
+              .run(
+                  "%s (%s) can take %s: directories, service definition%s"
+                      .formatted(p.host(), p.name(), p.name(), ownPlace ? "" : ", ports free"),
+                  () ->
+                      run.ctx
+                          .activities()
+                          .newMember
+                          .checkPlacement(
+                              new PlacementRequest(run.cluster(), p, run.version, !ownPlace)));
       } catch (ActivityFailure f) {
         problems.add(
-            ("%s is rebuilt as %s on %s, which cannot be used: %s. Give replacements.%s (a host"
-                    + " that answers) to rebuild it elsewhere")
+            ("%s is rebuilt as %s on %s, which cannot be used: %s. Fix that there, or give"
+                    + " replacements.%s a host that answers and can take it")
                 .formatted(e.getKey(), p.name(), p.host(), Failures.rootMessage(f), e.getKey()));
       }
     }

@@ -39,6 +39,11 @@ final class RecoverFailure {
     if (!run.forcedNewCluster)
       return "fix the cause, then start RecoverQuorum again; the survivor's data dir copy is the"
           + " way back if the survivor's own data dir was harmed";
+    if (run.apiServersStopped.isEmpty())
+      return ("the cluster serves again, on %s and the members rebuilt so far, and the"
+              + " kube-apiservers run on it: fix the cause, then replace each member still missing"
+              + " (%s) with ReplaceMember, one at a time (it skips the removal)")
+          .formatted(run.survivor.name(), missing(run));
     return ("the cluster runs again, on %s and the members rebuilt so far: fix the cause, then"
             + " replace each lost member not yet rebuilt with ReplaceMember (it skips the removal),"
             + " and bring the kube-apiservers back (move each .etcd-runbooks.stopped manifest back)")
@@ -46,13 +51,19 @@ final class RecoverFailure {
   }
 
   static String state(RecoverRun run) {
-    return ("Survivor: %s; its data dir copy: %s; members rebuilt: %s; kube-apiservers still"
-            + " stopped: %s (their manifests are hidden .etcd-runbooks.stopped files beside the"
-            + " manifest path).")
+    return ("Survivor: %s; its data dir copy: %s; members rebuilt: %s; lost members still"
+            + " missing: %s; kube-apiservers running again: %s; still stopped: %s (their manifests"
+            + " are hidden .etcd-runbooks.stopped files beside the manifest path).")
         .formatted(
             run.survivor == null ? "none" : run.survivor.name(),
             run.dataDirCopy.isEmpty() ? "not made yet" : run.dataDirCopy,
             run.rebuilt,
+            missing(run),
+            run.apiServersRestarted,
             run.apiServersStopped);
+  }
+
+  private static java.util.List<String> missing(RecoverRun run) {
+    return run.rebuildAs.keySet().stream().filter(m -> !run.rebuilt.containsKey(m)).toList();
   }
 }

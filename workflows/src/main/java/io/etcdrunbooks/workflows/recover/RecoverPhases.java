@@ -29,11 +29,13 @@ public final class RecoverPhases {
               RecoverDiscovery::confirmLoss),
           always(
               Phase.PREFLIGHT,
-              "chooses the survivor, the answering member with the highest applied index (or the"
-                  + " one asked for), reads its revision and the newest verified backup, places"
+              "chooses the survivor, the answering voting member with the highest applied index"
+                  + " (or the one asked for; never a learner), reads its revision and the newest verified backup, places"
                   + " each lost member (a replacement asked for, else its own host under a new"
-                  + " name); refuses, touching nothing, unless the inventory is writable and every"
-                  + " host can be logged in to; with no member answering, the newest verified"
+                  + " name); refuses, touching nothing, unless the inventory is writable, every"
+                  + " host can be logged in to and each rebuilt member's host can take it"
+                  + " (directories creatable, service definition placeable, new ports free,"
+                  + " certificates); with no member answering, the newest verified"
                   + " backup is the way (none: refused)",
               RecoverDiscovery::preflight),
           always(
@@ -55,6 +57,17 @@ public final class RecoverPhases {
               run -> run.changes() && run.fromBackup(),
               RecoverSteps::restoreFromBackup),
           when(
+              Phase.FENCE,
+              "before the survivor is touched, every lost member gets a tombstone in the inventory"
+                  + " (checked by every later discovery, which stops a fenced member that answers"
+                  + " again) and is fenced on its host: etcd stopped, its unit disabled or its"
+                  + " manifest moved out of kubelet's directory, its data dir renamed to"
+                  + " <dataDir>.fenced-<id> and kept; a lost member whose host cannot be logged in"
+                  + " to must be attested in the request's destroyed list (PREFLIGHT refuses"
+                  + " otherwise)",
+              run -> run.rebuildsFromSurvivor() && run.fencing,
+              RecoverFailure.naming(RecoverFencing::fence)),
+          when(
               Phase.STOP_APISERVERS,
               "moves every kube-apiserver's manifest aside and waits until it no longer answers",
               RecoverRun::rebuildsFromSurvivor,
@@ -73,18 +86,29 @@ public final class RecoverPhases {
               RecoverRun::rebuildsFromSurvivor,
               RecoverFailure.naming(RecoverSteps::forceNewCluster)),
           when(
+              Phase.APISERVERS,
+              "as soon as the survivor leads a cluster of one: each kube-apiserver's"
+                  + " --etcd-servers set to the survivor and the apiserver brought back, one host at"
+                  + " a time, healthy before the next; the lost members rejoin behind it",
+              run -> run.rebuildsFromSurvivor() && run.apiServersEarly,
+              RecoverFailure.naming(RecoverSteps::bringApiServersBackOnSurvivor)),
+          when(
               Phase.JOIN,
               "one lost member at a time: rebuilt as a new member (a learner promoted once in sync"
                   + " on 3.4 and later) with a fresh data dir, the old one kept aside, and recorded"
                   + " in the inventory in the lost member's place; one that does not join is"
-                  + " removed again (COMPENSATE) and the runbook fails naming it",
+                  + " removed again (COMPENSATE) and the runbook fails naming it and the members"
+                  + " still missing, the apiservers running on the survivor; once all have joined,"
+                  + " each running apiserver's --etcd-servers set to the inventory's members, one"
+                  + " host at a time, healthy before the next",
               RecoverRun::rebuildsFromSurvivor,
               RecoverFailure.naming(RecoverSteps::rebuild)),
           when(
               Phase.APISERVERS,
-              "each kube-apiserver's --etcd-servers set to the inventory's members and the"
+              "recoveries started before the apiservers came back ahead of JOIN: each"
+                  + " kube-apiserver's --etcd-servers set to the inventory's members and the"
                   + " apiserver brought back, one host at a time, healthy before the next",
-              RecoverRun::rebuildsFromSurvivor,
+              run -> run.rebuildsFromSurvivor() && !run.apiServersEarly,
               RecoverFailure.naming(RecoverSteps::bringApiServersBack)),
           when(
               Phase.POSTFLIGHT,

@@ -24,6 +24,10 @@ import java.util.Map;
  * @param skipControlPlaneHosts control-plane hosts whose machines are gone with the lost members:
  *     their kube-apiservers are down with them, so they are neither stopped nor brought back (their
  *     manifests are fixed when they return); any other unreachable control-plane host refuses
+ * @param destroyed lost members whose hosts cannot be logged in to, attested one by one as
+ *     destroyed (or never to come back with their data): they cannot be fenced on their hosts, so
+ *     each is tombstoned in the inventory, and discovery stops it should it answer again; a lost
+ *     member whose host cannot be logged in to and that is not named here refuses the recovery
  * @param memberTimeoutSeconds how long the survivor and each rebuilt member may take to be ready
  *     (0: 300 s)
  * @param apiServerTimeoutSeconds how long each kube-apiserver may take to stop or be healthy (0:
@@ -36,6 +40,7 @@ public record RecoverQuorumRequest(
     Map<String, MemberPlacement> replacements,
     int confirmLossSeconds,
     List<String> skipControlPlaneHosts,
+    List<String> destroyed,
     boolean dryRun,
     int memberTimeoutSeconds,
     int apiServerTimeoutSeconds) {
@@ -53,6 +58,7 @@ public record RecoverQuorumRequest(
     survivor = survivor == null ? "" : survivor;
     skipControlPlaneHosts =
         skipControlPlaneHosts == null ? List.of() : List.copyOf(skipControlPlaneHosts);
+    destroyed = destroyed == null ? List.of() : List.copyOf(destroyed);
   }
 
   /** What is wrong with the request itself, before any cluster is looked at. */
@@ -90,6 +96,12 @@ public record RecoverQuorumRequest(
   public List<String> inventoryProblems(List<MemberPlacement> inventory) {
     List<String> problems = new ArrayList<>();
     List<String> names = inventory.stream().map(MemberPlacement::name).toList();
+    for (String gone : destroyed) {
+      if (!names.contains(gone))
+        problems.add(
+            "destroyed names '%s', which is not a member of the inventory %s"
+                .formatted(gone, names));
+    }
     for (String lost : replacements.keySet()) {
       if (!names.contains(lost))
         problems.add(
@@ -110,6 +122,7 @@ public record RecoverQuorumRequest(
         Map.of(),
         0,
         List.of(),
+        List.of(),
         options.dryRun(),
         options.memberTimeoutSeconds(),
         options.apiServerTimeoutSeconds());
@@ -123,6 +136,7 @@ public record RecoverQuorumRequest(
         replacements,
         confirmLossSeconds,
         skipControlPlaneHosts,
+        destroyed,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -136,6 +150,7 @@ public record RecoverQuorumRequest(
         replacements,
         seconds,
         skipControlPlaneHosts,
+        destroyed,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -149,6 +164,7 @@ public record RecoverQuorumRequest(
         replacements,
         confirmLossSeconds,
         skipControlPlaneHosts,
+        destroyed,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -162,6 +178,7 @@ public record RecoverQuorumRequest(
         placements,
         confirmLossSeconds,
         skipControlPlaneHosts,
+        destroyed,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);
@@ -176,6 +193,22 @@ public record RecoverQuorumRequest(
         replacements,
         confirmLossSeconds,
         hosts,
+        destroyed,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds);
+  }
+
+  /** This recovery attesting that these lost members' machines are destroyed. */
+  public RecoverQuorumRequest attestingDestroyed(List<String> members) {
+    return new RecoverQuorumRequest(
+        cluster,
+        acknowledgeDataLoss,
+        survivor,
+        replacements,
+        confirmLossSeconds,
+        skipControlPlaneHosts,
+        members,
         dryRun,
         memberTimeoutSeconds,
         apiServerTimeoutSeconds);

@@ -39,6 +39,29 @@ final class RecoverRun {
   /** Each lost member (inventory order) and where it is rebuilt. */
   final Map<String, MemberPlacement> rebuildAs = new LinkedHashMap<>();
 
+  /**
+   * Lost members are fenced before FORCE_NEW_CLUSTER ({@link RecoverFencing#FENCE_LOST_MEMBERS}).
+   */
+  boolean fencing;
+
+  /** Lost members whose hosts cannot be logged in to, attested destroyed by the request. */
+  final java.util.Set<String> unreachableLost = new java.util.LinkedHashSet<>();
+
+  /** Each lost member's etcd id in hex, as the survivor lists it. */
+  final Map<String, String> lostIds = new LinkedHashMap<>();
+
+  /** How each lost member was fenced, in words. */
+  final List<String> fenced = new ArrayList<>();
+
+  /**
+   * The apiservers come back as soon as the survivor serves alone, before JOIN ({@link
+   * RecoverDiscovery#APISERVERS_BEFORE_JOIN}).
+   */
+  boolean apiServersEarly;
+
+  /** Learners are never chosen as the survivor ({@link RecoverDiscovery#SURVIVOR_NOT_LEARNER}). */
+  boolean votersOnly;
+
   List<String> controlPlane = List.of();
   final List<String> apiServersStopped = new ArrayList<>();
   final List<String> apiServersRestarted = new ArrayList<>();
@@ -116,6 +139,7 @@ final class RecoverRun {
 
   private List<String> notes() {
     List<String> notes = new ArrayList<>(List.of(loss()));
+    if (fencing) notes.addAll(fenced.isEmpty() ? RecoverFencing.plan(this) : fenced);
     if (!request.skipControlPlaneHosts().isEmpty())
       notes.add(
           ("the kube-apiservers on %s were left out (their machines are gone): when they come"

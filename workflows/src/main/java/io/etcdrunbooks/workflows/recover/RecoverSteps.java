@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.ApiServerRollout;
 import io.etcdrunbooks.workflows.phases.ApiServersOffline;
 import io.etcdrunbooks.workflows.phases.MemberJoin;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
@@ -58,13 +59,19 @@ final class RecoverSteps {
                                     e.getValue().host(),
                                     e.getValue().peerUrl()))
                     .toList()));
+    // steps, not the message: the approval's message replaces it, and each member's fence stays
+    if (run.fencing)
+      RecoverFencing.plan(run).forEach(line -> progress.run("plan: fence " + line, () -> {}));
   }
 
   static void awaitApproval(RecoverRun run) {
     String first =
         run.fromBackup()
             ? "the backup " + run.backup.id() + " is restored"
-            : "the kube-apiservers and " + run.survivor.name() + " are stopped";
+            : (run.fencing ? "the lost members are fenced, " : "")
+                + "the kube-apiservers and "
+                + run.survivor.name()
+                + " are stopped";
     run.ctx.approval().awaitApproval(first, () -> false);
     RecoverDiscovery.lookAgain(run);
   }
@@ -236,15 +243,66 @@ final class RecoverSteps {
       run.rebuilt.put(lost, member.name());
     }
     progress.member("");
+    if (run.apiServersEarly) pointApiServersAtMembers(run);
   }
 
   /** Each apiserver's stopped manifest set to the inventory's members, then brought back. */
   static void bringApiServersBack(RecoverRun run) {
+    bringApiServersBack(
+        run,
+        run.ctx.activities().inventory.members(run.ctx.ref()).stream()
+            .map(MemberPlacement::clientUrl)
+            .toList());
+  }
+
+  /**
+   * As soon as the survivor serves alone: each apiserver's stopped manifest set to the survivor,
+   * then brought back; the lost members rejoin behind it.
+   */
+  static void bringApiServersBackOnSurvivor(RecoverRun run) {
+    bringApiServersBack(run, List.of(run.survivor.clientUrl()));
+  }
+
+  /**
+   * After JOIN, with the apiservers running on the survivor: each one's --etcd-servers set to the
+   * inventory's members, one host at a time, healthy before the next.
+   */
+  static void pointApiServersAtMembers(RecoverRun run) {
+    if (run.apiServersRestarted.isEmpty()) return;
     Activities activities = run.ctx.activities();
     List<String> servers =
         activities.inventory.members(run.ctx.ref()).stream()
             .map(MemberPlacement::clientUrl)
             .toList();
+    new ApiServerRollout(run.ctx, run.request.effectiveApiServerTimeoutSeconds())
+        .run(
+            List.copyOf(run.apiServersRestarted),
+            new ApiServerRollout.Edit(
+                "--etcd-servers=" + String.join(",", servers),
+                host ->
+                    activities.apiServer.setEtcdServers(
+                        new SetEtcdServersRequest(run.cluster(), host, servers))),
+            stopped ->
+                FailureType.RecoverFailed.nonRetryable(
+                    ("%s: every member is rebuilt (%s), but the kube-apiserver on %s did not become"
+                            + " healthy once its --etcd-servers listed them all: %s.%s Apiservers on"
+                            + " every member: %s; still on %s alone: %s. Next: read that"
+                            + " apiserver's log, fix it, and set --etcd-servers=%s by hand on the"
+                            + " others")
+                        .formatted(
+                            run.what(),
+                            run.rebuilt,
+                            stopped.host(),
+                            stopped.cause(),
+                            stopped.putBack().isEmpty() ? "" : " " + stopped.putBack(),
+                            stopped.done(),
+                            run.survivor.name(),
+                            stopped.notYet(),
+                            String.join(",", servers))));
+  }
+
+  private static void bringApiServersBack(RecoverRun run, List<String> servers) {
+    Activities activities = run.ctx.activities();
     ApiServersOffline.bringBack(
         run.ctx,
         run.controlPlane,

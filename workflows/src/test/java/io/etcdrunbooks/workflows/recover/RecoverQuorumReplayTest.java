@@ -18,4 +18,16 @@ class RecoverQuorumReplayTest {
         RunbookIds.changing("sandbox"),
         RecoverQuorumWorkflowImpl.class);
   }
+
+  /**
+   * Recorded with the lost members fenced, the apiservers back before JOIN and each new host's
+   * place checked (the same test, 2026-11-26).
+   */
+  @Test
+  void todaysCodeReplaysARecordedRecoveryThatFencedTheLostMembers() throws Exception {
+    RecordedHistories.replay(
+        "histories/recover-quorum-3.5.30-fenced.json",
+        RunbookIds.changing("sandbox"),
+        RecoverQuorumWorkflowImpl.class);
+  }
 }

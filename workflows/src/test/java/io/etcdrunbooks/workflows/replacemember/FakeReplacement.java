@@ -383,6 +383,9 @@ final class FakeReplacement
   public void checkHost(NewMemberRequest request) {}
 
   @Override
+  public void checkPlacement(PlacementRequest request) {}
+
+  @Override
   public void prepare(PrepareRequest request) {}
 
   @Override
@@ -554,6 +557,12 @@ final class FakeReplacement
   public boolean recordRemoval(
       io.etcdrunbooks.workflows.activities.InventoryActivities.RecordRemovalRequest request) {
     throw new UnsupportedOperationException("no member is removed here");
+  }
+
+  @Override
+  public boolean recordFenced(
+      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordFencedRequest request) {
+    throw new UnsupportedOperationException("no member is fenced here");
   }
 
   @Override

@@ -241,6 +241,12 @@ public final class FakeRestoreHosts
   }
 
   @Override
+  public boolean recordFenced(
+      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordFencedRequest request) {
+    throw new UnsupportedOperationException("no member is fenced here");
+  }
+
+  @Override
   public boolean recordTls(
       io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest request) {
     throw new UnsupportedOperationException("not used by this fake");

@@ -132,8 +132,9 @@ class SystemdMachinesRunbooksTest {
             .containsOnly(
                 Map.entry("m1", "3.4.23"), Map.entry("m4", "3.4.23"), Map.entry("m3", "3.4.23"));
         assertThat(probe.dump(revision)).isEqualTo(beforeRollback);
-        long now = probe.revision();
-        assertThat(probe.hashKvByMember(now).values().stream().distinct()).hasSize(1);
+        // nothing was written since the restore, whose --mark-compacted made the newest revision
+        // the compacted one, where 3.4 refuses a hash: 0 hashes at the newest
+        assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
       }
     }
   }

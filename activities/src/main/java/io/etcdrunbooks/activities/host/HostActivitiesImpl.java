@@ -213,6 +213,16 @@ public final class HostActivitiesImpl implements HostActivities {
   }
 
   @Override
+  public boolean awaitRestartSettled(MemberRef ref) {
+    ServiceSpec spec = cluster(ref.cluster()).service();
+    return onHost(
+        ref.cluster(),
+        ref.member(),
+        "wait for a restart command running on the host",
+        (host, service, versions) -> new HostRestart(ssh, spec).settle(host));
+  }
+
+  @Override
   public RestartOutcome restartMember(RestartRequest request) {
     InstallRequest install =
         new InstallRequest(request.cluster(), request.member(), request.version());

@@ -165,6 +165,14 @@ final class HostRestart {
     return Optional.of(new Done(last.steps(version), plan.flagChanges(), downSince));
   }
 
+  /** Waits for a restart command still running on the host, whoever launched it. */
+  boolean settle(MemberHost host) {
+    State now = read(host);
+    if (!now.running()) return false;
+    awaitResult(host, now.token());
+    return true;
+  }
+
   private static List<String> withEarlier(List<String> steps) {
     List<String> all = new ArrayList<>(steps);
     all.add("(on the host, started by an earlier attempt)");

@@ -80,6 +80,13 @@ public interface HostActivities {
    */
   RestartOutcome restartMember(RestartRequest request);
 
+  /**
+   * Waits, heartbeating, until no restart command runs on the member's host: one another runbook
+   * launched there goes on after that runbook ended (it is detached from the worker), and what the
+   * member is is known only once it has. Returns whether there was one to wait for.
+   */
+  boolean awaitRestartSettled(MemberRef member);
+
   record RestartRequest(String cluster, String member, String version, int timeoutSeconds) {}
 
   /**

@@ -3,10 +3,14 @@ package io.etcdrunbooks.workflows.rollback;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,6 +19,9 @@ import java.util.List;
  * nothing.
  */
 final class RollbackPreflight {
+
+  /** 2026-11-26: restarts still running on the members' hosts waited for before the plan. */
+  static final String SETTLE_RESTARTS = "settle-host-restarts";
 
   private RollbackPreflight() {}
 
@@ -52,6 +59,37 @@ final class RollbackPreflight {
             run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), false);
     if (!hostProblems.isEmpty())
       throw Refusal.of(run.what(), hostProblems, FailureType.RollbackRefused);
+    if (Workflow.getVersion(SETTLE_RESTARTS, Workflow.DEFAULT_VERSION, 1) >= 1) settle(run);
+  }
+
+  /**
+   * A rollback follows an upgrade that was stopped, and the upgrade's last member restart may still
+   * run on its host (it is detached from the worker so that a lost worker never leaves a member
+   * down): what to roll back is read once every such restart has ended.
+   */
+  private static void settle(RollbackRun run) {
+    List<String> waited = new ArrayList<>();
+    for (MemberStatus m : run.state.members()) {
+      boolean was =
+          run.ctx
+              .progress()
+              .record(
+                  m.name() + ": no restart still running on its host",
+                  () ->
+                      run.ctx
+                          .activities()
+                          .hostWatch
+                          .awaitRestartSettled(new MemberRef(run.cluster(), m.name())));
+      if (was) waited.add(m.name());
+    }
+    if (waited.isEmpty()) return;
+    run.ctx
+        .progress()
+        .message("a restart still running on " + waited + " ended first; the cluster read again");
+    run.state =
+        run.ctx
+            .progress()
+            .record("discover", () -> run.ctx.activities().etcd.discover(run.ctx.ref()));
   }
 
   private static void requireOffered(RollbackRun run) {

@@ -582,4 +582,9 @@ final class FakeReplacement
       io.etcdrunbooks.workflows.model.ClusterRef cluster) {
     throw new UnsupportedOperationException("not used by this fake");
   }
+
+  @Override
+  public boolean awaitRestartSettled(io.etcdrunbooks.workflows.model.MemberRef member) {
+    return false;
+  }
 }

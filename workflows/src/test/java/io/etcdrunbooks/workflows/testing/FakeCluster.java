@@ -461,6 +461,11 @@ public final class FakeCluster
    * ready as {@link #awaitMemberReady} says (an unreachable watch only stops watching).
    */
   @Override
+  public boolean awaitRestartSettled(MemberRef member) {
+    return false; // a fake's restarts end within their call
+  }
+
+  @Override
   public RestartOutcome restartMember(RestartRequest request) {
     InstallRequest install =
         new InstallRequest(request.cluster(), request.member(), request.version());

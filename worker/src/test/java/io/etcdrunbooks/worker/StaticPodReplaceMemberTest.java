@@ -65,7 +65,7 @@ class StaticPodReplaceMemberTest {
               "- --initial-cluster-state=existing\n",
               "--advertise-client-urls=" + m4.clientUrl(),
               "path: " + m4.dataDir(),
-              "image: registry.k8s.io/etcd:3.4.23-0")
+              "image: " + runbooks.sandbox.registry().image("3.4.23-0"))
           .doesNotContain(runbooks.sandbox.cluster().member("m1").clientUrl());
       assertThat(manifest.lines().count())
           .as("the peer's manifest, member by member")

@@ -95,6 +95,7 @@ final class InventoryFieldRules {
     noControl(where, "service.manifestPath", s.manifestPath());
     noControl(where, "service.stashDir", s.stashDir());
     noControl(where, "service.image", s.image());
+    noControl(where, "service.imageRepository", s.imageRepository());
     noControl(where, "service.logCommand", s.logCommand());
     if (!blank(s.unit()) && !hasControl(s.unit()) && !UNIT.matcher(s.unit()).matches()) {
       problems.add(

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /** Reads and validates the inventory YAML; every problem is named with its cluster and member. */
 public final class InventoryLoader {
@@ -23,7 +24,7 @@ public final class InventoryLoader {
           .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
 
   private static final java.util.regex.Pattern KEY_ID =
-      java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+      Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
   private InventoryLoader() {}
 
@@ -213,6 +214,15 @@ public final class InventoryLoader {
               + manifestsDir
               + ", kubelet would run what is kept there");
     }
+    if (!IMAGE_REPOSITORY.matcher(service.effectiveImageRepository()).matches()) {
+      problems.add(
+          where
+              + ": service.imageRepository must be a registry host (with an optional port) and"
+              + " path, as kubeadm's imageRepository, for example registry.k8s.io or"
+              + " mirror.example:5000/k8s; got '"
+              + service.effectiveImageRepository()
+              + "'");
+    }
     if (!service.effectiveImage().contains("{version}")) {
       problems.add(
           where + ": service.image must contain {version}, got '" + service.effectiveImage() + "'");
@@ -225,6 +235,9 @@ public final class InventoryLoader {
               + "'");
     }
   }
+
+  private static final Pattern IMAGE_REPOSITORY =
+      Pattern.compile("[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[a-z0-9._-]+)*");
 
   private static String stripSlashes(String path) {
     return path.replaceAll("/+$", "");

@@ -12,13 +12,16 @@ package io.etcdrunbooks.inventory;
  *     #DEFAULT_MANIFEST_PATH}); may contain {@code {member}}
  * @param stashDir static-pod: where a stopped member's manifest is kept, outside kubelet's
  *     manifests directory (default {@value #DEFAULT_STASH_DIR}); may contain {@code {member}}
- * @param image static-pod: the etcd image of a version, with {@code {version}} (default {@value
- *     #DEFAULT_IMAGE})
+ * @param image static-pod: the etcd image of a version, with {@code {version}} and optionally
+ *     {@code {imageRepository}} (default {@value #DEFAULT_IMAGE})
  * @param logCommand static-pod: shell command printing the member's last log lines, with {@code
  *     {lines}} and optionally {@code {member}}, which becomes the member's name as one quoted shell
  *     word, so write it outside quotes (default {@value #DEFAULT_LOG_COMMAND})
  * @param sudo static-pod and systemd: run commands on root's files through {@code sudo -n}
  *     (default: when the SSH user is not root)
+ * @param imageRepository static-pod: the registry (and path) images are pulled from, kubeadm's
+ *     ClusterConfiguration {@code imageRepository}, for example an air-gapped mirror (default
+ *     {@value #DEFAULT_IMAGE_REPOSITORY})
  */
 public record ServiceSpec(
     String kind,
@@ -27,7 +30,8 @@ public record ServiceSpec(
     String stashDir,
     String image,
     String logCommand,
-    Boolean sudo) {
+    Boolean sudo,
+    String imageRepository) {
 
   public static final String PLAIN = "plain";
   public static final String SYSTEMD = "systemd";
@@ -35,12 +39,25 @@ public record ServiceSpec(
 
   public static final String DEFAULT_MANIFEST_PATH = "/etc/kubernetes/manifests/etcd.yaml";
   public static final String DEFAULT_STASH_DIR = "/etc/kubernetes/etcd-runbooks-stopped";
-  public static final String DEFAULT_IMAGE = "registry.k8s.io/etcd:{version}-0";
+  public static final String DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io";
+  public static final String DEFAULT_IMAGE = "{imageRepository}/etcd:{version}-0";
   public static final String DEFAULT_LOG_COMMAND =
       "crictl logs --tail {lines} \"$(crictl ps -a --name etcd -q | head -n 1)\"";
 
   public ServiceSpec(String kind, String unit) {
-    this(kind, unit, null, null, null, null, null);
+    this(kind, unit, null, null, null, null, null, null);
+  }
+
+  /** A service pulling from kubeadm's default image repository. */
+  public ServiceSpec(
+      String kind,
+      String unit,
+      String manifestPath,
+      String stashDir,
+      String image,
+      String logCommand,
+      Boolean sudo) {
+    this(kind, unit, manifestPath, stashDir, image, logCommand, sudo, null);
   }
 
   public static final String DEFAULT_UNIT = "etcd";
@@ -57,8 +74,18 @@ public record ServiceSpec(
     return orDefault(stashDir, DEFAULT_STASH_DIR);
   }
 
+  public String effectiveImageRepository() {
+    return orDefault(imageRepository, DEFAULT_IMAGE_REPOSITORY).replaceAll("/+$", "");
+  }
+
+  /** The image template, its repository filled in: {@code registry.k8s.io/etcd:{version}-0}. */
   public String effectiveImage() {
-    return orDefault(image, DEFAULT_IMAGE);
+    return orDefault(image, DEFAULT_IMAGE).replace("{imageRepository}", effectiveImageRepository());
+  }
+
+  /** The etcd image of a version: {@code registry.k8s.io/etcd:3.5.16-0}. */
+  public String imageOf(String version) {
+    return effectiveImage().replace("{version}", version);
   }
 
   public String effectiveLogCommand() {

@@ -44,6 +44,27 @@ class StaticPodInventoryTest {
   }
 
   @Test
+  void theImageRepositoryIsKubeadmsImageRepositoryAndABadOneIsNamed() throws Exception {
+    Path mirror =
+        Files.writeString(
+            dir.resolve("inventory.yaml"),
+            inventory("{kind: static-pod, imageRepository: 'mirror.example:5000/k8s/'}", ""));
+
+    ServiceSpec service = InventoryLoader.load(mirror).cluster("kube").service();
+
+    assertThat(service.effectiveImageRepository()).isEqualTo("mirror.example:5000/k8s");
+    assertThat(service.imageOf("3.5.16")).isEqualTo("mirror.example:5000/k8s/etcd:3.5.16-0");
+    Path bad =
+        Files.writeString(
+            dir.resolve("inventory2.yaml"),
+            inventory("{kind: static-pod, imageRepository: 'https://mirror/k8s'}", ""));
+    assertThatThrownBy(() -> InventoryLoader.load(bad).cluster("kube"))
+        .hasMessageContaining(
+            "cluster 'kube': service.imageRepository must be a registry host (with an optional"
+                + " port) and path");
+  }
+
+  @Test
   void anExistingSystemdInventoryStaysValid() throws Exception {
     Path file =
         Files.writeString(

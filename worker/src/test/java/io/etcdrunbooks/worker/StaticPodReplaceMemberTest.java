@@ -1,13 +1,17 @@
 package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
+import io.temporal.client.WorkflowFailedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,6 +46,42 @@ class StaticPodReplaceMemberTest {
       runbooks.destroy("m2");
       MemberPlacement m4 = runbooks.sandbox.addHost("m4", "m4");
 
+      // the new node cannot pull the image: refused in the preflight, the failed member still in
+      runbooks.sandbox.registry().cutOff(runbooks.sandbox.hostRoot("m4"));
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .replaceStub("m2")
+                      .replace(
+                          ReplaceMemberRequest.of(
+                              "sandbox",
+                              "m2",
+                              m4,
+                              RunbookOptions.defaults().withMemberTimeoutSeconds(20),
+                              "test")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.ReplaceRefused.name());
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        "member 'm4'",
+                        runbooks.sandbox.registry().image("3.4.23-0"),
+                        "i/o timeout");
+              });
+      try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+        assertThat(
+                probe
+                    .client()
+                    .getClusterClient()
+                    .listMember()
+                    .get(10, TimeUnit.SECONDS)
+                    .getMembers())
+            .extracting(io.etcd.jetcd.cluster.Member::getName)
+            .containsExactlyInAnyOrder("m1", "m2", "m3");
+      }
+      runbooks.sandbox.registry().reconnect(runbooks.sandbox.hostRoot("m4"));
+
       ReplaceMemberResult result =
           runbooks
               .replaceStub("m2")
@@ -65,7 +105,7 @@ class StaticPodReplaceMemberTest {
               "- --initial-cluster-state=existing\n",
               "--advertise-client-urls=" + m4.clientUrl(),
               "path: " + m4.dataDir(),
-              "image: registry.k8s.io/etcd:3.4.23-0")
+              "image: " + runbooks.sandbox.registry().image("3.4.23-0"))
           .doesNotContain(runbooks.sandbox.cluster().member("m1").clientUrl());
       assertThat(manifest.lines().count())
           .as("the peer's manifest, member by member")

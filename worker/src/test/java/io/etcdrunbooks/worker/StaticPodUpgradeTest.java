@@ -1,14 +1,21 @@
 package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.host.ManifestImage;
 import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.testkit.ImageRegistryStandIn;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.testkit.Sandbox;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.temporal.client.WorkflowFailedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -17,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The real UpgradeCluster workflow on members run as kubelet static pods (kubeadm's layout, kubelet
- * stand-ins).
+ * stand-ins), their images in an image registry stand-in that the nodes' crictl stand-ins pull
+ * from.
  */
 @RealEtcd
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -31,14 +39,58 @@ class StaticPodUpgradeTest {
     try (SandboxRunbooks runbooks =
             SandboxRunbooks.start(dir, "3.4.23", Map.of(), ServiceSpec.STATIC_POD);
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+      Sandbox sandbox = runbooks.sandbox;
+      ImageRegistryStandIn registry = sandbox.registry();
+      Map<String, Long> pids = pids(sandbox);
       probe.putMany("/registry/pods/default/pod-", 200);
       probe.put("/registry/configmaps/overwritten", "first");
       probe.put("/registry/configmaps/overwritten", "second");
       long revisionBefore = probe.revision();
       var keysBefore = probe.dump(revisionBefore);
 
+      // the mirror lacks the target's tag: refused before anything is touched
+      registry.remove("3.5.16-0");
+      assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.5.16")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.PreflightRefused.name());
+                assertThat(Failures.rootMessage(e))
+                    .contains(registry.repository() + "/etcd", "no tag 3.5.16-0");
+              });
+      registry.serve("3.5.16-0");
+      assertThat(sandbox.events()).noneMatch(e -> e.startsWith("stop ") || e.contains("3.5.16"));
+
+      // one node cannot pull it: the STAGE phase's pull fails, naming the node, before any stop
+      registry.cutOff(sandbox.hostRoot("m2"));
+      assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.5.16")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.ImagePullFailed.name());
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        "the node of cluster 'sandbox' member 'm2'",
+                        registry.image("3.5.16-0"),
+                        "i/o timeout");
+              });
+      registry.reconnect(sandbox.hostRoot("m2"));
+      assertThat(sandbox.events()).noneMatch(e -> e.startsWith("stop "));
+      assertThat(pids(sandbox)).isEqualTo(pids);
+
       UpgradeResult result = runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
 
+      // every node pulled the image before the first member stopped
+      List<String> events = sandbox.events();
+      int firstStop =
+          events.indexOf(
+              events.stream().filter(e -> e.startsWith("stop ")).findFirst().orElseThrow());
+      for (String member : List.of("m1", "m2", "m3")) {
+        assertThat(events.subList(0, firstStop))
+            .as("events %s", events)
+            .contains("pull " + member + " " + registry.image("3.5.16-0"));
+      }
+      assertThat(events).noneMatch(e -> e.startsWith("kubelet-pull "));
       assertThat(result.plan().steps())
           .extracting(LadderStep::label)
           .containsExactly("3.4.23 -> 3.5.16");
@@ -54,14 +106,17 @@ class StaticPodUpgradeTest {
       assertThat(result.restartedMembers().values())
           .allSatisfy(members -> assertThat(members).containsExactlyInAnyOrder("m1", "m2", "m3"));
       for (String member : new String[] {"m1", "m2", "m3"}) {
-        Path manifest = runbooks.sandbox.manifestPath(member);
+        Path manifest = sandbox.manifestPath(member);
         assertThat(ManifestImage.imageOf(Files.readString(manifest)))
-            .isEqualTo("registry.k8s.io/etcd:3.5.16-0");
-        assertThat(runbooks.sandbox.stashDir(member).resolve("etcd.yaml")).doesNotExist();
-        assertThat(
-                Files.readString(runbooks.sandbox.stashDir(member).resolve("etcd.yaml.previous")))
+            .isEqualTo(registry.image("3.5.16-0"));
+        assertThat(sandbox.stashDir(member).resolve("etcd.yaml")).doesNotExist();
+        assertThat(Files.readString(sandbox.stashDir(member).resolve("etcd.yaml.previous")))
             .isEqualTo(Files.readString(manifest).replace("etcd:3.5.16-0", "etcd:3.4.23-0"));
       }
     }
+  }
+
+  private static Map<String, Long> pids(Sandbox sandbox) {
+    return Map.of("m1", sandbox.pidOf("m1"), "m2", sandbox.pidOf("m2"), "m3", sandbox.pidOf("m3"));
   }
 }

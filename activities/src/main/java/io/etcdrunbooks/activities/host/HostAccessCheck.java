@@ -138,7 +138,7 @@ final class HostAccessCheck {
     StringBuilder script = new StringBuilder("p=0\n");
     if (ServiceSpec.STATIC_POD.equals(service.kind())) {
       StaticPodManifest manifest = new StaticPodManifest(null, service);
-      commands(script, "base64", "pgrep", "sha256sum", "mv");
+      commands(script, "base64", "pgrep", "sha256sum", "mv", "crictl");
       String sudo = manifest.usesSudo(host) ? "sudo -n " : "";
       if (!sudo.isEmpty()) sudoWorks(script, user);
       script

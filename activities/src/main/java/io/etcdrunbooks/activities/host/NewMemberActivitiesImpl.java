@@ -70,7 +70,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
           String needs =
               plain
                   ? "sha256sum setsid"
-                  : isSystemd(cluster) ? "sha256sum systemctl" : "base64 pgrep";
+                  : isSystemd(cluster) ? "sha256sum systemctl" : "base64 pgrep crictl";
           ExecResult result =
               ssh.exec(
                   host.target(),
@@ -92,6 +92,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
                 "HostNotUsable");
           }
           if (binaries) checkCertificates(cluster, host);
+          else checkStaticPod(cluster, host, request.version());
           return null;
         });
   }
@@ -213,28 +214,106 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
                 .formatted(host.describe(), path, setting));
         continue;
       }
-      try {
-        X509Certificate leaf =
-            (X509Certificate)
-                CertificateFactory.getInstance("X.509")
-                    .generateCertificate(
-                        new ByteArrayInputStream(read.stdout().getBytes(StandardCharsets.UTF_8)));
-        problems.addAll(
-            CertificateCheck.covers(
-                host.member().name(),
-                path + " on " + host.target().address(),
-                leaf,
-                List.of(
-                    URI.create(host.member().clientUrl()).getHost(),
-                    URI.create(host.member().peerUrl()).getHost())));
-      } catch (CertificateException e) {
+      problems.addAll(certificateProblems(host, path, setting, read.stdout()));
+    }
+    if (!problems.isEmpty()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          String.join("; ", problems), "CertificateNotUsable");
+    }
+  }
+
+  /** A static pod's TLS files are named by its manifest's flags; kubeadm has them root-owned. */
+  private static final List<String> CERTIFICATE_FLAGS = List.of("--cert-file", "--peer-cert-file");
+
+  private static final List<String> OTHER_TLS_FLAGS =
+      List.of("--key-file", "--peer-key-file", "--trusted-ca-file", "--peer-trusted-ca-file");
+
+  /**
+   * Before the failed member is removed: the new static-pod member will run a running peer's
+   * manifest, so every TLS file it names must be on the new node (its certificates covering the
+   * node's names; keys only checked readable, never read), and the version's image must be pulled
+   * there ({@code crictl pull}), as kubelet would have to.
+   */
+  private void checkStaticPod(ClusterSpec cluster, MemberHost host, String version) {
+    StaticPodManifest manifests = new StaticPodManifest(ssh, cluster.service());
+    MemberHost peer = runningPeer(cluster, host, manifests);
+    String peerManifest = manifests.inPlacePath(peer);
+    List<String> command;
+    try {
+      command = ManifestImage.commandOf(manifests.read(peer, peerManifest));
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot read the command of "
+              + peer.describe()
+              + "'s "
+              + peerManifest
+              + ": "
+              + e.getMessage(),
+          "ManifestNotEditable");
+    }
+    List<String> problems = new ArrayList<>();
+    for (String flag : concat(CERTIFICATE_FLAGS, OTHER_TLS_FLAGS)) {
+      String path = flagValue(command, flag);
+      if (path == null || path.isBlank()) continue;
+      boolean certificate = CERTIFICATE_FLAGS.contains(flag);
+      ExecResult read =
+          manifests.exec(
+              host, certificate ? "cat " + quote(path) : "test -r " + quote(path), COMMAND_TIMEOUT);
+      if (!read.ok()) {
         problems.add(
-            "%s: %s (%s) holds no readable certificate".formatted(host.describe(), path, setting));
+            "%s: no file at %s (%s in %s's manifest, which the new member copies): put the new node's own there (kubeadm join --control-plane makes them)"
+                .formatted(host.describe(), path, flag, peer.member().name()));
+      } else if (certificate) {
+        problems.addAll(certificateProblems(host, path, flag, read.stdout()));
       }
     }
     if (!problems.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure(
           String.join("; ", problems), "CertificateNotUsable");
+    }
+    log.info(
+        "{}: {}",
+        host.describe(),
+        new ManifestImageInstaller(ssh, cluster.service()).stage(host, version, null));
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
+  /** The value of {@code --flag=value} or {@code --flag value} in a command, else null. */
+  private static String flagValue(List<String> command, String flag) {
+    for (int i = 0; i < command.size(); i++) {
+      String arg = command.get(i);
+      if (arg.startsWith(flag + "=")) return arg.substring(flag.length() + 1);
+      if (arg.equals(flag) && i + 1 < command.size()) return command.get(i + 1);
+    }
+    return null;
+  }
+
+  /**
+   * Problems of the PEM certificate at path: unreadable, or not covering the member's addresses.
+   */
+  private static List<String> certificateProblems(
+      MemberHost host, String path, String setting, String pem) {
+    try {
+      X509Certificate leaf =
+          (X509Certificate)
+              CertificateFactory.getInstance("X.509")
+                  .generateCertificate(
+                      new ByteArrayInputStream(pem.getBytes(StandardCharsets.UTF_8)));
+      return CertificateCheck.covers(
+          host.member().name(),
+          path + " on " + host.target().address(),
+          leaf,
+          List.of(
+              URI.create(host.member().clientUrl()).getHost(),
+              URI.create(host.member().peerUrl()).getHost()));
+    } catch (CertificateException e) {
+      return List.of(
+          "%s: %s (%s) holds no readable certificate".formatted(host.describe(), path, setting));
     }
   }
 

@@ -1,10 +1,13 @@
 package io.etcdrunbooks.activities.release;
 
+import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.VersionOffer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +24,7 @@ public final class ReleaseActivitiesImpl implements ReleaseActivities {
 
   private final Supplier<Inventory> inventory;
   private final ReleaseStore releases;
+  private final ImageTags imageTags = new ImageTags();
   private final Map<String, List<String>> flagsByVersion = new ConcurrentHashMap<>();
 
   /** A flag at the start of a line of etcd's --help, after its indentation. */
@@ -37,12 +41,36 @@ public final class ReleaseActivitiesImpl implements ReleaseActivities {
 
   @Override
   public List<String> availableVersions(ClusterRef cluster) {
+    return offer(cluster).versions();
+  }
+
+  /**
+   * Static pods run the image of a version, which kubelet pulls from the cluster's image repository
+   * (kubeadm's imageRepository, maybe an air-gapped mirror): only versions whose tag it serves are
+   * offered. The binary source must have them too, for their flags.
+   */
+  @Override
+  public VersionOffer offer(ClusterRef cluster) {
+    ClusterSpec spec;
     try {
-      inventory.get().cluster(cluster.cluster());
+      spec = inventory.get().cluster(cluster.cluster());
     } catch (UnknownClusterException e) {
       throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
-    return releases.versions();
+    ServiceSpec service = spec.service();
+    if (service == null || !ServiceSpec.STATIC_POD.equals(service.kind()))
+      return VersionOffer.fromReleaseStore(releases.versions());
+    ImageTags.ImageName image;
+    try {
+      image = ImageTags.ImageName.parse(service.effectiveImage());
+    } catch (IllegalArgumentException e) {
+      throw FailureType.InvalidRequest.nonRetryable(
+          "cluster '" + cluster.cluster() + "': " + e.getMessage());
+    }
+    List<String> tags = imageTags.tags(image);
+    List<String> served =
+        releases.versions().stream().filter(v -> tags.contains(image.tagOf(v))).toList();
+    return new VersionOffer(served, image.describe(), service.effectiveImage(), tags);
   }
 
   @Override

@@ -13,16 +13,19 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Stands in for kubelet on one sandbox host, for etcd's static pod only. Every 200 ms it looks at
- * the manifest: while it is there, etcd of its image's version (binaries from the release store:
- * the "image pull") runs with exactly the manifest's command, its output appended to the log file;
- * when the manifest goes, etcd gets SIGTERM; when the image or command changes, etcd is restarted.
- * An etcd that exits is started again after a growing pause, as kubelet's CrashLoopBackOff does.
- * The pid goes to a pid file so that the sandbox can find, kill and clean up the process.
+ * the manifest: while it is there, etcd of its image's version (binaries from the release store,
+ * once the image is on the node or pulled from the sandbox's {@link ImageRegistryStandIn}) runs
+ * with exactly the manifest's command, its output appended to the log file; when the manifest goes,
+ * etcd gets SIGTERM; when the image or command changes, etcd is restarted. An etcd that exits is
+ * started again after a growing pause, as kubelet's CrashLoopBackOff does. The pid goes to a pid
+ * file so that the sandbox can find, kill and clean up the process.
  */
 final class KubeletStandIn implements AutoCloseable {
 
@@ -36,6 +39,8 @@ final class KubeletStandIn implements AutoCloseable {
   private final Path logFile;
   private final Path pidFile;
   private final ReleaseStore releases;
+  private final Predicate<String> pullImage;
+  private final Consumer<String> onStop;
   private final Thread thread;
   private volatile boolean closed;
 
@@ -45,8 +50,16 @@ final class KubeletStandIn implements AutoCloseable {
   private long restartAtMillis;
 
   private KubeletStandIn(
-      String member, Path manifest, Path logFile, Path pidFile, ReleaseStore releases) {
+      String member,
+      Path manifest,
+      Path logFile,
+      Path pidFile,
+      ReleaseStore releases,
+      Predicate<String> pullImage,
+      Consumer<String> onStop) {
     this.member = member;
+    this.pullImage = pullImage;
+    this.onStop = onStop;
     this.manifest = manifest;
     this.logFile = logFile;
     this.pidFile = pidFile;
@@ -55,9 +68,21 @@ final class KubeletStandIn implements AutoCloseable {
     thread.setDaemon(true);
   }
 
+  /**
+   * @param pullImage whether the node has the image or can pull it (kubelet's pull with
+   *     imagePullPolicy IfNotPresent)
+   * @param onStop told the member's name when a running pod is stopped
+   */
   static KubeletStandIn start(
-      String member, Path manifest, Path logFile, Path pidFile, ReleaseStore releases) {
-    KubeletStandIn kubelet = new KubeletStandIn(member, manifest, logFile, pidFile, releases);
+      String member,
+      Path manifest,
+      Path logFile,
+      Path pidFile,
+      ReleaseStore releases,
+      Predicate<String> pullImage,
+      Consumer<String> onStop) {
+    KubeletStandIn kubelet =
+        new KubeletStandIn(member, manifest, logFile, pidFile, releases, pullImage, onStop);
     kubelet.thread.start();
     return kubelet;
   }
@@ -133,6 +158,9 @@ final class KubeletStandIn implements AutoCloseable {
       String version =
           ManifestImage.versionOf(image)
               .orElseThrow(() -> new IllegalArgumentException("no etcd version in image " + image));
+      if (!pullImage.test(image))
+        throw new IllegalArgumentException(
+            "ErrImagePull: " + image + " is not on the node and cannot be pulled");
       command = ManifestImage.commandOf(text);
       if (command.isEmpty() || !command.get(0).equals("etcd"))
         throw new IllegalArgumentException("the command must start with etcd");
@@ -168,6 +196,7 @@ final class KubeletStandIn implements AutoCloseable {
 
   private void stopPod() {
     if (process == null) return;
+    if (!closed) onStop.accept(member);
     process.destroy();
     try {
       if (!process.waitFor(TERMINATION_GRACE_SECONDS, TimeUnit.SECONDS)) {

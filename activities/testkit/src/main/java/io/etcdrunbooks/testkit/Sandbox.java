@@ -78,6 +78,7 @@ public final class Sandbox implements EtcdTestCluster {
   private final Path dir;
   private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
   private final Map<String, KubeletStandIn> kubelets = new LinkedHashMap<>();
+  private ImageRegistryStandIn registry;
   private final PortReservations portReservations = new PortReservations();
   private ReleaseStore releases;
   private final Thread shutdownHook = new Thread(this::close, "sandbox-shutdown");
@@ -155,6 +156,56 @@ public final class Sandbox implements EtcdTestCluster {
     return hostRoot(member).resolve(MANIFEST);
   }
 
+  /**
+   * Static-pod sandboxes: the image repository the inventory names (service.imageRepository) and
+   * the nodes' crictl; it holds the tag {@code <version>-0} of every version of the release store.
+   */
+  public ImageRegistryStandIn registry() {
+    if (registry == null) throw new IllegalStateException("only static-pod sandboxes have one");
+    return registry;
+  }
+
+  /**
+   * Static-pod sandboxes: what the nodes' crictl pulled ({@code pull <member> <image>}), what
+   * kubelet pulled itself ({@code kubelet-pull ...}) and which pods it stopped ({@code stop
+   * <member>}), in the order it happened.
+   */
+  public List<String> events() {
+    try {
+      return Files.exists(eventLog()) ? Files.readAllLines(eventLog()) : List.of();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Path eventLog() {
+    return dir.resolve("events.log");
+  }
+
+  /** A kubeadm image tag: the etcd version, then kubeadm's build suffix. */
+  private static String tag(String version) {
+    return version + "-0";
+  }
+
+  /** Static-pod hosts get the crictl stand-in on their PATH; null (no extra PATH) for others. */
+  private Path nodeTools(Path root, String member) {
+    if (registry == null) return null;
+    Path bin = root.resolve("usr/local/bin");
+    registry.installCrictl(bin, root, member);
+    return bin;
+  }
+
+  private KubeletStandIn kubelet(String member, Path root) {
+    return KubeletStandIn.start(
+        member,
+        manifestPath(member),
+        root.resolve(STATIC_POD_LOG),
+        root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE),
+        releases,
+        image -> registry.pullForKubelet(root, member, image),
+        stopped -> ImageRegistryStandIn.Events.append(eventLog(), "stop " + stopped));
+  }
+
   /** Static-pod sandboxes: where the stopped member's manifest is kept. */
   public Path stashDir(String member) {
     return hostRoot(member).resolve(STASH_DIR);
@@ -200,7 +251,8 @@ public final class Sandbox implements EtcdTestCluster {
           SandboxHost.start(
               root.resolve("etc/ssh/ssh_host_ecdsa_key"),
               System.getProperty("user.name"),
-              clientKey);
+              clientKey,
+              nodeTools(root, memberName));
       hosts.put(hostName, host);
       Files.writeString(
           knownHostsFile, host.knownHostsLine() + "\n", java.nio.file.StandardOpenOption.APPEND);
@@ -208,14 +260,7 @@ public final class Sandbox implements EtcdTestCluster {
       if (spec.staticPods()) {
         Files.createDirectories(manifestPath(memberName).getParent());
         Files.createDirectories(root.resolve("var/log"));
-        kubelets.put(
-            memberName,
-            KubeletStandIn.start(
-                memberName,
-                manifestPath(memberName),
-                root.resolve(STATIC_POD_LOG),
-                root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE),
-                releases));
+        kubelets.put(memberName, kubelet(memberName, root));
       }
       boolean plain = !spec.staticPods();
       return new MemberPlacement(
@@ -260,6 +305,7 @@ public final class Sandbox implements EtcdTestCluster {
     long began = System.nanoTime();
     kubelets.values().forEach(KubeletStandIn::close);
     kubelets.clear();
+    if (registry != null) registry.close();
     stopEtcds(dir);
     hosts
         .values()
@@ -301,6 +347,13 @@ public final class Sandbox implements EtcdTestCluster {
       }
     }
 
+    if (spec.staticPods()) {
+      registry =
+          new ImageRegistryStandIn(
+              dir.resolve("registry"),
+              eventLog(),
+              releases.versions().stream().map(Sandbox::tag).toList());
+    }
     List<String> names = new ArrayList<>();
     for (int i = 1; i <= spec.members(); i++) names.add("m" + i);
     List<Integer> ports = portReservations.reserve(2 * names.size());
@@ -317,7 +370,11 @@ public final class Sandbox implements EtcdTestCluster {
           root.resolve("var/lib/etcd"),
           PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       SandboxHost host =
-          SandboxHost.start(root.resolve("etc/ssh/ssh_host_ecdsa_key"), user, clientKey);
+          SandboxHost.start(
+              root.resolve("etc/ssh/ssh_host_ecdsa_key"), user, clientKey, nodeTools(root, name));
+      // the node already has the image it starts with, as kubeadm init pulled it
+      if (registry != null)
+        ImageRegistryStandIn.markPulled(root, registry.image(tag(spec.version())));
       hosts.put(name, host);
       knownHosts.add(host.knownHostsLine());
       boolean plain = !spec.staticPods();
@@ -364,14 +421,7 @@ public final class Sandbox implements EtcdTestCluster {
     if (spec.staticPods()) {
       for (MemberSpec m : members) {
         Path root = hostRoot(m.name());
-        kubelets.put(
-            m.name(),
-            KubeletStandIn.start(
-                m.name(),
-                manifestPath(m.name()),
-                root.resolve(STATIC_POD_LOG),
-                root.resolve("etc/etcd").resolve(PlainProcessServiceManager.PID_FILE),
-                releases));
+        kubelets.put(m.name(), kubelet(m.name(), root));
       }
     }
     Path backupKey = writeBackupKey(dir.resolve("backup.key"));
@@ -468,7 +518,8 @@ public final class Sandbox implements EtcdTestCluster {
         root + STASH_DIR,
         null,
         "tail -n {lines} " + Shell.quote(hosts) + "{member}" + Shell.quote("/" + STATIC_POD_LOG),
-        false);
+        false,
+        registry.repository());
   }
 
   /** A manifest in kubeadm's layout (comment aside) running etcd with the spec's version. */
@@ -519,9 +570,9 @@ public final class Sandbox implements EtcdTestCluster {
             .append("  - command:\n")
             .append("    - etcd\n");
     flags.forEach(f -> yaml.append("    - ").append(f).append("\n"));
-    yaml.append("    image: registry.k8s.io/etcd:")
-        .append(spec.version())
-        .append("-0\n")
+    yaml.append("    image: ")
+        .append(registry.image(tag(spec.version())))
+        .append("\n")
         .append("    imagePullPolicy: IfNotPresent\n")
         .append("    name: etcd\n")
         .append("    resources:\n")

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.testkit;
 
+import io.etcdrunbooks.activities.ssh.Shell;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.KeyPair;
@@ -30,6 +31,15 @@ final class SandboxHost implements AutoCloseable {
   }
 
   static SandboxHost start(Path hostKeyFile, String user, PublicKey clientKey) throws IOException {
+    return start(hostKeyFile, user, clientKey, null);
+  }
+
+  /**
+   * @param binDir a directory put first on the PATH of every command, for the host's stand-ins of
+   *     node tools (crictl); null for none
+   */
+  static SandboxHost start(Path hostKeyFile, String user, PublicKey clientKey, Path binDir)
+      throws IOException {
     SimpleGeneratorHostKeyProvider hostKeys = new SimpleGeneratorHostKeyProvider(hostKeyFile);
     hostKeys.setAlgorithm(KeyUtils.EC_ALGORITHM);
     hostKeys.setKeySize(256);
@@ -43,9 +53,15 @@ final class SandboxHost implements AutoCloseable {
     server.setKeyboardInteractiveAuthenticator(null);
     server.setPublickeyAuthenticator(
         (name, key, session) -> user.equals(name) && KeyUtils.compareKeys(clientKey, key));
+    // the exec request's command line is run by /bin/sh -c: PATH is set first, in that shell
+    String path =
+        binDir == null
+            ? ""
+            : "PATH=" + Shell.quote(binDir.toString()) + ":\"$PATH\"; export PATH; ";
     server.setCommandFactory(
         (channel, command) ->
-            new ProcessShellFactory(command, "/bin/sh", "-c", command).createShell(channel));
+            new ProcessShellFactory(path + command, "/bin/sh", "-c", path + command)
+                .createShell(channel));
     server.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
     server.setFileSystemFactory(NativeFileSystemFactory.INSTANCE);
     server.start();

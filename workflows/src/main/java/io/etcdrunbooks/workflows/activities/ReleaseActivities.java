@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.activities;
 
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.VersionOffer;
 import io.temporal.activity.ActivityInterface;
 import java.util.List;
 
@@ -13,6 +14,14 @@ public interface ReleaseActivities {
    * 3.5.30].
    */
   List<String> availableVersions(ClusterRef cluster);
+
+  /**
+   * The versions the cluster can move to and where they come from: for static-pod members, the
+   * binary source's versions whose image tag the configured image repository serves.
+   */
+  default VersionOffer offer(ClusterRef cluster) {
+    return VersionOffer.fromReleaseStore(availableVersions(cluster));
+  }
 
   /**
    * Every flag the version's etcd binary lists in its {@code --help} ("--name", "--log-level",

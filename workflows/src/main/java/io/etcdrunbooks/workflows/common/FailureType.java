@@ -99,6 +99,11 @@ public enum FailureType {
   LastVotingMember,
   /** etcd refused a membership change (add, remove, promote) in a way no retry mends. */
   MembershipChangeRefused,
+  /**
+   * A node could not pull a static pod's etcd image (the registry or mirror lacks it, or is not
+   * reached).
+   */
+  ImagePullFailed,
   /** The request itself is wrong (for example a backup id that is not a plain file name). */
   InvalidRequest;
 

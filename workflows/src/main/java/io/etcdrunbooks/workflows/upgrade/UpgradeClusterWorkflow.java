@@ -20,6 +20,7 @@ public interface UpgradeClusterWorkflow extends Runbook {
       List.of(
           FailureType.WrongWorkflowId,
           FailureType.PreflightRefused,
+          FailureType.ImagePullFailed,
           FailureType.UpgradeHalted,
           FailureType.UpgradeRolledBack,
           FailureType.UpgradeRollbackFailed,

@@ -36,7 +36,8 @@ public final class UpgradePhases {
               always(
                   Phase.PREFLIGHT,
                   "refuses, touching nothing, unless every member is healthy, raft indexes and hashkv agree,"
-                      + " the binary source offers a ladder to the target and every host can be logged in to",
+                      + " the binary source (for static pods: the tags of the image repository too) offers a"
+                      + " ladder to the target and every host can be logged in to",
                   UpgradePreflight::run),
               always(
                   Phase.PLAN,
@@ -51,8 +52,9 @@ public final class UpgradePhases {
               when(
                   Phase.STAGE,
                   "uploads every rung's binaries to every member's host at once, each checked by its"
-                      + " SHA-256, beside the backup and before any member stops, so that a member's restart"
-                      + " is stop, switch, start, ready",
+                      + " SHA-256 (static pods: pulls every rung's image on every node with `crictl pull`;"
+                      + " a failed pull ends the run, ImagePullFailed), beside the backup and before any"
+                      + " member stops, so that a member's restart is stop, switch, start, ready",
                   run -> run.changes() && stagesBinaries(),
                   UpgradePhases::stage),
               when(

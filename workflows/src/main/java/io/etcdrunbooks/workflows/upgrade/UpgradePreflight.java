@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.model.VersionOffer;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.ApiServerBackends;
 import io.etcdrunbooks.workflows.phases.CertificateExpiry;
@@ -31,7 +32,24 @@ final class UpgradePreflight {
   /** Upgrades started before this check shipped replay without it. */
   static final String APISERVER_BACKENDS = "apiserver-storage-backend";
 
+  /**
+   * Upgrades started before this replay the release store's versions alone; later ones read which
+   * of them a static pod's image repository serves, and a refusal names the missing tag.
+   */
+  static final String IMAGE_TAGS = "image-tags";
+
   private UpgradePreflight() {}
+
+  private static boolean readsImageTags() {
+    return Workflow.getVersion(IMAGE_TAGS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  private static VersionOffer offer(UpgradeRun run) {
+    Activities activities = run.ctx.activities();
+    return readsImageTags()
+        ? activities.releases.offer(run.ctx.ref())
+        : VersionOffer.fromReleaseStore(activities.releases.availableVersions(run.ctx.ref()));
+  }
 
   /**
    * A kube-apiserver that reads etcd2 loses its store when 3.4 turns the v2 API off, however few
@@ -270,7 +288,7 @@ final class UpgradePreflight {
                 consistency.revision(), consistency.compactRevision(), consistency.hashByMember());
       }
     }
-    List<String> available =
+    VersionOffer available =
         run.ctx.progress().record("binary source", () -> reads.available().get());
     run.running = ClusterChecks.runningVersion(run.state);
     try {
@@ -292,7 +310,7 @@ final class UpgradePreflight {
    */
   private record Reads(
       Supplier<ConsistencyReport> consistency,
-      Supplier<List<String>> available,
+      Supplier<VersionOffer> available,
       Supplier<List<String>> hostProblems,
       Supplier<List<MemberFlags>> flags) {
 
@@ -300,7 +318,7 @@ final class UpgradePreflight {
       Activities activities = run.ctx.activities();
       return new Reads(
           () -> activities.etcd.checkConsistency(run.ctx.ref()),
-          () -> activities.releases.availableVersions(run.ctx.ref()),
+          () -> offer(run),
           () ->
               HostAccessPreflight.problems(
                   activities, run.ctx.progress(), run.cluster(), List.of(), false),
@@ -317,8 +335,11 @@ final class UpgradePreflight {
                       activities.etcd::checkConsistencyAt,
                       new ConsistencyRequest(run.cluster(), run.state.revision(), List.of()))
                   : Async.function(activities.etcd::checkConsistency, run.ctx.ref());
-      Promise<List<String>> available =
-          Async.function(activities.releases::availableVersions, run.ctx.ref());
+      Promise<VersionOffer> available =
+          readsImageTags()
+              ? Async.function(activities.releases::offer, run.ctx.ref())
+              : Async.function(activities.releases::availableVersions, run.ctx.ref())
+                  .thenApply(VersionOffer::fromReleaseStore);
       Promise<List<String>> hosts =
           Async.function(
               () ->

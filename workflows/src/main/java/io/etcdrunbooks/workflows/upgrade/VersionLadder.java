@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.model.EtcdVersion;
+import io.etcdrunbooks.workflows.model.VersionOffer;
 import io.etcdrunbooks.workflows.model.Versions;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,13 @@ public final class VersionLadder {
    * IllegalArgumentException naming the problem.
    */
   public static List<String> plan(String running, String target, List<String> available) {
-    requireAnUpgrade(running, target, available);
+    return plan(running, target, VersionOffer.fromReleaseStore(available));
+  }
+
+  /** As {@link #plan(String, String, List)}, refusals naming where the versions come from. */
+  public static List<String> plan(String running, String target, VersionOffer offer) {
+    List<String> available = offer.versions();
+    requireAnUpgrade(running, target, offer);
     int[] from = Versions.parts(running);
     int[] to = Versions.parts(target);
     List<String> ladder = new ArrayList<>();
@@ -46,10 +53,11 @@ public final class VersionLadder {
               .orElseThrow(
                   () ->
                       new IllegalArgumentException(
-                          ("no %s.x release is offered by the binary source (it has %s); etcd"
+                          ("no %s.x release is offered by %s (it has %s); etcd"
                                   + " upgrades one minor version at a time, so %s is needed on the"
                                   + " way to %s")
-                              .formatted(needed, sorted(available), needed, target))));
+                              .formatted(
+                                  needed, offer.source(), sorted(available), needed, target))));
     }
     ladder.add(target);
     requireMinimumBeforeMinor(running, ladder);
@@ -57,13 +65,11 @@ public final class VersionLadder {
   }
 
   /** Both are versions, the target is offered and newer than the running one, same major. */
-  private static void requireAnUpgrade(String running, String target, List<String> available) {
+  private static void requireAnUpgrade(String running, String target, VersionOffer offer) {
     requireVersion("running version", running);
     requireVersion("target version", target);
-    if (!available.contains(target)) {
-      throw new IllegalArgumentException(
-          "target version %s is not offered by the binary source (it has %s); fetch it or pick one of those"
-              .formatted(target, sorted(available)));
+    if (!offer.versions().contains(target)) {
+      throw new IllegalArgumentException(offer.whyNotOffered(target));
     }
     int cmp = Versions.ORDER.compare(target, running);
     if (cmp == 0) {

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.upgrade;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.workflows.model.VersionOffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +27,30 @@ class VersionLadderTest {
   void takesTheNewestPatchOfTheRunningMinorBeforeAMinorJump() {
     List<String> offered = List.of("3.4.20", "3.4.23", "3.5.16", "3.5.30");
     assertThat(VersionLadder.plan("3.4.20", "3.5.30", offered)).containsExactly("3.4.23", "3.5.30");
+  }
+
+  @Test
+  void aStaticPodTargetWhoseTagTheImageRepositoryLacksIsRefusedNamingTagAndRepository() {
+    VersionOffer mirror =
+        new VersionOffer(
+            List.of("3.3.25", "3.4.23", "3.5.16"),
+            "mirror.example:5000/k8s/etcd",
+            "mirror.example:5000/k8s/etcd:{version}-0",
+            List.of("3.3.25-0", "3.4.23-0", "3.5.16-0"));
+
+    assertThatThrownBy(() -> VersionLadder.plan("3.4.23", "3.5.30", mirror))
+        .hasMessageContaining(
+            "the image repository mirror.example:5000/k8s/etcd has no tag 3.5.30-0"
+                + " (mirror.example:5000/k8s/etcd:3.5.30-0)");
+    assertThatThrownBy(
+            () ->
+                VersionLadder.plan(
+                    "3.3.25",
+                    "3.5.16",
+                    new VersionOffer(
+                        List.of("3.3.25", "3.5.16"), "r/etcd", "r/etcd:{version}-0", List.of())))
+        .hasMessageContaining("no 3.4.x release is offered by the image repository r/etcd");
+    assertThat(VersionLadder.plan("3.3.25", "3.5.16", mirror)).containsExactly("3.4.23", "3.5.16");
   }
 
   @Test

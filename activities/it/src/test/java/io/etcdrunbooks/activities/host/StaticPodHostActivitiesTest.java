@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.ImageRegistryStandIn;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
@@ -119,8 +120,8 @@ class StaticPodHostActivitiesTest {
     assertThat(after).hasSameSizeAs(before);
     for (int i = 0; i < before.size(); i++) {
       if (before.get(i).contains("image:")) {
-        assertThat(before.get(i)).isEqualTo("    image: registry.k8s.io/etcd:3.4.23-0");
-        assertThat(after.get(i)).isEqualTo("    image: registry.k8s.io/etcd:3.5.16-0");
+        assertThat(before.get(i)).isEqualTo("    image: " + sandbox.registry().image("3.4.23-0"));
+        assertThat(after.get(i)).isEqualTo("    image: " + sandbox.registry().image("3.5.16-0"));
       } else {
         assertThat(after.get(i)).as("line %d", i + 1).isEqualTo(before.get(i));
       }
@@ -144,6 +145,31 @@ class StaticPodHostActivitiesTest {
     assertThat(awaitHealthy(sandbox.cluster().member("m2").clientUrl(), Duration.ofSeconds(30)))
         .isTrue();
     assertThat(hosts.installedVersion(m2)).isEqualTo("3.5.16");
+  }
+
+  @Test
+  void stagePullsTheImageOnTheNodeOnceAndAPullThatFailsNamesTheNodeWithEtcdStillRunning() {
+    long pid = sandbox.pidOf("m3");
+    String image = sandbox.registry().image("3.5.30-0");
+
+    assertThat(hosts.stageVersion(new InstallRequest(CLUSTER, "m3", "3.5.30")))
+        .isEqualTo("image " + image + " pulled");
+    assertThat(hosts.stageVersion(new InstallRequest(CLUSTER, "m3", "3.5.30")))
+        .isEqualTo("image " + image + " already on the node");
+    assertThat(ImageRegistryStandIn.pulledOn(sandbox.hostRoot("m3"))).containsOnlyOnce(image);
+
+    sandbox.registry().remove("3.3.25-0");
+    assertThatThrownBy(() -> hosts.stageVersion(new InstallRequest(CLUSTER, "m3", "3.3.25")))
+        .isInstanceOf(ActivityFailure.class)
+        .cause()
+        .isInstanceOf(ApplicationFailure.class)
+        .satisfies(
+            f -> {
+              assertThat(((ApplicationFailure) f).getType()).isEqualTo("ImagePullFailed");
+              assertThat(((ApplicationFailure) f).getOriginalMessage())
+                  .contains("member 'm3'", sandbox.registry().image("3.3.25-0"), "NotFound");
+            });
+    assertThat(sandbox.pidOf("m3")).isEqualTo(pid);
   }
 
   @Test

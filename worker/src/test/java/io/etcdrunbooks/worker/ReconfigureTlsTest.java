@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.activities.etcd.ClusterVersionReader;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.TestCertificates;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
@@ -202,6 +204,75 @@ class ReconfigureTlsTest {
           .members()
           .forEach(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
     }
+  }
+
+  @Test
+  void kubeadmsOtherCertificatesAreRefusedEachWithItsFileAndExpiryBeforeAnyFileChanges()
+      throws Exception {
+    TestCertificates.Issued peer =
+        TestCertificates.authority(dir.resolve("peer-ca"), "peer-ca")
+            .issue("peer", List.of("127.0.0.1"), Instant.now(), Duration.ofDays(30));
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.startWithTls(
+                dir.resolve("sandbox"),
+                "3.5.30",
+                ServiceSpec.STATIC_POD,
+                Map.of(
+                    "m2",
+                    Map.of(
+                        "ETCD_PEER_CERT_FILE", peer.cert().toString(),
+                        "ETCD_PEER_KEY_FILE", peer.key().toString())));
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
+      TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();
+      Path healthcheck =
+          runbooks.sandbox.hostRoot("m1").resolve("etc/etcd/pki/healthcheck-client.crt");
+      Files.copy(Path.of(pki.rsaClient().certFile()), healthcheck);
+      Path newCerts = newCertificates(runbooks, member -> List.of("127.0.0.1", "localhost"));
+      Map<String, String> before = served(runbooks.cluster());
+
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .tlsStub()
+                      .reconfigure(
+                          ReconfigureTlsRequest.rotateCertificates(
+                              "sandbox", newCerts.toString(), RunbookOptions.defaults())))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.TlsRefused.name());
+                String message = Failures.rootMessage(e);
+                assertThat(message)
+                    .contains(
+                        "refused, nothing was touched",
+                        "m2: its peer certificate %s (valid until %s)"
+                            .formatted(peer.cert(), notAfter(peer.cert())),
+                        "m1: its healthcheck client certificate %s (valid until %s)"
+                            .formatted(healthcheck, notAfter(healthcheck)))
+                    .doesNotContain("BEGIN");
+                for (String host : apiServers.hosts()) {
+                  Path client =
+                      runbooks
+                          .sandbox
+                          .hostRoot(host.substring("cp-".length()))
+                          .resolve("etc/kubernetes/pki/apiserver-etcd-client.crt");
+                  assertThat(message)
+                      .contains(
+                          "%s: its kube-apiserver's etcd client certificate %s (valid until %s)"
+                              .formatted(host, client, notAfter(client)));
+                }
+              });
+      assertThat(served(runbooks.cluster())).isEqualTo(before);
+    }
+  }
+
+  private static String notAfter(Path certFile) throws Exception {
+    return ((X509Certificate)
+            java.security.cert.CertificateFactory.getInstance("X.509")
+                .generateCertificate(Files.newInputStream(certFile)))
+        .getNotAfter()
+        .toInstant()
+        .toString();
   }
 
   /**

@@ -57,6 +57,9 @@ public final class TlsActivitiesImpl implements TlsActivities {
   static final String MEMBER_CERT = "server.crt";
   static final String MEMBER_KEY = "server.key";
 
+  /** kubeadm's name for the certificate etcd's liveness probe presented (beside server.crt). */
+  static final String HEALTHCHECK_CLIENT = "healthcheck-client";
+
   private static final java.net.http.HttpClient PLAIN_HTTP =
       java.net.http.HttpClient.newBuilder()
           .connectTimeout(java.time.Duration.ofSeconds(2))
@@ -511,6 +514,73 @@ public final class TlsActivitiesImpl implements TlsActivities {
       throw ApplicationFailure.newFailure(
           "cannot write the worker's CA bundle " + bundle + ": " + e.getMessage(),
           "WorkerFileNotWritten");
+    }
+  }
+
+  @Override
+  public List<PresentedCertificate> otherCertificates(OtherCertificatesRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    List<PresentedCertificate> found = new ArrayList<>();
+    for (var serving : request.serving().entrySet()) {
+      String member = serving.getKey();
+      List<String[]> candidates = new ArrayList<>();
+      String peer = request.peerCertFiles().get(member);
+      if (peer != null && !peer.equals(serving.getValue())) {
+        candidates.add(new String[] {PresentedCertificate.PEER, peer});
+      }
+      candidates.add(
+          new String[] {
+            PresentedCertificate.HEALTHCHECK_CLIENT,
+            parentOf(serving.getValue()) + "/" + HEALTHCHECK_CLIENT + ".crt"
+          });
+      try (MemberShell shell = shell(spec, member)) {
+        for (String[] candidate : candidates) {
+          String pem =
+              shell
+                  .run(
+                      "f=%s; if [ -f \"$f\" ]; then cat \"$f\"; fi".formatted(quote(candidate[1])),
+                      "read " + candidate[1])
+                  .stdout();
+          if (!pem.isBlank()) {
+            found.add(new PresentedCertificate(member, candidate[0], candidate[1], notAfter(pem)));
+          }
+        }
+      }
+    }
+    for (ControlPlaneHost host : spec.controlPlane()) {
+      try (ControlPlaneRemote remote = controlPlane(spec, host.name())) {
+        Optional<String> certFile =
+            FlagSettings.manifestValue(
+                ssh.readFile(remote.target, host.manifestPath()), "--etcd-certfile");
+        if (certFile.isEmpty()) continue;
+        String pem =
+            remote.run(
+                "f=%s; if [ -f \"$f\" ]; then cat \"$f\"; fi".formatted(quote(certFile.get())),
+                "read " + certFile.get());
+        found.add(
+            new PresentedCertificate(
+                host.name(),
+                PresentedCertificate.APISERVER_CLIENT,
+                certFile.get(),
+                pem.isBlank() ? "missing" : notAfter(pem)));
+      }
+    }
+    return found;
+  }
+
+  /** The expiry of the first certificate in a PEM text, or why it could not be read. */
+  private static String notAfter(String pem) {
+    try {
+      return ((X509Certificate)
+              java.security.cert.CertificateFactory.getInstance("X.509")
+                  .generateCertificate(
+                      new java.io.ByteArrayInputStream(
+                          pem.getBytes(java.nio.charset.StandardCharsets.US_ASCII))))
+          .getNotAfter()
+          .toInstant()
+          .toString();
+    } catch (GeneralSecurityException e) {
+      return "unreadable (" + e.getClass().getSimpleName() + ")";
     }
   }
 

@@ -28,7 +28,10 @@ public final class TlsPhases {
                       + " certificate has its key, chains to the CA, covers the member's addresses"
                       + " and outlives the expiry window (enabling, the worker's and kube-apiserver's"
                       + " client certificates too) and every host can be logged in to; rotating,"
-                      + " every member serves TLS; enabling, the URLs to move are http, every"
+                      + " every member serves TLS; rotate-certificates, no member or kube-apiserver"
+                      + " presents a certificate it would leave in place (kubeadm's peer,"
+                      + " healthcheck client and apiserver-etcd-client ones, each named with its"
+                      + " expiry); enabling, the URLs to move are http, every"
                       + " member's flags file can be edited and the inventory written",
                   TlsPreflight::run),
               always(

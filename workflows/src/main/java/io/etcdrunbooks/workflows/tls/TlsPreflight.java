@@ -2,6 +2,8 @@ package io.etcdrunbooks.workflows.tls;
 
 import io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.CheckCertificatesRequest;
+import io.etcdrunbooks.workflows.activities.TlsActivities.OtherCertificatesRequest;
+import io.etcdrunbooks.workflows.activities.TlsActivities.PresentedCertificate;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClientTls;
@@ -14,12 +16,22 @@ import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The TLS runbook's DISCOVER, PREFLIGHT and PLAN: everything read, nothing touched. */
 final class TlsPreflight {
+
+  /**
+   * Version 1: rotate-certificates refuses, listing each file and its expiry, while members or
+   * kube-apiservers present certificates it does not replace (kubeadm's peer, healthcheck client
+   * and apiserver-etcd-client certificates, which expire with the server ones).
+   */
+  static final String REFUSE_UNROTATED = "tls-refuse-unrotated-certificates";
 
   private TlsPreflight() {}
 
@@ -167,6 +179,9 @@ final class TlsPreflight {
                 .formatted(member));
       }
     }
+    if (Workflow.getVersion(REFUSE_UNROTATED, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      problems.addAll(unrotated(run));
+    }
     if (problems.isEmpty()) {
       problems.addAll(
           certificateProblems(
@@ -225,6 +240,45 @@ final class TlsPreflight {
     }
     problems.addAll(writableAndReachable(run, !controlPlane.isEmpty()));
     if (!problems.isEmpty()) throw refused(run, problems);
+  }
+
+  /**
+   * Every certificate presented to etcd that rotate-certificates would leave in place, each with
+   * its file and expiry: the run would report success while they expire on the same day.
+   */
+  private static List<String> unrotated(TlsRun run) {
+    Map<String, String> serving = new LinkedHashMap<>();
+    Map<String, String> peers = new LinkedHashMap<>();
+    run.files.forEach((member, files) -> serving.put(member, files.certFile()));
+    run.flags.forEach(
+        (member, flags) -> flags.value("--peer-cert-file").ifPresent(f -> peers.put(member, f)));
+    List<PresentedCertificate> others;
+    try {
+      others =
+          run.ctx
+              .progress()
+              .record(
+                  "certificates besides the serving ones",
+                  () ->
+                      run.ctx
+                          .activities()
+                          .tls
+                          .otherCertificates(
+                              new OtherCertificatesRequest(run.cluster(), serving, peers)));
+    } catch (ActivityFailure e) {
+      return List.of(
+          "the certificates besides the serving ones could not be listed: "
+              + Failures.rootMessage(e));
+    }
+    List<String> problems = new ArrayList<>();
+    for (PresentedCertificate c : others) {
+      problems.add(
+          ("%s: its %s %s (valid until %s) is not replaced by rotate-certificates, which replaces"
+                  + " only each member's --cert-file and --key-file; renew it (kubeadm certs"
+                  + " renew) or move it aside, then run the runbook again")
+              .formatted(c.host(), c.use(), c.file(), c.notAfter()));
+    }
+    return problems;
   }
 
   /** Every member's flags file can be edited (a systemd unit is not): a dry run of one flag. */

@@ -106,6 +106,13 @@ class ReconfigureTlsTest {
       Path caKey = runbooks.sandbox.certificates().orElseThrow().authority().writeKey();
       Map<String, String> before = served(runbooks.cluster());
       Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
+      Map<String, Object> keyInodes = new LinkedHashMap<>();
+      Map<String, String> keys = new LinkedHashMap<>();
+      for (MemberSpec m : runbooks.cluster().members()) {
+        Path key = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki/server.key");
+        keyInodes.put(m.name(), Files.getAttribute(key, "unix:ino"));
+        keys.put(m.name(), Files.readString(key));
+      }
 
       ReconfigureTlsResult result =
           runbooks
@@ -131,6 +138,15 @@ class ReconfigureTlsTest {
       Path m2Key = runbooks.sandbox.hostRoot("m2").resolve("etc/etcd/pki/server.key");
       assertThat(java.nio.file.Files.getPosixFilePermissions(m2Key))
           .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+      // each key kept, as kubeadm certs renew keeps it: only the certificate file was renamed, so
+      // no handshake could read a certificate and a key that do not belong together
+      for (MemberSpec m : runbooks.cluster().members()) {
+        Path key = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki/server.key");
+        assertThat(Files.getAttribute(key, "unix:ino"))
+            .as(m.name())
+            .isEqualTo(keyInodes.get(m.name()));
+        assertThat(Files.readString(key)).as(m.name()).isEqualTo(keys.get(m.name()));
+      }
     }
   }
 

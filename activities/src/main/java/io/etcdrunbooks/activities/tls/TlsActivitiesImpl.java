@@ -218,33 +218,38 @@ public final class TlsActivitiesImpl implements TlsActivities {
   }
 
   /**
-   * The member's key and certificate replaced by the staged ones, each atomically with the owner
-   * and mode of the file it replaces; the old ones kept as {@code <file>.before-<rotationId>}.
+   * The member's certificate (and, when {@code newKey} is not null and differs, its key) replaced
+   * by the staged ones, each by one rename with the owner and mode of the file it replaces; the old
+   * ones kept as {@code <file>.before-<rotationId>}.
+   *
+   * <p>etcd reads the certificate file, then the key file, for every handshake, so whatever the
+   * order of two renames, a handshake between them can read a certificate and a key that do not
+   * belong together (and fail). Only a rotation that keeps the key (issued from the CA key, or a
+   * certificatesDir certificate for the member's current key) is free of that: its certificate
+   * changes in one rename. A new key goes in first: a handshake that reads the old certificate and
+   * the new key fails, as one that read the new certificate and the old key would.
    */
   private static void replaceFiles(
       MemberShell member, InstallCertificateRequest request, String newKey, String newCert) {
     String id = request.rotationId();
-    member.run(
-        ("set -e\n"
-                + "keep() { [ -e \"$1.before-%s\" ] || cp -p \"$1\" \"$1.before-%s\"; }\n"
-                + "put() { cp \"$2\" \"$1.new-%s\"; chown --reference=\"$1\" \"$1.new-%s\";"
-                + " chmod --reference=\"$1\" \"$1.new-%s\"; mv -f \"$1.new-%s\" \"$1\"; }\n"
-                + "keep %s; keep %s\n"
-                + "put %s %s; put %s %s\n")
-            .formatted(
-                id,
-                id,
-                id,
-                id,
-                id,
-                id,
-                quote(request.keyFile()),
-                quote(request.certFile()),
-                quote(request.keyFile()),
-                quote(newKey),
-                quote(request.certFile()),
-                quote(newCert)),
-        "put the new certificate in place of " + request.certFile());
+    StringBuilder script =
+        new StringBuilder("set -e\n")
+            .append(
+                "keep() { [ -e \"$1.before-%s\" ] || cp -p \"$1\" \"$1.before-%s\"; }\n"
+                    .formatted(id, id))
+            .append(
+                ("put() { cmp -s \"$2\" \"$1\" && return 0; cp \"$2\" \"$1.new-%s\";"
+                        + " chown --reference=\"$1\" \"$1.new-%s\"; chmod --reference=\"$1\""
+                        + " \"$1.new-%s\"; mv -f \"$1.new-%s\" \"$1\"; }\n")
+                    .formatted(id, id, id, id))
+            .append(
+                "keep %s; keep %s\n"
+                    .formatted(quote(request.keyFile()), quote(request.certFile())));
+    if (newKey != null) {
+      script.append("put %s %s\n".formatted(quote(request.keyFile()), quote(newKey)));
+    }
+    script.append("put %s %s\n".formatted(quote(request.certFile()), quote(newCert)));
+    member.run(script.toString(), "put the new certificate in place of " + request.certFile());
   }
 
   /**
@@ -255,23 +260,29 @@ public final class TlsActivitiesImpl implements TlsActivities {
     ClusterSpec spec = cluster(request.cluster());
     MemberSpec member = spec.member(request.member());
     Set<String> names = new java.util.TreeSet<>(addresses(member));
+    Optional<X509Certificate> current = Optional.empty();
     try {
-      new ClusterVersionReader(spec)
-          .serverCertificate(member.clientUrl())
-          .ifPresent(current -> names.addAll(currentNames(current)));
+      current = new ClusterVersionReader(spec).serverCertificate(member.clientUrl());
+      current.ifPresent(served -> names.addAll(currentNames(served)));
     } catch (IOException e) {
       log.info(
-          "{}: current certificate not read ({}); its addresses only",
+          "{}: current certificate not read ({}); its addresses only, and a new key",
           member.name(),
           e.getMessage());
     }
     CertificateIssuer.Issued issued;
     try {
-      issued =
+      CertificateIssuer issuer =
           CertificateIssuer.of(
-                  Path.of(request.caFile() != null ? request.caFile() : spec.tls().caFile()),
-                  Path.of(request.caKeyFile()))
-              .issue(member.name(), names, java.time.Duration.ofDays(request.validityDays()));
+              Path.of(request.caFile() != null ? request.caFile() : spec.tls().caFile()),
+              Path.of(request.caKeyFile()));
+      java.time.Duration validity = java.time.Duration.ofDays(request.validityDays());
+      // The key of the certificate the member serves now, which etcd checked against its key
+      // file in that handshake, is kept: only the certificate file changes, in one rename.
+      issued =
+          current.isPresent()
+              ? issuer.renew(member.name(), names, validity, current.get().getPublicKey())
+              : issuer.issue(member.name(), names, validity);
     } catch (IOException | GeneralSecurityException e) {
       throw ApplicationFailure.newNonRetryableFailure(
           "cannot issue a certificate for member " + member.name() + ": " + e.getMessage(),
@@ -279,9 +290,13 @@ public final class TlsActivitiesImpl implements TlsActivities {
     }
     try (MemberShell shell = shell(request)) {
       String staging = shell.stagingDir();
-      ssh.writeFile(shell.host().target(), staging + "/issued.key", issued.keyPem());
+      String newKey = null;
+      if (issued.keyPem() != null) {
+        newKey = staging + "/issued.key";
+        ssh.writeFile(shell.host().target(), newKey, issued.keyPem());
+      }
       ssh.writeFile(shell.host().target(), staging + "/issued.crt", issued.certificatePem());
-      replaceFiles(shell, request, staging + "/issued.key", staging + "/issued.crt");
+      replaceFiles(shell, request, newKey, staging + "/issued.crt");
     }
     String fingerprint = fingerprint(issued.certificate());
     log.info(

@@ -282,6 +282,86 @@ class ReconfigureTlsTest {
     }
   }
 
+  @Test
+  void certificatesThatExpiredAreReplacedInEmergencyModeAndTheClusterHeals() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir, "3.5.30")) {
+      TestCertificates.Authority ca = runbooks.sandbox.certificates().orElseThrow().authority();
+      Instant expiry = Instant.now().plusSeconds(3);
+      for (MemberSpec m : runbooks.cluster().members()) {
+        TestCertificates.Issued shortLived =
+            ca.issue(
+                "short-" + m.name(),
+                List.of("127.0.0.1", "localhost"),
+                expiry.minus(Duration.ofSeconds(3)),
+                Duration.ofSeconds(3));
+        Path pki = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki");
+        Files.copy(
+            shortLived.key(),
+            pki.resolve("server.key"),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+            shortLived.cert(),
+            pki.resolve("server.crt"),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+      String m1 = runbooks.cluster().member("m1").clientUrl();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) { // until a new handshake (a new client: no kept connection) fails on expiry
+        try {
+          new ClusterVersionReader(runbooks.cluster()).serverCertificate(m1);
+        } catch (java.io.IOException expired) {
+          break;
+        }
+        assertThat(System.nanoTime()).as("m1's certificate expired").isLessThan(deadline);
+        Thread.sleep(200);
+      }
+      Path caKey = ca.writeKey();
+      ReconfigureTlsResult result =
+          runbooks
+              .tlsStub()
+              .reconfigure(
+                  ReconfigureTlsRequest.renewCertificates(
+                          "sandbox",
+                          caKey.toString(),
+                          90,
+                          RunbookOptions.defaults().withMemberTimeoutSeconds(30))
+                      .inEmergency(true));
+
+      assertThat(result.rotated()).containsExactly("m1", "m2", "m3");
+      assertThat(served(runbooks.cluster())).isEqualTo(result.fingerprints());
+      assertThat(result.notAfter().values())
+          .allSatisfy(
+              notAfter ->
+                  assertThat(Instant.parse(notAfter))
+                      .isAfter(Instant.now().plus(Duration.ofDays(89))));
+      runbooks
+          .state()
+          .members()
+          .forEach(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
+      assertThat(
+              runbooks
+                  .client()
+                  .fetchHistory(
+                      io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.workflowId("sandbox"))
+                  .toJson(false))
+          .doesNotContain("PRIVATE KEY");
+      ReconfigureTlsRequest emergency =
+          ReconfigureTlsRequest.renewCertificates(
+                  "sandbox", caKey.toString(), 90, RunbookOptions.defaults().withDryRun(true))
+              .inEmergency(true);
+      runbooks.tlsStub().reconfigure(emergency); // the plan says so
+      assertThat(
+              runbooks
+                  .client()
+                  .newWorkflowStub(
+                      io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.class,
+                      io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.workflowId("sandbox"))
+                  .progress()
+                  .message())
+          .startsWith("EMERGENCY (members not checked for health: each is checked by a handshake");
+    }
+  }
+
   private static String notAfter(Path certFile) throws Exception {
     return ((X509Certificate)
             java.security.cert.CertificateFactory.getInstance("X.509")

@@ -38,6 +38,10 @@ final class TlsPreflight {
   static void discover(TlsRun run) {
     List<String> problems = requestProblems(run.request);
     if (!problems.isEmpty()) throw refused(run, problems);
+    if (run.request.emergency()) {
+      discoverInOutage(run);
+      return;
+    }
     run.state =
         Discovery.discoverOrRefuse(
             run.ctx.activities(),
@@ -85,8 +89,42 @@ final class TlsPreflight {
     }
   }
 
+  /**
+   * Emergency: etcd is not asked (with expired certificates no member answers); the members are the
+   * inventory's, each one's files read from its flags on its host.
+   */
+  private static void discoverInOutage(TlsRun run) {
+    List<MemberPlacement> placements =
+        run.ctx
+            .progress()
+            .record(
+                "members in the inventory",
+                () -> run.ctx.activities().inventory.members(run.ctx.ref()));
+    run.members = placements.stream().map(MemberPlacement::name).toList();
+    for (String member : run.members) {
+      MemberFlags flags =
+          run.ctx
+              .progress()
+              .record(
+                  "flags of " + member,
+                  () ->
+                      run.ctx.activities().host.memberFlags(new MemberRef(run.cluster(), member)));
+      run.flags.put(member, flags);
+      Optional<String> cert = flags.value("--cert-file");
+      Optional<String> key = flags.value("--key-file");
+      if (cert.isPresent() && key.isPresent()) {
+        run.files.put(member, new TlsRun.Files(cert.get(), key.get()));
+      }
+    }
+  }
+
   private static List<String> requestProblems(ReconfigureTlsRequest request) {
     List<String> problems = new ArrayList<>();
+    if (request.emergency() && !ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
+      problems.add(
+          "emergency is for mode %s (certificates that expired), not %s"
+              .formatted(ReconfigureTlsRequest.ROTATE_CERTIFICATES, request.mode()));
+    }
     if (ReconfigureTlsRequest.ENABLE.equals(request.mode())) {
       problems.addAll(enableProblems(request.enable()));
     } else if (ReconfigureTlsRequest.ROTATE_CA.equals(request.mode())) {
@@ -169,10 +207,13 @@ final class TlsPreflight {
       return;
     }
     List<String> problems =
-        new ArrayList<>(ClusterChecks.memberProblems(run.state, "replacing certificates"));
+        run.emergency()
+            ? new ArrayList<>()
+            : new ArrayList<>(ClusterChecks.memberProblems(run.state, "replacing certificates"));
     for (String member : run.members) {
       if (!run.files.containsKey(member)
-          && run.state.member(member).map(MemberStatus::reachable).orElse(false)) {
+          && (run.emergency()
+              || run.state.member(member).map(MemberStatus::reachable).orElse(false))) {
         problems.add(
             ("member %s serves clients without TLS (no --cert-file and --key-file in its flags):"
                     + " rotate-certificates replaces certificates a member serves already")
@@ -404,8 +445,14 @@ final class TlsPreflight {
     run.ctx
         .progress()
         .message(
-            "replace, one member at a time, the certificate and key each member serves (%s) with"
+            (run.emergency()
+                    ? "EMERGENCY (members not checked for health: each is checked by a handshake"
+                        + " with its new certificate instead, the cluster's health in the"
+                        + " postflight): "
+                    : "")
+                + "replace, one member at a time, the certificate and key each member serves (%s)"
                     .formatted(run.files)
+                + " with"
                 + (run.request.fromCaKey()
                     ? " new ones issued from the CA key %s, valid %d days"
                         .formatted(run.request.caKeyFile(), run.request.effectiveValidityDays())

@@ -31,7 +31,8 @@ public final class TlsPhases {
                       + " every member serves TLS; rotate-certificates, no member or kube-apiserver"
                       + " presents a certificate it would leave in place (kubeadm's peer,"
                       + " healthcheck client and apiserver-etcd-client ones, each named with its"
-                      + " expiry); enabling, the URLs to move are http, every"
+                      + " expiry; with emergency, etcd is not asked and health not checked);"
+                      + " enabling, the URLs to move are http, every"
                       + " member's flags file can be edited and the inventory written",
                   TlsPreflight::run),
               always(
@@ -101,8 +102,8 @@ public final class TlsPhases {
                   "rotate-certificates and rotate-ca: one member at a time, its certificate and key"
                       + " replaced atomically (the old ones"
                       + " kept), then the new certificate seen in a real handshake and the member"
-                      + " healthy before the next; etcd reads its files again for every handshake,"
-                      + " so no member restarts",
+                      + " healthy before the next (emergency: the handshake alone); etcd reads its"
+                      + " files again for every handshake, so no member restarts",
                   run -> run.changes() && !run.enabling(),
                   TlsRotation::rotate),
               when(

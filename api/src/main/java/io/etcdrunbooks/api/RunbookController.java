@@ -257,7 +257,8 @@ public final class RunbookController {
                             body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
                     .issuedFrom(body.caKeyFile(), body.validityDays())
                     .enabling(body.enable())
-                    .movingTo(body.rotateCa()),
+                    .movingTo(body.rotateCa())
+                    .inEmergency(body.emergency()),
                 caller(http)));
   }
 

@@ -18,6 +18,11 @@ class ForwardingTlsActivities implements TlsActivities {
   }
 
   @Override
+  public List<PresentedCertificate> otherCertificates(OtherCertificatesRequest request) {
+    return real.otherCertificates(request);
+  }
+
+  @Override
   public String installCertificate(InstallCertificateRequest request) {
     return real.installCertificate(request);
   }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdrunbooks.activities.etcd.ClusterVersionReader;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.TestCertificates;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
@@ -104,6 +106,13 @@ class ReconfigureTlsTest {
       Path caKey = runbooks.sandbox.certificates().orElseThrow().authority().writeKey();
       Map<String, String> before = served(runbooks.cluster());
       Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
+      Map<String, Object> keyInodes = new LinkedHashMap<>();
+      Map<String, String> keys = new LinkedHashMap<>();
+      for (MemberSpec m : runbooks.cluster().members()) {
+        Path key = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki/server.key");
+        keyInodes.put(m.name(), Files.getAttribute(key, "unix:ino"));
+        keys.put(m.name(), Files.readString(key));
+      }
 
       ReconfigureTlsResult result =
           runbooks
@@ -129,6 +138,15 @@ class ReconfigureTlsTest {
       Path m2Key = runbooks.sandbox.hostRoot("m2").resolve("etc/etcd/pki/server.key");
       assertThat(java.nio.file.Files.getPosixFilePermissions(m2Key))
           .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+      // each key kept, as kubeadm certs renew keeps it: only the certificate file was renamed, so
+      // no handshake could read a certificate and a key that do not belong together
+      for (MemberSpec m : runbooks.cluster().members()) {
+        Path key = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki/server.key");
+        assertThat(Files.getAttribute(key, "unix:ino"))
+            .as(m.name())
+            .isEqualTo(keyInodes.get(m.name()));
+        assertThat(Files.readString(key)).as(m.name()).isEqualTo(keys.get(m.name()));
+      }
     }
   }
 
@@ -202,6 +220,155 @@ class ReconfigureTlsTest {
           .members()
           .forEach(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
     }
+  }
+
+  @Test
+  void kubeadmsOtherCertificatesAreRefusedEachWithItsFileAndExpiryBeforeAnyFileChanges()
+      throws Exception {
+    TestCertificates.Issued peer =
+        TestCertificates.authority(dir.resolve("peer-ca"), "peer-ca")
+            .issue("peer", List.of("127.0.0.1"), Instant.now(), Duration.ofDays(30));
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.startWithTls(
+                dir.resolve("sandbox"),
+                "3.5.30",
+                ServiceSpec.STATIC_POD,
+                Map.of(
+                    "m2",
+                    Map.of(
+                        "ETCD_PEER_CERT_FILE", peer.cert().toString(),
+                        "ETCD_PEER_KEY_FILE", peer.key().toString())));
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
+      TestCertificates.Material pki = runbooks.sandbox.certificates().orElseThrow();
+      Path healthcheck =
+          runbooks.sandbox.hostRoot("m1").resolve("etc/etcd/pki/healthcheck-client.crt");
+      Files.copy(Path.of(pki.rsaClient().certFile()), healthcheck);
+      Path newCerts = newCertificates(runbooks, member -> List.of("127.0.0.1", "localhost"));
+      Map<String, String> before = served(runbooks.cluster());
+
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .tlsStub()
+                      .reconfigure(
+                          ReconfigureTlsRequest.rotateCertificates(
+                              "sandbox", newCerts.toString(), RunbookOptions.defaults())))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.TlsRefused.name());
+                String message = Failures.rootMessage(e);
+                assertThat(message)
+                    .contains(
+                        "refused, nothing was touched",
+                        "m2: its peer certificate %s (valid until %s)"
+                            .formatted(peer.cert(), notAfter(peer.cert())),
+                        "m1: its healthcheck client certificate %s (valid until %s)"
+                            .formatted(healthcheck, notAfter(healthcheck)))
+                    .doesNotContain("BEGIN");
+                for (String host : apiServers.hosts()) {
+                  Path client =
+                      runbooks
+                          .sandbox
+                          .hostRoot(host.substring("cp-".length()))
+                          .resolve("etc/kubernetes/pki/apiserver-etcd-client.crt");
+                  assertThat(message)
+                      .contains(
+                          "%s: its kube-apiserver's etcd client certificate %s (valid until %s)"
+                              .formatted(host, client, notAfter(client)));
+                }
+              });
+      assertThat(served(runbooks.cluster())).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void certificatesThatExpiredAreReplacedInEmergencyModeAndTheClusterHeals() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir, "3.5.30")) {
+      TestCertificates.Authority ca = runbooks.sandbox.certificates().orElseThrow().authority();
+      Instant expiry = Instant.now().plusSeconds(3);
+      for (MemberSpec m : runbooks.cluster().members()) {
+        TestCertificates.Issued shortLived =
+            ca.issue(
+                "short-" + m.name(),
+                List.of("127.0.0.1", "localhost"),
+                expiry.minus(Duration.ofSeconds(3)),
+                Duration.ofSeconds(3));
+        Path pki = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki");
+        Files.copy(
+            shortLived.key(),
+            pki.resolve("server.key"),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+            shortLived.cert(),
+            pki.resolve("server.crt"),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+      String m1 = runbooks.cluster().member("m1").clientUrl();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) { // until a new handshake (a new client: no kept connection) fails on expiry
+        try {
+          new ClusterVersionReader(runbooks.cluster()).serverCertificate(m1);
+        } catch (java.io.IOException expired) {
+          break;
+        }
+        assertThat(System.nanoTime()).as("m1's certificate expired").isLessThan(deadline);
+        Thread.sleep(200);
+      }
+      Path caKey = ca.writeKey();
+      ReconfigureTlsResult result =
+          runbooks
+              .tlsStub()
+              .reconfigure(
+                  ReconfigureTlsRequest.renewCertificates(
+                          "sandbox",
+                          caKey.toString(),
+                          90,
+                          RunbookOptions.defaults().withMemberTimeoutSeconds(30))
+                      .inEmergency(true));
+
+      assertThat(result.rotated()).containsExactly("m1", "m2", "m3");
+      assertThat(served(runbooks.cluster())).isEqualTo(result.fingerprints());
+      assertThat(result.notAfter().values())
+          .allSatisfy(
+              notAfter ->
+                  assertThat(Instant.parse(notAfter))
+                      .isAfter(Instant.now().plus(Duration.ofDays(89))));
+      runbooks
+          .state()
+          .members()
+          .forEach(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
+      assertThat(
+              runbooks
+                  .client()
+                  .fetchHistory(
+                      io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.workflowId("sandbox"))
+                  .toJson(false))
+          .doesNotContain("PRIVATE KEY");
+      ReconfigureTlsRequest emergency =
+          ReconfigureTlsRequest.renewCertificates(
+                  "sandbox", caKey.toString(), 90, RunbookOptions.defaults().withDryRun(true))
+              .inEmergency(true);
+      runbooks.tlsStub().reconfigure(emergency); // the plan says so
+      assertThat(
+              runbooks
+                  .client()
+                  .newWorkflowStub(
+                      io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.class,
+                      io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.workflowId("sandbox"))
+                  .progress()
+                  .message())
+          .startsWith("EMERGENCY (members not checked for health: each is checked by a handshake");
+    }
+  }
+
+  private static String notAfter(Path certFile) throws Exception {
+    return ((X509Certificate)
+            java.security.cert.CertificateFactory.getInstance("X.509")
+                .generateCertificate(Files.newInputStream(certFile)))
+        .getNotAfter()
+        .toInstant()
+        .toString();
   }
 
   /**

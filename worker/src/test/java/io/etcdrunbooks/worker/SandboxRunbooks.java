@@ -169,6 +169,17 @@ final class SandboxRunbooks implements AutoCloseable {
         wrapTls);
   }
 
+  /** As {@link #startWithTls(Path, String)}, members run as {@code serviceKind} with more env. */
+  static SandboxRunbooks startWithTls(
+      Path dir, String version, String serviceKind, Map<String, Map<String, String>> extraEnv) {
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind).withTls(true),
+            releases()),
+        UnaryOperator.identity(),
+        UnaryOperator.identity());
+  }
+
   /**
    * A 3-member plain sandbox whose worker registers {@code wrapHost} of the real host activities.
    */

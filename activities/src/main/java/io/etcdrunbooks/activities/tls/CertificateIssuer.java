@@ -8,6 +8,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -60,6 +61,27 @@ final class CertificateIssuer {
     KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
     generator.initialize(2048);
     KeyPair keys = generator.generateKeyPair();
+    X509Certificate certificate = sign(member, names, validity, keys.getPublic());
+    return new Issued(
+        pem("CERTIFICATE", certificate.getEncoded()),
+        pem("PRIVATE KEY", keys.getPrivate().getEncoded()),
+        certificate);
+  }
+
+  /**
+   * A certificate for a key the member has already, as {@code kubeadm certs renew} keeps keys: only
+   * the certificate file then changes, so etcd never reads a certificate and a key that do not
+   * belong together. The returned {@link Issued#keyPem()} is null.
+   */
+  Issued renew(String member, Collection<String> names, Duration validity, PublicKey key)
+      throws GeneralSecurityException {
+    X509Certificate certificate = sign(member, names, validity, key);
+    return new Issued(pem("CERTIFICATE", certificate.getEncoded()), null, certificate);
+  }
+
+  private X509Certificate sign(
+      String member, Collection<String> names, Duration validity, PublicKey publicKey)
+      throws GeneralSecurityException {
     Instant now = Instant.now();
     try {
       X509v3CertificateBuilder builder =
@@ -69,7 +91,7 @@ final class CertificateIssuer {
               Date.from(now.minus(Duration.ofMinutes(5))),
               Date.from(now.plus(validity)),
               new X500Name("CN=" + member),
-              keys.getPublic());
+              publicKey);
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
       builder.addExtension(
           Extension.keyUsage,
@@ -96,13 +118,8 @@ final class CertificateIssuer {
                                 n))
                     .toArray(GeneralName[]::new)));
       String algorithm = caKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
-      X509Certificate certificate =
-          new JcaX509CertificateConverter()
-              .getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(caKey)));
-      return new Issued(
-          pem("CERTIFICATE", certificate.getEncoded()),
-          pem("PRIVATE KEY", keys.getPrivate().getEncoded()),
-          certificate);
+      return new JcaX509CertificateConverter()
+          .getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(caKey)));
     } catch (OperatorCreationException | IOException e) {
       throw new GeneralSecurityException("cannot issue a certificate for " + member, e);
     }

@@ -57,6 +57,9 @@ public final class TlsActivitiesImpl implements TlsActivities {
   static final String MEMBER_CERT = "server.crt";
   static final String MEMBER_KEY = "server.key";
 
+  /** kubeadm's name for the certificate etcd's liveness probe presented (beside server.crt). */
+  static final String HEALTHCHECK_CLIENT = "healthcheck-client";
+
   private static final java.net.http.HttpClient PLAIN_HTTP =
       java.net.http.HttpClient.newBuilder()
           .connectTimeout(java.time.Duration.ofSeconds(2))
@@ -215,33 +218,38 @@ public final class TlsActivitiesImpl implements TlsActivities {
   }
 
   /**
-   * The member's key and certificate replaced by the staged ones, each atomically with the owner
-   * and mode of the file it replaces; the old ones kept as {@code <file>.before-<rotationId>}.
+   * The member's certificate (and, when {@code newKey} is not null and differs, its key) replaced
+   * by the staged ones, each by one rename with the owner and mode of the file it replaces; the old
+   * ones kept as {@code <file>.before-<rotationId>}.
+   *
+   * <p>etcd reads the certificate file, then the key file, for every handshake, so whatever the
+   * order of two renames, a handshake between them can read a certificate and a key that do not
+   * belong together (and fail). Only a rotation that keeps the key (issued from the CA key, or a
+   * certificatesDir certificate for the member's current key) is free of that: its certificate
+   * changes in one rename. A new key goes in first: a handshake that reads the old certificate and
+   * the new key fails, as one that read the new certificate and the old key would.
    */
   private static void replaceFiles(
       MemberShell member, InstallCertificateRequest request, String newKey, String newCert) {
     String id = request.rotationId();
-    member.run(
-        ("set -e\n"
-                + "keep() { [ -e \"$1.before-%s\" ] || cp -p \"$1\" \"$1.before-%s\"; }\n"
-                + "put() { cp \"$2\" \"$1.new-%s\"; chown --reference=\"$1\" \"$1.new-%s\";"
-                + " chmod --reference=\"$1\" \"$1.new-%s\"; mv -f \"$1.new-%s\" \"$1\"; }\n"
-                + "keep %s; keep %s\n"
-                + "put %s %s; put %s %s\n")
-            .formatted(
-                id,
-                id,
-                id,
-                id,
-                id,
-                id,
-                quote(request.keyFile()),
-                quote(request.certFile()),
-                quote(request.keyFile()),
-                quote(newKey),
-                quote(request.certFile()),
-                quote(newCert)),
-        "put the new certificate in place of " + request.certFile());
+    StringBuilder script =
+        new StringBuilder("set -e\n")
+            .append(
+                "keep() { [ -e \"$1.before-%s\" ] || cp -p \"$1\" \"$1.before-%s\"; }\n"
+                    .formatted(id, id))
+            .append(
+                ("put() { cmp -s \"$2\" \"$1\" && return 0; cp \"$2\" \"$1.new-%s\";"
+                        + " chown --reference=\"$1\" \"$1.new-%s\"; chmod --reference=\"$1\""
+                        + " \"$1.new-%s\"; mv -f \"$1.new-%s\" \"$1\"; }\n")
+                    .formatted(id, id, id, id))
+            .append(
+                "keep %s; keep %s\n"
+                    .formatted(quote(request.keyFile()), quote(request.certFile())));
+    if (newKey != null) {
+      script.append("put %s %s\n".formatted(quote(request.keyFile()), quote(newKey)));
+    }
+    script.append("put %s %s\n".formatted(quote(request.certFile()), quote(newCert)));
+    member.run(script.toString(), "put the new certificate in place of " + request.certFile());
   }
 
   /**
@@ -252,23 +260,29 @@ public final class TlsActivitiesImpl implements TlsActivities {
     ClusterSpec spec = cluster(request.cluster());
     MemberSpec member = spec.member(request.member());
     Set<String> names = new java.util.TreeSet<>(addresses(member));
+    Optional<X509Certificate> current = Optional.empty();
     try {
-      new ClusterVersionReader(spec)
-          .serverCertificate(member.clientUrl())
-          .ifPresent(current -> names.addAll(currentNames(current)));
+      current = new ClusterVersionReader(spec).serverCertificate(member.clientUrl());
+      current.ifPresent(served -> names.addAll(currentNames(served)));
     } catch (IOException e) {
       log.info(
-          "{}: current certificate not read ({}); its addresses only",
+          "{}: current certificate not read ({}); its addresses only, and a new key",
           member.name(),
           e.getMessage());
     }
     CertificateIssuer.Issued issued;
     try {
-      issued =
+      CertificateIssuer issuer =
           CertificateIssuer.of(
-                  Path.of(request.caFile() != null ? request.caFile() : spec.tls().caFile()),
-                  Path.of(request.caKeyFile()))
-              .issue(member.name(), names, java.time.Duration.ofDays(request.validityDays()));
+              Path.of(request.caFile() != null ? request.caFile() : spec.tls().caFile()),
+              Path.of(request.caKeyFile()));
+      java.time.Duration validity = java.time.Duration.ofDays(request.validityDays());
+      // The key of the certificate the member serves now, which etcd checked against its key
+      // file in that handshake, is kept: only the certificate file changes, in one rename.
+      issued =
+          current.isPresent()
+              ? issuer.renew(member.name(), names, validity, current.get().getPublicKey())
+              : issuer.issue(member.name(), names, validity);
     } catch (IOException | GeneralSecurityException e) {
       throw ApplicationFailure.newNonRetryableFailure(
           "cannot issue a certificate for member " + member.name() + ": " + e.getMessage(),
@@ -276,9 +290,13 @@ public final class TlsActivitiesImpl implements TlsActivities {
     }
     try (MemberShell shell = shell(request)) {
       String staging = shell.stagingDir();
-      ssh.writeFile(shell.host().target(), staging + "/issued.key", issued.keyPem());
+      String newKey = null;
+      if (issued.keyPem() != null) {
+        newKey = staging + "/issued.key";
+        ssh.writeFile(shell.host().target(), newKey, issued.keyPem());
+      }
       ssh.writeFile(shell.host().target(), staging + "/issued.crt", issued.certificatePem());
-      replaceFiles(shell, request, staging + "/issued.key", staging + "/issued.crt");
+      replaceFiles(shell, request, newKey, staging + "/issued.crt");
     }
     String fingerprint = fingerprint(issued.certificate());
     log.info(
@@ -511,6 +529,73 @@ public final class TlsActivitiesImpl implements TlsActivities {
       throw ApplicationFailure.newFailure(
           "cannot write the worker's CA bundle " + bundle + ": " + e.getMessage(),
           "WorkerFileNotWritten");
+    }
+  }
+
+  @Override
+  public List<PresentedCertificate> otherCertificates(OtherCertificatesRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    List<PresentedCertificate> found = new ArrayList<>();
+    for (var serving : request.serving().entrySet()) {
+      String member = serving.getKey();
+      List<String[]> candidates = new ArrayList<>();
+      String peer = request.peerCertFiles().get(member);
+      if (peer != null && !peer.equals(serving.getValue())) {
+        candidates.add(new String[] {PresentedCertificate.PEER, peer});
+      }
+      candidates.add(
+          new String[] {
+            PresentedCertificate.HEALTHCHECK_CLIENT,
+            parentOf(serving.getValue()) + "/" + HEALTHCHECK_CLIENT + ".crt"
+          });
+      try (MemberShell shell = shell(spec, member)) {
+        for (String[] candidate : candidates) {
+          String pem =
+              shell
+                  .run(
+                      "f=%s; if [ -f \"$f\" ]; then cat \"$f\"; fi".formatted(quote(candidate[1])),
+                      "read " + candidate[1])
+                  .stdout();
+          if (!pem.isBlank()) {
+            found.add(new PresentedCertificate(member, candidate[0], candidate[1], notAfter(pem)));
+          }
+        }
+      }
+    }
+    for (ControlPlaneHost host : spec.controlPlane()) {
+      try (ControlPlaneRemote remote = controlPlane(spec, host.name())) {
+        Optional<String> certFile =
+            FlagSettings.manifestValue(
+                ssh.readFile(remote.target, host.manifestPath()), "--etcd-certfile");
+        if (certFile.isEmpty()) continue;
+        String pem =
+            remote.run(
+                "f=%s; if [ -f \"$f\" ]; then cat \"$f\"; fi".formatted(quote(certFile.get())),
+                "read " + certFile.get());
+        found.add(
+            new PresentedCertificate(
+                host.name(),
+                PresentedCertificate.APISERVER_CLIENT,
+                certFile.get(),
+                pem.isBlank() ? "missing" : notAfter(pem)));
+      }
+    }
+    return found;
+  }
+
+  /** The expiry of the first certificate in a PEM text, or why it could not be read. */
+  private static String notAfter(String pem) {
+    try {
+      return ((X509Certificate)
+              java.security.cert.CertificateFactory.getInstance("X.509")
+                  .generateCertificate(
+                      new java.io.ByteArrayInputStream(
+                          pem.getBytes(java.nio.charset.StandardCharsets.US_ASCII))))
+          .getNotAfter()
+          .toInstant()
+          .toString();
+    } catch (GeneralSecurityException e) {
+      return "unreadable (" + e.getClass().getSimpleName() + ")";
     }
   }
 

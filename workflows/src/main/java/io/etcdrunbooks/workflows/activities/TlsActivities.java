@@ -104,6 +104,37 @@ public interface TlsActivities {
   record WorkerTrustRequest(String oldCaFile, String newCaFile, String changeId) {}
 
   /**
+   * Every certificate file that the members and kube-apiservers present to etcd besides each
+   * member's --cert-file (the one rotate-certificates replaces), read over SSH: a member's own peer
+   * certificate (its --peer-cert-file, when that is another file), kubeadm's {@code
+   * healthcheck-client.crt} beside its --cert-file, and each control-plane host's --etcd-certfile.
+   * Certificates are public; no key is read.
+   */
+  List<PresentedCertificate> otherCertificates(OtherCertificatesRequest request);
+
+  /**
+   * @param serving each running member's --cert-file on its host
+   * @param peerCertFiles each member's --peer-cert-file, where it has one
+   */
+  record OtherCertificatesRequest(
+      String cluster,
+      java.util.Map<String, String> serving,
+      java.util.Map<String, String> peerCertFiles) {}
+
+  /**
+   * @param host the member or control-plane host holding the file
+   * @param use what it is presented for: {@value #PEER}, {@value #HEALTHCHECK_CLIENT} or {@value
+   *     #APISERVER_CLIENT}
+   * @param file its path on the host
+   * @param notAfter when it expires (ISO-8601), or why it could not be read
+   */
+  record PresentedCertificate(String host, String use, String file, String notAfter) {
+    public static final String PEER = "peer certificate";
+    public static final String HEALTHCHECK_CLIENT = "healthcheck client certificate";
+    public static final String APISERVER_CLIENT = "kube-apiserver's etcd client certificate";
+  }
+
+  /**
    * The member's URLs that still answer plain http: its client URL (when {@code client}) and its
    * peer URL (when {@code peer}), each asked for {@code /version} over http on the same port.
    */

@@ -19,6 +19,10 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  *     the files go on the hosts
  * @param rotateCa mode {@value #ROTATE_CA}: the new CA and the worker's certificate from it;
  *     caKeyFile (or certificatesDir) then is the new CA's
+ * @param emergency mode {@value #ROTATE_CERTIFICATES} during an outage (certificates expired, so no
+ *     member answers): members are not checked for health before or between replacements, each is
+ *     checked by a handshake with its new certificate instead; the postflight checks the cluster's
+ *     health
  */
 public record ReconfigureTlsRequest(
     String cluster,
@@ -30,7 +34,8 @@ public record ReconfigureTlsRequest(
     String caKeyFile,
     int validityDays,
     EnableTls enable,
-    RotateCa rotateCa) {
+    RotateCa rotateCa,
+    boolean emergency) {
 
   public static final String ROTATE_CERTIFICATES = "rotate-certificates";
   public static final String ENABLE = "enable";
@@ -63,7 +68,8 @@ public record ReconfigureTlsRequest(
         caKeyFile,
         validityDays,
         enable,
-        newCa);
+        newCa,
+        emergency);
   }
 
   /**
@@ -98,7 +104,8 @@ public record ReconfigureTlsRequest(
         caKeyFile,
         validityDays,
         settings,
-        rotateCa);
+        rotateCa,
+        emergency);
   }
 
   /** New server certificates for every member, from a directory on the worker. */
@@ -120,7 +127,8 @@ public record ReconfigureTlsRequest(
         null,
         0,
         null,
-        null);
+        null,
+        false);
   }
 
   /** New certificates issued for every member from the cluster's CA key, on the worker. */
@@ -141,7 +149,24 @@ public record ReconfigureTlsRequest(
         caKey,
         days,
         enable,
-        rotateCa);
+        rotateCa,
+        emergency);
+  }
+
+  /** This request as an emergency rotation (or not): see {@code emergency}. */
+  public ReconfigureTlsRequest inEmergency(boolean during) {
+    return new ReconfigureTlsRequest(
+        cluster,
+        mode,
+        certificatesDir,
+        dryRun,
+        requireApproval,
+        memberTimeoutSeconds,
+        caKeyFile,
+        validityDays,
+        enable,
+        rotateCa,
+        during);
   }
 
   public boolean fromCaKey() {

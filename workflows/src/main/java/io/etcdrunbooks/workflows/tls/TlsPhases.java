@@ -28,7 +28,11 @@ public final class TlsPhases {
                       + " certificate has its key, chains to the CA, covers the member's addresses"
                       + " and outlives the expiry window (enabling, the worker's and kube-apiserver's"
                       + " client certificates too) and every host can be logged in to; rotating,"
-                      + " every member serves TLS; enabling, the URLs to move are http, every"
+                      + " every member serves TLS; rotate-certificates, no member or kube-apiserver"
+                      + " presents a certificate it would leave in place (kubeadm's peer,"
+                      + " healthcheck client and apiserver-etcd-client ones, each named with its"
+                      + " expiry; with emergency, etcd is not asked and health not checked);"
+                      + " enabling, the URLs to move are http, every"
                       + " member's flags file can be edited and the inventory written",
                   TlsPreflight::run),
               always(
@@ -98,8 +102,8 @@ public final class TlsPhases {
                   "rotate-certificates and rotate-ca: one member at a time, its certificate and key"
                       + " replaced atomically (the old ones"
                       + " kept), then the new certificate seen in a real handshake and the member"
-                      + " healthy before the next; etcd reads its files again for every handshake,"
-                      + " so no member restarts",
+                      + " healthy before the next (emergency: the handshake alone); etcd reads its"
+                      + " files again for every handshake, so no member restarts",
                   run -> run.changes() && !run.enabling(),
                   TlsRotation::rotate),
               when(

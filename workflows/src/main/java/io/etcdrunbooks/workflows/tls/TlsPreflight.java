@@ -2,6 +2,8 @@ package io.etcdrunbooks.workflows.tls;
 
 import io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.CheckCertificatesRequest;
+import io.etcdrunbooks.workflows.activities.TlsActivities.OtherCertificatesRequest;
+import io.etcdrunbooks.workflows.activities.TlsActivities.PresentedCertificate;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ClientTls;
@@ -14,18 +16,32 @@ import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The TLS runbook's DISCOVER, PREFLIGHT and PLAN: everything read, nothing touched. */
 final class TlsPreflight {
+
+  /**
+   * Version 1: rotate-certificates refuses, listing each file and its expiry, while members or
+   * kube-apiservers present certificates it does not replace (kubeadm's peer, healthcheck client
+   * and apiserver-etcd-client certificates, which expire with the server ones).
+   */
+  static final String REFUSE_UNROTATED = "tls-refuse-unrotated-certificates";
 
   private TlsPreflight() {}
 
   static void discover(TlsRun run) {
     List<String> problems = requestProblems(run.request);
     if (!problems.isEmpty()) throw refused(run, problems);
+    if (run.request.emergency()) {
+      discoverInOutage(run);
+      return;
+    }
     run.state =
         Discovery.discoverOrRefuse(
             run.ctx.activities(),
@@ -73,8 +89,42 @@ final class TlsPreflight {
     }
   }
 
+  /**
+   * Emergency: etcd is not asked (with expired certificates no member answers); the members are the
+   * inventory's, each one's files read from its flags on its host.
+   */
+  private static void discoverInOutage(TlsRun run) {
+    List<MemberPlacement> placements =
+        run.ctx
+            .progress()
+            .record(
+                "members in the inventory",
+                () -> run.ctx.activities().inventory.members(run.ctx.ref()));
+    run.members = placements.stream().map(MemberPlacement::name).toList();
+    for (String member : run.members) {
+      MemberFlags flags =
+          run.ctx
+              .progress()
+              .record(
+                  "flags of " + member,
+                  () ->
+                      run.ctx.activities().host.memberFlags(new MemberRef(run.cluster(), member)));
+      run.flags.put(member, flags);
+      Optional<String> cert = flags.value("--cert-file");
+      Optional<String> key = flags.value("--key-file");
+      if (cert.isPresent() && key.isPresent()) {
+        run.files.put(member, new TlsRun.Files(cert.get(), key.get()));
+      }
+    }
+  }
+
   private static List<String> requestProblems(ReconfigureTlsRequest request) {
     List<String> problems = new ArrayList<>();
+    if (request.emergency() && !ReconfigureTlsRequest.ROTATE_CERTIFICATES.equals(request.mode())) {
+      problems.add(
+          "emergency is for mode %s (certificates that expired), not %s"
+              .formatted(ReconfigureTlsRequest.ROTATE_CERTIFICATES, request.mode()));
+    }
     if (ReconfigureTlsRequest.ENABLE.equals(request.mode())) {
       problems.addAll(enableProblems(request.enable()));
     } else if (ReconfigureTlsRequest.ROTATE_CA.equals(request.mode())) {
@@ -157,15 +207,21 @@ final class TlsPreflight {
       return;
     }
     List<String> problems =
-        new ArrayList<>(ClusterChecks.memberProblems(run.state, "replacing certificates"));
+        run.emergency()
+            ? new ArrayList<>()
+            : new ArrayList<>(ClusterChecks.memberProblems(run.state, "replacing certificates"));
     for (String member : run.members) {
       if (!run.files.containsKey(member)
-          && run.state.member(member).map(MemberStatus::reachable).orElse(false)) {
+          && (run.emergency()
+              || run.state.member(member).map(MemberStatus::reachable).orElse(false))) {
         problems.add(
             ("member %s serves clients without TLS (no --cert-file and --key-file in its flags):"
                     + " rotate-certificates replaces certificates a member serves already")
                 .formatted(member));
       }
+    }
+    if (Workflow.getVersion(REFUSE_UNROTATED, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      problems.addAll(unrotated(run));
     }
     if (problems.isEmpty()) {
       problems.addAll(
@@ -225,6 +281,45 @@ final class TlsPreflight {
     }
     problems.addAll(writableAndReachable(run, !controlPlane.isEmpty()));
     if (!problems.isEmpty()) throw refused(run, problems);
+  }
+
+  /**
+   * Every certificate presented to etcd that rotate-certificates would leave in place, each with
+   * its file and expiry: the run would report success while they expire on the same day.
+   */
+  private static List<String> unrotated(TlsRun run) {
+    Map<String, String> serving = new LinkedHashMap<>();
+    Map<String, String> peers = new LinkedHashMap<>();
+    run.files.forEach((member, files) -> serving.put(member, files.certFile()));
+    run.flags.forEach(
+        (member, flags) -> flags.value("--peer-cert-file").ifPresent(f -> peers.put(member, f)));
+    List<PresentedCertificate> others;
+    try {
+      others =
+          run.ctx
+              .progress()
+              .record(
+                  "certificates besides the serving ones",
+                  () ->
+                      run.ctx
+                          .activities()
+                          .tls
+                          .otherCertificates(
+                              new OtherCertificatesRequest(run.cluster(), serving, peers)));
+    } catch (ActivityFailure e) {
+      return List.of(
+          "the certificates besides the serving ones could not be listed: "
+              + Failures.rootMessage(e));
+    }
+    List<String> problems = new ArrayList<>();
+    for (PresentedCertificate c : others) {
+      problems.add(
+          ("%s: its %s %s (valid until %s) is not replaced by rotate-certificates, which replaces"
+                  + " only each member's --cert-file and --key-file; renew it (kubeadm certs"
+                  + " renew) or move it aside, then run the runbook again")
+              .formatted(c.host(), c.use(), c.file(), c.notAfter()));
+    }
+    return problems;
   }
 
   /** Every member's flags file can be edited (a systemd unit is not): a dry run of one flag. */
@@ -350,8 +445,14 @@ final class TlsPreflight {
     run.ctx
         .progress()
         .message(
-            "replace, one member at a time, the certificate and key each member serves (%s) with"
+            (run.emergency()
+                    ? "EMERGENCY (members not checked for health: each is checked by a handshake"
+                        + " with its new certificate instead, the cluster's health in the"
+                        + " postflight): "
+                    : "")
+                + "replace, one member at a time, the certificate and key each member serves (%s)"
                     .formatted(run.files)
+                + " with"
                 + (run.request.fromCaKey()
                     ? " new ones issued from the CA key %s, valid %d days"
                         .formatted(run.request.caKeyFile(), run.request.effectiveValidityDays())

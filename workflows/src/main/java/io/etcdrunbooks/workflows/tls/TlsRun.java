@@ -75,6 +75,11 @@ final class TlsRun {
     return enabling() && request.enable() != null && request.enable().coversPeers();
   }
 
+  /** rotate-certificates during an outage: members checked by a handshake, not by health. */
+  boolean emergency() {
+    return request.emergency() && !enabling() && !rotatingCa();
+  }
+
   boolean rotatingCa() {
     return ReconfigureTlsRequest.ROTATE_CA.equals(request.mode());
   }

@@ -18,6 +18,7 @@ final class FakeCertificates implements TlsActivities {
   private final List<String> issuedWith = new ArrayList<>();
   private List<String> problems = List.of();
   private String neverServes = "";
+  private List<PresentedCertificate> others = List.of();
 
   FakeCertificates(List<String> members) {
     members.forEach(m -> served.put(m, "old-" + m));
@@ -25,6 +26,12 @@ final class FakeCertificates implements TlsActivities {
 
   synchronized FakeCertificates checkFinds(String... found) {
     problems = List.of(found);
+    return this;
+  }
+
+  /** Certificates besides the members' serving ones, as kubeadm lays them out. */
+  synchronized FakeCertificates alsoPresented(PresentedCertificate... found) {
+    others = List.of(found);
     return this;
   }
 
@@ -88,6 +95,12 @@ final class FakeCertificates implements TlsActivities {
   public boolean removePlacedCertificates(
       io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
     throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public synchronized List<PresentedCertificate> otherCertificates(
+      OtherCertificatesRequest request) {
+    return others;
   }
 
   @Override

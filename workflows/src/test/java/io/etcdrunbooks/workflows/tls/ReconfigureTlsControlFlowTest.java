@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.tls;
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.workflows.activities.TlsActivities.PresentedCertificate;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookIds;
@@ -116,6 +117,41 @@ class ReconfigureTlsControlFlowTest {
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.TlsRefused.name());
     assertThat(Failures.rootMessage(failure)).contains("does not cover 10.0.0.3");
+    assertThat(recording.calls()).doesNotContain("TlsActivities.installCertificate");
+  }
+
+  @Test
+  void kubeadmsPeerHealthcheckAndApiserverCertificatesAreEachRefusedWithTheirExpiry() {
+    certificates.alsoPresented(
+        new PresentedCertificate(
+            "m1",
+            PresentedCertificate.PEER,
+            "/etc/kubernetes/pki/etcd/peer.crt",
+            "2027-01-01T00:00:00Z"),
+        new PresentedCertificate(
+            "m2",
+            PresentedCertificate.HEALTHCHECK_CLIENT,
+            "/etc/kubernetes/pki/etcd/healthcheck-client.crt",
+            "2027-01-02T00:00:00Z"),
+        new PresentedCertificate(
+            "cp-m1",
+            PresentedCertificate.APISERVER_CLIENT,
+            "/etc/kubernetes/pki/apiserver-etcd-client.crt",
+            "2027-01-03T00:00:00Z"));
+
+    Throwable failure = workflowFailure(() -> stub().reconfigure(request(false, "/etc/new")));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.TlsRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "m1: its peer certificate /etc/kubernetes/pki/etcd/peer.crt (valid until"
+                + " 2027-01-01T00:00:00Z) is not replaced by rotate-certificates",
+            "m2: its healthcheck client certificate"
+                + " /etc/kubernetes/pki/etcd/healthcheck-client.crt (valid until"
+                + " 2027-01-02T00:00:00Z)",
+            "cp-m1: its kube-apiserver's etcd client certificate"
+                + " /etc/kubernetes/pki/apiserver-etcd-client.crt (valid until"
+                + " 2027-01-03T00:00:00Z)");
     assertThat(recording.calls()).doesNotContain("TlsActivities.installCertificate");
   }
 

@@ -21,4 +21,10 @@ public record MemberSpec(
     String peerUrl,
     String dataDir,
     String installDir,
-    String serviceDir) {}
+    String serviceDir) {
+  /** Where this member is, as the workflows see it. */
+  public io.etcdrunbooks.workflows.model.MemberPlacement placement() {
+    return new io.etcdrunbooks.workflows.model.MemberPlacement(
+        name, host, sshPort, peerUrl, clientUrl, dataDir, installDir, serviceDir);
+  }
+}

@@ -1,7 +1,7 @@
 package io.etcdrunbooks.api;
 
-import io.etcdrunbooks.activities.inventory.InventoryActivitiesImpl;
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
@@ -175,8 +175,7 @@ public final class StartChecks {
     List<String> problems = new ArrayList<>(ReplacementPreflight.inputProblems(request));
     MemberPlacement requested = request.replacement();
     if (problems.isEmpty() && requested != null) {
-      MemberPlacement failed =
-          InventoryActivitiesImpl.placement(cluster.member(request.failedMember()));
+      MemberPlacement failed = cluster.member(request.failedMember()).placement();
       problems.addAll(
           ReplacementPreflight.urlClashes(
               placements(cluster),
@@ -205,7 +204,7 @@ public final class StartChecks {
           .replacements()
           .forEach(
               (lost, requested) -> {
-                MemberPlacement failed = InventoryActivitiesImpl.placement(cluster.member(lost));
+                MemberPlacement failed = cluster.member(lost).placement();
                 problems.addAll(
                     ReplacementPreflight.urlClashes(
                         inventory,
@@ -259,7 +258,7 @@ public final class StartChecks {
   }
 
   private static List<MemberPlacement> placements(ClusterSpec cluster) {
-    return cluster.members().stream().map(InventoryActivitiesImpl::placement).toList();
+    return cluster.members().stream().map(MemberSpec::placement).toList();
   }
 
   private static boolean blank(String s) {

@@ -46,9 +46,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
 
   @Override
   public List<MemberPlacement> members(ClusterRef cluster) {
-    return cluster(cluster.cluster()).members().stream()
-        .map(InventoryActivitiesImpl::placement)
-        .toList();
+    return cluster(cluster.cluster()).members().stream().map(MemberSpec::placement).toList();
   }
 
   @Override
@@ -322,18 +320,5 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     } catch (UnknownClusterException e) {
       throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
-  }
-
-  /** Where a member of the inventory is, as the workflows see it. */
-  public static MemberPlacement placement(MemberSpec m) {
-    return new MemberPlacement(
-        m.name(),
-        m.host(),
-        m.sshPort(),
-        m.peerUrl(),
-        m.clientUrl(),
-        m.dataDir(),
-        m.installDir(),
-        m.serviceDir());
   }
 }

@@ -14,6 +14,8 @@ import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberRef;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityInfo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,7 +46,10 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
   /** etcd's gauge of a defragmentation under way (3.4 and later). */
   static final String DEFRAG_IN_FLIGHT = "etcd_disk_defrag_inflight";
 
-  /** Defragmentations this worker sent that etcd has not answered yet, by cluster/member. */
+  /**
+   * Defragmentations this worker sent whose step has not had their answer yet, by step ({@link
+   * #stepKey}).
+   */
   private static final Map<String, CompletableFuture<?>> IN_FLIGHT = new ConcurrentHashMap<>();
 
   private final Supplier<Inventory> inventory;
@@ -175,15 +180,23 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
         clients -> {
           MemberSpec member = member(clients, ref.member());
           String what = "defragment member '" + member.name() + "'";
-          CompletableFuture<?> call = IN_FLIGHT.get(inFlightKey(ref));
+          String key = stepKey(ref);
+          CompletableFuture<?> call = IN_FLIGHT.get(key);
           if (call != null) {
-            log.info("{}: {}: waiting for the one this worker sent before", ref.cluster(), what);
+            log.info(
+                "{}: {}: taking the one an earlier attempt sent ({})",
+                ref.cluster(),
+                what,
+                call.isDone() ? "done" : "still running");
           } else if (defragmenting(clients, member)) {
             awaitOtherDefragmentation(clients, member, what);
           } else {
-            call = send(clients, member, ref);
+            call = send(clients, member, key);
           }
-          if (call != null) awaitBeating(call, what);
+          if (call != null) {
+            awaitBeating(call, what);
+            IN_FLIGHT.remove(key, call);
+          }
           MemberSpace after = space(clients, member);
           log.info(
               "{}: {} defragmented: {} bytes ({} in use)",
@@ -196,23 +209,37 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
   }
 
   /**
-   * Sends the defragmentation and keeps its call until etcd answers: a call given up on the client
-   * still runs in etcd, and a retry that sent another would queue a second one behind it.
+   * Sends the defragmentation and keeps its call for the step's next attempt until an attempt has
+   * its answer: a call given up on the client still runs in etcd (a retry that sent another would
+   * queue a second one behind it), and one that ended meanwhile is that retry's outcome. A call
+   * that failed is dropped, so that the retry sends a new one.
    */
-  private static CompletableFuture<?> send(EtcdClients clients, MemberSpec member, MemberRef ref) {
+  private static CompletableFuture<?> send(EtcdClients clients, MemberSpec member, String key) {
     CompletableFuture<?> call =
         clients
             .member(member.name())
             .getMaintenanceClient()
             .defragmentMember(EtcdClients.target(member));
-    String key = inFlightKey(ref);
     IN_FLIGHT.put(key, call);
-    call.whenComplete((result, failure) -> IN_FLIGHT.remove(key, call));
+    call.whenComplete(
+        (result, failure) -> {
+          if (failure != null) IN_FLIGHT.remove(key, call);
+        });
     return call;
   }
 
-  private static String inFlightKey(MemberRef ref) {
-    return ref.cluster() + "/" + ref.member();
+  /**
+   * The runbook step asking: its attempts share it, another run's step does not (a call an
+   * abandoned run left behind is never another run's outcome). Outside an activity, the member.
+   */
+  private static String stepKey(MemberRef ref) {
+    String member = ref.cluster() + "/" + ref.member();
+    try {
+      ActivityInfo info = Activity.getExecutionContext().getInfo();
+      return member + "/" + info.getWorkflowRunId() + "/" + info.getActivityId();
+    } catch (IllegalStateException | UnsupportedOperationException notInAnActivity) {
+      return member;
+    }
   }
 
   /**

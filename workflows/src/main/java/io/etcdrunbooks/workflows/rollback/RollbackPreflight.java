@@ -82,10 +82,10 @@ final class RollbackPreflight {
                           .awaitRestartSettled(new MemberRef(run.cluster(), m.name())));
       if (was) waited.add(m.name());
     }
-    if (waited.isEmpty()) return;
-    run.ctx
-        .progress()
-        .message("a restart still running on " + waited + " ended first; the cluster read again");
+    // read again even when none was waited for: one may have ended since DISCOVER read the cluster
+    if (!waited.isEmpty()) {
+      run.ctx.progress().message("a restart still running on " + waited + " ended first");
+    }
     run.state =
         run.ctx
             .progress()

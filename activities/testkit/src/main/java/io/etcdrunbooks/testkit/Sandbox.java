@@ -297,7 +297,7 @@ public final class Sandbox implements EtcdTestCluster {
         Duration.ofSeconds(10));
   }
 
-  /** Stops every member's etcd (SIGTERM, then SIGKILL) and every SSH server. Idempotent. */
+  /** Kills every member's etcd (SIGKILL: a teardown) and stops every SSH server. Idempotent. */
   @Override
   public synchronized void close() {
     if (closed) return;
@@ -690,18 +690,11 @@ public final class Sandbox implements EtcdTestCluster {
       log.warn("cannot list sandbox hosts in {}: {}", hostsDir, e.toString());
       return;
     }
+    // A teardown, not a runbook's stop: nothing reads these members again, and a graceful stop of
+    // members going down together costs seconds of leadership handovers per sandbox.
     for (Path pidFile : pidFiles) {
       long pid = etcdPid(pidFile);
-      if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
-    }
-    // A teardown: members stopping together spend seconds handing leadership around, so give them 2
-    // s in all.
-    long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-    for (Path pidFile : pidFiles) {
-      if (!awaitGone(pidFile, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
-        long pid = etcdPid(pidFile);
-        if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-      }
+      if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
     }
     for (Path pidFile : pidFiles) awaitGone(pidFile, Duration.ofSeconds(5));
   }

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.testkit;
 
 import io.etcdrunbooks.activities.etcd.TlsMaterial;
+import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.host.PlainProcessServiceManager;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
@@ -31,6 +32,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -378,6 +380,7 @@ public final class Sandbox implements EtcdTestCluster {
       hosts.put(name, host);
       knownHosts.add(host.knownHostsLine());
       boolean plain = !spec.staticPods();
+      if (plain) placeBinaries(root.resolve("opt/etcd"), spec.version());
       members.add(
           new MemberSpec(
               name,
@@ -475,6 +478,22 @@ public final class Sandbox implements EtcdTestCluster {
         members.size(),
         spec.version(),
         inventoryFile);
+  }
+
+  /**
+   * Copies the starting version's binaries where the install puts them, as a host image would hold
+   * them: the install that follows finds them by their SHA-256 and uploads nothing (an upload over
+   * SSH costs a second of CPU per member, in every sandbox of every test). Runbooks' own installs
+   * of other versions still upload.
+   */
+  private void placeBinaries(Path installDir, String version) throws IOException {
+    Path versionDir = Files.createDirectories(installDir.resolve("versions").resolve(version));
+    Path binDir = releases.binDir(version);
+    for (String binary : BinaryInstaller.BINARIES) {
+      Path source = binDir.resolve(binary);
+      if (Files.exists(source))
+        Files.copy(source, versionDir.resolve(binary), StandardCopyOption.COPY_ATTRIBUTES);
+    }
   }
 
   private String clientScheme() {

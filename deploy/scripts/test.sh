@@ -36,4 +36,6 @@ if [ -n "$test_tmp" ]; then
 else
   echo "test.sh: /dev/shm cannot take the tests' sandboxes; they go to the JVM's temporary directory"
 fi
-step "mvn verify" mvn -B -ntp verify "$@"
+# -T 2: a module whose dependencies are built starts beside the others (activities-it's tests run
+# while api and worker build and test), instead of after them
+step "mvn verify" mvn -B -ntp -T 2 verify "$@"

@@ -38,8 +38,13 @@ public final class TlsPhases {
               always(
                   Phase.PLAN,
                   "names each member's files and the new certificates, or, enabling, the steps and"
-                      + " the members' restart order; a dry run ends here",
-                  TlsPreflight::plan),
+                      + " the members' restart order (a dry run of enable on client URLs or"
+                      + " rotate-ca: also the clients connected now that TLS_ONLY or TRUST_NEW"
+                      + " would hold for); a dry run ends here",
+                  run -> {
+                    TlsPreflight.plan(run);
+                    UnmanagedClientsHold.inPlan(run);
+                  }),
               when(
                   Phase.AWAITING_APPROVAL,
                   "waits for an operator's approve (requireApproval)",

@@ -37,18 +37,7 @@ final class UnmanagedClientsHold {
   static void before(TlsRun run, Phase phase, String cut) {
     if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) return;
     ProgressTracker progress = run.ctx.progress();
-    List<String> found = new ArrayList<>();
-    for (String member : run.members) {
-      ClientConnections seen = list(run, member);
-      if (seen.unreadable() != null) {
-        found.add(member + ": its connections could not be listed (" + seen.unreadable() + ")");
-      } else if (!seen.unmanaged().isEmpty()) {
-        found.add(
-            member
-                + ": "
-                + seen.unmanaged().stream().map(ClientConnections.Client::describe).toList());
-      }
-    }
+    List<String> found = unmanaged(run);
     if (found.isEmpty()) {
       progress.skipped(STEP, "every connected client is a member, a kube-apiserver or the worker");
       return;
@@ -68,6 +57,41 @@ final class UnmanagedClientsHold {
       throw undone(run, found);
     }
     progress.phase(phase);
+  }
+
+  /**
+   * A dry run of a mode that cuts clients off: the plan also names the clients the cutting step
+   * would hold for, as connected now.
+   */
+  static void inPlan(TlsRun run) {
+    if (!run.request.dryRun() || !(run.enablingClients() || run.rotatingCa())) return;
+    if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) return;
+    ProgressTracker progress = run.ctx.progress();
+    List<String> found = unmanaged(run);
+    progress.message(
+        progress.snapshot().message()
+            + (found.isEmpty()
+                ? "; connected now: only members, kube-apiservers and the worker"
+                : "; connected now, clients the inventory does not know of (the run would hold for"
+                    + " an approval before cutting them off, unless ignoreUnmanagedClients): "
+                    + String.join("; ", found)));
+  }
+
+  /** Each member with unmanaged clients, or whose connections could not be listed. */
+  private static List<String> unmanaged(TlsRun run) {
+    List<String> found = new ArrayList<>();
+    for (String member : run.members) {
+      ClientConnections seen = list(run, member);
+      if (seen.unreadable() != null) {
+        found.add(member + ": its connections could not be listed (" + seen.unreadable() + ")");
+      } else if (!seen.unmanaged().isEmpty()) {
+        found.add(
+            member
+                + ": "
+                + seen.unmanaged().stream().map(ClientConnections.Client::describe).toList());
+      }
+    }
+    return found;
   }
 
   private static ClientConnections list(TlsRun run, String member) {

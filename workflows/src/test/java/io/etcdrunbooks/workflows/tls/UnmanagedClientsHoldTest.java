@@ -151,6 +151,25 @@ class UnmanagedClientsHoldTest {
     assertThat(DONE).containsOnly("undo both schemes");
   }
 
+  @Test
+  void aDryRunsPlanNamesTheClientsTheCutWouldHoldFor() {
+    cluster.connected(seen("m3", new Client("10.9.9.9", 2379, 2, null, true)));
+
+    String plan =
+        holdWorkflow()
+            .cut(
+                ReconfigureTlsRequest.enableIssued(
+                    "c",
+                    "/etc/ca.key",
+                    90,
+                    EnableTls.both("/ca", "/crt", "/key"),
+                    RunbookOptions.defaults().withDryRun(true)));
+
+    assertThat(plan)
+        .startsWith("the plan; connected now, clients the inventory does not know of")
+        .contains("m3: [10.9.9.9 -> :2379 (2 connections, plain http served there)]");
+  }
+
   private static ClientConnections seen(String member, Client... clients) {
     return new ClientConnections(
         member,
@@ -188,7 +207,10 @@ class UnmanagedClientsHoldTest {
                 .build());
   }
 
-  /** TLS_ONLY's hold and then its cut, with one change of the run before it to undo. */
+  /**
+   * TLS_ONLY's hold and then its cut, with one change of the run before it to undo; a dry run: the
+   * plan.
+   */
   @WorkflowInterface
   public interface HoldWorkflow extends Runbook {
     @WorkflowMethod
@@ -205,7 +227,7 @@ class UnmanagedClientsHoldTest {
     public String cut(ReconfigureTlsRequest request) {
       return runChange(
           request.cluster(),
-          false,
+          request.dryRun(),
           () -> {
             TlsRun run =
                 new TlsRun(
@@ -213,6 +235,11 @@ class UnmanagedClientsHoldTest {
                     request,
                     this::needApprovalAgain);
             run.members = MEMBERS;
+            if (request.dryRun()) {
+              progress.message("the plan");
+              UnmanagedClientsHold.inPlan(run);
+              return progress.snapshot().message();
+            }
             if (request.requireApproval()) awaitApproval("the first change", () -> false);
             run.undo.register(
                 "both schemes",

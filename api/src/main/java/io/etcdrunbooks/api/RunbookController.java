@@ -240,7 +240,8 @@ public final class RunbookController {
    * {"caKeyFile":"/etc/etcd-runbooks/prod-1-ca.key","validityDays":365} instead of certificatesDir;
    * mode "enable" takes {"enable":{"urls":"both","caFile":...,"clientCertFile":...,
    * "clientKeyFile":...}} too, mode "rotate-ca" {"rotateCa":{"caFile":...,"clientCertFile":...,
-   * "clientKeyFile":...}}.
+   * "clientKeyFile":...}}; both take {"ignoreUnmanagedClients":true} to cut plain http or the old
+   * CA off without holding for the clients the inventory does not know of.
    */
   @Post("/clusters/{cluster}/reconfigure-tls")
   @Access(ApiAction.RECONFIGURE_TLS)
@@ -258,7 +259,8 @@ public final class RunbookController {
                     .issuedFrom(body.caKeyFile(), body.validityDays())
                     .enabling(body.enable())
                     .movingTo(body.rotateCa())
-                    .inEmergency(body.emergency()),
+                    .inEmergency(body.emergency())
+                    .ignoringUnmanagedClients(body.ignoreUnmanagedClients()),
                 caller(http)));
   }
 

@@ -26,6 +26,9 @@ final class TlsRun {
   final String rotationId;
   final Compensation undo = new Compensation();
 
+  /** Makes the next approval wait for a new approve: the hold for unmanaged clients has its own. */
+  final Runnable needApprovalAgain;
+
   ClusterState state;
 
   /** Enabling TLS: each member's flags as it ran before, its URLs, and its placed files. */
@@ -48,9 +51,10 @@ final class TlsRun {
   final List<String> rotated = new ArrayList<>();
   Map<String, String> notAfter = Map.of();
 
-  TlsRun(RunContext ctx, ReconfigureTlsRequest request) {
+  TlsRun(RunContext ctx, ReconfigureTlsRequest request, Runnable needApprovalAgain) {
     this.ctx = ctx;
     this.request = request;
+    this.needApprovalAgain = needApprovalAgain;
     this.rotationId = "tls" + Workflow.getInfo().getRunId().substring(0, 8);
   }
 

@@ -10,9 +10,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Replays TLS reconfigurations recorded on real clusters with the code they shipped with against
  * today's workflow code: enabling TLS on http 3.4.23 and 3.5.30 clusters with kube-apiserver
- * stand-ins (EnableTlsTest), a CA rotation (RotateCaTest) and a certificate rotation on a
- * static-pod cluster (ReconfigureTlsTest), each recorded into
- * worker/target/recorded-*-history.json. A change that breaks one needs Workflow.getVersion.
+ * stand-ins (EnableTlsTest; the last one held for a plain http client it does not manage, then
+ * approved), a CA rotation (RotateCaTest) and a certificate rotation on a static-pod cluster
+ * (ReconfigureTlsTest), each recorded into worker/target/recorded-*-history.json. A change that
+ * breaks one needs Workflow.getVersion.
  */
 class ReconfigureTlsReplayTest {
 
@@ -21,6 +22,7 @@ class ReconfigureTlsReplayTest {
       strings = {
         "enable-tls-3.4.23",
         "enable-tls-3.5.30",
+        "enable-tls-3.5.30-unmanaged-client-held",
         "rotate-ca-3.5.30",
         "rotate-certificates-3.5.30-static-pod"
       })

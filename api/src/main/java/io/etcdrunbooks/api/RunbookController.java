@@ -95,7 +95,8 @@ public final class RunbookController {
 
   /**
    * Body:
-   * {"toVersion":"3.4.23","acknowledgeDataLoss":false,"backupId":"","requireApproval":false,"dryRun":false}.
+   * {"toVersion":"3.4.23","acknowledgeDataLoss":false,"backupId":"","requireApproval":false,"dryRun":false,
+   * "acknowledgeRevisionsBackward":false}.
    */
   @Post("/clusters/{cluster}/rollback")
   @Access(ApiAction.ROLLBACK)
@@ -110,7 +111,8 @@ public final class RunbookController {
                         options(
                             body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
                     .withDataLossAcknowledged(body.acknowledgeDataLoss())
-                    .withBackupId(body.backupId()),
+                    .withBackupId(body.backupId())
+                    .withRevisionsBackwardAcknowledged(body.acknowledgeRevisionsBackward()),
                 caller(http)));
   }
 

@@ -9,6 +9,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.host.DataDirCopy;
 import io.etcdrunbooks.activities.host.MemberFence;
 import io.etcdrunbooks.activities.host.MemberShell;
+import io.etcdrunbooks.activities.host.SnapshotRestore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -144,7 +145,7 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
                 + " let the runbook run from its start",
             "MemberStillRunning");
       }
-      String copy = member.dataDir() + ".before-recover-" + request.recoveryId();
+      String copy = copyPath(member, request.recoveryId());
       boolean copied = DataDirCopy.copy(member, copy);
       log.info(
           "{}: data dir {} {}",
@@ -153,6 +154,72 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
           copy);
       return copy;
     }
+  }
+
+  @Override
+  public long restoreSurvivor(RestoreSurvivorRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    try (MemberShell member =
+        MemberShell.of(spec, request.member(), ssh, "recovering quorum", BY_HAND)) {
+      String dataDir = member.dataDir();
+      String marker = dataDir + ".restored-" + request.recoveryId();
+      String done =
+          member
+              .run(
+                  "if [ -f %s ]; then cat %s; fi".formatted(quote(marker), quote(marker)),
+                  "look for an earlier rebuild")
+              .stdout()
+              .strip();
+      if (!done.isEmpty()) {
+        log.info("{}: rebuilt already for {}", member.host().describe(), request.recoveryId());
+        return Long.parseLong(done);
+      }
+      if (member.running()) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            member.host().describe()
+                + " still runs: the runbook stops it and copies its data dir before it rebuilds"
+                + " it; stop it, or let the runbook run from its start",
+            "MemberStillRunning");
+      }
+      String db = copyPath(member, request.recoveryId()) + "/member/snap/db";
+      String tool =
+          request.ownTool()
+              ? member.tool("etcdutl", request.toolVersion(), releases)
+              : member.broughtTool("etcdutl", request.toolVersion(), releases);
+      // made beside the data dir and moved in whole: a restore that fails leaves the data dir
+      String fresh = dataDir + ".rebuilding-" + request.recoveryId();
+      MemberSpec m = member.host().member();
+      member.run(
+          "set -e\n"
+              + ("[ -f %s ] || { echo 'no database in the data dir copy: %s' >&2; exit 3; }\n"
+                      + "rm -rf %s\n")
+                  .formatted(quote(db), db, quote(fresh))
+              + SnapshotRestore.command(
+                  tool,
+                  db,
+                  true,
+                  m,
+                  m.name() + "=" + m.peerUrl(),
+                  spec.name() + "-" + request.recoveryId(),
+                  fresh,
+                  request.revisionBump())
+              + "chmod 700 %s\nrm -rf %s\nmv -T %s %s\n"
+                  .formatted(quote(fresh), quote(dataDir), quote(fresh), quote(dataDir))
+              + SnapshotRestore.owner(ssh, spec, member.host(), dataDir)
+              + "echo %d > %s\n".formatted(request.revisionBump(), quote(marker)),
+          "rebuild the data dir from " + db + " with etcdutl " + request.toolVersion());
+      log.info(
+          "{}: data dir rebuilt as a cluster of one from {} with etcdutl {}, revision raised by {}",
+          member.host().describe(),
+          db,
+          request.toolVersion(),
+          request.revisionBump());
+      return request.revisionBump();
+    }
+  }
+
+  private static String copyPath(MemberShell member, String recoveryId) {
+    return member.dataDir() + ".before-recover-" + recoveryId;
   }
 
   @Override

@@ -92,7 +92,7 @@ class RecoverQuorumTest {
               runbooks,
               RecoverQuorumRequest.of("sandbox", OPTIONS)
                   .acknowledgingDataLoss()
-                  .confirmingLossFor(5));
+                  .confirmingLossFor(3));
 
       assertThat(result.outcome()).isEqualTo(RecoverQuorumResult.RECOVERED);
       assertThat(result.survivor()).isEqualTo(held);

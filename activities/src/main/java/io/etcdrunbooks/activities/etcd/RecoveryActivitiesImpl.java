@@ -4,6 +4,7 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.host.DataDirCopy;
@@ -26,7 +27,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,23 +86,44 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
     ClusterSpec spec = cluster(ref.cluster());
     List<String> answered = new ArrayList<>();
     try (EtcdClients clients = new EtcdClients(spec)) {
-      for (MemberSpec m : spec.members()) {
-        try {
-          EtcdClients.await(
-              clients
-                  .member(m.name())
-                  .getKVClient()
-                  .get(
-                      ByteSequence.from("health", StandardCharsets.UTF_8),
-                      GetOption.builder().withLimit(1).withCountOnly(true).build()),
-              "linearizable read through " + m.name(),
-              QUORUM_READ_TIMEOUT);
-          answered.add(m.name());
-        } catch (EtcdCallException e) {
-          log.info(
-              "cluster '{}': no quorum read through {}: {}", spec.name(), m.name(), e.getMessage());
-        }
+      // every member asked at once: one that waits for a quorum holds its read for the whole
+      // timeout, and asked one after the other such members held each look that many times as long
+      Map<String, CompletableFuture<GetResponse>> reads = new LinkedHashMap<>();
+      for (MemberSpec m : spec.members())
+        reads.put(
+            m.name(),
+            clients
+                .member(m.name())
+                .getKVClient()
+                .get(
+                    ByteSequence.from("health", StandardCharsets.UTF_8),
+                    GetOption.builder().withLimit(1).withCountOnly(true).build()));
+      try {
+        CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new))
+            .get(QUORUM_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        // each read is looked at below
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw FailureType.MembersUnreachable.retryable("interrupted while reading", e);
       }
+      reads.forEach(
+          (member, read) -> {
+            String why;
+            if (read.isDone()) {
+              try {
+                EtcdClients.await(read, "linearizable read through " + member);
+                answered.add(member);
+                return;
+              } catch (EtcdCallException e) {
+                why = e.getMessage();
+              }
+            } else {
+              read.cancel(true);
+              why = "no answer within " + QUORUM_READ_TIMEOUT.toSeconds() + " s";
+            }
+            log.info("cluster '{}': no quorum read through {}: {}", spec.name(), member, why);
+          });
     }
     return answered;
   }

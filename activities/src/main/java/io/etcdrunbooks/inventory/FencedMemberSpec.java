@@ -2,9 +2,9 @@ package io.etcdrunbooks.inventory;
 
 /**
  * A tombstone: a member that RecoverQuorum took out of the cluster without its consent. Its etcd
- * still holds the old membership, and after {@code --force-new-cluster} the cluster keeps its id:
- * should it run again beside its old peers they could elect a leader and serve the old state.
- * Discovery looks for it at its client URL on every run and stops it on its host.
+ * still holds the old membership and cluster id: should it run again beside its old peers they
+ * could elect a leader and serve the old state. Discovery looks for it at its client URL on every
+ * run and stops it on its host.
  *
  * @param name the member's name when it was fenced
  * @param memberId its etcd member id in hex ("" when the survivor could not list it)

@@ -196,7 +196,8 @@ public final class RunbookController {
 
   /**
    * Body: {"acknowledgeDataLoss":true,"confirmLossSeconds":60,"survivor":"","replacements":{"m2":
-   * {"name":"m4","host":...}}}. It always waits for an admin's approval before it touches anything.
+   * {"name":"m4","host":...}},"acknowledgeRevisionsBackward":false}. It always waits for an admin's
+   * approval before it touches anything.
    */
   @Post("/clusters/{cluster}/recover-quorum")
   @Access(ApiAction.RECOVER_QUORUM)
@@ -215,7 +216,8 @@ public final class RunbookController {
                     body.destroyed(),
                     body.dryRun(),
                     body.memberTimeoutSeconds(),
-                    body.apiServerTimeoutSeconds()),
+                    body.apiServerTimeoutSeconds(),
+                    body.acknowledgeRevisionsBackward()),
                 caller(http)));
   }
 

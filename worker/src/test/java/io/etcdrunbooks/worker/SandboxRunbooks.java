@@ -15,6 +15,7 @@ import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
+import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
@@ -53,6 +54,10 @@ final class SandboxRunbooks implements AutoCloseable {
   final InventorySource inventory;
   final EtcdActivitiesImpl etcd;
   final TestWorkflowEnvironment env;
+
+  /** Releases the worker's binary source is made not to offer (empty: it offers all it has). */
+  final java.util.Set<String> withheldReleases = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final SshConnector ssh = new SshConnector();
   private final HostActivitiesImpl host;
 
@@ -95,7 +100,7 @@ final class SandboxRunbooks implements AutoCloseable {
         new WorkerActivities(
             wrapEtcd.apply(etcd),
             wrapHost.apply(host),
-            real.releases(),
+            withholding(real.releases()),
             real.backup(),
             real.membership(),
             real.newMember(),
@@ -107,6 +112,23 @@ final class SandboxRunbooks implements AutoCloseable {
             real.maintenance(),
             real.recovery()));
     env.start();
+  }
+
+  /** The worker's release activities without the {@link #withheldReleases}. */
+  private ReleaseActivities withholding(ReleaseActivities releases) {
+    return new ReleaseActivities() {
+      @Override
+      public java.util.List<String> availableVersions(ClusterRef cluster) {
+        return releases.availableVersions(cluster).stream()
+            .filter(v -> !withheldReleases.contains(v))
+            .toList();
+      }
+
+      @Override
+      public java.util.List<String> flagsOf(String version) {
+        return releases.flagsOf(version);
+      }
+    };
   }
 
   static ReleaseStore releases() {

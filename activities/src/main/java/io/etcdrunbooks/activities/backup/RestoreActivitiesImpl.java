@@ -9,7 +9,7 @@ import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.MemberHost;
 import io.etcdrunbooks.activities.host.RootShell;
-import io.etcdrunbooks.activities.host.SystemdUnit;
+import io.etcdrunbooks.activities.host.SnapshotRestore;
 import io.etcdrunbooks.activities.host.VersionInstaller;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
@@ -277,26 +277,19 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
               + " rm -rf "
               + quote(dataDir)
               + "; fi\n"
-              + (etcdutl ? "" : "export ETCDCTL_API=3\n")
-              + quote(tool)
-              + " snapshot restore "
-              + quote(staging + "/snapshot.db")
-              + " --name "
-              + quote(host.member().name())
-              + " --initial-cluster "
-              + quote(request.initialCluster())
-              + " --initial-cluster-token "
-              + quote(request.clusterToken())
-              + " --initial-advertise-peer-urls "
-              + quote(host.member().peerUrl())
-              + " --data-dir "
-              + quote(dataDir)
-              + (bump ? " --bump-revision " + REVISION_BUMP + " --mark-compacted" : "")
-              + "\n"
+              + SnapshotRestore.command(
+                  tool,
+                  staging + "/snapshot.db",
+                  false,
+                  host.member(),
+                  request.initialCluster(),
+                  request.clusterToken(),
+                  dataDir,
+                  bump ? REVISION_BUMP : 0)
               + "chmod 700 "
               + quote(dataDir)
               + "\n"
-              + owner(spec, host)
+              + SnapshotRestore.owner(ssh, spec, host, dataDir)
               + "echo "
               + (bump ? REVISION_BUMP : 0)
               + " > "
@@ -344,17 +337,6 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
             e.getMessage());
       }
     }
-  }
-
-  /**
-   * The chown that gives a restored data dir to the user a systemd unit runs etcd as ({@code
-   * User=}); "" when it runs as root or is no unit.
-   */
-  private String owner(ClusterSpec spec, MemberHost host) {
-    if (!ServiceSpec.SYSTEMD.equals(spec.service().kind())) return "";
-    String user = SystemdUnit.read(ssh, host, spec.service().effectiveUnit()).user();
-    if (user.isBlank() || user.equals("root")) return "";
-    return "chown -R " + quote(user) + ": " + quote(host.member().dataDir()) + "\n";
   }
 
   /**

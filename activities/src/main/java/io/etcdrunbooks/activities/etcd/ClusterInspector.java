@@ -121,8 +121,12 @@ public final class ClusterInspector {
   }
 
   private MemberStatus status(String memberName, boolean withHealth) {
+    return status(memberName, withHealth, memberIdsIfReachable());
+  }
+
+  private MemberStatus status(String memberName, boolean withHealth, Map<String, Long> listed) {
     MemberSpec member = spec.member(memberName);
-    long listedId = memberIdsIfReachable().getOrDefault(member.name(), 0L);
+    long listedId = listed.getOrDefault(member.name(), 0L);
     StatusResponse status;
     try {
       status =
@@ -193,10 +197,16 @@ public final class ClusterInspector {
    * status call and a /health request, and a member that does not answer takes its timeout alone.
    */
   public List<MemberStatus> statuses() {
-    memberIdsIfReachable(); // read once, before the members are asked in parallel
+    // read once, before the members are asked in parallel: a member list that found no answer
+    // (no quorum, a member that accepts and never answers) is not asked again by each of them,
+    // which waited for it one after the other
+    Map<String, Long> listed = memberIdsIfReachable();
     List<CompletableFuture<MemberStatus>> reads =
         spec.members().stream()
-            .map(m -> CompletableFuture.supplyAsync(() -> status(m.name()), STATUS_READERS))
+            .map(
+                m ->
+                    CompletableFuture.supplyAsync(
+                        () -> status(m.name(), true, listed), STATUS_READERS))
             .toList();
     return reads.stream().map(ClusterInspector::<MemberStatus>joined).toList();
   }

@@ -32,6 +32,9 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
   private static final Logger log = LoggerFactory.getLogger(MembershipActivitiesImpl.class);
   private static final long PROMOTE_POLL_MILLIS = 500;
 
+  /** Twice etcd's HealthInterval: how long an add refused as "unhealthy cluster" is asked again. */
+  private static final java.time.Duration CONNECTED_WAIT = java.time.Duration.ofSeconds(10);
+
   private final Supplier<Inventory> inventory;
 
   public MembershipActivitiesImpl(Supplier<Inventory> inventory) {
@@ -133,23 +136,33 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
                   + request.cluster()
                   + "'";
           Member added;
-          try {
-            added =
-                EtcdClients.await(
-                        voter
-                            .client()
-                            .getClusterClient()
-                            .addMember(List.of(URI.create(request.peerUrl())), request.learner()),
-                        what)
-                    .getMember();
-          } catch (EtcdCallException e) {
-            Optional<EtcdMember> raced = byPeerUrl(list(voter), request.peerUrl());
-            if (raced.isPresent()) return raced.get();
-            if (refusedForGood(e)) {
-              throw FailureType.MembershipChangeRefused.nonRetryable(
-                  "cannot " + what + ": " + e.getMessage());
+          long healthyBy = System.nanoTime() + CONNECTED_WAIT.toNanos();
+          while (true) {
+            try {
+              added =
+                  EtcdClients.await(
+                          voter
+                              .client()
+                              .getClusterClient()
+                              .addMember(List.of(URI.create(request.peerUrl())), request.learner()),
+                          what)
+                      .getMember();
+              break;
+            } catch (EtcdCallException e) {
+              Optional<EtcdMember> raced = byPeerUrl(list(voter), request.peerUrl());
+              if (raced.isPresent()) return raced.get();
+              if (refusedForGood(e)) {
+                throw FailureType.MembershipChangeRefused.nonRetryable(
+                    "cannot " + what + ": " + e.getMessage());
+              }
+              // etcd adds a member only once the leader has been connected to every voter for 5 s
+              // (its HealthInterval): a member just started or promoted is waited for here, not
+              // by the activity's retries, whose backoff overshot it by seconds
+              if (!e.getMessage().contains("unhealthy cluster") || System.nanoTime() > healthyBy)
+                throw e;
+              Heartbeats.beat("cluster not yet connected to every voter for 5 s: " + what);
+              Heartbeats.pause(PROMOTE_POLL_MILLIS);
             }
-            throw e;
           }
           EtcdMember member = toMember(added);
           log.info("cluster '{}': added {}", request.cluster(), describe(member));

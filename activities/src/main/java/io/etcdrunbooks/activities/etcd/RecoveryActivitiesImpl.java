@@ -4,11 +4,13 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.host.DataDirCopy;
 import io.etcdrunbooks.activities.host.MemberFence;
 import io.etcdrunbooks.activities.host.MemberShell;
+import io.etcdrunbooks.activities.host.SnapshotRestore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -25,7 +27,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,23 +86,44 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
     ClusterSpec spec = cluster(ref.cluster());
     List<String> answered = new ArrayList<>();
     try (EtcdClients clients = new EtcdClients(spec)) {
-      for (MemberSpec m : spec.members()) {
-        try {
-          EtcdClients.await(
-              clients
-                  .member(m.name())
-                  .getKVClient()
-                  .get(
-                      ByteSequence.from("health", StandardCharsets.UTF_8),
-                      GetOption.builder().withLimit(1).withCountOnly(true).build()),
-              "linearizable read through " + m.name(),
-              QUORUM_READ_TIMEOUT);
-          answered.add(m.name());
-        } catch (EtcdCallException e) {
-          log.info(
-              "cluster '{}': no quorum read through {}: {}", spec.name(), m.name(), e.getMessage());
-        }
+      // every member asked at once: one that waits for a quorum holds its read for the whole
+      // timeout, and asked one after the other such members held each look that many times as long
+      Map<String, CompletableFuture<GetResponse>> reads = new LinkedHashMap<>();
+      for (MemberSpec m : spec.members())
+        reads.put(
+            m.name(),
+            clients
+                .member(m.name())
+                .getKVClient()
+                .get(
+                    ByteSequence.from("health", StandardCharsets.UTF_8),
+                    GetOption.builder().withLimit(1).withCountOnly(true).build()));
+      try {
+        CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new))
+            .get(QUORUM_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        // each read is looked at below
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw FailureType.MembersUnreachable.retryable("interrupted while reading", e);
       }
+      reads.forEach(
+          (member, read) -> {
+            String why;
+            if (read.isDone()) {
+              try {
+                EtcdClients.await(read, "linearizable read through " + member);
+                answered.add(member);
+                return;
+              } catch (EtcdCallException e) {
+                why = e.getMessage();
+              }
+            } else {
+              read.cancel(true);
+              why = "no answer within " + QUORUM_READ_TIMEOUT.toSeconds() + " s";
+            }
+            log.info("cluster '{}': no quorum read through {}: {}", spec.name(), member, why);
+          });
     }
     return answered;
   }
@@ -144,7 +173,7 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
                 + " let the runbook run from its start",
             "MemberStillRunning");
       }
-      String copy = member.dataDir() + ".before-recover-" + request.recoveryId();
+      String copy = copyPath(member, request.recoveryId());
       boolean copied = DataDirCopy.copy(member, copy);
       log.info(
           "{}: data dir {} {}",
@@ -153,6 +182,72 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
           copy);
       return copy;
     }
+  }
+
+  @Override
+  public long restoreSurvivor(RestoreSurvivorRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    try (MemberShell member =
+        MemberShell.of(spec, request.member(), ssh, "recovering quorum", BY_HAND)) {
+      String dataDir = member.dataDir();
+      String marker = dataDir + ".restored-" + request.recoveryId();
+      String done =
+          member
+              .run(
+                  "if [ -f %s ]; then cat %s; fi".formatted(quote(marker), quote(marker)),
+                  "look for an earlier rebuild")
+              .stdout()
+              .strip();
+      if (!done.isEmpty()) {
+        log.info("{}: rebuilt already for {}", member.host().describe(), request.recoveryId());
+        return Long.parseLong(done);
+      }
+      if (member.running()) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            member.host().describe()
+                + " still runs: the runbook stops it and copies its data dir before it rebuilds"
+                + " it; stop it, or let the runbook run from its start",
+            "MemberStillRunning");
+      }
+      String db = copyPath(member, request.recoveryId()) + "/member/snap/db";
+      String tool =
+          request.ownTool()
+              ? member.tool("etcdutl", request.toolVersion(), releases)
+              : member.broughtTool("etcdutl", request.toolVersion(), releases);
+      // made beside the data dir and moved in whole: a restore that fails leaves the data dir
+      String fresh = dataDir + ".rebuilding-" + request.recoveryId();
+      MemberSpec m = member.host().member();
+      member.run(
+          "set -e\n"
+              + ("[ -f %s ] || { echo 'no database in the data dir copy: %s' >&2; exit 3; }\n"
+                      + "rm -rf %s\n")
+                  .formatted(quote(db), db, quote(fresh))
+              + SnapshotRestore.command(
+                  tool,
+                  db,
+                  true,
+                  m,
+                  m.name() + "=" + m.peerUrl(),
+                  spec.name() + "-" + request.recoveryId(),
+                  fresh,
+                  request.revisionBump())
+              + "chmod 700 %s\nrm -rf %s\nmv -T %s %s\n"
+                  .formatted(quote(fresh), quote(dataDir), quote(fresh), quote(dataDir))
+              + SnapshotRestore.owner(ssh, spec, member.host(), dataDir)
+              + "echo %d > %s\n".formatted(request.revisionBump(), quote(marker)),
+          "rebuild the data dir from " + db + " with etcdutl " + request.toolVersion());
+      log.info(
+          "{}: data dir rebuilt as a cluster of one from {} with etcdutl {}, revision raised by {}",
+          member.host().describe(),
+          db,
+          request.toolVersion(),
+          request.revisionBump());
+      return request.revisionBump();
+    }
+  }
+
+  private static String copyPath(MemberShell member, String recoveryId) {
+    return member.dataDir() + ".before-recover-" + recoveryId;
   }
 
   @Override

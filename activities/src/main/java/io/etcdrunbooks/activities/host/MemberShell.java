@@ -105,6 +105,14 @@ public final class MemberShell implements AutoCloseable {
     if (!ServiceSpec.STATIC_POD.equals(spec.service().kind())) {
       return host.member().installDir() + "/current/" + tool;
     }
+    return broughtTool(tool, version, releases);
+  }
+
+  /**
+   * The path on the host of the version's {@code tool} copied from the release store to a private
+   * staging directory (removed by {@link #close()}): another release's tool than the member runs.
+   */
+  public String broughtTool(String tool, String version, ReleaseStore releases) {
     String path = staging() + "/" + tool;
     ssh.upload(host.target(), releases.binDir(version).resolve(tool), path);
     exec("chmod 700 " + quote(path), "make " + path + " executable");

@@ -54,4 +54,29 @@ public interface RecoveryActivities {
   String fenceMember(FenceMemberRequest request);
 
   record FenceMemberRequest(String cluster, String member, String recoveryId, boolean disable) {}
+
+  /**
+   * Rebuilds the stopped survivor's data dir as a new cluster of one from the database in its data
+   * dir copy ({@code <dataDir>.before-recover-<recoveryId>}, made by {@link #copyDataDir}): {@code
+   * etcdutl snapshot restore --skip-hash-check} with the member's own name and peer URL alone, a
+   * new cluster token, {@code --bump-revision} and {@code --mark-compacted}. The restore goes to a
+   * directory beside the data dir, which it replaces only once whole. Skips a member rebuilt
+   * already for this recovery; returns the revision bump. Fails, non-retryably, when the member
+   * runs or the copy holds no database.
+   */
+  long restoreSurvivor(RestoreSurvivorRequest request);
+
+  /**
+   * @param toolVersion the release whose etcdutl restores (3.5.10 or later)
+   * @param ownTool the member's own etcdutl (its install dir's; a static pod's host gets the
+   *     version's from the binary source), else the toolVersion's brought from the binary source
+   * @param revisionBump how far the revision is raised
+   */
+  record RestoreSurvivorRequest(
+      String cluster,
+      String member,
+      String recoveryId,
+      String toolVersion,
+      boolean ownTool,
+      long revisionBump) {}
 }

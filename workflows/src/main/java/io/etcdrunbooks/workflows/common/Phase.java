@@ -63,7 +63,10 @@ public enum Phase {
   ALARMS,
   /** Recovering quorum: every lost member fenced, so that it never serves the old membership. */
   FENCE,
-  /** Recovering quorum: the survivor restarted once with --force-new-cluster, then without. */
+  /**
+   * Recovering quorum: the survivor made a cluster of one, rebuilt from its copy with its revision
+   * raised (or, in older runs, restarted once with --force-new-cluster, then without).
+   */
   FORCE_NEW_CLUSTER,
   POSTFLIGHT,
   /** The migrated keys deleted from the v2 store, once every kube-apiserver reads v3. */

@@ -143,6 +143,7 @@ final class RecoverDiscovery {
           Workflow.getVersion(APISERVERS_BEFORE_JOIN, Workflow.DEFAULT_VERSION, 1) >= 1;
       if (run.fencing) RecoverFencing.readIds(run);
       problems.addAll(CertificateExpiry.problems(run.state));
+      problems.addAll(RecoverRevision.choose(run));
     } else if (problems.isEmpty() && run.backup == null) {
       problems.add(
           "no member answers, no data dir holds a database, and there is no verified backup:"

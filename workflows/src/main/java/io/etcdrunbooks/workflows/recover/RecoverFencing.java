@@ -13,12 +13,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The lost members fenced before the survivor is forced into a cluster of one. {@code
- * --force-new-cluster} keeps the cluster's id: a lost majority that powers back on would elect a
- * leader on the old membership and serve the old state to its own apiservers. So each lost member
- * is fenced on its host (stopped, disabled, its data dir renamed), or, where its host cannot be
- * logged in to, attested destroyed by the request; each gets a tombstone in the inventory, which
- * every later discovery checks (a fenced member found answering is stopped and reported).
+ * The lost members fenced before the survivor is made a cluster of one. They keep the old
+ * membership and cluster id: a lost majority that powers back on would elect a leader on it and
+ * serve the old state to its own apiservers. So each lost member is fenced on its host (stopped,
+ * disabled, its data dir renamed), or, where its host cannot be logged in to, attested destroyed by
+ * the request; each gets a tombstone in the inventory, which every later discovery checks (a fenced
+ * member found answering is stopped and reported).
  */
 final class RecoverFencing {
 

@@ -30,13 +30,15 @@ public final class RecoverPhases {
           always(
               Phase.PREFLIGHT,
               "chooses the survivor, the answering voting member with the highest applied index"
-                  + " (or the one asked for; never a learner), reads its revision and the newest verified backup, places"
-                  + " each lost member (a replacement asked for, else its own host under a new"
-                  + " name); refuses, touching nothing, unless the inventory is writable, every"
+                  + " (or the one asked for; never a learner), reads its revision and the newest"
+                  + " verified backup, places each lost member (a replacement asked for, else its"
+                  + " own host under a new name), chooses the etcdutl that raises the survivor's"
+                  + " revision; refuses, touching nothing, unless the inventory is writable, every"
                   + " host can be logged in to and each rebuilt member's host can take it"
                   + " (directories creatable, service definition placeable, new ports free,"
-                  + " certificates); with no member answering, the newest verified"
-                  + " backup is the way (none: refused)",
+                  + " certificates), and an etcdutl from 3.5.10 on can be had or the request"
+                  + " acknowledges the revision going back (acknowledgeRevisionsBackward); with"
+                  + " no member answering, the newest verified backup is the way (none: refused)",
               RecoverDiscovery::preflight),
           always(
               Phase.PLAN,
@@ -80,10 +82,22 @@ public final class RecoverPhases {
               RecoverFailure.naming(RecoverSteps::copySurvivor)),
           when(
               Phase.FORCE_NEW_CLUSTER,
-              "starts the survivor once with --force-new-cluster (set where its flags live, the"
-                  + " file kept), waits until it leads a cluster of one, then puts its flags back"
-                  + " and restarts it without",
-              RecoverRun::rebuildsFromSurvivor,
+              "the survivor's data dir rebuilt from its copy as a new cluster of one: etcdutl"
+                  + " snapshot restore of the copy's database with --bump-revision 1000000000"
+                  + " --mark-compacted and a new cluster token (the survivor's own etcdutl from"
+                  + " 3.5.10 on, else the binary source's, chosen in PREFLIGHT, which refuses"
+                  + " without one unless acknowledgeRevisionsBackward), then the survivor started"
+                  + " and awaited as the leader of a cluster of one: no revision a watcher saw"
+                  + " comes again",
+              run -> run.rebuildsFromSurvivor() && run.bumpsRevision(),
+              RecoverFailure.naming(RecoverRevision::rebuildSurvivor)),
+          when(
+              Phase.FORCE_NEW_CLUSTER,
+              "recoveries started before the revision was raised, or acknowledging it going"
+                  + " back: starts the survivor once with --force-new-cluster (set where its flags"
+                  + " live, the file kept), waits until it leads a cluster of one, then puts its"
+                  + " flags back and restarts it without; the survivor's revision is kept",
+              run -> run.rebuildsFromSurvivor() && !run.bumpsRevision(),
               RecoverFailure.naming(RecoverSteps::forceNewCluster)),
           when(
               Phase.APISERVERS,
@@ -118,8 +132,9 @@ public final class RecoverPhases {
               RecoverSteps::postflight),
           always(
               Phase.DONE,
-              "the result: the survivor and its revision, the backup's, the members rebuilt, the"
-                  + " survivor's data dir copy, the apiservers restarted, and the loss in words",
+              "the result: the survivor and its revision, how far it was raised, the backup's, the"
+                  + " members rebuilt, the survivor's data dir copy, the apiservers restarted, the"
+                  + " loss in words and which watchers must relist",
               RecoverSteps::done));
 
   private RecoverPhases() {}

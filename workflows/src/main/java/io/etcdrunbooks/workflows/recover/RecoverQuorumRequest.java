@@ -32,6 +32,10 @@ import java.util.Map;
  *     (0: 300 s)
  * @param apiServerTimeoutSeconds how long each kube-apiserver may take to stop or be healthy (0:
  *     300 s)
+ * @param acknowledgeRevisionsBackward recover even when no tool that raises the revision can be had
+ *     (etcdutl 3.5.10 or later, the survivor's own or from the binary source): the survivor then
+ *     keeps its revision, lower than the lost members had, and every watcher must be restarted to
+ *     relist
  */
 public record RecoverQuorumRequest(
     String cluster,
@@ -43,7 +47,8 @@ public record RecoverQuorumRequest(
     List<String> destroyed,
     boolean dryRun,
     int memberTimeoutSeconds,
-    int apiServerTimeoutSeconds) {
+    int apiServerTimeoutSeconds,
+    boolean acknowledgeRevisionsBackward) {
 
   public static final int DEFAULT_CONFIRM_LOSS_SECONDS = 60;
   public static final int DEFAULT_MEMBER_TIMEOUT_SECONDS = 300;
@@ -125,7 +130,8 @@ public record RecoverQuorumRequest(
         List.of(),
         options.dryRun(),
         options.memberTimeoutSeconds(),
-        options.apiServerTimeoutSeconds());
+        options.apiServerTimeoutSeconds(),
+        false);
   }
 
   public RecoverQuorumRequest acknowledgingDataLoss() {
@@ -139,7 +145,8 @@ public record RecoverQuorumRequest(
         destroyed,
         dryRun,
         memberTimeoutSeconds,
-        apiServerTimeoutSeconds);
+        apiServerTimeoutSeconds,
+        acknowledgeRevisionsBackward);
   }
 
   public RecoverQuorumRequest confirmingLossFor(int seconds) {
@@ -153,7 +160,8 @@ public record RecoverQuorumRequest(
         destroyed,
         dryRun,
         memberTimeoutSeconds,
-        apiServerTimeoutSeconds);
+        apiServerTimeoutSeconds,
+        acknowledgeRevisionsBackward);
   }
 
   public RecoverQuorumRequest from(String member) {
@@ -167,7 +175,8 @@ public record RecoverQuorumRequest(
         destroyed,
         dryRun,
         memberTimeoutSeconds,
-        apiServerTimeoutSeconds);
+        apiServerTimeoutSeconds,
+        acknowledgeRevisionsBackward);
   }
 
   public RecoverQuorumRequest rebuilding(Map<String, MemberPlacement> placements) {
@@ -181,7 +190,8 @@ public record RecoverQuorumRequest(
         destroyed,
         dryRun,
         memberTimeoutSeconds,
-        apiServerTimeoutSeconds);
+        apiServerTimeoutSeconds,
+        acknowledgeRevisionsBackward);
   }
 
   /** This recovery leaving out these control-plane hosts (their machines are gone). */
@@ -196,7 +206,8 @@ public record RecoverQuorumRequest(
         destroyed,
         dryRun,
         memberTimeoutSeconds,
-        apiServerTimeoutSeconds);
+        apiServerTimeoutSeconds,
+        acknowledgeRevisionsBackward);
   }
 
   /** This recovery attesting that these lost members' machines are destroyed. */
@@ -211,7 +222,27 @@ public record RecoverQuorumRequest(
         members,
         dryRun,
         memberTimeoutSeconds,
-        apiServerTimeoutSeconds);
+        apiServerTimeoutSeconds,
+        acknowledgeRevisionsBackward);
+  }
+
+  /**
+   * This recovery going on with the survivor's revision when no tool can raise it (see {@code
+   * acknowledgeRevisionsBackward}).
+   */
+  public RecoverQuorumRequest withRevisionsBackwardAcknowledged(boolean acknowledged) {
+    return new RecoverQuorumRequest(
+        cluster,
+        acknowledgeDataLoss,
+        survivor,
+        replacements,
+        confirmLossSeconds,
+        skipControlPlaneHosts,
+        destroyed,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        acknowledged);
   }
 
   public int effectiveConfirmLossSeconds() {

@@ -13,6 +13,8 @@ import java.util.Map;
  * @param survivor the member the cluster was rebuilt from ("" when restored)
  * @param survivorRevision the survivor's revision: writes after it that reached only the lost
  *     members are lost
+ * @param revisionBump how far the revision was raised above the survivor's (0: it was not), so that
+ *     no revision a watcher saw comes again; the notes say which watchers must relist
  * @param backupId the newest verified backup ("" when there is none)
  * @param backupRevision its revision (0 when there is none)
  * @param rebuilt each lost member and the member that took its place
@@ -26,6 +28,7 @@ public record RecoverQuorumResult(
     String outcome,
     String survivor,
     long survivorRevision,
+    long revisionBump,
     String backupId,
     long backupRevision,
     Map<String, String> rebuilt,

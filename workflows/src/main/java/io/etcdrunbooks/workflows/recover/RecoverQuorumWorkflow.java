@@ -10,9 +10,10 @@ import java.util.List;
 /**
  * Brings back a cluster that lost quorum: the loss confirmed over time, the survivor with the most
  * data chosen and what will be lost shown, an approval always, then the kube-apiservers stopped,
- * the survivor's data dir copied, the survivor restarted once with {@code --force-new-cluster},
- * every other member rebuilt as a new member one at a time, the inventory and the apiservers
- * following. With no survivor, the newest verified backup is restored instead.
+ * the survivor's data dir copied, the survivor rebuilt from it as a new cluster of one with its
+ * revision raised ({@code etcdutl snapshot restore --bump-revision --mark-compacted}), every other
+ * member rebuilt as a new member one at a time, the inventory and the apiservers following. With no
+ * survivor, the newest verified backup is restored instead.
  */
 @WorkflowInterface
 public interface RecoverQuorumWorkflow extends Runbook {

@@ -70,6 +70,21 @@ final class RecoverRun {
   /** The survivor leads a cluster of one: the lost members are out of the membership. */
   boolean forcedNewCluster;
 
+  /** The revision is looked after ({@link RecoverRevision#CHANGE_ID}). */
+  boolean revisionsChecked;
+
+  /** The etcd release whose etcdutl rebuilds the survivor with its revision raised; "": none. */
+  String restoreTool = "";
+
+  /** That etcdutl is the survivor's own, not one brought from the binary source. */
+  boolean ownTool;
+
+  /** How far the survivor's revision was raised (0: not raised). */
+  long revisionBump;
+
+  /** The survivor's revision once it leads its cluster of one, raised (0: not read). */
+  long revisionAfter;
+
   final Map<String, String> rebuilt = new LinkedHashMap<>();
 
   /** etcd's member list at the end. */
@@ -95,6 +110,11 @@ final class RecoverRun {
 
   boolean rebuildsFromSurvivor() {
     return changes() && !fromBackup();
+  }
+
+  /** The survivor is rebuilt with its revision raised, not forced with --force-new-cluster. */
+  boolean bumpsRevision() {
+    return !restoreTool.isEmpty();
   }
 
   String what() {
@@ -139,6 +159,7 @@ final class RecoverRun {
 
   private List<String> notes() {
     List<String> notes = new ArrayList<>(List.of(loss()));
+    RecoverRevision.relist(this).ifPresent(notes::add);
     if (fencing) notes.addAll(fenced.isEmpty() ? RecoverFencing.plan(this) : fenced);
     if (!request.skipControlPlaneHosts().isEmpty())
       notes.add(
@@ -158,6 +179,7 @@ final class RecoverRun {
         outcome,
         survivor == null ? "" : survivor.name(),
         survivorRevision,
+        revisionBump,
         backup == null ? "" : backup.id(),
         backup == null ? 0 : backup.revision(),
         rebuilt,

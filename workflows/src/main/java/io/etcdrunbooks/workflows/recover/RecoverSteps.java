@@ -40,14 +40,13 @@ final class RecoverSteps {
     progress.message("what is lost: " + run.loss());
     if (run.fromBackup()) return;
     progress.message(
-        ("then: every kube-apiserver %s stopped; %s stopped and its data dir copied; %s started"
-                + " once with --force-new-cluster (a cluster of one), then without; rebuilt one at"
-                + " a time %s: %s; the inventory and every apiserver's --etcd-servers follow, the"
-                + " apiservers brought back one by one")
+        ("then: every kube-apiserver %s stopped; %s stopped and its data dir copied; %s;"
+                + " rebuilt one at a time %s: %s; the inventory and every apiserver's"
+                + " --etcd-servers follow, the apiservers brought back one by one")
             .formatted(
                 run.controlPlane,
                 run.survivor.name(),
-                run.survivor.name(),
+                RecoverRevision.planned(run),
                 run.learner ? "as learners, each promoted" : "as voting members",
                 run.rebuildAs.entrySet().stream()
                     .map(

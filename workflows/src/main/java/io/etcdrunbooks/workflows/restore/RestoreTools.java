@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * 3.5.10+ etcdutl from the binary source: its data dir is the same bbolt database and WAL that 3.3
  * and 3.4 start on (tried on real 3.3.25 and 3.4.23 members).
  */
-final class RestoreTools {
+public final class RestoreTools {
 
   /**
    * 2026-11-26: members whose own tool cannot raise the revision restored with a 3.5.10+ etcdutl
@@ -69,9 +69,9 @@ final class RestoreTools {
 
   /**
    * The newest 3.5 release from 3.5.10 on that the binary source offers, for a backup no newer than
-   * 3.5; empty when there is none.
+   * 3.5; empty when there is none. RecoverQuorum takes its tool for a survivor's data the same way.
    */
-  static Optional<String> bumpingRelease(String backupVersion, List<String> available) {
+  public static Optional<String> bumpingRelease(String backupVersion, List<String> available) {
     boolean newerData =
         EtcdVersion.find(backupVersion).map(v -> !v.isBefore(FIRST_NEWER_MINOR)).orElse(true);
     if (newerData) return Optional.empty();

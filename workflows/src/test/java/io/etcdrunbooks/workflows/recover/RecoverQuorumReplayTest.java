@@ -30,4 +30,16 @@ class RecoverQuorumReplayTest {
         RunbookIds.changing("sandbox"),
         RecoverQuorumWorkflowImpl.class);
   }
+
+  /**
+   * Recorded with the survivor rebuilt from its data dir copy with its revision raised instead of
+   * --force-new-cluster (the same test, 2026-11-26).
+   */
+  @Test
+  void todaysCodeReplaysARecordedRecoveryThatRaisedTheRevision() throws Exception {
+    RecordedHistories.replay(
+        "histories/recover-quorum-3.5.30-revision-raised.json",
+        RunbookIds.changing("sandbox"),
+        RecoverQuorumWorkflowImpl.class);
+  }
 }

@@ -118,7 +118,9 @@ public final class RecoverPhases {
               RecoverSteps::postflight),
           always(
               Phase.DONE,
-              "the result: the survivor and its revision, the backup's, the members rebuilt, the"
+              "kube-system/kubeadm-config's etcd.external.endpoints set to the inventory's members"
+                  + " (external etcd with kubernetes.kubeconfig; stacked etcd lists none), then the"
+                  + " result: the survivor and its revision, the backup's, the members rebuilt, the"
                   + " survivor's data dir copy, the apiservers restarted, and the loss in words",
               RecoverSteps::done));
 

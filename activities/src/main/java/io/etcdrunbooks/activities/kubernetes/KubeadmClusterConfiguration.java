@@ -23,13 +23,14 @@ final class KubeadmClusterConfiguration {
   /** kubeadm's default top-level imageRepository. */
   static final String DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io";
 
+  // written as kubeadm (sigs.k8s.io/yaml) writes it: no document marker, plain scalars, list items
+  // at their key's indentation
   private static final ObjectMapper YAML =
       new ObjectMapper(
           YAMLFactory.builder()
               .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
               .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
               .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
-              .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
               .build());
 
   private final ObjectNode root;

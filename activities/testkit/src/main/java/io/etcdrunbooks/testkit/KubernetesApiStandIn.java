@@ -122,11 +122,12 @@ public final class KubernetesApiStandIn implements AutoCloseable {
   }
 
   /**
-   * The inventory's cluster gains {@code kubernetes.kubeconfig} (the token one) and the threshold.
+   * The sandbox's cluster, in its inventory file as it is now (control-plane hosts attached, say),
+   * gains {@code kubernetes.kubeconfig} (the token one) and the threshold.
    */
   public void attachTo(Sandbox sandbox, int maxNotReadyNodes) {
-    Inventory inventory = sandbox.inventory();
-    ClusterSpec cluster = sandbox.cluster();
+    Inventory inventory = InventoryLoader.load(sandbox.inventoryFile());
+    ClusterSpec cluster = inventory.cluster(sandbox.cluster().name());
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
     clusters.put(
         cluster.name(),

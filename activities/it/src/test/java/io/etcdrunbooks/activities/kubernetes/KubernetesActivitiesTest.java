@@ -105,6 +105,10 @@ class KubernetesActivitiesTest {
 
       assertThat(change.outcome()).isEqualTo(KubeadmConfigChange.CHANGED);
       assertThat(change.detail()).contains("-> mirror.example:5000/k8s/etcd:3.5.16-0");
+      // written back in its order, list items at their key's indentation, as kubeadm writes it
+      assertThat(api.clusterConfiguration())
+          .startsWith(STACKED.substring(0, STACKED.indexOf("  extraArgs:")))
+          .contains("      value: http://0.0.0.0:2381\n    imageTag: 3.5.16-0\n");
       JsonNode after = YAML.readTree(api.clusterConfiguration());
       assertThat(after.at("/etcd/local/imageTag").asText()).isEqualTo("3.5.16-0");
       // the top-level repository is kubeadm's for etcd too: no etcd.local.imageRepository

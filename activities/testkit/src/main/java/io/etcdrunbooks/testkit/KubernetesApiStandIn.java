@@ -57,6 +57,7 @@ public final class KubernetesApiStandIn implements AutoCloseable {
   private final Path certificateKubeconfig;
   private final AtomicInteger resourceVersion = new AtomicInteger(1000);
   private final Map<String, Boolean> nodes = new LinkedHashMap<>();
+  private final Map<String, Integer> flapping = new LinkedHashMap<>();
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private volatile String clusterConfiguration;
   private volatile String beforeNextPut;
@@ -129,9 +130,7 @@ public final class KubernetesApiStandIn implements AutoCloseable {
     Inventory inventory = InventoryLoader.load(sandbox.inventoryFile());
     ClusterSpec cluster = inventory.cluster(sandbox.cluster().name());
     Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
-    clusters.put(
-        cluster.name(),
-        cluster.withKubernetes(new KubernetesSpec(tokenKubeconfig.toString(), maxNotReadyNodes)));
+    clusters.put(cluster.name(), cluster.withKubernetes(spec(maxNotReadyNodes)));
     InventoryLoader.write(inventory.withClusters(clusters), sandbox.inventoryFile());
   }
 
@@ -159,6 +158,21 @@ public final class KubernetesApiStandIn implements AutoCloseable {
     synchronized (nodes) {
       nodes.put(name, ready);
     }
+  }
+
+  /**
+   * The node goes NotReady once its list has been read {@code looks} times (a kubelet that starts
+   * flapping while a watch runs).
+   */
+  public void notReadyAfterLooks(String name, int looks) {
+    synchronized (nodes) {
+      flapping.put(name, looks);
+    }
+  }
+
+  /** What an inventory names for this API: the token kubeconfig and the threshold. */
+  public KubernetesSpec spec(int maxNotReadyNodes) {
+    return new KubernetesSpec(tokenKubeconfig.toString(), maxNotReadyNodes);
   }
 
   /** "GET /api/...", "PUT /api/... 409", in order. */
@@ -244,6 +258,11 @@ public final class KubernetesApiStandIn implements AutoCloseable {
     list.put("apiVersion", "v1").put("kind", "NodeList");
     ArrayNode items = list.putArray("items");
     synchronized (nodes) {
+      flapping.replaceAll((name, looks) -> looks - 1);
+      flapping.forEach(
+          (name, looks) -> {
+            if (looks < 0) nodes.put(name, false);
+          });
       nodes.forEach(
           (name, ready) -> {
             ObjectNode node = items.addObject();

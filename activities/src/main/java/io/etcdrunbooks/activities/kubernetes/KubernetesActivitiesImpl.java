@@ -117,7 +117,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
               + " in kube-system/kubeadm-config by hand (kubectl -n kube-system edit cm"
               + " kubeadm-config), or the next kubeadm join --control-plane or kubeadm upgrade"
               + " undoes this change");
-    KubeApiClient api = client(cluster);
+    KubeApiClient api = client(cluster, FailureType.KubeadmConfigNotUpdated);
     String where = "kube-system/kubeadm-config of cluster '" + cluster.name() + "'";
     for (int attempt = 1; ; attempt++) {
       JsonNode configMap;
@@ -171,7 +171,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
               + cluster.name()
               + "': no kubernetes.kubeconfig in the inventory, its nodes were not checked");
     int max = cluster.kubernetes().effectiveMaxNotReadyNodes();
-    KubeApiClient api = client(cluster);
+    KubeApiClient api = client(cluster, FailureType.NodesNotReady);
     WaitDeadline deadline = WaitDeadline.afterSeconds(Math.max(0, request.seconds()));
     int nodes = 0;
     int worst = 0;
@@ -260,12 +260,19 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     return ApplicationFailure.newFailure(message, FailureType.KubeadmConfigNotUpdated.name());
   }
 
-  private static KubeApiClient client(ClusterSpec cluster) {
+  /**
+   * A client for the cluster's kubeconfig; one that cannot be used fails the step as {@code type}.
+   */
+  private static KubeApiClient client(ClusterSpec cluster, FailureType type) {
     try {
       return new KubeApiClient(Kubeconfig.load(Path.of(cluster.kubernetes().kubeconfig())));
     } catch (IllegalArgumentException e) {
-      throw FailureType.KubeadmConfigNotUpdated.nonRetryable(
-          "cluster '" + cluster.name() + "': " + e.getMessage());
+      throw type.nonRetryable(
+          "cluster '"
+              + cluster.name()
+              + "': "
+              + e.getMessage()
+              + "; fix the file or kubernetes.kubeconfig in the inventory");
     }
   }
 

@@ -18,6 +18,8 @@ import java.util.Map;
  * @param labels what the cluster is (environment, size, region, anything), for fleets' selectors;
  *     {@code size} orders FleetUpgrade's waves (small, medium, large)
  * @param fenced tombstones of members RecoverQuorum fenced: discovery stops any that answers again
+ * @param kubernetes the Kubernetes API this etcd serves (kubeadm-config, nodes); null: none, and
+ *     the runbooks say what the operator must then update in kubeadm-config by hand
  */
 public record ClusterSpec(
     String name,
@@ -30,7 +32,36 @@ public record ClusterSpec(
     BackupSpec backup,
     EtcdAuthSpec auth,
     Map<String, String> labels,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<FencedMemberSpec> fenced) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<FencedMemberSpec> fenced,
+    @JsonInclude(JsonInclude.Include.NON_NULL) KubernetesSpec kubernetes) {
+
+  /** A cluster whose Kubernetes API the worker does not reach. */
+  public ClusterSpec(
+      String name,
+      List<MemberSpec> members,
+      ServiceSpec service,
+      SshSpec ssh,
+      TlsSpec tls,
+      String backupDir,
+      List<ControlPlaneHost> controlPlane,
+      BackupSpec backup,
+      EtcdAuthSpec auth,
+      Map<String, String> labels,
+      List<FencedMemberSpec> fenced) {
+    this(
+        name,
+        members,
+        service,
+        ssh,
+        tls,
+        backupDir,
+        controlPlane,
+        backup,
+        auth,
+        labels,
+        fenced,
+        null);
+  }
 
   /** A cluster without tombstones. */
   public ClusterSpec(
@@ -85,19 +116,52 @@ public record ClusterSpec(
   /** This cluster with these labels. */
   public ClusterSpec withLabels(Map<String, String> newLabels) {
     return new ClusterSpec(
-        name, members, service, ssh, tls, backupDir, controlPlane, backup, auth, newLabels, fenced);
+        name,
+        members,
+        service,
+        ssh,
+        tls,
+        backupDir,
+        controlPlane,
+        backup,
+        auth,
+        newLabels,
+        fenced,
+        kubernetes);
   }
 
   /** This cluster with another client TLS section. */
   public ClusterSpec withTls(TlsSpec newTls) {
     return new ClusterSpec(
-        name, members, service, ssh, newTls, backupDir, controlPlane, backup, auth, labels, fenced);
+        name,
+        members,
+        service,
+        ssh,
+        newTls,
+        backupDir,
+        controlPlane,
+        backup,
+        auth,
+        labels,
+        fenced,
+        kubernetes);
   }
 
   /** This cluster with etcd credentials (or none). */
   public ClusterSpec withAuth(EtcdAuthSpec newAuth) {
     return new ClusterSpec(
-        name, members, service, ssh, tls, backupDir, controlPlane, backup, newAuth, labels, fenced);
+        name,
+        members,
+        service,
+        ssh,
+        tls,
+        backupDir,
+        controlPlane,
+        backup,
+        newAuth,
+        labels,
+        fenced,
+        kubernetes);
   }
 
   /** The backup section, or what a cluster without one gets. */
@@ -118,7 +182,8 @@ public record ClusterSpec(
         backup,
         auth,
         labels,
-        fenced);
+        fenced,
+        kubernetes);
   }
 
   /** The same cluster with these tombstones. */
@@ -134,7 +199,25 @@ public record ClusterSpec(
         backup,
         auth,
         labels,
-        tombstones);
+        tombstones,
+        kubernetes);
+  }
+
+  /** This cluster with a Kubernetes API to reach (or none). */
+  public ClusterSpec withKubernetes(KubernetesSpec newKubernetes) {
+    return new ClusterSpec(
+        name,
+        members,
+        service,
+        ssh,
+        tls,
+        backupDir,
+        controlPlane,
+        backup,
+        auth,
+        labels,
+        fenced,
+        newKubernetes);
   }
 
   public java.util.Optional<MemberSpec> findMember(String memberName) {

@@ -117,7 +117,8 @@ public final class InventoryLoader {
         spec.backup(),
         spec.auth(),
         spec.labels(),
-        spec.fenced());
+        spec.fenced(),
+        spec.kubernetes());
   }
 
   /** What concerns every cluster: where binaries come from, and the fleets' selectors. */
@@ -166,6 +167,7 @@ public final class InventoryLoader {
           where
               + ": auth needs user and passwordFile (a root user of etcd and the file on this host that holds its password)");
     }
+    if (c.kubernetes() != null) problems.addAll(kubernetesProblems(where, c.kubernetes()));
     Set<String> names = new HashSet<>();
     Set<String> urls = new HashSet<>();
     for (MemberSpec m : c.members()) {
@@ -192,6 +194,23 @@ public final class InventoryLoader {
       }
     }
     problems.addAll(InventoryFieldRules.clusterProblems(name, c));
+    return problems;
+  }
+
+  private static List<String> kubernetesProblems(String where, KubernetesSpec k) {
+    List<String> problems = new ArrayList<>();
+    if (blank(k.kubeconfig()) || !k.kubeconfig().startsWith("/"))
+      problems.add(
+          where
+              + ": kubernetes.kubeconfig must be the absolute path of a kubeconfig file on the"
+              + " worker's host, got '"
+              + InventoryFieldRules.printable(String.valueOf(k.kubeconfig()))
+              + "'");
+    if (k.effectiveMaxNotReadyNodes() < 0)
+      problems.add(
+          where
+              + ": kubernetes.maxNotReadyNodes must not be negative, got "
+              + k.maxNotReadyNodes());
     return problems;
   }
 

@@ -66,6 +66,34 @@ class InvalidClusterEntryTest {
   }
 
   @Test
+  void aKubernetesSectionNeedsAnAbsoluteKubeconfigAndAThresholdThatIsNotNegative()
+      throws Exception {
+    String section = "    backupDir: /backups\n";
+    Inventory inventory =
+        load(
+            cluster("good", "etcd.service", "/a")
+                    .replace(
+                        section,
+                        section
+                            + "    kubernetes: {kubeconfig: /etc/k/good.conf, maxNotReadyNodes: 2}\n")
+                + cluster("relative", "etcd.service", "/b")
+                    .replace(section, section + "    kubernetes: {kubeconfig: k/admin.conf}\n")
+                + cluster("negative", "etcd.service", "/c")
+                    .replace(
+                        section,
+                        section + "    kubernetes: {kubeconfig: /k.conf, maxNotReadyNodes: -1}\n"));
+
+    assertThat(inventory.cluster("good").kubernetes())
+        .isEqualTo(new KubernetesSpec("/etc/k/good.conf", 2));
+    assertThatThrownBy(() -> inventory.cluster("relative"))
+        .hasMessageContaining(
+            "cluster 'relative': kubernetes.kubeconfig must be the absolute path of a kubeconfig"
+                + " file on the worker's host, got 'k/admin.conf'");
+    assertThatThrownBy(() -> inventory.cluster("negative"))
+        .hasMessageContaining("kubernetes.maxNotReadyNodes must not be negative, got -1");
+  }
+
+  @Test
   void aRunbookOfTheInvalidClusterFailsWithTheReasonAndNotRetriedWhileTheOthersRun()
       throws Exception {
     InventoryActivitiesImpl activities =

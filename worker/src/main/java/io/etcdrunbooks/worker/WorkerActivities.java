@@ -9,6 +9,7 @@ import io.etcdrunbooks.activities.etcd.RecoveryActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.host.NewMemberActivitiesImpl;
 import io.etcdrunbooks.activities.inventory.InventoryActivitiesImpl;
+import io.etcdrunbooks.activities.kubernetes.KubernetesActivitiesImpl;
 import io.etcdrunbooks.activities.migrate.MigrationActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
@@ -21,6 +22,7 @@ import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.KubernetesActivities;
 import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
@@ -44,7 +46,8 @@ public record WorkerActivities(
     MigrationActivities migration,
     TlsActivities tls,
     MaintenanceActivities maintenance,
-    RecoveryActivities recovery) {
+    RecoveryActivities recovery,
+    KubernetesActivities kubernetes) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(
@@ -85,7 +88,8 @@ public record WorkerActivities(
         new MigrationActivitiesImpl(inventory, ssh, releases),
         new TlsActivitiesImpl(inventory, ssh),
         new MaintenanceActivitiesImpl(inventory),
-        new RecoveryActivitiesImpl(inventory, ssh, releases));
+        new RecoveryActivitiesImpl(inventory, ssh, releases),
+        new KubernetesActivitiesImpl(inventory));
   }
 
   Object[] all() {
@@ -102,7 +106,8 @@ public record WorkerActivities(
       migration,
       tls,
       maintenance,
-      recovery
+      recovery,
+      kubernetes
     };
   }
 }

@@ -7,6 +7,7 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.KubernetesSpec;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.RunbookIds;
@@ -136,6 +137,14 @@ final class FleetSandboxes implements AutoCloseable {
 
   ClusterProbe probe(String cluster) {
     return new ClusterProbe(sandboxes.get(cluster).cluster());
+  }
+
+  /** The cluster's entry in the fleet's inventory gains a Kubernetes API to reach. */
+  void kubernetes(String cluster, KubernetesSpec kubernetes) {
+    Inventory inventory = InventoryLoader.load(inventoryFile);
+    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
+    clusters.put(cluster, clusters.get(cluster).withKubernetes(kubernetes));
+    InventoryLoader.write(inventory.withClusters(clusters), inventoryFile);
   }
 
   Map<String, Long> pids(String cluster) {

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.testkit.KubernetesApiStandIn;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -189,6 +190,53 @@ class FleetUpgradeTest {
         assertThat(c4.versions().values()).containsOnly("3.4.23");
       }
       assertThat(fleet.pids("c4")).isEqualTo(c4Pids);
+    }
+  }
+
+  /**
+   * Issue 26, item 13: the canary's etcd upgrade passes its postflight and its kube-apiservers
+   * answer, but a node of it goes NotReady a few seconds into the bake (seen through its Kubernetes
+   * API): the canary fails, the bake ends there rather than after its minute, and the next wave
+   * never starts.
+   */
+  @Test
+  void aNodeThatGoesNotReadyDuringTheCanarysBakeStopsTheFleetBeforeTheNextWave() throws Exception {
+    try (FleetSandboxes fleet =
+            new FleetSandboxes(
+                dir, List.of(cluster("c1", "3.5.16", "small"), cluster("c2", "3.5.16", "medium")));
+        KubernetesApiStandIn kubernetes =
+            KubernetesApiStandIn.start(dir.resolve("c1-kubernetes"), null)) {
+      kubernetes.node("c1-cp-1", true);
+      kubernetes.node("c1-worker-1", true);
+      kubernetes.notReadyAfterLooks("c1-worker-1", 2);
+      fleet.kubernetes("c1", kubernetes.spec(0));
+      Map<String, Long> c2Pids = fleet.pids("c2");
+      FleetUpgradeWorkflow stub = fleet.fleetStub("everything");
+
+      assertThatThrownBy(
+              () ->
+                  stub.upgrade(
+                      FleetUpgradeRequest.of("everything", "tier=test", "3.5.30")
+                          .withBakeMinutes(1)))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.FleetHalted.name());
+                assertThat(Failures.rootMessage(e)).contains("failed [c1]", "not started [c2]");
+              });
+      long fleetEnded = System.currentTimeMillis();
+      FleetStatus status = stub.fleetStatus();
+      assertThat(outcome(status, "c1").state()).isEqualTo(ClusterOutcome.FAILED);
+      assertThat(outcome(status, "c1").detail())
+          .contains(
+              "its nodes were not Ready during the wave's bake",
+              "cluster 'c1': 1 of 2 nodes NotReady",
+              "c1-worker-1 (Ready=Unknown");
+      assertThat(outcome(status, "c2").state()).isEqualTo(ClusterOutcome.NOT_STARTED);
+      assertThat(fleet.pids("c2")).isEqualTo(c2Pids);
+      assertThat(fleetEnded - outcome(status, "c1").finishedAtMillis())
+          .as("from the canary's upgrade to the fleet's end: the bake ended at the NotReady node")
+          .isLessThan(Duration.ofSeconds(30).toMillis());
     }
   }
 

@@ -3,9 +3,13 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.KubernetesApiStandIn;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
@@ -36,10 +40,15 @@ class ReplaceMemberTest {
   @TempDir Path dir;
 
   @Test
-  void on3_4ADestroyedMemberIsReplacedOnANewHostAsALearnerAndEveryApiServerFollows()
+  void on3_4ADestroyedMemberIsReplacedOnANewHostAsALearnerAndEveryApiServerAndKubeadmConfigFollow()
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
-        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
+        KubernetesApiStandIn kubernetes =
+            KubernetesApiStandIn.start(
+                dir.resolve("kubernetes"), externalEtcd(runbooks.cluster().members()))) {
+      // kubeadm's external etcd: ClusterConfiguration lists the members' client URLs
+      kubernetes.attachTo(runbooks.sandbox, 0);
       Map<String, ClusterProbe.StoredKey> keys = writeKeys(runbooks, 300);
       runbooks.destroy("m2");
       MemberPlacement m4 = runbooks.sandbox.addHost("host-4", "m4");
@@ -81,6 +90,15 @@ class ReplaceMemberTest {
             .isEqualTo(200);
       }
       assertThat(Path.of(runbooks.sandbox.inventoryFile() + ".previous")).exists();
+      // the next kubeadm join --control-plane or kubeadm upgrade reads the new set
+      JsonNode clusterConfiguration =
+          new ObjectMapper(new YAMLFactory()).readTree(kubernetes.clusterConfiguration());
+      assertThat(clusterConfiguration.at("/etcd/external/endpoints"))
+          .extracting(JsonNode::asText)
+          .containsExactlyElementsOf(clientUrls);
+      assertThat(clusterConfiguration.at("/etcd/external/caFile").asText())
+          .isEqualTo("/etc/kubernetes/pki/etcd/ca.crt");
+      assertThat(result.notes()).anyMatch(n -> n.contains("etcd.external.endpoints"));
 
       Path out = Path.of("target", "recorded-replace-member-history.json");
       Files.createDirectories(out.getParent());
@@ -296,6 +314,28 @@ class ReplaceMemberTest {
    * Three healthy voting members on the version, as the inventory now lists them, every key as
    * before, hashkv equal.
    */
+  /** kubeadm's ClusterConfiguration for these members as an external etcd. */
+  static String externalEtcd(List<MemberSpec> members) {
+    return """
+        apiVersion: kubeadm.k8s.io/v1beta3
+        certificatesDir: /etc/kubernetes/pki
+        clusterName: sandbox
+        etcd:
+          external:
+            caFile: /etc/kubernetes/pki/etcd/ca.crt
+            certFile: /etc/kubernetes/pki/apiserver-etcd-client.crt
+            endpoints:
+        %s    keyFile: /etc/kubernetes/pki/apiserver-etcd-client.key
+        imageRepository: registry.k8s.io
+        kind: ClusterConfiguration
+        kubernetesVersion: v1.30.8
+        """
+        .formatted(
+            members.stream()
+                .map(m -> "    - " + m.clientUrl() + "\n")
+                .collect(java.util.stream.Collectors.joining()));
+  }
+
   static void assertHealthyAndIntact(
       SandboxRunbooks runbooks,
       List<String> members,

@@ -110,7 +110,8 @@ final class SandboxRunbooks implements AutoCloseable {
             real.migration(),
             wrapTls.apply(real.tls()),
             real.maintenance(),
-            real.recovery()));
+            real.recovery(),
+            real.kubernetes()));
     env.start();
   }
 

@@ -3,9 +3,12 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.etcdrunbooks.activities.host.ManifestImage;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.ImageRegistryStandIn;
+import io.etcdrunbooks.testkit.KubernetesApiStandIn;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -31,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class StaticPodUpgradeTest {
 
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
   @TempDir Path dir;
 
   @Test
@@ -38,9 +43,15 @@ class StaticPodUpgradeTest {
       throws Exception {
     try (SandboxRunbooks runbooks =
             SandboxRunbooks.start(dir, "3.4.23", Map.of(), ServiceSpec.STATIC_POD);
-        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
+        ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster());
+        KubernetesApiStandIn kubernetes =
+            KubernetesApiStandIn.start(
+                dir.resolve("kubernetes"),
+                kubeadmConfig(runbooks.sandbox.registry().repository(), "3.4.23-0"))) {
       Sandbox sandbox = runbooks.sandbox;
       ImageRegistryStandIn registry = sandbox.registry();
+      kubernetes.attachTo(sandbox, 0);
+      String kubeadmConfigBefore = kubernetes.clusterConfiguration();
       Map<String, Long> pids = pids(sandbox);
       probe.putMany("/registry/pods/default/pod-", 200);
       probe.put("/registry/configmaps/overwritten", "first");
@@ -105,6 +116,20 @@ class StaticPodUpgradeTest {
       assertThat(result.keyspaceAfter()).isEqualTo(result.keyspaceBefore());
       assertThat(result.restartedMembers().values())
           .allSatisfy(members -> assertThat(members).containsExactlyInAnyOrder("m1", "m2", "m3"));
+      // kubeadm-config names the image the members run, so that kubeadm join --control-plane
+      // starts the same and kubeadm upgrade does not take it back; the rest of it as it was
+      assertThat(YAML.readTree(kubernetes.clusterConfiguration()))
+          .isEqualTo(
+              YAML.readTree(
+                  kubeadmConfigBefore.replace("imageTag: 3.4.23-0", "imageTag: 3.5.16-0")));
+      assertThat(result.notes())
+          .anyMatch(
+              n ->
+                  n.contains(
+                      "etcd image "
+                          + registry.image("3.4.23-0")
+                          + " -> "
+                          + registry.image("3.5.16-0")));
       for (String member : new String[] {"m1", "m2", "m3"}) {
         Path manifest = sandbox.manifestPath(member);
         assertThat(ManifestImage.imageOf(Files.readString(manifest)))
@@ -114,6 +139,33 @@ class StaticPodUpgradeTest {
             .isEqualTo(Files.readString(manifest).replace("etcd:3.5.16-0", "etcd:3.4.23-0"));
       }
     }
+  }
+
+  /** kubeadm-config's ClusterConfiguration as kubeadm writes it, in the order it writes it. */
+  private static String kubeadmConfig(String imageRepository, String etcdTag) {
+    return """
+        apiServer:
+          certSANs:
+          - 127.0.0.1
+        apiVersion: kubeadm.k8s.io/v1beta4
+        certificatesDir: /etc/kubernetes/pki
+        clusterName: sandbox
+        controllerManager: {}
+        dns: {}
+        etcd:
+          local:
+            dataDir: /var/lib/etcd
+            imageTag: %s
+        imageRepository: %s
+        kind: ClusterConfiguration
+        kubernetesVersion: v1.31.4
+        networking:
+          dnsDomain: cluster.local
+          serviceSubnet: 10.96.0.0/12
+        proxy: {}
+        scheduler: {}
+        """
+        .formatted(etcdTag, imageRepository);
   }
 
   private static Map<String, Long> pids(Sandbox sandbox) {

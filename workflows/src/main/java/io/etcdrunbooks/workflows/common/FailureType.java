@@ -65,6 +65,11 @@ public enum FailureType {
    * data dir copy, the members rebuilt so far) and the next step.
    */
   RecoverFailed,
+  /**
+   * The change to etcd is done, but kube-system/kubeadm-config could not be brought in step with it
+   * through the Kubernetes API; the message names the field and value to set by hand.
+   */
+  KubeadmConfigNotUpdated,
   /** The runbook did its work but its final checks found problems. */
   /**
    * FleetUpgrade: as many clusters failed as its failure budget allows; nothing new was started,
@@ -104,6 +109,11 @@ public enum FailureType {
    * reached).
    */
   ImagePullFailed,
+  /**
+   * FleetUpgrade's gate: more nodes than the cluster's kubernetes.maxNotReadyNodes were NotReady
+   * during a wave's bake, or the nodes could not be listed.
+   */
+  NodesNotReady,
   /** The request itself is wrong (for example a backup id that is not a plain file name). */
   InvalidRequest;
 

@@ -44,10 +44,12 @@ public final class FleetPhases {
               Phase.WAVES,
               "each wave's clusters upgraded, each an UpgradeCluster child under its change id, at"
                   + " most concurrency at once; after failureBudget failed clusters nothing new"
-                  + " starts; each wave's upgraded clusters bake for bakeMinutes, then every"
-                  + " kube-apiserver of theirs must answer ready (unless skipKubernetesGate), else the"
-                  + " cluster counts as failed; with approveBetweenWaves each wave after the first"
-                  + " waits for an approval (AWAITING_APPROVAL)",
+                  + " starts; each wave's upgraded clusters bake for bakeMinutes, their nodes watched"
+                  + " through their Kubernetes API meanwhile (kubernetes.kubeconfig; more NotReady than"
+                  + " kubernetes.maxNotReadyNodes fails the cluster), then every kube-apiserver of"
+                  + " theirs must answer ready (both unless skipKubernetesGate), else the cluster"
+                  + " counts as failed; with approveBetweenWaves each wave after the first waits for"
+                  + " an approval (AWAITING_APPROVAL)",
               FleetWaves::run),
           always(
               Phase.DONE,

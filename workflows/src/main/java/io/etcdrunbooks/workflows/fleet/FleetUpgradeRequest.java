@@ -26,7 +26,8 @@ import java.util.List;
  * @param bakeMinutes after each wave, how long its upgraded clusters run before they are judged and
  *     the next wave may start (0: judged at once)
  * @param skipKubernetesGate judge a wave by the etcd postflight alone, without asking each upgraded
- *     cluster's kube-apiservers whether they are ready
+ *     cluster's kube-apiservers whether they are ready or watching its nodes through its Kubernetes
+ *     API
  */
 public record FleetUpgradeRequest(
     String fleet,

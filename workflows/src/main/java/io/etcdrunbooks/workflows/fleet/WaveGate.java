@@ -34,26 +34,53 @@ final class WaveGate {
             .filter(c -> run.outcome(c).state().equals(ClusterOutcome.UPGRADED))
             .toList();
     if (upgraded.isEmpty()) return;
-    bake(run, wave);
+    NodeWatches nodes =
+        !run.request.skipKubernetesGate() && watchesNodes()
+            ? NodeWatches.start(run, upgraded)
+            : NodeWatches.NONE;
+    // a bake that ended early leaves the other clusters' watches cut short, not failed
+    if (bake(run, wave, nodes)) nodes.cancel();
     if (run.request.skipKubernetesGate() || run.progress.isCancelRequested()) return;
+    String when = run.request.bakeMinutes() > 0 ? "the wave's bake" : "the wave";
     for (String cluster : upgraded) {
-      List<String> problems = notReady(run, cluster);
-      if (problems.isEmpty()) continue;
-      FleetWaves.failed(
-          run,
-          cluster,
-          "upgraded, but kube-apiserver is not ready after the wave"
-              + (run.request.bakeMinutes() > 0 ? "'s bake: " : ": ")
-              + String.join("; ", problems));
+      List<String> why = new ArrayList<>();
+      List<String> apiServers = notReady(run, cluster);
+      if (!apiServers.isEmpty())
+        why.add("kube-apiserver is not ready after " + when + ": " + String.join("; ", apiServers));
+      List<String> nodeProblems = nodes.problems(run, cluster);
+      if (!nodeProblems.isEmpty())
+        why.add("its nodes were not Ready during " + when + ": " + String.join("; ", nodeProblems));
+      if (!why.isEmpty())
+        FleetWaves.failed(run, cluster, "upgraded, but " + String.join("; ", why));
     }
   }
 
-  private static void bake(FleetRun run, FleetWave wave) {
+  /**
+   * 2026-11-26: each upgraded cluster's nodes watched through its Kubernetes API during the bake
+   * (more NotReady than kubernetes.maxNotReadyNodes fails it). Fleets started before do not.
+   */
+  static final String NODE_GATE = "fleet-node-gate";
+
+  private static boolean watchesNodes() {
+    return Workflow.getVersion(NODE_GATE, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  /**
+   * The bake; it ends early on a cancel, or once nodes that went NotReady fail enough clusters to
+   * reach the failure budget (the fleet halts then whatever the rest of the bake shows).
+   *
+   * @return whether it ended early
+   */
+  private static boolean bake(FleetRun run, FleetWave wave, NodeWatches nodes) {
     int minutes = run.request.bakeMinutes();
-    if (minutes <= 0) return;
+    if (minutes <= 0) return false;
     run.progress.step("wave " + wave.name() + ": baking for " + minutes + " min");
-    // a cancel ends the bake: the fleet stops at its next safe point
-    Workflow.await(Duration.ofMinutes(minutes), run.progress::isCancelRequested);
+    int failedBefore = run.inState(ClusterOutcome.FAILED).size();
+    return Workflow.await(
+        Duration.ofMinutes(minutes),
+        () ->
+            run.progress.isCancelRequested()
+                || failedBefore + nodes.failed() >= run.request.failureBudget());
   }
 
   private static List<String> notReady(FleetRun run, String cluster) {

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.KubernetesActivities;
 import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
@@ -88,6 +89,9 @@ public final class Activities {
   /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final ApiServerActivities apiServerWait;
 
+  /** kubeadm-config through the Kubernetes API. */
+  public final KubernetesActivities kubernetes;
+
   public Activities() {
     etcd = stub(EtcdActivities.class, ofMinutes(2), ofSeconds(20), RETRY);
     etcdWait = stub(EtcdActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
@@ -109,6 +113,15 @@ public final class Activities {
     recovery = stub(RecoveryActivities.class, ofMinutes(30), ofMinutes(1), RETRY);
     tlsWait = stub(TlsActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     apiServerWait = stub(ApiServerActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
+    kubernetes = stub(KubernetesActivities.class, ofMinutes(2), ofSeconds(30), RETRY);
+  }
+
+  /**
+   * {@link KubernetesActivities#watchNodes} for a watch of {@code watch}: heartbeats every poll,
+   * {@link #WAIT_RETRY}; a cancellation reaches it at its next heartbeat.
+   */
+  public static KubernetesActivities nodeWatch(Duration watch) {
+    return stub(KubernetesActivities.class, watch.plus(ofMinutes(5)), ofSeconds(20), WAIT_RETRY);
   }
 
   /** A stub of one activity interface with its start-to-close and heartbeat timeouts. */

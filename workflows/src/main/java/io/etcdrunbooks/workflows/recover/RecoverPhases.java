@@ -132,7 +132,9 @@ public final class RecoverPhases {
               RecoverSteps::postflight),
           always(
               Phase.DONE,
-              "the result: the survivor and its revision, how far it was raised, the backup's, the"
+              "kube-system/kubeadm-config's etcd.external.endpoints set to the inventory's members"
+                  + " (external etcd with kubernetes.kubeconfig; stacked etcd lists none), then the"
+                  + " result: the survivor and its revision, how far it was raised, the backup's, the"
                   + " members rebuilt, the survivor's data dir copy, the apiservers restarted, the"
                   + " loss in words and which watchers must relist",
               RecoverSteps::done));

@@ -26,7 +26,8 @@ public interface RecoverQuorumWorkflow extends Runbook {
           FailureType.WrongWorkflowId,
           FailureType.RecoverRefused,
           FailureType.RecoverFailed,
-          FailureType.PostflightFailed);
+          FailureType.PostflightFailed,
+          FailureType.KubeadmConfigNotUpdated);
 
   @WorkflowMethod(name = TYPE)
   RecoverQuorumResult recover(RecoverQuorumRequest request);

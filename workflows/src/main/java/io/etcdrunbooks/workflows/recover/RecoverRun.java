@@ -157,9 +157,13 @@ final class RecoverRun {
             against);
   }
 
+  /** What became of kubeadm-config (DONE). */
+  final List<String> kubeadmConfig = new ArrayList<>();
+
   private List<String> notes() {
     List<String> notes = new ArrayList<>(List.of(loss()));
     RecoverRevision.relist(this).ifPresent(notes::add);
+    notes.addAll(kubeadmConfig);
     if (fencing) notes.addAll(fenced.isEmpty() ? RecoverFencing.plan(this) : fenced);
     if (!request.skipControlPlaneHosts().isEmpty())
       notes.add(

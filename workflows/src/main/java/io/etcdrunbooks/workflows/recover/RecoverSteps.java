@@ -16,6 +16,7 @@ import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.ApiServerRollout;
 import io.etcdrunbooks.workflows.phases.ApiServersOffline;
+import io.etcdrunbooks.workflows.phases.KubeadmConfigSync;
 import io.etcdrunbooks.workflows.phases.MemberJoin;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -328,6 +329,11 @@ final class RecoverSteps {
 
   static void done(RecoverRun run) {
     if (!run.changes()) return;
+    KubeadmConfigSync.followInventoryMembers(
+            run.ctx,
+            "%s: the cluster serves again, its members recorded in the inventory"
+                .formatted(run.what()))
+        .ifPresent(run.kubeadmConfig::add);
     run.ctx
         .progress()
         .message(

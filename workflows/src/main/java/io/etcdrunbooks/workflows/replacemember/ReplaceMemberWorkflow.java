@@ -24,7 +24,8 @@ public interface ReplaceMemberWorkflow extends Runbook {
           FailureType.ReplaceRefused,
           FailureType.ReplacementJoinFailed,
           FailureType.ApiServerUpdateFailed,
-          FailureType.PostflightFailed);
+          FailureType.PostflightFailed,
+          FailureType.KubeadmConfigNotUpdated);
 
   @WorkflowMethod(name = TYPE)
   ReplaceMemberResult replace(ReplaceMemberRequest request);

@@ -70,7 +70,10 @@ public final class ReplacePhases {
               when(
                   Phase.APISERVERS,
                   "points each kube-apiserver's --etcd-servers at the new member, one host at a time, each"
-                      + " healthy before the next; one that is not gets its manifest back (COMPENSATE)",
+                      + " healthy before the next; one that is not gets its manifest back (COMPENSATE);"
+                      + " then kube-system/kubeadm-config's etcd.external.endpoints list the"
+                      + " inventory's members (external etcd with kubernetes.kubeconfig; stacked etcd"
+                      + " lists none)",
                   ReplaceRun::changes,
                   ReplacementApiServers::run),
               when(

@@ -37,6 +37,9 @@ final class ReplaceRun {
   EtcdMember added;
   List<String> apiServersUpdated = List.of();
 
+  /** What else the operator should know (what became of kubeadm-config). */
+  final List<String> notes = new java.util.ArrayList<>();
+
   /** etcd's member list as the postflight read it. */
   List<EtcdMember> members = List.of();
 
@@ -85,7 +88,7 @@ final class ReplaceRun {
         learner,
         names(members, replacement()),
         apiServersUpdated,
-        List.of());
+        List.copyOf(notes));
   }
 
   /** The result of a runbook that touched nothing: etcd's members as first discovered. */

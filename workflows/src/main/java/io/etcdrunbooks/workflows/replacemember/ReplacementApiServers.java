@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.replacemember;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.phases.ApiServerRollout;
+import io.etcdrunbooks.workflows.phases.KubeadmConfigSync;
 import io.temporal.failure.ApplicationFailure;
 
 /**
@@ -21,6 +22,11 @@ final class ReplacementApiServers {
                 ApiServerRollout.replacingEtcdServer(
                     run.ctx, run.failed().clientUrl(), run.replacement().clientUrl()),
                 stopped -> failure(run, stopped));
+    KubeadmConfigSync.followInventoryMembers(
+            run.ctx,
+            "%s: %s replaced %s and every kube-apiserver lists it"
+                .formatted(run.what(), run.replacement().name(), run.failed().name()))
+        .ifPresent(run.notes::add);
   }
 
   private static ApplicationFailure failure(ReplaceRun run, ApiServerRollout.Stopped stopped) {

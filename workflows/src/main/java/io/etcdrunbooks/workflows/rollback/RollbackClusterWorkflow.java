@@ -28,7 +28,8 @@ public interface RollbackClusterWorkflow extends Runbook {
           FailureType.WrongWorkflowId,
           FailureType.RollbackRefused,
           FailureType.RollbackFailed,
-          FailureType.PostflightFailed);
+          FailureType.PostflightFailed,
+          FailureType.KubeadmConfigNotUpdated);
 
   @WorkflowMethod(name = TYPE)
   RollbackResult rollback(RollbackRequest request);

@@ -6,6 +6,7 @@ import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.phases.Discovery;
+import io.etcdrunbooks.workflows.phases.KubeadmConfigSync;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 
 /**
@@ -56,8 +57,9 @@ public final class RollbackPhases {
               RollbackMembers::postflight),
           always(
               Phase.DONE,
-              "the result: each member's version and the cluster version; through a restore, the backup"
-                  + " restored and the revisions lost",
+              "kube-system/kubeadm-config's etcd image set back to toVersion's (static pods with"
+                  + " kubernetes.kubeconfig), then the result: each member's version and the cluster"
+                  + " version; through a restore, the backup restored and the revisions lost",
               RollbackPhases::done));
 
   private RollbackPhases() {}
@@ -97,6 +99,15 @@ public final class RollbackPhases {
   }
 
   private static void done(RollbackRun run) {
+    String kubeadmConfig =
+        run.changes() && (run.byRestore || run.switchesMembers())
+            ? KubeadmConfigSync.followVersion(
+                    run.ctx,
+                    run.toVersion,
+                    "%s: every member runs %s".formatted(run.what(), run.toVersion))
+                .map(detail -> "; " + detail)
+                .orElse("")
+            : "";
     if (run.byRestore) {
       String backup = run.restored.backup().id();
       run.ctx
@@ -104,10 +115,11 @@ public final class RollbackPhases {
           .message(
               run.request.dryRun()
                   ? "dry run: would restore backup " + backup
-                  : "restored backup %s with etcd %s; lost: %s"
-                      .formatted(backup, run.toVersion, run.restored.lostRevisions()));
+                  : "restored backup %s with etcd %s; lost: %s%s"
+                      .formatted(
+                          backup, run.toVersion, run.restored.lostRevisions(), kubeadmConfig));
     } else if (run.changes() && run.switchesMembers()) {
-      run.ctx.progress().message("all members on " + run.toVersion);
+      run.ctx.progress().message("all members on " + run.toVersion + kubeadmConfig);
     }
   }
 }

@@ -25,7 +25,8 @@ public interface ScaleClusterWorkflow extends Runbook {
           FailureType.ScaleRefused,
           FailureType.ScaleFailed,
           FailureType.ApiServerUpdateFailed,
-          FailureType.PostflightFailed);
+          FailureType.PostflightFailed,
+          FailureType.KubeadmConfigNotUpdated);
 
   @WorkflowMethod(name = TYPE)
   ScaleClusterResult scale(ScaleClusterRequest request);

@@ -6,6 +6,7 @@ import static io.etcdrunbooks.workflows.phases.RunbookPhase.when;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.workflows.phases.KubeadmConfigSync;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import java.util.List;
@@ -79,8 +80,10 @@ public final class ScalePhases {
                   ScaleSteps::postflight),
               always(
                   Phase.DONE,
-                  "the result: sizes before and after, the members added and removed, etcd's"
-                      + " members, the apiservers changed",
+                  "kube-system/kubeadm-config's etcd.external.endpoints set to the inventory's"
+                      + " members (external etcd with kubernetes.kubeconfig; stacked etcd lists"
+                      + " none), then the result: sizes before and after, the members added and"
+                      + " removed, etcd's members, the apiservers changed",
                   ScalePhases::done))
           .compensatingIn(
               Phase.COMPENSATE,
@@ -148,6 +151,11 @@ public final class ScalePhases {
 
   private static void done(ScaleRun run) {
     if (!run.changes()) return;
+    KubeadmConfigSync.followInventoryMembers(
+            run.ctx,
+            "%s: the cluster has %d members %s, recorded in the inventory"
+                .formatted(run.what(), run.members.size(), ScaleRun.names(run.members)))
+        .ifPresent(run.notes::add);
     run.ctx
         .progress()
         .message(

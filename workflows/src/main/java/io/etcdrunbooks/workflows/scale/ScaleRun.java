@@ -28,6 +28,9 @@ final class ScaleRun {
   final List<String> removed = new ArrayList<>();
   List<String> apiServersUpdated = List.of();
 
+  /** What else the operator should know (what became of kubeadm-config). */
+  final List<String> notes = new ArrayList<>();
+
   /** etcd's member list as the postflight read it. */
   List<EtcdMember> members = List.of();
 
@@ -93,7 +96,7 @@ final class ScaleRun {
         removed,
         names(members),
         apiServersUpdated,
-        List.of());
+        List.copyOf(notes));
   }
 
   static List<String> names(List<EtcdMember> members) {

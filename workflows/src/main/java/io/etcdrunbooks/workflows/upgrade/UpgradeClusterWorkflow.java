@@ -25,7 +25,8 @@ public interface UpgradeClusterWorkflow extends Runbook {
           FailureType.UpgradeRolledBack,
           FailureType.UpgradeRollbackFailed,
           FailureType.UpgradedMemberDegraded,
-          FailureType.PostflightFailed);
+          FailureType.PostflightFailed,
+          FailureType.KubeadmConfigNotUpdated);
 
   @WorkflowMethod(name = TYPE)
   UpgradeResult upgrade(UpgradeRequest request);

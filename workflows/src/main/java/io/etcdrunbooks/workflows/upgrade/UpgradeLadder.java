@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.phases.Compensation;
+import io.etcdrunbooks.workflows.phases.KubeadmConfigSync;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -75,6 +76,13 @@ final class UpgradeLadder {
     String clusterVersion = awaitClusterVersion(run, step);
     compensation.commit();
     progress.message("cluster version %s after %s".formatted(clusterVersion, step.label()));
+    // after the rung is final: a rung put back leaves kubeadm-config on the version still running
+    KubeadmConfigSync.followVersion(
+            run.ctx,
+            step.toVersion(),
+            "%s: every member runs %s, cluster version %s"
+                .formatted(run.what(), step.toVersion(), clusterVersion))
+        .ifPresent(run.notes::add);
   }
 
   /**

@@ -70,7 +70,10 @@ public final class UpgradePhases {
                       + " ready on health and raft progress, its process watched, in one step; its down"
                       + " time measured), then gives the rung's leader leadership back so that etcd decides"
                       + " the cluster version at once; a member that fails is put back with the rest of its"
-                      + " rung (COMPENSATE)",
+                      + " rung (COMPENSATE); once a rung is final, kube-system/kubeadm-config's"
+                      + " etcd.local.imageTag (and imageRepository) names its image, through the"
+                      + " Kubernetes API (static pods with kubernetes.kubeconfig; else the step says what"
+                      + " to set by hand)",
                   UpgradeRun::changes,
                   UpgradeLadder::run),
               when(

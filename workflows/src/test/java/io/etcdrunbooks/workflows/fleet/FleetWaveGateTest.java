@@ -7,6 +7,9 @@ import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster;
+import io.etcdrunbooks.workflows.activities.KubernetesActivities;
+import io.etcdrunbooks.workflows.activities.KubernetesActivities.NodeWatch;
+import io.etcdrunbooks.workflows.activities.KubernetesActivities.WatchNodesRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
@@ -45,12 +48,16 @@ class FleetWaveGateTest {
   /** When each cluster's (real) upgrade started and ended, in workflow time. */
   private static final Map<String, long[]> RAN = new ConcurrentHashMap<>();
 
+  /** Each cluster whose nodes were watched, with the watch's length in seconds. */
+  private static final Map<String, Integer> WATCHED = new ConcurrentHashMap<>();
+
   private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
 
   @AfterEach
   void close() {
     env.close();
     RAN.clear();
+    WATCHED.clear();
   }
 
   /** An upgrade that plans one step and, unless dry, takes ten minutes. */
@@ -95,7 +102,7 @@ class FleetWaveGateTest {
 
   @Test
   void aClusterWhoseKubeApiServerIsNotReadyAfterTheBakeFailsAndHaltsTheFleet() {
-    FleetUpgradeWorkflow fleet = start(Map.of("c1", "cp1", "c2", "cp2", "c3", "cp3"), "cp2");
+    FleetUpgradeWorkflow fleet = start(Map.of("c1", "cp1", "c2", "cp2", "c3", "cp3"), "cp2", "");
 
     assertThatThrownBy(() -> fleet.upgrade(request()))
         .satisfies(
@@ -113,8 +120,27 @@ class FleetWaveGateTest {
   }
 
   @Test
+  void aClusterWhoseNodesGoNotReadyDuringTheBakeFailsTheBakeEndsThereAndTheNextWaveNeverStarts() {
+    FleetUpgradeWorkflow fleet = start(Map.of("c1", "cp1", "c2", "cp2", "c3", "cp3"), "", "c2");
+
+    assertThatThrownBy(() -> fleet.upgrade(request()))
+        .satisfies(
+            e -> {
+              assertThat(Failures.rootType(e)).isEqualTo(FailureType.FleetHalted.name());
+              assertThat(Failures.rootMessage(e))
+                  .contains("c2: upgraded, but its nodes were not Ready during the wave's bake");
+            });
+    FleetStatus status = fleet.fleetStatus();
+    assertThat(outcome(status, "c2").detail()).contains("cluster 'c2': 1 of 3 nodes NotReady");
+    assertThat(outcome(status, "c3").state()).isEqualTo(ClusterOutcome.NOT_STARTED);
+    assertThat(RAN).doesNotContainKey("c3");
+    // watched for the whole bake, each cluster of the wave
+    assertThat(WATCHED).containsEntry("c1", 1800).containsEntry("c2", 1800);
+  }
+
+  @Test
   void theNextWaveStartsOnlyAfterTheBake() {
-    FleetUpgradeWorkflow fleet = start(Map.of("c1", "cp1", "c2", "cp2", "c3", "cp3"), "");
+    FleetUpgradeWorkflow fleet = start(Map.of("c1", "cp1", "c2", "cp2", "c3", "cp3"), "", "");
 
     fleet.upgrade(request());
 
@@ -134,11 +160,13 @@ class FleetWaveGateTest {
   }
 
   /** Clusters c1 (small), c2 (small), c3 (large), each with one control-plane host. */
-  private FleetUpgradeWorkflow start(Map<String, String> hostOf, String notReady) {
+  private FleetUpgradeWorkflow start(
+      Map<String, String> hostOf, String notReady, String nodesNotReadyIn) {
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(
         FleetUpgradeWorkflowImpl.class, StandInUpgrade.class);
-    new RecordingActivities(fleetAndControlPlane(hostOf, notReady)).registerOn(worker);
+    new RecordingActivities(fleetAndControlPlane(hostOf, notReady, nodesNotReadyIn))
+        .registerOn(worker);
     env.start();
     return env.getWorkflowClient()
         .newWorkflowStub(
@@ -150,7 +178,8 @@ class FleetWaveGateTest {
   }
 
   /** The inventory's fleet and each cluster's kube-apiserver; only the calls a fleet makes. */
-  private static Object fleetAndControlPlane(Map<String, String> hostOf, String notReady) {
+  private static Object fleetAndControlPlane(
+      Map<String, String> hostOf, String notReady, String nodesNotReadyIn) {
     List<FleetCluster> clusters =
         List.of(
             new FleetCluster("c1", Map.of("size", "small"), 3),
@@ -158,7 +187,9 @@ class FleetWaveGateTest {
             new FleetCluster("c3", Map.of("size", "large"), 3));
     return Proxy.newProxyInstance(
         FleetWaveGateTest.class.getClassLoader(),
-        new Class<?>[] {InventoryActivities.class, ApiServerActivities.class},
+        new Class<?>[] {
+          InventoryActivities.class, ApiServerActivities.class, KubernetesActivities.class
+        },
         (proxy, method, args) ->
             switch (method.getName()) {
               case "selectClusters" -> clusters;
@@ -170,6 +201,16 @@ class FleetWaveGateTest {
                       "kube-apiserver on " + r.host() + " is not ready", "ApiServerUnhealthy");
                 }
                 yield null;
+              }
+              case "watchNodes" -> {
+                WatchNodesRequest r = (WatchNodesRequest) args[0];
+                WATCHED.put(r.cluster(), r.seconds());
+                if (r.cluster().equals(nodesNotReadyIn)) {
+                  throw ApplicationFailure.newNonRetryableFailure(
+                      "cluster '" + r.cluster() + "': 1 of 3 nodes NotReady (at most 0 allowed)",
+                      FailureType.NodesNotReady.name());
+                }
+                yield new NodeWatch(true, "cluster '" + r.cluster() + "': 3 nodes");
               }
               default -> throw new UnsupportedOperationException(method.getName());
             });

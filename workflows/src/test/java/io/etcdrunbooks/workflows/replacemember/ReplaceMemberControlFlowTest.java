@@ -69,6 +69,8 @@ class ReplaceMemberControlFlowTest {
           "ApiServerActivities.awaitHealthy",
           "ApiServerActivities.replaceEtcdServer",
           "ApiServerActivities.awaitHealthy",
+          "InventoryActivities.members",
+          "KubernetesActivities.setKubeadmEtcdEndpoints",
           "EtcdActivities.discover",
           "MembershipActivities.listMembers",
           "EtcdActivities.checkConsistency");
@@ -162,8 +164,8 @@ class ReplaceMemberControlFlowTest {
     assertThat(WorkflowStub.fromTyped(replace).getResult(ReplaceMemberResult.class).outcome())
         .isEqualTo(ReplaceMemberResult.REPLACED);
     assertThat(recording.calls().stream().filter("InventoryActivities.members"::equals))
-        .as("discovered again")
-        .hasSize(2);
+        .as("discovered again; read once more for kubeadm-config's endpoints")
+        .hasSize(3);
     assertThat(phases.left("ReplaceMember"))
         .containsExactly(
             "STARTING",

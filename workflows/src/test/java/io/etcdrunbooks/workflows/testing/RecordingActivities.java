@@ -5,6 +5,7 @@ import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
+import io.etcdrunbooks.workflows.activities.KubernetesActivities;
 import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
@@ -24,7 +25,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Every activity interface the runbooks use, as a stand-in that records each call
  * ("EtcdActivities.discover") and hands it to a fake when one implements that interface; a call no
- * fake answers fails, non-retryably, as NotStubbed.
+ * fake answers fails, non-retryably, as NotStubbed. The Kubernetes API, unless a fake answers it,
+ * is that of a cluster without a kubeconfig ({@link FakeKubernetes}).
  */
 public final class RecordingActivities {
 
@@ -44,7 +46,8 @@ public final class RecordingActivities {
           MigrationActivities.class,
           TlsActivities.class,
           MaintenanceActivities.class,
-          RecoveryActivities.class);
+          RecoveryActivities.class,
+          KubernetesActivities.class);
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final List<Object> fakes;
@@ -69,7 +72,11 @@ public final class RecordingActivities {
   }
 
   private Object standIn(Class<?> type) {
-    Object fake = fakes.stream().filter(type::isInstance).findFirst().orElse(null);
+    Object fake =
+        fakes.stream()
+            .filter(type::isInstance)
+            .findFirst()
+            .orElse(type == KubernetesActivities.class ? new FakeKubernetes() : null);
     return Proxy.newProxyInstance(
         type.getClassLoader(),
         new Class<?>[] {type},

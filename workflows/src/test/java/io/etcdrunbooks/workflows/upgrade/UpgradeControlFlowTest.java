@@ -15,6 +15,7 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.FakeControlPlane;
+import io.etcdrunbooks.workflows.testing.FakeKubernetes;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -44,6 +45,7 @@ class UpgradeControlFlowTest {
 
   private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
   private final FakeControlPlane controlPlane = new FakeControlPlane();
+  private FakeKubernetes kubernetes = new FakeKubernetes();
   private RecordingActivities recording;
 
   @AfterEach
@@ -91,6 +93,43 @@ class UpgradeControlFlowTest {
     WorkflowReplayer.replayWorkflowExecution(
         env.getWorkflowClient().fetchHistory(RunbookIds.changing("c")),
         UpgradeClusterWorkflowImpl.class);
+  }
+
+  @Test
+  void givenAKubeconfigEachFinalRungSetsKubeadmConfigsEtcdImageAndTheResultSaysSo() {
+    kubernetes = new FakeKubernetes(true);
+    FakeCluster cluster =
+        new FakeCluster("c", MEMBERS, "3.3.25", "m3", List.of("3.3.25", "3.4.23", "3.5.16"))
+            .v2Keys(0, 0);
+
+    UpgradeResult result = upgrade(cluster, "3.5.16");
+
+    assertThat(kubernetes.images()).containsExactly("3.4.23", "3.5.16");
+    assertThat(result.notes()).contains("etcd image -> etcd:3.5.16-0");
+    List<String> calls = recording.calls();
+    assertThat(calls.indexOf("KubernetesActivities.setKubeadmEtcdImage"))
+        .isGreaterThan(calls.indexOf("EtcdActivities.awaitClusterVersion"));
+  }
+
+  @Test
+  void givenNoKubeconfigTheResultSaysWhatToSetInKubeadmConfigByHand() {
+    UpgradeResult result = upgrade(cluster(), "3.5.16");
+
+    assertThat(result.notes())
+        .anyMatch(n -> n.contains("kubeadm-config of cluster 'c' not touched"));
+  }
+
+  @Test
+  void givenKubeadmConfigCannotBeWrittenItFailsSayingTheUpgradeIsDoneAndWhatToSetByHand() {
+    kubernetes = FakeKubernetes.refusing("PUT answered HTTP 403: forbidden");
+    FakeCluster cluster = cluster();
+
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.5.16"));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.KubeadmConfigNotUpdated.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("every member runs 3.5.16", "HTTP 403", "kubectl -n kube-system edit cm");
+    assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.5.16", "m2", "3.5.16", "m3", "3.5.16"));
   }
 
   @Test
@@ -461,7 +500,7 @@ class UpgradeControlFlowTest {
   private UpgradeClusterWorkflow stub(FakeCluster cluster) {
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(UpgradeClusterWorkflowImpl.class);
-    recording = new RecordingActivities(cluster, controlPlane);
+    recording = new RecordingActivities(cluster, controlPlane, kubernetes);
     recording.registerOn(worker);
     env.start();
     return env.getWorkflowClient()

@@ -183,7 +183,13 @@ public final class TlsPhases {
       run.ctx
           .progress()
           .message(
-              "new certificates served by %s, valid until %s".formatted(run.rotated, run.notAfter));
+              "new certificates served by %s, valid until %s%s"
+                  .formatted(
+                      run.rotated,
+                      run.notAfter,
+                      run.renewedFiles.isEmpty()
+                          ? ""
+                          : "; renewed with them: " + run.renewedFiles.keySet()));
     }
   }
 }

@@ -385,6 +385,13 @@ class ReconfigureTlsTest {
                       RunbookOptions.defaults().withMemberTimeoutSeconds(30)));
 
       assertThat(renewed.rotated()).containsExactly("m1", "m2", "m3");
+      Files.writeString(
+          Path.of("target", "recorded-rotate-certificates-3.5.30-kubeadm-pki-history.json"),
+          runbooks
+              .client()
+              .fetchHistory(
+                  io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.workflowId("sandbox"))
+              .toJson(true));
       assertThat(renewed.renewedFiles()).hasSize(9); // 3 peer, 3 healthcheck, 3 apiserver client
       assertRenewedLike(before, certificates(set), Duration.ofDays(90));
       assertThat(keys(set)).as("every key kept").isEqualTo(keys);

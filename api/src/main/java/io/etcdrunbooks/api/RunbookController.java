@@ -95,7 +95,8 @@ public final class RunbookController {
 
   /**
    * Body:
-   * {"toVersion":"3.4.23","acknowledgeDataLoss":false,"backupId":"","requireApproval":false,"dryRun":false}.
+   * {"toVersion":"3.4.23","acknowledgeDataLoss":false,"backupId":"","requireApproval":false,"dryRun":false,
+   * "acknowledgeRevisionsBackward":false}.
    */
   @Post("/clusters/{cluster}/rollback")
   @Access(ApiAction.ROLLBACK)
@@ -110,7 +111,8 @@ public final class RunbookController {
                         options(
                             body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
                     .withDataLossAcknowledged(body.acknowledgeDataLoss())
-                    .withBackupId(body.backupId()),
+                    .withBackupId(body.backupId())
+                    .withRevisionsBackwardAcknowledged(body.acknowledgeRevisionsBackward()),
                 caller(http)));
   }
 
@@ -240,7 +242,8 @@ public final class RunbookController {
    * {"caKeyFile":"/etc/etcd-runbooks/prod-1-ca.key","validityDays":365} instead of certificatesDir;
    * mode "enable" takes {"enable":{"urls":"both","caFile":...,"clientCertFile":...,
    * "clientKeyFile":...}} too, mode "rotate-ca" {"rotateCa":{"caFile":...,"clientCertFile":...,
-   * "clientKeyFile":...}}.
+   * "clientKeyFile":...}}; both take {"ignoreUnmanagedClients":true} to cut plain http or the old
+   * CA off without holding for the clients the inventory does not know of.
    */
   @Post("/clusters/{cluster}/reconfigure-tls")
   @Access(ApiAction.RECONFIGURE_TLS)
@@ -258,7 +261,8 @@ public final class RunbookController {
                     .issuedFrom(body.caKeyFile(), body.validityDays())
                     .enabling(body.enable())
                     .movingTo(body.rotateCa())
-                    .inEmergency(body.emergency()),
+                    .inEmergency(body.emergency())
+                    .ignoringUnmanagedClients(body.ignoreUnmanagedClients()),
                 caller(http)));
   }
 

@@ -15,12 +15,14 @@ import io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesReque
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.tls.EnableTls;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsResult;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
+import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,6 +34,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,13 +44,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * ReconfigureTls enable on real http clusters with a writer running and kube-apiserver stand-ins
- * that make real TLS handshakes with the client certificate their manifests name: afterwards every
- * member serves only TLS on its client and peer URLs, the inventory and the apiservers talk https,
- * and no acknowledged write is lost.
+ * that make real TLS handshakes with the client certificate their manifests name, and a plain http
+ * scraper the runbooks do not manage: the runbook holds before it cuts plain http off, naming the
+ * scraper's address, and once approved every member serves only TLS on its client and peer URLs,
+ * the inventory and the apiservers talk https, and no acknowledged write is lost.
  */
 @RealEtcd
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class EnableTlsTest {
+
+  /** The address of a client the runbooks do not manage (127.0.0.0/8 is all loopback). */
+  private static final String UNMANAGED = "127.0.0.9";
 
   @TempDir Path dir;
 
@@ -63,17 +70,36 @@ class EnableTlsTest {
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       ClusterSpec before = runbooks.cluster();
       ReconfigureTlsResult result;
-      try (AcknowledgedWriter writer = AcknowledgedWriter.start(before, worker)) {
-        result =
-            runbooks
-                .tlsStub()
-                .reconfigure(
-                    ReconfigureTlsRequest.enableIssued(
-                        "sandbox",
-                        caKey.toString(),
-                        90,
-                        EnableTls.both(worker.caFile(), worker.certFile(), worker.keyFile()),
-                        RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+      try (AcknowledgedWriter writer = AcknowledgedWriter.start(before, worker);
+          PlainHttpScraper scraper =
+              PlainHttpScraper.start(UNMANAGED, before.member("m2").clientUrl())) {
+        ReconfigureTlsWorkflow run = runbooks.tlsStub();
+        CompletableFuture<ReconfigureTlsResult> enabled =
+            WorkflowClient.execute(
+                run::reconfigure,
+                ReconfigureTlsRequest.enableIssued(
+                    "sandbox",
+                    caKey.toString(),
+                    90,
+                    EnableTls.both(worker.caFile(), worker.certFile(), worker.keyFile()),
+                    RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
+        awaitHoldFor(run, enabled);
+        assertThat(run.progress().message())
+            .as("the hold names the client the runbook does not manage, and only it")
+            .contains(
+                "m2: ["
+                    + UNMANAGED
+                    + " -> :"
+                    + URI.create(before.member("m2").clientUrl()).getPort())
+            .doesNotContain("127.0.0.1 ->");
+        for (MemberSpec m : before.members()) {
+          assertThat(answersPlainHttp(m.clientUrl()))
+              .as("%s still serves plain http while the runbook holds", m.name())
+              .isTrue();
+        }
+        assertThat(scraper.answers()).as("the scraper's requests answered over http").isPositive();
+        run.approve("the scraper's owner");
+        result = enabled.get(4, TimeUnit.MINUTES);
         writer.stopAndCheckEveryAcknowledgedWrite(runbooks.cluster());
       }
 
@@ -234,6 +260,25 @@ class EnableTlsTest {
       assertThat(envFiles(runbooks)).isEqualTo(envBefore);
       assertThat(runbooks.cluster()).isEqualTo(before);
       assertThat(runbooks.sandbox.hostRoot("m1").resolve("etc/etcd/pki")).doesNotExist();
+    }
+  }
+
+  /** Waits, bounded, until the run holds for an approval; fails when it ends without holding. */
+  private static void awaitHoldFor(
+      ReconfigureTlsWorkflow run, CompletableFuture<ReconfigureTlsResult> enabled)
+      throws Exception {
+    java.time.Instant deadline = java.time.Instant.now().plus(Duration.ofMinutes(3));
+    while (true) {
+      assertThat(enabled)
+          .as("the run holds for the client at %s before cutting plain http", UNMANAGED)
+          .isNotDone();
+      try {
+        if (run.progress().phase() == Phase.AWAITING_APPROVAL) return;
+      } catch (io.temporal.client.WorkflowException notStartedYet) {
+        // asked again below
+      }
+      assertThat(java.time.Instant.now()).as("progress %s", run.progress()).isBefore(deadline);
+      TimeUnit.MILLISECONDS.sleep(200);
     }
   }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
-import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.fleet.ClusterOutcome;
@@ -14,14 +13,9 @@ import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
-import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,64 +44,48 @@ class FleetWorkerCrashTest {
                 dir,
                 List.of(cluster("c1", "small"), cluster("c2", "medium"), cluster("c3", "medium")),
                 false);
-        EmbeddedTemporal temporal = EmbeddedTemporal.start(WorkerJvm.freePort())) {
-      WorkflowServiceStubs stubs =
-          WorkflowServiceStubs.newServiceStubs(
-              WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
-      WorkflowClient client = WorkflowClient.newInstance(stubs);
-      Process first = startWorker(fleet, temporal, "worker-1");
-      Process second = null;
-      try {
-        FleetUpgradeWorkflow workflow =
-            client.newWorkflowStub(
-                FleetUpgradeWorkflow.class,
-                WorkflowOptions.newBuilder()
-                    .setWorkflowId(FleetUpgradeWorkflow.workflowId("everything"))
-                    .setTaskQueue(TASK_QUEUE)
-                    .build());
-        WorkflowClient.start(
-            workflow::upgrade,
-            FleetUpgradeRequest.of("everything", "", "3.5.30")
-                .withConcurrency(2)
-                .withMemberTimeoutSeconds(120));
+        WorkerCrashScenario crash =
+            WorkerCrashScenario.withWorker(dir, fleet.inventoryFile, TASK_QUEUE)) {
+      FleetUpgradeWorkflow workflow =
+          crash.workflow(FleetUpgradeWorkflow.class, FleetUpgradeWorkflow.workflowId("everything"));
+      WorkflowClient.start(
+          workflow::upgrade,
+          FleetUpgradeRequest.of("everything", "", "3.5.30")
+              .withConcurrency(2)
+              .withMemberTimeoutSeconds(120));
 
-        String[] inHand = awaitAMemberDoneInTheSecondWave(client, first);
-        first.destroyForcibly(); // SIGKILL: no shutdown hook, no graceful worker stop
-        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        long donePid = fleet.sandboxes.get(inHand[0]).pidOf(inHand[1]);
+      String[] inHand =
+          crash.await(
+              () -> aMemberDoneInTheSecondWave(crash.client()),
+              Duration.ofMinutes(4),
+              "second-wave member on 3.5.30");
+      crash.killWorker();
+      long donePid = fleet.sandboxes.get(inHand[0]).pidOf(inHand[1]);
 
-        second = startWorker(fleet, temporal, "worker-2");
-        FleetStatus status =
-            WorkflowStub.fromTyped(workflow).getResult(6, TimeUnit.MINUTES, FleetStatus.class);
+      crash.startWorker();
+      FleetStatus status = crash.result(workflow, FleetStatus.class, Duration.ofMinutes(6));
 
-        assertThat(status.clusters())
-            .allSatisfy(
-                c -> assertThat(c.state()).as(c.cluster()).isEqualTo(ClusterOutcome.UPGRADED));
-        assertThat(fleet.sandboxes.get(inHand[0]).pidOf(inHand[1]))
-            .as(
-                "%s of %s, on 3.5.30 before the kill, was not restarted again",
-                inHand[1], inHand[0])
-            .isEqualTo(donePid);
-        for (Map.Entry<String, Sandbox> c : fleet.sandboxes.entrySet()) {
-          for (MemberSpec m : c.getValue().cluster().members()) {
-            String log = Files.readString(Path.of(m.serviceDir(), "etcd.log"));
-            assertThat(WorkerJvm.count(log, "\"etcd-version\":\"3.5.30\""))
-                .as("starts of %s of %s on 3.5.30", m.name(), c.getKey())
-                .isEqualTo(1);
-            assertThat(WorkerJvm.count(log, "\"etcd-version\":\"3.5.16\""))
-                .as("starts of %s of %s on 3.5.16", m.name(), c.getKey())
-                .isEqualTo(1);
-          }
-          try (ClusterProbe probe = fleet.probe(c.getKey())) {
-            assertThat(probe.versions().values()).containsOnly("3.5.30");
-            long now = probe.revision();
-            assertThat(probe.hashKvByMember(now).values().stream().distinct()).hasSize(1);
-          }
+      assertThat(status.clusters())
+          .allSatisfy(
+              c -> assertThat(c.state()).as(c.cluster()).isEqualTo(ClusterOutcome.UPGRADED));
+      assertThat(fleet.sandboxes.get(inHand[0]).pidOf(inHand[1]))
+          .as("%s of %s, on 3.5.30 before the kill, was not restarted again", inHand[1], inHand[0])
+          .isEqualTo(donePid);
+      for (Map.Entry<String, Sandbox> c : fleet.sandboxes.entrySet()) {
+        for (MemberSpec m : c.getValue().cluster().members()) {
+          String log = Files.readString(Path.of(m.serviceDir(), "etcd.log"));
+          assertThat(WorkerCrashScenario.count(log, "\"etcd-version\":\"3.5.30\""))
+              .as("starts of %s of %s on 3.5.30", m.name(), c.getKey())
+              .isEqualTo(1);
+          assertThat(WorkerCrashScenario.count(log, "\"etcd-version\":\"3.5.16\""))
+              .as("starts of %s of %s on 3.5.16", m.name(), c.getKey())
+              .isEqualTo(1);
         }
-      } finally {
-        first.destroyForcibly();
-        if (second != null) second.destroyForcibly();
-        stubs.shutdownNow();
+        try (ClusterProbe probe = fleet.probe(c.getKey())) {
+          assertThat(probe.versions().values()).containsOnly("3.5.30");
+          long now = probe.revision();
+          assertThat(probe.hashKvByMember(now).values().stream().distinct()).hasSize(1);
+        }
       }
     }
   }
@@ -118,19 +96,12 @@ class FleetWorkerCrashTest {
   }
 
   /** [cluster, member]: a member of a second-wave cluster already ready on 3.5.30. */
-  private String[] awaitAMemberDoneInTheSecondWave(WorkflowClient client, Process worker)
-      throws InterruptedException {
-    Instant deadline = Instant.now().plus(Duration.ofMinutes(4));
-    while (Instant.now().isBefore(deadline)) {
-      assertThat(worker.isAlive()).as("worker-1 runs; its log:%n%s", log("worker-1")).isTrue();
-      for (String cluster : List.of("c2", "c3")) {
-        Optional<String> done = doneMember(client, cluster);
-        if (done.isPresent()) return new String[] {cluster, done.get()};
-      }
-      TimeUnit.MILLISECONDS.sleep(100);
+  private static Optional<String[]> aMemberDoneInTheSecondWave(WorkflowClient client) {
+    for (String cluster : List.of("c2", "c3")) {
+      Optional<String> done = doneMember(client, cluster);
+      if (done.isPresent()) return Optional.of(new String[] {cluster, done.get()});
     }
-    throw new AssertionError(
-        "no second-wave member reached 3.5.30; worker-1 log:\n" + log("worker-1"));
+    return Optional.empty();
   }
 
   private static Optional<String> doneMember(WorkflowClient client, String cluster) {
@@ -145,20 +116,6 @@ class FleetWorkerCrashTest {
     }
     if (progress == null || !progress.runbook().equals(UpgradeClusterWorkflow.TYPE))
       return Optional.empty();
-    return progress.completed().stream()
-        .filter(s -> s.name().endsWith(": ready on 3.5.30") && s.outcome().equals("done"))
-        .map(CompletedStep::name)
-        .map(n -> n.substring(0, n.indexOf(':')))
-        .findFirst();
-  }
-
-  private Process startWorker(FleetSandboxes fleet, EmbeddedTemporal temporal, String name)
-      throws Exception {
-    return WorkerJvm.start(
-        fleet.inventoryFile, temporal.address(), TASK_QUEUE, dir.resolve(name + ".log"));
-  }
-
-  private String log(String worker) {
-    return WorkerJvm.logTail(dir.resolve(worker + ".log"));
+    return WorkerCrashScenario.firstMemberReadyOn("3.5.30", progress);
   }
 }

@@ -14,12 +14,9 @@ import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumResult;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
-import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -49,94 +46,66 @@ class RecoverQuorumWorkerCrashTest {
                 new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.5.30"),
                 SandboxRunbooks.releases());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(sandbox);
-        EmbeddedTemporal temporal = EmbeddedTemporal.start(Ports.free())) {
+        WorkerCrashScenario crash =
+            WorkerCrashScenario.start(dir, sandbox.inventoryFile(), TASK_QUEUE)) {
       Map<String, ClusterProbe.StoredKey> keys;
       try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
         probe.putMany("/registry/pods/default/p-", 200);
         keys = probe.dump(0);
       }
       for (String lost : List.of("m2", "m3")) destroy(sandbox, lost);
-      WorkflowServiceStubs stubs =
-          WorkflowServiceStubs.newServiceStubs(
-              WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
-      WorkflowClient client = WorkflowClient.newInstance(stubs);
       String id = RecoverQuorumWorkflow.workflowId("sandbox");
-      Process first = startWorker(sandbox, temporal, "worker-1");
-      Process second = null;
-      try {
-        RecoverQuorumWorkflow workflow =
-            client.newWorkflowStub(
-                RecoverQuorumWorkflow.class,
-                WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(TASK_QUEUE).build());
-        WorkflowClient.start(
-            workflow::recover,
-            RecoverQuorumRequest.of(
-                    "sandbox",
-                    RunbookOptions.defaults()
-                        .withMemberTimeoutSeconds(60)
-                        .withApiServerTimeoutSeconds(30))
-                .acknowledgingDataLoss()
-                .confirmingLossFor(3));
-        WorkerJvm.awaitProgress(
-            workflow::progress,
-            first,
-            dir.resolve("worker-1.log"),
-            p -> p.phase() == Phase.AWAITING_APPROVAL,
-            "awaiting approval");
-        workflow.pause("test");
-        workflow.approve("test-admin");
-        WorkerJvm.awaitProgress(
-            workflow::progress,
-            first,
-            dir.resolve("worker-1.log"),
-            p -> p.paused() && p.phase() == Phase.JOIN,
-            "paused with the survivor alone, before the first rebuilt member");
+      crash.startWorker();
+      RecoverQuorumWorkflow workflow = crash.workflow(RecoverQuorumWorkflow.class, id);
+      WorkflowClient.start(
+          workflow::recover,
+          RecoverQuorumRequest.of(
+                  "sandbox",
+                  RunbookOptions.defaults()
+                      .withMemberTimeoutSeconds(60)
+                      .withApiServerTimeoutSeconds(30))
+              .acknowledgingDataLoss()
+              .confirmingLossFor(3));
+      crash.awaitProgress(
+          workflow::progress, p -> p.phase() == Phase.AWAITING_APPROVAL, "awaiting approval");
+      workflow.pause("test");
+      workflow.approve("test-admin");
+      crash.awaitProgress(
+          workflow::progress,
+          p -> p.paused() && p.phase() == Phase.JOIN,
+          "paused with the survivor alone, before the first rebuilt member");
 
-        first.destroyForcibly(); // SIGKILL: no shutdown hook, no graceful worker stop
-        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        for (String host : apiServers.hosts()) {
-          assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
-              .as("%s serves on the survivor while the worker is gone", host)
-              .isEqualTo(200);
-        }
-
-        second = startWorker(sandbox, temporal, "worker-2");
-        workflow.resume("test");
-        RecoverQuorumResult result;
-        try {
-          result =
-              WorkflowStub.fromTyped(workflow)
-                  .getResult(3, TimeUnit.MINUTES, RecoverQuorumResult.class);
-        } catch (java.util.concurrent.TimeoutException e) {
-          throw new AssertionError(
-              "the recovery did not finish on worker-2; its log:\n"
-                  + WorkerJvm.logTail(dir.resolve("worker-2.log")));
-        }
-
-        assertThat(result.outcome()).isEqualTo(RecoverQuorumResult.RECOVERED);
-        assertThat(result.survivor()).isEqualTo("m1");
-        assertThat(result.rebuilt()).containsEntry("m2", "m2-r1").containsEntry("m3", "m3-r1");
-        var now = new InventorySource(sandbox.inventoryFile()).get().cluster("sandbox");
-        assertThat(now.members())
-            .extracting(MemberSpec::name)
-            .containsExactly("m1", "m2-r1", "m3-r1");
-        try (ClusterProbe probe = new ClusterProbe(now)) {
-          assertThat(probe.dump(0)).containsAllEntriesOf(keys);
-          assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
-        }
-        for (String host : apiServers.hosts()) {
-          assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
-              .as("%s back", host)
-              .isEqualTo(200);
-        }
-        assertThat(WorkerJvm.activityCount(client, id, "RecoveryCopyDataDir")).isEqualTo(1);
-        assertThat(WorkerJvm.activityCount(client, id, "SetMemberFlags")).isEqualTo(1);
-        assertThat(WorkerJvm.activityCount(client, id, "NewMemberPrepare")).isEqualTo(2);
-      } finally {
-        first.destroyForcibly();
-        if (second != null) second.destroyForcibly();
-        stubs.shutdownNow();
+      crash.killWorker();
+      for (String host : apiServers.hosts()) {
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s serves on the survivor while the worker is gone", host)
+            .isEqualTo(200);
       }
+
+      crash.startWorker();
+      workflow.resume("test");
+      RecoverQuorumResult result =
+          crash.result(workflow, RecoverQuorumResult.class, Duration.ofMinutes(3));
+
+      assertThat(result.outcome()).isEqualTo(RecoverQuorumResult.RECOVERED);
+      assertThat(result.survivor()).isEqualTo("m1");
+      assertThat(result.rebuilt()).containsEntry("m2", "m2-r1").containsEntry("m3", "m3-r1");
+      var now = new InventorySource(sandbox.inventoryFile()).get().cluster("sandbox");
+      assertThat(now.members())
+          .extracting(MemberSpec::name)
+          .containsExactly("m1", "m2-r1", "m3-r1");
+      try (ClusterProbe probe = new ClusterProbe(now)) {
+        assertThat(probe.dump(0)).containsAllEntriesOf(keys);
+        assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
+      }
+      for (String host : apiServers.hosts()) {
+        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+            .as("%s back", host)
+            .isEqualTo(200);
+      }
+      assertThat(crash.activityCount(id, "RecoveryCopyDataDir")).isEqualTo(1);
+      assertThat(crash.activityCount(id, "SetMemberFlags")).isEqualTo(1);
+      assertThat(crash.activityCount(id, "NewMemberPrepare")).isEqualTo(2);
     }
   }
 
@@ -147,11 +116,5 @@ class RecoverQuorumWorkerCrashTest {
     try (var paths = Files.walk(data)) {
       for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
     }
-  }
-
-  private Process startWorker(Sandbox sandbox, EmbeddedTemporal temporal, String name)
-      throws Exception {
-    return WorkerJvm.start(
-        sandbox.inventoryFile(), temporal.address(), TASK_QUEUE, dir.resolve(name + ".log"));
   }
 }

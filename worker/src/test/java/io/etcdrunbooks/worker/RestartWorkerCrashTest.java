@@ -48,7 +48,7 @@ class RestartWorkerCrashTest {
           .as(
               "down time of %s, whose worker was killed while it was stopped, against the"
                   + " slowest normal restart of the same upgrade (%s); worker-2 log:%n%s",
-              member, measured.restarts(), WorkerJvm.logTail(dir.resolve("worker-2.log")))
+              member, measured.restarts(), WorkerCrashScenario.logTail(dir.resolve("worker-2.log")))
           .isLessThanOrEqualTo(2 * measured.normalMillis());
       // and as the runbook reports it: the retry that took the host's outcome counts the member's
       // down time until its start on the host, not until the retry came
@@ -72,10 +72,10 @@ class RestartWorkerCrashTest {
           .isEqualTo(measured.restarts().get(member).pidAfter());
       for (MemberSpec m : sandbox.cluster().members()) {
         String log = Files.readString(Path.of(m.serviceDir(), "etcd.log"));
-        assertThat(WorkerJvm.count(log, "etcd Version: 3.4.23"))
+        assertThat(WorkerCrashScenario.count(log, "etcd Version: 3.4.23"))
             .as("starts of %s on 3.4.23", m.name())
             .isEqualTo(1);
-        assertThat(WorkerJvm.count(log, "\"etcd-version\":\"" + TO + "\""))
+        assertThat(WorkerCrashScenario.count(log, "\"etcd-version\":\"" + TO + "\""))
             .as("starts of %s on %s", m.name(), TO)
             .isEqualTo(1);
       }

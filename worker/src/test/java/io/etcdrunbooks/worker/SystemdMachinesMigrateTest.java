@@ -34,14 +34,15 @@ class SystemdMachinesMigrateTest {
     try (Machines machines =
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.3.25", SandboxRunbooks.releases());
-        MachinesWorker runbooks = MachinesWorker.start(machines, dir, TASK_QUEUE);
+        WorkerCrashScenario runbooks =
+            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE);
         ClusterProbe probe = new ClusterProbe(machines.cluster())) {
       Map<String, String> written =
           new V2Writer(machines.cluster().member("m1").clientUrl()).kubernetes15(300, 50, 3600);
 
       MigrateResult result =
           runbooks
-              .stub(MigrateV2ToV3Workflow.class, MigrateV2ToV3Workflow.workflowId("prod-1"))
+              .workflow(MigrateV2ToV3Workflow.class, MigrateV2ToV3Workflow.workflowId("prod-1"))
               .migrate(
                   MigrateRequest.of(
                       "prod-1", RunbookOptions.defaults().withMemberTimeoutSeconds(90)));

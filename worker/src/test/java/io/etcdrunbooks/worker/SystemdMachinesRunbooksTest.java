@@ -48,14 +48,15 @@ class SystemdMachinesRunbooksTest {
     try (Machines machines =
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.4.23", SandboxRunbooks.releases());
-        MachinesWorker runbooks = MachinesWorker.start(machines, dir, TASK_QUEUE)) {
+        WorkerCrashScenario runbooks =
+            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       Map<String, ClusterProbe.StoredKey> atBackup;
       try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
         probe.putMany("/registry/pods/p-", 300);
       }
       BackupRecord backup =
           runbooks
-              .stub(BackupClusterWorkflow.class, BackupClusterWorkflow.workflowId("prod-1"))
+              .workflow(BackupClusterWorkflow.class, BackupClusterWorkflow.workflowId("prod-1"))
               .backup(BackupClusterRequest.of("prod-1", "before", RunbookOptions.defaults()));
       try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
         atBackup = probe.dump(backup.revision());
@@ -65,7 +66,7 @@ class SystemdMachinesRunbooksTest {
       String m4 = machines.addMachine("m4", "3.4.23", false);
       ReplaceMemberResult replaced =
           runbooks
-              .stub(ReplaceMemberWorkflow.class, ReplaceMemberWorkflow.workflowId("prod-1"))
+              .workflow(ReplaceMemberWorkflow.class, ReplaceMemberWorkflow.workflowId("prod-1"))
               .replace(
                   ReplaceMemberRequest.of(
                       "prod-1",
@@ -100,7 +101,7 @@ class SystemdMachinesRunbooksTest {
 
       RestoreResult restored =
           runbooks
-              .stub(RestoreClusterWorkflow.class, RestoreClusterWorkflow.workflowId("prod-1"))
+              .workflow(RestoreClusterWorkflow.class, RestoreClusterWorkflow.workflowId("prod-1"))
               .restore(
                   RestoreRequest.of(
                           "prod-1",
@@ -123,7 +124,8 @@ class SystemdMachinesRunbooksTest {
         Map<String, ClusterProbe.StoredKey> beforeRollback = probe.dump(revision);
         RollbackResult rolledBack =
             runbooks
-                .stub(RollbackClusterWorkflow.class, RollbackClusterWorkflow.workflowId("prod-1"))
+                .workflow(
+                    RollbackClusterWorkflow.class, RollbackClusterWorkflow.workflowId("prod-1"))
                 .rollback(
                     RollbackRequest.to(
                         "prod-1", "", RunbookOptions.defaults().withMemberTimeoutSeconds(90)));

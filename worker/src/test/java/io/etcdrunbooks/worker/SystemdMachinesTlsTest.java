@@ -44,7 +44,8 @@ class SystemdMachinesTlsTest {
     try (Machines machines =
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.5.30", SandboxRunbooks.releases());
-        MachinesWorker runbooks = MachinesWorker.start(machines, dir, TASK_QUEUE)) {
+        WorkerCrashScenario runbooks =
+            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
         probe.putMany("/registry/before/k", 200);
       }
@@ -52,7 +53,7 @@ class SystemdMachinesTlsTest {
       try (AcknowledgedWriter writer = AcknowledgedWriter.start(machines.cluster(), workerTls)) {
         result =
             runbooks
-                .stub(ReconfigureTlsWorkflow.class, ReconfigureTlsWorkflow.workflowId("prod-1"))
+                .workflow(ReconfigureTlsWorkflow.class, ReconfigureTlsWorkflow.workflowId("prod-1"))
                 .reconfigure(
                     ReconfigureTlsRequest.enableIssued(
                         "prod-1",

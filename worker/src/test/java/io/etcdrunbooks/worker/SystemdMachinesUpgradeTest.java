@@ -51,7 +51,8 @@ class SystemdMachinesUpgradeTest {
                 Map.of(
                     "m1", Map.of("ETCD_DEBUG", "true"),
                     "m3", Map.of("ETCD_LOG_OUTPUT", "stderr")));
-        MachinesWorker runbooks = MachinesWorker.start(machines, dir, TASK_QUEUE)) {
+        WorkerCrashScenario runbooks =
+            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       // m2 as kubespray lays it out: the binary in /usr/local/bin, ExecStart set by a drop-in
       machines.rootShell(
           "m2",
@@ -64,7 +65,8 @@ class SystemdMachinesUpgradeTest {
         probe.putMany("/registry/before/k", 300);
       }
       UpgradeClusterWorkflow workflow =
-          runbooks.stub(UpgradeClusterWorkflow.class, UpgradeClusterWorkflow.workflowId("prod-1"));
+          runbooks.workflow(
+              UpgradeClusterWorkflow.class, UpgradeClusterWorkflow.workflowId("prod-1"));
       UpgradeResult result;
       try (AcknowledgedWriter writer = AcknowledgedWriter.start(machines.cluster(), null)) {
         result =
@@ -117,20 +119,19 @@ class SystemdMachinesUpgradeTest {
     try (Machines machines =
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.4.23", SandboxRunbooks.releases());
-        MachinesWorker runbooks = MachinesWorker.start(machines, dir, TASK_QUEUE)) {
+        WorkerCrashScenario runbooks =
+            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
         UpgradeClusterWorkflow workflow =
-            runbooks.stub(
+            runbooks.workflow(
                 UpgradeClusterWorkflow.class, UpgradeClusterWorkflow.workflowId("prod-1"));
         WorkflowClient.start(
             workflow::upgrade,
             UpgradeRequest.to(
                 "prod-1", "3.5.30", RunbookOptions.defaults().withMemberTimeoutSeconds(90)));
         workflow.pause("test");
-        WorkerJvm.awaitProgress(
+        runbooks.awaitProgress(
             workflow::progress,
-            runbooks.worker,
-            runbooks.log,
             p -> p.paused() && p.phase() == Phase.UPGRADE,
             "paused before its first member");
 

@@ -15,6 +15,7 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -51,6 +52,7 @@ public final class HostActivitiesImpl implements HostActivities {
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
   private final HostAccessCheck access;
+  private final ClientConnectionsReader connections;
   private final EtcdActivitiesImpl readiness;
   private volatile RunLiveness liveness = RunLiveness.ALWAYS_OPEN;
 
@@ -72,6 +74,7 @@ public final class HostActivitiesImpl implements HostActivities {
     this.binaries = new BinaryInstaller(ssh);
     this.access = new HostAccessCheck(ssh);
     this.flags = new ProcessFlagsReader(ssh);
+    this.connections = new ClientConnectionsReader(ssh, flags);
     this.readiness = new EtcdActivitiesImpl(inventory);
   }
 
@@ -418,6 +421,24 @@ public final class HostActivitiesImpl implements HostActivities {
         member.member(),
         "read how etcd was started",
         (host, service, versions) -> flags.read(host, service));
+  }
+
+  @Override
+  public ClientConnections clientConnections(MemberRef member) {
+    ClusterSpec spec = cluster(member.cluster());
+    return onHost(
+        member.cluster(),
+        member.member(),
+        "list the client connections of",
+        (host, service, versions) -> {
+          ClientConnections seen = connections.read(spec, host, service);
+          log.info(
+              "{}: client connections {}{}",
+              host.describe(),
+              seen.clients(),
+              seen.unreadable() == null ? "" : " (unreadable: " + seen.unreadable() + ")");
+          return seen;
+        });
   }
 
   @Override

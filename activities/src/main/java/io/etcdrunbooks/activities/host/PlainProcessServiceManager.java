@@ -50,7 +50,8 @@ public final class PlainProcessServiceManager implements ServiceManager {
 
   /**
    * @param stopTimeout how long to wait after SIGTERM before SIGKILL
-   * @param startupGrace how long a freshly started etcd must stay up for start to succeed
+   * @param startupGrace how long a freshly started etcd must stay up for start to succeed, unless
+   *     it says before that it serves clients
    */
   public PlainProcessServiceManager(SshConnector ssh, Duration stopTimeout, Duration startupGrace) {
     this.ssh = ssh;
@@ -85,12 +86,15 @@ public final class PlainProcessServiceManager implements ServiceManager {
 
   @Override
   public void start(MemberHost host) {
-    if (!startProcess(host)) return;
+    OptionalLong logOffset = startProcess(host);
+    if (logOffset.isEmpty()) return;
     long deadline = System.nanoTime() + startupGrace.toNanos();
     while (System.nanoTime() < deadline) {
       Heartbeats.beat("waiting for etcd of " + host.member().name() + " to stay up");
       sleep(POLL);
-      if (!isRunning(host)) {
+      StartState state = startState(host, logOffset.getAsLong());
+      if (state == StartState.SERVING) return;
+      if (state == StartState.EXITED) {
         throw new MemberStartFailedException(
             "etcd of "
                 + host.describe()
@@ -109,10 +113,54 @@ public final class PlainProcessServiceManager implements ServiceManager {
     startProcess(host);
   }
 
-  /** Starts the process unless one runs; false when one ran already. */
-  private boolean startProcess(MemberHost host) {
-    String out = run(host, launchScript(host), "start etcd").stdout().strip();
-    return !out.startsWith("running ");
+  /**
+   * Starts the process unless one runs: the size its log had before the start, empty when one ran
+   * already.
+   */
+  private OptionalLong startProcess(MemberHost host) {
+    String script =
+        inServiceDir(host)
+            + "echo \"log-size $(stat -c %s "
+            + LOG_FILE
+            + " 2>/dev/null || echo 0)\"\n"
+            + launchScript(host);
+    String out = run(host, script, "start etcd").stdout().strip();
+    String[] lines = out.split("\n");
+    if (lines[lines.length - 1].startsWith("running ")) return OptionalLong.empty();
+    return OptionalLong.of(Long.parseLong(lines[0].substring("log-size ".length()).strip()));
+  }
+
+  private enum StartState {
+    EXITED,
+    STARTING,
+    SERVING
+  }
+
+  /**
+   * Whether the etcd just started still runs, and whether it says it serves clients: every release
+   * from 3.3 on logs "ready to serve client requests" once it has joined its cluster, and from then
+   * on the grace has nothing left to show (a member that cannot reach quorum never says it, and
+   * waits out the grace).
+   */
+  private StartState startState(MemberHost host, long logOffset) {
+    String out =
+        run(
+                host,
+                inServiceDir(host)
+                    + "if ! etcd_alive; then echo exited; elif tail -c +"
+                    + (logOffset + 1)
+                    + " "
+                    + LOG_FILE
+                    + " 2>/dev/null | grep -q 'ready to serve client requests'; then echo serving;"
+                    + " else echo starting; fi",
+                "check etcd")
+            .stdout()
+            .strip();
+    return switch (out) {
+      case "exited" -> StartState.EXITED;
+      case "serving" -> StartState.SERVING;
+      default -> StartState.STARTING;
+    };
   }
 
   @Override

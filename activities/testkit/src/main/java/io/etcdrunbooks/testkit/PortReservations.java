@@ -25,8 +25,9 @@ final class PortReservations implements AutoCloseable {
 
   private static final int RANGE_START = 20000;
   private static final int RANGE_SIZE = 12000;
-  private static final Path LOCKS =
-      Path.of(System.getProperty("java.io.tmpdir"), "etcd-runbooks-sandbox-ports");
+  // not under java.io.tmpdir: test JVMs may be given another one (test.sh puts them on tmpfs), and
+  // a demo's sandbox beside them must still see their locks
+  private static final Path LOCKS = Path.of("/tmp", "etcd-runbooks-sandbox-ports");
 
   private final List<FileLock> held = new ArrayList<>();
   private final Random random = new Random();

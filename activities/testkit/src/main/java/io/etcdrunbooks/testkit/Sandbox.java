@@ -1,6 +1,7 @@
 package io.etcdrunbooks.testkit;
 
 import io.etcdrunbooks.activities.etcd.TlsMaterial;
+import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.host.PlainProcessServiceManager;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
@@ -31,6 +32,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -298,7 +300,7 @@ public final class Sandbox implements EtcdTestCluster {
         Duration.ofSeconds(10));
   }
 
-  /** Stops every member's etcd (SIGTERM, then SIGKILL) and every SSH server. Idempotent. */
+  /** Kills every member's etcd (SIGKILL: a teardown) and stops every SSH server. Idempotent. */
   @Override
   public synchronized void close() {
     if (closed) return;
@@ -379,6 +381,7 @@ public final class Sandbox implements EtcdTestCluster {
       hosts.put(name, host);
       knownHosts.add(host.knownHostsLine());
       boolean plain = !spec.staticPods();
+      if (plain) placeBinaries(root.resolve("opt/etcd"), spec.version());
       members.add(
           new MemberSpec(
               name,
@@ -476,6 +479,22 @@ public final class Sandbox implements EtcdTestCluster {
         members.size(),
         spec.version(),
         inventoryFile);
+  }
+
+  /**
+   * Copies the starting version's binaries where the install puts them, as a host image would hold
+   * them: the install that follows finds them by their SHA-256 and uploads nothing (an upload over
+   * SSH costs a second of CPU per member, in every sandbox of every test). Runbooks' own installs
+   * of other versions still upload.
+   */
+  private void placeBinaries(Path installDir, String version) throws IOException {
+    Path versionDir = Files.createDirectories(installDir.resolve("versions").resolve(version));
+    Path binDir = releases.binDir(version);
+    for (String binary : BinaryInstaller.BINARIES) {
+      Path source = binDir.resolve(binary);
+      if (Files.exists(source))
+        Files.copy(source, versionDir.resolve(binary), StandardCopyOption.COPY_ATTRIBUTES);
+    }
   }
 
   private String clientScheme() {
@@ -739,18 +758,11 @@ public final class Sandbox implements EtcdTestCluster {
       log.warn("cannot list sandbox hosts in {}: {}", hostsDir, e.toString());
       return;
     }
+    // A teardown, not a runbook's stop: nothing reads these members again, and a graceful stop of
+    // members going down together costs seconds of leadership handovers per sandbox.
     for (Path pidFile : pidFiles) {
       long pid = etcdPid(pidFile);
-      if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
-    }
-    // A teardown: members stopping together spend seconds handing leadership around, so give them 2
-    // s in all.
-    long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-    for (Path pidFile : pidFiles) {
-      if (!awaitGone(pidFile, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
-        long pid = etcdPid(pidFile);
-        if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-      }
+      if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
     }
     for (Path pidFile : pidFiles) awaitGone(pidFile, Duration.ofSeconds(5));
   }

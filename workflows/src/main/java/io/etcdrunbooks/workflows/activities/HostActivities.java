@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.activities;
 
+import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -124,6 +125,15 @@ public interface HostActivities {
    * false when none runs.
    */
   MemberFlags memberFlags(MemberRef member);
+
+  /**
+   * The TCP connections established to the member's client port(s) now, read on its host with
+   * {@code ss} (etcd names no client in its metrics), each address classified by the inventory: a
+   * member's, a kube-apiserver host's, the worker's, the member's own host's, or unmanaged (a CNI's
+   * kvstore, Prometheus, a backup job). Read-only. A host without {@code ss} or a member not
+   * running gives {@code unreadable} instead of a failure.
+   */
+  ClientConnections clientConnections(MemberRef member);
 
   /**
    * Translates the member's renamed flags (FlagTranslations) where they live, for the version it is

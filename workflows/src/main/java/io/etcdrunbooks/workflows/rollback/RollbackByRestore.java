@@ -61,7 +61,8 @@ final class RollbackByRestore {
                     .withMemberTimeoutSeconds(run.request.effectiveMemberTimeoutSeconds()))
             .acknowledgingDataLoss()
             .withEtcdVersion(run.toVersion)
-            .withTakenOnMinor(minor(run));
+            .withTakenOnMinor(minor(run))
+            .withRevisionsBackwardAcknowledged(run.request.acknowledgeRevisionsBackward());
     try {
       run.restored =
           run.ctx

@@ -18,6 +18,9 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  *     version
  * @param requireApproval stop after the plan until an operator approves, before the first member or
  *     the restore
+ * @param acknowledgeRevisionsBackward restore even when no tool that raises the revision can be had
+ *     (RestoreCluster's acknowledgement of the same name, passed to its child run): watchers that
+ *     saw newer revisions, every kube-apiserver first, must then be restarted
  */
 public record RollbackRequest(
     String cluster,
@@ -26,7 +29,8 @@ public record RollbackRequest(
     int memberTimeoutSeconds,
     boolean acknowledgeDataLoss,
     String backupId,
-    boolean requireApproval) {
+    boolean requireApproval,
+    boolean acknowledgeRevisionsBackward) {
 
   /** A rollback of a mixed cluster, which never loses data. */
   public static RollbackRequest to(String cluster, String toVersion, RunbookOptions options) {
@@ -37,7 +41,8 @@ public record RollbackRequest(
         options.memberTimeoutSeconds(),
         false,
         "",
-        options.requireApproval());
+        options.requireApproval(),
+        false);
   }
 
   /** Also past the cluster version, through a restore: the writes since the backup are lost. */
@@ -47,13 +52,40 @@ public record RollbackRequest(
 
   public RollbackRequest withDataLossAcknowledged(boolean acknowledged) {
     return new RollbackRequest(
-        cluster, toVersion, dryRun, memberTimeoutSeconds, acknowledged, backupId, requireApproval);
+        cluster,
+        toVersion,
+        dryRun,
+        memberTimeoutSeconds,
+        acknowledged,
+        backupId,
+        requireApproval,
+        acknowledgeRevisionsBackward);
   }
 
   /** The backup a rollback past the cluster version restores ("" or null: the newest fitting). */
   public RollbackRequest withBackupId(String id) {
     return new RollbackRequest(
-        cluster, toVersion, dryRun, memberTimeoutSeconds, acknowledgeDataLoss, id, requireApproval);
+        cluster,
+        toVersion,
+        dryRun,
+        memberTimeoutSeconds,
+        acknowledgeDataLoss,
+        id,
+        requireApproval,
+        acknowledgeRevisionsBackward);
+  }
+
+  /** See {@code acknowledgeRevisionsBackward}. */
+  public RollbackRequest withRevisionsBackwardAcknowledged(boolean acknowledged) {
+    return new RollbackRequest(
+        cluster,
+        toVersion,
+        dryRun,
+        memberTimeoutSeconds,
+        acknowledgeDataLoss,
+        backupId,
+        requireApproval,
+        acknowledged);
   }
 
   public RunbookOptions options() {

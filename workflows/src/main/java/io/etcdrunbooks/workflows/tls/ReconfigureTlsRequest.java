@@ -23,6 +23,9 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  *     member answers): members are not checked for health before or between replacements, each is
  *     checked by a handshake with its new certificate instead; the postflight checks the cluster's
  *     health
+ * @param ignoreUnmanagedClients modes {@value #ENABLE} (client URLs) and {@value #ROTATE_CA}: the
+ *     step that cuts plain http (or the old CA) off does not hold for an approval when clients the
+ *     inventory does not know of are connected to a member; they are still listed
  */
 public record ReconfigureTlsRequest(
     String cluster,
@@ -35,7 +38,8 @@ public record ReconfigureTlsRequest(
     int validityDays,
     EnableTls enable,
     RotateCa rotateCa,
-    boolean emergency) {
+    boolean emergency,
+    boolean ignoreUnmanagedClients) {
 
   public static final String ROTATE_CERTIFICATES = "rotate-certificates";
   public static final String ENABLE = "enable";
@@ -69,7 +73,8 @@ public record ReconfigureTlsRequest(
         validityDays,
         enable,
         newCa,
-        emergency);
+        emergency,
+        ignoreUnmanagedClients);
   }
 
   /**
@@ -105,7 +110,8 @@ public record ReconfigureTlsRequest(
         validityDays,
         settings,
         rotateCa,
-        emergency);
+        emergency,
+        ignoreUnmanagedClients);
   }
 
   /** New server certificates for every member, from a directory on the worker. */
@@ -128,6 +134,7 @@ public record ReconfigureTlsRequest(
         0,
         null,
         null,
+        false,
         false);
   }
 
@@ -150,7 +157,8 @@ public record ReconfigureTlsRequest(
         days,
         enable,
         rotateCa,
-        emergency);
+        emergency,
+        ignoreUnmanagedClients);
   }
 
   /** This request as an emergency rotation (or not): see {@code emergency}. */
@@ -166,7 +174,25 @@ public record ReconfigureTlsRequest(
         validityDays,
         enable,
         rotateCa,
-        during);
+        during,
+        ignoreUnmanagedClients);
+  }
+
+  /** This request with the hold for unmanaged clients skipped (or not): see its field. */
+  public ReconfigureTlsRequest ignoringUnmanagedClients(boolean ignore) {
+    return new ReconfigureTlsRequest(
+        cluster,
+        mode,
+        certificatesDir,
+        dryRun,
+        requireApproval,
+        memberTimeoutSeconds,
+        caKeyFile,
+        validityDays,
+        enable,
+        rotateCa,
+        emergency,
+        ignore);
   }
 
   public boolean fromCaKey() {

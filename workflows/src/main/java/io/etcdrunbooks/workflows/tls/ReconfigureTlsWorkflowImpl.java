@@ -21,7 +21,10 @@ public final class ReconfigureTlsWorkflowImpl extends RunbookWorkflow
         request.dryRun(),
         () -> {
           TlsRun run =
-              new TlsRun(new RunContext(activities, progress, this, request.cluster()), request);
+              new TlsRun(
+                  new RunContext(activities, progress, this, request.cluster()),
+                  request,
+                  this::needApprovalAgain);
           TlsPhases.RUNNER.run(run, progress);
           return run.result();
         });

@@ -40,8 +40,13 @@ public final class TlsPhases {
                   Phase.PLAN,
                   "names each member's files and the new certificates, and each other certificate"
                       + " renewed with its expiry, or, enabling, the steps and the members' restart"
-                      + " order; a dry run ends here",
-                  TlsPreflight::plan),
+                      + " order (a dry run of enable on client URLs or rotate-ca: also the clients"
+                      + " connected now that TLS_ONLY or TRUST_NEW would hold for); a dry run ends"
+                      + " here",
+                  run -> {
+                    TlsPreflight.plan(run);
+                    UnmanagedClientsHold.inPlan(run);
+                  }),
               when(
                   Phase.AWAITING_APPROVAL,
                   "waits for an operator's approve (requireApproval)",
@@ -81,11 +86,26 @@ public final class TlsPhases {
                   TlsEnable::apiServers),
               when(
                   Phase.TLS_ONLY,
-                  "enable: each member restarted, leader last, serving clients on https only and,"
-                      + " for peer URLs, given its certificate to dial peers (etcd 3.4 stops"
-                      + " answering gRPC on http when given it while serving both schemes)",
+                  "enable: for client URLs, first every member's client connections listed"
+                      + " (its host's established TCP connections) and, when one comes from an"
+                      + " address that is not a member's, a kube-apiserver host's or the worker's"
+                      + " (or they cannot be listed), a hold for an approval naming them"
+                      + " (AWAITING_APPROVAL; not with ignoreUnmanagedClients; a cancel there undoes"
+                      + " the run); then each member restarted, leader last, serving clients on"
+                      + " https only and, for peer URLs, given its certificate to dial peers (etcd"
+                      + " 3.4 stops answering gRPC on http when given it while serving both"
+                      + " schemes)",
                   TlsPhases::enables,
-                  TlsEnable::tlsOnly),
+                  run -> {
+                    if (run.enablingClients()) {
+                      UnmanagedClientsHold.before(
+                          run,
+                          Phase.TLS_ONLY,
+                          "each member restarted serving clients on https only, which cuts plain"
+                              + " http off");
+                    }
+                    TlsEnable.tlsOnly(run);
+                  }),
               when(
                   Phase.PEER_TLS,
                   "enable, peer URLs: each member, leader last, given an https peer URL with member"
@@ -114,11 +134,19 @@ public final class TlsPhases {
                   TlsRotation::rotate),
               when(
                   Phase.TRUST_NEW,
-                  "rotate-ca: kube-apiserver and the worker present certificates from the new CA;"
-                      + " then each member restarted, leader last, trusting the new CA alone, every"
-                      + " kube-apiserver and the worker too",
+                  "rotate-ca: first every member's client connections listed and held for an"
+                      + " approval as in TLS_ONLY; then kube-apiserver and the worker present"
+                      + " certificates from the new CA; then each member restarted, leader last,"
+                      + " trusting the new CA alone, every kube-apiserver and the worker too",
                   run -> run.changes() && run.rotatingCa(),
-                  TlsCaRotation::trustNew),
+                  run -> {
+                    UnmanagedClientsHold.before(
+                        run,
+                        Phase.TRUST_NEW,
+                        "each member restarted trusting the new CA alone, which cuts off every"
+                            + " client presenting a certificate from the old one");
+                    TlsCaRotation.trustNew(run);
+                  }),
               when(
                   Phase.POSTFLIGHT,
                   "every member healthy and serving its new certificate, raft indexes and hashkv"

@@ -27,6 +27,9 @@ final class TlsRun {
   final String rotationId;
   final Compensation undo = new Compensation();
 
+  /** Makes the next approval wait for a new approve: the hold for unmanaged clients has its own. */
+  final Runnable needApprovalAgain;
+
   ClusterState state;
 
   /** Enabling TLS: each member's flags as it ran before, its URLs, and its placed files. */
@@ -54,9 +57,10 @@ final class TlsRun {
 
   final Map<String, String> renewedFiles = new LinkedHashMap<>();
 
-  TlsRun(RunContext ctx, ReconfigureTlsRequest request) {
+  TlsRun(RunContext ctx, ReconfigureTlsRequest request, Runnable needApprovalAgain) {
     this.ctx = ctx;
     this.request = request;
+    this.needApprovalAgain = needApprovalAgain;
     this.rotationId = "tls" + Workflow.getInfo().getRunId().substring(0, 8);
   }
 

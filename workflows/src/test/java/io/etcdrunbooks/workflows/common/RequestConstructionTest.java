@@ -51,7 +51,7 @@ class RequestConstructionTest {
         .isEqualTo(new UpgradeRequest("c", "3.5.16", true, 60, true));
     assertThat(
             RollbackRequest.to("c", "3.4.23", options).acknowledgingDataLoss().withBackupId("b1"))
-        .isEqualTo(new RollbackRequest("c", "3.4.23", true, 60, true, "b1", true));
+        .isEqualTo(new RollbackRequest("c", "3.4.23", true, 60, true, "b1", true, false));
     assertThat(
             RestoreRequest.of("c", "b1", options.withApiServerTimeoutSeconds(30))
                 .acknowledgingDataLoss()

@@ -282,6 +282,11 @@ final class FakeReplacement
   }
 
   @Override
+  public io.etcdrunbooks.workflows.model.ClientConnections clientConnections(MemberRef member) {
+    throw new UnsupportedOperationException("not used by a member replacement");
+  }
+
+  @Override
   public String installedVersion(MemberRef member) {
     throw new UnsupportedOperationException("not used by a replacement");
   }

@@ -259,6 +259,43 @@ class RollbackControlFlowTest {
   }
 
   @Test
+  void givenNoToolThatRaisesTheRevisionTheRestoreChildRefusesAndTheRollbackSaysWhatToAcknowledge() {
+    FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.5.16", "m3", List.of("3.4.23"));
+
+    Throwable failure =
+        workflowFailure(
+            () ->
+                stub(cluster)
+                    .rollback(
+                        RollbackRequest.to(
+                                "c",
+                                "3.4.23",
+                                RunbookOptions.defaults().withMemberTimeoutSeconds(60))
+                            .acknowledgingDataLoss()));
+
+    assertThat(Failures.rootMessage(failure))
+        .contains("cannot raise the revision", "set acknowledgeRevisionsBackward");
+    assertThat(hosts.restored()).isEmpty();
+  }
+
+  @Test
+  void givenNoToolThatRaisesTheRevisionTheRollbacksAcknowledgementReachesTheRestoreChild() {
+    FakeCluster cluster = new FakeCluster("c", MEMBERS, "3.5.16", "m3", List.of("3.4.23"));
+
+    RollbackResult result =
+        stub(cluster)
+            .rollback(
+                RollbackRequest.to(
+                        "c", "3.4.23", RunbookOptions.defaults().withMemberTimeoutSeconds(60))
+                    .acknowledgingDataLoss()
+                    .withRevisionsBackwardAcknowledged(true));
+
+    assertThat(result.restoredBackupId()).isEqualTo("b-1");
+    assertThat(cluster.running()).isEqualTo(ALL_BACK);
+    assertThat(hosts.restored()).containsExactlyElementsOf(MEMBERS);
+  }
+
+  @Test
   void givenADryRunPastAMovedClusterVersionItRunsTheRestoresOwnDryRunAndNamesTheBackup() {
     FakeCluster cluster = upgraded();
 

@@ -7,6 +7,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
 import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
@@ -71,6 +72,7 @@ public final class FakeCluster
   private final List<String> alarms = new ArrayList<>();
   private List<String> movesClusterVersion = List.of();
   private final Map<String, List<String>> startArgs = new LinkedHashMap<>();
+  private final Map<String, ClientConnections> connections = new LinkedHashMap<>();
   private final List<String> staged = new ArrayList<>();
   private String exitsOnStart = "";
   private boolean watchUnreachable;
@@ -546,6 +548,19 @@ public final class FakeCluster
     if (m == null || m.running.isEmpty()) return MemberFlags.notRunning(member.member());
     return new MemberFlags(
         member.member(), startArgs.getOrDefault(member.member(), List.of()), Map.of(), true);
+  }
+
+  /** The member's host shows these client connections (by default: none). */
+  public synchronized FakeCluster connected(ClientConnections seen) {
+    connections.put(seen.member(), seen);
+    return this;
+  }
+
+  @Override
+  public synchronized ClientConnections clientConnections(MemberRef member) {
+    return connections.getOrDefault(
+        member.member(),
+        new ClientConnections(member.member(), List.of(), List.of(), List.of(), null));
   }
 
   /** Flags of members started with {@link #startedWith}, translated for a version, in memory. */

@@ -10,9 +10,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Replays TLS reconfigurations recorded on real clusters with the code they shipped with against
  * today's workflow code: enabling TLS on http 3.4.23 and 3.5.30 clusters with kube-apiserver
- * stand-ins (EnableTlsTest), a CA rotation (RotateCaTest) and a certificate rotation on a
- * static-pod cluster (ReconfigureTlsTest), and both on kubeadm's layout, whose peer, healthcheck
- * client and apiserver client certificates were renewed with the rest, each recorded into
+ * stand-ins (EnableTlsTest; the last one held for a plain http client it does not manage, then
+ * approved), a CA rotation (RotateCaTest) and a certificate rotation on a static-pod cluster
+ * (ReconfigureTlsTest), and both on kubeadm's layout, whose peer, healthcheck client and apiserver
+ * client certificates were renewed with the rest, each recorded into
  * worker/target/recorded-*-history.json. A change that breaks one needs Workflow.getVersion.
  */
 class ReconfigureTlsReplayTest {
@@ -22,6 +23,7 @@ class ReconfigureTlsReplayTest {
       strings = {
         "enable-tls-3.4.23",
         "enable-tls-3.5.30",
+        "enable-tls-3.5.30-unmanaged-client-held",
         "rotate-ca-3.5.30",
         "rotate-certificates-3.5.30-static-pod",
         "rotate-ca-3.5.30-kubeadm-pki",

@@ -1,0 +1,144 @@
+package io.etcdrunbooks.workflows.tls;
+
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.model.ClientConnections;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.phases.Compensation;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Before the step that cuts plain http (enabling TLS on client URLs) or the old CA (rotate-ca) off:
+ * every member's client connections listed, and the runbook held for an approval when one comes
+ * from an address the inventory does not know (a CNI's kvstore, Prometheus scraping :2379, a backup
+ * job, an apiserver's --etcd-servers-overrides) or could not be listed: those clients lose etcd at
+ * that step, and the runbook cannot move them. A cancel at the hold undoes the whole run.
+ */
+final class UnmanagedClientsHold {
+
+  /** Added after ReconfigureTls shipped: histories recorded before it replay without the hold. */
+  static final String CHANGE_ID = "tls-unmanaged-clients-hold";
+
+  static final String STEP = "hold for unmanaged clients";
+
+  private UnmanagedClientsHold() {}
+
+  /**
+   * @param phase the phase the runbook is in, entered again once approved
+   * @param cut what the next step cuts off, for the plan and the approval
+   */
+  static void before(TlsRun run, Phase phase, String cut) {
+    if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) return;
+    ProgressTracker progress = run.ctx.progress();
+    List<String> found = unmanaged(run);
+    if (found.isEmpty()) {
+      progress.skipped(STEP, "every connected client is a member, a kube-apiserver or the worker");
+      return;
+    }
+    String plan =
+        "%s; clients the inventory does not know of are connected: %s"
+            .formatted(cut, String.join("; ", found));
+    if (run.request.ignoreUnmanagedClients()) {
+      progress.message(plan);
+      progress.skipped(STEP, "ignoreUnmanagedClients: " + String.join("; ", found));
+      return;
+    }
+    run.needApprovalAgain.run();
+    try {
+      run.ctx.approval().awaitApproval(plan, () -> false);
+    } catch (CanceledFailure e) {
+      throw undone(run, found);
+    }
+    progress.phase(phase);
+  }
+
+  /**
+   * A dry run of a mode that cuts clients off: the plan also names the clients the cutting step
+   * would hold for, as connected now.
+   */
+  static void inPlan(TlsRun run) {
+    if (!run.request.dryRun() || !(run.enablingClients() || run.rotatingCa())) return;
+    if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) return;
+    ProgressTracker progress = run.ctx.progress();
+    List<String> found = unmanaged(run);
+    progress.message(
+        progress.snapshot().message()
+            + (found.isEmpty()
+                ? "; connected now: only members, kube-apiservers and the worker"
+                : "; connected now, clients the inventory does not know of (the run would hold for"
+                    + " an approval before cutting them off, unless ignoreUnmanagedClients): "
+                    + String.join("; ", found)));
+  }
+
+  /** Each member with unmanaged clients, or whose connections could not be listed. */
+  private static List<String> unmanaged(TlsRun run) {
+    List<String> found = new ArrayList<>();
+    for (String member : run.members) {
+      ClientConnections seen = list(run, member);
+      if (seen.unreadable() != null) {
+        found.add(member + ": its connections could not be listed (" + seen.unreadable() + ")");
+      } else if (!seen.unmanaged().isEmpty()) {
+        found.add(
+            member
+                + ": "
+                + seen.unmanaged().stream().map(ClientConnections.Client::describe).toList());
+      }
+    }
+    return found;
+  }
+
+  private static ClientConnections list(TlsRun run, String member) {
+    try {
+      return run.ctx
+          .progress()
+          .record(
+              member + ": client connections",
+              () ->
+                  run.ctx
+                      .activities()
+                      .host
+                      .clientConnections(new MemberRef(run.cluster(), member)));
+    } catch (ActivityFailure e) {
+      return ClientConnections.unreadable(member, List.of(), Failures.rootMessage(e));
+    }
+  }
+
+  /** Cancelled at the hold: every change of the run undone, newest first. */
+  private static ApplicationFailure undone(TlsRun run, List<String> found) {
+    run.ctx.progress().phase(Phase.COMPENSATE);
+    String before = run.enabling() ? "serves http" : "trusts the old CA";
+    try {
+      Compensation.Outcome outcome = run.undo.undo();
+      return FailureType.TlsRolledBack.nonRetryable(
+          ("%s: cancelled at the %s (%s). Every change was undone, newest first: %s; the cluster"
+                  + " %s as before. Next: move those clients to %s, or stop them, then run the"
+                  + " runbook again")
+              .formatted(
+                  run.what(),
+                  STEP,
+                  String.join("; ", found),
+                  outcome.undone(),
+                  before,
+                  run.enabling() ? "https with a client certificate" : "the new CA"));
+    } catch (Compensation.UndoFailed e) {
+      return FailureType.TlsFailed.nonRetryable(
+          ("%s: cancelled at the %s. Undoing the changes failed at '%s' (%s) after %s: finish by"
+                  + " hand (docs/runbooks/reconfigure-tls.md: each member's flags file has its"
+                  + " previous copy as <file>.before-%s-<step>)")
+              .formatted(
+                  run.what(),
+                  STEP,
+                  e.what(),
+                  Failures.rootMessage(e.getCause()),
+                  e.undoneBefore(),
+                  run.rotationId));
+    }
+  }
+}

@@ -270,8 +270,9 @@ public final class Sandbox implements EtcdTestCluster {
           memberName,
           "127.0.0.1",
           host.port(),
+          // MemberPlacement takes the peer URL first (MemberSpec the client URL)
+          (spec.kubeadmPki() ? "https" : "http") + "://127.0.0.1:" + ports.get(0),
           clientScheme() + "://127.0.0.1:" + ports.get(1),
-          "http://127.0.0.1:" + ports.get(0),
           root.resolve("var/lib/etcd").toString(),
           plain ? root.resolve("opt/etcd").toString() : null,
           plain ? root.resolve("etc/etcd").toString() : null);

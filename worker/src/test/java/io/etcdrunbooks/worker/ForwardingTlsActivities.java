@@ -23,6 +23,21 @@ class ForwardingTlsActivities implements TlsActivities {
   }
 
   @Override
+  public String renewCertificateFile(RenewCertificateFileRequest request) {
+    return real.renewCertificateFile(request);
+  }
+
+  @Override
+  public boolean putCertificateFileBack(RenewCertificateFileRequest request) {
+    return real.putCertificateFileBack(request);
+  }
+
+  @Override
+  public void awaitServedPeerCertificate(AwaitCertificateRequest request) {
+    real.awaitServedPeerCertificate(request);
+  }
+
+  @Override
   public String installCertificate(InstallCertificateRequest request) {
     return real.installCertificate(request);
   }

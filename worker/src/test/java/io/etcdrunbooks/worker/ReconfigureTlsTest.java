@@ -362,6 +362,196 @@ class ReconfigureTlsTest {
     }
   }
 
+  @Test
+  void kubeadmsWholeSetIsRenewedFromTheCaKeyAndRenewedAgainInAnEmergencyAfterItExpired()
+      throws Exception {
+    try (SandboxRunbooks runbooks =
+            SandboxRunbooks.startWithKubeadmPki(dir.resolve("sandbox"), "3.5.30", "static-pod");
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
+      TestCertificates.Authority ca = runbooks.sandbox.certificates().orElseThrow().authority();
+      Path caKey = ca.writeKey();
+      List<Path> set = kubeadmSet(runbooks, apiServers);
+      Map<Path, X509Certificate> before = certificates(set);
+      Map<Path, String> keys = keys(set);
+
+      ReconfigureTlsResult renewed =
+          runbooks
+              .tlsStub()
+              .reconfigure(
+                  ReconfigureTlsRequest.renewCertificates(
+                      "sandbox",
+                      caKey.toString(),
+                      90,
+                      RunbookOptions.defaults().withMemberTimeoutSeconds(30)));
+
+      assertThat(renewed.rotated()).containsExactly("m1", "m2", "m3");
+      Files.writeString(
+          Path.of("target", "recorded-rotate-certificates-3.5.30-kubeadm-pki-history.json"),
+          runbooks
+              .client()
+              .fetchHistory(
+                  io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow.workflowId("sandbox"))
+              .toJson(true));
+      assertThat(renewed.renewedFiles()).hasSize(9); // 3 peer, 3 healthcheck, 3 apiserver client
+      assertRenewedLike(before, certificates(set), Duration.ofDays(90));
+      assertThat(keys(set)).as("every key kept").isEqualTo(keys);
+      assertServedAndHealthy(runbooks, apiServers);
+
+      // the whole set expires: each file replaced by a 3 s certificate like it, with a new key
+      Map<Path, X509Certificate> shortLived = new LinkedHashMap<>();
+      for (Path cert : set) {
+        X509Certificate like = certificates(List.of(cert)).get(cert);
+        TestCertificates.Issued issued =
+            ca.issue(
+                "short-" + Math.abs(cert.hashCode()),
+                org.bouncycastle.asn1.x500.X500Name.getInstance(
+                        like.getSubjectX500Principal().getEncoded())
+                    .toString(),
+                like.getSubjectAlternativeNames() == null
+                    ? List.of()
+                    : like.getSubjectAlternativeNames().stream()
+                        .map(n -> n.get(1).toString())
+                        .toList(),
+                like.getExtendedKeyUsage().stream()
+                    .map(
+                        oid ->
+                            org.bouncycastle.asn1.x509.KeyPurposeId.getInstance(
+                                new org.bouncycastle.asn1.ASN1ObjectIdentifier(oid)))
+                    .toList(),
+                Instant.now(),
+                Duration.ofSeconds(3));
+        Path key = keyOf(cert);
+        Files.copy(issued.key(), key, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(issued.cert(), cert, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        shortLived.put(cert, certificates(List.of(cert)).get(cert));
+      }
+      String m1 = runbooks.cluster().member("m1").clientUrl();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) { // until a new handshake (a new client: no kept connection) fails on expiry
+        try {
+          new ClusterVersionReader(runbooks.cluster()).serverCertificate(m1);
+        } catch (java.io.IOException expired) {
+          break;
+        }
+        assertThat(System.nanoTime()).as("m1's certificate expired").isLessThan(deadline);
+        Thread.sleep(200);
+      }
+      Map<Path, String> expiredKeys = keys(set);
+
+      ReconfigureTlsResult emergency =
+          runbooks
+              .tlsStub()
+              .reconfigure(
+                  ReconfigureTlsRequest.renewCertificates(
+                          "sandbox",
+                          caKey.toString(),
+                          90,
+                          RunbookOptions.defaults().withMemberTimeoutSeconds(30))
+                      .inEmergency(true));
+
+      assertThat(emergency.rotated()).containsExactly("m1", "m2", "m3");
+      assertThat(emergency.renewedFiles()).hasSize(9);
+      assertRenewedLike(shortLived, certificates(set), Duration.ofDays(90));
+      assertThat(keys(set)).as("every key kept, expired or not").isEqualTo(expiredKeys);
+      assertServedAndHealthy(runbooks, apiServers);
+    }
+  }
+
+  /**
+   * kubeadm's set: each member's server, peer and healthcheck client certificate, each
+   * control-plane host's apiserver-etcd-client.crt.
+   */
+  private static List<Path> kubeadmSet(SandboxRunbooks runbooks, ControlPlaneStandIns apiServers) {
+    List<Path> set = new java.util.ArrayList<>();
+    for (MemberSpec m : runbooks.cluster().members()) {
+      Path pki = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki");
+      for (String name : List.of("server", "peer", "healthcheck-client")) {
+        set.add(pki.resolve(name + ".crt"));
+      }
+    }
+    for (String host : apiServers.hosts()) {
+      set.add(
+          runbooks
+              .sandbox
+              .hostRoot(host.substring("cp-".length()))
+              .resolve("etc/kubernetes/pki/apiserver-etcd-client.crt"));
+    }
+    return set;
+  }
+
+  private static Path keyOf(Path cert) {
+    return cert.resolveSibling(cert.getFileName().toString().replace(".crt", ".key"));
+  }
+
+  private static Map<Path, X509Certificate> certificates(List<Path> files) throws Exception {
+    Map<Path, X509Certificate> read = new LinkedHashMap<>();
+    for (Path f : files) {
+      try (var in = Files.newInputStream(f)) {
+        read.put(
+            f,
+            (X509Certificate)
+                java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+      }
+    }
+    return read;
+  }
+
+  private static Map<Path, String> keys(List<Path> certs) throws Exception {
+    Map<Path, String> keys = new LinkedHashMap<>();
+    for (Path cert : certs) keys.put(keyOf(cert), Files.readString(keyOf(cert)));
+    return keys;
+  }
+
+  /** Each file holds a new certificate like the old one: subject, names, usages, key, issuer. */
+  private static void assertRenewedLike(
+      Map<Path, X509Certificate> before, Map<Path, X509Certificate> after, Duration validity)
+      throws Exception {
+    for (var old : before.entrySet()) {
+      X509Certificate now = after.get(old.getKey());
+      X509Certificate was = old.getValue();
+      assertThat(fingerprint(now)).as("%s renewed", old.getKey()).isNotEqualTo(fingerprint(was));
+      assertThat(now.getSubjectX500Principal()).isEqualTo(was.getSubjectX500Principal());
+      assertThat(names(now)).isEqualTo(names(was));
+      assertThat(now.getExtendedKeyUsage()).isEqualTo(was.getExtendedKeyUsage());
+      assertThat(now.getPublicKey()).isEqualTo(was.getPublicKey());
+      assertThat(now.getIssuerX500Principal()).isEqualTo(was.getIssuerX500Principal());
+      assertThat(now.getNotAfter().toInstant())
+          .as("%s valid for the new days", old.getKey())
+          .isAfter(Instant.now().plus(validity).minus(Duration.ofDays(1)));
+    }
+  }
+
+  private static List<List<?>> names(X509Certificate certificate) throws Exception {
+    var names = certificate.getSubjectAlternativeNames();
+    return names == null ? List.of() : List.copyOf(names);
+  }
+
+  /**
+   * Every member serves its server and peer certificate files in new handshakes and is healthy;
+   * every kube-apiserver stand-in, which handshakes with its files, is healthy.
+   */
+  private static void assertServedAndHealthy(
+      SandboxRunbooks runbooks, ControlPlaneStandIns apiServers) throws Exception {
+    ClusterVersionReader reader = new ClusterVersionReader(runbooks.cluster());
+    for (MemberSpec m : runbooks.cluster().members()) {
+      Path pki = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki");
+      assertThat(fingerprint(reader.serverCertificate(m.clientUrl()).orElseThrow()))
+          .isEqualTo(fingerprintOf(pki.resolve("server.crt")));
+      assertThat(fingerprint(reader.peerCertificate(m.peerUrl()).orElseThrow()))
+          .as("%s presents its new peer certificate", m.name())
+          .isEqualTo(fingerprintOf(pki.resolve("peer.crt")));
+    }
+    runbooks
+        .state()
+        .members()
+        .forEach(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
+    for (String host : apiServers.hosts()) {
+      assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+          .as("%s handshakes with its etcd client certificate", host)
+          .isEqualTo(200);
+    }
+  }
+
   private static String notAfter(Path certFile) throws Exception {
     return ((X509Certificate)
             java.security.cert.CertificateFactory.getInstance("X.509")

@@ -8,6 +8,7 @@ import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.etcd.TlsMaterial;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.TlsSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -26,13 +27,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * ReconfigureTls rotate-ca on a real TLS cluster (client certificates required) with kube-apiserver
  * stand-ins that handshake with the files their manifests name: afterwards every member, apiserver
  * and the worker work with the new CA alone, and the old CA's client certificate and trust no
- * longer do.
+ * longer do. On 3.5.30 the members have kubeadm's own peer (on https peer URLs) and healthcheck
+ * client certificates too, which are issued from the new CA with the rest.
  */
 @RealEtcd
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
@@ -40,13 +42,17 @@ class RotateCaTest {
 
   @TempDir Path dir;
 
-  @ParameterizedTest(name = "etcd {0}")
-  @ValueSource(strings = {"3.4.23", "3.5.30"})
-  void everyMemberApiServerAndTheWorkerEndOnTheNewCaAloneWithEveryKey(String version)
-      throws Exception {
+  @ParameterizedTest(name = "etcd {0}, kubeadm's peer and healthcheck client certificates: {1}")
+  @CsvSource({"3.4.23, false", "3.5.30, true"})
+  void everyMemberApiServerAndTheWorkerEndOnTheNewCaAloneWithEveryKey(
+      String version, boolean kubeadmPki) throws Exception {
     TestCertificates.Authority newCa = TestCertificates.authority(dir.resolve("new-ca"), "new-ca");
     TlsSpec newWorker = newCa.issueClient("worker");
-    try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir.resolve("sandbox"), version);
+    try (SandboxRunbooks runbooks =
+            kubeadmPki
+                ? SandboxRunbooks.startWithKubeadmPki(
+                    dir.resolve("sandbox"), version, ServiceSpec.PLAIN)
+                : SandboxRunbooks.startWithTls(dir.resolve("sandbox"), version);
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       ClusterSpec before = runbooks.cluster();
       try (ClusterProbe probe = new ClusterProbe(before)) {
@@ -89,6 +95,20 @@ class RotateCaTest {
       for (MemberSpec m : after.members()) {
         X509Certificate served = reader.serverCertificate(m.clientUrl()).orElseThrow();
         assertThat(served.getIssuerX500Principal()).isEqualTo(ca.getSubjectX500Principal());
+        if (!kubeadmPki) continue;
+        // its own peer certificate from the new CA, which its peers alone trust now
+        assertThat(reader.peerCertificate(m.peerUrl()).orElseThrow().getIssuerX500Principal())
+            .as("%s's peer certificate", m.name())
+            .isEqualTo(ca.getSubjectX500Principal());
+        assertThat(Files.readString(Path.of(m.serviceDir(), "etcd.env")))
+            .containsPattern("ETCD_PEER_TRUSTED_CA_FILE=.*-new\\.crt");
+        Path healthcheck =
+            runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki/healthcheck-client.crt");
+        assertThat(
+                ((X509Certificate) TlsMaterial.readCertificates(healthcheck).get(0))
+                    .getIssuerX500Principal())
+            .as("%s's healthcheck client certificate", m.name())
+            .isEqualTo(ca.getSubjectX500Principal());
       }
       // the old client certificate, and the old CA as trust, no longer work
       try (EtcdClients old = new EtcdClients(after.withTls(before.tls()))) {

@@ -192,6 +192,19 @@ final class SandboxRunbooks implements AutoCloseable {
         wrapTls);
   }
 
+  /**
+   * As {@link #startWithTls(Path, String)}, members run as {@code serviceKind} with kubeadm's peer
+   * (on https peer URLs) and healthcheck client certificates beside their server certificates.
+   */
+  static SandboxRunbooks startWithKubeadmPki(Path dir, String version, String serviceKind) {
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), serviceKind).withKubeadmPki(),
+            releases()),
+        UnaryOperator.identity(),
+        UnaryOperator.identity());
+  }
+
   /** As {@link #startWithTls(Path, String)}, members run as {@code serviceKind} with more env. */
   static SandboxRunbooks startWithTls(
       Path dir, String version, String serviceKind, Map<String, Map<String, String>> extraEnv) {

@@ -22,8 +22,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * ReplaceMember on a kubeadm-like static-pod sandbox: kubelet stand-ins run etcd from the manifests
- * the runbook writes.
+ * ReplaceMember on a kubeadm-like static-pod TLS sandbox: kubelet stand-ins run etcd from the
+ * manifests the runbook writes. A new node whose certificates (in the paths the peers' manifest
+ * names) do not cover its address, or that cannot pull the image, is refused before any member is
+ * removed.
  */
 @RealEtcd
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -35,7 +37,8 @@ class StaticPodReplaceMemberTest {
   void aFailedNodesMemberIsReplacedOnANewNodeFromARunningPeersManifestAsALearner()
       throws Exception {
     try (SandboxRunbooks runbooks =
-        SandboxRunbooks.start(dir, "3.4.23", Map.of(), ServiceSpec.STATIC_POD)) {
+        SandboxRunbooks.startWithTls(
+            dir, "3.4.23", ServiceSpec.STATIC_POD, java.util.function.UnaryOperator.identity())) {
       Map<String, ClusterProbe.StoredKey> keys;
       try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
         probe.putMany("/registry/configmaps/kube-system/cm-", 300);
@@ -45,6 +48,37 @@ class StaticPodReplaceMemberTest {
       runbooks.sandbox.stopKubelet("m2");
       runbooks.destroy("m2");
       MemberPlacement m4 = runbooks.sandbox.addHost("m4", "m4");
+
+      // at an address the certificates its peers' manifest names do not cover: refused, m2 still in
+      MemberPlacement elsewhere =
+          new MemberPlacement(
+              "m4",
+              m4.host(),
+              m4.sshPort(),
+              m4.peerUrl().replace("127.0.0.1", "127.0.0.2"),
+              m4.clientUrl().replace("127.0.0.1", "127.0.0.2"),
+              m4.dataDir(),
+              m4.installDir(),
+              m4.serviceDir());
+      assertThatThrownBy(
+              () ->
+                  runbooks
+                      .replaceStub("m2")
+                      .replace(
+                          ReplaceMemberRequest.of(
+                              "sandbox",
+                              "m2",
+                              elsewhere,
+                              RunbookOptions.defaults().withMemberTimeoutSeconds(20),
+                              "test")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e -> {
+                assertThat(Failures.rootType(e)).isEqualTo(FailureType.ReplaceRefused.name());
+                assertThat(Failures.rootMessage(e))
+                    .contains("member m4: the certificate in", "does not cover 127.0.0.2");
+              });
+      assertThat(runbooks.cluster().members()).extracting(m -> m.name()).contains("m2");
 
       // the new node cannot pull the image: refused in the preflight, the failed member still in
       runbooks.sandbox.registry().cutOff(runbooks.sandbox.hostRoot("m4"));

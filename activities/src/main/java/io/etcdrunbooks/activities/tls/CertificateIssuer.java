@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.Date;
+import java.util.List;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -34,7 +35,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * Issues a member's server certificate from the cluster's CA, as kubeadm's certs phase does for
  * etcd: a new RSA 2048 key, the member's names and addresses as subject alternative names, server
  * and client use (etcd dials itself and its peers with it). The key exists in memory and in the PEM
- * this returns, which goes straight to the member's host.
+ * this returns, which goes straight to the member's host. Renews a certificate as {@code kubeadm
+ * certs renew} does: its subject, names, usages and key kept, so only the certificate file changes
+ * and etcd never reads a certificate and a key that do not belong together.
  */
 final class CertificateIssuer {
 
@@ -69,14 +72,62 @@ final class CertificateIssuer {
   }
 
   /**
-   * A certificate for a key the member has already, as {@code kubeadm certs renew} keeps keys: only
-   * the certificate file then changes, so etcd never reads a certificate and a key that do not
-   * belong together. The returned {@link Issued#keyPem()} is null.
+   * A certificate like {@code old} (its subject, names, key usages and key), issued now by this CA
+   * for {@code validity}: what renews a peer, healthcheck or apiserver client certificate, whose
+   * subject and usages kubeadm chose, without a new key.
    */
-  Issued renew(String member, Collection<String> names, Duration validity, PublicKey key)
+  Issued renewLike(X509Certificate old, Duration validity) throws GeneralSecurityException {
+    return renewLike(old, List.of(), validity);
+  }
+
+  /**
+   * As {@link #renewLike(X509Certificate, Duration)}, its names completed with {@code alsoNames} (a
+   * member's addresses) where the old certificate lacks them.
+   */
+  Issued renewLike(X509Certificate old, Collection<String> alsoNames, Duration validity)
       throws GeneralSecurityException {
-    X509Certificate certificate = sign(member, names, validity, key);
-    return new Issued(pem("CERTIFICATE", certificate.getEncoded()), null, certificate);
+    Instant now = Instant.now();
+    try {
+      X509v3CertificateBuilder builder =
+          new JcaX509v3CertificateBuilder(
+              ca,
+              new BigInteger(127, new SecureRandom()),
+              Date.from(now.minus(Duration.ofMinutes(5))),
+              Date.from(now.plus(validity)),
+              X500Name.getInstance(old.getSubjectX500Principal().getEncoded()),
+              old.getPublicKey());
+      org.bouncycastle.cert.X509CertificateHolder holder =
+          new org.bouncycastle.cert.jcajce.JcaX509CertificateHolder(old);
+      for (var oid :
+          List.of(Extension.basicConstraints, Extension.keyUsage, Extension.extendedKeyUsage)) {
+        Extension extension = holder.getExtension(oid);
+        if (extension != null) builder.copyAndAddExtension(oid, extension.isCritical(), holder);
+      }
+      java.util.Set<String> missing = new java.util.LinkedHashSet<>(alsoNames);
+      missing.removeAll(CertificateCheck.subjectNames(old));
+      Extension names = holder.getExtension(Extension.subjectAlternativeName);
+      if (missing.isEmpty() && names != null) {
+        builder.copyAndAddExtension(Extension.subjectAlternativeName, names.isCritical(), holder);
+      } else if (!missing.isEmpty()) {
+        List<GeneralName> all = new java.util.ArrayList<>();
+        if (names != null) {
+          all.addAll(List.of(GeneralNames.getInstance(names.getParsedValue()).getNames()));
+        }
+        missing.forEach(n -> all.add(generalName(n)));
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            names != null && names.isCritical(),
+            new GeneralNames(all.toArray(GeneralName[]::new)));
+      }
+      String algorithm = caKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
+      X509Certificate certificate =
+          new JcaX509CertificateConverter()
+              .getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(caKey)));
+      return new Issued(pem("CERTIFICATE", certificate.getEncoded()), null, certificate);
+    } catch (OperatorCreationException | IOException e) {
+      throw new GeneralSecurityException(
+          "cannot renew the certificate of " + old.getSubjectX500Principal(), e);
+    }
   }
 
   private X509Certificate sign(
@@ -108,21 +159,18 @@ final class CertificateIssuer {
             Extension.subjectAlternativeName,
             false,
             new GeneralNames(
-                names.stream()
-                    .map(
-                        n ->
-                            new GeneralName(
-                                n.matches("[0-9.]+|.*:.*")
-                                    ? GeneralName.iPAddress
-                                    : GeneralName.dNSName,
-                                n))
-                    .toArray(GeneralName[]::new)));
+                names.stream().map(CertificateIssuer::generalName).toArray(GeneralName[]::new)));
       String algorithm = caKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
       return new JcaX509CertificateConverter()
           .getCertificate(builder.build(new JcaContentSignerBuilder(algorithm).build(caKey)));
     } catch (OperatorCreationException | IOException e) {
       throw new GeneralSecurityException("cannot issue a certificate for " + member, e);
     }
+  }
+
+  private static GeneralName generalName(String name) {
+    return new GeneralName(
+        name.matches("[0-9.]+|.*:.*") ? GeneralName.iPAddress : GeneralName.dNSName, name);
   }
 
   private static String pem(String type, byte[] der) {

@@ -231,7 +231,14 @@ public final class TlsActivitiesImpl implements TlsActivities {
    */
   private static void replaceFiles(
       MemberShell member, InstallCertificateRequest request, String newKey, String newCert) {
-    String id = request.rotationId();
+    member.run(
+        replaceScript(request.rotationId(), request.keyFile(), request.certFile(), newKey, newCert),
+        "put the new certificate in place of " + request.certFile());
+  }
+
+  /** The script of {@link #replaceFiles}; with a null {@code keyFile}, the certificate alone. */
+  private static String replaceScript(
+      String id, String keyFile, String certFile, String newKey, String newCert) {
     StringBuilder script =
         new StringBuilder("set -e\n")
             .append(
@@ -241,15 +248,12 @@ public final class TlsActivitiesImpl implements TlsActivities {
                 ("put() { cmp -s \"$2\" \"$1\" && return 0; cp \"$2\" \"$1.new-%s\";"
                         + " chown --reference=\"$1\" \"$1.new-%s\"; chmod --reference=\"$1\""
                         + " \"$1.new-%s\"; mv -f \"$1.new-%s\" \"$1\"; }\n")
-                    .formatted(id, id, id, id))
-            .append(
-                "keep %s; keep %s\n"
-                    .formatted(quote(request.keyFile()), quote(request.certFile())));
-    if (newKey != null) {
-      script.append("put %s %s\n".formatted(quote(request.keyFile()), quote(newKey)));
-    }
-    script.append("put %s %s\n".formatted(quote(request.certFile()), quote(newCert)));
-    member.run(script.toString(), "put the new certificate in place of " + request.certFile());
+                    .formatted(id, id, id, id));
+    if (keyFile != null) script.append("keep %s\n".formatted(quote(keyFile)));
+    script.append("keep %s\n".formatted(quote(certFile)));
+    if (newKey != null) script.append("put %s %s\n".formatted(quote(keyFile), quote(newKey)));
+    script.append("put %s %s\n".formatted(quote(certFile), quote(newCert)));
+    return script.toString();
   }
 
   /**
@@ -265,10 +269,14 @@ public final class TlsActivitiesImpl implements TlsActivities {
       current = new ClusterVersionReader(spec).serverCertificate(member.clientUrl());
       current.ifPresent(served -> names.addAll(currentNames(served)));
     } catch (IOException e) {
+      // no handshake (a certificate that expired, in an outage): the file, which etcd reads
+      current = certificateFile(request);
+      current.ifPresent(file -> names.addAll(currentNames(file)));
       log.info(
-          "{}: current certificate not read ({}); its addresses only, and a new key",
+          "{}: current certificate not read in a handshake ({}); {}",
           member.name(),
-          e.getMessage());
+          e.getMessage(),
+          current.isPresent() ? "read from " + request.certFile() : "a new key");
     }
     CertificateIssuer.Issued issued;
     try {
@@ -279,9 +287,10 @@ public final class TlsActivitiesImpl implements TlsActivities {
       java.time.Duration validity = java.time.Duration.ofDays(request.validityDays());
       // The key of the certificate the member serves now, which etcd checked against its key
       // file in that handshake, is kept: only the certificate file changes, in one rename.
+      // ... and its subject, names and usages, as kubeadm certs renew keeps them
       issued =
           current.isPresent()
-              ? issuer.renew(member.name(), names, validity, current.get().getPublicKey())
+              ? issuer.renewLike(current.get(), addresses(member), validity)
               : issuer.issue(member.name(), names, validity);
     } catch (IOException | GeneralSecurityException e) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -306,6 +315,28 @@ public final class TlsActivitiesImpl implements TlsActivities {
         fingerprint,
         names);
     return fingerprint;
+  }
+
+  /** The certificate in the member's --cert-file, read over SSH; empty when unreadable. */
+  private Optional<X509Certificate> certificateFile(InstallCertificateRequest request) {
+    try (MemberShell shell = shell(request)) {
+      String pem =
+          shell
+              .run(
+                  "f=%s; if [ -f \"$f\" ]; then cat \"$f\"; fi"
+                      .formatted(quote(request.certFile())),
+                  "read " + request.certFile())
+              .stdout();
+      if (pem.isBlank()) return Optional.empty();
+      return Optional.of(
+          (X509Certificate)
+              java.security.cert.CertificateFactory.getInstance("X.509")
+                  .generateCertificate(
+                      new java.io.ByteArrayInputStream(
+                          pem.getBytes(java.nio.charset.StandardCharsets.US_ASCII))));
+    } catch (GeneralSecurityException e) {
+      return Optional.empty();
+    }
   }
 
   private static Set<String> currentNames(X509Certificate current) {
@@ -583,6 +614,104 @@ public final class TlsActivitiesImpl implements TlsActivities {
     return found;
   }
 
+  @Override
+  public String renewCertificateFile(RenewCertificateFileRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    return onFileHost(
+        spec,
+        request,
+        remote -> {
+          String file = quote(request.certFile());
+          String kept = quote(request.certFile() + ".before-" + request.rotationId());
+          // renewed by this rotation already: the file differs from the copy it kept
+          String pem =
+              remote.run(
+                  "if [ -e %s ] && ! cmp -s %s %s; then cat %s; fi"
+                      .formatted(kept, kept, file, file),
+                  "read " + request.certFile());
+          if (!pem.isBlank()) {
+            log.info("{}: {} renewed already", request.host(), request.certFile());
+            return fingerprint(certificate(pem, request));
+          }
+          X509Certificate old =
+              certificate(remote.run("cat " + file, "read " + request.certFile()), request);
+          CertificateIssuer.Issued issued;
+          try {
+            issued =
+                CertificateIssuer.of(
+                        Path.of(request.caFile() != null ? request.caFile() : spec.tls().caFile()),
+                        Path.of(request.caKeyFile()))
+                    .renewLike(old, java.time.Duration.ofDays(request.validityDays()));
+          } catch (IOException | GeneralSecurityException e) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "cannot renew %s of %s: %s".formatted(request.certFile(), request.host(), e),
+                "CertificateNotIssued");
+          }
+          String staged = remote.stagingDir() + "/renewed.crt";
+          remote.writeFile(staged, issued.certificatePem());
+          remote.run(
+              replaceScript(request.rotationId(), null, request.certFile(), null, staged),
+              "put the renewed certificate in place of " + request.certFile());
+          String fingerprint = fingerprint(issued.certificate());
+          log.info(
+              "{}: {} renewed as {} (old file kept as *.before-{})",
+              request.host(),
+              request.certFile(),
+              fingerprint,
+              request.rotationId());
+          return fingerprint;
+        });
+  }
+
+  @Override
+  public boolean putCertificateFileBack(RenewCertificateFileRequest request) {
+    return onFileHost(
+        cluster(request.cluster()),
+        request,
+        remote -> {
+          String out =
+              remote
+                  .run(
+                      ("f=%s; k=\"$f.before-%s\"; if [ -e \"$k\" ] && ! cmp -s \"$k\" \"$f\";"
+                              + " then cp -p \"$k\" \"$f.back\"; mv -f \"$f.back\" \"$f\";"
+                              + " echo put-back; else echo none; fi")
+                          .formatted(quote(request.certFile()), request.rotationId()),
+                      "put the old certificate back over " + request.certFile())
+                  .strip();
+          log.info("{}: old {}: {}", request.host(), request.certFile(), out);
+          return out.equals("put-back");
+        });
+  }
+
+  private <T> T onFileHost(
+      ClusterSpec spec,
+      RenewCertificateFileRequest request,
+      java.util.function.Function<CertificatePlacement.Remote, T> work) {
+    if (request.member() != null) {
+      try (MemberShell shell = shell(spec, request.member())) {
+        return work.apply(remote(shell));
+      }
+    }
+    try (ControlPlaneRemote remote = controlPlane(spec, request.controlPlaneHost())) {
+      return work.apply(remote);
+    }
+  }
+
+  private static X509Certificate certificate(String pem, RenewCertificateFileRequest request) {
+    try {
+      return (X509Certificate)
+          java.security.cert.CertificateFactory.getInstance("X.509")
+              .generateCertificate(
+                  new java.io.ByteArrayInputStream(
+                      pem.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    } catch (GeneralSecurityException e) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "%s: %s holds no readable certificate (%s): replace it by hand"
+              .formatted(request.host(), request.certFile(), e.getClass().getSimpleName()),
+          "CertificateUnusable");
+    }
+  }
+
   /** The expiry of the first certificate in a PEM text, or why it could not be read. */
   private static String notAfter(String pem) {
     try {
@@ -801,11 +930,34 @@ public final class TlsActivitiesImpl implements TlsActivities {
             ? member.clientUrl()
             : "https" + member.clientUrl().substring(member.clientUrl().indexOf(':'));
     ClusterVersionReader reader = new ClusterVersionReader(spec);
+    awaitServed(request, spec, member, "", () -> reader.serverCertificate(url));
+  }
+
+  @Override
+  public void awaitServedPeerCertificate(AwaitCertificateRequest request) {
+    ClusterSpec spec = cluster(request.cluster());
+    MemberSpec member = spec.member(request.member());
+    ClusterVersionReader reader = new ClusterVersionReader(spec);
+    awaitServed(
+        request, spec, member, " on its peer URL", () -> reader.peerCertificate(member.peerUrl()));
+  }
+
+  /** A handshake, as the member answers it now. */
+  private interface Handshake {
+    Optional<X509Certificate> served() throws IOException;
+  }
+
+  private static void awaitServed(
+      AwaitCertificateRequest request,
+      ClusterSpec spec,
+      MemberSpec member,
+      String where,
+      Handshake handshake) {
     WaitDeadline deadline = WaitDeadline.afterSeconds(Math.max(1, request.timeoutSeconds()));
     String last = "nothing yet";
     while (true) {
       try {
-        Optional<X509Certificate> served = reader.serverCertificate(url);
+        Optional<X509Certificate> served = handshake.served();
         if (served.isPresent()) {
           String seen = fingerprint(served.get());
           if (seen.equals(request.fingerprint())) return;
@@ -818,12 +970,13 @@ public final class TlsActivitiesImpl implements TlsActivities {
       }
       if (deadline.passed()) {
         throw ApplicationFailure.newNonRetryableFailure(
-            ("member %s of cluster '%s' does not serve certificate %s after %d s; it serves: %s."
+            ("member %s of cluster '%s' does not serve certificate %s%s after %d s; it serves: %s."
                     + " Check the member's log (a key that etcd cannot read, say)")
                 .formatted(
                     member.name(),
                     spec.name(),
                     request.fingerprint(),
+                    where,
                     request.timeoutSeconds(),
                     last),
             "CertificateNotServed");

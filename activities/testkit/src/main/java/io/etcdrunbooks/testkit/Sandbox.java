@@ -53,6 +53,7 @@ import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -269,8 +270,9 @@ public final class Sandbox implements EtcdTestCluster {
           memberName,
           "127.0.0.1",
           host.port(),
+          // MemberPlacement takes the peer URL first (MemberSpec the client URL)
+          (spec.kubeadmPki() ? "https" : "http") + "://127.0.0.1:" + ports.get(0),
           clientScheme() + "://127.0.0.1:" + ports.get(1),
-          "http://127.0.0.1:" + ports.get(0),
           root.resolve("var/lib/etcd").toString(),
           plain ? root.resolve("opt/etcd").toString() : null,
           plain ? root.resolve("etc/etcd").toString() : null);
@@ -387,7 +389,7 @@ public final class Sandbox implements EtcdTestCluster {
               "127.0.0.1",
               host.port(),
               clientScheme() + "://127.0.0.1:" + ports.get(2 * i),
-              "http://127.0.0.1:" + ports.get(2 * i + 1),
+              (spec.kubeadmPki() ? "https" : "http") + "://127.0.0.1:" + ports.get(2 * i + 1),
               root.resolve("var/lib/etcd").toString(),
               plain ? root.resolve("opt/etcd").toString() : null,
               plain ? root.resolve("etc/etcd").toString() : null));
@@ -519,7 +521,55 @@ public final class Sandbox implements EtcdTestCluster {
     settings.put("ETCD_KEY_FILE", key.toString());
     settings.put("ETCD_TRUSTED_CA_FILE", certificates.caFile().toString());
     settings.put("ETCD_CLIENT_CERT_AUTH", "true");
+    if (spec.kubeadmPki()) settings.putAll(kubeadmCertificates(member, pki));
     return settings;
+  }
+
+  /** kubeadm's peer and healthcheck client certificates of a member, as kubeadm issues them. */
+  private Map<String, String> kubeadmCertificates(String member, Path pki) throws IOException {
+    Path peer = pki.resolve("peer.crt");
+    try {
+      if (!Files.exists(peer)) {
+        TestCertificates.Authority ca = certificates.authority();
+        List<String> names = List.of("127.0.0.1", "localhost");
+        place(
+            ca.issue(
+                member + "-peer",
+                "CN=" + member,
+                names,
+                List.of(KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth),
+                java.time.Instant.now(),
+                TestCertificates.VALIDITY),
+            pki,
+            "peer");
+        place(
+            ca.issue(
+                member + "-healthcheck-client",
+                "CN=kube-etcd-healthcheck-client,O=system:masters",
+                List.of(),
+                List.of(KeyPurposeId.id_kp_clientAuth),
+                java.time.Instant.now(),
+                TestCertificates.VALIDITY),
+            pki,
+            "healthcheck-client");
+      }
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException("cannot issue kubeadm's certificates of " + member, e);
+    }
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("ETCD_PEER_CERT_FILE", peer.toString());
+    settings.put("ETCD_PEER_KEY_FILE", pki.resolve("peer.key").toString());
+    settings.put("ETCD_PEER_TRUSTED_CA_FILE", certificates.caFile().toString());
+    settings.put("ETCD_PEER_CLIENT_CERT_AUTH", "true");
+    return settings;
+  }
+
+  private static void place(TestCertificates.Issued issued, Path pki, String name)
+      throws IOException {
+    Files.move(issued.cert(), pki.resolve(name + ".crt"));
+    Files.move(issued.key(), pki.resolve(name + ".key"));
   }
 
   private ServiceSpec serviceSpec() {

@@ -20,6 +20,9 @@ import java.util.Map;
  * @param tls clients reach etcd over https and must show a certificate of the sandbox's own CA
  *     ({@link Sandbox#certificates()}); the inventory's {@code tls} section names the RSA client's
  *     files
+ * @param kubeadmPki with tls, each member also has kubeadm's other certificates beside its
+ *     server.crt, each with a key of its own: {@code peer.crt} (presented on an https peer URL,
+ *     peers' certificates required) and {@code healthcheck-client.crt}
  */
 public record SandboxSpec(
     Path dir,
@@ -28,7 +31,8 @@ public record SandboxSpec(
     String version,
     Map<String, Map<String, String>> extraEnvByMember,
     String serviceKind,
-    boolean tls) {
+    boolean tls,
+    boolean kubeadmPki) {
 
   public SandboxSpec {
     extraEnvByMember = extraEnvByMember == null ? Map.of() : Map.copyOf(extraEnvByMember);
@@ -38,6 +42,17 @@ public record SandboxSpec(
       throw new IllegalArgumentException(
           "a sandbox runs 'plain' or 'static-pod' members, not '" + serviceKind + "'");
     }
+  }
+
+  public SandboxSpec(
+      Path dir,
+      String cluster,
+      int members,
+      String version,
+      Map<String, Map<String, String>> extraEnvByMember,
+      String serviceKind,
+      boolean tls) {
+    this(dir, cluster, members, version, extraEnvByMember, serviceKind, tls, false);
   }
 
   public SandboxSpec(
@@ -65,7 +80,14 @@ public record SandboxSpec(
 
   /** This spec with client TLS on or off. */
   public SandboxSpec withTls(boolean tls) {
-    return new SandboxSpec(dir, cluster, members, version, extraEnvByMember, serviceKind, tls);
+    return new SandboxSpec(
+        dir, cluster, members, version, extraEnvByMember, serviceKind, tls, kubeadmPki);
+  }
+
+  /** This spec with client TLS and kubeadm's peer and healthcheck client certificates. */
+  public SandboxSpec withKubeadmPki() {
+    return new SandboxSpec(
+        dir, cluster, members, version, extraEnvByMember, serviceKind, true, true);
   }
 
   public boolean staticPods() {

@@ -102,21 +102,43 @@ public final class TestCertificates {
      */
     public Issued issue(String fileName, List<String> addresses, Instant from, Duration validity)
         throws Exception {
-      KeyPair serverKeys = rsa();
-      X509Certificate server =
+      return issue(
+          fileName,
+          "CN=" + fileName,
+          addresses,
+          List.of(KeyPurposeId.id_kp_serverAuth),
+          from,
+          validity);
+    }
+
+    /**
+     * A certificate with this subject ({@code CN=...,O=...}), names and extended key usages, as
+     * kubeadm issues its peer ({@code serverAuth} and {@code clientAuth}) and client ones; its key
+     * (a new one) is mode 0600.
+     */
+    public Issued issue(
+        String fileName,
+        String subject,
+        List<String> addresses,
+        List<KeyPurposeId> purposes,
+        Instant from,
+        Duration validity)
+        throws Exception {
+      KeyPair leafKeys = rsa();
+      X509Certificate leaf =
           sign(
-              new X500Name("CN=" + fileName),
-              serverKeys,
+              new X500Name(subject),
+              leafKeys,
               keys.getPrivate(),
               name,
               false,
-              KeyPurposeId.id_kp_serverAuth,
+              purposes.toArray(KeyPurposeId[]::new),
               addresses,
               from,
               validity);
       return new Issued(
-          pem(dir.resolve(fileName + ".crt"), server),
-          ownerOnly(pem(dir.resolve(fileName + ".key"), serverKeys)));
+          pem(dir.resolve(fileName + ".crt"), leaf),
+          ownerOnly(pem(dir.resolve(fileName + ".key"), leafKeys)));
     }
   }
 
@@ -180,7 +202,7 @@ public final class TestCertificates {
         issuerKey,
         issuer,
         isCa,
-        purpose,
+        purpose == null ? null : new KeyPurposeId[] {purpose},
         List.of("127.0.0.1", "localhost"),
         Instant.now(),
         VALIDITY);
@@ -192,7 +214,7 @@ public final class TestCertificates {
       PrivateKey issuerKey,
       X500Name issuer,
       boolean isCa,
-      KeyPurposeId purpose,
+      KeyPurposeId[] purposes,
       List<String> addresses,
       Instant from,
       Duration validity)
@@ -206,19 +228,20 @@ public final class TestCertificates {
             subject,
             keys.getPublic());
     builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
-    if (purpose != null) {
-      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
-      builder.addExtension(
-          Extension.subjectAlternativeName,
-          false,
-          new GeneralNames(
-              addresses.stream()
-                  .map(
-                      a ->
-                          new GeneralName(
-                              a.matches("[0-9.]+") ? GeneralName.iPAddress : GeneralName.dNSName,
-                              a))
-                  .toArray(GeneralName[]::new)));
+    if (purposes != null) {
+      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
+      if (!addresses.isEmpty())
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            false,
+            new GeneralNames(
+                addresses.stream()
+                    .map(
+                        a ->
+                            new GeneralName(
+                                a.matches("[0-9.]+") ? GeneralName.iPAddress : GeneralName.dNSName,
+                                a))
+                    .toArray(GeneralName[]::new)));
     }
     String algorithm = issuerKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
     return new JcaX509CertificateConverter()

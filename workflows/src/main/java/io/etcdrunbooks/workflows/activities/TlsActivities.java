@@ -135,6 +135,49 @@ public interface TlsActivities {
   }
 
   /**
+   * Renews one certificate file a member or control-plane host presents to etcd besides a member's
+   * --cert-file (one {@link #otherCertificates} found): a certificate issued now from the CA key
+   * with the subject, names, key usages and public key of the one in the file, so the key file
+   * stays as it is and the certificate changes in one rename (owner and mode kept, the old file
+   * kept as {@code <file>.before-<rotationId>}). Returns the new certificate's SHA-256 fingerprint;
+   * a file renewed by this rotation already is left as it is.
+   */
+  String renewCertificateFile(RenewCertificateFileRequest request);
+
+  /**
+   * Puts the file kept by {@link #renewCertificateFile} back; false when there was nothing to put
+   * back.
+   */
+  boolean putCertificateFileBack(RenewCertificateFileRequest request);
+
+  /**
+   * Heartbeats until the member presents the certificate with this fingerprint in a new TLS
+   * handshake on its peer URL, or fails naming what it presents.
+   */
+  void awaitServedPeerCertificate(AwaitCertificateRequest request);
+
+  /**
+   * @param member the member whose host holds the file; or null, with {@code controlPlaneHost}
+   * @param certFile the certificate file on that host
+   * @param caFile the CA certificate on the worker to issue from; null: the inventory's tls.caFile
+   */
+  record RenewCertificateFileRequest(
+      String cluster,
+      String member,
+      String controlPlaneHost,
+      String certFile,
+      String rotationId,
+      String caKeyFile,
+      int validityDays,
+      String caFile) {
+
+    /** The member or control-plane host holding the file. */
+    public String host() {
+      return member != null ? member : controlPlaneHost;
+    }
+  }
+
+  /**
    * The member's URLs that still answer plain http: its client URL (when {@code client}) and its
    * peer URL (when {@code peer}), each asked for {@code /version} over http on the same port.
    */

@@ -28,19 +28,21 @@ public final class TlsPhases {
                       + " certificate has its key, chains to the CA, covers the member's addresses"
                       + " and outlives the expiry window (enabling, the worker's and kube-apiserver's"
                       + " client certificates too) and every host can be logged in to; rotating,"
-                      + " every member serves TLS; rotate-certificates, no member or kube-apiserver"
-                      + " presents a certificate it would leave in place (kubeadm's peer,"
-                      + " healthcheck client and apiserver-etcd-client ones, each named with its"
-                      + " expiry; with emergency, etcd is not asked and health not checked);"
+                      + " every member serves TLS; the certificates members and kube-apiservers present"
+                      + " besides the serving ones (kubeadm's peer, healthcheck client and"
+                      + " apiserver-etcd-client ones) are read with their expiry, to renew from the CA"
+                      + " key, or refused each named with its expiry from certificatesDir (with"
+                      + " emergency, etcd is not asked and health not checked);"
                       + " enabling, the URLs to move are http, every"
                       + " member's flags file can be edited and the inventory written",
                   TlsPreflight::run),
               always(
                   Phase.PLAN,
-                  "names each member's files and the new certificates, or, enabling, the steps and"
-                      + " the members' restart order (a dry run of enable on client URLs or"
-                      + " rotate-ca: also the clients connected now that TLS_ONLY or TRUST_NEW"
-                      + " would hold for); a dry run ends here",
+                  "names each member's files and the new certificates, and each other certificate"
+                      + " renewed with its expiry, or, enabling, the steps and the members' restart"
+                      + " order (a dry run of enable on client URLs or rotate-ca: also the clients"
+                      + " connected now that TLS_ONLY or TRUST_NEW would hold for); a dry run ends"
+                      + " here",
                   run -> {
                     TlsPreflight.plan(run);
                     UnmanagedClientsHold.inPlan(run);
@@ -122,8 +124,12 @@ public final class TlsPhases {
                   "rotate-certificates and rotate-ca: one member at a time, its certificate and key"
                       + " replaced atomically (the old ones"
                       + " kept), then the new certificate seen in a real handshake and the member"
-                      + " healthy before the next (emergency: the handshake alone); etcd reads its"
-                      + " files again for every handshake, so no member restarts",
+                      + " healthy before the next (emergency: the handshake alone); from the CA key, its"
+                      + " own peer certificate (then seen on its peer URL) and healthcheck client"
+                      + " certificate renewed before its health check, each like the old one and for"
+                      + " its key, and after every member each kube-apiserver's etcd client certificate,"
+                      + " the kube-apiserver healthy before the next; etcd reads its files again for"
+                      + " every handshake, so no member restarts",
                   run -> run.changes() && !run.enabling(),
                   TlsRotation::rotate),
               when(
@@ -154,7 +160,8 @@ public final class TlsPhases {
           .compensatingIn(
               Phase.COMPENSATE,
               "a member that does not serve its new certificate, or is not healthy with it, gets"
-                  + " its old files back, and so does every member rotated before it; enabling,"
+                  + " its old files back, and so does every member rotated before it and every other"
+                  + " certificate renewed; enabling,"
                   + " every change of the run is undone, newest first (flags, peer URLs,"
                   + " manifests, inventory, files), and the cluster serves http as before");
 
@@ -211,7 +218,13 @@ public final class TlsPhases {
       run.ctx
           .progress()
           .message(
-              "new certificates served by %s, valid until %s".formatted(run.rotated, run.notAfter));
+              "new certificates served by %s, valid until %s%s"
+                  .formatted(
+                      run.rotated,
+                      run.notAfter,
+                      run.renewedFiles.isEmpty()
+                          ? ""
+                          : "; renewed with them: " + run.renewedFiles.keySet()));
     }
   }
 }

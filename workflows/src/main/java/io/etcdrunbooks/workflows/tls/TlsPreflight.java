@@ -33,6 +33,13 @@ final class TlsPreflight {
    */
   static final String REFUSE_UNROTATED = "tls-refuse-unrotated-certificates";
 
+  /**
+   * Version 1: certificates issued from the CA key renew those certificates too (each with the
+   * subject, names, usages and key it has), and rotate-ca issues members' own peer certificates
+   * from the new CA instead of refusing them; with certificatesDir they are still refused.
+   */
+  static final String RENEW_PRESENTED = "tls-renew-presented-certificates";
+
   private TlsPreflight() {}
 
   static void discover(TlsRun run) {
@@ -244,6 +251,7 @@ final class TlsPreflight {
               + " CA (enable TLS first)");
     }
     boolean peers = false;
+    boolean renews = renewsPresented(run);
     for (String member : run.members) {
       MemberFlags flags = run.flags.get(member);
       if (flags == null) continue;
@@ -257,7 +265,7 @@ final class TlsPreflight {
       Optional<String> peerCert = flags.value("--peer-cert-file");
       if (peerCert.isPresent()) {
         peers = true;
-        if (!peerCert.get().equals(run.files.get(member).certFile())) {
+        if (!renews && !peerCert.get().equals(run.files.get(member).certFile())) {
           problems.add(
               ("member %s has a peer certificate of its own (%s): rotate-ca re-issues one"
                       + " certificate per member, serving clients and peers; rotate that one by"
@@ -265,6 +273,15 @@ final class TlsPreflight {
                   .formatted(member, peerCert.get()));
         }
       }
+    }
+    if (renews && problems.isEmpty()) {
+      // kube-apiserver's client certificate from the new CA is placed beside the old one instead
+      problems.addAll(
+          keepToRenew(
+              run,
+              presented(run, problems).stream()
+                  .filter(c -> !c.use().equals(PresentedCertificate.APISERVER_CLIENT))
+                  .toList()));
     }
     List<String> controlPlane = run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref());
     if (problems.isEmpty()) {
@@ -284,42 +301,72 @@ final class TlsPreflight {
   }
 
   /**
-   * Every certificate presented to etcd that rotate-certificates would leave in place, each with
-   * its file and expiry: the run would report success while they expire on the same day.
+   * Every certificate presented to etcd besides the members' serving ones: renewed with them when
+   * they are issued from the CA key, else refused, each with its file and expiry (the run would
+   * report success while they expire on the same day).
    */
   private static List<String> unrotated(TlsRun run) {
+    List<String> problems = new ArrayList<>();
+    List<PresentedCertificate> others = presented(run, problems);
+    if (!problems.isEmpty()) return problems;
+    if (renewsPresented(run)) return keepToRenew(run, others);
+    for (PresentedCertificate c : others) {
+      problems.add(
+          ("%s: its %s %s (valid until %s) is not replaced by rotate-certificates from"
+                  + " certificatesDir, which replaces only each member's --cert-file and"
+                  + " --key-file; give caKeyFile instead to renew it with them, or renew it"
+                  + " (kubeadm certs renew) or move it aside, then run the runbook again")
+              .formatted(c.host(), c.use(), c.file(), c.notAfter()));
+    }
+    return problems;
+  }
+
+  /** Certificates issued from the CA key renew the others too (a version marker, new runs). */
+  private static boolean renewsPresented(TlsRun run) {
+    return run.request.fromCaKey()
+        && Workflow.getVersion(RENEW_PRESENTED, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  /** Each certificate to renew, kept in the run; one that is missing or unreadable refused. */
+  private static List<String> keepToRenew(TlsRun run, List<PresentedCertificate> others) {
+    List<String> problems = new ArrayList<>();
+    for (PresentedCertificate c : others) {
+      if (c.notAfter().equals("missing") || c.notAfter().startsWith("unreadable")) {
+        problems.add(
+            ("%s: its %s %s is %s, so it cannot be renewed with the same names and key: put a"
+                    + " certificate for its key there, then run the runbook again")
+                .formatted(c.host(), c.use(), c.file(), c.notAfter()));
+      } else {
+        run.others.add(c);
+      }
+    }
+    return problems;
+  }
+
+  /** The certificates besides the serving ones, each with its expiry; a problem if unread. */
+  private static List<PresentedCertificate> presented(TlsRun run, List<String> problems) {
     Map<String, String> serving = new LinkedHashMap<>();
     Map<String, String> peers = new LinkedHashMap<>();
     run.files.forEach((member, files) -> serving.put(member, files.certFile()));
     run.flags.forEach(
         (member, flags) -> flags.value("--peer-cert-file").ifPresent(f -> peers.put(member, f)));
-    List<PresentedCertificate> others;
     try {
-      others =
-          run.ctx
-              .progress()
-              .record(
-                  "certificates besides the serving ones",
-                  () ->
-                      run.ctx
-                          .activities()
-                          .tls
-                          .otherCertificates(
-                              new OtherCertificatesRequest(run.cluster(), serving, peers)));
+      return run.ctx
+          .progress()
+          .record(
+              "certificates besides the serving ones",
+              () ->
+                  run.ctx
+                      .activities()
+                      .tls
+                      .otherCertificates(
+                          new OtherCertificatesRequest(run.cluster(), serving, peers)));
     } catch (ActivityFailure e) {
-      return List.of(
+      problems.add(
           "the certificates besides the serving ones could not be listed: "
               + Failures.rootMessage(e));
+      return List.of();
     }
-    List<String> problems = new ArrayList<>();
-    for (PresentedCertificate c : others) {
-      problems.add(
-          ("%s: its %s %s (valid until %s) is not replaced by rotate-certificates, which replaces"
-                  + " only each member's --cert-file and --key-file; renew it (kubeadm certs"
-                  + " renew) or move it aside, then run the runbook again")
-              .formatted(c.host(), c.use(), c.file(), c.notAfter()));
-    }
-    return problems;
   }
 
   /** Every member's flags file can be edited (a systemd unit is not): a dry run of one flag. */
@@ -405,16 +452,17 @@ final class TlsPreflight {
           .progress()
           .message(
               ("move to the CA %s: every member (restarted one at a time, leader last: %s),"
-                      + " kube-apiserver and the worker trust both CAs; every member's certificate"
-                      + " replaced by one %s; kube-apiserver and the worker present certificates"
-                      + " from the new CA; then each member restarted trusting the new CA alone,"
-                      + " kube-apiserver and the worker too")
-                  .formatted(
-                      run.request.rotateCa().caFile(),
-                      run.leaderLast(),
-                      run.request.fromCaKey()
-                          ? "issued from " + run.request.caKeyFile()
-                          : "from " + run.request.certificatesDir()));
+                          + " kube-apiserver and the worker trust both CAs; every member's certificate"
+                          + " replaced by one %s; kube-apiserver and the worker present certificates"
+                          + " from the new CA; then each member restarted trusting the new CA alone,"
+                          + " kube-apiserver and the worker too")
+                      .formatted(
+                          run.request.rotateCa().caFile(),
+                          run.leaderLast(),
+                          run.request.fromCaKey()
+                              ? "issued from " + run.request.caKeyFile()
+                              : "from " + run.request.certificatesDir())
+                  + renewedTooInPlan(run));
       return;
     }
     if (run.enabling()) {
@@ -457,7 +505,20 @@ final class TlsPreflight {
                     ? " new ones issued from the CA key %s, valid %d days"
                         .formatted(run.request.caKeyFile(), run.request.effectiveValidityDays())
                     : " %s/<member>.crt and .key".formatted(run.request.certificatesDir()))
+                + renewedTooInPlan(run)
                 + "; old files kept as <file>.before-%s".formatted(run.rotationId));
+  }
+
+  /** The certificates renewed besides the serving ones, as the plan names them. */
+  private static String renewedTooInPlan(TlsRun run) {
+    if (run.others.isEmpty()) return "";
+    return "; with them, each keeping its subject, names, usages and key: "
+        + run.others.stream()
+            .map(
+                c ->
+                    "%s's %s %s (valid until %s)"
+                        .formatted(c.host(), c.use(), c.file(), c.notAfter()))
+            .toList();
   }
 
   /** How the certificates to check are used: their CA, and the clients that present some. */

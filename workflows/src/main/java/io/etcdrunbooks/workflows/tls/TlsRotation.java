@@ -2,6 +2,8 @@ package io.etcdrunbooks.workflows.tls;
 
 import io.etcdrunbooks.workflows.activities.TlsActivities.AwaitCertificateRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.InstallCertificateRequest;
+import io.etcdrunbooks.workflows.activities.TlsActivities.PresentedCertificate;
+import io.etcdrunbooks.workflows.activities.TlsActivities.RenewCertificateFileRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
@@ -28,11 +30,74 @@ final class TlsRotation {
       try {
         rotateOne(run, member, request);
       } catch (ActivityFailure | ApplicationFailure e) {
-        throw compensate(run, member, e);
+        throw compensate(run, "member " + member, e);
       }
       run.rotated.add(member);
     }
+    for (PresentedCertificate other : run.others) {
+      if (!other.use().equals(PresentedCertificate.APISERVER_CLIENT)) continue;
+      progress.awaitResumed();
+      try {
+        renew(run, other, null, other.host());
+        TlsEnable.awaitApiServer(run, other.host());
+      } catch (ActivityFailure | ApplicationFailure e) {
+        throw compensate(run, "kube-apiserver on " + other.host(), e);
+      }
+    }
     progress.member("");
+  }
+
+  /**
+   * One of kubeadm's other certificates renewed in place, its undo registered first; a member's
+   * peer certificate then seen in a handshake on its peer URL.
+   */
+  private static void renew(
+      TlsRun run, PresentedCertificate other, String member, String controlPlaneHost) {
+    RenewCertificateFileRequest request =
+        new RenewCertificateFileRequest(
+            run.cluster(),
+            member,
+            controlPlaneHost,
+            other.file(),
+            run.rotationId,
+            run.request.caKeyFile(),
+            run.request.effectiveValidityDays(),
+            run.rotatingCa() ? run.request.rotateCa().caFile() : null);
+    String what = other.host() + ": " + other.use() + " " + other.file();
+    run.undo.register(
+        what + " put back",
+        () ->
+            run.ctx
+                .progress()
+                .record(
+                    what + ": put the old one back",
+                    () -> run.ctx.activities().tls.putCertificateFileBack(request)));
+    String fingerprint =
+        run.ctx
+            .progress()
+            .record(
+                what + ": renewed", () -> run.ctx.activities().tls.renewCertificateFile(request));
+    run.renewedFiles.put(other.host() + ":" + other.file(), fingerprint);
+    if (other.use().equals(PresentedCertificate.PEER) && servesPeersOnTls(run, member)) {
+      run.ctx
+          .progress()
+          .run(
+              member + ": serves the new peer certificate",
+              () ->
+                  run.ctx
+                      .activities()
+                      .tlsWait
+                      .awaitServedPeerCertificate(
+                          new AwaitCertificateRequest(
+                              run.cluster(),
+                              member,
+                              fingerprint,
+                              run.request.effectiveMemberTimeoutSeconds())));
+    }
+  }
+
+  private static boolean servesPeersOnTls(TlsRun run, String member) {
+    return run.flags.get(member).value("--listen-peer-urls").orElse("").contains("https:");
   }
 
   private static void rotateOne(TlsRun run, String member, InstallCertificateRequest request) {
@@ -51,26 +116,29 @@ final class TlsRotation {
                 .tlsWait
                 .awaitServedCertificate(
                     new AwaitCertificateRequest(run.cluster(), member, fingerprint, timeout)));
+    for (PresentedCertificate other : run.others) {
+      if (other.host().equals(member)) renew(run, other, member, null);
+    }
     // in an outage the members heal together: health is the postflight's to check
     if (!run.emergency()) run.awaitHealthy(member);
   }
 
-  private static ApplicationFailure compensate(TlsRun run, String member, RuntimeException cause) {
+  private static ApplicationFailure compensate(TlsRun run, String who, RuntimeException cause) {
     run.ctx.progress().phase(Phase.COMPENSATE);
     try {
       Compensation.Outcome outcome = run.undo.undo();
       return FailureType.TlsRolledBack.nonRetryable(
-          ("%s: member %s did not take its new certificate: %s. Old certificates put back: %s."
+          ("%s: %s did not take its new certificate: %s. Old certificates put back: %s."
                   + " Next: check the certificate and the member's log, then run the runbook again")
-              .formatted(run.what(), member, Failures.rootMessage(cause), outcome.undone()));
+              .formatted(run.what(), who, Failures.rootMessage(cause), outcome.undone()));
     } catch (Compensation.UndoFailed e) {
       return FailureType.TlsFailed.nonRetryable(
-          ("%s: member %s did not take its new certificate: %s. Putting the old one back failed"
+          ("%s: %s did not take its new certificate: %s. Putting the old one back failed"
                   + " at '%s' (%s) after %s: put <file>.before-%s back over the member's"
                   + " certificate and key by hand")
               .formatted(
                   run.what(),
-                  member,
+                  who,
                   Failures.rootMessage(cause),
                   e.what(),
                   Failures.rootMessage(e.getCause()),

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.tls;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedTrust;
+import io.etcdrunbooks.workflows.activities.TlsActivities.PresentedCertificate;
 import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberFlags;
@@ -50,6 +51,11 @@ final class TlsRun {
   final Map<String, String> fingerprints = new LinkedHashMap<>();
   final List<String> rotated = new ArrayList<>();
   Map<String, String> notAfter = Map.of();
+
+  /** Certificates besides the serving ones that this run renews (kubeadm's), and the renewed. */
+  final List<PresentedCertificate> others = new ArrayList<>();
+
+  final Map<String, String> renewedFiles = new LinkedHashMap<>();
 
   TlsRun(RunContext ctx, ReconfigureTlsRequest request, Runnable needApprovalAgain) {
     this.ctx = ctx;
@@ -124,6 +130,7 @@ final class TlsRun {
         Map.copyOf(fingerprints),
         List.copyOf(rotated),
         notAfter,
-        request.dryRun());
+        request.dryRun(),
+        renewedFiles);
   }
 }

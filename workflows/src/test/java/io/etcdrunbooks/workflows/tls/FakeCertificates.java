@@ -16,6 +16,7 @@ final class FakeCertificates implements TlsActivities {
   private final Map<String, String> served = new LinkedHashMap<>();
   private final List<String> putBack = new ArrayList<>();
   private final List<String> issuedWith = new ArrayList<>();
+  private final List<String> renewed = new ArrayList<>();
   private List<String> problems = List.of();
   private String neverServes = "";
   private List<PresentedCertificate> others = List.of();
@@ -95,6 +96,26 @@ final class FakeCertificates implements TlsActivities {
   public boolean removePlacedCertificates(
       io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
     throw new UnsupportedOperationException("not used by this fake");
+  }
+
+  @Override
+  public synchronized String renewCertificateFile(RenewCertificateFileRequest request) {
+    renewed.add(request.host() + ":" + request.certFile());
+    return "renewed-" + request.certFile();
+  }
+
+  @Override
+  public synchronized boolean putCertificateFileBack(RenewCertificateFileRequest request) {
+    putBack.add(request.host() + ":" + request.certFile());
+    return true;
+  }
+
+  @Override
+  public void awaitServedPeerCertificate(AwaitCertificateRequest request) {}
+
+  /** "host:file" of every certificate renewed besides the serving ones, in order. */
+  synchronized List<String> renewed() {
+    return List.copyOf(renewed);
   }
 
   @Override

@@ -156,6 +156,54 @@ class ReconfigureTlsControlFlowTest {
   }
 
   @Test
+  void issuedFromTheCaKeyKubeadmsOtherCertificatesAreRenewedEachAfterItsMemberAndApiserversLast() {
+    cluster.startedWith(
+        "m1",
+        "--name=m1",
+        "--cert-file=/pki/etcd/server.crt",
+        "--key-file=/pki/etcd/server.key",
+        "--listen-peer-urls=https://10.0.0.1:2380");
+    certificates.alsoPresented(
+        new PresentedCertificate(
+            "m1", PresentedCertificate.PEER, "/pki/etcd/peer.crt", "2027-01-01T00:00:00Z"),
+        new PresentedCertificate(
+            "cp-m1",
+            PresentedCertificate.APISERVER_CLIENT,
+            "/pki/apiserver-etcd-client.crt",
+            "2027-01-03T00:00:00Z"),
+        new PresentedCertificate(
+            "m2",
+            PresentedCertificate.HEALTHCHECK_CLIENT,
+            "/pki/etcd/healthcheck-client.crt",
+            "2027-01-02T00:00:00Z"));
+
+    ReconfigureTlsResult result =
+        stub()
+            .reconfigure(
+                ReconfigureTlsRequest.renewCertificates(
+                    "c", "/etc/ca.key", 90, RunbookOptions.defaults()));
+
+    assertThat(certificates.renewed())
+        .containsExactly(
+            "m1:/pki/etcd/peer.crt",
+            "m2:/pki/etcd/healthcheck-client.crt",
+            "cp-m1:/pki/apiserver-etcd-client.crt");
+    assertThat(result.renewedFiles()).containsKeys("cp-m1:/pki/apiserver-etcd-client.crt");
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "TlsActivities.installCertificate",
+            "TlsActivities.renewCertificateFile",
+            "TlsActivities.awaitServedPeerCertificate",
+            "EtcdActivities.awaitMemberReady",
+            "TlsActivities.installCertificate",
+            "TlsActivities.renewCertificateFile",
+            "EtcdActivities.awaitMemberReady",
+            "TlsActivities.installCertificate",
+            "TlsActivities.renewCertificateFile",
+            "ApiServerActivities.awaitHealthy");
+  }
+
+  @Test
   void aClusterServingHttpIsRefusedNamingTheMember() {
     FakeCluster plain = new FakeCluster("c", MEMBERS, "3.5.16", "m1", List.of("3.5.16"));
 
@@ -196,7 +244,9 @@ class ReconfigureTlsControlFlowTest {
   private ReconfigureTlsWorkflow stub(FakeCluster etcd) {
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(ReconfigureTlsWorkflowImpl.class);
-    recording = new RecordingActivities(certificates, etcd);
+    recording =
+        new RecordingActivities(
+            certificates, etcd, new io.etcdrunbooks.workflows.testing.FakeControlPlane());
     recording.registerOn(worker);
     env.start();
     return env.getWorkflowClient()

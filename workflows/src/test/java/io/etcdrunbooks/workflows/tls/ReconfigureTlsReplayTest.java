@@ -12,8 +12,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * today's workflow code: enabling TLS on http 3.4.23 and 3.5.30 clusters with kube-apiserver
  * stand-ins (EnableTlsTest; the last one held for a plain http client it does not manage, then
  * approved), a CA rotation (RotateCaTest) and a certificate rotation on a static-pod cluster
- * (ReconfigureTlsTest), each recorded into worker/target/recorded-*-history.json. A change that
- * breaks one needs Workflow.getVersion.
+ * (ReconfigureTlsTest), and both on kubeadm's layout, whose peer, healthcheck client and apiserver
+ * client certificates were renewed with the rest, each recorded into
+ * worker/target/recorded-*-history.json. A change that breaks one needs Workflow.getVersion.
  */
 class ReconfigureTlsReplayTest {
 
@@ -24,7 +25,9 @@ class ReconfigureTlsReplayTest {
         "enable-tls-3.5.30",
         "enable-tls-3.5.30-unmanaged-client-held",
         "rotate-ca-3.5.30",
-        "rotate-certificates-3.5.30-static-pod"
+        "rotate-certificates-3.5.30-static-pod",
+        "rotate-ca-3.5.30-kubeadm-pki",
+        "rotate-certificates-3.5.30-kubeadm-pki"
       })
   void todaysCodeReplaysARecordedReconfigurationThatHoldsNoPrivateKey(String history)
       throws Exception {

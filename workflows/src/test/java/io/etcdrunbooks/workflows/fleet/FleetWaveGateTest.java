@@ -3,15 +3,16 @@ package io.etcdrunbooks.workflows.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRequest;
-import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster;
+import io.etcdrunbooks.workflows.activities.InventoryActivities.SelectClustersRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedApiServerActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedInventoryActivities;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradePlan;
@@ -22,7 +23,6 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import io.temporal.workflow.Workflow;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -138,7 +138,7 @@ class FleetWaveGateTest {
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(
         FleetUpgradeWorkflowImpl.class, StandInUpgrade.class);
-    new RecordingActivities(fleetAndControlPlane(hostOf, notReady)).registerOn(worker);
+    new RecordingActivities(new FleetAndControlPlane(hostOf, notReady)).registerOn(worker);
     env.start();
     return env.getWorkflowClient()
         .newWorkflowStub(
@@ -150,28 +150,28 @@ class FleetWaveGateTest {
   }
 
   /** The inventory's fleet and each cluster's kube-apiserver; only the calls a fleet makes. */
-  private static Object fleetAndControlPlane(Map<String, String> hostOf, String notReady) {
-    List<FleetCluster> clusters =
-        List.of(
-            new FleetCluster("c1", Map.of("size", "small"), 3),
-            new FleetCluster("c2", Map.of("size", "small"), 3),
-            new FleetCluster("c3", Map.of("size", "large"), 3));
-    return Proxy.newProxyInstance(
-        FleetWaveGateTest.class.getClassLoader(),
-        new Class<?>[] {InventoryActivities.class, ApiServerActivities.class},
-        (proxy, method, args) ->
-            switch (method.getName()) {
-              case "selectClusters" -> clusters;
-              case "controlPlaneHosts" -> List.of(hostOf.get(((ClusterRef) args[0]).cluster()));
-              case "awaitHealthy" -> {
-                AwaitApiServerRequest r = (AwaitApiServerRequest) args[0];
-                if (r.host().equals(notReady)) {
-                  throw ApplicationFailure.newNonRetryableFailure(
-                      "kube-apiserver on " + r.host() + " is not ready", "ApiServerUnhealthy");
-                }
-                yield null;
-              }
-              default -> throw new UnsupportedOperationException(method.getName());
-            });
+  private record FleetAndControlPlane(Map<String, String> hostOf, String notReady)
+      implements UnsupportedInventoryActivities, UnsupportedApiServerActivities {
+
+    @Override
+    public List<FleetCluster> selectClusters(SelectClustersRequest request) {
+      return List.of(
+          new FleetCluster("c1", Map.of("size", "small"), 3),
+          new FleetCluster("c2", Map.of("size", "small"), 3),
+          new FleetCluster("c3", Map.of("size", "large"), 3));
+    }
+
+    @Override
+    public List<String> controlPlaneHosts(ClusterRef cluster) {
+      return List.of(hostOf.get(cluster.cluster()));
+    }
+
+    @Override
+    public void awaitHealthy(AwaitApiServerRequest request) {
+      if (request.host().equals(notReady)) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "kube-apiserver on " + request.host() + " is not ready", "ApiServerUnhealthy");
+      }
+    }
   }
 }

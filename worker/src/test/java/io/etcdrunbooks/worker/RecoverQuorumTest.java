@@ -130,7 +130,7 @@ class RecoverQuorumTest {
           "%s held at revision %d: %d of %d late writes lost%n",
           held, keptRevision, lost.size(), late.size());
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s /readyz", host)
             .isEqualTo(200);
       }

@@ -3,7 +3,6 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -16,9 +15,6 @@ import io.temporal.client.WorkflowFailedException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -69,14 +65,14 @@ class ReplaceMemberTest {
       assertThat(result.joinedAsLearner()).isTrue();
       assertThat(result.members()).containsExactlyInAnyOrder("m1", "m3", "m4");
       assertThat(result.apiServersUpdated()).containsExactlyElementsOf(apiServers.hosts());
-      assertHealthyAndIntact(runbooks, List.of("m1", "m4", "m3"), "3.4.23", keys);
+      ClusterAssertions.assertHealthyAndIntact(runbooks, List.of("m1", "m4", "m3"), "3.4.23", keys);
       List<String> clientUrls =
           runbooks.cluster().members().stream().map(MemberSpec::clientUrl).toList();
       for (String host : apiServers.hosts()) {
         assertThat(Files.readString(apiServers.manifest(host)))
             .contains("--etcd-servers=" + String.join(",", clientUrls))
             .contains("# written by kubeadm");
-        assertThat(status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s /readyz", host)
             .isEqualTo(200);
       }
@@ -108,13 +104,14 @@ class ReplaceMemberTest {
       assertThat(result.newMember().name()).isEqualTo("m3-r1");
       assertThat(result.newMember().peerUrl())
           .isEqualTo(runbooks.sandbox.cluster().member("m3").peerUrl());
-      assertHealthyAndIntact(runbooks, List.of("m1", "m2", "m3-r1"), "3.3.25", keys);
+      ClusterAssertions.assertHealthyAndIntact(
+          runbooks, List.of("m1", "m2", "m3-r1"), "3.3.25", keys);
       try (var siblings = Files.list(Path.of(oldDataDir).getParent())) {
         assertThat(siblings.map(p -> p.getFileName().toString()))
             .anyMatch(n -> n.startsWith("etcd.replaced-"));
       }
       for (String host : apiServers.hosts()) {
-        assertThat(status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s /readyz", host)
             .isEqualTo(200);
       }
@@ -290,43 +287,5 @@ class ReplaceMemberTest {
       probe.put("/registry/configmaps/overwritten", "second");
       return probe.dump(0);
     }
-  }
-
-  /**
-   * Three healthy voting members on the version, as the inventory now lists them, every key as
-   * before, hashkv equal.
-   */
-  static void assertHealthyAndIntact(
-      SandboxRunbooks runbooks,
-      List<String> members,
-      String version,
-      Map<String, ClusterProbe.StoredKey> keys)
-      throws Exception {
-    ClusterSpec cluster = runbooks.cluster();
-    assertThat(cluster.members()).extracting(MemberSpec::name).containsExactlyElementsOf(members);
-    assertThat(runbooks.state().members())
-        .allSatisfy(
-            m -> {
-              assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue();
-              assertThat(m.learner()).as("%s is a voter", m.name()).isFalse();
-            });
-    try (ClusterProbe probe = new ClusterProbe(cluster)) {
-      var listed =
-          probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
-      assertThat(listed).extracting(m -> m.getName()).containsExactlyInAnyOrderElementsOf(members);
-      assertThat(probe.versions().values()).containsOnly(version);
-      assertThat(probe.dump(0)).containsAllEntriesOf(keys);
-      long now = probe.revision();
-      Map<String, Long> hashes = probe.hashKvByMember(now);
-      assertThat(hashes).hasSize(3);
-      assertThat(hashes.values()).containsOnly(hashes.get(members.get(0)));
-    }
-  }
-
-  static int status(String url) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
-        .statusCode();
   }
 }

@@ -12,6 +12,7 @@ import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.CompletedStep;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
@@ -61,7 +62,7 @@ class BackupClusterTest {
       assertThat(kept.keyId()).isEqualTo(Sandbox.BACKUP_KEY_ID);
       assertThat(kept.revision()).isGreaterThanOrEqualTo(revision);
       assertThat(kept.id()).startsWith("backup-").isNotEqualTo(first.id());
-      assertThat(UpgradeClusterTest.backups(runbooks))
+      assertThat(runbooks.backups())
           .extracting(p -> p.getFileName().toString())
           .containsExactlyInAnyOrder(kept.id() + ".db.enc", kept.id() + ".json");
       byte[] stored = Files.readAllBytes(Path.of(kept.path()));
@@ -130,10 +131,10 @@ class BackupClusterTest {
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(
               e ->
-                  assertThat(UpgradeClusterTest.rootMessage(e))
+                  assertThat(Failures.rootMessage(e))
                       .contains("has no backup key", "backup.keyFile", "backup.encrypt: false"));
       assertThat(workflow.progress().phase()).isEqualTo(Phase.FAILED);
-      assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();
+      assertThat(runbooks.backups()).isEmpty();
     }
   }
 

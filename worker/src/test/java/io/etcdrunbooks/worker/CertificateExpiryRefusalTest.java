@@ -33,7 +33,7 @@ class CertificateExpiryRefusalTest {
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir, "3.4.23")) {
       windowOfDays(runbooks, 400);
-      Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
+      Map<String, Long> pidsBefore = runbooks.pids();
 
       assertThatThrownBy(
               () ->
@@ -52,8 +52,8 @@ class CertificateExpiryRefusalTest {
                         "member m3's server certificate expires on",
                         "within the 400-day window");
               });
-      assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
-      assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();
+      assertThat(runbooks.pids()).isEqualTo(pidsBefore);
+      assertThat(runbooks.backups()).isEmpty();
     }
   }
 

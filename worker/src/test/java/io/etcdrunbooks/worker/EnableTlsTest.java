@@ -25,9 +25,6 @@ import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -93,7 +90,7 @@ class EnableTlsTest {
                     + URI.create(before.member("m2").clientUrl()).getPort())
             .doesNotContain("127.0.0.1 ->");
         for (MemberSpec m : before.members()) {
-          assertThat(answersPlainHttp(m.clientUrl()))
+          assertThat(HttpProbe.answersPlainHttp(m.clientUrl()))
               .as("%s still serves plain http while the runbook holds", m.name())
               .isTrue();
         }
@@ -118,8 +115,12 @@ class EnableTlsTest {
         assertThat(m.peerUrl()).startsWith("https://");
         String plainClient = "http" + m.clientUrl().substring("https".length());
         String plainPeer = "http" + m.peerUrl().substring("https".length());
-        assertThat(answersPlainHttp(plainClient)).as("%s client URL over http", m.name()).isFalse();
-        assertThat(answersPlainHttp(plainPeer)).as("%s peer URL over http", m.name()).isFalse();
+        assertThat(HttpProbe.answersPlainHttp(plainClient))
+            .as("%s client URL over http", m.name())
+            .isFalse();
+        assertThat(HttpProbe.answersPlainHttp(plainPeer))
+            .as("%s peer URL over http", m.name())
+            .isFalse();
         Path key = runbooks.sandbox.hostRoot(m.name()).resolve("etc/etcd/pki/server.key");
         assertThat(Files.getPosixFilePermissions(key))
             .isEqualTo(PosixFilePermissions.fromString("rw-------"));
@@ -149,7 +150,7 @@ class EnableTlsTest {
             .contains("--etcd-certfile=")
             .contains("--etcd-keyfile=")
             .doesNotContain("--etcd-servers=http://");
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s healthy through its etcd client certificate", host)
             .isEqualTo(200);
       }
@@ -203,7 +204,9 @@ class EnableTlsTest {
       }
       assertThat(m2Key).doesNotExist();
       for (MemberSpec m : before.members()) {
-        assertThat(answersPlainHttp(m.clientUrl())).as("%s serves http", m.name()).isTrue();
+        assertThat(HttpProbe.answersPlainHttp(m.clientUrl()))
+            .as("%s serves http", m.name())
+            .isTrue();
       }
       assertThat(probe.dump(0).keySet().stream().filter(k -> k.startsWith("/registry/before/")))
           .hasSize(100);
@@ -323,23 +326,6 @@ class EnableTlsTest {
         }
       }
       return placed;
-    }
-  }
-
-  static boolean answersPlainHttp(String url) {
-    try {
-      return HttpClient.newBuilder()
-              .connectTimeout(Duration.ofSeconds(2))
-              .build()
-              .send(
-                  HttpRequest.newBuilder(URI.create(url + "/version"))
-                      .timeout(Duration.ofSeconds(2))
-                      .build(),
-                  HttpResponse.BodyHandlers.discarding())
-              .statusCode()
-          == 200;
-    } catch (Exception e) {
-      return false;
     }
   }
 }

@@ -77,8 +77,7 @@ class EnableTlsWorkerCrashTest {
       for (MemberSpec m : after.members()) {
         assertThat(m.clientUrl()).startsWith("https://");
         assertThat(m.peerUrl()).startsWith("https://");
-        assertThat(
-                EnableTlsTest.answersPlainHttp("http" + m.clientUrl().substring("https".length())))
+        assertThat(HttpProbe.answersPlainHttp("http" + m.clientUrl().substring("https".length())))
             .as("%s over http", m.name())
             .isFalse();
       }
@@ -88,7 +87,7 @@ class EnableTlsWorkerCrashTest {
         assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
       }
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s on https", host)
             .isEqualTo(200);
       }

@@ -77,7 +77,7 @@ class FlagTranslationTest {
     try (SandboxRunbooks runbooks =
         SandboxRunbooks.start(dir, "3.4.23", Map.of(), ServiceSpec.STATIC_POD)) {
       startWith(runbooks, "--log-package-levels=etcdserver=INFO");
-      Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
+      Map<String, Long> pidsBefore = runbooks.pids();
 
       assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.5.16")))
           .isInstanceOf(WorkflowFailedException.class)
@@ -90,7 +90,7 @@ class FlagTranslationTest {
                         "member m2 runs with --log-package-levels, which etcd 3.5 no longer"
                             + " accepts (it would not start) and the runbook cannot translate");
               });
-      assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
+      assertThat(runbooks.pids()).isEqualTo(pidsBefore);
       runbooks.state().members().forEach(m -> assertThat(m.serverVersion()).isEqualTo("3.4.23"));
     }
   }

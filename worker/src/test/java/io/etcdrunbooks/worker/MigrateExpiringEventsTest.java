@@ -87,7 +87,7 @@ class MigrateExpiringEventsTest {
           assertThat(inV3.get(key).value()).isEqualTo(events.get(key));
         }
       }
-      MigrateV2ToV3Test.assertEveryKeyInV3(probe, onlyStillIn(inV3, objects, events));
+      ClusterAssertions.assertEveryKeyInV3(probe, onlyStillIn(inV3, objects, events));
     }
   }
 
@@ -137,7 +137,7 @@ class MigrateExpiringEventsTest {
 
     private static boolean healthy(String healthUrl) {
       try {
-        return ReplaceMemberTest.status(healthUrl) == 200;
+        return HttpProbe.status(healthUrl) == 200;
       } catch (Exception e) {
         return false;
       }

@@ -98,7 +98,7 @@ class MigrateSharedV2StoreTest {
           .as("v3 holds Kubernetes' keys only: no stale copies of flannel's or Calico's")
           .allMatch(k -> k.startsWith("/registry/"))
           .hasSize(110);
-      MigrateV2ToV3Test.assertEveryKeyInV3(probe, kubernetes);
+      ClusterAssertions.assertEveryKeyInV3(probe, kubernetes);
       assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
 
       UpgradeRequest upgrade = UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults());

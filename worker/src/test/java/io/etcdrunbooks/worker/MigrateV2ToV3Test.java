@@ -3,9 +3,6 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.LeaseOption;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -17,10 +14,8 @@ import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.client.WorkflowFailedException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -50,7 +45,7 @@ class MigrateV2ToV3Test {
       V2Writer v2 = new V2Writer(runbooks.cluster().member("m1").clientUrl());
       Map<String, String> written = v2.kubernetes15(1000, 200, EVENT_TTL);
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s on etcd2 before", host)
             .isEqualTo(200);
       }
@@ -75,13 +70,13 @@ class MigrateV2ToV3Test {
       for (String member : List.of("m1", "m2", "m3")) {
         assertThat(Path.of(result.dataDirCopies().get(member)).resolve("member/wal")).isDirectory();
       }
-      assertEveryKeyInV3(probe, written);
+      ClusterAssertions.assertEveryKeyInV3(probe, written);
       assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
       for (String host : apiServers.hosts()) {
         assertThat(Files.readString(apiServers.manifest(host)))
             .contains("- --storage-backend=etcd3")
             .doesNotContain("etcd2");
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s on etcd3", host)
             .isEqualTo(200);
       }
@@ -99,7 +94,7 @@ class MigrateV2ToV3Test {
                       "sandbox", "3.5.30", RunbookOptions.defaults().withMemberTimeoutSeconds(60)));
 
       assertThat(upgraded.memberVersions().values()).containsOnly("3.5.30");
-      assertEveryKeyInV3(probe, written);
+      ClusterAssertions.assertEveryKeyInV3(probe, written);
       assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
     }
   }
@@ -150,7 +145,7 @@ class MigrateV2ToV3Test {
       for (String host : apiServers.hosts()) {
         assertThat(Files.readString(apiServers.manifest(host)))
             .contains("- --storage-backend=etcd2");
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s back on etcd2", host)
             .isEqualTo(200);
       }
@@ -161,43 +156,5 @@ class MigrateV2ToV3Test {
             .anyMatch(n -> n.contains(".after-migrate-"));
       }
     }
-  }
-
-  /** Every written key with its value; events leased with at most their TTL left, objects not. */
-  static void assertEveryKeyInV3(ClusterProbe probe, Map<String, String> written) throws Exception {
-    List<KeyValue> kvs =
-        probe
-            .client()
-            .getKVClient()
-            .get(ClusterProbe.bytes("/registry/"), GetOption.builder().isPrefix(true).build())
-            .get(30, TimeUnit.SECONDS)
-            .getKvs();
-    Map<String, String> inV3 = new HashMap<>();
-    Map<Long, Long> ttlByLease = new HashMap<>();
-    for (KeyValue kv : kvs) {
-      String key = kv.getKey().toString(StandardCharsets.UTF_8);
-      inV3.put(key, kv.getValue().toString(StandardCharsets.UTF_8));
-      boolean event = key.startsWith("/registry/events/");
-      assertThat(kv.getLease() != 0).as("%s leased", key).isEqualTo(event);
-      if (event) {
-        long ttl =
-            ttlByLease.computeIfAbsent(
-                kv.getLease(),
-                lease -> {
-                  try {
-                    return probe
-                        .client()
-                        .getLeaseClient()
-                        .timeToLive(lease, LeaseOption.DEFAULT)
-                        .get(10, TimeUnit.SECONDS)
-                        .getTTL();
-                  } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                  }
-                });
-        assertThat(ttl).as("%s TTL", key).isBetween(1L, EVENT_TTL + 60);
-      }
-    }
-    assertThat(inV3).isEqualTo(written);
   }
 }

@@ -66,7 +66,7 @@ class MigrateWorkerCrashTest {
 
       crash.killWorker();
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s stopped while the worker is gone", host)
             .isNotEqualTo(200);
       }
@@ -78,11 +78,11 @@ class MigrateWorkerCrashTest {
       assertThat(result.v3KeysAfter()).isEqualTo(350);
       assertThat(result.apiServersSwitched()).containsExactlyElementsOf(apiServers.hosts());
       try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
-        MigrateV2ToV3Test.assertEveryKeyInV3(probe, written);
+        ClusterAssertions.assertEveryKeyInV3(probe, written);
         assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
       }
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s on etcd3", host)
             .isEqualTo(200);
       }

@@ -61,7 +61,7 @@ class ReconfigureTlsTest {
       for (MemberSpec m : runbooks.cluster().members()) {
         expected.put(m.name(), fingerprintOf(newCerts.resolve(m.name() + ".crt")));
       }
-      Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
+      Map<String, Long> pidsBefore = runbooks.pids();
 
       ReconfigureTlsResult result;
       try (AcknowledgedWriter writer =
@@ -92,7 +92,7 @@ class ReconfigureTlsTest {
               notAfter ->
                   assertThat(Instant.parse(notAfter))
                       .isAfter(Instant.now().plus(NEW_VALIDITY).minus(Duration.ofDays(1))));
-      assertThat(UpgradeClusterTest.pids(runbooks)).as("no member restarted").isEqualTo(pidsBefore);
+      assertThat(runbooks.pids()).as("no member restarted").isEqualTo(pidsBefore);
       Path m1Cert = runbooks.sandbox.hostRoot("m1").resolve("etc/etcd/pki/server.crt");
       assertThat(m1Cert.resolveSibling("server.crt.before-" + result.rotationId())).exists();
       assertThat(m1Cert.resolveSibling("server.key.before-" + result.rotationId())).exists();
@@ -105,7 +105,7 @@ class ReconfigureTlsTest {
     try (SandboxRunbooks runbooks = SandboxRunbooks.startWithTls(dir, "3.5.30")) {
       Path caKey = runbooks.sandbox.certificates().orElseThrow().authority().writeKey();
       Map<String, String> before = served(runbooks.cluster());
-      Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
+      Map<String, Long> pidsBefore = runbooks.pids();
       Map<String, Object> keyInodes = new LinkedHashMap<>();
       Map<String, String> keys = new LinkedHashMap<>();
       for (MemberSpec m : runbooks.cluster().members()) {
@@ -134,7 +134,7 @@ class ReconfigureTlsTest {
                       .isBetween(
                           Instant.now().plus(Duration.ofDays(89)),
                           Instant.now().plus(Duration.ofDays(91))));
-      assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
+      assertThat(runbooks.pids()).isEqualTo(pidsBefore);
       Path m2Key = runbooks.sandbox.hostRoot("m2").resolve("etc/etcd/pki/server.key");
       assertThat(java.nio.file.Files.getPosixFilePermissions(m2Key))
           .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
@@ -546,7 +546,7 @@ class ReconfigureTlsTest {
         .members()
         .forEach(m -> assertThat(m.healthy()).as("%s: %s", m.name(), m.errors()).isTrue());
     for (String host : apiServers.hosts()) {
-      assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+      assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
           .as("%s handshakes with its etcd client certificate", host)
           .isEqualTo(200);
     }

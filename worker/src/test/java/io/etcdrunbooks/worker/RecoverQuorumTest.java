@@ -160,7 +160,7 @@ class RecoverQuorumTest {
               n ->
                   n.contains("relist") && apiServers.hosts().stream().allMatch(h -> n.contains(h)));
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s /readyz", host)
             .isEqualTo(200);
       }

@@ -77,7 +77,7 @@ class RecoverQuorumWorkerCrashTest {
 
       crash.killWorker();
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s serves on the survivor while the worker is gone", host)
             .isEqualTo(200);
       }
@@ -99,7 +99,7 @@ class RecoverQuorumWorkerCrashTest {
         assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
       }
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s back", host)
             .isEqualTo(200);
       }

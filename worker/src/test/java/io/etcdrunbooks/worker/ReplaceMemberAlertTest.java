@@ -16,6 +16,7 @@ import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -233,7 +234,7 @@ class ReplaceMemberAlertTest {
           "runbook "
               + id
               + " failed: "
-              + UpgradeClusterTest.rootMessage(e)
+              + Failures.rootMessage(e)
               + "\nits last steps:\n"
               + lastSteps(client, id),
           e);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.KubernetesApiStandIn;
@@ -20,9 +19,6 @@ import io.temporal.client.WorkflowFailedException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -78,14 +74,14 @@ class ReplaceMemberTest {
       assertThat(result.joinedAsLearner()).isTrue();
       assertThat(result.members()).containsExactlyInAnyOrder("m1", "m3", "m4");
       assertThat(result.apiServersUpdated()).containsExactlyElementsOf(apiServers.hosts());
-      assertHealthyAndIntact(runbooks, List.of("m1", "m4", "m3"), "3.4.23", keys);
+      ClusterAssertions.assertHealthyAndIntact(runbooks, List.of("m1", "m4", "m3"), "3.4.23", keys);
       List<String> clientUrls =
           runbooks.cluster().members().stream().map(MemberSpec::clientUrl).toList();
       for (String host : apiServers.hosts()) {
         assertThat(Files.readString(apiServers.manifest(host)))
             .contains("--etcd-servers=" + String.join(",", clientUrls))
             .contains("# written by kubeadm");
-        assertThat(status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s /readyz", host)
             .isEqualTo(200);
       }
@@ -126,13 +122,14 @@ class ReplaceMemberTest {
       assertThat(result.newMember().name()).isEqualTo("m3-r1");
       assertThat(result.newMember().peerUrl())
           .isEqualTo(runbooks.sandbox.cluster().member("m3").peerUrl());
-      assertHealthyAndIntact(runbooks, List.of("m1", "m2", "m3-r1"), "3.3.25", keys);
+      ClusterAssertions.assertHealthyAndIntact(
+          runbooks, List.of("m1", "m2", "m3-r1"), "3.3.25", keys);
       try (var siblings = Files.list(Path.of(oldDataDir).getParent())) {
         assertThat(siblings.map(p -> p.getFileName().toString()))
             .anyMatch(n -> n.startsWith("etcd.replaced-"));
       }
       for (String host : apiServers.hosts()) {
-        assertThat(status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s /readyz", host)
             .isEqualTo(200);
       }
@@ -310,10 +307,6 @@ class ReplaceMemberTest {
     }
   }
 
-  /**
-   * Three healthy voting members on the version, as the inventory now lists them, every key as
-   * before, hashkv equal.
-   */
   /** kubeadm's ClusterConfiguration for these members as an external etcd. */
   static String externalEtcd(List<MemberSpec> members) {
     return """
@@ -334,39 +327,5 @@ class ReplaceMemberTest {
             members.stream()
                 .map(m -> "    - " + m.clientUrl() + "\n")
                 .collect(java.util.stream.Collectors.joining()));
-  }
-
-  static void assertHealthyAndIntact(
-      SandboxRunbooks runbooks,
-      List<String> members,
-      String version,
-      Map<String, ClusterProbe.StoredKey> keys)
-      throws Exception {
-    ClusterSpec cluster = runbooks.cluster();
-    assertThat(cluster.members()).extracting(MemberSpec::name).containsExactlyElementsOf(members);
-    assertThat(runbooks.state().members())
-        .allSatisfy(
-            m -> {
-              assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue();
-              assertThat(m.learner()).as("%s is a voter", m.name()).isFalse();
-            });
-    try (ClusterProbe probe = new ClusterProbe(cluster)) {
-      var listed =
-          probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
-      assertThat(listed).extracting(m -> m.getName()).containsExactlyInAnyOrderElementsOf(members);
-      assertThat(probe.versions().values()).containsOnly(version);
-      assertThat(probe.dump(0)).containsAllEntriesOf(keys);
-      long now = probe.revision();
-      Map<String, Long> hashes = probe.hashKvByMember(now);
-      assertThat(hashes).hasSize(3);
-      assertThat(hashes.values()).containsOnly(hashes.get(members.get(0)));
-    }
-  }
-
-  static int status(String url) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
-        .statusCode();
   }
 }

@@ -92,7 +92,7 @@ class RestoreClusterTest {
       assertThat(result.apiServersRestarted()).containsExactlyElementsOf(apiServers.hosts());
       for (String host : apiServers.hosts()) {
         assertThat(apiServers.manifest(host)).exists();
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s /readyz", host)
             .isEqualTo(200);
       }
@@ -229,7 +229,7 @@ class RestoreClusterTest {
       }
       for (String host : apiServers.hosts()) {
         assertThat(apiServers.manifest(host)).exists();
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl())).isEqualTo(200);
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl())).isEqualTo(200);
       }
       assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
     }

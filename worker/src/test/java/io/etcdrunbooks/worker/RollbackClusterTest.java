@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.CompletedStep;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflow;
@@ -104,7 +105,7 @@ class RollbackClusterTest {
       Map<String, ClusterProbe.StoredKey> preUpgrade = probe.dump(upgrade.backup().revision());
       probe.putMany("/registry/deployments/after-", 25);
       long lastRevision = probe.revision();
-      Map<String, Long> pids = UpgradeClusterTest.pids(runbooks);
+      Map<String, Long> pids = runbooks.pids();
 
       assertThatThrownBy(
               () ->
@@ -117,13 +118,13 @@ class RollbackClusterTest {
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(
               e ->
-                  assertThat(UpgradeClusterTest.rootMessage(e))
+                  assertThat(Failures.rootMessage(e))
                       .contains(
                           "refused, nothing was touched",
                           "cluster version is already 3.5.0",
                           "pre-upgrade backup",
                           "acknowledgeDataLoss: true"));
-      assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pids);
+      assertThat(runbooks.pids()).isEqualTo(pids);
 
       RollbackResult result =
           rollbackStub(runbooks)

@@ -59,7 +59,7 @@ class RotateCaTest {
         probe.putMany("/registry/before/k", 200);
       }
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s on the old CA", host)
             .isEqualTo(200);
       }
@@ -122,7 +122,7 @@ class RotateCaTest {
       for (String host : apiServers.hosts()) {
         String manifest = Files.readString(apiServers.manifest(host));
         assertThat(manifest).contains("-new.crt").contains("ca-rotation-");
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s on the new CA alone", host)
             .isEqualTo(200);
       }

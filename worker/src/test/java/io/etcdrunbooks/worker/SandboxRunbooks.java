@@ -37,8 +37,12 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
 /**
@@ -438,5 +442,21 @@ final class SandboxRunbooks implements AutoCloseable {
     env.close();
     ssh.close();
     sandbox.close();
+  }
+
+  /** Each member's etcd process id, by member name. */
+  Map<String, Long> pids() {
+    Map<String, Long> pids = new TreeMap<>();
+    sandbox.cluster().members().forEach(m -> pids.put(m.name(), sandbox.pidOf(m.name())));
+    return pids;
+  }
+
+  /** The files in the cluster's backup directory, none when it does not exist. */
+  List<Path> backups() throws IOException {
+    Path dir = Path.of(sandbox.cluster().backupDir());
+    if (!Files.isDirectory(dir)) return List.of();
+    try (var files = Files.list(dir)) {
+      return files.toList();
+    }
   }
 }

@@ -3,10 +3,10 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.slack.SlackProgressFollower;
+import io.etcdrunbooks.api.testing.FakeSlack;
+import io.etcdrunbooks.api.testing.FakeSlack.Posted;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.Phase;
@@ -17,8 +17,6 @@ import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -36,10 +34,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
@@ -64,7 +59,6 @@ class SlackButtonsTest {
   static final EtcdSandboxExtension etcd =
       EtcdSandboxExtension.builder().members(3).version("3.4.23").build();
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String OPERATOR = "U0OPERATOR1";
   private static final String VIEWER = "U0VIEWER01";
   private static final String CHAT = "/api/chat.postMessage";
@@ -73,42 +67,14 @@ class SlackButtonsTest {
   private final String secret = "slack-secret-" + UUID.randomUUID();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final BlockingQueue<Posted> posted = new LinkedBlockingQueue<>();
-  private final AtomicInteger messages = new AtomicInteger();
   private final List<Posted> thread = new ArrayList<>();
-  private HttpServer slack;
+  private FakeSlack slack;
   private ApplicationContext context;
   private WorkflowClient client;
 
-  /** A request to the stand-in for Slack: its path and JSON body. */
-  record Posted(String path, JsonNode body) {
-    String text() {
-      return body.path("text").asText();
-    }
-
-    boolean inThread() {
-      return body.hasNonNull("thread_ts");
-    }
-  }
-
   @BeforeAll
   void start() throws Exception {
-    slack = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    slack.createContext(
-        "/",
-        exchange -> {
-          JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
-          posted.add(new Posted(exchange.getRequestURI().getPath(), body));
-          String answer =
-              exchange.getRequestURI().getPath().equals("/api/chat.postMessage")
-                  ? "{\"ok\":true,\"ts\":\"1700000000.%06d\"}".formatted(messages.incrementAndGet())
-                  : "ok";
-          byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
-          exchange.sendResponseHeaders(200, bytes.length);
-          exchange.getResponseBody().write(bytes);
-          exchange.close();
-        });
-    slack.start();
+    slack = FakeSlack.start();
 
     Map<String, Object> properties = new HashMap<>();
     properties.put("runbooks.inventory", etcd.inventoryFile().toString());
@@ -130,7 +96,7 @@ class SlackButtonsTest {
   @AfterAll
   void stop() {
     if (context != null) context.close();
-    if (slack != null) slack.stop(0);
+    if (slack != null) slack.close();
   }
 
   @Test
@@ -213,7 +179,7 @@ class SlackButtonsTest {
   /** The next request to {@code path}; the messages to the thread on the way are kept. */
   private Posted awaitOn(String path) throws InterruptedException {
     while (true) {
-      Posted next = posted.poll(60, TimeUnit.SECONDS);
+      Posted next = slack.within(60, any -> true);
       assertThat(next).as("a request to %s; the thread so far: %s", path, thread).isNotNull();
       if (next.path().equals(CHAT)) thread.add(next);
       if (next.path().equals(path)) return next;
@@ -272,7 +238,7 @@ class SlackButtonsTest {
   }
 
   private String base() {
-    return "http://127.0.0.1:" + slack.getAddress().getPort() + "/";
+    return slack.base();
   }
 
   /** Slack's signature, computed here independently of the code under test. */

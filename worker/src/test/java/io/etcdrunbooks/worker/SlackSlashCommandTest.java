@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
+import io.etcdrunbooks.api.testing.FakeSlack;
+import io.etcdrunbooks.api.testing.FakeSlack.Posted;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
@@ -16,9 +17,6 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -36,8 +34,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -54,7 +50,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The Slack slash command of a worker+api process over a real 3-member sandbox: requests are signed
  * here as Slack signs them (HMAC-SHA256 computed in this test, not by the code under test), the
- * response URL is a real HTTP server on 127.0.0.1, and whether a runbook started is asked of
+ * response URL is a {@link FakeSlack} on 127.0.0.1, and whether a runbook started is asked of
  * Temporal. Refused requests come first, so that the last test's upgrade is the only runbook that
  * ever runs.
  */
@@ -79,33 +75,14 @@ class SlackSlashCommandTest {
   private final String secret = "slack-secret-" + UUID.randomUUID();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final BlockingQueue<Posted> posted = new LinkedBlockingQueue<>();
-  private HttpServer responseUrls;
+  private FakeSlack responseUrls;
   private ApplicationContext context;
   private WorkflowClient client;
   private String slack;
 
-  /** A message the API posted to a response URL. */
-  record Posted(String path, JsonNode body) {
-    String text() {
-      return body.path("text").asText();
-    }
-  }
-
   @BeforeAll
   void start() throws Exception {
-    responseUrls = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    responseUrls.createContext(
-        "/",
-        exchange -> {
-          byte[] body = exchange.getRequestBody().readAllBytes();
-          posted.add(new Posted(exchange.getRequestURI().getPath(), JSON.readTree(body)));
-          byte[] ok = "ok".getBytes(StandardCharsets.UTF_8);
-          exchange.sendResponseHeaders(200, ok.length);
-          exchange.getResponseBody().write(ok);
-          exchange.close();
-        });
-    responseUrls.start();
+    responseUrls = FakeSlack.start();
 
     Path secretFile = etcd.sandbox().dir().resolve("slack-signing-secret");
     Files.createFile(
@@ -117,17 +94,15 @@ class SlackSlashCommandTest {
     properties.put("runbooks.inventory", etcd.inventoryFile().toString());
     properties.put("runbooks.task-queue", "etcd-runbooks-slack-test");
     properties.put("runbooks.slack.signing-secret-file", secretFile.toString());
-    properties.put(
-        "runbooks.slack.response-url-prefix",
-        "http://127.0.0.1:" + responseUrls.getAddress().getPort() + "/");
+    properties.put("runbooks.slack.response-url-prefix", responseUrls.base());
     properties.put("runbooks.slack.progress-interval-seconds", 1);
     properties.put("runbooks.slack.users." + OPERATOR + ".role", "operator");
     properties.put("runbooks.slack.users." + VIEWER + ".role", "viewer");
     properties.put("runbooks.slack.users." + STAGING_OPERATOR + ".role", "operator");
     properties.put("runbooks.slack.users." + STAGING_OPERATOR + ".clusters", "staging-*");
     properties.put("temporal.address", "");
-    properties.put("temporal.embedded-port", freePort());
-    properties.put("micronaut.server.port", freePort());
+    properties.put("temporal.embedded-port", Ports.free());
+    properties.put("micronaut.server.port", Ports.free());
     context = Main.start(List.of("worker", "api"), properties);
     slack = context.getBean(EmbeddedServer.class).getURL() + "/slack/commands";
     client = context.getBean(WorkflowClient.class);
@@ -136,7 +111,7 @@ class SlackSlashCommandTest {
   @AfterAll
   void stop() {
     if (context != null) context.close();
-    if (responseUrls != null) responseUrls.stop(0);
+    if (responseUrls != null) responseUrls.close();
   }
 
   @Test
@@ -178,7 +153,7 @@ class SlackSlashCommandTest {
     assertRefused(send(empty, now, sign(secret, now, empty)), 400, "no user_id");
 
     assertNoRunbook(UPGRADE_ID);
-    assertThat(posted.poll(1, TimeUnit.SECONDS))
+    assertThat(responseUrls.within(1, any -> true))
         .as("nothing is posted for a refused request")
         .isNull();
   }
@@ -220,7 +195,7 @@ class SlackSlashCommandTest {
 
     assertNoRunbook(UPGRADE_ID);
     assertNoRunbook(ReplaceMemberWorkflow.workflowId("sandbox"));
-    assertThat(posted.poll(1, TimeUnit.SECONDS))
+    assertThat(responseUrls.within(1, any -> true))
         .as("nothing is posted for a refused command")
         .isNull();
   }
@@ -274,7 +249,7 @@ class SlackSlashCommandTest {
 
     List<Posted> messages = new ArrayList<>();
     while (messages.isEmpty() || !messages.get(messages.size() - 1).text().contains("completed")) {
-      Posted next = posted.poll(60, TimeUnit.SECONDS);
+      Posted next = responseUrls.within(60, any -> true);
       assertThat(next).as("a message on the response URL; got so far: %s", messages).isNotNull();
       messages.add(next);
     }
@@ -296,7 +271,7 @@ class SlackSlashCommandTest {
         .contains("phase UPGRADE");
     assertThat(messages.get(messages.size() - 1).text())
         .contains("completed", "m1=3.5.16", "m2=3.5.16", "m3=3.5.16");
-    assertThat(posted.poll(3, TimeUnit.SECONDS)).as("nothing after the final message").isNull();
+    assertThat(responseUrls.within(3, any -> true)).as("nothing after the final message").isNull();
 
     assertThat(statusText(VIEWER))
         .contains("m1: 3.5.16, healthy", "m2: 3.5.16, healthy", "m3: 3.5.16, healthy");
@@ -313,7 +288,7 @@ class SlackSlashCommandTest {
     assertThat(reply.path("response_type").asText()).isEqualTo("ephemeral");
     String text = reply.path("text").asText();
     if (!text.contains("it follows in a moment")) return text;
-    Posted later = posted.poll(30, TimeUnit.SECONDS);
+    Posted later = responseUrls.within(30, any -> true);
     assertThat(later).as("the status posted to the response URL").isNotNull();
     return later.text();
   }
@@ -348,7 +323,7 @@ class SlackSlashCommandTest {
 
   /** The body Slack sends for a slash command (its fields in Slack's order). */
   private byte[] form(String user, String text, String responsePath) {
-    String responseUrl = "http://127.0.0.1:" + responseUrls.getAddress().getPort() + responsePath;
+    String responseUrl = responseUrls.base() + responsePath.substring(1);
     Map<String, String> fields = new java.util.LinkedHashMap<>();
     fields.put("token", "deprecated-verification-token");
     fields.put("team_id", "T1");
@@ -401,11 +376,5 @@ class SlackSlashCommandTest {
     mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
     mac.update(("v0:" + timestamp + ":").getBytes(StandardCharsets.UTF_8));
     return "v0=" + HexFormat.of().formatHex(mac.doFinal(body));
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -131,7 +131,7 @@ class StaticPodReplaceMemberTest {
 
       assertThat(result.outcome()).isEqualTo(ReplaceMemberResult.REPLACED);
       assertThat(result.joinedAsLearner()).isTrue();
-      ReplaceMemberTest.assertHealthyAndIntact(runbooks, List.of("m1", "m4", "m3"), "3.4.23", keys);
+      ClusterAssertions.assertHealthyAndIntact(runbooks, List.of("m1", "m4", "m3"), "3.4.23", keys);
       String manifest = Files.readString(runbooks.sandbox.manifestPath("m4"));
       assertThat(manifest)
           .contains(

@@ -55,7 +55,7 @@ class SystemdMachinesMigrateTest {
         assertThat(machines.hostRoot(member).resolve(copy.substring(1)).resolve("member/wal"))
             .isDirectory();
       }
-      MigrateV2ToV3Test.assertEveryKeyInV3(probe, written);
+      ClusterAssertions.assertEveryKeyInV3(probe, written);
       assertThat(probe.hashKvByMember(0).values().stream().distinct()).hasSize(1);
     }
   }

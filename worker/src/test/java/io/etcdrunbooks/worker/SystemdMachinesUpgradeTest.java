@@ -7,6 +7,7 @@ import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.testkit.Machines;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -151,7 +152,7 @@ class SystemdMachinesUpgradeTest {
             .isInstanceOf(WorkflowFailedException.class)
             .satisfies(
                 e ->
-                    assertThat(UpgradeClusterTest.rootMessage(e))
+                    assertThat(Failures.rootMessage(e))
                         .contains("halted before touching " + followers.get(0), lost));
         probe.put("/registry/after/power-off", "quorum kept");
         assertThat(probe.dump(0)).containsKey("/registry/after/power-off");

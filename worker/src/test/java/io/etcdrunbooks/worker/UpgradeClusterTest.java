@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -157,7 +158,7 @@ class UpgradeClusterTest {
   @Test
   void dryRunReturnsTheLadderAndTouchesNothing() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of())) {
-      Map<String, Long> pids = pids(runbooks);
+      Map<String, Long> pids = runbooks.pids();
       UpgradeResult result =
           runbooks
               .upgradeStub()
@@ -172,10 +173,10 @@ class UpgradeClusterTest {
       assertThat(result.plan().steps().get(0).memberOrder())
           .hasSize(3)
           .endsWith(runbooks.state().leaderName());
-      assertThat(pids(runbooks)).isEqualTo(pids);
+      assertThat(runbooks.pids()).isEqualTo(pids);
       assertThat(runbooks.state().members())
           .allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.3.25"));
-      assertThat(backups(runbooks)).isEmpty();
+      assertThat(runbooks.backups()).isEmpty();
     }
   }
 
@@ -195,7 +196,7 @@ class UpgradeClusterTest {
           .isInstanceOf(WorkflowFailedException.class)
           .satisfies(
               e ->
-                  assertThat(rootMessage(e))
+                  assertThat(Failures.rootMessage(e))
                       .contains(
                           "failed at member m2",
                           "3.4.23 -> 3.5.16",
@@ -210,28 +211,6 @@ class UpgradeClusterTest {
       assertThat(probe.dump(revision)).isEqualTo(keys);
       assertThat(probe.clusterVersion()).isEqualTo("3.4.0");
     }
-  }
-
-  static Map<String, Long> pids(SandboxRunbooks runbooks) {
-    Map<String, Long> pids = new java.util.TreeMap<>();
-    runbooks
-        .sandbox
-        .cluster()
-        .members()
-        .forEach(m -> pids.put(m.name(), runbooks.sandbox.pidOf(m.name())));
-    return pids;
-  }
-
-  static List<Path> backups(SandboxRunbooks runbooks) throws Exception {
-    Path dir = Path.of(runbooks.sandbox.cluster().backupDir());
-    if (!Files.isDirectory(dir)) return List.of();
-    try (var files = Files.list(dir)) {
-      return files.toList();
-    }
-  }
-
-  static String rootMessage(Throwable e) {
-    return io.etcdrunbooks.workflows.common.Failures.rootMessage(e);
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.MemberStatus;
@@ -40,12 +41,10 @@ class UpgradePauseAndQuorumTest {
       Progress paused = awaitPaused(workflow);
       assertThat(paused.phase()).isEqualTo(Phase.UPGRADE);
       assertThat(paused.message()).contains("paused before member", "signal resume");
-      Map<String, Long> pids = UpgradeClusterTest.pids(runbooks);
+      Map<String, Long> pids = runbooks.pids();
       IdleRunbook.awaitWaitingForASignal(
           runbooks.client(), UpgradeClusterWorkflow.workflowId("sandbox"));
-      assertThat(UpgradeClusterTest.pids(runbooks))
-          .as("nothing restarted while paused")
-          .isEqualTo(pids);
+      assertThat(runbooks.pids()).as("nothing restarted while paused").isEqualTo(pids);
       assertThat(runbooks.state().members())
           .allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.4.23"));
 
@@ -66,7 +65,7 @@ class UpgradePauseAndQuorumTest {
           .satisfies(
               e -> {
                 assertThat(rootFailure(e).getType()).isEqualTo(FailureType.UpgradeHalted.name());
-                assertThat(UpgradeClusterTest.rootMessage(e))
+                assertThat(Failures.rootMessage(e))
                     .contains(
                         "halted before touching " + followers.get(0),
                         "below quorum 2",

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowFailedException;
@@ -46,7 +47,7 @@ class UpgradePreflightTest {
         SandboxRunbooks.start(classDir, "3.4.23", Map.of("m1", quota, "m2", quota, "m3", quota));
     probe = new ClusterProbe(runbooks.sandbox.cluster());
     probe.putMany("/registry/x-", 10);
-    pidsBefore = UpgradeClusterTest.pids(runbooks);
+    pidsBefore = runbooks.pids();
   }
 
   @AfterAll
@@ -158,13 +159,13 @@ class UpgradePreflightTest {
         .isInstanceOf(WorkflowFailedException.class)
         .satisfies(
             e -> {
-              assertThat(UpgradeClusterTest.rootMessage(e))
+              assertThat(Failures.rootMessage(e))
                   .contains("refused, nothing was touched")
                   .contains(messageParts);
               assertThat(rootFailure(e).getType()).isEqualTo(FailureType.PreflightRefused.name());
             });
-    assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
-    assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();
+    assertThat(runbooks.pids()).isEqualTo(pidsBefore);
+    assertThat(runbooks.backups()).isEmpty();
     runbooks.state().members().stream()
         .filter(m -> m.reachable())
         .forEach(m -> assertThat(m.serverVersion()).isEqualTo("3.4.23"));

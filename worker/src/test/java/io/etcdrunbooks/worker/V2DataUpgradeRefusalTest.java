@@ -50,7 +50,7 @@ class V2DataUpgradeRefusalTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(answer.statusCode()).as(answer.body()).isIn(200, 201);
       }
-      Map<String, Long> pidsBefore = UpgradeClusterTest.pids(runbooks);
+      Map<String, Long> pidsBefore = runbooks.pids();
 
       UpgradeRequest request = UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults());
       assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(request))
@@ -65,10 +65,10 @@ class V2DataUpgradeRefusalTest {
                         "Migrate them to v3 first",
                         "kube-apiserver on cp-m1 reads etcd2 (--storage-backend=etcd2)");
               });
-      assertThat(UpgradeClusterTest.pids(runbooks)).isEqualTo(pidsBefore);
-      assertThat(UpgradeClusterTest.backups(runbooks)).isEmpty();
+      assertThat(runbooks.pids()).isEqualTo(pidsBefore);
+      assertThat(runbooks.backups()).isEmpty();
       for (String host : apiServers.hosts()) {
-        assertThat(ReplaceMemberTest.status(apiServers.standIn(host).healthUrl()))
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
             .as("%s still serving from etcd2", host)
             .isEqualTo(200);
       }

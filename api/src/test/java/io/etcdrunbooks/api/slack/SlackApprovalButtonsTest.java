@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import io.etcdrunbooks.api.testing.ApiHarness;
+import io.etcdrunbooks.api.testing.FakeSlack;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
@@ -14,8 +14,6 @@ import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +22,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,22 +49,13 @@ class SlackApprovalButtonsTest {
   private static final String STAGING_OPERATOR = "U0STAGING1";
   private static final String STRANGER = "U0STRANGER";
 
-  private final BlockingQueue<JsonNode> posted = new LinkedBlockingQueue<>();
-  private HttpServer responseUrls;
+  private FakeSlack slack;
   private ApiHarness api;
   private SlackClicks clicks;
 
   @BeforeAll
   void start() throws Exception {
-    responseUrls = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    responseUrls.createContext(
-        "/",
-        exchange -> {
-          posted.add(JSON.readTree(exchange.getRequestBody().readAllBytes()));
-          exchange.sendResponseHeaders(200, -1);
-          exchange.close();
-        });
-    responseUrls.start();
+    slack = FakeSlack.start();
     Path secretFile = dir.resolve("signing-secret");
     Files.createFile(
         secretFile,
@@ -98,7 +85,7 @@ class SlackApprovalButtonsTest {
   @AfterAll
   void stop() {
     if (api != null) api.close();
-    if (responseUrls != null) responseUrls.stop(0);
+    if (slack != null) slack.close();
   }
 
   @Test
@@ -160,7 +147,7 @@ class SlackApprovalButtonsTest {
     byte[] noPayload = "team_id=T1".getBytes(StandardCharsets.US_ASCII);
     assertRefused(send(noPayload, now, sign(SECRET, now, noPayload)), 400, "no payload");
 
-    assertThat(posted.poll(1, TimeUnit.SECONDS)).as("nothing posted for a refused click").isNull();
+    assertThat(slack.within(1, any -> true)).as("nothing posted for a refused click").isNull();
     assertThat(upgradeSignals("click-forged")).isEmpty();
   }
 
@@ -226,10 +213,9 @@ class SlackApprovalButtonsTest {
     return api.client.newUntypedWorkflowStub(workflowId).describe().getStatus();
   }
 
+  /** The outcome posted to the click's response URL. */
   private JsonNode next() throws InterruptedException {
-    JsonNode message = posted.poll(20, TimeUnit.SECONDS);
-    assertThat(message).as("the outcome posted to the click's response URL").isNotNull();
-    return message;
+    return slack.next().body();
   }
 
   private static void assertEphemeral(JsonNode message, String... text) {
@@ -266,6 +252,6 @@ class SlackApprovalButtonsTest {
   }
 
   private String responseUrlPrefix() {
-    return "http://127.0.0.1:" + responseUrls.getAddress().getPort() + "/";
+    return slack.base();
   }
 }

@@ -15,8 +15,8 @@ import java.util.UUID;
 
 /**
  * Clicks on this server's buttons as Slack sends them to {@code POST /slack/interactions}: the
- * payload of {@link SlackInteractionTest#payload} for a user, signed with the app's secret, its
- * response URL under {@code responseUrlPrefix}; each answered within Slack's 3 s.
+ * payload of {@link #payload} for a user, signed with the app's secret, its response URL under
+ * {@code responseUrlPrefix}; each answered within Slack's 3 s.
  */
 final class SlackClicks {
 
@@ -46,7 +46,7 @@ final class SlackClicks {
 
   byte[] body(String user, String actionId, String value) {
     String payload =
-        SlackInteractionTest.payload(actionId, value)
+        payload(actionId, value)
             .replace("U024BE7LH", user)
             .replace("\"alice\"", "\"ops-" + user.toLowerCase() + "\"")
             .replace(
@@ -71,6 +71,22 @@ final class SlackClicks {
         .as("answered within Slack's 3 s")
         .isLessThan(Duration.ofSeconds(3));
     return response;
+  }
+
+  /** Slack's block_actions payload, trimmed to what matters and some of what does not. */
+  static String payload(String actionId, String value) {
+    return """
+        {"type":"block_actions","token":"verification-token",
+         "user":{"id":"U024BE7LH","username":"alice","name":"alice","team_id":"T1"},
+         "api_app_id":"A1","team":{"id":"T1","domain":"example"},
+         "container":{"type":"message","message_ts":"1700000000.000100","channel_id":"C1"},
+         "channel":{"id":"C1","name":"etcd-ops"},
+         "response_url":"https://hooks.slack.com/actions/T1/1/abc",
+         "actions":[{"action_id":"%s","block_id":"runbook-approval","type":"button",
+                     "text":{"type":"plain_text","text":"Approve"},"value":"%s",
+                     "action_ts":"1700000001.000200"}]}
+        """
+        .formatted(actionId, value);
   }
 
   static String sign(String secret, String timestamp, byte[] body) {

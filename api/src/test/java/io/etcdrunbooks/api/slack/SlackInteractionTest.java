@@ -19,7 +19,8 @@ class SlackInteractionTest {
   @Test
   void aClickOnApproveIsReadAsTheUserTheButtonAndTheRunItNames() {
     SlackInteraction click =
-        SlackInteraction.parse(form(payload("runbook-approve", "change-prod-1/" + RUN)));
+        SlackInteraction.parse(
+            form(SlackClicks.payload("runbook-approve", "change-prod-1/" + RUN)));
 
     assertThat(click)
         .isEqualTo(
@@ -31,7 +32,8 @@ class SlackInteractionTest {
                 "https://hooks.slack.com/actions/T1/1/abc"));
     assertThat(click.action().apiAction().role()).isEqualTo(Role.OPERATOR);
     assertThat(
-            SlackInteraction.parse(form(payload("runbook-cancel", "change-prod-1/" + RUN)))
+            SlackInteraction.parse(
+                    form(SlackClicks.payload("runbook-cancel", "change-prod-1/" + RUN)))
                 .action())
         .isEqualTo(SlackButtons.Action.CANCEL);
   }
@@ -45,23 +47,28 @@ class SlackInteractionTest {
             () ->
                 SlackInteraction.parse(
                     form(
-                        payload("runbook-approve", "x/" + RUN)
+                        SlackClicks.payload("runbook-approve", "x/" + RUN)
                             .replace("block_actions", "shortcut"))))
         .hasMessageContaining("'shortcut'", "only block_actions");
     assertThatThrownBy(
-            () -> SlackInteraction.parse(form(payload("runbook-restore", "change-prod-1/" + RUN))))
+            () ->
+                SlackInteraction.parse(
+                    form(SlackClicks.payload("runbook-restore", "change-prod-1/" + RUN))))
         .hasMessageContaining("not one of this server's buttons");
     assertThatThrownBy(
-            () -> SlackInteraction.parse(form(payload("runbook-approve", "change-prod-1"))))
+            () ->
+                SlackInteraction.parse(
+                    form(SlackClicks.payload("runbook-approve", "change-prod-1"))))
         .hasMessageContaining("<workflowId>/<runId>");
     assertThatThrownBy(
-            () -> SlackInteraction.parse(form(payload("runbook-approve", "../x/" + RUN))))
+            () ->
+                SlackInteraction.parse(form(SlackClicks.payload("runbook-approve", "../x/" + RUN))))
         .hasMessageContaining("<workflowId>/<runId>");
     assertThatThrownBy(
             () ->
                 SlackInteraction.parse(
                     form(
-                        payload("runbook-approve", "change-prod-1/" + RUN)
+                        SlackClicks.payload("runbook-approve", "change-prod-1/" + RUN)
                             .replace("U024BE7LH", ""))))
         .hasMessageContaining("no user.id");
   }
@@ -92,22 +99,6 @@ class SlackInteractionTest {
       assertThat(SlackButtons.Target.parse(button.path("value").asText()))
           .contains(new SlackButtons.Target("change-prod-1", RUN));
     }
-  }
-
-  /** Slack's block_actions payload, trimmed to what matters and some of what does not. */
-  static String payload(String actionId, String value) {
-    return """
-        {"type":"block_actions","token":"verification-token",
-         "user":{"id":"U024BE7LH","username":"alice","name":"alice","team_id":"T1"},
-         "api_app_id":"A1","team":{"id":"T1","domain":"example"},
-         "container":{"type":"message","message_ts":"1700000000.000100","channel_id":"C1"},
-         "channel":{"id":"C1","name":"etcd-ops"},
-         "response_url":"https://hooks.slack.com/actions/T1/1/abc",
-         "actions":[{"action_id":"%s","block_id":"runbook-approval","type":"button",
-                     "text":{"type":"plain_text","text":"Approve"},"value":"%s",
-                     "action_ts":"1700000001.000200"}]}
-        """
-        .formatted(actionId, value);
   }
 
   static byte[] form(String payload) {

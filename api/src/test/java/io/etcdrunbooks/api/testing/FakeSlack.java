@@ -41,6 +41,11 @@ public final class FakeSlack implements AutoCloseable {
       return path.equals("/api/chat.update");
     }
 
+    /** A reply in a thread, not a message in the channel. */
+    public boolean inThread() {
+      return body.hasNonNull("thread_ts");
+    }
+
     /** Posted to a response URL, not to the Web API. */
     public boolean isResponse() {
       return !path.startsWith("/api/");

@@ -1,10 +1,10 @@
 package io.etcdrunbooks.workflows.migrate;
 
-import io.etcdrunbooks.workflows.activities.ApiServerActivities;
-import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.workflows.testing.UnsupportedApiServerActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedInventoryActivities;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +19,8 @@ import java.util.Set;
  * started, and v2 and v3 stores that members' data dirs are migrated between. Faults are injected
  * by member or host.
  */
-final class FakeMigration implements InventoryActivities, ApiServerActivities, MigrationActivities {
+final class FakeMigration
+    implements UnsupportedInventoryActivities, UnsupportedApiServerActivities, MigrationActivities {
 
   private final List<String> members;
   private final List<String> controlPlane;
@@ -125,11 +126,6 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
   public void checkWritable(ClusterRef ref) {}
 
   @Override
-  public boolean recordReplacement(RecordReplacementRequest request) {
-    throw new UnsupportedOperationException("not used by a migration");
-  }
-
-  @Override
   public List<String> controlPlaneHosts(ClusterRef ref) {
     return controlPlane;
   }
@@ -169,21 +165,6 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
       throw ApplicationFailure.newNonRetryableFailure(
           "kube-apiserver on " + request.host() + " is not healthy", "ApiServerUnhealthy");
     }
-  }
-
-  @Override
-  public boolean setEtcdServers(SetEtcdServersRequest request) {
-    throw new UnsupportedOperationException("not used by a migration");
-  }
-
-  @Override
-  public boolean replaceEtcdServer(ReplaceEtcdServerRequest request) {
-    throw new UnsupportedOperationException("not used by a migration");
-  }
-
-  @Override
-  public void restoreManifest(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("not used by a migration");
   }
 
   @Override
@@ -257,48 +238,5 @@ final class FakeMigration implements InventoryActivities, ApiServerActivities, M
     scopes.add(scope);
     cleared = true;
     return v2Keys;
-  }
-
-  @Override
-  public boolean recordAddition(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordAdditionRequest request) {
-    throw new UnsupportedOperationException("no member is added here");
-  }
-
-  @Override
-  public java.util.List<io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster>
-      selectClusters(
-          io.etcdrunbooks.workflows.activities.InventoryActivities.SelectClustersRequest request) {
-    throw new UnsupportedOperationException("not used here");
-  }
-
-  @Override
-  public boolean recordRemoval(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordRemovalRequest request) {
-    throw new UnsupportedOperationException("no member is removed here");
-  }
-
-  @Override
-  public boolean recordFenced(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordFencedRequest request) {
-    throw new UnsupportedOperationException("no member is fenced here");
-  }
-
-  @Override
-  public boolean recordTls(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean setEtcdClientTls(
-      io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public io.etcdrunbooks.workflows.model.ClientTls clientTls(
-      io.etcdrunbooks.workflows.model.ClusterRef cluster) {
-    throw new UnsupportedOperationException("not used by this fake");
   }
 }

@@ -1,24 +1,20 @@
 package io.etcdrunbooks.workflows.replacemember;
 
-import io.etcdrunbooks.workflows.activities.ApiServerActivities;
-import io.etcdrunbooks.workflows.activities.EtcdActivities;
-import io.etcdrunbooks.workflows.activities.HostActivities;
-import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
-import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
-import io.etcdrunbooks.workflows.activities.InventoryActivities;
-import io.etcdrunbooks.workflows.activities.MembershipActivities;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
 import io.etcdrunbooks.workflows.model.EtcdMember;
-import io.etcdrunbooks.workflows.model.KeyspaceDigest;
-import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
+import io.etcdrunbooks.workflows.testing.UnsupportedApiServerActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedEtcdActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedHostActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedInventoryActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedMembershipActivities;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -34,12 +30,12 @@ import java.util.Set;
  * listing every member. Faults are injected by name.
  */
 final class FakeReplacement
-    implements EtcdActivities,
-        HostActivities,
-        MembershipActivities,
+    implements UnsupportedEtcdActivities,
+        UnsupportedHostActivities,
+        UnsupportedMembershipActivities,
         NewMemberActivities,
-        InventoryActivities,
-        ApiServerActivities {
+        UnsupportedInventoryActivities,
+        UnsupportedApiServerActivities {
 
   static final String VERSION = "3.4.23";
   static final List<String> CONTROL_PLANE = List.of("cp-1", "cp-2", "cp-3");
@@ -239,26 +235,6 @@ final class FakeReplacement
     leader = request.toMember();
   }
 
-  @Override
-  public KeyspaceDigest keyspaceDigest(KeyspaceDigestRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public KeyspaceHashes keyspaceHashes(KeyspaceDigestRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public String awaitClusterVersion(AwaitClusterVersionRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
   // hosts of the members
 
   @Override
@@ -272,63 +248,8 @@ final class FakeReplacement
   }
 
   @Override
-  public List<String> translateFlags(TranslateFlagsRequest request) {
-    throw new UnsupportedOperationException("not used by a member replacement");
-  }
-
-  @Override
   public MemberFlags memberFlags(MemberRef member) {
     return new MemberFlags(member.member(), List.of(), Map.of(), true);
-  }
-
-  @Override
-  public io.etcdrunbooks.workflows.model.ClientConnections clientConnections(MemberRef member) {
-    throw new UnsupportedOperationException("not used by a member replacement");
-  }
-
-  @Override
-  public String installedVersion(MemberRef member) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public void stopMember(MemberRef member) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public void installVersion(InstallRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public void startMember(MemberRef member) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public String stageVersion(InstallRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public void launchMember(MemberRef member) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public SwitchOutcome switchVersion(InstallRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public void watchMember(WatchRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public RestartOutcome restartMember(RestartRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
   }
 
   // membership
@@ -484,108 +405,12 @@ final class FakeReplacement
     }
   }
 
-  @Override
-  public boolean setEtcdServers(SetEtcdServersRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public boolean stopApiServer(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public String storageBackend(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("not used by this runbook");
-  }
-
-  @Override
-  public String etcdPrefix(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("not used by this runbook");
-  }
-
-  @Override
-  public boolean setStorageBackend(SetStorageBackendRequest request) {
-    throw new UnsupportedOperationException("not used by this runbook");
-  }
-
-  @Override
-  public boolean startApiServer(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
-  @Override
-  public void awaitStopped(AwaitApiServerRequest request) {
-    throw new UnsupportedOperationException("not used by a replacement");
-  }
-
   private Member member(String name) {
     return etcd.values().stream().filter(m -> m.name.equals(name)).findFirst().orElseThrow();
   }
 
   private List<String> clientUrls() {
     return inventory.stream().map(MemberPlacement::clientUrl).toList();
-  }
-
-  @Override
-  public java.util.List<String> setMemberFlags(
-      io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean restoreMemberFlags(
-      io.etcdrunbooks.workflows.activities.HostActivities.RestoreMemberFlagsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean updatePeerUrl(
-      io.etcdrunbooks.workflows.activities.MembershipActivities.UpdatePeerUrlRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean recordAddition(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordAdditionRequest request) {
-    throw new UnsupportedOperationException("no member is added here");
-  }
-
-  @Override
-  public java.util.List<io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster>
-      selectClusters(
-          io.etcdrunbooks.workflows.activities.InventoryActivities.SelectClustersRequest request) {
-    throw new UnsupportedOperationException("not used here");
-  }
-
-  @Override
-  public boolean recordRemoval(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordRemovalRequest request) {
-    throw new UnsupportedOperationException("no member is removed here");
-  }
-
-  @Override
-  public boolean recordFenced(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordFencedRequest request) {
-    throw new UnsupportedOperationException("no member is fenced here");
-  }
-
-  @Override
-  public boolean recordTls(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean setEtcdClientTls(
-      io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public io.etcdrunbooks.workflows.model.ClientTls clientTls(
-      io.etcdrunbooks.workflows.model.ClusterRef cluster) {
-    throw new UnsupportedOperationException("not used by this fake");
   }
 
   @Override

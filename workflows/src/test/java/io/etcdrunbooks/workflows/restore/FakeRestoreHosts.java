@@ -1,12 +1,12 @@
 package io.etcdrunbooks.workflows.restore;
 
-import io.etcdrunbooks.workflows.activities.ApiServerActivities;
-import io.etcdrunbooks.workflows.activities.InventoryActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.etcdrunbooks.workflows.testing.UnsupportedApiServerActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedInventoryActivities;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +21,7 @@ import java.util.Set;
  * and kept backups restored on members. Faults are injected by host or member.
  */
 public final class FakeRestoreHosts
-    implements InventoryActivities, ApiServerActivities, RestoreActivities {
+    implements UnsupportedInventoryActivities, UnsupportedApiServerActivities, RestoreActivities {
 
   private final List<String> members;
   private final List<String> controlPlane;
@@ -125,11 +125,6 @@ public final class FakeRestoreHosts
   public void checkWritable(ClusterRef ref) {}
 
   @Override
-  public boolean recordReplacement(RecordReplacementRequest request) {
-    throw new UnsupportedOperationException("not used by a restore");
-  }
-
-  @Override
   public List<String> controlPlaneHosts(ClusterRef ref) {
     return controlPlane;
   }
@@ -157,36 +152,6 @@ public final class FakeRestoreHosts
       throw ApplicationFailure.newNonRetryableFailure(
           request.host() + " is stopped", "ApiServerNotHealthy");
     }
-  }
-
-  @Override
-  public boolean setEtcdServers(SetEtcdServersRequest request) {
-    throw new UnsupportedOperationException("not used by a restore");
-  }
-
-  @Override
-  public boolean replaceEtcdServer(ReplaceEtcdServerRequest request) {
-    throw new UnsupportedOperationException("not used by a restore");
-  }
-
-  @Override
-  public String storageBackend(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("not used by this runbook");
-  }
-
-  @Override
-  public String etcdPrefix(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("not used by this runbook");
-  }
-
-  @Override
-  public boolean setStorageBackend(SetStorageBackendRequest request) {
-    throw new UnsupportedOperationException("not used by this runbook");
-  }
-
-  @Override
-  public void restoreManifest(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("not used by a restore");
   }
 
   @Override
@@ -219,48 +184,5 @@ public final class FakeRestoreHosts
   /** The toolVersion each member was restored with ("": its own). */
   public synchronized Map<String, String> restoreTools() {
     return Map.copyOf(restoreTools);
-  }
-
-  @Override
-  public boolean recordAddition(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordAdditionRequest request) {
-    throw new UnsupportedOperationException("no member is added here");
-  }
-
-  @Override
-  public java.util.List<io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster>
-      selectClusters(
-          io.etcdrunbooks.workflows.activities.InventoryActivities.SelectClustersRequest request) {
-    throw new UnsupportedOperationException("not used here");
-  }
-
-  @Override
-  public boolean recordRemoval(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordRemovalRequest request) {
-    throw new UnsupportedOperationException("no member is removed here");
-  }
-
-  @Override
-  public boolean recordFenced(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordFencedRequest request) {
-    throw new UnsupportedOperationException("no member is fenced here");
-  }
-
-  @Override
-  public boolean recordTls(
-      io.etcdrunbooks.workflows.activities.InventoryActivities.RecordTlsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean setEtcdClientTls(
-      io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public io.etcdrunbooks.workflows.model.ClientTls clientTls(
-      io.etcdrunbooks.workflows.model.ClusterRef cluster) {
-    throw new UnsupportedOperationException("not used by this fake");
   }
 }

@@ -1,8 +1,6 @@
 package io.etcdrunbooks.workflows.testing;
 
-import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
-import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities.SwitchOutcome;
 import io.etcdrunbooks.workflows.activities.HostActivities.WatchRequest;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
@@ -16,7 +14,6 @@ import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.etcdrunbooks.workflows.model.RetentionResult;
 import io.etcdrunbooks.workflows.model.V2Store;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.upgrade.FlagTranslations;
@@ -33,7 +30,10 @@ import java.util.function.BiPredicate;
  * hosts. Faults are injected by member.
  */
 public final class FakeCluster
-    implements EtcdActivities, HostActivities, ReleaseActivities, BackupActivities {
+    implements EtcdActivities,
+        UnsupportedHostActivities,
+        ReleaseActivities,
+        UnsupportedBackupActivities {
 
   private static final class Member {
     final long id;
@@ -631,11 +631,6 @@ public final class FakeCluster
   }
 
   @Override
-  public RetentionResult applyRetention(ClusterRef cluster) {
-    throw new UnsupportedOperationException("not used by these tests");
-  }
-
-  @Override
   public String copyOffsite(BackupRequest request) {
     return "";
   }
@@ -643,17 +638,5 @@ public final class FakeCluster
   @Override
   public int scheduleIntervalMinutes(ClusterRef cluster) {
     return 1440;
-  }
-
-  @Override
-  public java.util.List<String> setMemberFlags(
-      io.etcdrunbooks.workflows.activities.HostActivities.SetMemberFlagsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean restoreMemberFlags(
-      io.etcdrunbooks.workflows.activities.HostActivities.RestoreMemberFlagsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
   }
 }

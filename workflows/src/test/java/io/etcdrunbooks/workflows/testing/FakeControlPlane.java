@@ -1,6 +1,5 @@
 package io.etcdrunbooks.workflows.testing;
 
-import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,7 +9,7 @@ import java.util.Map;
  * Control-plane hosts whose kube-apiserver manifests name a storage backend, for runbooks that only
  * read them (the upgrade's preflight); none by default.
  */
-public final class FakeControlPlane implements ApiServerActivities {
+public final class FakeControlPlane implements UnsupportedApiServerActivities {
 
   private final Map<String, String> backends = new LinkedHashMap<>();
 
@@ -36,48 +35,7 @@ public final class FakeControlPlane implements ApiServerActivities {
   }
 
   @Override
-  public boolean setStorageBackend(SetStorageBackendRequest request) {
-    throw new UnsupportedOperationException("read only");
-  }
-
-  @Override
-  public boolean setEtcdServers(SetEtcdServersRequest request) {
-    throw new UnsupportedOperationException("read only");
-  }
-
-  @Override
-  public boolean replaceEtcdServer(ReplaceEtcdServerRequest request) {
-    throw new UnsupportedOperationException("read only");
-  }
-
-  @Override
-  public void restoreManifest(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("read only");
-  }
-
-  @Override
-  public boolean stopApiServer(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("read only");
-  }
-
-  @Override
-  public boolean startApiServer(ControlPlaneRef host) {
-    throw new UnsupportedOperationException("read only");
-  }
-
-  @Override
-  public void awaitStopped(AwaitApiServerRequest request) {
-    throw new UnsupportedOperationException("read only");
-  }
-
-  @Override
   public void awaitHealthy(AwaitApiServerRequest request) {
     // every kube-apiserver answers healthy: a read, like the others here
-  }
-
-  @Override
-  public boolean setEtcdClientTls(
-      io.etcdrunbooks.workflows.activities.ApiServerActivities.SetEtcdClientTlsRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
   }
 }

@@ -1,6 +1,6 @@
 package io.etcdrunbooks.workflows.tls;
 
-import io.etcdrunbooks.workflows.activities.TlsActivities;
+import io.etcdrunbooks.workflows.testing.UnsupportedTlsActivities;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,7 +11,7 @@ import java.util.Map;
  * Certificate files on members' hosts, in memory: what each member serves, the files put in place
  * and put back. Faults are injected by member.
  */
-final class FakeCertificates implements TlsActivities {
+final class FakeCertificates implements UnsupportedTlsActivities {
 
   private final Map<String, String> served = new LinkedHashMap<>();
   private final List<String> putBack = new ArrayList<>();
@@ -87,18 +87,6 @@ final class FakeCertificates implements TlsActivities {
   }
 
   @Override
-  public io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates placeCertificates(
-      io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean removePlacedCertificates(
-      io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
   public synchronized String renewCertificateFile(RenewCertificateFileRequest request) {
     renewed.add(request.host() + ":" + request.certFile());
     return "renewed-" + request.certFile();
@@ -122,29 +110,5 @@ final class FakeCertificates implements TlsActivities {
   public synchronized List<PresentedCertificate> otherCertificates(
       OtherCertificatesRequest request) {
     return others;
-  }
-
-  @Override
-  public java.util.List<String> plainHttpServed(
-      io.etcdrunbooks.workflows.activities.TlsActivities.PlainHttpRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public io.etcdrunbooks.workflows.activities.TlsActivities.PlacedTrust placeTrust(
-      io.etcdrunbooks.workflows.activities.TlsActivities.PlaceTrustRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public boolean removePlacedTrust(
-      io.etcdrunbooks.workflows.activities.TlsActivities.PlaceTrustRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
-  }
-
-  @Override
-  public String workerTrust(
-      io.etcdrunbooks.workflows.activities.TlsActivities.WorkerTrustRequest request) {
-    throw new UnsupportedOperationException("not used by this fake");
   }
 }

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.slack.SlackProgressFollower;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
+import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;

@@ -53,13 +53,7 @@ public final class HealthController {
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
       checks.put(
           "temporal",
-          Map.of(
-              "status",
-              "UP",
-              "address",
-              endpoint.address(),
-              "embedded",
-              endpoint.embedded().isPresent()));
+          Map.of("status", "UP", "address", endpoint.address(), "embedded", endpoint.inProcess()));
     } catch (RuntimeException e) {
       up = false;
       checks.put(

@@ -1,7 +1,6 @@
 package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.activities.backup.BackupDecryption;
-import io.etcdrunbooks.testkit.SandboxMain;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
@@ -12,46 +11,21 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The etcd-runbooks command: {@code run} (the default), {@code demo}, {@code sandbox}, {@code
- * bench}, {@code temporal} and {@code decrypt-backup}; each one's usage and options are in {@link
- * Subcommand}, and {@code etcd-runbooks [COMMAND] --help} prints them.
+ * The etcd-runbooks command: {@code run} (the default) and {@code decrypt-backup}; each one's usage
+ * and options are in {@link Subcommand}, and {@code etcd-runbooks [COMMAND] --help} prints them.
+ * The demo, the bench, the sandbox and an in-memory Temporal are the tools' command
+ * (tools/target/etcd-runbooks-tools.jar), not the product's.
  */
 public final class Main {
 
   private Main() {}
 
   public static void main(String[] args) throws Exception {
-    List<String> all = List.of(args);
-    if (!all.isEmpty()
-        && (all.get(0).equals("help") || Subcommand.asksForHelp(all.subList(0, 1)))) {
-      System.out.println(Subcommand.overview());
-      System.exit(0);
-    }
-    String command = all.isEmpty() ? "run" : all.get(0);
-    Subcommand subcommand = Subcommand.named(command).orElse(null);
-    if (subcommand == null) {
-      System.err.println("unknown command '" + command + "'");
-      System.err.println(Subcommand.overview());
-      System.exit(2);
-      return;
-    }
-    List<String> rest = all.isEmpty() ? all : all.subList(1, all.size());
-    // before anything starts: --help must never bind a port or touch a cluster
-    if (Subcommand.asksForHelp(rest)) {
-      System.out.println("usage: " + subcommand.usage());
-      System.exit(0);
-    }
-    Map<String, String> options = subcommand.parse(rest, System.err).orElse(null);
-    if (options == null) {
-      System.exit(2);
-      return;
-    }
-    switch (command) {
+    Subcommand.Invocation invocation =
+        Subcommand.parseOrExit("etcd-runbooks", Subcommand.ALL, "run", args);
+    Map<String, String> options = invocation.options();
+    switch (invocation.command().name()) {
       case "run" -> run(List.of(options.getOrDefault("roles", "worker,api").split(",")));
-      case "demo" -> System.exit(Demo.run(options));
-      case "sandbox" -> SandboxMain.main(rest.toArray(String[]::new));
-      case "bench" -> System.exit(Bench.run(options));
-      case "temporal" -> temporalOnly(Integer.parseInt(options.getOrDefault("port", "7233")));
       default -> System.exit(decryptBackup(options));
     }
   }
@@ -111,7 +85,7 @@ public final class Main {
   }
 
   /** Blocks until the process is asked to stop (SIGTERM, Ctrl-C), then runs {@code onStop}. */
-  static void runUntilStopped(Runnable onStop) throws InterruptedException {
+  public static void runUntilStopped(Runnable onStop) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -156,11 +130,5 @@ public final class Main {
       context.close();
       throw e;
     }
-  }
-
-  private static void temporalOnly(int port) throws InterruptedException {
-    EmbeddedTemporal server = EmbeddedTemporal.start(port);
-    System.out.println("embedded Temporal (in memory) listening on " + server.address());
-    runUntilStopped(server::close);
   }
 }

@@ -38,12 +38,13 @@ public final class RunbookWorker implements AutoCloseable {
       WorkflowClient client,
       RunbooksConfig config,
       TemporalConfig temporal,
+      TemporalFactory.TemporalEndpoint endpoint,
       WorkerActivities activities) {
     this.taskQueue = config.taskQueue();
     this.factory = WorkerFactory.newInstance(client);
     boolean sticky =
         StickyExecution.decide(
-            temporal.stickyExecution(), temporal.embedded(), client.getWorkflowServiceStubs());
+            temporal.stickyExecution(), endpoint.inProcess(), client.getWorkflowServiceStubs());
     Worker worker = factory.newWorker(taskQueue, options(sticky));
     register(worker, activities);
   }

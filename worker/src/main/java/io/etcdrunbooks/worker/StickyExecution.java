@@ -11,12 +11,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Whether the worker asks for sticky execution ({@code temporal.sticky-execution}: {@code auto},
  * {@code true} or {@code false}). A real Temporal server hands a dead worker's sticky tasks to
- * another worker after a few seconds; Temporal's Java test server (the {@code temporal} command)
- * never does, so a runbook whose worker was killed would hang there. {@code auto} turns it off when
- * the server is a test server in another process, told by the empty server version it reports in
- * GetSystemInfo (a real server always sends its version), and keeps it on otherwise. A test server
- * embedded in this process dies with this worker, so it keeps it on too. An explicit {@code true}
- * or {@code false} wins: the operator knows whether other workers can die.
+ * another worker after a few seconds; Temporal's Java test server (the tools' {@code temporal}
+ * command) never does, so a runbook whose worker was killed would hang there. {@code auto} turns it
+ * off when the server is a test server in another process, told by the empty server version it
+ * reports in GetSystemInfo (a real server always sends its version), and keeps it on otherwise. A
+ * test server embedded in this process dies with this worker, so it keeps it on too. An explicit
+ * {@code true} or {@code false} wins: the operator knows whether other workers can die.
  */
 final class StickyExecution {
 
@@ -27,7 +27,7 @@ final class StickyExecution {
   private StickyExecution() {}
 
   /**
-   * @param embedded the server runs in this process ({@code temporal.address} empty)
+   * @param embedded the server runs in this process (only in the tests)
    */
   static boolean decide(String setting, boolean embedded, WorkflowServiceStubs service) {
     String value = setting == null ? AUTO : setting.strip().toLowerCase(Locale.ROOT);

@@ -7,27 +7,20 @@ import io.micronaut.core.bind.annotation.Bindable;
 /**
  * How to reach Temporal.
  *
- * @param address host:port of the Temporal frontend; empty starts Temporal's Java test server in
- *     this process (in memory: every workflow is lost when the process ends)
+ * @param address host:port of the Temporal frontend; the process refuses to start without it
  * @param namespace Temporal namespace
- * @param embeddedPort port of the embedded server (bound to 127.0.0.1)
  * @param tls mTLS to the frontend (files on this host)
  * @param stickyExecution whether a workflow's next task goes to the worker that ran its last one,
  *     which keeps the workflow in memory instead of replaying its history: {@code auto} (off only
- *     when the server is a Temporal Java test server in another process, which never hands a dead
- *     worker's tasks on), {@code true} or {@code false} ({@link StickyExecution})
+ *     when the server is a Temporal Java test server, which never hands a dead worker's tasks on),
+ *     {@code true} or {@code false} ({@link StickyExecution})
  */
 @ConfigurationProperties("temporal")
 public record TemporalConfig(
     @Nullable String address,
     @Bindable(defaultValue = "default") String namespace,
-    @Bindable(defaultValue = "7233") int embeddedPort,
     @Nullable Tls tls,
     @Bindable(defaultValue = "auto") String stickyExecution) {
-
-  public boolean embedded() {
-    return address == null || address.isBlank();
-  }
 
   /**
    * @param certFile client certificate chain (PEM)

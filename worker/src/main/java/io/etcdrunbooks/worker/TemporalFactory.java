@@ -20,12 +20,11 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The connection to Temporal: the configured cluster, or the embedded in-memory test server. */
+/** The connection to the configured Temporal cluster. */
 @Factory
 public class TemporalFactory {
 
@@ -34,18 +33,20 @@ public class TemporalFactory {
   /** Failure messages and stack traces name clusters, members and URLs too. */
   private static final boolean ENCODE_FAILURE_ATTRIBUTES = true;
 
+  /**
+   * The configured frontend. The product never starts a Temporal server of its own: without {@code
+   * temporal.address} it refuses to start. (The tools' demo and bench run Temporal's test server in
+   * their own process and pass its address.)
+   */
   @Singleton
-  @Bean(preDestroy = "close")
   public TemporalEndpoint temporalEndpoint(TemporalConfig config) {
-    if (config.embedded()) {
-      EmbeddedTemporal server = EmbeddedTemporal.start(config.embeddedPort());
-      LOG.warn(
-          "temporal.address is not set: started Temporal's Java test server on {}. It keeps workflows IN MEMORY;"
-              + " they are lost when this process ends. Set temporal.address for a real Temporal cluster.",
-          server.address());
-      return new TemporalEndpoint(server.address(), Optional.of(server));
+    if (config.address() == null || config.address().isBlank()) {
+      throw new IllegalStateException(
+          "temporal.address (TEMPORAL_ADDRESS) is not set: set it to your Temporal frontend's"
+              + " host:port, see docs/configuration.md. To try the runbooks without a Temporal"
+              + " server, run the demo (bash deploy/scripts/demo.sh), which brings an in-memory one.");
     }
-    return new TemporalEndpoint(config.address(), Optional.empty());
+    return new TemporalEndpoint(config.address(), false);
   }
 
   @Singleton
@@ -136,12 +137,11 @@ public class TemporalFactory {
     }
   }
 
-  /** Where Temporal answers, and the embedded server when this process runs one. */
-  public record TemporalEndpoint(String address, Optional<EmbeddedTemporal> embedded)
-      implements AutoCloseable {
-    @Override
-    public void close() {
-      embedded.ifPresent(EmbeddedTemporal::close);
-    }
-  }
+  /**
+   * Where Temporal answers.
+   *
+   * @param inProcess the server runs in this JVM and ends with it (only in the tests), so no other
+   *     worker can outlive it ({@link StickyExecution})
+   */
+  public record TemporalEndpoint(String address, boolean inProcess) {}
 }

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.micronaut.context.ApplicationContext;

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.api.UnexpectedErrorHandler;
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.Ports;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.IOException;
@@ -94,6 +95,35 @@ class ApiStartAndInternalErrorTest {
                 + " (0600 or 0400): chmod 600 "
                 + keys);
     assertThat(output).doesNotContain(key).doesNotContain("listening on");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"worker", "api", "worker,api"})
+  void noProcessStartsWithoutATemporalAddressNamingTheSettingAndTheDemo(String roles)
+      throws IOException {
+    Path inventory = Files.writeString(dir.resolve("inventory.yaml"), "clusters: {}\n");
+    int port = Ports.free();
+
+    assertThatThrownBy(
+            () ->
+                Main.start(
+                        List.of(roles.split(",")),
+                        Map.of(
+                            "runbooks.inventory",
+                            inventory.toString(),
+                            "temporal.address",
+                            "",
+                            "micronaut.server.port",
+                            port))
+                    .close())
+        .satisfies(
+            e ->
+                assertThat(Main.reason(e))
+                    .startsWith("temporal.address (TEMPORAL_ADDRESS) is not set")
+                    .contains("docs/configuration.md", "deploy/scripts/demo.sh"));
+    assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
+        .as("nothing listens on the API port")
+        .isInstanceOf(ConnectException.class);
   }
 
   @ParameterizedTest

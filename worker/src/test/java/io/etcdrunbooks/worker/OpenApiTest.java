@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.Ports;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.web.router.Router;

@@ -6,6 +6,7 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.testkit.WorkerKilledMidRestart;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -10,6 +10,7 @@ import io.etcdrunbooks.api.testing.FakeUpgrade;
 import io.etcdrunbooks.api.testing.RawHttp;
 import io.etcdrunbooks.api.testing.RawHttp.Answer;
 import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;

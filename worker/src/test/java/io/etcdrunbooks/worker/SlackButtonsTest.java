@@ -8,6 +8,7 @@ import io.etcdrunbooks.api.slack.SlackProgressFollower;
 import io.etcdrunbooks.api.testing.FakeSlack;
 import io.etcdrunbooks.api.testing.FakeSlack.Posted;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
+import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.api.testing.FakeSlack;
 import io.etcdrunbooks.api.testing.FakeSlack.Posted;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
+import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;

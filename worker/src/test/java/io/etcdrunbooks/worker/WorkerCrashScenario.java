@@ -2,6 +2,9 @@ package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.testkit.EmbeddedTemporal;
+import io.etcdrunbooks.testkit.Ports;
+import io.etcdrunbooks.testkit.WorkerProcess;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.temporal.api.enums.v1.EventType;

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.tools;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;

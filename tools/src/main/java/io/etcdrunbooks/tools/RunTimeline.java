@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.tools;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

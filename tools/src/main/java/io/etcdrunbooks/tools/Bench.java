@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.tools;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -101,7 +101,7 @@ final class Bench {
           "skip-killed-worker",
           "dir");
 
-  /** Its options are checked by {@link Subcommand}. */
+  /** Its options are checked by {@link io.etcdrunbooks.worker.Subcommand}. */
   static int run(Map<String, String> options) throws Exception {
     keep = options.containsKey("dir");
     Path dir =
@@ -152,7 +152,7 @@ final class Bench {
     boolean ok = true;
     for (Case c : cases) ok &= runCase(c, from, to, dir, releases);
     if (!options.containsKey("skip-killed-worker"))
-      ok &= WorkerKilledMidRestart.bench(dir, releases, from, to);
+      ok &= KilledWorkerBench.run(dir, releases, from, to);
     if (!options.containsKey("skip-fleet")) {
       ok &=
           FleetBench.run(
@@ -214,15 +214,15 @@ final class Bench {
                 new SandboxSpec(dir.resolve(name + "-runbook"), name, c.members(), from, Map.of()),
                 releases);
         SshConnector ssh = new SshConnector();
-        ApplicationContext context =
-            Main.start(
+        InMemoryRunbooks runbooks =
+            InMemoryRunbooks.start(
                 List.of("worker"),
                 Map.of(
-                    "runbooks.inventory", sandbox.inventoryFile().toString(),
-                    "runbooks.task-queue", "etcd-runbooks-bench",
-                    "temporal.address", "",
-                    "temporal.embedded-port", Ports.free(),
-                    "micronaut.server.port", Ports.free()))) {
+                    "runbooks.inventory",
+                    sandbox.inventoryFile().toString(),
+                    "runbooks.task-queue",
+                    "etcd-runbooks-bench"))) {
+      ApplicationContext context = runbooks.context();
       fill(sandbox.cluster(), c.fillMiB());
       new BareRollingRestart(sandbox.cluster(), ssh).stage(to, releases.binDir(to));
       WorkflowClient client = context.getBean(WorkflowClient.class);

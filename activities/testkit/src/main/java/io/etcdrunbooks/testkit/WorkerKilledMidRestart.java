@@ -1,6 +1,5 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.testkit;
 
-import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -19,9 +18,10 @@ import java.util.concurrent.TimeUnit;
  * An upgrade whose worker (a JVM of its own) is killed with SIGKILL the moment the first member it
  * restarts is down, stopped and not yet started; a second worker JVM finishes it. Every member's
  * down time is measured from outside ({@link MemberDownWatch}), so the killed worker's member is
- * held against the normal restarts of the same upgrade. For {@code bench} and its test.
+ * held against the normal restarts of the same upgrade. For the tools' {@code bench} and the
+ * worker's RestartWorkerCrashTest.
  */
-final class WorkerKilledMidRestart {
+public final class WorkerKilledMidRestart {
 
   private static final String TASK_QUEUE = "etcd-runbooks-killed-worker";
 
@@ -31,15 +31,15 @@ final class WorkerKilledMidRestart {
    * @param member the member whose worker was killed while it was stopped
    * @param restarts every member's down time, and its process once back
    */
-  record Measured(
+  public record Measured(
       String member, Map<String, MemberDownWatch.Restart> restarts, UpgradeResult result) {
 
-    long killedMillis() {
+    public long killedMillis() {
       return restarts.get(member).millis();
     }
 
     /** The slowest restart of another member of the same upgrade. */
-    long normalMillis() {
+    public long normalMillis() {
       return restarts.entrySet().stream()
           .filter(e -> !e.getKey().equals(member))
           .mapToLong(e -> e.getValue().millis())
@@ -48,49 +48,8 @@ final class WorkerKilledMidRestart {
     }
   }
 
-  /** Aim: the killed worker's member down no longer than twice the slowest normal restart. */
-  static final double TARGET = 2.0;
-
-  /**
-   * The bench's line: a 3-member sandbox of {@code from} upgraded to {@code to}, its first worker
-   * killed mid-restart; true when the member was back within {@link #TARGET}.
-   */
-  static boolean bench(
-      Path dir, io.etcdrunbooks.activities.release.ReleaseStore releases, String from, String to)
-      throws Exception {
-    System.out.printf(
-        "== bench: a worker killed (SIGKILL) while the member it restarts is stopped, 3 members, %s"
-            + " -> %s%n",
-        from, to);
-    Measured measured;
-    try (Sandbox sandbox =
-        Sandbox.create(
-            new io.etcdrunbooks.testkit.SandboxSpec(
-                dir.resolve("killed-worker"), "killed", 3, from, Map.of()),
-            releases)) {
-      measured = run(sandbox, to, dir.resolve("killed-worker"));
-    }
-    Bench.discard(dir.resolve("killed-worker"));
-    double ratio = (double) measured.killedMillis() / Math.max(1, measured.normalMillis());
-    boolean ok = ratio <= TARGET;
-    System.out.printf(
-        "   down time of %s, whose worker was killed mid-restart: %d ms; slowest normal restart of"
-            + " the same upgrade %d ms (all: %s) = %.2fx (target <= %.1fx) -> %s%n",
-        measured.member(),
-        measured.killedMillis(),
-        measured.normalMillis(),
-        measured.restarts().entrySet().stream()
-            .sorted(Map.Entry.comparingByKey())
-            .map(e -> e.getKey() + "=" + e.getValue().millis())
-            .toList(),
-        ratio,
-        TARGET,
-        ok ? "OK" : "MISSED");
-    return ok;
-  }
-
   /** Upgrades the sandbox's cluster to {@code to}; the workers' logs go to {@code logs}. */
-  static Measured run(Sandbox sandbox, String to, Path logs) throws Exception {
+  public static Measured run(Sandbox sandbox, String to, Path logs) throws Exception {
     try (EmbeddedTemporal temporal = EmbeddedTemporal.start(Ports.free())) {
       WorkflowServiceStubs stubs =
           WorkflowServiceStubs.newServiceStubs(

@@ -1,16 +1,16 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 
-/** A free port on 127.0.0.1, for servers the demo and the bench start. */
-final class Ports {
+/** A free port on 127.0.0.1, for servers the tests, the demo and the bench start. */
+public final class Ports {
 
   private Ports() {}
 
-  static int free() {
+  public static int free() {
     try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     } catch (IOException e) {

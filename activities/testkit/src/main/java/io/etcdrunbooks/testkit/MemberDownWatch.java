@@ -1,7 +1,6 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.testkit;
 
 import io.etcdrunbooks.inventory.MemberSpec;
-import io.etcdrunbooks.testkit.Sandbox;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,10 +17,10 @@ import java.util.function.Consumer;
  * process goes away, and when it answers healthy on a version again. Down time measured the same
  * way for every member, whoever restarted it; for a test or bench that kills a worker mid-restart.
  */
-final class MemberDownWatch implements AutoCloseable {
+public final class MemberDownWatch implements AutoCloseable {
 
   /** One member's restart as seen from outside: stopped until ready, and its new process. */
-  record Restart(long millis, long pidAfter) {}
+  public record Restart(long millis, long pidAfter) {}
 
   private final Sandbox sandbox;
   private final String version;
@@ -49,7 +48,7 @@ final class MemberDownWatch implements AutoCloseable {
   }
 
   /** The members restarted so far, by name. */
-  Map<String, Restart> restarts() {
+  public Map<String, Restart> restarts() {
     return Map.copyOf(restarts);
   }
 

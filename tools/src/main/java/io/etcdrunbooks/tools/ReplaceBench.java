@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.tools;
 
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
@@ -78,8 +78,8 @@ final class ReplaceBench {
             "   bare etcdctl steps: %6d ms (m2 back under its own name)%n", bare.toMillis());
 
         String token = UUID.randomUUID().toString();
-        try (ApplicationContext context =
-            Main.start(
+        try (InMemoryRunbooks runbooks =
+            InMemoryRunbooks.start(
                 List.of("worker", "api"),
                 Map.of(
                     "runbooks.inventory",
@@ -92,13 +92,8 @@ final class ReplaceBench {
                     "auto",
                     // the runbook's own time: no watching for a reboot before it acts
                     "runbooks.alerts.auto-down-minutes",
-                    "0",
-                    "temporal.address",
-                    "",
-                    "temporal.embedded-port",
-                    Ports.free(),
-                    "micronaut.server.port",
-                    Ports.free()))) {
+                    "0"))) {
+          ApplicationContext context = runbooks.context();
           destroy(sandbox, cluster.member("m3"));
           Instant alerted = Instant.now();
           postAlert(context.getBean(EmbeddedServer.class).getURL().toString(), token, "m3");

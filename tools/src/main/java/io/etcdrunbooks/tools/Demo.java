@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -81,17 +81,14 @@ final class Demo {
                   + "\n");
       System.out.println(
           "   Temporal payloads encrypted with AES-256-GCM key 'demo' (" + codecKeys + ")");
-      ApplicationContext context =
-          Main.start(
+      try (InMemoryRunbooks runbooks =
+          InMemoryRunbooks.start(
               List.of("worker", "api"),
               Map.of(
                   "runbooks.api.tokens-file", tokens.toString(),
                   "runbooks.codec.keys-file", codecKeys.toString(),
-                  "runbooks.inventory", sandbox.inventoryFile().toString(),
-                  "temporal.address", "",
-                  "temporal.embedded-port", Ports.free(),
-                  "micronaut.server.port", Ports.free()));
-      try (context) {
+                  "runbooks.inventory", sandbox.inventoryFile().toString()))) {
+        ApplicationContext context = runbooks.context();
         String api = context.getBean(EmbeddedServer.class).getURL().toString();
         return upgradeThroughApi(api, "Bearer " + token, to);
       }

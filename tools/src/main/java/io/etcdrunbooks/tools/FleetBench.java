@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.tools;
 
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -54,15 +54,15 @@ final class FleetBench {
       Path inventoryFile = dir.resolve("fleet-inventory.yaml");
       InventoryLoader.write(
           new Inventory(sandboxes.get(0).inventory().releases(), specs), inventoryFile);
-      try (ApplicationContext context =
-          Main.start(
+      try (InMemoryRunbooks runbooks =
+          InMemoryRunbooks.start(
               List.of("worker"),
               Map.of(
-                  "runbooks.inventory", inventoryFile.toString(),
-                  "runbooks.task-queue", "etcd-runbooks-fleet-bench",
-                  "temporal.address", "",
-                  "temporal.embedded-port", Ports.free(),
-                  "micronaut.server.port", Ports.free()))) {
+                  "runbooks.inventory",
+                  inventoryFile.toString(),
+                  "runbooks.task-queue",
+                  "etcd-runbooks-fleet-bench"))) {
+        ApplicationContext context = runbooks.context();
         for (Sandbox s : sandboxes) {
           writers.add(
               new WriteProbe(

@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.testkit;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -7,11 +7,11 @@ import java.nio.file.Path;
  * A worker as a JVM of its own on this machine's classpath, as in production, so that a test or the
  * bench can kill it with SIGKILL; its output goes to a log file.
  */
-final class WorkerProcess {
+public final class WorkerProcess {
 
   private WorkerProcess() {}
 
-  static Process start(Path inventory, String temporalAddress, String taskQueue, Path log)
+  public static Process start(Path inventory, String temporalAddress, String taskQueue, Path log)
       throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
@@ -22,9 +22,10 @@ final class WorkerProcess {
             "-Drunbooks.task-queue=" + taskQueue,
             "-Dtemporal.address=" + temporalAddress,
             // no temporal.sticky-execution: the worker tells the shared test server by itself and
-            // turns sticky execution off (StickyExecution), as a user's worker does
+            // turns sticky execution off (io.etcdrunbooks.worker.StickyExecution), as a user's
+            // worker does
             "-Dmicronaut.server.port=" + Ports.free(), // its /health and /metrics
-            Main.class.getName(),
+            "io.etcdrunbooks.worker.Main", // the product's command, not on this module's class path
             "run",
             "--roles=worker")
         .redirectErrorStream(true)

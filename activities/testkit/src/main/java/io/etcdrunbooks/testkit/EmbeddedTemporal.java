@@ -1,4 +1,4 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.testkit;
 
 import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.grpc.InsecureServerCredentials;
@@ -17,8 +17,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Temporal's Java test server bound to 127.0.0.1 (TestServer.createPortBoundServer binds every
- * interface). It keeps everything in memory: workflows survive a worker restart but not the end of
- * this server's process.
+ * interface), for the tests and the tools' demo, bench and {@code temporal} commands; never part of
+ * the product, which always connects to the {@code temporal.address} it is given. It keeps
+ * everything in memory: workflows survive a worker restart but not the end of this server's
+ * process.
  */
 public final class EmbeddedTemporal implements AutoCloseable {
 
@@ -53,7 +55,7 @@ public final class EmbeddedTemporal implements AutoCloseable {
       throw new UncheckedIOException(
           "cannot start the embedded Temporal server on 127.0.0.1:"
               + port
-              + " (is the port taken? set temporal.embedded-port)",
+              + " (is the port taken?)",
           e);
     }
   }

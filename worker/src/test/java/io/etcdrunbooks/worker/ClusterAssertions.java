@@ -42,8 +42,7 @@ final class ClusterAssertions {
               assertThat(m.learner()).as("%s is a voter", m.name()).isFalse();
             });
     try (ClusterProbe probe = new ClusterProbe(cluster)) {
-      var listed =
-          probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
+      var listed = probe.members();
       assertThat(listed).extracting(m -> m.getName()).containsExactlyInAnyOrderElementsOf(members);
       assertThat(probe.versions().values()).containsOnly(version);
       assertThat(probe.dump(0)).containsAllEntriesOf(keys);

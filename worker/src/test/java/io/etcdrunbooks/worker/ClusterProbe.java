@@ -3,11 +3,13 @@ package io.etcdrunbooks.worker;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.cluster.Member;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +57,11 @@ final class ClusterProbe implements AutoCloseable {
     for (int i = 0; i < count; i++) {
       put(prefix + i, "value-" + i);
     }
+  }
+
+  /** etcd's member list, as the cluster answers it now. */
+  List<Member> members() throws Exception {
+    return client.getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
   }
 
   long revision() throws Exception {

@@ -655,8 +655,7 @@ class RecoverQuorumTest {
               assertThat(m.learner()).as("%s is a voter", m.name()).isFalse();
             });
     try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      var listed =
-          probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
+      var listed = probe.members();
       assertThat(listed).extracting(m -> m.getName()).containsExactlyInAnyOrderElementsOf(members);
       Map<String, ClusterProbe.StoredKey> now = probe.dump(0);
       assertThat(now).containsAllEntriesOf(kept);

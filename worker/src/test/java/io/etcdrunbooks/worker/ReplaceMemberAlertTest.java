@@ -185,13 +185,7 @@ class ReplaceMemberAlertTest {
       assertThat(cancelled.outcome()).isEqualTo(ReplaceMemberResult.CANCELLED);
       assertThat(Files.readString(sandbox.inventoryFile())).isEqualTo(inventoryBefore);
       try (ClusterProbe probe = new ClusterProbe(inventory.get().cluster("sandbox"))) {
-        assertThat(
-                probe
-                    .client()
-                    .getClusterClient()
-                    .listMember()
-                    .get(10, TimeUnit.SECONDS)
-                    .getMembers())
+        assertThat(probe.members())
             .extracting(m -> m.getName())
             .containsExactlyInAnyOrder("m1", "m2", "m3");
       }

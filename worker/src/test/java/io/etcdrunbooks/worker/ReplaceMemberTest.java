@@ -243,8 +243,7 @@ class ReplaceMemberTest {
                         .contains("removed from the membership again"));
       }
       try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-        var members =
-            probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
+        var members = probe.members();
         assertThat(members).extracting(m -> m.getName()).containsExactlyInAnyOrder("m1", "m3");
         assertThat(members).noneMatch(m -> m.isLearner());
         assertThat(probe.dump(0)).containsAllEntriesOf(keys);

@@ -67,13 +67,7 @@ class ReplaceMemberWorkerCrashTest {
 
       crash.killWorker();
       try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
-        assertThat(
-                probe
-                    .client()
-                    .getClusterClient()
-                    .listMember()
-                    .get(10, TimeUnit.SECONDS)
-                    .getMembers())
+        assertThat(probe.members())
             .extracting(m -> m.getName())
             .containsExactlyInAnyOrder("m1", "m3");
       }
@@ -91,13 +85,7 @@ class ReplaceMemberWorkerCrashTest {
           .allSatisfy(
               m -> assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue());
       try (ClusterProbe probe = new ClusterProbe(inventory.get().cluster("sandbox"))) {
-        assertThat(
-                probe
-                    .client()
-                    .getClusterClient()
-                    .listMember()
-                    .get(10, TimeUnit.SECONDS)
-                    .getMembers())
+        assertThat(probe.members())
             .extracting(m -> m.getName())
             .containsExactlyInAnyOrder("m1", "m2-r1", "m3");
         assertThat(probe.dump(0)).containsAllEntriesOf(keys);

@@ -184,14 +184,7 @@ class ScaleClusterTest {
       assertThat(Files.readString(runbooks.sandbox.inventoryFile())).isEqualTo(inventoryBefore);
       assertThat(runbooks.sandbox.pidOf("m4")).isNegative();
       try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-        assertThat(
-                probe
-                    .client()
-                    .getClusterClient()
-                    .listMember()
-                    .get(10, TimeUnit.SECONDS)
-                    .getMembers())
-            .hasSize(3);
+        assertThat(probe.members()).hasSize(3);
       }
     }
   }
@@ -243,8 +236,7 @@ class ScaleClusterTest {
               assertThat(m.learner()).as("%s is a voter", m.name()).isFalse();
             });
     try (ClusterProbe probe = new ClusterProbe(cluster)) {
-      var listed =
-          probe.client().getClusterClient().listMember().get(10, TimeUnit.SECONDS).getMembers();
+      var listed = probe.members();
       assertThat(listed).extracting(m -> m.getName()).containsExactlyInAnyOrderElementsOf(members);
       assertThat(probe.dump(0)).containsAllEntriesOf(keys);
       Map<String, Long> hashes = probe.hashKvByMember(probe.revision());

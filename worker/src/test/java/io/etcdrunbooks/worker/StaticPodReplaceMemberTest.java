@@ -104,13 +104,7 @@ class StaticPodReplaceMemberTest {
                         "i/o timeout");
               });
       try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-        assertThat(
-                probe
-                    .client()
-                    .getClusterClient()
-                    .listMember()
-                    .get(10, TimeUnit.SECONDS)
-                    .getMembers())
+        assertThat(probe.members())
             .extracting(io.etcd.jetcd.cluster.Member::getName)
             .containsExactlyInAnyOrder("m1", "m2", "m3");
       }

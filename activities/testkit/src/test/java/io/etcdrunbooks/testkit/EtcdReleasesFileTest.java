@@ -44,7 +44,7 @@ class EtcdReleasesFileTest {
     Pattern defaultVersion =
         Pattern.compile("getOrDefault\\(\"[a-z-]+\", \"(\\d+\\.\\d+\\.\\d+)\"\\)");
     Set<String> defaults = new TreeSet<>();
-    try (Stream<Path> files = Files.walk(root.resolve("worker/src/main/java"))) {
+    try (Stream<Path> files = Files.walk(root.resolve("tools/src/main/java"))) {
       for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
         Matcher m = defaultVersion.matcher(Files.readString(file));
         while (m.find()) defaults.add(m.group(1));

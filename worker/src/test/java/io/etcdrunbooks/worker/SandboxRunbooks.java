@@ -25,6 +25,7 @@ import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.VersionOffer;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
@@ -127,6 +128,18 @@ final class SandboxRunbooks implements AutoCloseable {
         return releases.availableVersions(cluster).stream()
             .filter(v -> !withheldReleases.contains(v))
             .toList();
+      }
+
+      // the real offer, not the interface's default: a static-pod cluster's offer also names
+      // its image repository and the tags it serves
+      @Override
+      public VersionOffer offer(ClusterRef cluster) {
+        VersionOffer offer = releases.offer(cluster);
+        return new VersionOffer(
+            offer.versions().stream().filter(v -> !withheldReleases.contains(v)).toList(),
+            offer.imageRepository(),
+            offer.imageTemplate(),
+            offer.repositoryTags());
       }
 
       @Override

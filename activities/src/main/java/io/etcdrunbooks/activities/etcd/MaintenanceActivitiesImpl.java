@@ -42,6 +42,8 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
 
   private static final Duration COMPACT_TIMEOUT = Duration.ofMinutes(5);
   private static final long HEARTBEAT_MILLIS = 5_000;
+  private static final int NOSPACE_ROUNDS = 4;
+  private static final Duration NOSPACE_ROUND_PAUSE = Duration.ofMillis(500);
 
   /** etcd's gauge of a defragmentation under way (3.4 and later). */
   static final String DEFRAG_IN_FLIGHT = "etcd_disk_defrag_inflight";
@@ -295,6 +297,15 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
     }
   }
 
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while disarming NOSPACE", e);
+    }
+  }
+
   @Override
   public List<String> disarmNospace(ClusterRef ref) {
     return withCluster(
@@ -304,19 +315,31 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
               new ClusterInspector(clients)
                   .memberIds().entrySet().stream()
                       .collect(Collectors.toMap(Map.Entry::getValue, Map.Entry::getKey));
-          List<AlarmMember> raised =
-              EtcdClients.await(
-                      clients.cluster().getMaintenanceClient().listAlarms(),
-                      "alarms of cluster '" + ref.cluster() + "'")
-                  .getAlarms();
+          // A member's alarm list is its own applied state, not a linearizable read: an alarm
+          // another member raised moments before may not be in it yet (CI: m3's disarmed, m2's
+          // found by the postflight). So list and disarm again until a list shows none, a few
+          // rounds apart; an alarm that keeps coming back is the postflight's to report.
           List<String> disarmed = new ArrayList<>();
-          for (AlarmMember alarm : raised) {
-            if (alarm.getAlarmType() != AlarmType.NOSPACE) continue;
-            EtcdClients.await(
-                clients.cluster().getMaintenanceClient().alarmDisarm(alarm),
-                "disarm NOSPACE of member " + Long.toHexString(alarm.getMemberId()));
-            disarmed.add(
-                nameById.getOrDefault(alarm.getMemberId(), Long.toHexString(alarm.getMemberId())));
+          for (int round = 0; round < NOSPACE_ROUNDS; round++) {
+            if (round > 0) pause(NOSPACE_ROUND_PAUSE);
+            Heartbeats.beat("disarming NOSPACE, round " + (round + 1));
+            List<AlarmMember> raised =
+                EtcdClients.await(
+                        clients.cluster().getMaintenanceClient().listAlarms(),
+                        "alarms of cluster '" + ref.cluster() + "'")
+                    .getAlarms()
+                    .stream()
+                    .filter(a -> a.getAlarmType() == AlarmType.NOSPACE)
+                    .toList();
+            if (raised.isEmpty() && round > 0) break;
+            for (AlarmMember alarm : raised) {
+              EtcdClients.await(
+                  clients.cluster().getMaintenanceClient().alarmDisarm(alarm),
+                  "disarm NOSPACE of member " + Long.toHexString(alarm.getMemberId()));
+              String name =
+                  nameById.getOrDefault(alarm.getMemberId(), Long.toHexString(alarm.getMemberId()));
+              if (!disarmed.contains(name)) disarmed.add(name);
+            }
           }
           log.info("{}: NOSPACE disarmed on {}", ref.cluster(), disarmed);
           return disarmed;

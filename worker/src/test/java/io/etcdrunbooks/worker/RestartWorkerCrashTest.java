@@ -21,17 +21,24 @@ import org.junit.jupiter.api.io.TempDir;
  * step over. Every member's down time is measured from outside the same way (its etcd process gone
  * until it answers healthy on the new version); the other two, restarted by the second worker, are
  * the normal restarts it is held against.
+ *
+ * <p>Without the restart on the host, the member would stay down until the next worker retried the
+ * step, which Temporal does only after the restart activity's 20 s heartbeat timeout. The bound is
+ * twice the slowest normal restart plus {@link #LOADED_MACHINE_SLACK_MILLIS}: on a loaded CI
+ * machine a few hundred milliseconds of scheduling noise is more than a normal restart takes (CI:
+ * 529 ms against 213 ms), and the slack still leaves the bound far below that heartbeat timeout.
  */
 @RealEtcd
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RestartWorkerCrashTest {
 
   private static final String TO = "3.5.16";
+  private static final long LOADED_MACHINE_SLACK_MILLIS = 2_000;
 
   @TempDir Path dir;
 
   @Test
-  void aMemberWhoseWorkerDiesWhileItIsStoppedIsBackWithinTwiceANormalRestartAndRestartedOnce()
+  void aMemberWhoseWorkerDiesWhileItIsStoppedIsBackLongBeforeTheRetryAndRestartedOnce()
       throws Exception {
     try (Sandbox sandbox =
         Sandbox.create(
@@ -50,7 +57,7 @@ class RestartWorkerCrashTest {
               "down time of %s, whose worker was killed while it was stopped, against the"
                   + " slowest normal restart of the same upgrade (%s); worker-2 log:%n%s",
               member, measured.restarts(), WorkerCrashScenario.logTail(dir.resolve("worker-2.log")))
-          .isLessThanOrEqualTo(2 * measured.normalMillis());
+          .isLessThanOrEqualTo(2 * measured.normalMillis() + LOADED_MACHINE_SLACK_MILLIS);
       // and as the runbook reports it: the retry that took the host's outcome counts the member's
       // down time until its start on the host, not until the retry came
       Map<String, Long> reported = new java.util.HashMap<>();
@@ -65,7 +72,7 @@ class RestartWorkerCrashTest {
           .as(
               "down time of %s as the runbook reports it, against the others' (%s)",
               member, reported)
-          .isLessThanOrEqualTo(2 * reportedNormal);
+          .isLessThanOrEqualTo(2 * reportedNormal + LOADED_MACHINE_SLACK_MILLIS);
       // nothing done twice: one start on each version, and the process that came back is the one
       // that runs now
       assertThat(sandbox.pidOf(member))

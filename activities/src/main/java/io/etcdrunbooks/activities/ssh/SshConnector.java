@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;
+import java.util.stream.Stream;
+import org.apache.sshd.client.ClientBuilder;
 import org.apache.sshd.client.SshClient;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
 import org.apache.sshd.client.channel.ChannelExec;
@@ -31,8 +33,12 @@ import org.apache.sshd.client.keyverifier.RejectAllServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.AttributeRepository;
 import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.BaseBuilder;
+import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.NamedResource;
 import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.kex.BuiltinDHFactories;
+import org.apache.sshd.common.kex.KexProposalOption;
 import org.apache.sshd.common.keyprovider.KeyIdentityProvider;
 import org.apache.sshd.common.util.security.SecurityUtils;
 import org.apache.sshd.sftp.client.SftpClient;
@@ -65,6 +71,20 @@ public final class SshConnector implements AutoCloseable {
 
   private static final long PROGRESS_STEP = 4L << 20;
 
+  /**
+   * MINA's key exchanges with mlkem768x25519-sha256 first. MINA prefers
+   * sntrup761x25519-sha512@openssh.com, also post-quantum, whose BouncyCastle key generation costs
+   * about 90 ms of CPU and 300 ms per login against 12 ms and 45 ms for ML-KEM (measured on a
+   * 2-core machine, warm JIT). mlkem768x25519-sha256 is OpenSSH 10's default; hosts that do not
+   * offer it (OpenSSH before 9.9) still get sntrup761 or curve25519 in MINA's order.
+   */
+  static final List<BuiltinDHFactories> KEX_PREFERENCE =
+      Stream.concat(
+              Stream.of(BuiltinDHFactories.mlkem768x25519),
+              BaseBuilder.DEFAULT_KEX_PREFERENCE.stream()
+                  .filter(kex -> kex != BuiltinDHFactories.mlkem768x25519))
+          .toList();
+
   private final SshClient client;
   private final Duration connectTimeout;
   private final Map<SshTarget, OpenSession> sessions = new ConcurrentHashMap<>();
@@ -90,6 +110,8 @@ public final class SshConnector implements AutoCloseable {
     client.setKeyIdentityProvider(KeyIdentityProvider.EMPTY_KEYS_PROVIDER);
     client.setUserAuthFactories(List.of(UserAuthPublicKeyFactory.INSTANCE));
     client.setServerKeyVerifier(this::verifyServerKey);
+    client.setKeyExchangeFactories(
+        NamedFactory.setUpTransformedFactories(false, KEX_PREFERENCE, ClientBuilder.DH2KEX));
     client.setSessionFactory(new KnownKeysFirstSessions(client));
     client.start();
   }
@@ -274,6 +296,11 @@ public final class SshConnector implements AutoCloseable {
     sessions.values().forEach(open -> closeQuietly(open.session()));
     sessions.clear();
     client.stop();
+  }
+
+  /** The key exchange this connector's session with the target agreed on (logging in first). */
+  String keyExchange(SshTarget target) {
+    return session(target).getNegotiatedKexParameter(KexProposalOption.ALGORITHMS);
   }
 
   private ClientSession session(SshTarget target) {

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.sshd.common.BaseBuilder;
 import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
 import org.junit.jupiter.api.AfterAll;
@@ -59,6 +60,16 @@ class SshConnectorTest {
 
     assertThat(result).isEqualTo(new ExecResult(3, "hello\n", "oops\n"));
     assertThat(ssh.exec(host, "true", TIMEOUT).ok()).isTrue();
+  }
+
+  @Test
+  void aHostOfferingMlKemGetsItInsteadOfMinasSlowerPostQuantumDefault() {
+    // the sandbox's host is MINA's server with its default key exchanges: sntrup761 first, as
+    // the client's own default would have picked
+    assertThat(ssh.keyExchange(host)).isEqualTo("mlkem768x25519-sha256");
+    assertThat(SshConnector.KEX_PREFERENCE)
+        .as("every exchange MINA offers is still offered, for hosts without ML-KEM")
+        .containsExactlyInAnyOrderElementsOf(BaseBuilder.DEFAULT_KEX_PREFERENCE);
   }
 
   @Test

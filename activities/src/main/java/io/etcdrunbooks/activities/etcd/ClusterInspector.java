@@ -126,20 +126,50 @@ public final class ClusterInspector {
 
   private MemberStatus status(String memberName, boolean withHealth, Map<String, Long> listed) {
     MemberSpec member = spec.member(memberName);
-    long listedId = listed.getOrDefault(member.name(), 0L);
-    StatusResponse status;
+    return status(member, answer(member), withHealth, listed);
+  }
+
+  /** The member's own status answer (served by the member, not through raft), or why none came. */
+  private record StatusAnswer(StatusResponse status, EtcdCallException failure) {
+
+    boolean seesALeader() {
+      return status != null && status.getLeader() != 0;
+    }
+  }
+
+  private StatusAnswer answer(MemberSpec member) {
     try {
-      status =
+      return new StatusAnswer(
           EtcdClients.await(
               clients
                   .member(member.name())
                   .getMaintenanceClient()
                   .statusMember(EtcdClients.target(member)),
-              "status of member '" + member.name() + "' at " + member.clientUrl());
+              "status of member '" + member.name() + "' at " + member.clientUrl()),
+          null);
     } catch (EtcdCallException e) {
-      return new MemberStatus(
-          member.name(), listedId, false, false, "", false, 0, 0, 0, 0, List.of(e.getMessage()));
+      return new StatusAnswer(null, e);
     }
+  }
+
+  private MemberStatus status(
+      MemberSpec member, StatusAnswer answer, boolean withHealth, Map<String, Long> listed) {
+    long listedId = listed.getOrDefault(member.name(), 0L);
+    if (answer.failure() != null) {
+      return new MemberStatus(
+          member.name(),
+          listedId,
+          false,
+          false,
+          "",
+          false,
+          0,
+          0,
+          0,
+          0,
+          List.of(answer.failure().getMessage()));
+    }
+    StatusResponse status = answer.status();
     List<String> errors = new ArrayList<>(status.getErrorList());
     long id = status.getHeader().getMemberId();
     if (listedId != 0 && id != listedId) {
@@ -197,17 +227,26 @@ public final class ClusterInspector {
    * status call and a /health request, and a member that does not answer takes its timeout alone.
    */
   public List<MemberStatus> statuses() {
-    // read once, before the members are asked in parallel: a member list that found no answer
-    // (no quorum, a member that accepts and never answers) is not asked again by each of them,
-    // which waited for it one after the other
-    Map<String, Long> listed = memberIdsIfReachable();
-    List<CompletableFuture<MemberStatus>> reads =
+    // The members' own status answers first: the member list goes through raft, so without a
+    // leader it only waits out its timeout (5 s per discovery of a cluster that lost quorum, the
+    // case a recovery starts from). It is read once, not by each member's status, when one of them
+    // sees a leader.
+    List<CompletableFuture<StatusAnswer>> asked =
         spec.members().stream()
-            .map(
-                m ->
-                    CompletableFuture.supplyAsync(
-                        () -> status(m.name(), true, listed), STATUS_READERS))
+            .map(m -> CompletableFuture.supplyAsync(() -> answer(m), STATUS_READERS))
             .toList();
+    List<StatusAnswer> answers =
+        asked.stream().map(ClusterInspector::<StatusAnswer>joined).toList();
+    Map<String, Long> listed =
+        answers.stream().anyMatch(StatusAnswer::seesALeader) ? memberIdsIfReachable() : Map.of();
+    List<CompletableFuture<MemberStatus>> reads = new ArrayList<>();
+    for (int i = 0; i < answers.size(); i++) {
+      MemberSpec member = spec.members().get(i);
+      StatusAnswer answer = answers.get(i);
+      reads.add(
+          CompletableFuture.supplyAsync(
+              () -> status(member, answer, true, listed), STATUS_READERS));
+    }
     return reads.stream().map(ClusterInspector::<MemberStatus>joined).toList();
   }
 
@@ -293,11 +332,23 @@ public final class ClusterInspector {
   public ClusterState state() {
     List<MemberStatus> statuses = statuses();
     boolean anyReachable = statuses.stream().anyMatch(MemberStatus::reachable);
+    // the auth status, the alarm list and a linearizable get go through raft: without a leader
+    // each would wait out its timeout and come back with nothing
+    boolean leaderSeen = statuses.stream().anyMatch(s -> s.reachable() && s.leaderId() != 0);
     CompletableFuture<Boolean> authEnabled =
-        read(() -> anyReachable ? clients.authEnabled().orElse(null) : null);
-    CompletableFuture<List<String>> alarms = read(() -> anyReachable ? alarms() : List.of());
+        read(() -> leaderSeen ? clients.authEnabled().orElse(null) : null);
+    CompletableFuture<List<String>> alarms =
+        read(
+            () -> {
+              if (leaderSeen || !anyReachable) return anyReachable ? alarms() : List.of();
+              throw new EtcdCallException(
+                  "alarm list of cluster '"
+                      + spec.name()
+                      + "': not asked, no member that answers sees a leader (no quorum)",
+                  null);
+            });
     CompletableFuture<Long> revision =
-        read(() -> anyReachable ? orElse(this::currentRevision, 0L) : 0L);
+        read(() -> leaderSeen ? orElse(this::currentRevision, 0L) : 0L);
     CompletableFuture<String> clusterVersion = read(() -> clusterVersion(statuses));
     CompletableFuture<V2Store> v2 = read(() -> anyReachable ? v2Store(statuses) : null);
     CompletableFuture<ServerCertificates> certificates =

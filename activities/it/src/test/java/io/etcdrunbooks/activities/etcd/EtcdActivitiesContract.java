@@ -295,6 +295,25 @@ abstract class EtcdActivitiesContract {
           .filteredOn(m -> !m.name().equals(victim))
           .allSatisfy(m -> assertThat(m.reachable()).isTrue());
       assertThat(state.leaderName()).isEqualTo(before.leaderName());
+
+      // a second member gone: quorum lost. The reads that go through raft (member list, alarms,
+      // auth status, revision) are not waited for once the survivor says it sees no leader
+      String survivor = before.leaderName();
+      own.cluster().members().stream()
+          .map(io.etcdrunbooks.inventory.MemberSpec::name)
+          .filter(m -> !m.equals(victim) && !m.equals(survivor))
+          .forEach(own::kill);
+      ClusterState lost = ownActivities.discover(new ClusterRef("c2"));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!lost.leaderName().isEmpty() && System.nanoTime() < deadline) {
+        lost = ownActivities.discover(new ClusterRef("c2")); // until its leader steps down
+      }
+      assertThat(lost.leaderName()).as("a leader without quorum steps down").isEmpty();
+      assertThat(lost.member(survivor).orElseThrow().reachable()).isTrue();
+      assertThat(lost.alarmsUnreadReason())
+          .hasValueSatisfying(
+              why -> assertThat(why).contains("no member that answers sees a leader"));
+      assertThat(lost.revision()).isZero();
     }
   }
 }

@@ -10,10 +10,9 @@ import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -52,7 +51,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -84,7 +82,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
   static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final ReleaseStore releases;
 
   private final OffsiteCopy offsite;
@@ -92,20 +90,22 @@ public final class BackupActivitiesImpl implements BackupActivities {
   /**
    * Without an SSH client: backups that must be copied off-site (backup.copyTo) fail at the copy.
    */
-  public BackupActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases) {
-    this(inventory, releases, null);
+  public BackupActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
+    this(targets, releases, null);
   }
 
-  public BackupActivitiesImpl(
-      Supplier<Inventory> inventory, ReleaseStore releases, SshConnector ssh) {
-    this.inventory = inventory;
+  /**
+   * @param offsite the SSH client backups are copied off-site with (backup.copyTo)
+   */
+  public BackupActivitiesImpl(ClusterTargets targets, ReleaseStore releases, SshConnector offsite) {
+    this.targets = targets;
     this.releases = releases;
-    this.offsite = ssh == null ? null : new OffsiteCopy(ssh);
+    this.offsite = offsite == null ? null : new OffsiteCopy(offsite);
   }
 
   @Override
   public BackupRecord takeVerifiedBackup(BackupRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     if (request.backupId() == null || !BACKUP_ID.matcher(request.backupId()).matches()) {
       throw FailureType.InvalidRequest.nonRetryable(
           "backup id '"
@@ -119,7 +119,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       Files.createDirectories(dir);
       BackupRecord kept = keptBackup(spec, request.backupId(), dir, metadata);
       if (kept != null) return kept;
-      try (EtcdClients clients = new EtcdClients(spec)) {
+      try (EtcdClients clients = targets.clients(spec)) {
         BackupRecord record = snapshot(new ClusterInspector(clients), request.backupId(), dir, key);
         writeAtomically(metadata, JSON.writeValueAsBytes(record));
         log.info(
@@ -153,7 +153,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   @Override
   public RetentionResult applyRetention(ClusterRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
+    ClusterSpec spec = targets.cluster(ref.cluster());
     BackupSpec settings = spec.backupSettings();
     RetentionPolicy policy;
     try {
@@ -189,7 +189,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   @Override
   public String copyOffsite(BackupRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     if (spec.backupSettings().copyTo() == null) return "";
     if (offsite == null)
       throw FailureType.InvalidRequest.nonRetryable(
@@ -212,7 +212,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   @Override
   public int scheduleIntervalMinutes(ClusterRef ref) {
-    return cluster(ref.cluster()).backupSettings().intervalMinutesOrDefault();
+    return targets.cluster(ref.cluster()).backupSettings().intervalMinutesOrDefault();
   }
 
   /** The cluster's backups with readable metadata, by id. */
@@ -692,14 +692,6 @@ public final class BackupActivitiesImpl implements BackupActivities {
       return HexFormat.of().formatHex(digest.digest());
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  private ClusterSpec cluster(String name) {
-    try {
-      return inventory.get().cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 }

@@ -1,12 +1,12 @@
 package io.etcdrunbooks.activities.etcd;
 
 import io.etcd.jetcd.maintenance.HashKVResponse;
+import io.etcdrunbooks.activities.host.MemberFence;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * {@link EtcdActivities} through jetcd and the members' HTTP endpoints; the inventory is read on
@@ -46,28 +45,25 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   static final long CATCH_UP_POLL_MILLIS = 10;
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final FencedMembersCheck.Stopper fencedStopper;
 
   /** Reports fenced members that answer again, without stopping them (no host access). */
-  public EtcdActivitiesImpl(Supplier<Inventory> inventory) {
-    this(inventory, FencedMembersCheck.REPORT_ONLY);
+  public EtcdActivitiesImpl(ClusterTargets targets) {
+    this(targets, FencedMembersCheck.REPORT_ONLY);
   }
 
-  /** Stops fenced members that answer again on their hosts, through {@code ssh}. */
-  public EtcdActivitiesImpl(
-      Supplier<Inventory> inventory, io.etcdrunbooks.activities.ssh.SshConnector ssh) {
-    this(
-        inventory,
-        (cluster, member) ->
-            new io.etcdrunbooks.activities.host.MemberFence(ssh)
-                .fence(cluster, member.member(), member.fencedBy(), true));
-  }
-
-  private EtcdActivitiesImpl(
-      Supplier<Inventory> inventory, FencedMembersCheck.Stopper fencedStopper) {
-    this.inventory = inventory;
+  private EtcdActivitiesImpl(ClusterTargets targets, FencedMembersCheck.Stopper fencedStopper) {
+    this.targets = targets;
     this.fencedStopper = fencedStopper;
+  }
+
+  /** Stops fenced members that answer again on their hosts, reached through the targets. */
+  public static EtcdActivitiesImpl stoppingFencedMembers(ClusterTargets targets) {
+    MemberFence fence = new MemberFence(targets.ssh());
+    return new EtcdActivitiesImpl(
+        targets,
+        (cluster, member) -> fence.fence(cluster, member.member(), member.fencedBy(), true));
   }
 
   @Override
@@ -403,15 +399,6 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
     return withCluster(request.cluster(), inspector -> awaitMemberReady(inspector, request));
   }
 
-  /**
-   * A readiness wait for an inventory member, to be warmed before the member stops ({@link
-   * MemberReadiness#warm}) and waited on once it has started again.
-   */
-  public MemberReadiness readinessOf(AwaitMemberRequest request) {
-    return new MemberReadiness(
-        new EtcdClients(cluster(inventory.get(), request.cluster())), request);
-  }
-
   /** Also used for members not yet in the inventory: the inspector's spec then carries them. */
   static MemberStatus awaitMemberReady(ClusterInspector inspector, AwaitMemberRequest request) {
     return awaitMemberReady(
@@ -568,19 +555,10 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   }
 
   private <T> T withCluster(String cluster, Function<ClusterInspector, T> work) {
-    ClusterSpec spec = cluster(inventory.get(), cluster);
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(cluster)) {
       return work.apply(new ClusterInspector(clients));
     } catch (EtcdCallException e) {
       throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
-    }
-  }
-
-  static ClusterSpec cluster(Inventory inventory, String name) {
-    try {
-      return inventory.cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 

@@ -24,7 +24,7 @@ public final class MemberReadiness implements AutoCloseable {
    * ({@link WaitDeadline}), which only that thread can read, and so a retried restart finishes the
    * same wait. It covers the restart and the readiness both.
    */
-  MemberReadiness(EtcdClients clients, AwaitMemberRequest request) {
+  public MemberReadiness(EtcdClients clients, AwaitMemberRequest request) {
     this.clients = clients;
     this.inspector = new ClusterInspector(clients);
     this.request = request;

@@ -349,7 +349,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     Path dir = Path.of(spec.backupDir());
     try {
       if (backupId == null || backupId.isBlank() || backupId.equals("latest")) {
-        Map<String, BackupRecord> kept = BackupActivitiesImpl.keptRecords(spec, dir);
+        Map<String, BackupRecord> kept = StoredBackups.keptRecords(spec, dir);
         BackupRecord newest =
             kept.values().stream()
                 .filter(r -> isWhole(dir, r))
@@ -391,10 +391,9 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
                 + "' in "
                 + dir
                 + "; it has "
-                + BackupActivitiesImpl.keptRecords(spec, dir).keySet());
+                + StoredBackups.keptRecords(spec, dir).keySet());
       }
-      BackupRecord record =
-          BackupActivitiesImpl.JSON.readValue(metadata.toFile(), BackupRecord.class);
+      BackupRecord record = StoredBackups.JSON.readValue(metadata.toFile(), BackupRecord.class);
       if (!spec.name().equals(record.cluster())) {
         throw FailureType.InvalidRequest.nonRetryable(
             "backup '"
@@ -420,7 +419,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   }
 
   private static boolean isWhole(Path dir, BackupRecord r) {
-    Path file = BackupActivitiesImpl.storedFile(dir, r);
+    Path file = StoredBackups.storedFile(dir, r);
     try {
       return Files.isRegularFile(file) && Files.size(file) == r.sizeBytes();
     } catch (IOException e) {
@@ -431,10 +430,10 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   /** The record when its file is there with its recorded SHA-256. */
   private static BackupRecord checked(ClusterSpec spec, Path dir, BackupRecord record)
       throws IOException {
-    Path file = BackupActivitiesImpl.storedFile(dir, record);
+    Path file = StoredBackups.storedFile(dir, record);
     if (!Files.isRegularFile(file)) throw corrupt(record, "its file " + file + " is gone");
     long size = Files.size(file);
-    String sha256 = BackupActivitiesImpl.sha256(file);
+    String sha256 = StoredBackups.sha256(file);
     if (!sha256.equals(record.sha256())) {
       throw corrupt(
           record,
@@ -455,16 +454,15 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   /** The backup's snapshot as a private plaintext file on the worker; the caller deletes it. */
   private static Path decrypt(ClusterSpec spec, BackupRecord record) {
     Path dir = Path.of(spec.backupDir());
-    Path stored = BackupActivitiesImpl.storedFile(dir, record);
+    Path stored = StoredBackups.storedFile(dir, record);
     try {
       Path plaintext =
-          Files.createTempFile(
-              dir, "." + record.id() + ".restore-", ".db", BackupActivitiesImpl.PRIVATE);
+          Files.createTempFile(dir, "." + record.id() + ".restore-", ".db", StoredBackups.PRIVATE);
       if (!record.encrypted()) {
         Files.copy(stored, plaintext, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         return plaintext;
       }
-      BackupKey key = BackupActivitiesImpl.backupKey(spec);
+      BackupKey key = StoredBackups.backupKey(spec);
       if (!key.id().equals(record.keyId())) {
         deleteQuietly(plaintext);
         throw FailureType.BackupKeyUnusable.nonRetryable(
@@ -482,7 +480,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
       try (InputStream in = new BufferedInputStream(Files.newInputStream(stored));
           OutputStream out =
               new BufferedOutputStream(
-                  new BackupActivitiesImpl.ProgressOutputStream(
+                  new ProgressOutputStream(
                       Files.newOutputStream(plaintext), "decrypting backup " + record.id()))) {
         new SnapshotCipher(key).decrypt(in, out);
       } catch (SnapshotDecryptionException e) {

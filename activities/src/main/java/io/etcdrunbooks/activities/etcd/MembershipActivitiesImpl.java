@@ -224,7 +224,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
   public MemberStatus awaitNewMemberReady(AwaitNewMemberRequest request) {
     ClusterSpec spec = withPlacement(targets.cluster(request.cluster()), request.member());
     try (EtcdClients clients = targets.clients(spec)) {
-      return EtcdActivitiesImpl.awaitMemberReady(
+      return MemberReadiness.await(
           new ClusterInspector(clients),
           new AwaitMemberRequest(
               request.cluster(),

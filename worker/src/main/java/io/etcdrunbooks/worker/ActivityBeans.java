@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.micronaut.context.annotation.Bean;
@@ -34,7 +35,7 @@ public class ActivityBeans {
     // the worker's discovery stops fenced members that answer again; the API's shared bean reports
     return WorkerActivities.of(
         inventory,
-        new EtcdActivitiesImpl(inventory, ssh),
+        EtcdActivitiesImpl.stoppingFencedMembers(new ClusterTargets(inventory, ssh)),
         releaseActivities,
         ssh,
         releases,

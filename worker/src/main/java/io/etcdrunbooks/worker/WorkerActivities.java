@@ -15,6 +15,7 @@ import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.RunLiveness;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.activities.tls.TlsActivitiesImpl;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
@@ -55,7 +56,7 @@ public record WorkerActivities(
     return of(
         inventory,
         etcd,
-        new ReleaseActivitiesImpl(inventory, releases),
+        new ReleaseActivitiesImpl(new ClusterTargets(inventory, ssh), releases),
         ssh,
         releases,
         RunLiveness.ALWAYS_OPEN);
@@ -75,21 +76,22 @@ public record WorkerActivities(
       SshConnector ssh,
       ReleaseStore releases,
       RunLiveness liveness) {
+    ClusterTargets targets = new ClusterTargets(inventory, ssh);
     return new WorkerActivities(
         etcd,
-        new HostActivitiesImpl(inventory, ssh, releases).withRunLiveness(liveness),
+        new HostActivitiesImpl(targets, releases).withRunLiveness(liveness),
         releaseActivities,
-        new BackupActivitiesImpl(inventory, releases, ssh),
-        new MembershipActivitiesImpl(inventory),
-        new NewMemberActivitiesImpl(inventory, ssh, releases),
+        new BackupActivitiesImpl(targets, releases, ssh),
+        new MembershipActivitiesImpl(targets),
+        new NewMemberActivitiesImpl(targets, releases),
         new InventoryActivitiesImpl(inventory),
-        new ApiServerActivitiesImpl(inventory, ssh),
-        new RestoreActivitiesImpl(inventory, ssh, releases),
-        new MigrationActivitiesImpl(inventory, ssh, releases),
-        new TlsActivitiesImpl(inventory, ssh),
-        new MaintenanceActivitiesImpl(inventory),
-        new RecoveryActivitiesImpl(inventory, ssh, releases),
-        new KubernetesActivitiesImpl(inventory));
+        new ApiServerActivitiesImpl(targets),
+        new RestoreActivitiesImpl(targets, releases),
+        new MigrationActivitiesImpl(targets, releases),
+        new TlsActivitiesImpl(targets),
+        new MaintenanceActivitiesImpl(targets),
+        new RecoveryActivitiesImpl(targets, releases),
+        new KubernetesActivitiesImpl(targets));
   }
 
   Object[] all() {

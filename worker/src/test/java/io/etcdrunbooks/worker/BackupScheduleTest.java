@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -50,7 +51,10 @@ class BackupScheduleTest {
       InventorySource inventory = new InventorySource(etcd.inventoryFile());
       WorkerActivities activities =
           WorkerActivities.of(
-              inventory, new EtcdActivitiesImpl(inventory), ssh, SandboxRunbooks.releases());
+              inventory,
+              new EtcdActivitiesImpl(ClusterTargets.etcdOnly(inventory)),
+              ssh,
+              SandboxRunbooks.releases());
       WorkflowClient client = env.getWorkflowClient();
       WorkerFactory first = startWorker(client, activities);
 

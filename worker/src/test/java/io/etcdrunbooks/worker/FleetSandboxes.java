@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import com.uber.m3.tally.RootScopeBuilder;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
@@ -93,7 +94,10 @@ final class FleetSandboxes implements AutoCloseable {
     RunbookWorker.register(
         worker,
         WorkerActivities.of(
-            inventory, new EtcdActivitiesImpl(inventory), ssh, SandboxRunbooks.releases()));
+            inventory,
+            new EtcdActivitiesImpl(ClusterTargets.etcdOnly(inventory)),
+            ssh,
+            SandboxRunbooks.releases()));
     env.start();
   }
 

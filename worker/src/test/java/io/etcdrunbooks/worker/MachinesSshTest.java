@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.Machines;
@@ -99,7 +100,8 @@ class MachinesSshTest {
   private static List<String> problems(Machines machines, SshConnector ssh) {
     HostActivitiesImpl host =
         new HostActivitiesImpl(
-            new InventorySource(machines.inventoryFile()), ssh, SandboxRunbooks.releases());
+            new ClusterTargets(new InventorySource(machines.inventoryFile()), ssh),
+            SandboxRunbooks.releases());
     return host.checkAccess(new HostAccessRequest("prod-1", List.of(), false));
   }
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.InventorySource;
@@ -130,7 +131,7 @@ class ReplaceMemberAlertTest {
         assertThat(Instant.now()).as("the runbook reaches WAITING").isBefore(deadline);
         TimeUnit.MILLISECONDS.sleep(200);
       }
-      new HostActivitiesImpl(inventory, ssh, SandboxRunbooks.releases())
+      new HostActivitiesImpl(new ClusterTargets(inventory, ssh), SandboxRunbooks.releases())
           .startMember(new MemberRef("sandbox", "m3"));
 
       ReplaceMemberResult result = resultOf(client(context), id, 2);
@@ -295,7 +296,7 @@ class ReplaceMemberAlertTest {
   /** Three healthy voting members, every key as before, hashkv equal on all. */
   private static void assertIntact(
       InventorySource inventory, Map<String, ClusterProbe.StoredKey> keys) throws Exception {
-    EtcdActivitiesImpl etcd = new EtcdActivitiesImpl(inventory);
+    EtcdActivitiesImpl etcd = new EtcdActivitiesImpl(ClusterTargets.etcdOnly(inventory));
     assertThat(etcd.discover(new ClusterRef("sandbox")).members())
         .hasSize(3)
         .allSatisfy(

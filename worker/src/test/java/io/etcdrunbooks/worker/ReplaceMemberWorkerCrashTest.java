@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -81,7 +82,10 @@ class ReplaceMemberWorkerCrashTest {
       assertThat(inventory.get().cluster("sandbox").members())
           .extracting(MemberSpec::name)
           .containsExactly("m1", "m2-r1", "m3");
-      assertThat(new EtcdActivitiesImpl(inventory).discover(new ClusterRef("sandbox")).members())
+      assertThat(
+              new EtcdActivitiesImpl(ClusterTargets.etcdOnly(inventory))
+                  .discover(new ClusterRef("sandbox"))
+                  .members())
           .allSatisfy(
               m -> assertThat(m.healthy()).as("%s healthy: %s", m.name(), m.errors()).isTrue());
       try (ClusterProbe probe = new ClusterProbe(inventory.get().cluster("sandbox"))) {

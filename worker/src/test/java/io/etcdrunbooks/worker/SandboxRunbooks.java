@@ -5,6 +5,7 @@ import io.etcdrunbooks.activities.host.HostActivitiesImpl;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.InventoryLoader;
@@ -91,13 +92,13 @@ final class SandboxRunbooks implements AutoCloseable {
     this.sandbox = sandbox;
     this.inventory = new InventorySource(sandbox.inventoryFile());
     ReleaseStore releases = releases();
-    this.etcd = new EtcdActivitiesImpl(inventory, ssh);
+    this.etcd = EtcdActivitiesImpl.stoppingFencedMembers(new ClusterTargets(inventory, ssh));
     this.env =
         TestWorkflowEnvironment.newInstance(
             TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     Worker worker = env.newWorker(TASK_QUEUE);
     this.host =
-        new HostActivitiesImpl(inventory, ssh, releases)
+        new HostActivitiesImpl(new ClusterTargets(inventory, ssh), releases)
             .withRunLiveness(new TemporalRunLiveness(env.getWorkflowClient()));
     WorkerActivities real = WorkerActivities.of(inventory, etcd, ssh, releases);
     RunbookWorker.register(

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.inventory.MemberSpec;
@@ -82,7 +83,9 @@ class SystemdMachinesTlsTest {
         assertThat(probe.dump(0).keySet().stream().filter(k -> k.startsWith("/registry/before/")))
             .hasSize(200);
       }
-      var etcd = new EtcdActivitiesImpl(() -> InventoryLoader.load(machines.inventoryFile()));
+      var etcd =
+          new EtcdActivitiesImpl(
+              ClusterTargets.etcdOnly(() -> InventoryLoader.load(machines.inventoryFile())));
       assertThat(etcd.checkConsistency(new ClusterRef("prod-1")).hashesEqual()).isTrue();
       assertThat(etcd.discover(new ClusterRef("prod-1")).certificates().peerNotAfterByMember())
           .containsOnlyKeys("m1", "m2", "m3");

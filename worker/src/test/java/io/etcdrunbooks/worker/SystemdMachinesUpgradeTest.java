@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.testkit.Machines;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -138,7 +139,8 @@ class SystemdMachinesUpgradeTest {
 
         // followers first in inventory order, the leader last: the second follower's machine dies
         String leader =
-            new EtcdActivitiesImpl(() -> InventoryLoader.load(machines.inventoryFile()))
+            new EtcdActivitiesImpl(
+                    ClusterTargets.etcdOnly(() -> InventoryLoader.load(machines.inventoryFile())))
                 .discover(new ClusterRef("prod-1"))
                 .leaderName();
         List<String> followers =

@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -81,7 +82,8 @@ class FlagTableAgainstBinariesTest {
   @Test
   void theFlagsABinaryListsInItsHelpAreWhatTheUpgradePreflightHoldsMembersTo() {
     ReleaseActivitiesImpl releases =
-        new ReleaseActivitiesImpl(new Inventory(null, Map.of()), EtcdReleases.store());
+        new ReleaseActivitiesImpl(
+            ClusterTargets.etcdOnly(() -> new Inventory(null, Map.of())), EtcdReleases.store());
     assertThat(releases.flagsOf("3.5.30"))
         .contains("--name", "--log-level", "--log-outputs", "--trusted-ca-file")
         .doesNotContain("--debug", "--log-package-levels", "--ca-file");

@@ -4,6 +4,7 @@ import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStores;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
@@ -26,7 +27,7 @@ public class InventoryBeans {
 
   @Singleton
   public EtcdActivities etcdActivities(InventorySource inventory) {
-    return new EtcdActivitiesImpl(inventory);
+    return new EtcdActivitiesImpl(ClusterTargets.etcdOnly(inventory));
   }
 
   /** The inventory's binary source (its {@code releases} section), as it was when first needed. */
@@ -37,6 +38,6 @@ public class InventoryBeans {
 
   @Singleton
   public ReleaseActivities releaseActivities(InventorySource inventory, ReleaseStore releases) {
-    return new ReleaseActivitiesImpl(inventory, releases);
+    return new ReleaseActivitiesImpl(ClusterTargets.etcdOnly(inventory), releases);
   }
 }

@@ -8,12 +8,10 @@ import io.etcdrunbooks.activities.ssh.SshException;
 import io.etcdrunbooks.activities.ssh.SshTarget;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.ControlPlaneHost;
-import io.etcdrunbooks.inventory.Inventory;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
@@ -26,7 +24,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,14 +34,14 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
   private static final long POLL_MILLIS = 250;
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final SshConnector ssh;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  public ApiServerActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh) {
-    this.inventory = inventory;
-    this.ssh = ssh;
+  public ApiServerActivitiesImpl(ClusterTargets targets) {
+    this.targets = targets;
+    this.ssh = targets.ssh();
   }
 
   @Override
@@ -209,13 +206,9 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
 
   @Override
   public List<String> controlPlaneHosts(ClusterRef cluster) {
-    try {
-      return inventory.get().cluster(cluster.cluster()).controlPlane().stream()
-          .map(ControlPlaneHost::name)
-          .toList();
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
+    return targets.cluster(cluster.cluster()).controlPlane().stream()
+        .map(ControlPlaneHost::name)
+        .toList();
   }
 
   @Override
@@ -426,12 +419,7 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
   }
 
   private Located locate(String clusterName, String hostName) {
-    ClusterSpec cluster;
-    try {
-      cluster = inventory.get().cluster(clusterName);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
+    ClusterSpec cluster = targets.cluster(clusterName);
     ControlPlaneHost host =
         cluster.controlPlane().stream()
             .filter(h -> h.name().equals(hostName))

@@ -1,7 +1,12 @@
 package io.etcdrunbooks.activities.backup;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import static io.etcdrunbooks.activities.backup.StoredBackups.JSON;
+import static io.etcdrunbooks.activities.backup.StoredBackups.PRIVATE;
+import static io.etcdrunbooks.activities.backup.StoredBackups.backupKey;
+import static io.etcdrunbooks.activities.backup.StoredBackups.keptRecords;
+import static io.etcdrunbooks.activities.backup.StoredBackups.sha256;
+import static io.etcdrunbooks.activities.backup.StoredBackups.storedFile;
+
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.etcd.ClusterInspector;
@@ -10,10 +15,9 @@ import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -22,7 +26,6 @@ import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.RetentionResult;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -32,9 +35,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestInputStream;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
@@ -44,17 +44,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,17 +70,14 @@ import org.slf4j.LoggerFactory;
 public final class BackupActivitiesImpl implements BackupActivities {
 
   private static final Logger log = LoggerFactory.getLogger(BackupActivitiesImpl.class);
-  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   private static final Pattern BACKUP_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
   /** A snapshot whose stream sends nothing for this long is abandoned. */
   private static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
 
   private static final String PLAINTEXT_SUFFIX = ".plaintext.part";
-  static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
-      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final ReleaseStore releases;
 
   private final OffsiteCopy offsite;
@@ -92,20 +85,22 @@ public final class BackupActivitiesImpl implements BackupActivities {
   /**
    * Without an SSH client: backups that must be copied off-site (backup.copyTo) fail at the copy.
    */
-  public BackupActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases) {
-    this(inventory, releases, null);
+  public BackupActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
+    this(targets, releases, null);
   }
 
-  public BackupActivitiesImpl(
-      Supplier<Inventory> inventory, ReleaseStore releases, SshConnector ssh) {
-    this.inventory = inventory;
+  /**
+   * @param offsite the SSH client backups are copied off-site with (backup.copyTo)
+   */
+  public BackupActivitiesImpl(ClusterTargets targets, ReleaseStore releases, SshConnector offsite) {
+    this.targets = targets;
     this.releases = releases;
-    this.offsite = ssh == null ? null : new OffsiteCopy(ssh);
+    this.offsite = offsite == null ? null : new OffsiteCopy(offsite);
   }
 
   @Override
   public BackupRecord takeVerifiedBackup(BackupRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     if (request.backupId() == null || !BACKUP_ID.matcher(request.backupId()).matches()) {
       throw FailureType.InvalidRequest.nonRetryable(
           "backup id '"
@@ -119,7 +114,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       Files.createDirectories(dir);
       BackupRecord kept = keptBackup(spec, request.backupId(), dir, metadata);
       if (kept != null) return kept;
-      try (EtcdClients clients = new EtcdClients(spec)) {
+      try (EtcdClients clients = targets.clients(spec)) {
         BackupRecord record = snapshot(new ClusterInspector(clients), request.backupId(), dir, key);
         writeAtomically(metadata, JSON.writeValueAsBytes(record));
         log.info(
@@ -153,7 +148,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   @Override
   public RetentionResult applyRetention(ClusterRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
+    ClusterSpec spec = targets.cluster(ref.cluster());
     BackupSpec settings = spec.backupSettings();
     RetentionPolicy policy;
     try {
@@ -189,7 +184,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   @Override
   public String copyOffsite(BackupRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     if (spec.backupSettings().copyTo() == null) return "";
     if (offsite == null)
       throw FailureType.InvalidRequest.nonRetryable(
@@ -212,61 +207,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   @Override
   public int scheduleIntervalMinutes(ClusterRef ref) {
-    return cluster(ref.cluster()).backupSettings().intervalMinutesOrDefault();
-  }
-
-  /** The cluster's backups with readable metadata, by id. */
-  static Map<String, BackupRecord> keptRecords(ClusterSpec spec, Path dir) throws IOException {
-    Map<String, BackupRecord> records = new LinkedHashMap<>();
-    if (!Files.isDirectory(dir)) return records;
-    List<Path> files;
-    try (Stream<Path> list = Files.list(dir)) {
-      files = list.filter(f -> f.getFileName().toString().endsWith(".json")).sorted().toList();
-    }
-    for (Path f : files) {
-      try {
-        BackupRecord r = JSON.readValue(f.toFile(), BackupRecord.class);
-        if (spec.name().equals(r.cluster())
-            && f.getFileName().toString().equals(r.id() + ".json")
-            && r.takenAt() != null) {
-          Instant.parse(r.takenAt());
-          records.put(r.id(), r);
-        }
-      } catch (IOException | RuntimeException e) {
-        log.warn(
-            "retention of cluster {}: {} is not backup metadata, left alone: {}",
-            spec.name(),
-            f,
-            e.getMessage());
-      }
-    }
-    return records;
-  }
-
-  /** The backup's file in dir (the directory may have moved since the record was written). */
-  static Path storedFile(Path dir, BackupRecord record) {
-    return dir.resolve(Path.of(record.path()).getFileName());
-  }
-
-  static BackupKey backupKey(ClusterSpec spec) {
-    BackupSpec settings = spec.backupSettings();
-    if (settings.keyFile() == null
-        || settings.keyFile().isBlank()
-        || settings.keyId() == null
-        || settings.keyId().isBlank()) {
-      throw FailureType.BackupKeyUnusable.nonRetryable(
-          "cluster '"
-              + spec.name()
-              + "' has no backup key: backups are encrypted because"
-              + " snapshots hold every Kubernetes Secret. Set backup.keyFile and backup.keyId in the inventory (see docs/configuration.md),"
-              + " or write backup.encrypt: false to store them unencrypted");
-    }
-    try {
-      return BackupKey.read(Path.of(settings.keyFile()), settings.keyId());
-    } catch (IOException | IllegalArgumentException e) {
-      throw FailureType.BackupKeyUnusable.nonRetryable(
-          "cluster '" + spec.name() + "': " + e.getMessage());
-    }
+    return targets.cluster(ref.cluster()).backupSettings().intervalMinutesOrDefault();
   }
 
   /**
@@ -425,29 +366,6 @@ public final class BackupActivitiesImpl implements BackupActivities {
           "the encrypted file decrypts to other bytes than the snapshot etcd sent");
     }
     return HexFormat.of().formatHex(storedDigest.digest());
-  }
-
-  /** Heartbeats every 64 MiB while a large file is encrypted or read back. */
-  static final class ProgressOutputStream extends FilterOutputStream {
-    private static final long EVERY = 64L << 20;
-    private final String what;
-    private long bytes;
-    private long nextBeat = EVERY;
-
-    ProgressOutputStream(OutputStream out, String what) {
-      super(out);
-      this.what = what;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-      bytes += len;
-      if (bytes >= nextBeat) {
-        nextBeat += EVERY;
-        Heartbeats.beat(what + ": " + bytes + " bytes");
-      }
-    }
   }
 
   /** A healthy voting follower when there is one, else the healthy leader. */
@@ -680,26 +598,6 @@ public final class BackupActivitiesImpl implements BackupActivities {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  static String sha256(Path file) throws IOException {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
-        in.transferTo(java.io.OutputStream.nullOutputStream());
-      }
-      return HexFormat.of().formatHex(digest.digest());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private ClusterSpec cluster(String name) {
-    try {
-      return inventory.get().cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 }

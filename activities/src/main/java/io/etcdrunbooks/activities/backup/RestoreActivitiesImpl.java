@@ -6,21 +6,18 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.etcd.EtcdCallException;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
-import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.MemberHost;
 import io.etcdrunbooks.activities.host.RootShell;
 import io.etcdrunbooks.activities.host.SnapshotRestore;
-import io.etcdrunbooks.activities.host.VersionInstaller;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -38,7 +35,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,22 +55,19 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
    */
   static final long REVISION_BUMP = 1_000_000_000L;
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final SshConnector ssh;
   private final ReleaseStore releases;
-  private final BinaryInstaller binaries;
 
-  public RestoreActivitiesImpl(
-      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
-    this.inventory = inventory;
-    this.ssh = ssh;
+  public RestoreActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
+    this.targets = targets;
+    this.ssh = targets.ssh();
     this.releases = releases;
-    this.binaries = new BinaryInstaller(ssh);
   }
 
   @Override
   public BackupRecord checkBackup(CheckBackupRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     BackupRecord record = find(spec, request.backupId(), request.takenOnMinor());
     Path plaintext = decrypt(spec, record);
     try {
@@ -117,9 +110,9 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
 
   @Override
   public long lastSeenRevision(ClusterRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
+    ClusterSpec spec = targets.cluster(ref.cluster());
     long highest = 0;
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(spec)) {
       for (MemberSpec m : spec.members()) {
         try {
           long revision =
@@ -151,8 +144,8 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
 
   @Override
   public String keepDataDirAside(MemberRestoreRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
-    MemberHost host = host(spec, request.member());
+    ClusterSpec spec = targets.cluster(request.cluster());
+    MemberHost host = targets.host(spec, request.member());
     String data = quote(host.member().dataDir());
     String aside = quote(asidePath(host, request.restoreId()));
     String out =
@@ -190,8 +183,8 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
 
   @Override
   public long restoreMember(RestoreMemberRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
-    MemberHost host = host(spec, request.member());
+    ClusterSpec spec = targets.cluster(request.cluster());
+    MemberHost host = targets.host(spec, request.member());
     String dataDir = host.member().dataDir();
     String marker = dataDir + ".restored-" + request.restoreId();
     String done =
@@ -206,7 +199,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
       return Long.parseLong(done);
     }
     boolean staticPod = ServiceSpec.STATIC_POD.equals(spec.service().kind());
-    String version = VersionInstaller.of(spec.service(), ssh, binaries).installedVersion(host);
+    String version = targets.installer(spec).installedVersion(host);
     if (version.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure(
           host.describe()
@@ -356,7 +349,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     Path dir = Path.of(spec.backupDir());
     try {
       if (backupId == null || backupId.isBlank() || backupId.equals("latest")) {
-        Map<String, BackupRecord> kept = BackupActivitiesImpl.keptRecords(spec, dir);
+        Map<String, BackupRecord> kept = StoredBackups.keptRecords(spec, dir);
         BackupRecord newest =
             kept.values().stream()
                 .filter(r -> isWhole(dir, r))
@@ -398,10 +391,9 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
                 + "' in "
                 + dir
                 + "; it has "
-                + BackupActivitiesImpl.keptRecords(spec, dir).keySet());
+                + StoredBackups.keptRecords(spec, dir).keySet());
       }
-      BackupRecord record =
-          BackupActivitiesImpl.JSON.readValue(metadata.toFile(), BackupRecord.class);
+      BackupRecord record = StoredBackups.JSON.readValue(metadata.toFile(), BackupRecord.class);
       if (!spec.name().equals(record.cluster())) {
         throw FailureType.InvalidRequest.nonRetryable(
             "backup '"
@@ -427,7 +419,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   }
 
   private static boolean isWhole(Path dir, BackupRecord r) {
-    Path file = BackupActivitiesImpl.storedFile(dir, r);
+    Path file = StoredBackups.storedFile(dir, r);
     try {
       return Files.isRegularFile(file) && Files.size(file) == r.sizeBytes();
     } catch (IOException e) {
@@ -438,10 +430,10 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   /** The record when its file is there with its recorded SHA-256. */
   private static BackupRecord checked(ClusterSpec spec, Path dir, BackupRecord record)
       throws IOException {
-    Path file = BackupActivitiesImpl.storedFile(dir, record);
+    Path file = StoredBackups.storedFile(dir, record);
     if (!Files.isRegularFile(file)) throw corrupt(record, "its file " + file + " is gone");
     long size = Files.size(file);
-    String sha256 = BackupActivitiesImpl.sha256(file);
+    String sha256 = StoredBackups.sha256(file);
     if (!sha256.equals(record.sha256())) {
       throw corrupt(
           record,
@@ -462,16 +454,15 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   /** The backup's snapshot as a private plaintext file on the worker; the caller deletes it. */
   private static Path decrypt(ClusterSpec spec, BackupRecord record) {
     Path dir = Path.of(spec.backupDir());
-    Path stored = BackupActivitiesImpl.storedFile(dir, record);
+    Path stored = StoredBackups.storedFile(dir, record);
     try {
       Path plaintext =
-          Files.createTempFile(
-              dir, "." + record.id() + ".restore-", ".db", BackupActivitiesImpl.PRIVATE);
+          Files.createTempFile(dir, "." + record.id() + ".restore-", ".db", StoredBackups.PRIVATE);
       if (!record.encrypted()) {
         Files.copy(stored, plaintext, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         return plaintext;
       }
-      BackupKey key = BackupActivitiesImpl.backupKey(spec);
+      BackupKey key = StoredBackups.backupKey(spec);
       if (!key.id().equals(record.keyId())) {
         deleteQuietly(plaintext);
         throw FailureType.BackupKeyUnusable.nonRetryable(
@@ -489,7 +480,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
       try (InputStream in = new BufferedInputStream(Files.newInputStream(stored));
           OutputStream out =
               new BufferedOutputStream(
-                  new BackupActivitiesImpl.ProgressOutputStream(
+                  new ProgressOutputStream(
                       Files.newOutputStream(plaintext), "decrypting backup " + record.id()))) {
         new SnapshotCipher(key).decrypt(in, out);
       } catch (SnapshotDecryptionException e) {
@@ -542,25 +533,6 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
           "cannot " + what + " on " + host.describe() + ": " + e.getMessage(),
           "HostUnreachable",
           e);
-    }
-  }
-
-  private MemberHost host(ClusterSpec spec, String member) {
-    String kind = spec.service() == null ? null : spec.service().kind();
-    MemberSpec m =
-        spec.findMember(member)
-            .orElseThrow(
-                () ->
-                    FailureType.UnknownMember.nonRetryable(
-                        "cluster '" + spec.name() + "' has no member '" + member + "'"));
-    return MemberHost.of(spec, m);
-  }
-
-  private ClusterSpec cluster(String name) {
-    try {
-      return inventory.get().cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 

@@ -1,12 +1,12 @@
 package io.etcdrunbooks.activities.etcd;
 
 import io.etcd.jetcd.maintenance.HashKVResponse;
+import io.etcdrunbooks.activities.host.MemberFence;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * {@link EtcdActivities} through jetcd and the members' HTTP endpoints; the inventory is read on
@@ -41,33 +40,25 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   static final Duration LEADER_MOVE_TIMEOUT = Duration.ofSeconds(15);
   static final long POLL_MILLIS = 200;
 
-  /** A restarted member is polled often: its down time ends when it is seen ready. */
-  static final long READY_POLL_MILLIS = 50;
-
-  static final long CATCH_UP_POLL_MILLIS = 10;
-
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final FencedMembersCheck.Stopper fencedStopper;
 
   /** Reports fenced members that answer again, without stopping them (no host access). */
-  public EtcdActivitiesImpl(Supplier<Inventory> inventory) {
-    this(inventory, FencedMembersCheck.REPORT_ONLY);
+  public EtcdActivitiesImpl(ClusterTargets targets) {
+    this(targets, FencedMembersCheck.REPORT_ONLY);
   }
 
-  /** Stops fenced members that answer again on their hosts, through {@code ssh}. */
-  public EtcdActivitiesImpl(
-      Supplier<Inventory> inventory, io.etcdrunbooks.activities.ssh.SshConnector ssh) {
-    this(
-        inventory,
-        (cluster, member) ->
-            new io.etcdrunbooks.activities.host.MemberFence(ssh)
-                .fence(cluster, member.member(), member.fencedBy(), true));
-  }
-
-  private EtcdActivitiesImpl(
-      Supplier<Inventory> inventory, FencedMembersCheck.Stopper fencedStopper) {
-    this.inventory = inventory;
+  private EtcdActivitiesImpl(ClusterTargets targets, FencedMembersCheck.Stopper fencedStopper) {
+    this.targets = targets;
     this.fencedStopper = fencedStopper;
+  }
+
+  /** Stops fenced members that answer again on their hosts, reached through the targets. */
+  public static EtcdActivitiesImpl stoppingFencedMembers(ClusterTargets targets) {
+    MemberFence fence = new MemberFence(targets.ssh());
+    return new EtcdActivitiesImpl(
+        targets,
+        (cluster, member) -> fence.fence(cluster, member.member(), member.fencedBy(), true));
   }
 
   @Override
@@ -347,7 +338,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   private void moveLeader(ClusterInspector inspector, String toMember) {
     String cluster = inspector.clients().spec().name();
-    MemberStatus target = inspector.status(member(inspector, toMember));
+    MemberStatus target = inspector.status(MemberReadiness.knownMember(inspector, toMember));
     if (target.leads()) return;
     if (!target.reachable() || target.id() == 0) {
       throw FailureType.MembersUnreachable.retryable(
@@ -400,133 +391,7 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
 
   @Override
   public MemberStatus awaitMemberReady(AwaitMemberRequest request) {
-    return withCluster(request.cluster(), inspector -> awaitMemberReady(inspector, request));
-  }
-
-  /**
-   * A readiness wait for an inventory member, to be warmed before the member stops ({@link
-   * MemberReadiness#warm}) and waited on once it has started again.
-   */
-  public MemberReadiness readinessOf(AwaitMemberRequest request) {
-    return new MemberReadiness(
-        new EtcdClients(cluster(inventory.get(), request.cluster())), request);
-  }
-
-  /** Also used for members not yet in the inventory: the inspector's spec then carries them. */
-  static MemberStatus awaitMemberReady(ClusterInspector inspector, AwaitMemberRequest request) {
-    return awaitMemberReady(
-        inspector, request, WaitDeadline.afterSeconds(request.timeoutSeconds()));
-  }
-
-  /** As {@link #awaitMemberReady(ClusterInspector, AwaitMemberRequest)}, until {@code deadline}. */
-  static MemberStatus awaitMemberReady(
-      ClusterInspector inspector, AwaitMemberRequest request, WaitDeadline deadline) {
-    String member = member(inspector, request.member());
-    String cluster = inspector.clients().spec().name();
-    MemberStatus last = null;
-    String notReady;
-    CatchUp catchUp = new CatchUp();
-    do {
-      // the etcd API is asked only once /health answers: a gRPC connection refused while etcd
-      // starts waits out its reconnect backoff, which would count as down time. A member found
-      // healthy and only applying its last entries is not asked again: its /health is a read
-      // through raft, its status shows what is left
-      boolean onlyApplying = catchUp.applying() && last != null && last.healthy();
-      if (!onlyApplying && !inspector.answersHealthy(member)) {
-        notReady = "its /health does not say true yet";
-        Heartbeats.beat("member '" + member + "' not ready: " + notReady);
-        Heartbeats.pause(READY_POLL_MILLIS);
-        continue;
-      }
-      last = inspector.raftStatus(member); // its /health was just seen true
-      Heartbeats.beat("member '" + member + "': status read");
-      notReady = whyNotReady(inspector, last, request.expectedVersion(), catchUp);
-      if (notReady == null) return last;
-      Heartbeats.beat("member '" + member + "' not ready: " + notReady);
-      // a member that only has a few entries left to apply is looked at again sooner
-      Heartbeats.pause(catchUp.applying() ? CATCH_UP_POLL_MILLIS : READY_POLL_MILLIS);
-    } while (!deadline.passed());
-    if (last == null) last = inspector.status(member);
-    throw FailureType.MemberNotReady.nonRetryable(
-        "member '"
-            + member
-            + "' of cluster '"
-            + cluster
-            + "' was not ready within "
-            + request.timeoutSeconds()
-            + " s: "
-            + notReady
-            + " (last reported: reachable="
-            + last.reachable()
-            + ", version="
-            + (last.serverVersion().isEmpty() ? "unknown" : last.serverVersion())
-            + ", raft index "
-            + last.raftIndex()
-            + ", errors "
-            + last.errors()
-            + "). Next: read the member's log (logTail), check that version "
-            + request.expectedVersion()
-            + " is installed and its service running, then retry or roll the member back.");
-  }
-
-  /** Null when ready, else the reason. */
-  private static String whyNotReady(
-      ClusterInspector inspector, MemberStatus status, String expectedVersion, CatchUp catchUp) {
-    if (!status.reachable()) return "not reachable";
-    if (!status.healthy())
-      return status.leaderId() == 0 ? "sees no leader" : "unhealthy: " + status.errors();
-    if (!expectedVersion.equals(status.serverVersion())) {
-      return "runs " + status.serverVersion() + ", expected " + expectedVersion;
-    }
-    if (status.leads()) return null;
-    // the target is the leader's index when the wait began: read once, then only the member
-    if (catchUp.hasTarget()) return catchUp.problem(status, null);
-    String leaderName = inspector.leaderName(List.of(status));
-    Heartbeats.beat("member '" + status.name() + "': leader is '" + leaderName + "'");
-    if (leaderName.isEmpty())
-      return "its leader " + Long.toHexString(status.leaderId()) + " is not an inventory member";
-    MemberStatus leader = inspector.raftStatus(leaderName);
-    if (!leader.reachable()) return "its leader '" + leaderName + "' is not reachable";
-    return catchUp.problem(status, leader);
-  }
-
-  /**
-   * A member has caught up when it has applied everything the leader had committed when the wait
-   * began (the first time a leader was seen): a target fixed once, not a lag behind a moving
-   * leader, so a busy cluster cannot keep a member "ready" while it still replays.
-   */
-  static final class CatchUp {
-    private long target = -1;
-    private String leader = "";
-    private boolean applying;
-
-    boolean hasTarget() {
-      return target >= 0;
-    }
-
-    /** The last look found the member healthy on its version, only still applying entries. */
-    boolean applying() {
-      return applying;
-    }
-
-    /** Null when caught up, else why not. */
-    String problem(MemberStatus member, MemberStatus currentLeader) {
-      if (target < 0) {
-        target = currentLeader.raftIndex();
-        leader = currentLeader.name();
-      }
-      long applied = appliedIndex(member);
-      applying = applied < target;
-      return applied >= target
-          ? null
-          : "applied index %d, behind index %d that leader '%s' had committed when the wait began"
-              .formatted(applied, target, leader);
-    }
-
-    /** etcd 3.3 reports no applied index: its raft index is the nearest it has. */
-    static long appliedIndex(MemberStatus member) {
-      return member.raftAppliedIndex() > 0 ? member.raftAppliedIndex() : member.raftIndex();
-    }
+    return withCluster(request.cluster(), inspector -> MemberReadiness.await(inspector, request));
   }
 
   @Override
@@ -568,27 +433,10 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   }
 
   private <T> T withCluster(String cluster, Function<ClusterInspector, T> work) {
-    ClusterSpec spec = cluster(inventory.get(), cluster);
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(cluster)) {
       return work.apply(new ClusterInspector(clients));
     } catch (EtcdCallException e) {
       throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);
-    }
-  }
-
-  static ClusterSpec cluster(Inventory inventory, String name) {
-    try {
-      return inventory.cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
-  }
-
-  private static String member(ClusterInspector inspector, String name) {
-    try {
-      return inspector.clients().spec().member(name).name();
-    } catch (IllegalArgumentException e) {
-      throw FailureType.UnknownMember.nonRetryable(e.getMessage());
     }
   }
 

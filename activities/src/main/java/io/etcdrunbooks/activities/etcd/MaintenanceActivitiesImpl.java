@@ -7,8 +7,7 @@ import io.etcd.jetcd.maintenance.AlarmType;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.CompactOption;
 import io.etcdrunbooks.activities.support.Heartbeats;
-import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.MaintenanceActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -27,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,16 +52,16 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
    */
   private static final Map<String, CompletableFuture<?>> IN_FLIGHT = new ConcurrentHashMap<>();
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final Duration defragmentTimeout;
 
-  public MaintenanceActivitiesImpl(Supplier<Inventory> inventory) {
-    this(inventory, DEFRAGMENT_TIMEOUT);
+  public MaintenanceActivitiesImpl(ClusterTargets targets) {
+    this(targets, DEFRAGMENT_TIMEOUT);
   }
 
   /** With another time to wait for a defragmentation's answer, for tests. */
-  MaintenanceActivitiesImpl(Supplier<Inventory> inventory, Duration defragmentTimeout) {
-    this.inventory = inventory;
+  MaintenanceActivitiesImpl(ClusterTargets targets, Duration defragmentTimeout) {
+    this.targets = targets;
     this.defragmentTimeout = defragmentTimeout;
   }
 
@@ -355,8 +353,7 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
   }
 
   private <T> T withCluster(String cluster, Function<EtcdClients, T> work) {
-    ClusterSpec spec = EtcdActivitiesImpl.cluster(inventory.get(), cluster);
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(cluster)) {
       return work.apply(clients);
     } catch (EtcdCallException e) {
       throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);

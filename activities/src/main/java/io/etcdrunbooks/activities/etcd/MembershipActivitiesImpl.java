@@ -4,8 +4,8 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.cluster.Member;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.MembershipActivities;
@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,10 +34,10 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
   /** Twice etcd's HealthInterval: how long an add refused as "unhealthy cluster" is asked again. */
   private static final java.time.Duration CONNECTED_WAIT = java.time.Duration.ofSeconds(10);
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
 
-  public MembershipActivitiesImpl(Supplier<Inventory> inventory) {
-    this.inventory = inventory;
+  public MembershipActivitiesImpl(ClusterTargets targets) {
+    this.targets = targets;
   }
 
   @Override
@@ -223,11 +222,9 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
 
   @Override
   public MemberStatus awaitNewMemberReady(AwaitNewMemberRequest request) {
-    ClusterSpec spec =
-        withPlacement(
-            EtcdActivitiesImpl.cluster(inventory.get(), request.cluster()), request.member());
-    try (EtcdClients clients = new EtcdClients(spec)) {
-      return EtcdActivitiesImpl.awaitMemberReady(
+    ClusterSpec spec = withPlacement(targets.cluster(request.cluster()), request.member());
+    try (EtcdClients clients = targets.clients(spec)) {
+      return MemberReadiness.await(
           new ClusterInspector(clients),
           new AwaitMemberRequest(
               request.cluster(),
@@ -305,8 +302,7 @@ public final class MembershipActivitiesImpl implements MembershipActivities {
   }
 
   private <T> T withClients(String cluster, Function<Voter, T> work) {
-    ClusterSpec spec = EtcdActivitiesImpl.cluster(inventory.get(), cluster);
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(cluster)) {
       return work.apply(voter(clients));
     } catch (EtcdCallException e) {
       throw FailureType.MembersUnreachable.retryable(e.getMessage(), e);

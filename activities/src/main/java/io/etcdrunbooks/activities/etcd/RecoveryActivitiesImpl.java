@@ -12,11 +12,9 @@ import io.etcdrunbooks.activities.host.MemberFence;
 import io.etcdrunbooks.activities.host.MemberShell;
 import io.etcdrunbooks.activities.host.SnapshotRestore;
 import io.etcdrunbooks.activities.release.ReleaseStore;
-import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.RecoveryActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -34,7 +32,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,28 +43,19 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
   private static final Duration QUORUM_READ_TIMEOUT = Duration.ofSeconds(3);
   private static final String BY_HAND = "docs/runbooks/recover-quorum.md";
 
-  private final Supplier<Inventory> inventory;
-  private final SshConnector ssh;
-
+  private final ClusterTargets targets;
   private final ReleaseStore releases;
 
-  public RecoveryActivitiesImpl(
-      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
-    this.inventory = inventory;
-    this.ssh = ssh;
+  public RecoveryActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
+    this.targets = targets;
     this.releases = releases;
   }
 
   @Override
   public long memberRevision(MemberRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
-    MemberSpec member =
-        spec.findMember(ref.member())
-            .orElseThrow(
-                () ->
-                    FailureType.UnknownMember.nonRetryable(
-                        "cluster '" + spec.name() + "' has no member '" + ref.member() + "'"));
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    ClusterSpec spec = targets.cluster(ref.cluster());
+    MemberSpec member = targets.member(spec, ref.member());
+    try (EtcdClients clients = targets.clients(spec)) {
       StatusResponse status =
           EtcdClients.await(
               clients
@@ -83,9 +71,9 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
 
   @Override
   public List<String> quorumReads(ClusterRef ref) {
-    ClusterSpec spec = cluster(ref.cluster());
+    ClusterSpec spec = targets.cluster(ref.cluster());
     List<String> answered = new ArrayList<>();
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(spec)) {
       // every member asked at once: one that waits for a quorum holds its read for the whole
       // timeout, and asked one after the other such members held each look that many times as long
       Map<String, CompletableFuture<GetResponse>> reads = new LinkedHashMap<>();
@@ -130,9 +118,7 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
 
   @Override
   public long dataDirRevision(DataDirRevisionRequest request) {
-    try (MemberShell member =
-        MemberShell.of(
-            cluster(request.cluster()), request.member(), ssh, "recovering quorum", BY_HAND)) {
+    try (MemberShell member = shell(targets.cluster(request.cluster()), request.member())) {
       boolean etcdutl = Versions.ORDER.compare(request.version(), "3.5.0") >= 0;
       String tool = member.tool(etcdutl ? "etcdutl" : "etcdctl", request.version(), releases);
       String db = member.dataDir() + "/member/snap/db";
@@ -163,9 +149,7 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
 
   @Override
   public String copyDataDir(RecoveryMemberRequest request) {
-    try (MemberShell member =
-        MemberShell.of(
-            cluster(request.cluster()), request.member(), ssh, "recovering quorum", BY_HAND)) {
+    try (MemberShell member = shell(targets.cluster(request.cluster()), request.member())) {
       if (member.running()) {
         throw ApplicationFailure.newNonRetryableFailure(
             member.host().describe()
@@ -186,9 +170,8 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
 
   @Override
   public long restoreSurvivor(RestoreSurvivorRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
-    try (MemberShell member =
-        MemberShell.of(spec, request.member(), ssh, "recovering quorum", BY_HAND)) {
+    ClusterSpec spec = targets.cluster(request.cluster());
+    try (MemberShell member = shell(spec, request.member())) {
       String dataDir = member.dataDir();
       String marker = dataDir + ".restored-" + request.recoveryId();
       String done =
@@ -233,7 +216,7 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
                   request.revisionBump())
               + "chmod 700 %s\nrm -rf %s\nmv -T %s %s\n"
                   .formatted(quote(fresh), quote(dataDir), quote(fresh), quote(dataDir))
-              + SnapshotRestore.owner(ssh, spec, member.host(), dataDir)
+              + SnapshotRestore.owner(targets.ssh(), spec, member.host(), dataDir)
               + "echo %d > %s\n".formatted(request.revisionBump(), quote(marker)),
           "rebuild the data dir from " + db + " with etcdutl " + request.toolVersion());
       log.info(
@@ -252,23 +235,15 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
 
   @Override
   public String fenceMember(FenceMemberRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
-    MemberSpec member =
-        spec.findMember(request.member())
-            .orElseThrow(
-                () ->
-                    FailureType.UnknownMember.nonRetryable(
-                        "cluster '" + spec.name() + "' has no member '" + request.member() + "'"));
-    String done = new MemberFence(ssh).fence(spec, member, request.recoveryId(), request.disable());
+    ClusterSpec spec = targets.cluster(request.cluster());
+    MemberSpec member = targets.member(spec, request.member());
+    String done =
+        new MemberFence(targets.ssh()).fence(spec, member, request.recoveryId(), request.disable());
     log.info("fenced: {}", done);
     return done;
   }
 
-  private ClusterSpec cluster(String name) {
-    try {
-      return inventory.get().cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
+  private MemberShell shell(ClusterSpec spec, String member) {
+    return targets.shell(spec, member, "recovering quorum", BY_HAND);
   }
 }

@@ -1,20 +1,17 @@
 package io.etcdrunbooks.activities.host;
 
-import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MemberReadiness;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.DaemonThreads;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.RunLiveness;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities;
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberFlags;
@@ -46,36 +43,26 @@ public final class HostActivitiesImpl implements HostActivities {
 
   private static final Logger log = LoggerFactory.getLogger(HostActivitiesImpl.class);
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final SshConnector ssh;
   private final ProcessFlagsReader flags;
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
   private final HostAccessCheck access;
   private final ClientConnectionsReader connections;
-  private final EtcdActivitiesImpl readiness;
   private volatile RunLiveness liveness = RunLiveness.ALWAYS_OPEN;
 
   /** Where a restart reads the member's readiness and watches its process meanwhile. */
   private final ExecutorService helpers = DaemonThreads.cachedPool("member-restart-helper");
 
-  public HostActivitiesImpl(Inventory inventory, SshConnector ssh, ReleaseStore releases) {
-    this(() -> inventory, ssh, releases);
-  }
-
-  /**
-   * @param inventory read at every call, so that a reloaded inventory takes effect
-   */
-  public HostActivitiesImpl(
-      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
-    this.inventory = inventory;
-    this.ssh = ssh;
+  public HostActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
+    this.targets = targets;
+    this.ssh = targets.ssh();
     this.releases = releases;
-    this.binaries = new BinaryInstaller(ssh);
+    this.binaries = targets.binaries();
     this.access = new HostAccessCheck(ssh);
     this.flags = new ProcessFlagsReader(ssh);
     this.connections = new ClientConnectionsReader(ssh, flags);
-    this.readiness = new EtcdActivitiesImpl(inventory);
   }
 
   /** Asks Temporal before a version is selected whether the run that asked for it is still open. */
@@ -217,7 +204,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public boolean awaitRestartSettled(MemberRef ref) {
-    ServiceSpec spec = cluster(ref.cluster()).service();
+    ServiceSpec spec = targets.cluster(ref.cluster()).service();
     return onHost(
         ref.cluster(),
         ref.member(),
@@ -232,7 +219,7 @@ public final class HostActivitiesImpl implements HostActivities {
     Path binDir = binDir(request.version()); // an unknown version is refused before any stop
     String token = RestartToken.ofThisStep();
     MemberReadiness ready =
-        readiness.readinessOf(
+        targets.readiness(
             new AwaitMemberRequest(
                 request.cluster(), request.member(), request.version(), request.timeoutSeconds()));
     // the other members are connected to while this one stops, not once it is back
@@ -240,7 +227,7 @@ public final class HostActivitiesImpl implements HostActivities {
     try {
       // asked while the restart is prepared, answered before the member stops
       Runnable stillOpen = liveness.requireOpenLater(selecting(install));
-      ServiceSpec spec = cluster(request.cluster()).service();
+      ServiceSpec spec = targets.cluster(request.cluster()).service();
       Optional<HostRestart.Done> done =
           onHost(
               request.cluster(),
@@ -425,7 +412,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public ClientConnections clientConnections(MemberRef member) {
-    ClusterSpec spec = cluster(member.cluster());
+    ClusterSpec spec = targets.cluster(member.cluster());
     return onHost(
         member.cluster(),
         member.member(),
@@ -443,7 +430,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public List<String> translateFlags(TranslateFlagsRequest request) {
-    ServiceSpec spec = cluster(request.cluster()).service();
+    ServiceSpec spec = targets.cluster(request.cluster()).service();
     return onHost(
         request.cluster(),
         request.member(),
@@ -461,7 +448,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public List<String> setMemberFlags(SetMemberFlagsRequest request) {
-    ServiceSpec spec = cluster(request.cluster()).service();
+    ServiceSpec spec = targets.cluster(request.cluster()).service();
     return onHost(
         request.cluster(),
         request.member(),
@@ -479,7 +466,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public boolean restoreMemberFlags(RestoreMemberFlagsRequest request) {
-    ServiceSpec spec = cluster(request.cluster()).service();
+    ServiceSpec spec = targets.cluster(request.cluster()).service();
     return onHost(
         request.cluster(),
         request.member(),
@@ -507,7 +494,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public List<String> checkAccess(HostAccessRequest request) {
-    ClusterSpec cluster = cluster(request.cluster());
+    ClusterSpec cluster = targets.cluster(request.cluster());
     List<String> problems =
         access.problems(
             cluster,
@@ -529,16 +516,8 @@ public final class HostActivitiesImpl implements HostActivities {
     T apply(MemberHost host, ServiceManager service, VersionInstaller versions);
   }
 
-  private ClusterSpec cluster(String clusterName) {
-    try {
-      return inventory.get().cluster(clusterName);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
-  }
-
   private <T> T onHost(String clusterName, String memberName, String what, HostAction<T> action) {
-    ClusterSpec cluster = cluster(clusterName);
+    ClusterSpec cluster = targets.cluster(clusterName);
     MemberSpec member =
         cluster.members().stream()
             .filter(m -> m.name().equals(memberName))
@@ -555,8 +534,8 @@ public final class HostActivitiesImpl implements HostActivities {
                             + "); check the runbook input or the inventory",
                         "UnknownMember"));
     MemberHost host = MemberHost.of(cluster, member);
-    ServiceManager service = ServiceManager.of(cluster.service(), ssh);
-    VersionInstaller versions = VersionInstaller.of(cluster.service(), ssh, binaries);
+    ServiceManager service = targets.service(cluster);
+    VersionInstaller versions = targets.installer(cluster);
     return HostFailures.translate(host, what, () -> action.apply(host, service, versions));
   }
 }

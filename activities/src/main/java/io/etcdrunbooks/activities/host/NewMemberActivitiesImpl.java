@@ -6,14 +6,12 @@ import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.activities.tls.CertificateCheck;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.NewMemberActivities;
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
 import java.io.ByteArrayInputStream;
@@ -26,7 +24,6 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,18 +39,17 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   private static final Logger log = LoggerFactory.getLogger(NewMemberActivitiesImpl.class);
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final SshConnector ssh;
   private final ReleaseStore releases;
   private final BinaryInstaller binaries;
   private final NewSystemdMember systemd;
 
-  public NewMemberActivitiesImpl(
-      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
-    this.inventory = inventory;
-    this.ssh = ssh;
+  public NewMemberActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
+    this.targets = targets;
+    this.ssh = targets.ssh();
     this.releases = releases;
-    this.binaries = new BinaryInstaller(ssh);
+    this.binaries = targets.binaries();
     this.systemd = new NewSystemdMember(ssh);
   }
 
@@ -324,7 +320,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         request.member(),
         "prepare the new member",
         (cluster, host) -> {
-          ServiceManager service = ServiceManager.of(cluster.service(), ssh);
+          ServiceManager service = targets.service(cluster);
           if (isPlain(cluster)) {
             preparePlain(cluster, host, service, request);
           } else if (isSystemd(cluster)) {
@@ -397,8 +393,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         "{}: etcd {}: {}",
         host.describe(),
         request.version(),
-        VersionInstaller.of(cluster.service(), ssh, binaries)
-            .installAndSelect(host, request.version(), binDir));
+        targets.installer(cluster).installAndSelect(host, request.version(), binDir));
     MemberEnv env =
         MemberEnv.parse(templateEnv(cluster, host))
             .forJoining(host.member(), request.initialCluster());
@@ -520,7 +515,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         request.member(),
         "start etcd",
         (cluster, host) -> {
-          ServiceManager.of(cluster.service(), ssh).start(host);
+          targets.service(cluster).start(host);
           return null;
         });
   }
@@ -532,7 +527,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         request.member(),
         "discard the new member",
         (cluster, host) -> {
-          ServiceManager service = ServiceManager.of(cluster.service(), ssh);
+          ServiceManager service = targets.service(cluster);
           if (!isOurs(cluster, host)) {
             log.info("{}: nothing of the new member to discard", host.describe());
             return null;
@@ -549,7 +544,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
         request.cluster(),
         request.member(),
         "read the etcd log",
-        (cluster, host) -> ServiceManager.of(cluster.service(), ssh).logTail(host, 20));
+        (cluster, host) -> targets.service(cluster).logTail(host, 20));
   }
 
   /** The etcd.env of the first inventory member (other than the new one) whose file can be read. */
@@ -642,12 +637,7 @@ public final class NewMemberActivitiesImpl implements NewMemberActivities {
   }
 
   private <T> T on(String clusterName, MemberPlacement placement, String what, Action<T> action) {
-    ClusterSpec cluster;
-    try {
-      cluster = inventory.get().cluster(clusterName);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
+    ClusterSpec cluster = targets.cluster(clusterName);
     String kind = cluster.service() == null ? null : cluster.service().kind();
     if (kind == null) {
       throw ApplicationFailure.newNonRetryableFailure(

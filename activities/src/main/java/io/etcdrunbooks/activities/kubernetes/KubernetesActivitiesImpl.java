@@ -8,10 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.ServiceSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.KubernetesActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.temporal.failure.ApplicationFailure;
@@ -20,7 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,15 +31,15 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
   private static final int CONFLICT_ATTEMPTS = 5;
   private static final long POLL_MILLIS = 1000;
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
 
-  public KubernetesActivitiesImpl(Supplier<Inventory> inventory) {
-    this.inventory = inventory;
+  public KubernetesActivitiesImpl(ClusterTargets targets) {
+    this.targets = targets;
   }
 
   @Override
   public KubeadmConfigChange setKubeadmEtcdImage(KubeadmEtcdImageRequest request) {
-    ClusterSpec cluster = cluster(request.cluster());
+    ClusterSpec cluster = targets.cluster(request.cluster());
     String image = cluster.service().imageOf(request.version());
     int colon = image.lastIndexOf(':');
     String repository = colon > 0 ? image.substring(0, colon) : image;
@@ -84,7 +82,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
 
   @Override
   public KubeadmConfigChange setKubeadmEtcdEndpoints(KubeadmEtcdEndpointsRequest request) {
-    ClusterSpec cluster = cluster(request.cluster());
+    ClusterSpec cluster = targets.cluster(request.cluster());
     List<String> endpoints = List.copyOf(request.endpoints());
     return edit(
         cluster,
@@ -163,7 +161,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
 
   @Override
   public NodeWatch watchNodes(WatchNodesRequest request) {
-    ClusterSpec cluster = cluster(request.cluster());
+    ClusterSpec cluster = targets.cluster(request.cluster());
     if (cluster.kubernetes() == null)
       return new NodeWatch(
           false,
@@ -273,14 +271,6 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
               + "': "
               + e.getMessage()
               + "; fix the file or kubernetes.kubeconfig in the inventory");
-    }
-  }
-
-  private ClusterSpec cluster(String name) {
-    try {
-      return inventory.get().cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
     }
   }
 }

@@ -4,17 +4,13 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
 import io.etcdrunbooks.activities.etcd.EtcdClients;
 import io.etcdrunbooks.activities.etcd.V2Api;
-import io.etcdrunbooks.activities.host.BinaryInstaller;
 import io.etcdrunbooks.activities.host.DataDirCopy;
 import io.etcdrunbooks.activities.host.MemberShell;
-import io.etcdrunbooks.activities.host.VersionInstaller;
 import io.etcdrunbooks.activities.release.ReleaseStore;
-import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.MigrationActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.temporal.failure.ApplicationFailure;
@@ -23,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,22 +31,17 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   private static final Logger log = LoggerFactory.getLogger(MigrationActivitiesImpl.class);
   private static final String BY_HAND = "docs/runbooks/migrate-v2-to-v3.md";
 
-  private final Supplier<Inventory> inventory;
-  private final SshConnector ssh;
+  private final ClusterTargets targets;
   private final ReleaseStore releases;
-  private final BinaryInstaller binaries;
 
-  public MigrationActivitiesImpl(
-      Supplier<Inventory> inventory, SshConnector ssh, ReleaseStore releases) {
-    this.inventory = inventory;
-    this.ssh = ssh;
+  public MigrationActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
+    this.targets = targets;
     this.releases = releases;
-    this.binaries = new BinaryInstaller(ssh);
   }
 
   @Override
   public StoreSurvey survey(MigrationScope scope) {
-    ClusterSpec spec = cluster(scope.cluster());
+    ClusterSpec spec = targets.cluster(scope.cluster());
     V2Api v2 = new V2Api(spec);
     List<String> servedBy = new ArrayList<>();
     for (MemberSpec m : spec.members()) {
@@ -64,7 +54,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
     List<V2Api.Node> all = servedBy.isEmpty() ? List.of() : v2Keys(spec);
     KeyScope within = KeyScope.of(scope);
     List<V2Api.Node> keys = within.within(all);
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(spec)) {
       V3Keys v3 = V3Keys.read(clients.cluster().getKVClient());
       return new StoreSurvey(
           servedBy,
@@ -94,7 +84,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
 
   @Override
   public void migrateMember(MemberMigrationRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     try (MemberShell member = offline(request)) {
       requireStopped(member, "migrate its data dir");
       String data = member.dataDir();
@@ -108,8 +98,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
         log.info("{}: migrated already ({})", member.host().describe(), marker);
         return;
       }
-      String version =
-          VersionInstaller.of(spec.service(), ssh, binaries).installedVersion(member.host());
+      String version = targets.installer(spec).installedVersion(member.host());
       if (version.isEmpty()) {
         throw ApplicationFailure.newNonRetryableFailure(
             member.host().describe() + " has no etcd installed whose etcdctl could migrate",
@@ -145,7 +134,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
         MemberShell to = offline(request.cluster(), request.member())) {
       requireStopped(from, "give its v3 store to " + request.member());
       requireStopped(to, "take the v3 store of " + request.from());
-      boolean copied = V3StoreCopy.copy(from, to, ssh, request.migrationId());
+      boolean copied = V3StoreCopy.copy(from, to, targets.ssh(), request.migrationId());
       log.info(
           "{}: {} the v3 store of {}",
           to.host().describe(),
@@ -198,19 +187,19 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
 
   @Override
   public LeaseReport attachLeases(MigrationScope scope) {
-    ClusterSpec spec = cluster(scope.cluster());
+    ClusterSpec spec = targets.cluster(scope.cluster());
     List<V2Api.Node> nodes = v2Keys(spec);
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(spec)) {
       return new LeaseAttacher(clients.cluster()).attach(KeyScope.of(scope), nodes);
     }
   }
 
   @Override
   public StoreComparison compare(MigrationScope scope) {
-    ClusterSpec spec = cluster(scope.cluster());
+    ClusterSpec spec = targets.cluster(scope.cluster());
     KeyScope within = KeyScope.of(scope);
     List<V2Api.Node> nodes = within.within(v2Keys(spec));
-    try (EtcdClients clients = new EtcdClients(spec)) {
+    try (EtcdClients clients = targets.clients(spec)) {
       V3Keys v3 = V3Keys.read(clients.cluster().getKVClient()).within(within);
       // read after both stores: a TTL run out by now is expired, not missing
       return StoreComparator.compare(nodes, v3, Instant.now());
@@ -219,7 +208,7 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
 
   @Override
   public long clearV2(MigrationScope scope) {
-    ClusterSpec spec = cluster(scope.cluster());
+    ClusterSpec spec = targets.cluster(scope.cluster());
     // runs started before the prefix was read clear Kubernetes' default, never the whole store
     String prefix = scope.etcdPrefix() == null ? "/registry" : scope.etcdPrefix();
     V2Api v2 = new V2Api(spec);
@@ -283,14 +272,6 @@ public final class MigrationActivitiesImpl implements MigrationActivities {
   }
 
   private MemberShell offline(String cluster, String member) {
-    return MemberShell.of(cluster(cluster), member, ssh, "migrating the v2 store", BY_HAND);
-  }
-
-  private ClusterSpec cluster(String name) {
-    try {
-      return inventory.get().cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
+    return targets.shell(targets.cluster(cluster), member, "migrating the v2 store", BY_HAND);
   }
 }

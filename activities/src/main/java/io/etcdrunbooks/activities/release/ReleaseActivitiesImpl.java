@@ -1,9 +1,7 @@
 package io.etcdrunbooks.activities.release;
 
-import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ServiceSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
@@ -16,13 +14,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /** {@link ReleaseActivities} over the worker's release store (the same for every cluster). */
 public final class ReleaseActivitiesImpl implements ReleaseActivities {
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final ReleaseStore releases;
   private final ImageTags imageTags = new ImageTags();
   private final Map<String, List<String>> flagsByVersion = new ConcurrentHashMap<>();
@@ -30,12 +27,8 @@ public final class ReleaseActivitiesImpl implements ReleaseActivities {
   /** A flag at the start of a line of etcd's --help, after its indentation. */
   private static final Pattern FLAG = Pattern.compile("(?m)^\\s+(--[a-z0-9][a-z0-9-]*)");
 
-  public ReleaseActivitiesImpl(Inventory inventory, ReleaseStore releases) {
-    this(() -> inventory, releases);
-  }
-
-  public ReleaseActivitiesImpl(Supplier<Inventory> inventory, ReleaseStore releases) {
-    this.inventory = inventory;
+  public ReleaseActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
+    this.targets = targets;
     this.releases = releases;
   }
 
@@ -51,13 +44,7 @@ public final class ReleaseActivitiesImpl implements ReleaseActivities {
    */
   @Override
   public VersionOffer offer(ClusterRef cluster) {
-    ClusterSpec spec;
-    try {
-      spec = inventory.get().cluster(cluster.cluster());
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
-    ServiceSpec service = spec.service();
+    ServiceSpec service = targets.cluster(cluster.cluster()).service();
     if (service == null || !ServiceSpec.STATIC_POD.equals(service.kind()))
       return VersionOffer.fromReleaseStore(releases.versions());
     ImageTags.ImageName image;

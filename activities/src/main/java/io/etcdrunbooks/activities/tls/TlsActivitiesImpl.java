@@ -11,16 +11,14 @@ import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshTarget;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.support.WaitDeadline;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.ControlPlaneHost;
-import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.inventory.TlsSpec;
-import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.secrets.SecretFiles;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.ServerCertificates;
 import io.temporal.failure.ApplicationFailure;
@@ -38,7 +36,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,17 +63,17 @@ public final class TlsActivitiesImpl implements TlsActivities {
           .version(java.net.http.HttpClient.Version.HTTP_1_1)
           .build();
 
-  private final Supplier<Inventory> inventory;
+  private final ClusterTargets targets;
   private final SshConnector ssh;
 
-  public TlsActivitiesImpl(Supplier<Inventory> inventory, SshConnector ssh) {
-    this.inventory = inventory;
-    this.ssh = ssh;
+  public TlsActivitiesImpl(ClusterTargets targets) {
+    this.targets = targets;
+    this.ssh = targets.ssh();
   }
 
   @Override
   public List<String> checkCertificates(CheckCertificatesRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     String caFile =
         request.caFile() != null
             ? request.caFile()
@@ -261,7 +258,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
    * the names its current certificate has; written to the host, never to the worker's disk.
    */
   private String installIssued(InstallCertificateRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     MemberSpec member = spec.member(request.member());
     Set<String> names = new java.util.TreeSet<>(addresses(member));
     Optional<X509Certificate> current = Optional.empty();
@@ -372,7 +369,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
 
   @Override
   public PlacedCertificates placeCertificates(PlaceCertificatesRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     if (request.member() != null) {
       MemberSpec member = spec.member(request.member());
       String dir = memberDir(spec, member, request.hostDir());
@@ -435,7 +432,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
 
   @Override
   public boolean removePlacedCertificates(PlaceCertificatesRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     if (request.member() != null) {
       MemberSpec member = spec.member(request.member());
       String dir = memberDir(spec, member, request.hostDir());
@@ -510,7 +507,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
   }
 
   private <T> T onTrustHost(PlaceTrustRequest request, TrustWork<T> work) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     if (request.member() != null) {
       MemberSpec member = spec.member(request.member());
       try (MemberShell shell = shell(spec, member.name())) {
@@ -565,7 +562,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
 
   @Override
   public List<PresentedCertificate> otherCertificates(OtherCertificatesRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     List<PresentedCertificate> found = new ArrayList<>();
     for (var serving : request.serving().entrySet()) {
       String member = serving.getKey();
@@ -616,7 +613,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
 
   @Override
   public String renewCertificateFile(RenewCertificateFileRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     return onFileHost(
         spec,
         request,
@@ -666,7 +663,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
   @Override
   public boolean putCertificateFileBack(RenewCertificateFileRequest request) {
     return onFileHost(
-        cluster(request.cluster()),
+        targets.cluster(request.cluster()),
         request,
         remote -> {
           String out =
@@ -730,7 +727,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
 
   @Override
   public List<String> plainHttpServed(PlainHttpRequest request) {
-    MemberSpec member = cluster(request.cluster()).member(request.member());
+    MemberSpec member = targets.cluster(request.cluster()).member(request.member());
     List<String> served = new ArrayList<>();
     if (request.client() && answersPlainHttp(member.clientUrl())) served.add(member.clientUrl());
     if (request.peer() && answersPlainHttp(member.peerUrl())) served.add(member.peerUrl());
@@ -918,7 +915,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
 
   @Override
   public void awaitServedCertificate(AwaitCertificateRequest request) {
-    ClusterSpec inventorySpec = cluster(request.cluster());
+    ClusterSpec inventorySpec = targets.cluster(request.cluster());
     MemberSpec member = inventorySpec.member(request.member());
     ClientTls tls = request.tls();
     ClusterSpec spec =
@@ -935,7 +932,7 @@ public final class TlsActivitiesImpl implements TlsActivities {
 
   @Override
   public void awaitServedPeerCertificate(AwaitCertificateRequest request) {
-    ClusterSpec spec = cluster(request.cluster());
+    ClusterSpec spec = targets.cluster(request.cluster());
     MemberSpec member = spec.member(request.member());
     ClusterVersionReader reader = new ClusterVersionReader(spec);
     awaitServed(
@@ -1022,19 +1019,10 @@ public final class TlsActivitiesImpl implements TlsActivities {
   }
 
   private MemberShell shell(InstallCertificateRequest request) {
-    return shell(cluster(request.cluster()), request.member());
+    return shell(targets.cluster(request.cluster()), request.member());
   }
 
   private MemberShell shell(ClusterSpec spec, String member) {
-    return MemberShell.of(
-        spec, member, ssh, "reconfiguring TLS", "docs/runbooks/reconfigure-tls.md");
-  }
-
-  private ClusterSpec cluster(String name) {
-    try {
-      return inventory.get().cluster(name);
-    } catch (UnknownClusterException e) {
-      throw FailureType.UnknownCluster.nonRetryable(e.getMessage());
-    }
+    return targets.shell(spec, member, "reconfiguring TLS", "docs/runbooks/reconfigure-tls.md");
   }
 }

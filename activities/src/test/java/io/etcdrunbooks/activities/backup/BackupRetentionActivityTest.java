@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.backup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -79,7 +80,8 @@ class BackupRetentionActivityTest {
   private BackupActivitiesImpl activities(BackupSpec backup) {
     ClusterSpec spec =
         new ClusterSpec("c1", List.of(), null, null, null, dir.toString(), List.of(), backup);
-    return new BackupActivitiesImpl(() -> new Inventory(null, Map.of("c1", spec)), null);
+    return new BackupActivitiesImpl(
+        ClusterTargets.etcdOnly(() -> new Inventory(null, Map.of("c1", spec))), null);
   }
 
   private void keep(String id, Instant takenAt, boolean fileIntact) throws Exception {

@@ -15,7 +15,7 @@ class CatchUpTest {
 
   @Test
   void aMemberIsReadyOnlyOnceItAppliedWhatTheLeaderHadCommittedWhenTheWaitBegan() {
-    EtcdActivitiesImpl.CatchUp catchUp = new EtcdActivitiesImpl.CatchUp();
+    MemberReadiness.CatchUp catchUp = new MemberReadiness.CatchUp();
     MemberStatus leader = member("m1", 5_000, 5_000);
 
     assertThat(catchUp.problem(member("m2", 4_995, 4_995), leader))
@@ -28,7 +28,7 @@ class CatchUpTest {
 
   @Test
   void onceTheTargetIsFixedTheLeaderNeedNotBeReadAgain() {
-    EtcdActivitiesImpl.CatchUp catchUp = new EtcdActivitiesImpl.CatchUp();
+    MemberReadiness.CatchUp catchUp = new MemberReadiness.CatchUp();
     assertThat(catchUp.hasTarget()).isFalse();
     assertThat(catchUp.problem(member("m2", 90, 90), member("m1", 100, 100))).isNotNull();
     assertThat(catchUp.hasTarget()).isTrue();
@@ -41,14 +41,14 @@ class CatchUpTest {
 
   @Test
   void theAppliedIndexCountsNotTheCommittedOne() {
-    EtcdActivitiesImpl.CatchUp catchUp = new EtcdActivitiesImpl.CatchUp();
+    MemberReadiness.CatchUp catchUp = new MemberReadiness.CatchUp();
     MemberStatus leader = member("m1", 100, 100);
     assertThat(catchUp.problem(member("m2", 100, 40), leader)).contains("applied index 40");
   }
 
   @Test
   void etcd33ReportsNoAppliedIndexSoItsRaftIndexIsUsed() {
-    EtcdActivitiesImpl.CatchUp catchUp = new EtcdActivitiesImpl.CatchUp();
+    MemberReadiness.CatchUp catchUp = new MemberReadiness.CatchUp();
     MemberStatus leader = member("m1", 100, 0);
     assertThat(catchUp.problem(member("m2", 99, 0), leader)).contains("applied index 99");
     assertThat(catchUp.problem(member("m2", 100, 0), leader)).isNull();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.MemberSpec;
@@ -78,9 +79,11 @@ class UnreachableHostTest {
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
         new HostActivitiesImpl(
-            () -> inventory, ssh, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())),
+            new ClusterTargets(() -> inventory, ssh),
+            new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())),
         new NewMemberActivitiesImpl(
-            () -> inventory, ssh, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())));
+            new ClusterTargets(() -> inventory, ssh),
+            new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir())));
   }
 
   @AfterEach

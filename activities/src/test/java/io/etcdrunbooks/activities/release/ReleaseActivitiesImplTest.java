@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.release;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.ReleaseSource;
@@ -24,7 +25,8 @@ class ReleaseActivitiesImplTest {
               new ClusterSpec("prod", List.of(), null, null, null, "/backups", List.of(), null)));
   private final ReleaseActivitiesImpl releases =
       new ReleaseActivitiesImpl(
-          () -> inventory, new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir()));
+          ClusterTargets.etcdOnly(() -> inventory),
+          new LocalDirReleaseStore(LocalDirReleaseStore.defaultDir()));
 
   @Test
   void offersTheCachedVersionsOldestFirst() {

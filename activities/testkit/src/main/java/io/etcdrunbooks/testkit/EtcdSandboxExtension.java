@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * &#64;Test
  * void discoversTheCluster() {
- *   var activities = new EtcdActivitiesImpl(etcd::inventory);
+ *   var activities = new EtcdActivitiesImpl(ClusterTargets.etcdOnly(etcd::inventory));
  *   ...
  * }
  * </pre>

@@ -10,6 +10,7 @@ import io.etcdrunbooks.activities.release.ReleaseStores.FirstMatchReleaseStore;
 import io.etcdrunbooks.activities.release.UrlTemplateReleaseStore;
 import io.etcdrunbooks.activities.ssh.Shell;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -447,7 +448,8 @@ public final class Sandbox implements EtcdTestCluster {
     inventory = InventoryLoader.load(inventoryFile);
 
     try (SshConnector ssh = new SshConnector()) {
-      HostActivitiesImpl hostActivities = new HostActivitiesImpl(() -> inventory, ssh, releases);
+      HostActivitiesImpl hostActivities =
+          new HostActivitiesImpl(new ClusterTargets(() -> inventory, ssh), releases);
       ExecutorService pool = Executors.newFixedThreadPool(names.size());
       try {
         List<Future<?>> started = new ArrayList<>();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
@@ -51,7 +52,9 @@ class ApiServerActivitiesTest {
             new SandboxSpec(classDir.resolve("sb"), "sandbox", 3, "3.4.23"), EtcdReleases.store());
     controlPlane = ControlPlaneStandIns.attach(sandbox);
     ssh = new SshConnector();
-    apiServers = new ApiServerActivitiesImpl(new InventorySource(sandbox.inventoryFile()), ssh);
+    apiServers =
+        new ApiServerActivitiesImpl(
+            new ClusterTargets(new InventorySource(sandbox.inventoryFile()), ssh));
     members = sandbox.cluster().members().stream().map(MemberSpec::clientUrl).toList();
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.EtcdClients;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -56,7 +57,8 @@ abstract class BackupActivitiesContract {
     cluster =
         Sandbox.create(
             new SandboxSpec(dir.resolve("cluster"), "c1", 3, version()), EtcdReleases.store());
-    backups = new BackupActivitiesImpl(cluster::inventory, EtcdReleases.store());
+    backups =
+        new BackupActivitiesImpl(ClusterTargets.etcdOnly(cluster::inventory), EtcdReleases.store());
     try (EtcdClients clients = new EtcdClients(cluster.cluster())) {
       writtenRevision = TestKeys.put(clients.cluster(), "/registry/pods/", 3000, "x".repeat(200));
       TestKeys.put(clients.cluster(), "/registry/pods/", 100, "overwritten");
@@ -72,7 +74,9 @@ abstract class BackupActivitiesContract {
   @Test
   void takeVerifiedBackupKeepsAVerifiedSnapshotFromAFollowerWithItsMetadata() throws Exception {
     String leader =
-        new EtcdActivitiesImpl(cluster::inventory).discover(new ClusterRef("c1")).leaderName();
+        new EtcdActivitiesImpl(ClusterTargets.etcdOnly(cluster::inventory))
+            .discover(new ClusterRef("c1"))
+            .leaderName();
 
     BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "before-upgrade-1"));
 
@@ -135,7 +139,7 @@ abstract class BackupActivitiesContract {
     assertThat(record.sha256()).isEqualTo(sha256(Path.of(record.path())));
     assertThat(record.sizeBytes()).isEqualTo(stored.length);
 
-    EtcdActivitiesImpl etcd = new EtcdActivitiesImpl(cluster::inventory);
+    EtcdActivitiesImpl etcd = new EtcdActivitiesImpl(ClusterTargets.etcdOnly(cluster::inventory));
     var state = etcd.discover(new ClusterRef("c1"));
     assertThat(state.member(record.member()).orElseThrow().serverVersion())
         .isEqualTo(record.etcdVersion());
@@ -152,7 +156,8 @@ abstract class BackupActivitiesContract {
   void takeVerifiedBackupForAClusterWithoutABackupKeyRefusesBeforeTakingAnything()
       throws Exception {
     BackupActivitiesImpl unkeyed =
-        new BackupActivitiesImpl(() -> withBackup(null), EtcdReleases.store());
+        new BackupActivitiesImpl(
+            ClusterTargets.etcdOnly(() -> withBackup(null)), EtcdReleases.store());
 
     assertThatThrownBy(() -> unkeyed.takeVerifiedBackup(new BackupRequest("c1", "no-key")))
         .isInstanceOfSatisfying(
@@ -169,7 +174,9 @@ abstract class BackupActivitiesContract {
   void takeVerifiedBackupWithEncryptFalseWrittenOutKeepsAPlainSnapshot() throws Exception {
     BackupActivitiesImpl plain =
         new BackupActivitiesImpl(
-            () -> withBackup(new BackupSpec(false, null, null, null, null)), EtcdReleases.store());
+            ClusterTargets.etcdOnly(
+                () -> withBackup(new BackupSpec(false, null, null, null, null))),
+            EtcdReleases.store());
 
     BackupRecord record = plain.takeVerifiedBackup(new BackupRequest("c1", "plain"));
 

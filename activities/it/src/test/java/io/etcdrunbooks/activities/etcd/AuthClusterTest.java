@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.EtcdAuthSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -75,7 +76,7 @@ class AuthClusterTest {
 
   private EtcdActivitiesImpl activities(ClusterSpec spec) {
     Inventory inventory = new Inventory(sandbox.inventory().releases(), Map.of(spec.name(), spec));
-    return new EtcdActivitiesImpl(() -> inventory);
+    return new EtcdActivitiesImpl(ClusterTargets.etcdOnly(() -> inventory));
   }
 
   private ClusterSpec withAuth(EtcdAuthSpec auth) {

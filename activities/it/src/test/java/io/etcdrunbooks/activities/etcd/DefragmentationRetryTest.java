@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.ByteSequence;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -50,9 +51,11 @@ class DefragmentationRetryTest {
       // the first attempt stops waiting at once, as one does after 25 minutes on a huge database
       assertThatThrownBy(
               () ->
-                  new MaintenanceActivitiesImpl(sandbox::inventory, Duration.ZERO).defragment(ref))
+                  new MaintenanceActivitiesImpl(
+                          ClusterTargets.etcdOnly(sandbox::inventory), Duration.ZERO)
+                      .defragment(ref))
           .hasMessageContaining("still runs in etcd, and the retry waits for it");
-      new MaintenanceActivitiesImpl(sandbox::inventory).defragment(ref);
+      new MaintenanceActivitiesImpl(ClusterTargets.etcdOnly(sandbox::inventory)).defragment(ref);
 
       assertThat(metrics.metric(m1.clientUrl(), DEFRAGS).orElseThrow())
           .as("defragmentations etcd ran")

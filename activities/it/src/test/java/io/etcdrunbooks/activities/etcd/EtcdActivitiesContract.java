@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.Client;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
@@ -50,7 +51,7 @@ abstract class EtcdActivitiesContract {
     cluster =
         Sandbox.create(
             new SandboxSpec(dir.resolve("shared"), "c1", 3, version()), EtcdReleases.store());
-    activities = new EtcdActivitiesImpl(cluster::inventory);
+    activities = new EtcdActivitiesImpl(ClusterTargets.etcdOnly(cluster::inventory));
     clients = new EtcdClients(cluster.cluster());
   }
 
@@ -276,7 +277,8 @@ abstract class EtcdActivitiesContract {
     try (Sandbox own =
         Sandbox.create(
             new SandboxSpec(dir.resolve("killed"), "c2", 3, version()), EtcdReleases.store())) {
-      EtcdActivitiesImpl ownActivities = new EtcdActivitiesImpl(own::inventory);
+      EtcdActivitiesImpl ownActivities =
+          new EtcdActivitiesImpl(ClusterTargets.etcdOnly(own::inventory));
       ClusterState before = ownActivities.discover(new ClusterRef("c2"));
       String victim =
           before.members().stream().filter(m -> !m.leads()).findFirst().orElseThrow().name();

@@ -3,6 +3,7 @@ package io.etcdrunbooks.activities.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.TlsSpec;
@@ -50,7 +51,8 @@ class TlsClusterTest {
     assertThat(inventory.cluster("secure").members())
         .allSatisfy(m -> assertThat(m.clientUrl()).startsWith("https://"));
     try (EtcdClients clients = new EtcdClients(inventory.cluster("secure"))) {
-      EtcdActivitiesImpl activities = new EtcdActivitiesImpl(() -> inventory);
+      EtcdActivitiesImpl activities =
+          new EtcdActivitiesImpl(ClusterTargets.etcdOnly(() -> inventory));
       long written = TestKeys.put(clients.cluster(), "/tls/", 10, "v");
 
       ClusterState state = activities.discover(new ClusterRef("secure"));

@@ -2,6 +2,7 @@ package io.etcdrunbooks.activities.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
@@ -42,7 +43,9 @@ class V2StoreDetectionTest {
         putV2(client, "/registry/events/default/event-" + i, "&ttl=3600");
 
       V2Store v2 =
-          new EtcdActivitiesImpl(sandbox::inventory).discover(new ClusterRef("v2")).v2Store();
+          new EtcdActivitiesImpl(ClusterTargets.etcdOnly(sandbox::inventory))
+              .discover(new ClusterRef("v2"))
+              .v2Store();
 
       assertThat(v2.servedBy()).containsExactly("m1", "m2", "m3");
       assertThat(v2.keys()).isEqualTo(180);
@@ -56,7 +59,10 @@ class V2StoreDetectionTest {
     try (Sandbox sandbox =
         Sandbox.create(
             new SandboxSpec(dir.resolve("v3"), "v3", 1, "3.4.23"), EtcdReleases.store())) {
-      V2Store v2 = new EtcdActivitiesImpl(sandbox::inventory).discover(new ClusterRef("v3")).v2();
+      V2Store v2 =
+          new EtcdActivitiesImpl(ClusterTargets.etcdOnly(sandbox::inventory))
+              .discover(new ClusterRef("v3"))
+              .v2();
 
       assertThat(v2)
           .as("read, and found not served (null would mean not read)")

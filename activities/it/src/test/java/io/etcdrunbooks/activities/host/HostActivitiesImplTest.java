@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
@@ -78,7 +79,7 @@ class HostActivitiesImplTest {
     ssh = new SshConnector();
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
-        new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store()));
+        new HostActivitiesImpl(new ClusterTargets(sandbox::inventory, ssh), EtcdReleases.store()));
     env.setActivityHeartbeatListener(String.class, heartbeats::add);
     hosts =
         env.newActivityStub(
@@ -131,7 +132,7 @@ class HostActivitiesImplTest {
     TestActivityEnvironment ended = TestActivityEnvironment.newInstance();
     try {
       ended.registerActivitiesImplementations(
-          new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store())
+          new HostActivitiesImpl(new ClusterTargets(sandbox::inventory, ssh), EtcdReleases.store())
               .withRunLiveness((workflowId, runId) -> false));
       HostActivities stale =
           ended.newActivityStub(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.ImageRegistryStandIn;
@@ -62,7 +63,7 @@ class StaticPodHostActivitiesTest {
     ssh = new SshConnector();
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
-        new HostActivitiesImpl(sandbox::inventory, ssh, EtcdReleases.store()));
+        new HostActivitiesImpl(new ClusterTargets(sandbox::inventory, ssh), EtcdReleases.store()));
     hosts =
         env.newActivityStub(
             HostActivities.class,

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
 import io.etcdrunbooks.inventory.KubernetesSpec;
@@ -253,6 +254,6 @@ class KubernetesActivitiesTest {
                 kubeconfig == null ? null : new KubernetesSpec(kubeconfig.toString(), 0));
     Inventory inventory =
         new Inventory(new ReleaseSource("/tmp", null, null, null), Map.of("c", cluster));
-    return new KubernetesActivitiesImpl(() -> inventory);
+    return new KubernetesActivitiesImpl(ClusterTargets.etcdOnly(() -> inventory));
   }
 }

@@ -4,6 +4,8 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.phases.Compensation;
+import io.etcdrunbooks.workflows.phases.FailureMapping;
+import io.etcdrunbooks.workflows.phases.PhaseFailed;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -11,13 +13,14 @@ import java.util.function.Consumer;
 
 /**
  * How a migration fails once it has touched something. Before the first kube-apiserver reads v3,
- * the registered undos run (COMPENSATE) and the runbook ends MigrationRolledBack: v2 as it was,
- * members and apiservers running on it. After that, or when an undo fails, it ends MigrationFailed
- * naming what it left and what to do.
+ * the phase runner runs the registered undos (COMPENSATE) and the runbook ends MigrationRolledBack:
+ * v2 as it was, members and apiservers running on it. After that, or when an undo fails, it ends
+ * MigrationFailed naming what it left and what to do.
  */
-final class MigrateFailure {
+final class MigrateFailure implements FailureMapping<MigrateRun> {
 
-  private MigrateFailure() {}
+  /** The phase a failure stopped the migration in. */
+  private record StoppedIn(Phase phase) {}
 
   static Consumer<MigrateRun> compensating(Consumer<MigrateRun> phase) {
     return run -> {
@@ -27,7 +30,7 @@ final class MigrateFailure {
         if (e instanceof ApplicationFailure af && ours(af)) throw e;
         if (run.pastNoReturn()) throw stuck(run, e);
         if (run.undo.isEmpty()) throw e; // nothing changed yet
-        throw rolledBack(run, e);
+        throw run.undo.failed(e, new StoppedIn(run.ctx.progress().phase()));
       }
     };
   }
@@ -37,35 +40,35 @@ final class MigrateFailure {
         || FailureType.MigrationRolledBack.name().equals(af.getType());
   }
 
-  private static ApplicationFailure rolledBack(MigrateRun run, RuntimeException cause) {
-    String phase = run.ctx.progress().phase().name();
-    run.ctx.progress().phase(Phase.COMPENSATE);
-    try {
-      Compensation.Outcome outcome = run.undo.undo();
+  @Override
+  public RuntimeException failure(
+      MigrateRun run, PhaseFailed failed, Compensation.Outcome outcome) {
+    String phase = ((StoppedIn) failed.what()).phase().name();
+    String cause = Failures.rootMessage(failed.failure());
+    if (outcome.stoppedAt().isEmpty()) {
       return FailureType.MigrationRolledBack.nonRetryable(
           ("%s stopped in phase %s: %s. The cluster is back on v2, put back: %s. The data dir"
                   + " copies stay at %s. Next: fix the cause, then run the migration again")
-              .formatted(
-                  run.what(), phase, Failures.rootMessage(cause), outcome.undone(), run.copies));
-    } catch (Compensation.UndoFailed e) {
-      return FailureType.MigrationFailed.nonRetryable(
-          ("%s stopped in phase %s: %s. Putting v2 back failed too at '%s' (%s) after %s. Left:"
-                  + " data dir copies at %s (the migrated data dirs beside them as"
-                  + " *.after-migrate-%s), kube-apiservers stopped: %s. Next: put each copy back"
-                  + " as the member's data dir by hand, start the members, then start the"
-                  + " kube-apiservers (their manifests are hidden .etcd-runbooks.stopped files"
-                  + " beside the manifest path)")
-              .formatted(
-                  run.what(),
-                  phase,
-                  Failures.rootMessage(cause),
-                  e.what(),
-                  Failures.rootMessage(e.getCause()),
-                  e.undoneBefore(),
-                  run.copies,
-                  run.migrationId,
-                  run.apiServersStopped));
+              .formatted(run.what(), phase, cause, outcome.undone(), run.copies));
     }
+    Compensation.UndoFailed e = outcome.stoppedAt().get();
+    return FailureType.MigrationFailed.nonRetryable(
+        ("%s stopped in phase %s: %s. Putting v2 back failed too at '%s' (%s) after %s. Left:"
+                + " data dir copies at %s (the migrated data dirs beside them as"
+                + " *.after-migrate-%s), kube-apiservers stopped: %s. Next: put each copy back"
+                + " as the member's data dir by hand, start the members, then start the"
+                + " kube-apiservers (their manifests are hidden .etcd-runbooks.stopped files"
+                + " beside the manifest path)")
+            .formatted(
+                run.what(),
+                phase,
+                cause,
+                e.what(),
+                Failures.rootMessage(e.getCause()),
+                e.undoneBefore(),
+                run.copies,
+                run.migrationId,
+                run.apiServersStopped));
   }
 
   private static ApplicationFailure stuck(MigrateRun run, RuntimeException cause) {

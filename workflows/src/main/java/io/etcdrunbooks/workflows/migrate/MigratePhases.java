@@ -8,8 +8,8 @@ import io.etcdrunbooks.workflows.phases.PhaseRunner;
 
 /**
  * The MigrateV2ToV3 runbook, phase by phase. Every change registers its undo first; a failure
- * before the first kube-apiserver reads v3 runs them (COMPENSATE): the data dir copies put back,
- * the members and apiservers started again on v2 ({@link MigrateFailure}).
+ * before the first kube-apiserver reads v3 has the phase runner run them (COMPENSATE): the data dir
+ * copies put back, the members and apiservers started again on v2 ({@link MigrateFailure}).
  */
 public final class MigratePhases {
 
@@ -101,7 +101,8 @@ public final class MigratePhases {
           .compensatingIn(
               Phase.COMPENSATE,
               "before the first kube-apiserver reads v3: stops the members, puts each data dir"
-                  + " copy back, starts the members and the kube-apiservers again on v2");
+                  + " copy back, starts the members and the kube-apiservers again on v2",
+              new MigrateFailure());
 
   private MigratePhases() {}
 }

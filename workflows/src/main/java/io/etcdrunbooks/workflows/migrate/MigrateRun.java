@@ -26,7 +26,7 @@ final class MigrateRun {
   final String migrationId;
 
   /** The undo of every change made so far, until the first kube-apiserver reads v3. */
-  final Compensation undo = new Compensation();
+  final Compensation undo;
 
   List<String> members = List.of();
   List<String> controlPlane = List.of();
@@ -59,6 +59,7 @@ final class MigrateRun {
 
   MigrateRun(RunContext ctx, MigrateRequest request) {
     this.ctx = ctx;
+    this.undo = ctx.undos();
     this.request = request;
     this.migrationId = "v3m" + Workflow.getInfo().getRunId().substring(0, 8);
   }

@@ -4,13 +4,10 @@ import io.etcdrunbooks.workflows.activities.ApiServerActivities.AwaitApiServerRe
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.ControlPlaneRef;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities.ReplaceEtcdServerRequest;
 import io.etcdrunbooks.workflows.common.Failures;
-import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -74,28 +71,24 @@ public final class ApiServerRollout {
 
   /**
    * Rolls the edit out to every control-plane host, in inventory order; {@code pause} holds it
-   * before each host.
+   * before each host. A host that does not come back healthy stops the rollout: {@link PhaseFailed}
+   * with {@link Unhealthy}, and the runner puts its previous manifest back.
    *
-   * @param failure the runbook's failure, made from where the rollout stopped; thrown
    * @return the hosts whose manifest changed, in order
    */
-  public List<String> run(Edit edit, Function<Stopped, ApplicationFailure> failure) {
-    return run(ctx.activities().apiServer.controlPlaneHosts(ctx.ref()), edit, failure);
+  public List<String> run(Edit edit) {
+    return run(ctx.activities().apiServer.controlPlaneHosts(ctx.ref()), edit);
   }
 
-  /** As {@link #run(Edit, Function)}, on these hosts only (the others' machines are gone). */
-  public List<String> run(
-      List<String> hosts, Edit edit, Function<Stopped, ApplicationFailure> failure) {
+  /** As {@link #run(Edit)}, on these hosts only (the others' machines are gone). */
+  public List<String> run(List<String> hosts, Edit edit) {
     List<String> changed = new ArrayList<>();
     List<String> done = new ArrayList<>();
     for (String host : hosts) {
       progress().awaitResumed();
       progress().member(host);
       HostEdit onHost = new HostEdit(host);
-      if (!onHost.rollOut(edit)) {
-        throw failure.apply(
-            onHost.stopped(done, hosts.subList(hosts.indexOf(host) + 1, hosts.size())));
-      }
+      onHost.rollOut(edit, done, hosts.subList(hosts.indexOf(host) + 1, hosts.size()));
       done.add(host);
       if (onHost.changed) changed.add(host);
     }
@@ -108,12 +101,43 @@ public final class ApiServerRollout {
   }
 
   /**
-   * One host: its undo registered, its edit made, its health awaited, and its undo run when it
-   * stays unhealthy.
+   * The host that did not come back healthy ({@link PhaseFailed#what()}); once the undos ran,
+   * {@link #stopped()} says where the rollout stopped and what became of the host's manifest.
+   */
+  public static final class Unhealthy {
+    private final HostEdit onHost;
+    private final Edit edit;
+    private final List<String> done;
+    private final List<String> notYet;
+
+    private Unhealthy(HostEdit onHost, Edit edit, List<String> done, List<String> notYet) {
+      this.onHost = onHost;
+      this.edit = edit;
+      this.done = List.copyOf(done);
+      this.notYet = List.copyOf(notYet);
+    }
+
+    public String host() {
+      return onHost.host;
+    }
+
+    /** The edit that was rolled out. */
+    public Edit edit() {
+      return edit;
+    }
+
+    public Stopped stopped() {
+      return new Stopped(onHost.host, onHost.changed, onHost.cause, onHost.putBack, done, notYet);
+    }
+  }
+
+  /**
+   * One host: its edit made, the way back registered when it changed the manifest (only a manifest
+   * this edit changed is put back: an older previous manifest may lie beside an unchanged one), its
+   * health awaited.
    */
   private final class HostEdit {
     final String host;
-    final Compensation undo = new Compensation();
     boolean changed;
     String cause = "";
     String putBack = "";
@@ -122,15 +146,10 @@ public final class ApiServerRollout {
       this.host = host;
     }
 
-    /**
-     * Whether the host came back healthy; when not, its previous manifest is put back (if this edit
-     * changed it).
-     */
-    boolean rollOut(Edit edit) {
-      // only a manifest this edit changed is put back: an older previous manifest may lie beside an
-      // unchanged one
-      undo.register(host + ": previous manifest", () -> changed && putBack());
+    void rollOut(Edit edit, List<String> done, List<String> notYet) {
+      Compensation.Scope undo = ctx.undos().scope();
       changed = progress().record(host + ": " + edit.what(), () -> edit.onHost().test(host));
+      if (changed) undo.register(host + ": previous manifest", this::putBack);
       try {
         progress()
             .run(
@@ -142,39 +161,30 @@ public final class ApiServerRollout {
                             new AwaitApiServerRequest(ctx.cluster(), host, healthTimeoutSeconds)));
       } catch (ActivityFailure e) {
         cause = Failures.rootMessage(e);
-        putBack = compensate();
-        return false;
+        throw ctx.undos().failed(e, new Unhealthy(this, edit, done, notYet));
       }
       undo.commit();
-      return true;
     }
 
-    Stopped stopped(List<String> done, List<String> notYet) {
-      return new Stopped(host, changed, cause, putBack, List.copyOf(done), List.copyOf(notYet));
-    }
-
-    private String compensate() {
-      if (!changed) return "";
-      progress().phase(Phase.COMPENSATE);
-      try {
-        undo.undo();
-        return "Its previous manifest was put back.";
-      } catch (Compensation.UndoFailed e) {
-        return ("Putting its previous manifest back failed too (%s): restore it by hand from the"
-                + " hidden .etcd-runbooks.previous file beside it.")
-            .formatted(Failures.rootMessage(e.getCause()));
-      }
-    }
-
+    /** Never throws: a runbook with more to undo goes on with it. */
     private boolean putBack() {
-      progress()
-          .run(
-              host + ": put the previous manifest back",
-              () ->
-                  ctx.activities()
-                      .apiServer
-                      .restoreManifest(new ControlPlaneRef(ctx.cluster(), host)));
-      return true;
+      try {
+        progress()
+            .run(
+                host + ": put the previous manifest back",
+                () ->
+                    ctx.activities()
+                        .apiServer
+                        .restoreManifest(new ControlPlaneRef(ctx.cluster(), host)));
+        putBack = "Its previous manifest was put back.";
+        return true;
+      } catch (ActivityFailure e) {
+        putBack =
+            ("Putting its previous manifest back failed too (%s): restore it by hand from the"
+                    + " hidden .etcd-runbooks.previous file beside it.")
+                .formatted(Failures.rootMessage(e));
+        return false;
+      }
     }
   }
 }

@@ -8,7 +8,6 @@ import io.etcdrunbooks.workflows.activities.NewMemberActivities.NewMemberRequest
 import io.etcdrunbooks.workflows.activities.NewMemberActivities.PrepareRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
-import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
@@ -21,9 +20,10 @@ import java.util.List;
  * One new member joining a running cluster, as the runbooks that add members do it (ReplaceMember,
  * ScaleCluster): added to etcd's membership (a learner on 3.4 and later), its host prepared to join
  * the existing cluster, started, caught up with the leader, and a learner promoted. Its way back is
- * registered before the add: when a step fails, the new member is removed from the membership again
- * and its etcd stopped with its data dir kept aside (COMPENSATE), each undo tried even when the
- * other failed, and the runbook's own failure is made from what happened.
+ * registered before the add: when a step fails, the phase runner removes the new member from the
+ * membership again and stops its etcd with its data dir kept aside (COMPENSATE), each undo tried
+ * even when the other failed, and the runbook's failure mapping words what happened ({@link
+ * NotJoined}).
  */
 public final class MemberJoin {
 
@@ -47,9 +47,30 @@ public final class MemberJoin {
    */
   public record Failed(String why, String logTail, String undone, String clusterState) {}
 
-  /** Makes the runbook's failure from a join that was undone. */
-  public interface FailureMaker {
-    ApplicationFailure failure(Failed failed);
+  /**
+   * A join that failed ({@link PhaseFailed#what()}): its undos run with the run's, then the runbook
+   * words its failure from {@link #afterUndo()}.
+   */
+  public static final class NotJoined {
+    private final MemberJoin join;
+    private final String why;
+    private final String logTail;
+
+    private NotJoined(MemberJoin join, String why, String logTail) {
+      this.join = join;
+      this.why = why;
+      this.logTail = logTail;
+    }
+
+    public MemberPlacement member() {
+      return join.joining.member();
+    }
+
+    /** What went wrong and became of the undo, with the cluster as it is now. */
+    public Failed afterUndo() {
+      String state = ClusterDescription.describe(join.ctx.activities(), join.ctx.cluster());
+      return new Failed(why, logTail, join.undoneSentence(), state);
+    }
   }
 
   private final RunContext ctx;
@@ -63,10 +84,13 @@ public final class MemberJoin {
     this.onHost = new NewMemberRequest(ctx.cluster(), joining.member(), joining.version());
   }
 
-  /** Joins the member; on failure undoes the join and throws the runbook's failure. */
-  public EtcdMember run(FailureMaker failureMaker) {
+  /**
+   * Joins the member; on failure throws {@link PhaseFailed} with {@link NotJoined}, for the runner
+   * to undo the join.
+   */
+  public EtcdMember run() {
     ctx.progress().awaitResumed();
-    Compensation compensation = new Compensation();
+    Compensation.Scope compensation = ctx.undos().scope();
     String name = joining.member().name();
     // both before the add, the stop first so that it runs last: the new member leaves the
     // membership before it stops
@@ -79,22 +103,13 @@ public final class MemberJoin {
       added = addAndPrepareHost();
       startAndCatchUp();
     } catch (ActivityFailure | ApplicationFailure e) {
-      throw undo(e, compensation, failureMaker);
+      String why = Failures.rootMessage(e);
+      String log = logTail(); // before the undo stops the member
+      ctx.progress().message(name + " could not join: " + why + "; removing it again");
+      throw ctx.undos().failed(e, new NotJoined(this, why, log));
     }
     compensation.commit();
     return added;
-  }
-
-  private ApplicationFailure undo(
-      RuntimeException cause, Compensation compensation, FailureMaker failureMaker) {
-    String why = Failures.rootMessage(cause);
-    String log = logTail();
-    ctx.progress().phase(Phase.COMPENSATE);
-    ctx.progress()
-        .message(joining.member().name() + " could not join: " + why + "; removing it again");
-    compensation.undo();
-    String state = ClusterDescription.describe(ctx.activities(), ctx.cluster());
-    return failureMaker.failure(new Failed(why, log, undoneSentence(), state));
   }
 
   /** The new member in etcd's membership, and its host ready to start it with a fresh data dir. */

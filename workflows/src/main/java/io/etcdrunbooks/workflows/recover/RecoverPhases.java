@@ -13,7 +13,7 @@ import io.etcdrunbooks.workflows.phases.PhaseRunner;
 public final class RecoverPhases {
 
   // long on purpose: a declarative table, one entry per phase with its documented description
-  public static final PhaseRunner<RecoverRun> RUNNER =
+  private static final PhaseRunner<RecoverRun> PHASES =
       new PhaseRunner<RecoverRun>(
           always(
               Phase.DISCOVER,
@@ -138,6 +138,15 @@ public final class RecoverPhases {
                   + " members rebuilt, the survivor's data dir copy, the apiservers restarted, the"
                   + " loss in words and which watchers must relist",
               RecoverSteps::done));
+
+  public static final PhaseRunner<RecoverRun> RUNNER =
+      PHASES.compensatingIn(
+          Phase.COMPENSATE,
+          "a rebuilt member that did not join is removed from the membership again and its etcd"
+              + " stopped, its data dir kept aside; a kube-apiserver that did not come back healthy"
+              + " on every member gets its previous manifest back; nothing else is put back (the"
+              + " survivor's data dir copy is the way back)",
+          new RecoverFailures());
 
   private RecoverPhases() {}
 }

@@ -23,6 +23,7 @@ import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.restore.RestoreResult;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
@@ -214,25 +215,7 @@ final class RecoverSteps {
       MemberJoin.Joining joining =
           new MemberJoin.Joining(
               member, run.version, run.learner, run.request.effectiveMemberTimeoutSeconds());
-      new MemberJoin(run.ctx, joining)
-          .run(
-              failed ->
-                  FailureType.RecoverFailed.nonRetryable(
-                      ("%s failed: %s, rebuilding %s on %s, could not join: %s%s%s %s %s Next: fix"
-                              + " %s, then replace %s and every lost member after it with"
-                              + " ReplaceMember, one at a time")
-                          .formatted(
-                              run.what(),
-                              member.name(),
-                              lost,
-                              member.host(),
-                              failed.why(),
-                              failed.logTail(),
-                              failed.undone(),
-                              RecoverFailure.state(run),
-                              failed.clusterState(),
-                              member.host(),
-                              lost)));
+      new MemberJoin(run.ctx, joining).run();
       progress.run(
           "record %s in place of %s in the inventory".formatted(member.name(), lost),
           () ->
@@ -281,24 +264,55 @@ final class RecoverSteps {
                 "--etcd-servers=" + String.join(",", servers),
                 host ->
                     activities.apiServer.setEtcdServers(
-                        new SetEtcdServersRequest(run.cluster(), host, servers))),
-            stopped ->
-                FailureType.RecoverFailed.nonRetryable(
-                    ("%s: every member is rebuilt (%s), but the kube-apiserver on %s did not become"
-                            + " healthy once its --etcd-servers listed them all: %s.%s Apiservers on"
-                            + " every member: %s; still on %s alone: %s. Next: read that"
-                            + " apiserver's log, fix it, and set --etcd-servers=%s by hand on the"
-                            + " others")
-                        .formatted(
-                            run.what(),
-                            run.rebuilt,
-                            stopped.host(),
-                            stopped.cause(),
-                            stopped.putBack().isEmpty() ? "" : " " + stopped.putBack(),
-                            stopped.done(),
-                            run.survivor.name(),
-                            stopped.notYet(),
-                            String.join(",", servers))));
+                        new SetEtcdServersRequest(run.cluster(), host, servers))));
+  }
+
+  /** A lost member's rebuild that did not join, once the runner removed it again. */
+  static ApplicationFailure joinFailed(
+      RecoverRun run, MemberPlacement member, MemberJoin.Failed failed) {
+    String lost =
+        run.rebuildAs.entrySet().stream()
+            .filter(e -> e.getValue().name().equals(member.name()))
+            .map(Map.Entry::getKey)
+            .findFirst()
+            .orElseThrow();
+    return FailureType.RecoverFailed.nonRetryable(
+        ("%s failed: %s, rebuilding %s on %s, could not join: %s%s%s %s %s Next: fix"
+                + " %s, then replace %s and every lost member after it with"
+                + " ReplaceMember, one at a time")
+            .formatted(
+                run.what(),
+                member.name(),
+                lost,
+                member.host(),
+                failed.why(),
+                failed.logTail(),
+                failed.undone(),
+                RecoverFailure.state(run),
+                failed.clusterState(),
+                member.host(),
+                lost));
+  }
+
+  /** A kube-apiserver that did not come back healthy on every member, its manifest put back. */
+  static ApplicationFailure apiServerFailed(RecoverRun run, ApiServerRollout.Unhealthy unhealthy) {
+    ApiServerRollout.Stopped stopped = unhealthy.stopped();
+    return FailureType.RecoverFailed.nonRetryable(
+        ("%s: every member is rebuilt (%s), but the kube-apiserver on %s did not become"
+                + " healthy once its --etcd-servers listed them all: %s.%s Apiservers on"
+                + " every member: %s; still on %s alone: %s. Next: read that"
+                + " apiserver's log, fix it, and set %s by hand on the"
+                + " others")
+            .formatted(
+                run.what(),
+                run.rebuilt,
+                stopped.host(),
+                stopped.cause(),
+                stopped.putBack().isEmpty() ? "" : " " + stopped.putBack(),
+                stopped.done(),
+                run.survivor.name(),
+                stopped.notYet(),
+                unhealthy.edit().what()));
   }
 
   private static void bringApiServersBack(RecoverRun run, List<String> servers) {

@@ -90,7 +90,8 @@ public final class ReplacePhases {
               Phase.COMPENSATE,
               "a new member that did not join is removed from the membership again and its etcd"
                   + " stopped, its data dir kept aside; a kube-apiserver that did not come back healthy gets its previous"
-                  + " manifest back; the failure names what was undone and what was not");
+                  + " manifest back; the failure names what was undone and what was not",
+              new ReplaceFailures());
 
   private ReplacePhases() {}
 

@@ -20,8 +20,7 @@ final class ReplacementApiServers {
         new ApiServerRollout(run.ctx, run.request.effectiveApiServerTimeoutSeconds())
             .run(
                 ApiServerRollout.replacingEtcdServer(
-                    run.ctx, run.failed().clientUrl(), run.replacement().clientUrl()),
-                stopped -> failure(run, stopped));
+                    run.ctx, run.failed().clientUrl(), run.replacement().clientUrl()));
     KubeadmConfigSync.followInventoryMembers(
             run.ctx,
             "%s: %s replaced %s and every kube-apiserver lists it"
@@ -29,7 +28,7 @@ final class ReplacementApiServers {
         .ifPresent(run.notes::add);
   }
 
-  private static ApplicationFailure failure(ReplaceRun run, ApiServerRollout.Stopped stopped) {
+  static ApplicationFailure failure(ReplaceRun run, ApiServerRollout.Stopped stopped) {
     String failed = run.failed().name();
     MemberPlacement replacement = run.replacement();
     String changedTo =

@@ -22,10 +22,10 @@ final class ReplacementJoin {
             run.version,
             run.learner,
             run.request.effectiveMemberTimeoutSeconds());
-    run.added = new MemberJoin(run.ctx, joining).run(failed -> failure(run, failed));
+    run.added = new MemberJoin(run.ctx, joining).run();
   }
 
-  private static ApplicationFailure failure(ReplaceRun run, MemberJoin.Failed failed) {
+  static ApplicationFailure failure(ReplaceRun run, MemberJoin.Failed failed) {
     MemberPlacement replacement = run.replacement();
     String failedMember = run.failed().name();
     return FailureType.ReplacementJoinFailed.nonRetryable(

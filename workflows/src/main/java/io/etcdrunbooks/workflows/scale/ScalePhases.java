@@ -90,7 +90,8 @@ public final class ScalePhases {
               "a new member that did not join is removed from the membership again and its etcd"
                   + " stopped, its data dir kept aside; members added or removed before it stay (each"
                   + " is recorded); a kube-apiserver that did not come back healthy gets its previous"
-                  + " manifest back; the failure names the members now and the next step");
+                  + " manifest back; the failure names the members now and the next step",
+              new ScaleFailures());
 
   private ScalePhases() {}
 

@@ -41,7 +41,7 @@ final class ScaleSteps {
       MemberJoin.Joining joining =
           new MemberJoin.Joining(
               m, run.version, run.learner, run.request.effectiveMemberTimeoutSeconds());
-      new MemberJoin(run.ctx, joining).run(failed -> joinFailed(run, m, failed));
+      new MemberJoin(run.ctx, joining).run();
       progress.run(
           "record %s in the inventory".formatted(m.name()),
           () ->
@@ -65,8 +65,7 @@ final class ScaleSteps {
                     .apiServer
                     .setEtcdServers(new SetEtcdServersRequest(run.cluster(), host, urls)));
     run.apiServersUpdated =
-        new ApiServerRollout(run.ctx, run.request.effectiveApiServerTimeoutSeconds())
-            .run(edit, stopped -> apiServerFailed(run, stopped));
+        new ApiServerRollout(run.ctx, run.request.effectiveApiServerTimeoutSeconds()).run(edit);
   }
 
   static void remove(ScaleRun run) {
@@ -163,8 +162,7 @@ final class ScaleSteps {
                 ClusterDescription.describe(run.ctx.activities(), run.cluster())));
   }
 
-  private static ApplicationFailure joinFailed(
-      ScaleRun run, MemberPlacement m, MemberJoin.Failed failed) {
+  static ApplicationFailure joinFailed(ScaleRun run, MemberPlacement m, MemberJoin.Failed failed) {
     return FailureType.ScaleFailed.nonRetryable(
         ("%s failed: the new member %s (%s on %s) could not join: %s%s%s %s %s Next: fix %s (see"
                 + " the log above), then start ScaleCluster again with the same request: members"
@@ -182,8 +180,7 @@ final class ScaleSteps {
                 m.host()));
   }
 
-  private static ApplicationFailure apiServerFailed(
-      ScaleRun run, ApiServerRollout.Stopped stopped) {
+  static ApplicationFailure apiServerFailed(ScaleRun run, ApiServerRollout.Stopped stopped) {
     String putBack = stopped.putBack().isEmpty() ? "" : " " + stopped.putBack();
     return FailureType.ApiServerUpdateFailed.nonRetryable(
         ("%s: the kube-apiserver on %s did not become healthy%s: %s.%s %s Apiservers already on"

@@ -199,12 +199,7 @@ final class TlsCaRotation {
                                   files == null ? null : files.keyFile()));
                   if (edited) changed.add(host);
                   return edited;
-                }),
-            stopped ->
-                TlsEnable.compensate(
-                    run,
-                    "kube-apiserver on " + stopped.host(),
-                    new IllegalStateException(stopped.cause())));
+                }));
   }
 
   private static void recordWorkerTls(TlsRun run, ClientTls to, ClientTls back) {

@@ -10,14 +10,10 @@ import io.etcdrunbooks.workflows.activities.MembershipActivities.UpdatePeerUrlRe
 import io.etcdrunbooks.workflows.activities.TlsActivities.AwaitCertificateRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlaceCertificatesRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates;
-import io.etcdrunbooks.workflows.common.FailureType;
-import io.etcdrunbooks.workflows.common.Failures;
-import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.ApiServerRollout;
-import io.etcdrunbooks.workflows.phases.Compensation;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
@@ -27,8 +23,9 @@ import java.util.Map;
  * The enable mode's changing phases: certificates placed on every host, each member restarted
  * serving http and https (and dialling peers with its certificate), the worker and every
  * kube-apiserver moved to https, then each member restarted serving TLS only (its peer URL changed
- * with {@code member update} first). Every change registers its undo first; a step that fails
- * undoes every change of the run, newest first, so the cluster is back on http as it was.
+ * with {@code member update} first). Every change registers its undo first; when a step fails the
+ * phase runner undoes every change of the run, newest first, so the cluster is back on http as it
+ * was ({@link TlsFailures}).
  */
 final class TlsEnable {
 
@@ -192,12 +189,7 @@ final class TlsEnable {
                                   files.keyFile()));
                   if (changed) run.apiServersChanged.add(host);
                   return changed;
-                }),
-            stopped ->
-                compensate(
-                    run,
-                    "kube-apiserver on " + stopped.host(),
-                    new IllegalStateException(stopped.cause())));
+                }));
   }
 
   static void awaitApiServer(TlsRun run, String host) {
@@ -341,44 +333,15 @@ final class TlsEnable {
         run.rotationId);
   }
 
-  /** The step, or every change of the run undone and the runbook failed naming {@code who}. */
+  /**
+   * The step, or its failure for the phase runner to undo every change of the run and fail naming
+   * {@code who}.
+   */
   static <T> T guarded(TlsRun run, String who, java.util.function.Supplier<T> step) {
     try {
       return step.get();
     } catch (ActivityFailure | ApplicationFailure e) {
-      throw compensate(run, who, e);
-    }
-  }
-
-  static ApplicationFailure compensate(TlsRun run, String who, RuntimeException cause) {
-    run.ctx.progress().phase(Phase.COMPENSATE);
-    try {
-      Compensation.Outcome outcome = run.undo.undo();
-      return FailureType.TlsRolledBack.nonRetryable(
-          ("%s: %s did not take %s: %s. Every change was undone, newest first: %s; the cluster"
-                  + " %s as before. Next: check the certificates and %s's log, then run the"
-                  + " runbook again")
-              .formatted(
-                  run.what(),
-                  who,
-                  run.enabling() ? "TLS" : "the new CA",
-                  Failures.rootMessage(cause),
-                  outcome.undone(),
-                  run.enabling() ? "serves http" : "trusts the old CA",
-                  who));
-    } catch (Compensation.UndoFailed e) {
-      return FailureType.TlsFailed.nonRetryable(
-          ("%s: %s did not take the change: %s. Undoing the changes failed at '%s' (%s) after %s: finish"
-                  + " by hand (docs/runbooks/reconfigure-tls.md: each member's flags file has its"
-                  + " previous copy as <file>.before-%s-<step>)")
-              .formatted(
-                  run.what(),
-                  who,
-                  Failures.rootMessage(cause),
-                  e.what(),
-                  Failures.rootMessage(e.getCause()),
-                  e.undoneBefore(),
-                  run.rotationId));
+      throw run.undo.failed(e, new TlsFailures.Change(who));
     }
   }
 

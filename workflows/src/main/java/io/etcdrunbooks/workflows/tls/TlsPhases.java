@@ -163,7 +163,8 @@ public final class TlsPhases {
                   + " its old files back, and so does every member rotated before it and every other"
                   + " certificate renewed; enabling,"
                   + " every change of the run is undone, newest first (flags, peer URLs,"
-                  + " manifests, inventory, files), and the cluster serves http as before");
+                  + " manifests, inventory, files), and the cluster serves http as before",
+              new TlsFailures());
 
   private TlsPhases() {}
 

@@ -4,17 +4,14 @@ import io.etcdrunbooks.workflows.activities.TlsActivities.AwaitCertificateReques
 import io.etcdrunbooks.workflows.activities.TlsActivities.InstallCertificateRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PresentedCertificate;
 import io.etcdrunbooks.workflows.activities.TlsActivities.RenewCertificateFileRequest;
-import io.etcdrunbooks.workflows.common.FailureType;
-import io.etcdrunbooks.workflows.common.Failures;
-import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
-import io.etcdrunbooks.workflows.phases.Compensation;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 
 /**
  * The CERTIFICATES phase: each member's files replaced and its new certificate seen served before
- * the next member, the way back of each registered before its files change.
+ * the next member, the way back of each registered before its files change; a member that fails has
+ * the phase runner put the old files back ({@link TlsFailures}).
  */
 final class TlsRotation {
 
@@ -30,7 +27,7 @@ final class TlsRotation {
       try {
         rotateOne(run, member, request);
       } catch (ActivityFailure | ApplicationFailure e) {
-        throw compensate(run, "member " + member, e);
+        throw run.undo.failed(e, new TlsFailures.Certificate("member " + member));
       }
       run.rotated.add(member);
     }
@@ -41,7 +38,7 @@ final class TlsRotation {
         renew(run, other, null, other.host());
         TlsEnable.awaitApiServer(run, other.host());
       } catch (ActivityFailure | ApplicationFailure e) {
-        throw compensate(run, "kube-apiserver on " + other.host(), e);
+        throw run.undo.failed(e, new TlsFailures.Certificate("kube-apiserver on " + other.host()));
       }
     }
     progress.member("");
@@ -121,30 +118,6 @@ final class TlsRotation {
     }
     // in an outage the members heal together: health is the postflight's to check
     if (!run.emergency()) run.awaitHealthy(member);
-  }
-
-  private static ApplicationFailure compensate(TlsRun run, String who, RuntimeException cause) {
-    run.ctx.progress().phase(Phase.COMPENSATE);
-    try {
-      Compensation.Outcome outcome = run.undo.undo();
-      return FailureType.TlsRolledBack.nonRetryable(
-          ("%s: %s did not take its new certificate: %s. Old certificates put back: %s."
-                  + " Next: check the certificate and the member's log, then run the runbook again")
-              .formatted(run.what(), who, Failures.rootMessage(cause), outcome.undone()));
-    } catch (Compensation.UndoFailed e) {
-      return FailureType.TlsFailed.nonRetryable(
-          ("%s: %s did not take its new certificate: %s. Putting the old one back failed"
-                  + " at '%s' (%s) after %s: put <file>.before-%s back over the member's"
-                  + " certificate and key by hand")
-              .formatted(
-                  run.what(),
-                  who,
-                  Failures.rootMessage(cause),
-                  e.what(),
-                  Failures.rootMessage(e.getCause()),
-                  e.undoneBefore(),
-                  run.rotationId));
-    }
   }
 
   private static boolean putBack(TlsRun run, InstallCertificateRequest request) {

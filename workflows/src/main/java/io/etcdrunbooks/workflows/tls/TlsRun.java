@@ -25,7 +25,7 @@ final class TlsRun {
   final RunContext ctx;
   final ReconfigureTlsRequest request;
   final String rotationId;
-  final Compensation undo = new Compensation();
+  final Compensation undo;
 
   /** Makes the next approval wait for a new approve: the hold for unmanaged clients has its own. */
   final Runnable needApprovalAgain;
@@ -59,6 +59,7 @@ final class TlsRun {
 
   TlsRun(RunContext ctx, ReconfigureTlsRequest request, Runnable needApprovalAgain) {
     this.ctx = ctx;
+    this.undo = ctx.undos();
     this.request = request;
     this.needApprovalAgain = needApprovalAgain;
     this.rotationId = "tls" + Workflow.getInfo().getRunId().substring(0, 8);

@@ -1,14 +1,11 @@
 package io.etcdrunbooks.workflows.tls;
 
-import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.MemberRef;
-import io.etcdrunbooks.workflows.phases.Compensation;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
@@ -19,7 +16,8 @@ import java.util.List;
  * every member's client connections listed, and the runbook held for an approval when one comes
  * from an address the inventory does not know (a CNI's kvstore, Prometheus scraping :2379, a backup
  * job, an apiserver's --etcd-servers-overrides) or could not be listed: those clients lose etcd at
- * that step, and the runbook cannot move them. A cancel at the hold undoes the whole run.
+ * that step, and the runbook cannot move them. A cancel at the hold undoes the whole run (the phase
+ * runner, {@link TlsFailures}).
  */
 final class UnmanagedClientsHold {
 
@@ -54,7 +52,7 @@ final class UnmanagedClientsHold {
     try {
       run.ctx.approval().awaitApproval(plan, () -> false);
     } catch (CanceledFailure e) {
-      throw undone(run, found);
+      throw run.undo.failed(e, new TlsFailures.HoldCancelled(found));
     }
     progress.phase(phase);
   }
@@ -107,38 +105,6 @@ final class UnmanagedClientsHold {
                       .clientConnections(new MemberRef(run.cluster(), member)));
     } catch (ActivityFailure e) {
       return ClientConnections.unreadable(member, List.of(), Failures.rootMessage(e));
-    }
-  }
-
-  /** Cancelled at the hold: every change of the run undone, newest first. */
-  private static ApplicationFailure undone(TlsRun run, List<String> found) {
-    run.ctx.progress().phase(Phase.COMPENSATE);
-    String before = run.enabling() ? "serves http" : "trusts the old CA";
-    try {
-      Compensation.Outcome outcome = run.undo.undo();
-      return FailureType.TlsRolledBack.nonRetryable(
-          ("%s: cancelled at the %s (%s). Every change was undone, newest first: %s; the cluster"
-                  + " %s as before. Next: move those clients to %s, or stop them, then run the"
-                  + " runbook again")
-              .formatted(
-                  run.what(),
-                  STEP,
-                  String.join("; ", found),
-                  outcome.undone(),
-                  before,
-                  run.enabling() ? "https with a client certificate" : "the new CA"));
-    } catch (Compensation.UndoFailed e) {
-      return FailureType.TlsFailed.nonRetryable(
-          ("%s: cancelled at the %s. Undoing the changes failed at '%s' (%s) after %s: finish by"
-                  + " hand (docs/runbooks/reconfigure-tls.md: each member's flags file has its"
-                  + " previous copy as <file>.before-%s-<step>)")
-              .formatted(
-                  run.what(),
-                  STEP,
-                  e.what(),
-                  Failures.rootMessage(e.getCause()),
-                  e.undoneBefore(),
-                  run.rotationId));
     }
   }
 }

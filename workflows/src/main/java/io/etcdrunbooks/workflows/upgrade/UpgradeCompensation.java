@@ -2,84 +2,93 @@ package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
-import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.phases.ClusterDescription;
 import io.etcdrunbooks.workflows.phases.Compensation;
+import io.etcdrunbooks.workflows.phases.FailureMapping;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
+import io.etcdrunbooks.workflows.phases.PhaseFailed;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * A member did not come up on its rung's version. While the cluster version has not moved, the
- * rung's members go back to the rung's old version, newest first, and the runbook fails naming the
- * member, the cause and the cluster's state. A member that could not be stopped without costing
- * quorum halts the upgrade instead: the mixed cluster is supported.
+ * How an upgrade fails once a member did not come up on its rung's version ({@link MemberFailed}).
+ * While the cluster version has not moved, the phase runner puts the rung's members back on the
+ * rung's old version, newest first, and the runbook fails naming the member, the cause and the
+ * cluster's state. A member that could not be stopped without costing quorum halts the upgrade
+ * instead ({@link #halted}): the mixed cluster is supported.
  */
-final class UpgradeCompensation {
+final class UpgradeCompensation implements FailureMapping<UpgradeRun> {
 
-  private final UpgradeRun run;
-  private final LadderStep step;
-  private final String failedMember;
-  private final List<String> switched;
-  private final MemberVersionSwitch switcher;
-  private final Compensation compensation;
-
-  UpgradeCompensation(
-      UpgradeRun run,
+  /**
+   * The member that did not come up on {@code step}'s version, with the members switched before it
+   * and its last log lines (read before anything is put back).
+   */
+  record MemberFailed(
       LadderStep step,
-      String failedMember,
+      String member,
       List<String> switched,
       MemberVersionSwitch switcher,
-      Compensation compensation) {
-    this.run = run;
-    this.step = step;
-    this.failedMember = failedMember;
-    this.switched = switched;
-    this.switcher = switcher;
-    this.compensation = compensation;
-  }
+      String logTail) {}
 
-  /** Compensates as far as it may and returns the runbook's failure. */
-  RuntimeException failWith(RuntimeException failure) {
-    String cause = Failures.rootMessage(failure);
-    if (FailureType.QuorumAtRisk.isTypeOf(failure)) return halted(cause);
-    String logTail = ClusterDescription.logTail(run.ctx.activities(), run.cluster(), failedMember);
-    run.ctx.progress().phase(Phase.COMPENSATE);
-    run.ctx.progress().message(failedMember + " failed on " + step.toVersion() + ": " + cause);
+  @Override
+  public Optional<RuntimeException> insteadOfUndos(UpgradeRun run, PhaseFailed failed) {
+    MemberFailed m = (MemberFailed) failed.what();
+    LadderStep step = m.step();
+    String cause = Failures.rootMessage(failed.failure());
+    run.ctx.progress().message(m.member() + " failed on " + step.toVersion() + ": " + cause);
     ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
-    String failedAt =
-        "%s failed at member %s (%s): %s%s"
-            .formatted(run.what(), failedMember, step.label(), cause, logTail);
-    if (versionMoved(step, state) && othersHealthyOn(state)) {
+    if (versionMoved(step, state) && othersHealthyOn(m, state)) {
       // added after the runbook shipped: histories recorded before it end as they did
       if (Workflow.getVersion(DEGRADED_ENDING, Workflow.DEFAULT_VERSION, 1) >= 1) {
-        return degraded(state, cause, logTail);
+        return Optional.of(degraded(run, m, state, cause));
       }
     }
     if (versionMoved(step, state)) {
-      return FailureType.UpgradeRollbackFailed.nonRetryable(
-          ("%s. The cluster version has already moved to %s, so the old binaries cannot be put"
-                  + " back; the way back is restoring backup %s with the restore runbook. %s")
-              .formatted(failedAt, state.clusterVersion(), run.backup.id(), describe()));
+      return Optional.of(
+          FailureType.UpgradeRollbackFailed.nonRetryable(
+              ("%s. The cluster version has already moved to %s, so the old binaries cannot be put"
+                      + " back; the way back is restoring backup %s with the restore runbook. %s")
+                  .formatted(
+                      failedAt(run, m, cause),
+                      state.clusterVersion(),
+                      run.backup.id(),
+                      describe(run))));
     }
-    List<String> rolledBack;
-    try {
-      rolledBack = putBack();
-    } catch (Compensation.UndoFailed e) {
-      return putBackFailed(failedAt, e);
-    }
+    if (Workflow.getVersion("saga-compensation", Workflow.DEFAULT_VERSION, 1) >= 1)
+      return Optional.empty();
+    return Optional.of(putBackInSwitchOrder(run, m, cause));
+  }
+
+  @Override
+  public RuntimeException failure(
+      UpgradeRun run, PhaseFailed failed, Compensation.Outcome outcome) {
+    MemberFailed m = (MemberFailed) failed.what();
+    return ending(run, m, Failures.rootMessage(failed.failure()), outcome);
+  }
+
+  private static RuntimeException ending(
+      UpgradeRun run, MemberFailed m, String cause, Compensation.Outcome outcome) {
+    String failedAt = failedAt(run, m, cause);
+    if (outcome.stoppedAt().isPresent())
+      return putBackFailed(run, m, failedAt, outcome.stoppedAt().get());
     return FailureType.UpgradeRolledBack.nonRetryable(
         "%s. %s %s Next: fix %s's host (see its log) and start the upgrade again"
             .formatted(
                 failedAt,
-                rolledBackSentence(failedMember, step.fromVersion(), rolledBack),
-                describe(),
-                failedMember));
+                rolledBackSentence(m.member(), m.step().fromVersion(), outcome.undone()),
+                describe(run),
+                m.member()));
+  }
+
+  private static String failedAt(UpgradeRun run, MemberFailed m, String cause) {
+    return "%s failed at member %s (%s): %s%s"
+        .formatted(run.what(), m.member(), m.step().label(), cause, m.logTail());
   }
 
   static final String DEGRADED_ENDING = "upgraded-member-degraded";
@@ -89,14 +98,16 @@ final class UpgradeCompensation {
    * the cluster is upgraded. Putting members back cannot work and a restore would throw away every
    * write since the backup, for one member that needs fixing or replacing.
    */
-  private boolean othersHealthyOn(ClusterState state) {
+  private static boolean othersHealthyOn(MemberFailed failed, ClusterState state) {
     return state.members().stream()
-        .filter(m -> !m.name().equals(failedMember))
-        .allMatch(m -> m.healthy() && step.toVersion().equals(m.serverVersion()));
+        .filter(m -> !m.name().equals(failed.member()))
+        .allMatch(m -> m.healthy() && failed.step().toVersion().equals(m.serverVersion()));
   }
 
-  private ApplicationFailure degraded(ClusterState state, String cause, String logTail) {
-    compensation.commit();
+  private static ApplicationFailure degraded(
+      UpgradeRun run, MemberFailed m, ClusterState state, String cause) {
+    LadderStep step = m.step();
+    String failedMember = m.member();
     String more =
         step.toVersion().equals(run.plan.targetVersion())
             ? ""
@@ -113,27 +124,33 @@ final class UpgradeCompensation {
                 step.toVersion(),
                 failedMember,
                 cause,
-                logTail,
+                m.logTail(),
                 failedMember,
                 more,
-                describe()));
+                describe(run)));
   }
 
-  private ApplicationFailure putBackFailed(String failedAt, Compensation.UndoFailed e) {
+  private static ApplicationFailure putBackFailed(
+      UpgradeRun run, MemberFailed m, String failedAt, Compensation.UndoFailed e) {
     return FailureType.UpgradeRollbackFailed.nonRetryable(
         ("%s. Putting %s back failed too: %s. Rolled back before that: %s. %s Next: inspect the"
                 + " members named above; backup %s holds the pre-upgrade data")
             .formatted(
                 failedAt,
-                step.fromVersion(),
+                m.step().fromVersion(),
                 Failures.rootMessage(e.getCause()),
                 e.undoneBefore(),
-                describe(),
+                describe(run),
                 run.backup.id()));
   }
 
-  private ApplicationFailure halted(String cause) {
-    compensation.commit(); // rolling members back would mean stopping them too
+  /**
+   * The rung's member {@code failed} could not be stopped without costing quorum: nothing is put
+   * back (that would mean stopping members too) and the upgrade halts; the caller forgets the
+   * rung's undos.
+   */
+  static ApplicationFailure halted(
+      UpgradeRun run, LadderStep step, String failedMember, List<String> switched, String cause) {
     return FailureType.UpgradeHalted.nonRetryable(
         ("%s halted before touching %s (%s): %s. Members already on %s: %s (a mixed cluster is"
                 + " supported). %s Next: bring the unhealthy members back, then start the upgrade"
@@ -145,7 +162,7 @@ final class UpgradeCompensation {
                 cause,
                 step.toVersion(),
                 switched,
-                describe()));
+                describe(run)));
   }
 
   /**
@@ -159,26 +176,31 @@ final class UpgradeCompensation {
         && EtcdVersion.find(state.clusterVersion()).map(to::sameMinor).orElse(false);
   }
 
-  /** The members put back on the old version, in the order they were put back. */
-  private List<String> putBack() {
-    if (Workflow.getVersion("saga-compensation", Workflow.DEFAULT_VERSION, 1) >= 1)
-      return compensation.undo().undone();
-    // runs recorded before: the failed member first, then the others in the order they were
-    // switched
-    List<String> order = new ArrayList<>(List.of(failedMember));
-    switched.stream().filter(m -> !m.equals(failedMember)).forEach(order::add);
+  /**
+   * Runs recorded before the saga put members back themselves: the failed member first, then the
+   * others in the order they were switched.
+   */
+  private static RuntimeException putBackInSwitchOrder(
+      UpgradeRun run, MemberFailed m, String cause) {
+    List<String> order = new ArrayList<>(List.of(m.member()));
+    m.switched().stream().filter(s -> !s.equals(m.member())).forEach(order::add);
     List<String> done = new ArrayList<>();
     for (String member : order) {
       try {
-        if (switcher.switchTo(member, step.fromVersion())) done.add(member);
+        if (m.switcher().switchTo(member, m.step().fromVersion())) done.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
-        throw new Compensation.UndoFailed(member, done, e);
+        return ending(
+            run,
+            m,
+            cause,
+            new Compensation.Outcome(
+                done, Optional.of(new Compensation.UndoFailed(member, List.copyOf(done), e))));
       }
     }
-    return done;
+    return ending(run, m, cause, new Compensation.Outcome(done, Optional.empty()));
   }
 
-  private String describe() {
+  private static String describe(UpgradeRun run) {
     return ClusterDescription.describe(run.ctx.activities(), run.cluster());
   }
 

@@ -6,6 +6,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.phases.ClusterDescription;
 import io.etcdrunbooks.workflows.phases.Compensation;
 import io.etcdrunbooks.workflows.phases.KubeadmConfigSync;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
@@ -19,8 +20,8 @@ import java.util.Optional;
 /**
  * The UPGRADE phase: every rung of the ladder in turn, each member switched to it, followers first
  * and the leader last. Before a member is touched, its way back is registered; a member that fails
- * sends the rung's members back ({@link UpgradeCompensation}). Once the cluster version follows a
- * rung, the rung is final.
+ * has the phase runner send the rung's members back ({@link UpgradeCompensation}). Once the cluster
+ * version follows a rung, the rung is final.
  */
 final class UpgradeLadder {
 
@@ -44,7 +45,7 @@ final class UpgradeLadder {
     progress.step(step.label());
     List<String> switched = new ArrayList<>();
     run.restarted.put(step.label(), switched);
-    Compensation compensation = new Compensation();
+    Compensation.Scope compensation = run.ctx.undos().scope();
     FreshRead fresh =
         FreshRead.before(progress).of(run.ctx.activities().etcd.discover(run.ctx.ref()));
     ClusterState discovered = fresh.state();
@@ -63,8 +64,15 @@ final class UpgradeLadder {
       try {
         if (switcher.switchTo(member, step.toVersion(), justRead)) switched.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
-        throw new UpgradeCompensation(run, step, member, switched, switcher, compensation)
-            .failWith(e);
+        if (FailureType.QuorumAtRisk.isTypeOf(e)) {
+          compensation.commit(); // putting members back would mean stopping them too
+          throw UpgradeCompensation.halted(run, step, member, switched, Failures.rootMessage(e));
+        }
+        String logTail = ClusterDescription.logTail(run.ctx.activities(), run.cluster(), member);
+        throw run.ctx
+            .undos()
+            .failed(
+                e, new UpgradeCompensation.MemberFailed(step, member, switched, switcher, logTail));
       }
       fresh = switcher.readAfterLastRestart().map(beforeSwitch::of).orElse(FreshRead.NONE);
     }

@@ -91,7 +91,8 @@ public final class UpgradePhases {
               Phase.COMPENSATE,
               "a member that did not come up on its rung: while the cluster version has not"
                   + " moved, the rung's members go back to the old version, newest first; the failure names the member, its last"
-                  + " log lines and the cluster's state");
+                  + " log lines and the cluster's state",
+              new UpgradeCompensation());
 
   private UpgradePhases() {}
 

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
+import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -36,7 +38,11 @@ class ReconfigureTlsControlFlowTest {
   private RecordingActivities recording;
 
   @AfterEach
-  void close() {
+  void close(TestInfo test) {
+    HistoryExport.ifAsked(
+        env,
+        RunbookIds.changing("c"),
+        "reconfigure-tls-in-memory-" + test.getTestMethod().orElseThrow().getName());
     env.close();
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.testing.RecordedHistories;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,5 +40,18 @@ class ReconfigureTlsReplayTest {
       assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
           .doesNotContain("PRIVATE KEY");
     }
+  }
+
+  /**
+   * A rotation whose second member kept serving its old certificate, recorded in memory by
+   * ReconfigureTlsControlFlowTest with the code that entered COMPENSATE by hand: both members' old
+   * certificates put back, newest first, as the phase runner does it now.
+   */
+  @Test
+  void todaysCodeReplaysARotationWhoseOldCertificatesWerePutBack() throws Exception {
+    RecordedHistories.replay(
+        "histories/rotate-certificates-in-memory-old-certificates-put-back.json",
+        RunbookIds.changing("c"),
+        ReconfigureTlsWorkflowImpl.class);
   }
 }

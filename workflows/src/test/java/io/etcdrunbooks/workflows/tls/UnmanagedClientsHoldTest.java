@@ -12,7 +12,9 @@ import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.ClientConnections.Client;
 import io.etcdrunbooks.workflows.phases.Activities;
+import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import io.etcdrunbooks.workflows.phases.RunContext;
+import io.etcdrunbooks.workflows.phases.RunbookPhase;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
@@ -247,9 +249,17 @@ class UnmanagedClientsHoldTest {
                   DONE.add("undo both schemes");
                   return true;
                 });
-            progress.phase(Phase.TLS_ONLY);
-            UnmanagedClientsHold.before(run, Phase.TLS_ONLY, "plain http is cut off");
-            DONE.add("cut");
+            // the runner the runbook runs it in: it undoes the run when the hold is cancelled
+            new PhaseRunner<TlsRun>(
+                    RunbookPhase.always(
+                        Phase.TLS_ONLY,
+                        "the hold, then the cut",
+                        r -> {
+                          UnmanagedClientsHold.before(r, Phase.TLS_ONLY, "plain http is cut off");
+                          DONE.add("cut");
+                        }))
+                .compensatingIn(Phase.COMPENSATE, "undoes the run", new TlsFailures())
+                .run(run, progress);
             return "cut";
           });
     }

@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
+import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -34,7 +36,11 @@ class UpgradeCompensationTest {
   private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
 
   @AfterEach
-  void close() {
+  void close(TestInfo test) {
+    HistoryExport.ifAsked(
+        env,
+        RunbookIds.changing("c"),
+        "upgrade-in-memory-" + test.getTestMethod().orElseThrow().getName());
     env.close();
   }
 

@@ -2,9 +2,12 @@ package io.etcdrunbooks.workflows.upgrade;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.testing.RecordedHistories;
 import io.temporal.testing.WorkflowReplayer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Replays the history of a real upgrade (3.3.25 -> 3.5.30 of a 3-member sandbox, recorded by the
@@ -158,6 +161,25 @@ class UpgradeReplayTest {
   void todaysCodeReplaysAnUpgradeCancelledInTheMiddleOfAMember() throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource(
         "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+        UpgradeClusterWorkflowImpl.class);
+  }
+
+  /**
+   * Upgrades whose member failed on the new version, recorded in memory by UpgradeCompensationTest
+   * with the code that compensated by hand (UpgradeCompensation.failWith): the failed member's log
+   * read, the cluster discovered, then the rung's members put back newest first, each after the
+   * cluster version is read again. The phase runner compensates the same way.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "upgrade-in-memory-follower-failed-rung-put-back",
+        "upgrade-in-memory-leader-failed-followers-put-back"
+      })
+  void todaysCodeReplaysAnUpgradeWhoseRungWasPutBack(String history) throws Exception {
+    RecordedHistories.replay(
+        "histories/" + history + ".json",
+        RunbookIds.changing("c"),
         UpgradeClusterWorkflowImpl.class);
   }
 }

@@ -10,7 +10,6 @@ import io.etcdrunbooks.workflows.phases.Compensation;
 import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -57,7 +56,7 @@ final class UpgradeCompensation {
             .formatted(run.what(), failedMember, step.label(), cause, logTail);
     if (versionMoved(step, state) && othersHealthyOn(state)) {
       // added after the runbook shipped: histories recorded before it end as they did
-      if (Workflow.getVersion(DEGRADED_ENDING, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      if (UpgradePatches.DEGRADED_ENDING.applies()) {
         return degraded(state, cause, logTail);
       }
     }
@@ -161,8 +160,7 @@ final class UpgradeCompensation {
 
   /** The members put back on the old version, in the order they were put back. */
   private List<String> putBack() {
-    if (Workflow.getVersion("saga-compensation", Workflow.DEFAULT_VERSION, 1) >= 1)
-      return compensation.undo().undone();
+    if (UpgradePatches.SAGA_COMPENSATION.applies()) return compensation.undo().undone();
     // runs recorded before: the failed member first, then the others in the order they were
     // switched
     List<String> order = new ArrayList<>(List.of(failedMember));

@@ -1,7 +1,6 @@
 package io.etcdrunbooks.workflows.common;
 
 import io.temporal.workflow.Workflow;
-import java.time.LocalDate;
 import java.util.List;
 
 /**
@@ -12,13 +11,14 @@ import java.util.List;
  * Workflow.getVersion. docs/development/patches.md says when an old branch may go.
  *
  * @param id the change id recorded in the marker; never changes once shipped
- * @param shipped the day the change was first committed
+ * @param shipped the day the change was first committed (yyyy-mm-dd; a string, so that no date
+ *     parser runs in a workflow thread when a registry is first read)
  * @param change what the new branch does that the old one did not
  * @param oldBranchHistories the recorded histories (test resources, replayed by the runbook's
  *     replay test) that take the old branch: exactly these fail to replay once it is deleted.
  *     Empty: no recorded history covers the old branch, so nothing checks it still replays.
  */
-public record Patch(String id, LocalDate shipped, String change, List<String> oldBranchHistories) {
+public record Patch(String id, String shipped, String change, List<String> oldBranchHistories) {
 
   public Patch {
     if (id == null || id.isBlank()) throw new IllegalArgumentException("a patch needs a change id");
@@ -30,12 +30,12 @@ public record Patch(String id, LocalDate shipped, String change, List<String> ol
     if (histories.length == 0) {
       throw new IllegalArgumentException(id + ": name its histories or make it unreplayed");
     }
-    return new Patch(id, LocalDate.parse(shipped), change, List.of(histories));
+    return new Patch(id, shipped, change, List.of(histories));
   }
 
   /** A change whose old branch no recorded history takes. */
   public static Patch unreplayed(String id, String shipped, String change) {
-    return new Patch(id, LocalDate.parse(shipped), change, List.of());
+    return new Patch(id, shipped, change, List.of());
   }
 
   /**

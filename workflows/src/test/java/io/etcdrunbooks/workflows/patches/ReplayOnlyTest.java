@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,10 +34,23 @@ class ReplayOnlyTest {
   private static Map<String, Patch> registered;
   private static List<Method> methods;
 
+  /** Per workflow source outside the activity interfaces, the names it calls or refers to. */
+  private static final Map<String, Set<String>> called = new TreeMap<>();
+
+  private static final Pattern CALL = Pattern.compile("(?:\\.|::)\\s*(\\w+)");
+
   @BeforeAll
   static void readSources() throws Exception {
     sources = PatchSources.read();
     registered = PatchSources.registered(sources);
+    sources.forEach(
+        (path, text) -> {
+          if (path.startsWith(ACTIVITIES)) return;
+          Set<String> names = new TreeSet<>();
+          Matcher m = CALL.matcher(text);
+          while (m.find()) names.add(m.group(1));
+          called.put(path, names);
+        });
     methods = new ArrayList<>();
     for (String path : sources.keySet()) {
       if (!path.startsWith(ACTIVITIES)) continue;
@@ -87,13 +102,11 @@ class ReplayOnlyTest {
 
   /** The workflow sources that call the method: the live ones, or the legacy ones. */
   private static Set<String> callers(Method m, boolean live) {
-    Pattern call = Pattern.compile("(\\.|::)" + m.getName() + "\\b");
     Set<String> callers = new TreeSet<>();
-    sources.forEach(
-        (path, text) -> {
-          if (path.startsWith(ACTIVITIES)) return;
+    called.forEach(
+        (path, names) -> {
           boolean legacy = path.substring(path.lastIndexOf('/') + 1).startsWith("Legacy");
-          if (legacy != live && call.matcher(text).find()) callers.add(path);
+          if (legacy != live && names.contains(m.getName())) callers.add(path);
         });
     return callers;
   }

@@ -20,14 +20,22 @@ public interface HostActivities {
 
   /**
    * Stops the member's etcd gracefully (a leader hands over leadership on SIGTERM). No-op when
-   * stopped.
+   * stopped. Live: recovery, migration, restore and TLS call it; a member's version switch only on
+   * its replay-only generation (LegacyMemberSwitch).
    */
   void stopMember(MemberRef member);
 
-  /** Puts the version's binaries on the host (checksum-verified) and points the service at them. */
+  /**
+   * Puts the version's binaries on the host (checksum-verified) and points the service at them.
+   * Live: restore calls it; a member's version switch only on its replay-only generation.
+   */
   void installVersion(InstallRequest request);
 
-  /** Starts the member's etcd and waits to see it stay up a moment. No-op when it runs. */
+  /**
+   * Starts the member's etcd and waits to see it stay up a moment. No-op when it runs. Live:
+   * recovery, migration, restore and TLS call it; a member's version switch only on its replay-only
+   * generation.
+   */
   void startMember(MemberRef member);
 
   /**
@@ -40,7 +48,8 @@ public interface HostActivities {
   /**
    * Starts the member's etcd and returns once its process exists, without the stay-up wait of
    * {@link #startMember}: the runbook watches it ({@link #watchMember}) while it waits for the
-   * member's health. No-op when it runs.
+   * member's health. No-op when it runs. Not a runbook step: no workflow has ever scheduled it;
+   * {@link #switchVersion} runs it inside its own activity.
    */
   void launchMember(MemberRef member);
 
@@ -49,6 +58,7 @@ public interface HostActivities {
    * of its log as soon as it exits or is restarted; returns when it ran throughout. Cancelled by
    * the runbook once the member is ready.
    */
+  @ReplayOnly(changeId = "restart-in-one-activity", since = "2026-11-26")
   void watchMember(WatchRequest request);
 
   record WatchRequest(String cluster, String member, int seconds) {}
@@ -60,6 +70,7 @@ public interface HostActivities {
    * #stageVersion}) and etcd started ({@link #launchMember}). Each step skips what is done, so a
    * retry finishes the restart. Readiness is the caller's next step.
    */
+  @ReplayOnly(changeId = "restart-in-one-activity", since = "2026-11-26")
   SwitchOutcome switchVersion(InstallRequest request);
 
   /**

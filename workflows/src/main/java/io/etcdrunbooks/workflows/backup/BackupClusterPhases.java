@@ -9,7 +9,6 @@ import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.RetentionResult;
 import io.etcdrunbooks.workflows.phases.PhaseRunner;
-import io.temporal.workflow.Workflow;
 
 /**
  * The BackupCluster runbook, phase by phase. {@code pause} holds it before the backup and before
@@ -63,7 +62,7 @@ public final class BackupClusterPhases {
         "backup %s: revision %s, %s bytes, %s"
             .formatted(run.id, backup.revision(), backup.sizeBytes(), encryption(backup)));
     // added after BackupCluster shipped: histories recorded before it replay without the copy
-    if (Workflow.getVersion("offsite-copy", Workflow.DEFAULT_VERSION, 1) >= 1) {
+    if (BackupPatches.OFFSITE_COPY.applies()) {
       String copy =
           progress.record(
               "off-site copy",

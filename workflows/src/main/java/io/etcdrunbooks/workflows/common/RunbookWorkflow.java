@@ -67,7 +67,7 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
 
   private void requireChangeId(String cluster, boolean dryRun) {
     // added after the runbooks shipped: histories recorded before it replay without the check
-    if (Workflow.getVersion("change-id-guard", Workflow.DEFAULT_VERSION, 1) < 1 || dryRun) return;
+    if (!RunbookPatches.CHANGE_ID_GUARD.applies() || dryRun) return;
     String parent = Workflow.getInfo().getParentWorkflowId().orElse(null);
     RunbookIds.whyNotChangeId(runbookType, cluster, Workflow.getInfo().getWorkflowId(), parent)
         .ifPresent(
@@ -177,7 +177,7 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
    */
   private void control(String what, String by) {
     // added after the runbooks shipped: histories recorded before it replay without the memo update
-    if (Workflow.getVersion("controls-memo", Workflow.DEFAULT_VERSION, 1) < 1) return;
+    if (!RunbookPatches.CONTROLS_MEMO.applies()) return;
     controls.add(
         "%s %s by %s"
             .formatted(

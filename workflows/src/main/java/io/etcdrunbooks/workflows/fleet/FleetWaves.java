@@ -40,8 +40,7 @@ final class FleetWaves {
           run.set(
               run.outcome(c).with(ClusterOutcome.NOT_STARTED, "the fleet halted: " + run.halted));
       }
-      if (run.halted.isEmpty()
-          && Workflow.getVersion(WaveGate.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      if (run.halted.isEmpty() && FleetPatches.WAVE_GATE.applies()) {
         WaveGate.judge(run, wave);
       }
       run.wave = "";

@@ -17,12 +17,6 @@ import java.util.List;
  */
 final class WaveGate {
 
-  /**
-   * 2026-11-26: each wave baked (bakeMinutes) and its upgraded clusters' kube-apiservers asked for
-   * readiness before the next wave.
-   */
-  static final String CHANGE_ID = "fleet-wave-gate";
-
   /** How long each kube-apiserver may take to answer ready once the bake is over. */
   static final int READY_WITHIN_SECONDS = 60;
 
@@ -55,14 +49,8 @@ final class WaveGate {
     }
   }
 
-  /**
-   * 2026-11-26: each upgraded cluster's nodes watched through its Kubernetes API during the bake
-   * (more NotReady than kubernetes.maxNotReadyNodes fails it). Fleets started before do not.
-   */
-  static final String NODE_GATE = "fleet-node-gate";
-
   private static boolean watchesNodes() {
-    return Workflow.getVersion(NODE_GATE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return FleetPatches.NODE_GATE.applies();
   }
 
   /**

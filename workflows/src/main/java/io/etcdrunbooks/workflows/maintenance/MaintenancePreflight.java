@@ -7,7 +7,6 @@ import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.Refusal;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,9 +14,6 @@ import java.util.stream.Stream;
 
 /** DISCOVER, PREFLIGHT and PLAN of the Maintenance runbook: nothing is changed. */
 final class MaintenancePreflight {
-
-  /** 2026-11-26: a compaction inside kube-apiserver's window refused unless forced. */
-  static final String COMPACTION_WINDOW = "compaction-window";
 
   private MaintenancePreflight() {}
 
@@ -75,7 +71,7 @@ final class MaintenancePreflight {
    */
   private static Optional<String> apiServerWindowProblem(MaintenanceRun run) {
     if (run.request.forceCompaction() || run.nospace()) return Optional.empty();
-    if (Workflow.getVersion(COMPACTION_WINDOW, Workflow.DEFAULT_VERSION, 1) < 1) {
+    if (!MaintenancePatches.COMPACTION_WINDOW.applies()) {
       return Optional.empty();
     }
     ApiServerCompaction apiServer =

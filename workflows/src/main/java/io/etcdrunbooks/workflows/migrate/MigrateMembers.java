@@ -6,7 +6,6 @@ import io.etcdrunbooks.workflows.activities.MigrationActivities.V3StoreCopyReque
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.phases.Activities;
-import io.temporal.workflow.Workflow;
 
 /**
  * The members through a migration: each stopped and its data dir copied (STOP_MEMBERS), the first
@@ -33,17 +32,10 @@ final class MigrateMembers {
     }
   }
 
-  /**
-   * Version 1: only the member stopped first is migrated; every other member gets a copy of its v3
-   * store. Migrating each one gave stores that differ when v2 changed while they were stopped one
-   * by one (events expiring, flannel writing): each member's WAL ends elsewhere.
-   */
-  static final String ONE_V3_STORE = "migrate-one-v3-store";
-
   static void migrate(MigrateRun run) {
     ProgressTracker progress = run.ctx.progress();
     progress.stopIfCancelled("the members are migrated");
-    boolean oneStore = Workflow.getVersion(ONE_V3_STORE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    boolean oneStore = MigratePatches.ONE_V3_STORE.applies();
     // stopped first (stop() goes in this order): its log is the shortest, and the others hold it
     String first = run.members.get(0);
     for (String m : run.members) {

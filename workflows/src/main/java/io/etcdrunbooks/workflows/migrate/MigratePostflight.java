@@ -4,7 +4,6 @@ import io.etcdrunbooks.workflows.activities.MigrationActivities.StoreComparison;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.V2DataOwners;
 import io.etcdrunbooks.workflows.phases.PostflightCheck;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,12 +12,6 @@ import java.util.List;
  * they do (CLEAR_V2), and its outcome (DONE).
  */
 final class MigratePostflight {
-
-  /**
-   * Version 1: the counts before and after compare the keys without a TTL only; events expire
-   * between DISCOVER and POSTFLIGHT (the leader's v2 SYNCs), which is no write.
-   */
-  static final String TTL_KEYS_EXPIRE = "migrate-ttl-keys-expire";
 
   private MigratePostflight() {}
 
@@ -33,7 +26,7 @@ final class MigratePostflight {
                 "every v2 key in v3", () -> run.ctx.activities().migration.compare(run.scope()));
     run.comparison = comparison;
     problems.addAll(comparison.problems());
-    if (Workflow.getVersion(TTL_KEYS_EXPIRE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+    if (MigratePatches.TTL_KEYS_EXPIRE.applies()) {
       long before = run.survey.v2Keys() - run.survey.v2KeysWithTtl();
       long after = comparison.v2Keys() - comparison.v2KeysWithTtl();
       if (after != before) {

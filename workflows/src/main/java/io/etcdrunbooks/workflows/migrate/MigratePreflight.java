@@ -15,7 +15,6 @@ import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,12 +22,6 @@ import java.util.Map;
 
 /** The migration's DISCOVER, PREFLIGHT and PLAN: everything read, nothing touched. */
 final class MigratePreflight {
-
-  /**
-   * Version 1: DISCOVER reads every kube-apiserver's --etcd-prefix and the migration moves,
-   * compares and clears only that prefix, leaving flannel's and Calico's v2 keys where they are.
-   */
-  static final String ETCD_PREFIX = "migrate-etcd-prefix";
 
   /** kube-apiserver's default --etcd-prefix. */
   static final String DEFAULT_ETCD_PREFIX = "/registry";
@@ -53,7 +46,7 @@ final class MigratePreflight {
             .map(MemberPlacement::name)
             .toList();
     run.controlPlane = run.ctx.activities().apiServer.controlPlaneHosts(run.ctx.ref());
-    if (Workflow.getVersion(ETCD_PREFIX, Workflow.DEFAULT_VERSION, 1) >= 1) readEtcdPrefix(run);
+    if (MigratePatches.ETCD_PREFIX.applies()) readEtcdPrefix(run);
     run.survey =
         run.ctx
             .progress()

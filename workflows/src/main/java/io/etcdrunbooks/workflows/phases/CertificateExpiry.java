@@ -18,9 +18,6 @@ import java.util.Optional;
  */
 public final class CertificateExpiry {
 
-  /** Runbooks started before this check shipped replay without it. */
-  static final String CHANGE_ID = "certificate-expiry";
-
   private CertificateExpiry() {}
 
   /** One problem per member, naming it, the date and what to do; empty when all is well. */
@@ -30,7 +27,7 @@ public final class CertificateExpiry {
 
   /** As {@link #problems(ClusterState)}, leaving out a member the runbook replaces. */
   public static List<String> problems(ClusterState state, String exceptMember) {
-    if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) return List.of();
+    if (!PhasePatches.CERTIFICATE_EXPIRY.applies()) return List.of();
     return problems(
         state.certificates(), Instant.ofEpochMilli(Workflow.currentTimeMillis()), exceptMember);
   }

@@ -4,7 +4,6 @@ import io.etcdrunbooks.workflows.activities.HostActivities.HostAccessRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.workflow.Workflow;
 import java.util.List;
 
 /**
@@ -32,8 +31,7 @@ public final class HostAccessPreflight {
       List<String> exceptMembers,
       boolean controlPlaneEdits) {
     // added after the runbooks shipped: histories recorded before it replay without the check
-    if (Workflow.getVersion("host-access-preflight", Workflow.DEFAULT_VERSION, 1) < 1)
-      return List.of();
+    if (!PhasePatches.HOST_ACCESS_PREFLIGHT.applies()) return List.of();
     try {
       return progress.record(
           "SSH access to every host (host keys, commands, sudo)",

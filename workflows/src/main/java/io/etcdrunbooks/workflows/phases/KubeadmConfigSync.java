@@ -7,7 +7,6 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.workflow.Workflow;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -21,17 +20,11 @@ import java.util.function.Supplier;
  */
 public final class KubeadmConfigSync {
 
-  /**
-   * 2026-11-26: upgrades, rollbacks, replacements, scaling and quorum recovery set kubeadm-config's
-   * etcd image or external endpoints after they change the members. Runs started before do not.
-   */
-  public static final String CHANGE_ID = "kubeadm-config";
-
   private KubeadmConfigSync() {}
 
   /** Whether this run keeps kubeadm-config in step (runs started before the change do not). */
   public static boolean applies() {
-    return Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return PhasePatches.KUBEADM_CONFIG.applies();
   }
 
   /**

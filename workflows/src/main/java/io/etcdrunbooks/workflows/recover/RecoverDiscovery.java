@@ -37,17 +37,6 @@ final class RecoverDiscovery {
 
   private static final Duration LOOK_INTERVAL = Duration.ofSeconds(5);
 
-  /**
-   * Recoveries started before learners were left out of the survivor's choice replay as they were.
-   */
-  static final String SURVIVOR_NOT_LEARNER = "survivor-not-learner";
-
-  /** Recoveries started before each rebuilt member's place was checked for JOIN replay without. */
-  static final String JOIN_HOST_PREFLIGHT = "join-host-preflight";
-
-  /** Recoveries started before the apiservers came back ahead of JOIN replay in the old order. */
-  static final String APISERVERS_BEFORE_JOIN = "apiservers-before-join";
-
   private RecoverDiscovery() {}
 
   static void discover(RecoverRun run) {
@@ -111,7 +100,7 @@ final class RecoverDiscovery {
     Activities activities = run.ctx.activities();
     ProgressTracker progress = run.ctx.progress();
     List<String> problems = new ArrayList<>();
-    run.votersOnly = Workflow.getVersion(SURVIVOR_NOT_LEARNER, Workflow.DEFAULT_VERSION, 1) >= 1;
+    run.votersOnly = RecoverPatches.SURVIVOR_NOT_LEARNER.applies();
     if (run.votersOnly) {
       String asked = run.request.survivor();
       if (run.state.member(asked).map(MemberStatus::learner).orElse(false))
@@ -139,8 +128,7 @@ final class RecoverDiscovery {
       run.learner = Versions.ORDER.compare(run.version, "3.4.0") >= 0;
       placeLostMembers(run);
       run.fencing = RecoverFencing.fences();
-      run.apiServersEarly =
-          Workflow.getVersion(APISERVERS_BEFORE_JOIN, Workflow.DEFAULT_VERSION, 1) >= 1;
+      run.apiServersEarly = RecoverPatches.APISERVERS_BEFORE_JOIN.applies();
       if (run.fencing) RecoverFencing.readIds(run);
       problems.addAll(CertificateExpiry.problems(run.state));
       problems.addAll(RecoverRevision.choose(run));
@@ -284,7 +272,7 @@ final class RecoverDiscovery {
     List<String> problems = new ArrayList<>();
     // once the survivor is forced into a cluster of one there is no way back: whatever JOIN needs
     // on each host is looked at now, not found missing then
-    boolean wholePlace = Workflow.getVersion(JOIN_HOST_PREFLIGHT, Workflow.DEFAULT_VERSION, 1) >= 1;
+    boolean wholePlace = RecoverPatches.JOIN_HOST_PREFLIGHT.applies();
     for (Map.Entry<String, MemberPlacement> e : run.rebuildAs.entrySet()) {
       MemberPlacement p = e.getValue();
       MemberPlacement lost = placement(run, e.getKey());

@@ -7,7 +7,6 @@ import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.FencedMember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.phases.Discovery;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,14 +21,11 @@ import java.util.Map;
  */
 final class RecoverFencing {
 
-  /** Recoveries started before fencing shipped replay without it. */
-  static final String FENCE_LOST_MEMBERS = "fence-lost-members";
-
   private RecoverFencing() {}
 
   /** Whether this run fences (asked once, in PREFLIGHT, on the survivor path). */
   static boolean fences() {
-    return Workflow.getVersion(FENCE_LOST_MEMBERS, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return RecoverPatches.FENCE_LOST_MEMBERS.applies();
   }
 
   /**

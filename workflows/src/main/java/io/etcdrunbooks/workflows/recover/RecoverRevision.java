@@ -7,7 +7,6 @@ import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.restore.RestoreTools;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -27,12 +26,6 @@ import java.util.Optional;
 final class RecoverRevision {
 
   /**
-   * 2026-11-26: the survivor rebuilt with its revision raised; recoveries started before force it
-   * into a cluster of one with --force-new-cluster.
-   */
-  static final String CHANGE_ID = "recover-bumps-revision";
-
-  /**
    * How far the revision is raised: the restores' rule (etcd's and Kubernetes' guides suggest it),
    * 1,000,000,000. What the lost members reached beyond the survivor cannot be read (they are
    * gone), so the bump must exceed any lag a survivor can have: a billion revisions is 10,000
@@ -48,7 +41,7 @@ final class RecoverRevision {
    * none, or the revision going back without the request's acknowledgement.
    */
   static List<String> choose(RecoverRun run) {
-    run.revisionsChecked = Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
+    run.revisionsChecked = RecoverPatches.BUMP_REVISION.applies();
     if (!run.revisionsChecked) return List.of();
     ProgressTracker progress = run.ctx.progress();
     if (EtcdVersion.find(run.version).map(EtcdVersion::restoresWithRevisionBump).orElse(false)) {

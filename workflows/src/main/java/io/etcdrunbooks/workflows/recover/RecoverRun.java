@@ -70,7 +70,7 @@ final class RecoverRun {
   /** The survivor leads a cluster of one: the lost members are out of the membership. */
   boolean forcedNewCluster;
 
-  /** The revision is looked after ({@link RecoverRevision#CHANGE_ID}). */
+  /** The revision is looked after ({@link RecoverPatches#BUMP_REVISION}). */
   boolean revisionsChecked;
 
   /** The etcd release whose etcdutl rebuilds the survivor with its revision raised; "": none. */

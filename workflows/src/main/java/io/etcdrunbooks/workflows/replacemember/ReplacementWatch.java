@@ -14,15 +14,12 @@ import java.util.List;
  */
 final class ReplacementWatch {
 
-  /** Runbooks started before the watch shipped never reach it (confirmDownSeconds was 0). */
-  static final String CHANGE_ID = "confirm-member-down";
-
   private static final Duration LOOK_EVERY = Duration.ofSeconds(15);
 
   private ReplacementWatch() {}
 
   static void confirmDown(ReplaceRun run) {
-    Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1);
+    ReplaceMemberPatches.CONFIRM_MEMBER_DOWN.applies();
     String member = run.failed().name();
     long seconds = run.request.confirmDownSeconds();
     run.ctx

@@ -11,7 +11,6 @@ import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -69,8 +68,7 @@ final class RestorePreflight {
       run.members.forEach(m -> run.versions.put(m.name(), run.target));
     }
     if (run.backup != null) problems.addAll(olderThanTheBackup(run.versions, run.backup));
-    if (run.backup != null
-        && Workflow.getVersion(RestoreTools.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
+    if (run.backup != null && RestorePatches.RESTORE_TOOL_BUMPS.applies()) {
       problems.addAll(RestoreTools.choose(run, available, run.restoreTools));
       borrowedTools(run);
     }

@@ -19,12 +19,6 @@ import java.util.function.Supplier;
  */
 public final class RestoreTools {
 
-  /**
-   * 2026-11-26: members whose own tool cannot raise the revision restored with a 3.5.10+ etcdutl
-   * from the binary source; without one, refused unless acknowledgeRevisionsBackward.
-   */
-  static final String CHANGE_ID = "restore-tool-bumps";
-
   private static final EtcdVersion FIRST_NEWER_MINOR = new EtcdVersion(3, 6, 0);
 
   private RestoreTools() {}

@@ -82,7 +82,7 @@ final class RollbackByRestore {
   static String childId(String cluster) {
     // before the change id, the child ran as "restore-<cluster>": histories recorded then replay
     // with it
-    return Workflow.getVersion("restore-child-id", Workflow.DEFAULT_VERSION, 1) < 1
+    return !RollbackPatches.RESTORE_CHILD_ID.applies()
         ? "restore-" + cluster
         : RunbookIds.changing(cluster) + "-restore";
   }

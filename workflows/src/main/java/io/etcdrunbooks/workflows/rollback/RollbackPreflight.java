@@ -9,7 +9,6 @@ import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,9 +18,6 @@ import java.util.List;
  * nothing.
  */
 final class RollbackPreflight {
-
-  /** 2026-11-26: restarts still running on the members' hosts waited for before the plan. */
-  static final String SETTLE_RESTARTS = "settle-host-restarts";
 
   private RollbackPreflight() {}
 
@@ -59,7 +55,7 @@ final class RollbackPreflight {
             run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), false);
     if (!hostProblems.isEmpty())
       throw Refusal.of(run.what(), hostProblems, FailureType.RollbackRefused);
-    if (Workflow.getVersion(SETTLE_RESTARTS, Workflow.DEFAULT_VERSION, 1) >= 1) settle(run);
+    if (RollbackPatches.SETTLE_RESTARTS.applies()) settle(run);
   }
 
   /**

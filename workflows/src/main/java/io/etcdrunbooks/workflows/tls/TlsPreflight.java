@@ -16,7 +16,6 @@ import io.etcdrunbooks.workflows.phases.Discovery;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,20 +24,6 @@ import java.util.Optional;
 
 /** The TLS runbook's DISCOVER, PREFLIGHT and PLAN: everything read, nothing touched. */
 final class TlsPreflight {
-
-  /**
-   * Version 1: rotate-certificates refuses, listing each file and its expiry, while members or
-   * kube-apiservers present certificates it does not replace (kubeadm's peer, healthcheck client
-   * and apiserver-etcd-client certificates, which expire with the server ones).
-   */
-  static final String REFUSE_UNROTATED = "tls-refuse-unrotated-certificates";
-
-  /**
-   * Version 1: certificates issued from the CA key renew those certificates too (each with the
-   * subject, names, usages and key it has), and rotate-ca issues members' own peer certificates
-   * from the new CA instead of refusing them; with certificatesDir they are still refused.
-   */
-  static final String RENEW_PRESENTED = "tls-renew-presented-certificates";
 
   private TlsPreflight() {}
 
@@ -227,7 +212,7 @@ final class TlsPreflight {
                 .formatted(member));
       }
     }
-    if (Workflow.getVersion(REFUSE_UNROTATED, Workflow.DEFAULT_VERSION, 1) >= 1) {
+    if (TlsPatches.REFUSE_UNROTATED.applies()) {
       problems.addAll(unrotated(run));
     }
     if (problems.isEmpty()) {
@@ -323,8 +308,7 @@ final class TlsPreflight {
 
   /** Certificates issued from the CA key renew the others too (a version marker, new runs). */
   private static boolean renewsPresented(TlsRun run) {
-    return run.request.fromCaKey()
-        && Workflow.getVersion(RENEW_PRESENTED, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return run.request.fromCaKey() && TlsPatches.RENEW_PRESENTED.applies();
   }
 
   /** Each certificate to renew, kept in the run; one that is missing or unreadable refused. */

@@ -7,7 +7,6 @@ import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,9 +20,6 @@ import java.util.List;
  */
 final class UnmanagedClientsHold {
 
-  /** Added after ReconfigureTls shipped: histories recorded before it replay without the hold. */
-  static final String CHANGE_ID = "tls-unmanaged-clients-hold";
-
   static final String STEP = "hold for unmanaged clients";
 
   private UnmanagedClientsHold() {}
@@ -33,7 +29,7 @@ final class UnmanagedClientsHold {
    * @param cut what the next step cuts off, for the plan and the approval
    */
   static void before(TlsRun run, Phase phase, String cut) {
-    if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) return;
+    if (!TlsPatches.UNMANAGED_CLIENTS_HOLD.applies()) return;
     ProgressTracker progress = run.ctx.progress();
     List<String> found = unmanaged(run);
     if (found.isEmpty()) {
@@ -63,7 +59,7 @@ final class UnmanagedClientsHold {
    */
   static void inPlan(TlsRun run) {
     if (!run.request.dryRun() || !(run.enablingClients() || run.rotatingCa())) return;
-    if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) return;
+    if (!TlsPatches.UNMANAGED_CLIENTS_HOLD.applies()) return;
     ProgressTracker progress = run.ctx.progress();
     List<String> found = unmanaged(run);
     progress.message(

@@ -12,9 +12,6 @@ import java.util.List;
  */
 final class TransitionRules {
 
-  /** Upgrades started before these rules shipped replay without them. */
-  static final String CHANGE_ID = "transition-rules";
-
   /**
    * Releases never to land on: https://etcd.io/docs/v3.5/op-guide/data_corruption/ and the 3.5
    * upgrade guide ("3.5.0, 3.5.1 and 3.5.2 have a data inconsistency issue, upgrade to 3.5.3 or

@@ -11,7 +11,6 @@ import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
 import io.etcdrunbooks.workflows.phases.PhaseFailed;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -45,7 +44,7 @@ final class UpgradeCompensation implements FailureMapping<UpgradeRun> {
     ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
     if (versionMoved(step, state) && othersHealthyOn(m, state)) {
       // added after the runbook shipped: histories recorded before it end as they did
-      if (Workflow.getVersion(DEGRADED_ENDING, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      if (UpgradePatches.DEGRADED_ENDING.applies()) {
         return Optional.of(degraded(run, m, state, cause));
       }
     }
@@ -60,8 +59,7 @@ final class UpgradeCompensation implements FailureMapping<UpgradeRun> {
                       run.backup.id(),
                       describe(run))));
     }
-    if (Workflow.getVersion("saga-compensation", Workflow.DEFAULT_VERSION, 1) >= 1)
-      return Optional.empty();
+    if (UpgradePatches.SAGA_COMPENSATION.applies()) return Optional.empty();
     return Optional.of(putBackInSwitchOrder(run, m, cause));
   }
 
@@ -90,8 +88,6 @@ final class UpgradeCompensation implements FailureMapping<UpgradeRun> {
     return "%s failed at member %s (%s): %s%s"
         .formatted(run.what(), m.member(), m.step().label(), cause, m.logTail());
   }
-
-  static final String DEGRADED_ENDING = "upgraded-member-degraded";
 
   /**
    * Every member but the failed one healthy on the rung's version and the cluster version moved:

@@ -93,15 +93,8 @@ final class UpgradeLadder {
         .ifPresent(run.notes::add);
   }
 
-  /**
-   * A member's checks start from the cluster its predecessor's restart read once it was ready,
-   * instead of a discovery of their own. Upgrades started before read the cluster before each
-   * member.
-   */
-  static final String REUSE_RESTART_READS = "reuse-restart-reads";
-
   private static boolean reusesRestartReads() {
-    return Workflow.getVersion(REUSE_RESTART_READS, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return UpgradePatches.REUSE_RESTART_READS.applies();
   }
 
   /**
@@ -146,7 +139,7 @@ final class UpgradeLadder {
    */
   private static boolean putBack(
       UpgradeRun run, LadderStep step, MemberVersionSwitch switcher, String member) {
-    if (Workflow.getVersion(RECHECK_BEFORE_PUT_BACK, Workflow.DEFAULT_VERSION, 1) >= 1) {
+    if (UpgradePatches.RECHECK_BEFORE_PUT_BACK.applies()) {
       ClusterState state = run.ctx.activities().etcd.discover(run.ctx.ref());
       if (UpgradeCompensation.versionMoved(step, state)) {
         throw FailureType.UpgradeRollbackFailed.nonRetryable(
@@ -156,8 +149,6 @@ final class UpgradeLadder {
     }
     return switcher.switchTo(member, step.fromVersion());
   }
-
-  static final String RECHECK_BEFORE_PUT_BACK = "recheck-cluster-version-before-put-back";
 
   /**
    * The rung's leader was restarted last, after it handed leadership away; it gets it back. etcd

@@ -128,20 +128,11 @@ public final class UpgradePhases {
 
   /** Added after the runbook shipped: histories recorded before it replay without the phase. */
   private static boolean stagesBinaries() {
-    return Workflow.getVersion(STAGE_BINARIES, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return UpgradePatches.STAGE_BINARIES.applies();
   }
 
-  static final String STAGE_BINARIES = "stage-binaries";
-
-  /**
-   * Reads that do not depend on each other run at once: the preflight's, the staging beside the
-   * backup, and the postflight's hashkv and keyspace reads while etcd raises the cluster version.
-   * Upgrades started before replay them one after the other.
-   */
-  static final String OVERLAPPED_CHECKS = "overlapped-checks";
-
   static boolean overlapsChecks() {
-    return Workflow.getVersion(OVERLAPPED_CHECKS, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return UpgradePatches.OVERLAPPED_CHECKS.applies();
   }
 
   /**
@@ -190,17 +181,8 @@ public final class UpgradePhases {
     run.ctx.progress().run("binaries staged on every host", () -> run.staged.get());
   }
 
-  /**
-   * The keyspace is read at the revision discovery saw (moments before the backup), beside the
-   * backup instead of after it, and every member's hashkv is taken there too: the postflight
-   * compares the hashes (computed on the members) and reads the keyspace out again only when they
-   * do not show it unchanged. Upgrades started before read the keyspace after the backup, at its
-   * revision, and again in the postflight.
-   */
-  static final String KEYSPACE_BESIDE_BACKUP = "keyspace-beside-backup";
-
   private static boolean keyspaceBesideBackup() {
-    return Workflow.getVersion(KEYSPACE_BESIDE_BACKUP, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return UpgradePatches.KEYSPACE_BESIDE_BACKUP.applies();
   }
 
   /**

@@ -15,7 +15,7 @@ import io.etcdrunbooks.workflows.phases.ApiServerBackends;
 import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
-import io.etcdrunbooks.workflows.phases.MemberVersionSwitch;
+import io.etcdrunbooks.workflows.phases.PhasePatches;
 import io.etcdrunbooks.workflows.phases.Refusal;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
@@ -29,19 +29,10 @@ import java.util.function.Supplier;
 /** The PREFLIGHT phase of an upgrade: every reason not to start, or none. */
 final class UpgradePreflight {
 
-  /** Upgrades started before this check shipped replay without it. */
-  static final String APISERVER_BACKENDS = "apiserver-storage-backend";
-
-  /**
-   * Upgrades started before this replay the release store's versions alone; later ones read which
-   * of them a static pod's image repository serves, and a refusal names the missing tag.
-   */
-  static final String IMAGE_TAGS = "image-tags";
-
   private UpgradePreflight() {}
 
   private static boolean readsImageTags() {
-    return Workflow.getVersion(IMAGE_TAGS, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return UpgradePatches.IMAGE_TAGS.applies();
   }
 
   private static VersionOffer offer(UpgradeRun run) {
@@ -76,8 +67,7 @@ final class UpgradePreflight {
    * cannot be (a systemd unit is not edited).
    */
   private static List<String> flagTranslations(UpgradeRun run) {
-    if (Workflow.getVersion(MemberVersionSwitch.TRANSLATE_FLAGS, Workflow.DEFAULT_VERSION, 1) < 1)
-      return List.of();
+    if (!PhasePatches.TRANSLATE_FLAGS.applies()) return List.of();
     String target = run.ladder.get(run.ladder.size() - 1);
     List<String> problems = new ArrayList<>();
     if (readsInParallel()) {
@@ -140,10 +130,8 @@ final class UpgradePreflight {
    * be the first login to its host). Upgrades started before replay reading in turn.
    */
   private static boolean readsInParallel() {
-    return Workflow.getVersion(PARALLEL_READS, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return UpgradePatches.PARALLEL_READS.applies();
   }
-
-  static final String PARALLEL_READS = "preflight-reads-in-parallel";
 
   private static List<MemberStatus> reachable(UpgradeRun run) {
     return run.state.members().stream().filter(MemberStatus::reachable).toList();
@@ -182,7 +170,7 @@ final class UpgradePreflight {
 
   /** The flags the target's --help lists; empty for upgrades started before the check. */
   private static Optional<List<String>> knownToTheTarget(UpgradeRun run) {
-    if (Workflow.getVersion(HELP_CHECK, Workflow.DEFAULT_VERSION, 1) < 1) return Optional.empty();
+    if (!UpgradePatches.HELP_CHECK.applies()) return Optional.empty();
     String target = run.ladder.get(run.ladder.size() - 1);
     return Optional.of(
         run.ctx
@@ -191,8 +179,6 @@ final class UpgradePreflight {
                 "flags etcd " + target + " takes",
                 () -> run.ctx.activities().releases.flagsOf(target)));
   }
-
-  static final String HELP_CHECK = "flags-against-target-help";
 
   /** How each running member was started: what the next binary would be started with. */
   private static List<MemberFlags> flagsOfRunningMembers(UpgradeRun run) {
@@ -229,8 +215,7 @@ final class UpgradePreflight {
       UpgradeRun run, boolean hostsUsable, Supplier<List<MemberFlags>> flagsRead) {
     List<String> problems = new ArrayList<>();
     // asked whatever the ladder, as before this method existed: recorded histories replay alike
-    boolean rules =
-        Workflow.getVersion(TransitionRules.CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
+    boolean rules = UpgradePatches.TRANSITION_RULES.applies();
     if (run.ladder.isEmpty()) return problems;
     if (rules) {
       problems.addAll(TransitionRules.problems(run.state, run.running, run.ladder));
@@ -253,20 +238,11 @@ final class UpgradePreflight {
     }
     if (hostsUsable
         && TransitionRules.endsV2Api(run.running, run.ladder)
-        && Workflow.getVersion(APISERVER_BACKENDS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        && UpgradePatches.APISERVER_BACKENDS.applies()) {
       problems.addAll(apiServersOnEtcd2(run));
     }
     return problems;
   }
-
-  /**
-   * A hashkv holds the member's backend read lock for its whole scan and the member's writes wait
-   * for it (260-385 ms on a 1.3 GB keyspace here), so upgrades scan each member once before and
-   * once after ({@link UpgradeRun#fewerHashScans}); before, the preflight compared hashes at the
-   * current revision, the backup phase took every member's again at the checksum's revision, and
-   * the postflight took both again at once.
-   */
-  static final String FEWER_HASH_SCANS = "fewer-hash-scans";
 
   static void run(UpgradeRun run) {
     Activities activities = run.ctx.activities();
@@ -274,9 +250,7 @@ final class UpgradePreflight {
     problems.addAll(CertificateExpiry.problems(run.state));
     boolean atOnce = UpgradePhases.overlapsChecks();
     run.fewerHashScans =
-        atOnce
-            && run.state.revision() > 0
-            && Workflow.getVersion(FEWER_HASH_SCANS, Workflow.DEFAULT_VERSION, 1) >= 1;
+        atOnce && run.state.revision() > 0 && UpgradePatches.FEWER_HASH_SCANS.applies();
     Reads reads = atOnce ? Reads.atOnce(run, problems.isEmpty()) : Reads.inTurn(run);
     if (problems.isEmpty()) {
       ConsistencyReport consistency =
@@ -304,9 +278,9 @@ final class UpgradePreflight {
 
   /**
    * The preflight's reads of the cluster, the binary source and the hosts. Upgrades started before
-   * {@link UpgradePhases#OVERLAPPED_CHECKS} make each when it is needed, one after the other; later
-   * ones start them all at once (none depends on another's answer) and each is waited for where its
-   * answer is used.
+   * {@link UpgradePatches#OVERLAPPED_CHECKS} make each when it is needed, one after the other;
+   * later ones start them all at once (none depends on another's answer) and each is waited for
+   * where its answer is used.
    */
   private record Reads(
       Supplier<ConsistencyReport> consistency,

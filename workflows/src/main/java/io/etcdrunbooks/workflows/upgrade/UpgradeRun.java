@@ -34,7 +34,7 @@ final class UpgradeRun {
 
   /**
    * Every member's hashkv at {@link #before}'s revision, read beside the backup; null in upgrades
-   * that read the keyspace after the backup ({@link UpgradePhases#KEYSPACE_BESIDE_BACKUP}).
+   * that read the keyspace after the backup ({@link UpgradePatches#KEYSPACE_BESIDE_BACKUP}).
    */
   KeyspaceHashes beforeHashes;
 
@@ -49,7 +49,7 @@ final class UpgradeRun {
 
   /**
    * Each member's keyspace is scanned by hashkv once before the upgrade and once after, plus once
-   * on one member ({@link UpgradePreflight#FEWER_HASH_SCANS}): the preflight's comparison, at
+   * on one member ({@link UpgradePatches#FEWER_HASH_SCANS}): the preflight's comparison, at
    * discovery's revision, gives {@link #beforeHashes}, and after the upgrade one member's hash at
    * that revision stands for all, since every member agrees at the later one.
    */

@@ -26,8 +26,9 @@ import java.util.function.Function;
  * @param workflowId the workflow id of a run on a target
  * @param changesCluster whether it holds the cluster's change id: then a dry run gets an id of its
  *     own and a start is refused, naming the running one, while another change runs
- * @param fromCaller the request as the API starts it for a caller (who started it; the state a run
- *     carries to its next round reset)
+ * @param fromCaller a REST body as the API starts it, given the caller's name: what only the API
+ *     decides (who triggered it) or only the run itself carries (a schedule's next round) is set
+ *     here, whatever the body says
  */
 public record RunbookDefinition<R>(
     String type,

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.api;
 
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
@@ -177,7 +178,8 @@ final class AlertHandler {
                 "alertmanager: " + alertname + " (fingerprint " + fingerprint + ")")
             .confirmingDownFor(approval ? 0 : config.autoDownMinutes() * 60);
     try {
-      RunbookStarter.Started started = starter.startReplaceMember(request, "alertmanager");
+      RunbookStarter.Started started =
+          starter.start(RunbookCatalog.REPLACE_MEMBER, request, "alertmanager");
       fingerprints.started(fingerprint, started.workflowId(), started.runId());
       return new AlertResult(
           alertname,

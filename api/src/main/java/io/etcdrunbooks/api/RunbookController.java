@@ -6,10 +6,11 @@ import io.etcdrunbooks.api.auth.ApiAuthFilter;
 import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.RunbookCatalog;
+import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.common.Runbook;
-import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.fleet.FleetStatus;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
@@ -70,9 +71,10 @@ public final class RunbookController {
   }
 
   /*
-   * Start endpoints take the runbook's own input, the JSON the Temporal Web UI would start it with; "cluster" may be left
-   * out (the path names it) and must match the path when given. Each answers 202 with the workflow id, or 409 naming
-   * the runbook that already changes the cluster.
+   * Start endpoints take the runbook's own input (its request record in RunbookCatalog), the JSON the Temporal Web UI
+   * would start it with; "cluster" may be left out (the path names it) and must match the path when given. Each goes
+   * through the one generic start and answers 202 with the workflow id, or 409 naming the runbook that already changes
+   * the cluster.
    */
 
   /**
@@ -83,14 +85,7 @@ public final class RunbookController {
   @Access(ApiAction.UPGRADE)
   public HttpResponse<RunbookStarter.Started> upgrade(
       @PathVariable String cluster, @Body UpgradeRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startUpgrade(
-                UpgradeRequest.to(
-                    inPath(cluster, body.cluster()),
-                    body.targetVersion(),
-                    options(body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0)),
-                caller(http)));
+    return start(RunbookCatalog.UPGRADE, cluster, body, http);
   }
 
   /**
@@ -102,18 +97,7 @@ public final class RunbookController {
   @Access(ApiAction.ROLLBACK)
   public HttpResponse<RunbookStarter.Started> rollback(
       @PathVariable String cluster, @Body RollbackRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startRollback(
-                RollbackRequest.to(
-                        inPath(cluster, body.cluster()),
-                        body.toVersion(),
-                        options(
-                            body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
-                    .withDataLossAcknowledged(body.acknowledgeDataLoss())
-                    .withBackupId(body.backupId())
-                    .withRevisionsBackwardAcknowledged(body.acknowledgeRevisionsBackward()),
-                caller(http)));
+    return start(RunbookCatalog.ROLLBACK, cluster, body, http);
   }
 
   /**
@@ -125,28 +109,9 @@ public final class RunbookController {
   @Access(ApiAction.RESTORE)
   public HttpResponse<RunbookStarter.Started> restore(
       @PathVariable String cluster, @Body RestoreRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startRestore(
-                RestoreRequest.of(
-                        inPath(cluster, body.cluster()),
-                        body.backupId(),
-                        options(
-                            body.dryRun(),
-                            body.requireApproval(),
-                            body.memberTimeoutSeconds(),
-                            body.apiServerTimeoutSeconds()))
-                    .withDataLossAcknowledged(body.acknowledgeDataLoss())
-                    .withEtcdVersion(body.etcdVersion())
-                    .withTakenOnMinor(body.takenOnMinor())
-                    .withRevisionsBackwardAcknowledged(body.acknowledgeRevisionsBackward()),
-                caller(http)));
+    return start(RunbookCatalog.RESTORE, cluster, body, http);
   }
 
-  /**
-   * Body: {"requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0,
-   * "apiServerTimeoutSeconds":0} (may be {}).
-   */
   /**
    * Body: {"compactKeepRevisions":10000,"compactRevision":0,"defragmentAll":false,
    * "forceCompaction":false,"requireApproval":false,"dryRun":false}.
@@ -155,18 +120,7 @@ public final class RunbookController {
   @Access(ApiAction.MAINTENANCE)
   public HttpResponse<RunbookStarter.Started> maintenance(
       @PathVariable String cluster, @Body MaintenanceRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startMaintenance(
-                new MaintenanceRequest(
-                    inPath(cluster, body.cluster()),
-                    body.compactRevision(),
-                    body.compactKeepRevisions(),
-                    body.defragmentAll(),
-                    body.dryRun(),
-                    body.requireApproval(),
-                    body.forceCompaction()),
-                caller(http)));
+    return start(RunbookCatalog.MAINTENANCE, cluster, body, http);
   }
 
   /**
@@ -178,20 +132,7 @@ public final class RunbookController {
   @Access(ApiAction.SCALE)
   public HttpResponse<RunbookStarter.Started> scale(
       @PathVariable String cluster, @Body ScaleClusterRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startScale(
-                ScaleClusterRequest.growing(
-                        inPath(cluster, body.cluster()),
-                        body.targetSize(),
-                        body.newMembers(),
-                        options(
-                            body.dryRun(),
-                            body.requireApproval(),
-                            body.memberTimeoutSeconds(),
-                            body.apiServerTimeoutSeconds()))
-                    .removing(body.removeMembers()),
-                caller(http)));
+    return start(RunbookCatalog.SCALE, cluster, body, http);
   }
 
   /**
@@ -203,39 +144,18 @@ public final class RunbookController {
   @Access(ApiAction.RECOVER_QUORUM)
   public HttpResponse<RunbookStarter.Started> recoverQuorum(
       @PathVariable String cluster, @Body RecoverQuorumRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startRecoverQuorum(
-                new RecoverQuorumRequest(
-                    inPath(cluster, body.cluster()),
-                    body.acknowledgeDataLoss(),
-                    body.survivor(),
-                    body.replacements(),
-                    body.confirmLossSeconds(),
-                    body.skipControlPlaneHosts(),
-                    body.destroyed(),
-                    body.dryRun(),
-                    body.memberTimeoutSeconds(),
-                    body.apiServerTimeoutSeconds(),
-                    body.acknowledgeRevisionsBackward()),
-                caller(http)));
+    return start(RunbookCatalog.RECOVER_QUORUM, cluster, body, http);
   }
 
+  /**
+   * Body: {"requireApproval":false,"dryRun":false,"memberTimeoutSeconds":0,
+   * "apiServerTimeoutSeconds":0} (may be {}).
+   */
   @Post("/clusters/{cluster}/migrate-v2-to-v3")
   @Access(ApiAction.MIGRATE_V2_TO_V3)
   public HttpResponse<RunbookStarter.Started> migrateV2ToV3(
       @PathVariable String cluster, @Body MigrateRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startMigration(
-                MigrateRequest.of(
-                    inPath(cluster, body.cluster()),
-                    options(
-                        body.dryRun(),
-                        body.requireApproval(),
-                        body.memberTimeoutSeconds(),
-                        body.apiServerTimeoutSeconds())),
-                caller(http)));
+    return start(RunbookCatalog.MIGRATE_V2_TO_V3, cluster, body, http);
   }
 
   /**
@@ -251,21 +171,7 @@ public final class RunbookController {
   @Access(ApiAction.RECONFIGURE_TLS)
   public HttpResponse<RunbookStarter.Started> reconfigureTls(
       @PathVariable String cluster, @Body ReconfigureTlsRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startReconfigureTls(
-                ReconfigureTlsRequest.of(
-                        inPath(cluster, body.cluster()),
-                        body.mode(),
-                        body.certificatesDir(),
-                        options(
-                            body.dryRun(), body.requireApproval(), body.memberTimeoutSeconds(), 0))
-                    .issuedFrom(body.caKeyFile(), body.validityDays())
-                    .enabling(body.enable())
-                    .movingTo(body.rotateCa())
-                    .inEmergency(body.emergency())
-                    .ignoringUnmanagedClients(body.ignoreUnmanagedClients()),
-                caller(http)));
+    return start(RunbookCatalog.RECONFIGURE_TLS, cluster, body, http);
   }
 
   /**
@@ -277,21 +183,7 @@ public final class RunbookController {
   @Access(ApiAction.REPLACE_MEMBER)
   public HttpResponse<RunbookStarter.Started> replaceMember(
       @PathVariable String cluster, @Body ReplaceMemberRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startReplaceMember(
-                ReplaceMemberRequest.of(
-                        inPath(cluster, body.cluster()),
-                        body.failedMember(),
-                        body.replacement(),
-                        options(
-                            body.dryRun(),
-                            body.requireApproval(),
-                            body.memberTimeoutSeconds(),
-                            body.apiServerTimeoutSeconds()),
-                        "api: " + caller(http))
-                    .withForce(body.force()),
-                caller(http)));
+    return start(RunbookCatalog.REPLACE_MEMBER, cluster, body, http);
   }
 
   /** Body: {"reason":"before the node drain","requireApproval":false} (may be {}). */
@@ -299,14 +191,7 @@ public final class RunbookController {
   @Access(ApiAction.BACKUP)
   public HttpResponse<RunbookStarter.Started> backup(
       @PathVariable String cluster, @Body BackupClusterRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startBackup(
-                BackupClusterRequest.of(
-                    inPath(cluster, body.cluster()),
-                    body.reason() == null ? "api: " + caller(http) : body.reason(),
-                    RunbookOptions.defaults().withApproval(body.requireApproval())),
-                caller(http)));
+    return start(RunbookCatalog.BACKUP, cluster, body, http);
   }
 
   /**
@@ -317,12 +202,7 @@ public final class RunbookController {
   @Access(ApiAction.BACKUP_SCHEDULE)
   public HttpResponse<RunbookStarter.Started> backupSchedule(
       @PathVariable String cluster, @Body BackupScheduleRequest body, HttpRequest<?> http) {
-    return HttpResponse.accepted()
-        .body(
-            starter.startBackupSchedule(
-                new BackupScheduleRequest(
-                    inPath(cluster, body.cluster()), body.intervalMinutes(), 0, 0),
-                caller(http)));
+    return start(RunbookCatalog.BACKUP_SCHEDULE, cluster, body, http);
   }
 
   /**
@@ -333,14 +213,7 @@ public final class RunbookController {
   @Access(ApiAction.MAINTENANCE_SCHEDULE)
   public HttpResponse<RunbookStarter.Started> maintenanceSchedule(
       @PathVariable String cluster, @Body MaintenanceScheduleRequest body, HttpRequest<?> http) {
-    MaintenanceScheduleRequest every =
-        MaintenanceScheduleRequest.every(
-            inPath(cluster, body.cluster()),
-            body.intervalMinutes(),
-            body.compactOlderThanMinutes());
-    if (body.defragmentAll()) every = every.defragmentingAll();
-    if (body.forceCompaction()) every = every.forcingCompaction();
-    return HttpResponse.accepted().body(starter.startMaintenanceSchedule(every, caller(http)));
+    return start(RunbookCatalog.MAINTENANCE_SCHEDULE, cluster, body, http);
   }
 
   /**
@@ -354,25 +227,7 @@ public final class RunbookController {
   @Access(ApiAction.FLEET_UPGRADE)
   public HttpResponse<RunbookStarter.Started> fleetUpgrade(
       @PathVariable String fleet, @Body FleetUpgradeRequest body, HttpRequest<?> http) {
-    if (body.fleet() != null && !body.fleet().isBlank() && !body.fleet().equals(fleet)) {
-      throw new IllegalArgumentException(
-          "the body names fleet '" + body.fleet() + "' but the path names '" + fleet + "'");
-    }
-    FleetUpgradeRequest request =
-        new FleetUpgradeRequest(
-            fleet,
-            body.selector(),
-            body.targetVersion(),
-            body.canaries(),
-            body.waveLabel(),
-            body.waveOrder(),
-            body.concurrency() == 0 ? 1 : body.concurrency(),
-            body.failureBudget() == 0 ? 1 : body.failureBudget(),
-            body.approveBetweenWaves(),
-            body.memberTimeoutSeconds(),
-            body.bakeMinutes(),
-            body.skipKubernetesGate());
-    return HttpResponse.accepted().body(starter.startFleetUpgrade(request, caller(http)));
+    return start(RunbookCatalog.FLEET_UPGRADE, fleet, body, http);
   }
 
   /**
@@ -410,18 +265,6 @@ public final class RunbookController {
   public List<RunbookList.RunbookSummary> runbooks(@PathVariable String cluster) {
     inventory.get().cluster(cluster);
     return list.forCluster(cluster);
-  }
-
-  private static String inPath(String cluster, String inBody) {
-    if (inBody != null && !inBody.isBlank() && !inBody.equals(cluster)) {
-      throw new IllegalArgumentException(
-          "the body names cluster '"
-              + inBody
-              + "' but the path names '"
-              + cluster
-              + "': leave \"cluster\" out of the body, or make them agree");
-    }
-    return cluster;
   }
 
   /**
@@ -532,16 +375,14 @@ public final class RunbookController {
         new ApiError("no runbook with id " + e.getExecution().getWorkflowId()));
   }
 
-  /** What every runbook's body says about how to run it, by name. */
-  private static RunbookOptions options(
-      boolean dryRun,
-      boolean requireApproval,
-      int memberTimeoutSeconds,
-      int apiServerTimeoutSeconds) {
-    return RunbookOptions.defaults()
-        .withDryRun(dryRun)
-        .withApproval(requireApproval)
-        .withMemberTimeoutSeconds(memberTimeoutSeconds)
-        .withApiServerTimeoutSeconds(apiServerTimeoutSeconds);
+  /**
+   * The generic start: the body as bound to the runbook's request record, on the cluster (or fleet)
+   * the path names, as the runbook takes it from a caller.
+   */
+  private <R> HttpResponse<RunbookStarter.Started> start(
+      RunbookDefinition<R> runbook, String target, R body, HttpRequest<?> http) {
+    R request =
+        runbook.fromCaller().apply(RunbookRequests.onTarget(runbook, body, target), caller(http));
+    return HttpResponse.accepted().body(starter.start(runbook, request, caller(http)));
   }
 }

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.Timestamp;
 import io.etcdrunbooks.runtime.SearchAttributesConfig;
 import io.etcdrunbooks.workflows.RunbookCatalog;
+import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
@@ -53,7 +54,7 @@ public final class RunbookList {
 
   /** Workflow types that are runbooks; other workflows in the namespace are not read. */
   private static final Set<String> RUNBOOK_TYPES =
-      RunbookCatalog.all().stream().map(RunbookCatalog.Entry::runbook).collect(Collectors.toSet());
+      RunbookCatalog.all().stream().map(RunbookDefinition::type).collect(Collectors.toSet());
 
   /** Enough for a week of a cluster's runbooks; more is not read. */
   private static final int MAX_QUERIED = 2000;

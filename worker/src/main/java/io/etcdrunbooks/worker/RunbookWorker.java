@@ -1,19 +1,8 @@
 package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.runtime.RunbooksConfig;
-import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
-import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
-import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflowImpl;
-import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflowImpl;
-import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflowImpl;
-import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3WorkflowImpl;
-import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflowImpl;
-import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflowImpl;
-import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflowImpl;
-import io.etcdrunbooks.workflows.rollback.RollbackClusterWorkflowImpl;
-import io.etcdrunbooks.workflows.scale.ScaleClusterWorkflowImpl;
-import io.etcdrunbooks.workflows.tls.ReconfigureTlsWorkflowImpl;
-import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflowImpl;
+import io.etcdrunbooks.workflows.RunbookCatalog;
+import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
@@ -66,21 +55,15 @@ public final class RunbookWorker implements AutoCloseable {
 
   /** Every runbook workflow and activity the worker offers; tests register through here too. */
   public static void register(Worker worker, WorkerActivities activities) {
-    worker.registerWorkflowImplementationTypes(
-        UpgradeClusterWorkflowImpl.class,
-        RollbackClusterWorkflowImpl.class,
-        BackupClusterWorkflowImpl.class,
-        BackupScheduleWorkflowImpl.class,
-        ReplaceMemberWorkflowImpl.class,
-        RestoreClusterWorkflowImpl.class,
-        MigrateV2ToV3WorkflowImpl.class,
-        ReconfigureTlsWorkflowImpl.class,
-        MaintenanceWorkflowImpl.class,
-        MaintenanceScheduleWorkflowImpl.class,
-        ScaleClusterWorkflowImpl.class,
-        RecoverQuorumWorkflowImpl.class,
-        FleetUpgradeWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(workflowImplementations());
     worker.registerActivitiesImplementations(activities.all());
+  }
+
+  /** Every runbook's workflow implementation, as the catalog lists them. */
+  static Class<?>[] workflowImplementations() {
+    return RunbookCatalog.all().stream()
+        .map(RunbookDefinition::implementation)
+        .toArray(Class<?>[]::new);
   }
 
   /** Started and not shut down: the worker polls its task queue. */

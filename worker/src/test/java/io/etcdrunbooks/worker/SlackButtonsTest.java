@@ -10,6 +10,7 @@ import io.etcdrunbooks.api.testing.FakeSlack.Posted;
 import io.etcdrunbooks.testkit.EtcdSandboxExtension;
 import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
@@ -106,7 +107,8 @@ class SlackButtonsTest {
     RunbookStarter.Started started =
         context
             .getBean(RunbookStarter.class)
-            .startUpgrade(
+            .start(
+                RunbookCatalog.UPGRADE,
                 UpgradeRequest.to("sandbox", "3.5.16", RunbookOptions.defaults().withApproval()),
                 "slack-buttons-test");
     context

@@ -22,12 +22,12 @@ class PhasesDocTest {
   @Test
   void everyRunbooksSectionIsWhatTheCodeRuns() throws IOException {
     String doc = Files.readString(DOC);
-    for (RunbookCatalog.Entry runbook : RunbookCatalog.all()) {
+    for (RunbookDefinition<?> runbook : RunbookCatalog.all()) {
       String expected = section(runbook);
       assertThat(doc)
           .as(
               "docs/runbooks/phases.md, section of %s; as the code has it:%n%s",
-              runbook.runbook(), expected)
+              runbook.type(), expected)
           .contains(expected);
     }
   }
@@ -42,10 +42,10 @@ class PhasesDocTest {
     }
   }
 
-  static String section(RunbookCatalog.Entry runbook) {
+  static String section(RunbookDefinition<?> runbook) {
     StringBuilder s =
         new StringBuilder("## ")
-            .append(runbook.runbook())
+            .append(runbook.type())
             .append("\n\n| phase | what it does |\n|---|---|\n");
     for (PhaseRunner.Described phase : runbook.phases()) {
       s.append("| `").append(phase.name()).append("` | ").append(phase.does()).append(" |\n");

@@ -2,6 +2,8 @@ package io.etcdrunbooks.api.slack;
 
 import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.api.auth.Role;
+import io.etcdrunbooks.workflows.RunbookCatalog;
+import io.etcdrunbooks.workflows.RunbookDefinition;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -20,6 +22,19 @@ public sealed interface SlackCommand {
     return Optional.empty();
   }
 
+  /**
+   * A command that starts a runbook: it needs the role that starts it through the API, and its verb
+   * is the runbook's Slack verb in the catalog.
+   */
+  sealed interface Starts extends SlackCommand
+      permits Upgrade, Replace, Maintenance, Scale, RecoverQuorum, Fleet {
+    RunbookDefinition<?> runbook();
+
+    default Role requiredRole() {
+      return ApiAction.starting(runbook()).role();
+    }
+  }
+
   /** {@code status <cluster>}: live member status, read from etcd now. */
   record Status(String cluster) implements SlackCommand {
     public Role requiredRole() {
@@ -32,9 +47,9 @@ public sealed interface SlackCommand {
   }
 
   /** {@code upgrade <cluster> <version>}: starts UpgradeCluster. */
-  record Upgrade(String cluster, String version) implements SlackCommand {
-    public Role requiredRole() {
-      return ApiAction.UPGRADE.role();
+  record Upgrade(String cluster, String version) implements Starts {
+    public RunbookDefinition<?> runbook() {
+      return RunbookCatalog.UPGRADE;
     }
 
     public Optional<String> namedCluster() {
@@ -46,9 +61,9 @@ public sealed interface SlackCommand {
    * {@code replace <cluster> <member>}: starts ReplaceMember with the new member on the failed
    * member's host.
    */
-  record Replace(String cluster, String member) implements SlackCommand {
-    public Role requiredRole() {
-      return ApiAction.REPLACE_MEMBER.role();
+  record Replace(String cluster, String member) implements Starts {
+    public RunbookDefinition<?> runbook() {
+      return RunbookCatalog.REPLACE_MEMBER;
     }
 
     public Optional<String> namedCluster() {
@@ -59,9 +74,9 @@ public sealed interface SlackCommand {
   /**
    * {@code maintenance <cluster>}: starts Maintenance (defragmentation where it gives space back).
    */
-  record Maintenance(String cluster) implements SlackCommand {
-    public Role requiredRole() {
-      return ApiAction.MAINTENANCE.role();
+  record Maintenance(String cluster) implements Starts {
+    public RunbookDefinition<?> runbook() {
+      return RunbookCatalog.MAINTENANCE;
     }
 
     public Optional<String> namedCluster() {
@@ -73,9 +88,9 @@ public sealed interface SlackCommand {
    * {@code scale <cluster> <size>}: starts ScaleCluster to shrink (growing needs the new members'
    * hosts and URLs, which the API takes).
    */
-  record Scale(String cluster, int size) implements SlackCommand {
-    public Role requiredRole() {
-      return ApiAction.SCALE.role();
+  record Scale(String cluster, int size) implements Starts {
+    public RunbookDefinition<?> runbook() {
+      return RunbookCatalog.SCALE;
     }
 
     public Optional<String> namedCluster() {
@@ -87,9 +102,9 @@ public sealed interface SlackCommand {
    * {@code recover-quorum <cluster> acknowledge-data-loss}: starts RecoverQuorum, which waits for
    * an admin's approval before it touches anything.
    */
-  record RecoverQuorum(String cluster) implements SlackCommand {
-    public Role requiredRole() {
-      return ApiAction.RECOVER_QUORUM.role();
+  record RecoverQuorum(String cluster) implements Starts {
+    public RunbookDefinition<?> runbook() {
+      return RunbookCatalog.RECOVER_QUORUM;
     }
 
     public Optional<String> namedCluster() {
@@ -102,9 +117,9 @@ public sealed interface SlackCommand {
    * each wave after the first approved in Slack. A selector ({@code env=prod,size=small}) names the
    * fleet after itself; a plain name is the inventory's fleet of that name.
    */
-  record Fleet(String selector, String version) implements SlackCommand {
-    public Role requiredRole() {
-      return ApiAction.FLEET_UPGRADE.role();
+  record Fleet(String selector, String version) implements Starts {
+    public RunbookDefinition<?> runbook() {
+      return RunbookCatalog.FLEET_UPGRADE;
     }
 
     /** The fleet's name: the inventory fleet named, or one made from the selector. */
@@ -162,8 +177,8 @@ public sealed interface SlackCommand {
     if (words.isEmpty()) return new Help();
     String verb = words.get(0).toLowerCase(Locale.ROOT);
     List<String> args = words.subList(1, words.size());
-    for (String arg :
-        verb.equals("fleet") && !args.isEmpty() ? args.subList(1, args.size()) : args) {
+    boolean selects = RunbookCatalog.FLEET_UPGRADE.slackVerb().filter(verb::equals).isPresent();
+    for (String arg : selects && !args.isEmpty() ? args.subList(1, args.size()) : args) {
       if (!arg.matches(NAME)) {
         return new Invalid(
             "'"
@@ -171,44 +186,60 @@ public sealed interface SlackCommand {
                 + "' is not a cluster, member, version or runbook id (letters, digits, '.', '_', '-')");
       }
     }
+    Optional<RunbookDefinition<?>> runbook = RunbookCatalog.bySlackVerb(verb);
+    if (runbook.isPresent()) return starting(runbook.get(), args);
     return switch (verb) {
       case "help" -> new Help();
       case "status" -> args.size() == 1 ? new Status(args.get(0)) : usage("status <cluster>", args);
-      case "upgrade" ->
-          args.size() == 2
-              ? new Upgrade(args.get(0), args.get(1))
-              : usage("upgrade <cluster> <version>", args);
-      case "replace" ->
-          args.size() == 2
-              ? new Replace(args.get(0), args.get(1))
-              : usage("replace <cluster> <member>", args);
-      case "maintenance" ->
-          args.size() == 1 ? new Maintenance(args.get(0)) : usage("maintenance <cluster>", args);
-      case "scale" ->
-          args.size() == 2 && args.get(1).matches("\\d{1,2}")
-              ? new Scale(args.get(0), Integer.parseInt(args.get(1)))
-              : usage("scale <cluster> <size>", args);
-      case "recover-quorum" ->
-          args.size() == 2 && args.get(1).equals(ACKNOWLEDGE)
-              ? new RecoverQuorum(args.get(0))
-              : new Invalid(
-                  "usage: recover-quorum <cluster> "
-                      + ACKNOWLEDGE
-                      + " (the cluster is rebuilt from one member, and writes that reached only"
-                      + " the lost members are lost)");
       case "approve" ->
           args.size() == 1 ? new Approve(args.get(0)) : usage("approve <runbook id>", args);
-      case "fleet" -> {
-        if (args.size() != 2) yield usage("fleet <selector or fleet> <version>", args);
-        if (!args.get(0).matches(SELECTOR))
-          yield new Invalid(
-              "'"
-                  + shorten(args.get(0))
-                  + "' is neither a fleet's name nor a selector such as env=prod,size=small");
-        yield new Fleet(args.get(0), args.get(1));
-      }
       default -> new Invalid("unknown command '" + shorten(words.get(0)) + "'");
     };
+  }
+
+  /** The command that starts {@code runbook}, from the words after its verb. */
+  private static SlackCommand starting(RunbookDefinition<?> runbook, List<String> args) {
+    String verb = verb(runbook);
+    if (runbook == RunbookCatalog.UPGRADE) {
+      return args.size() == 2
+          ? new Upgrade(args.get(0), args.get(1))
+          : usage(verb + " <cluster> <version>", args);
+    }
+    if (runbook == RunbookCatalog.REPLACE_MEMBER) {
+      return args.size() == 2
+          ? new Replace(args.get(0), args.get(1))
+          : usage(verb + " <cluster> <member>", args);
+    }
+    if (runbook == RunbookCatalog.MAINTENANCE) {
+      return args.size() == 1 ? new Maintenance(args.get(0)) : usage(verb + " <cluster>", args);
+    }
+    if (runbook == RunbookCatalog.SCALE) {
+      return args.size() == 2 && args.get(1).matches("\\d{1,2}")
+          ? new Scale(args.get(0), Integer.parseInt(args.get(1)))
+          : usage(verb + " <cluster> <size>", args);
+    }
+    if (runbook == RunbookCatalog.RECOVER_QUORUM) {
+      return args.size() == 2 && args.get(1).equals(ACKNOWLEDGE)
+          ? new RecoverQuorum(args.get(0))
+          : new Invalid(
+              "usage: "
+                  + verb
+                  + " <cluster> "
+                  + ACKNOWLEDGE
+                  + " (the cluster is rebuilt from one member, and writes that reached only"
+                  + " the lost members are lost)");
+    }
+    if (runbook == RunbookCatalog.FLEET_UPGRADE) {
+      if (args.size() != 2) return usage(verb + " <selector or fleet> <version>", args);
+      if (!args.get(0).matches(SELECTOR))
+        return new Invalid(
+            "'"
+                + shorten(args.get(0))
+                + "' is neither a fleet's name nor a selector such as env=prod,size=small");
+      return new Fleet(args.get(0), args.get(1));
+    }
+    return new Invalid(
+        "'" + verb + "' starts " + runbook.type() + ", which this Slack command cannot start yet");
   }
 
   /**
@@ -219,27 +250,65 @@ public sealed interface SlackCommand {
     return String.join(
         "\n",
         command + " status <cluster>  (viewer): members, versions, leader, alarms",
-        command
-            + " upgrade <cluster> <version>  (operator): start the upgrade, for example "
-            + command
-            + " upgrade prod-1 3.5.30",
-        command
-            + " replace <cluster> <member>  (operator): replace a failed member on its own host",
-        command
-            + " maintenance <cluster>  (operator): defragment the members with space to give back,"
-            + " one at a time",
-        command + " scale <cluster> <size>  (admin): shrink to an odd size (growing: the API)",
-        command
-            + " recover-quorum <cluster> acknowledge-data-loss  (admin): rebuild a cluster that lost"
-            + " quorum from its best member; waits for an admin's approve",
+        line(
+            command,
+            RunbookCatalog.UPGRADE,
+            "<cluster> <version>",
+            "start the upgrade, for example "
+                + command
+                + " "
+                + verb(RunbookCatalog.UPGRADE)
+                + " prod-1 3.5.30"),
+        line(
+            command,
+            RunbookCatalog.REPLACE_MEMBER,
+            "<cluster> <member>",
+            "replace a failed member on its own host"),
+        line(
+            command,
+            RunbookCatalog.MAINTENANCE,
+            "<cluster>",
+            "defragment the members with space to give back, one at a time"),
+        line(
+            command,
+            RunbookCatalog.SCALE,
+            "<cluster> <size>",
+            "shrink to an odd size (growing: the API)"),
+        line(
+            command,
+            RunbookCatalog.RECOVER_QUORUM,
+            "<cluster> " + ACKNOWLEDGE,
+            "rebuild a cluster that lost quorum from its best member; waits for an admin's approve"),
         command + " approve <runbook id>  (operator): let a runbook waiting for approval go on",
-        command
-            + " fleet <selector or fleet> <version>  (admin, every cluster): upgrade the clusters"
-            + " the selector (env=prod,size=small) or the inventory's fleet names, a canary then"
-            + " waves by size, each wave approved here; "
-            + command
-            + " status <fleet> shows it",
+        line(
+            command,
+            RunbookCatalog.FLEET_UPGRADE,
+            "<selector or fleet> <version>",
+            "upgrade the clusters the selector (env=prod,size=small) or the inventory's fleet"
+                + " names, a canary then waves by size, each wave approved here; "
+                + command
+                + " status <fleet> shows it"),
         command + " help");
+  }
+
+  /** A runbook's line of the usage: its verb and the role that starts it, from the catalog. */
+  private static String line(
+      String command, RunbookDefinition<?> runbook, String arguments, String what) {
+    ApiAction action = ApiAction.starting(runbook);
+    return command
+        + " "
+        + verb(runbook)
+        + " "
+        + arguments
+        + "  ("
+        + action.role().name().toLowerCase(Locale.ROOT)
+        + (action.scope() == ApiAction.Scope.EVERY_CLUSTER ? ", every cluster" : "")
+        + "): "
+        + what;
+  }
+
+  private static String verb(RunbookDefinition<?> runbook) {
+    return runbook.slackVerb().orElseThrow();
   }
 
   private static Invalid usage(String form, List<String> args) {

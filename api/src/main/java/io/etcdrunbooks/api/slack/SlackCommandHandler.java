@@ -9,6 +9,7 @@ import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InvalidClusterException;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.UnknownClusterException;
+import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
@@ -164,7 +165,8 @@ public final class SlackCommandHandler {
     }
     if (command instanceof SlackCommand.Fleet f) {
       RunbookStarter.Started started =
-          starter.startFleetUpgrade(
+          starter.start(
+              RunbookCatalog.FLEET_UPGRADE,
               FleetUpgradeRequest.of(f.fleet(), f.isSelector() ? f.selector() : "", f.version())
                   .withApprovalBetweenWaves(),
               who.name());
@@ -186,8 +188,10 @@ public final class SlackCommandHandler {
     }
     if (command instanceof SlackCommand.Upgrade u) {
       RunbookStarter.Started started =
-          starter.startUpgrade(
-              UpgradeRequest.to(u.cluster(), u.version(), RunbookOptions.defaults()), who.name());
+          starter.start(
+              RunbookCatalog.UPGRADE,
+              UpgradeRequest.to(u.cluster(), u.version(), RunbookOptions.defaults()),
+              who.name());
       return started(
           form,
           who,
@@ -196,7 +200,8 @@ public final class SlackCommandHandler {
     }
     if (command instanceof SlackCommand.Replace r) {
       RunbookStarter.Started started =
-          starter.startReplaceMember(
+          starter.start(
+              RunbookCatalog.REPLACE_MEMBER,
               ReplaceMemberRequest.onSameHost(r.cluster(), r.member(), false, who.name()),
               who.name());
       return started(
@@ -212,8 +217,10 @@ public final class SlackCommandHandler {
     }
     if (command instanceof SlackCommand.Maintenance m) {
       RunbookStarter.Started started =
-          starter.startMaintenance(
-              MaintenanceRequest.of(m.cluster(), RunbookOptions.defaults()), who.name());
+          starter.start(
+              RunbookCatalog.MAINTENANCE,
+              MaintenanceRequest.of(m.cluster(), RunbookOptions.defaults()),
+              who.name());
       return started(
           form,
           who,
@@ -229,7 +236,8 @@ public final class SlackCommandHandler {
                 .formatted(sc.cluster(), members, sc.size(), sc.cluster()));
       }
       RunbookStarter.Started started =
-          starter.startScale(
+          starter.start(
+              RunbookCatalog.SCALE,
               ScaleClusterRequest.shrinking(sc.cluster(), sc.size(), RunbookOptions.defaults()),
               who.name());
       return started(
@@ -240,7 +248,8 @@ public final class SlackCommandHandler {
     }
     if (command instanceof SlackCommand.RecoverQuorum rq) {
       RunbookStarter.Started started =
-          starter.startRecoverQuorum(
+          starter.start(
+              RunbookCatalog.RECOVER_QUORUM,
               RecoverQuorumRequest.of(rq.cluster(), RunbookOptions.defaults())
                   .acknowledgingDataLoss(),
               who.name());

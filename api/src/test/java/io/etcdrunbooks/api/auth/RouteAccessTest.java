@@ -7,6 +7,8 @@ import io.etcdrunbooks.api.testing.RawHttp.Answer;
 import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.api.testing.TestTokens.Token;
 import io.etcdrunbooks.runtime.http.OwnAuthentication;
+import io.etcdrunbooks.workflows.RunbookCatalog;
+import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -154,6 +156,33 @@ class RouteAccessTest {
     assertThat(used)
         .as("this test covers every action")
         .containsExactlyInAnyOrder(ApiAction.values());
+  }
+
+  /** A runbook the catalog lists but the API cannot start fails here. */
+  @Test
+  void everyRunbookOfTheCatalogIsStartedAtItsPathWithItsRequestAsTheBody() {
+    List<UriRouteInfo<?, ?>> routes = api.context.getBean(Router.class).uriRoutes().toList();
+    for (RunbookDefinition<?> runbook : RunbookCatalog.all()) {
+      String path =
+          runbook.target() == RunbookDefinition.Target.FLEET
+              ? "/api/v1/fleets/{fleet}/" + runbook.path()
+              : "/api/v1/clusters/{cluster}/" + runbook.path();
+      List<UriRouteInfo<?, ?>> starting =
+          routes.stream()
+              .filter(r -> r.getHttpMethodName().equals("POST"))
+              .filter(r -> r.getUriMatchTemplate().toPathString().equals(path))
+              .toList();
+      // Micronaut lists a route once per way it is matched: every one must be the runbook's
+      assertThat(starting).as("POST %s starts %s", path, runbook).isNotEmpty();
+      for (UriRouteInfo<?, ?> route : starting) {
+        assertThat(route.getAnnotationMetadata().enumValue(Access.class, ApiAction.class))
+            .as("POST %s: its access rule is the action that starts %s", path, runbook)
+            .contains(ApiAction.starting(runbook));
+        assertThat(route.getRequestBodyType().<Object>map(a -> a.getType()))
+            .as("POST %s: its body is %s's request", path, runbook)
+            .contains(runbook.request());
+      }
+    }
   }
 
   @Test

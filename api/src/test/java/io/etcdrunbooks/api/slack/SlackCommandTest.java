@@ -3,8 +3,12 @@ package io.etcdrunbooks.api.slack;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.api.auth.Role;
+import io.etcdrunbooks.workflows.RunbookCatalog;
+import io.etcdrunbooks.workflows.RunbookDefinition;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The text of a slash command, the form it comes in, and the role each command needs. */
@@ -67,6 +71,39 @@ class SlackCommandTest {
     assertThat(problem("scale prod-1 five")).contains("usage: scale <cluster> <size>");
     assertThat(problem("scale prod-1")).contains("usage: scale <cluster> <size>");
   }
+
+  /** A runbook the catalog gives a Slack verb but the slash command cannot start fails here. */
+  @Test
+  void everySlackVerbOfTheCatalogStartsItsRunbookWithTheRoleOfItsApiCall() {
+    for (RunbookDefinition<?> runbook : RunbookCatalog.all()) {
+      if (runbook.slackVerb().isEmpty()) continue;
+      String verb = runbook.slackVerb().get();
+      assertThat(SlackCommand.usage("/etcd"))
+          .as("the help lists %s", verb)
+          .contains("/etcd " + verb + " ");
+      SlackCommand bare = SlackCommand.parse(verb);
+      assertThat(bare)
+          .as("%s without arguments gives its usage", verb)
+          .isInstanceOf(SlackCommand.Invalid.class);
+      assertThat(((SlackCommand.Invalid) bare).problem())
+          .as(verb)
+          .startsWith("usage: " + verb + " ");
+      SlackCommand command = SlackCommand.parse(verb + " " + EXAMPLES.get(runbook.type()));
+      assertThat(command).as("%s with arguments", verb).isInstanceOf(SlackCommand.Starts.class);
+      assertThat(((SlackCommand.Starts) command).runbook()).isSameAs(runbook);
+      assertThat(command.requiredRole()).isEqualTo(ApiAction.starting(runbook).role());
+    }
+  }
+
+  /** Arguments of each runbook's Slack verb. */
+  private static final Map<String, String> EXAMPLES =
+      Map.of(
+          "UpgradeCluster", "prod-1 3.5.30",
+          "ReplaceMember", "prod-1 m2",
+          "Maintenance", "prod-1",
+          "ScaleCluster", "prod-1 3",
+          "RecoverQuorum", "prod-1 acknowledge-data-loss",
+          "FleetUpgrade", "env=prod 3.5.30");
 
   @Test
   void theVerbIgnoresCaseAndWordsAnySpacing() {

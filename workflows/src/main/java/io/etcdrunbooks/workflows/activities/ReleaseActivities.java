@@ -17,11 +17,11 @@ public interface ReleaseActivities {
 
   /**
    * The versions the cluster can move to and where they come from: for static-pod members, the
-   * binary source's versions whose image tag the configured image repository serves.
+   * binary source's versions whose image tag the configured image repository serves. Abstract, so
+   * that a decorator must pass the real offer (image repository and tags) on rather than inherit
+   * one made from {@link #availableVersions} alone.
    */
-  default VersionOffer offer(ClusterRef cluster) {
-    return VersionOffer.fromReleaseStore(availableVersions(cluster));
-  }
+  VersionOffer offer(ClusterRef cluster);
 
   /**
    * Every flag the version's etcd binary lists in its {@code --help} ("--name", "--log-level",

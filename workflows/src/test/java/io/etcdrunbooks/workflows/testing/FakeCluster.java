@@ -15,6 +15,7 @@ import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.V2Store;
+import io.etcdrunbooks.workflows.model.VersionOffer;
 import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.upgrade.FlagTranslations;
 import io.temporal.failure.ApplicationFailure;
@@ -594,6 +595,12 @@ public final class FakeCluster
   @Override
   public List<String> availableVersions(ClusterRef cluster) {
     return available;
+  }
+
+  /** A binary source's offer: no image repository. */
+  @Override
+  public VersionOffer offer(ClusterRef cluster) {
+    return VersionOffer.fromReleaseStore(available);
   }
 
   /** The flags the fakes start members with, as a target's --help would list them. */

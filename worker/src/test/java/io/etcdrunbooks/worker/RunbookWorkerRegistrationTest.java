@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.etcdrunbooks.activities.etcd.EtcdActivitiesImpl;
 import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.RunbookDefinition;
@@ -42,7 +43,11 @@ class RunbookWorkerRegistrationTest {
           WorkerFactory.newInstance(WorkflowClient.newInstance(service)).newWorker("registration");
       RunbookWorker.register(
           worker,
-          WorkerActivities.of(inventory, new EtcdActivitiesImpl(inventory), ssh, NO_RELEASES));
+          WorkerActivities.of(
+              inventory,
+              new EtcdActivitiesImpl(ClusterTargets.etcdOnly(inventory)),
+              ssh,
+              NO_RELEASES));
       for (RunbookDefinition<?> runbook : RunbookCatalog.all()) {
         Throwable again =
             catchThrowable(

@@ -19,8 +19,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is there. It writes through the cluster's client URLs as given and, when a write fails there,
  * through https with the worker's client certificate, so writes go on across a move from http to
  * https.
+ *
+ * <p>At most {@link #WRITES_PER_SECOND}: a few writes fall into every member's restart, and the
+ * cluster is not kept busy by the writer itself (unpaced, etcd's three members spent more CPU on it
+ * than the whole rest of EnableTlsTest, on a 2-core CI machine shared with two other tests).
  */
 final class AcknowledgedWriter implements AutoCloseable {
+
+  /** Writes per second, for every writer of the tests. */
+  static final int WRITES_PER_SECOND = 100;
+
   private final EtcdClients plain;
   private final EtcdClients tls;
   private final Map<String, String> acknowledged = new ConcurrentHashMap<>();
@@ -62,6 +70,16 @@ final class AcknowledgedWriter implements AutoCloseable {
       if (put(plain.cluster(), key, "v" + i) || put(tls.cluster(), key, "v" + i)) {
         acknowledged.put(key, "v" + i);
       }
+      pace();
+    }
+  }
+
+  /** Sleeps between two writes so that there are at most {@link #WRITES_PER_SECOND}. */
+  static void pace() {
+    try {
+      TimeUnit.MILLISECONDS.sleep(1000 / WRITES_PER_SECOND);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

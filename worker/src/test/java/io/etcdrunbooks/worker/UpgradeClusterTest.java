@@ -136,6 +136,7 @@ class UpgradeClusterTest {
                   } catch (Exception notAcknowledged) {
                     // A write that failed was never acknowledged: the client would retry it.
                   }
+                  AcknowledgedWriter.pace();
                 }
               },
               "writer");

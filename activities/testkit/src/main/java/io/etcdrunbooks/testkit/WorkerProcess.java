@@ -16,6 +16,11 @@ public final class WorkerProcess {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
             java,
+            // a test's worker lives a minute or two: C2's compilations and the parallel
+            // collector's threads cost it more CPU than they give back (14 -> 10 CPU-s per
+            // worker in EnableTlsWorkerCrashTest), on a CI machine whose two cores run three tests
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
             "-cp",
             System.getProperty("java.class.path"),
             "-Drunbooks.inventory=" + inventory,

@@ -22,6 +22,7 @@ import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
@@ -72,8 +73,6 @@ public final class RunbookStarter {
   public static final String MEMBER = "member";
   public static final String FLEET = "fleet";
 
-  private static final String VERSION = "\\d+\\.\\d+\\.\\d+";
-
   private final WorkflowClient client;
   private final RunbooksConfig config;
   private final SearchAttributesConfig searchAttributes;
@@ -107,16 +106,13 @@ public final class RunbookStarter {
       throw new IllegalArgumentException(
           "targetVersion is required: the etcd version to end on, such as 3.5.30");
     }
-    if (!request.targetVersion().matches(VERSION)) {
-      throw new IllegalArgumentException(
-          "targetVersion must look like 3.5.30, got '" + request.targetVersion() + "'");
-    }
+    EtcdVersion target = EtcdVersion.parse("targetVersion", request.targetVersion());
     offered(request.cluster(), "targetVersion", request.targetVersion());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     String id = changeId(UpgradeClusterWorkflow.workflowId(request.cluster()), request.dryRun());
     if (!request.dryRun()) {
       refuseIfRunning(id);
-      checks.upgrade(request.cluster(), request.targetVersion());
+      checks.upgrade(request.cluster(), target);
     }
     return start(
         id,
@@ -463,7 +459,7 @@ public final class RunbookStarter {
   }
 
   private void optionalVersion(String cluster, String field, String value) {
-    if (value != null && !value.isBlank() && !value.matches(VERSION)) {
+    if (value != null && !value.isBlank() && !EtcdVersion.isVersion(value)) {
       throw new IllegalArgumentException(
           field + " must look like 3.4.23 (or be left out), got '" + value + "'");
     }

@@ -20,8 +20,8 @@ import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.activities.RecoveryActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberRef;
-import io.etcdrunbooks.workflows.model.Versions;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -133,7 +133,7 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
     try (MemberShell member =
         MemberShell.of(
             cluster(request.cluster()), request.member(), ssh, "recovering quorum", BY_HAND)) {
-      boolean etcdutl = Versions.ORDER.compare(request.version(), "3.5.0") >= 0;
+      boolean etcdutl = EtcdVersion.parse(request.version()).shipsEtcdutl();
       String tool = member.tool(etcdutl ? "etcdutl" : "etcdctl", request.version(), releases);
       String db = member.dataDir() + "/member/snap/db";
       String copy = member.stagingDir() + "/db";

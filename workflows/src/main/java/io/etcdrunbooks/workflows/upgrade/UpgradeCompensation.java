@@ -77,7 +77,7 @@ final class UpgradeCompensation {
         "%s. %s %s Next: fix %s's host (see its log) and start the upgrade again"
             .formatted(
                 failedAt,
-                rolledBackSentence(failedMember, step.fromVersion(), rolledBack),
+                rolledBackSentence(failedMember, step.fromVersion().toString(), rolledBack),
                 describe(),
                 failedMember));
   }
@@ -92,7 +92,7 @@ final class UpgradeCompensation {
   private boolean othersHealthyOn(ClusterState state) {
     return state.members().stream()
         .filter(m -> !m.name().equals(failedMember))
-        .allMatch(m -> m.healthy() && step.toVersion().equals(m.serverVersion()));
+        .allMatch(m -> m.healthy() && step.toVersion().toString().equals(m.serverVersion()));
   }
 
   private ApplicationFailure degraded(ClusterState state, String cause, String logTail) {
@@ -153,10 +153,8 @@ final class UpgradeCompensation {
    * more.
    */
   static boolean versionMoved(LadderStep step, ClusterState state) {
-    EtcdVersion from = EtcdVersion.parse(step.fromVersion());
-    EtcdVersion to = EtcdVersion.parse(step.toVersion());
-    return !from.sameMinor(to)
-        && EtcdVersion.find(state.clusterVersion()).map(to::sameMinor).orElse(false);
+    return !step.fromVersion().sameMinor(step.toVersion())
+        && EtcdVersion.find(state.clusterVersion()).map(step.toVersion()::sameMinor).orElse(false);
   }
 
   /** The members put back on the old version, in the order they were put back. */
@@ -170,7 +168,7 @@ final class UpgradeCompensation {
     List<String> done = new ArrayList<>();
     for (String member : order) {
       try {
-        if (switcher.switchTo(member, step.fromVersion())) done.add(member);
+        if (switcher.switchTo(member, step.fromVersion().toString())) done.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
         throw new Compensation.UndoFailed(member, done, e);
       }

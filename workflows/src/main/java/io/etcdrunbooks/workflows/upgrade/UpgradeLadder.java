@@ -61,7 +61,7 @@ final class UpgradeLadder {
       first = false;
       FreshRead beforeSwitch = FreshRead.before(progress);
       try {
-        if (switcher.switchTo(member, step.toVersion(), justRead)) switched.add(member);
+        if (switcher.switchTo(member, step.toVersion().toString(), justRead)) switched.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
         throw new UpgradeCompensation(run, step, member, switched, switcher, compensation)
             .failWith(e);
@@ -79,7 +79,7 @@ final class UpgradeLadder {
     // after the rung is final: a rung put back leaves kubeadm-config on the version still running
     KubeadmConfigSync.followVersion(
             run.ctx,
-            step.toVersion(),
+            step.toVersion().toString(),
             "%s: every member runs %s, cluster version %s"
                 .formatted(run.what(), step.toVersion(), clusterVersion))
         .ifPresent(run.notes::add);
@@ -146,7 +146,7 @@ final class UpgradeLadder {
                 .formatted(state.clusterVersion(), member, step.fromVersion()));
       }
     }
-    return switcher.switchTo(member, step.fromVersion());
+    return switcher.switchTo(member, step.fromVersion().toString());
   }
 
   static final String RECHECK_BEFORE_PUT_BACK = "recheck-cluster-version-before-put-back";

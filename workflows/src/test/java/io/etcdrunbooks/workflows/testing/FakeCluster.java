@@ -9,13 +9,13 @@ import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.V2Store;
-import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.upgrade.FlagTranslations;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
@@ -271,7 +271,7 @@ public final class FakeCluster
         members.values().stream()
             .map(m -> m.running)
             .filter(v -> !v.isEmpty())
-            .min(Versions.ORDER)
+            .min(EtcdVersion.STRING_ORDER)
             .orElse("");
     String clusterVersion =
         !pinnedClusterVersion.isEmpty()

@@ -5,9 +5,9 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
@@ -75,7 +75,7 @@ public final class StartChecks {
   /**
    * An upgrade to {@code target}: every member up and healthy, and the target newer than what runs.
    */
-  public void upgrade(String cluster, String target) {
+  public void upgrade(String cluster, EtcdVersion target) {
     discover(cluster)
         .ifPresent(
             state -> {
@@ -83,9 +83,10 @@ public final class StartChecks {
               if (!problems.isEmpty()) throw refused("upgrade of " + cluster, problems);
               String running = ClusterChecks.runningVersion(state);
               if (running.isEmpty()) return;
-              int order = Versions.ORDER.compare(target, running);
+              int order = target.compareTo(EtcdVersion.parse("running version", running));
               if (order == 0
-                  && state.members().stream().allMatch(m -> target.equals(m.serverVersion()))) {
+                  && state.members().stream()
+                      .allMatch(m -> target.toString().equals(m.serverVersion()))) {
                 throw refused(
                     "upgrade of " + cluster,
                     List.of("every member already runs " + target + "; nothing to upgrade"));
@@ -133,8 +134,11 @@ public final class StartChecks {
     if (acknowledgeDataLoss || toVersion == null || toVersion.isBlank()) return;
     discover(cluster)
         .map(ClusterState::clusterVersion)
-        .filter(v -> !v.isEmpty())
-        .filter(clusterVersion -> minorAbove(clusterVersion, toVersion))
+        .filter(
+            clusterVersion ->
+                EtcdVersion.find(clusterVersion)
+                    .filter(c -> c.minorAbove(EtcdVersion.parse("toVersion", toVersion)))
+                    .isPresent())
         .ifPresent(
             clusterVersion -> {
               throw refused(
@@ -276,12 +280,6 @@ public final class StartChecks {
               + id
               + "'");
     }
-  }
-
-  private static boolean minorAbove(String clusterVersion, String version) {
-    int[] c = Versions.parts(clusterVersion);
-    int[] v = Versions.parts(version);
-    return c[0] > v[0] || (c[0] == v[0] && c[1] > v[1]);
   }
 
   private static RunbookRefused refused(String what, List<String> problems) {

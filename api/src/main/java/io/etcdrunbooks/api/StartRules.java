@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
 import io.etcdrunbooks.workflows.migrate.MigrateRequest;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
@@ -39,8 +40,6 @@ import java.util.function.Function;
  */
 @Singleton
 public final class StartRules {
-
-  private static final String VERSION = "\\d+\\.\\d+\\.\\d+";
 
   /** A runbook's rules. */
   record Rule<R>(Consumer<R> validate, Consumer<R> check, Function<R, Map<String, String>> memo) {
@@ -111,16 +110,16 @@ public final class StartRules {
       throw new IllegalArgumentException(
           "targetVersion is required: the etcd version to end on, such as 3.5.30");
     }
-    if (!request.targetVersion().matches(VERSION)) {
-      throw new IllegalArgumentException(
-          "targetVersion must look like 3.5.30, got '" + request.targetVersion() + "'");
-    }
+    EtcdVersion.parse("targetVersion", request.targetVersion());
     offered(request.cluster(), "targetVersion", request.targetVersion());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
   }
 
   private void upgradeState(UpgradeRequest request) {
-    if (!request.dryRun()) checks.upgrade(request.cluster(), request.targetVersion());
+    if (!request.dryRun()) {
+      checks.upgrade(
+          request.cluster(), EtcdVersion.parse("targetVersion", request.targetVersion()));
+    }
   }
 
   /**
@@ -328,7 +327,7 @@ public final class StartRules {
   }
 
   private void optionalVersion(String cluster, String field, String value) {
-    if (value != null && !value.isBlank() && !value.matches(VERSION)) {
+    if (value != null && !value.isBlank() && !EtcdVersion.isVersion(value)) {
       throw new IllegalArgumentException(
           field + " must look like 3.4.23 (or be left out), got '" + value + "'");
     }

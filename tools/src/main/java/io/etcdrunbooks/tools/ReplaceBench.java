@@ -12,7 +12,7 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
-import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberWorkflow;
 import io.micronaut.context.ApplicationContext;
@@ -130,7 +130,7 @@ final class ReplaceBench {
             .filter(m -> !m.name().equals(failed.name()))
             .map(MemberSpec::clientUrl)
             .collect(Collectors.joining(","));
-    boolean learner = Versions.ORDER.compare(version, "3.4.0") >= 0;
+    boolean learner = EtcdVersion.parse(version).supportsLearners();
     String id =
         memberList(etcdctl, endpoints).stream()
             .filter(l -> l.contains(", " + failed.name() + ", "))

@@ -22,7 +22,7 @@ import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
-import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.temporal.failure.ApplicationFailure;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -211,7 +211,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
         request.toolVersion() == null || request.toolVersion().isBlank()
             ? version
             : request.toolVersion();
-    boolean etcdutl = Versions.ORDER.compare(toolVersion, "3.5.0") >= 0;
+    boolean etcdutl = EtcdVersion.parse(toolVersion).shipsEtcdutl();
     String toolName = etcdutl ? "etcdutl" : "etcdctl";
     // a static pod's host has etcd in an image, not its tools; a member whose own tool cannot raise
     // the revision gets a newer release's: either goes there for the restore only

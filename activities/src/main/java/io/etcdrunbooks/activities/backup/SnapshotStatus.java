@@ -2,7 +2,7 @@ package io.etcdrunbooks.activities.backup;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,7 +29,7 @@ record SnapshotStatus(long hash, long revision, long totalKey, long totalSize) {
   private static final Duration TOOL_TIMEOUT = Duration.ofMinutes(5);
 
   static SnapshotStatus read(Path binDir, String etcdVersion, Path file) throws IOException {
-    boolean etcdutl = Versions.ORDER.compare(etcdVersion, "3.5.0") >= 0;
+    boolean etcdutl = EtcdVersion.parse(etcdVersion).shipsEtcdutl();
     Path tool = binDir.resolve(etcdutl ? "etcdutl" : "etcdctl");
     if (!Files.isExecutable(tool))
       throw new IOException(

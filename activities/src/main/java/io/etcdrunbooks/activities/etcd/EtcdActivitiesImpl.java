@@ -12,10 +12,10 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.etcdrunbooks.workflows.model.Versions;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -402,8 +402,8 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
   private String awaitClusterVersion(
       ClusterInspector inspector, AwaitClusterVersionRequest request) {
     ClusterSpec spec = inspector.clients().spec();
-    String wanted = request.minorVersion() + ".0";
-    Versions.parts(wanted); // fails early on a malformed request
+    // fails early on a malformed request
+    EtcdVersion wanted = EtcdVersion.parse("minorVersion", request.minorVersion() + ".0");
     WaitDeadline deadline = WaitDeadline.afterSeconds(request.timeoutSeconds());
     List<String> seen;
     do {
@@ -411,7 +411,8 @@ public final class EtcdActivitiesImpl implements EtcdActivities {
       for (var member : spec.members()) {
         try {
           String version = inspector.http().version(member.clientUrl()).etcdcluster();
-          if (!version.isEmpty() && Versions.ORDER.compare(version, wanted) >= 0) return version;
+          if (EtcdVersion.find(version).filter(v -> !v.isBefore(wanted)).isPresent())
+            return version;
           seen.add(member.name() + ": " + (version.isEmpty() ? "not decided" : version));
         } catch (IOException e) {
           seen.add(member.name() + ": " + e.getMessage());

@@ -18,8 +18,8 @@ import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.RecoveryActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberRef;
-import io.etcdrunbooks.workflows.model.Versions;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -119,7 +119,7 @@ public final class RecoveryActivitiesImpl implements RecoveryActivities {
   @Override
   public long dataDirRevision(DataDirRevisionRequest request) {
     try (MemberShell member = shell(targets.cluster(request.cluster()), request.member())) {
-      boolean etcdutl = Versions.ORDER.compare(request.version(), "3.5.0") >= 0;
+      boolean etcdutl = EtcdVersion.parse(request.version()).shipsEtcdutl();
       String tool = member.tool(etcdutl ? "etcdutl" : "etcdctl", request.version(), releases);
       String db = member.dataDir() + "/member/snap/db";
       String copy = member.stagingDir() + "/db";

@@ -7,6 +7,7 @@ import io.etcdrunbooks.activities.ssh.Shell;
 import io.etcdrunbooks.activities.ssh.SshCommandException;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -137,7 +138,7 @@ public final class BinaryInstaller implements VersionInstaller {
    * written since is hashed (and uploaded) again.
    */
   private boolean uploadUnlessPresent(MemberHost host, String version, Path binDir) {
-    if (!version.matches("\\d+\\.\\d+\\.\\d+"))
+    if (!EtcdVersion.isVersion(version))
       throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
     Map<String, String> expected = localChecksums(binDir);
     String versionDir = host.member().installDir() + "/versions/" + version;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -17,7 +18,6 @@ import java.util.regex.Pattern;
 public final class ManifestImage {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-  private static final Pattern VERSION_TAG = Pattern.compile("^v?(\\d+\\.\\d+\\.\\d+)(?:[-+].*)?$");
 
   private ManifestImage() {}
 
@@ -46,8 +46,7 @@ public final class ManifestImage {
     String ref = image.contains("@") ? image.substring(0, image.indexOf('@')) : image;
     int colon = ref.lastIndexOf(':');
     if (colon < 0 || colon < ref.lastIndexOf('/')) return Optional.empty();
-    Matcher m = VERSION_TAG.matcher(ref.substring(colon + 1));
-    return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
+    return EtcdVersion.ofImageTag(ref.substring(colon + 1)).map(EtcdVersion::toString);
   }
 
   /**

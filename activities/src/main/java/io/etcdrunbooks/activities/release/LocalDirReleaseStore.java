@@ -1,6 +1,6 @@
 package io.etcdrunbooks.activities.release;
 
-import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -46,8 +46,8 @@ public final class LocalDirReleaseStore implements ReleaseStore {
       return entries
           .filter(p -> Files.isExecutable(p.resolve("bin/etcd")))
           .map(p -> p.getFileName().toString())
-          .filter(v -> v.matches("\\d+\\.\\d+\\.\\d+"))
-          .sorted(Versions.ORDER)
+          .filter(EtcdVersion::isVersion)
+          .sorted(EtcdVersion.STRING_ORDER)
           .toList();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list releases in " + dir, e);

@@ -1,7 +1,7 @@
 package io.etcdrunbooks.activities.release;
 
 import io.etcdrunbooks.inventory.ReleaseSource;
-import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +47,7 @@ public final class ReleaseStores {
 
     @Override
     public List<String> versions() {
-      TreeSet<String> all = new TreeSet<>(Versions.ORDER);
+      TreeSet<String> all = new TreeSet<>(EtcdVersion.STRING_ORDER);
       stores.forEach(s -> all.addAll(s.versions()));
       return List.copyOf(all);
     }

@@ -1,6 +1,6 @@
 package io.etcdrunbooks.activities.release;
 
-import io.etcdrunbooks.workflows.model.Versions;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -82,14 +82,14 @@ public final class UrlTemplateReleaseStore implements ReleaseStore {
   @Override
   public List<String> versions() {
     return sha256.keySet().stream()
-        .filter(v -> v.matches("\\d+\\.\\d+\\.\\d+"))
-        .sorted(Versions.ORDER)
+        .filter(EtcdVersion::isVersion)
+        .sorted(EtcdVersion.STRING_ORDER)
         .toList();
   }
 
   @Override
   public Path binDir(String version) {
-    if (version == null || !version.matches("\\d+\\.\\d+\\.\\d+")) {
+    if (!EtcdVersion.isVersion(version)) {
       throw new IllegalArgumentException("not a major.minor.patch version: '" + version + "'");
     }
     String expected = sha256.get(version);

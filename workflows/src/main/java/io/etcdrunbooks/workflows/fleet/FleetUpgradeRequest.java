@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.fleet;
 
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import java.util.List;
 
 /**
@@ -195,7 +196,7 @@ public record FleetUpgradeRequest(
     List<String> problems = new java.util.ArrayList<>();
     if (fleet == null || !fleet.matches("[a-z0-9][a-z0-9-]{0,62}"))
       problems.add("fleet '" + fleet + "' is not a name of lower-case letters, digits and -");
-    if (targetVersion == null || !targetVersion.matches("\\d+\\.\\d+\\.\\d+"))
+    if (!EtcdVersion.isVersion(targetVersion))
       problems.add("targetVersion '" + targetVersion + "' is not major.minor.patch");
     if (concurrency < 1) problems.add("concurrency " + concurrency + " is under 1");
     if (failureBudget < 1) problems.add("failureBudget " + failureBudget + " is under 1");

@@ -49,7 +49,7 @@ public record VersionOffer(
   }
 
   private List<String> sorted() {
-    return versions.stream().sorted(Versions.ORDER).toList();
+    return versions.stream().sorted(EtcdVersion.STRING_ORDER).toList();
   }
 
   /** Where versions come from, for messages: "the binary source" or the image repository. */

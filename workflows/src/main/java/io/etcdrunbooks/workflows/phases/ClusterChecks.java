@@ -2,8 +2,10 @@ package io.etcdrunbooks.workflows.phases;
 
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -96,9 +98,9 @@ public final class ClusterChecks {
   /** The lowest server version running: where the ladder starts. */
   public static String runningVersion(ClusterState state) {
     return state.members().stream()
-        .map(MemberStatus::serverVersion)
-        .filter(v -> v != null && !v.isEmpty())
-        .min(io.etcdrunbooks.workflows.model.Versions.ORDER)
+        .flatMap(m -> EtcdVersion.find(m.serverVersion()).stream())
+        .min(Comparator.naturalOrder())
+        .map(EtcdVersion::toString)
         .orElse("");
   }
 }

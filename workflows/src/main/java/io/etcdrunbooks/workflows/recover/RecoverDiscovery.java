@@ -8,10 +8,10 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.Discovery;
@@ -125,7 +125,7 @@ final class RecoverDiscovery {
             progress.record(
                 run.survivor.name() + ": revision", () -> activities.recovery.memberRevision(ref));
       }
-      run.learner = Versions.ORDER.compare(run.version, "3.4.0") >= 0;
+      run.learner = EtcdVersion.find(run.version).filter(EtcdVersion::supportsLearners).isPresent();
       placeLostMembers(run);
       run.fencing = RecoverFencing.fences();
       run.apiServersEarly = RecoverPatches.APISERVERS_BEFORE_JOIN.applies();

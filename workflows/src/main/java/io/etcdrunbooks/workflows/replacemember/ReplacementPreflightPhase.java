@@ -4,8 +4,8 @@ import io.etcdrunbooks.workflows.activities.NewMemberActivities.NewMemberRequest
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
-import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.HostAccessPreflight;
 import io.etcdrunbooks.workflows.phases.Refusal;
@@ -51,6 +51,6 @@ final class ReplacementPreflightPhase {
       }
     }
     if (!problems.isEmpty()) throw Refusal.of(run.what(), problems, FailureType.ReplaceRefused);
-    run.learner = Versions.ORDER.compare(run.version, "3.4.0") >= 0;
+    run.learner = EtcdVersion.find(run.version).filter(EtcdVersion::supportsLearners).isPresent();
   }
 }

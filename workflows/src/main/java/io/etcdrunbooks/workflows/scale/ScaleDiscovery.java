@@ -4,8 +4,8 @@ import io.etcdrunbooks.workflows.activities.NewMemberActivities.NewMemberRequest
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
-import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.phases.Activities;
 import io.etcdrunbooks.workflows.phases.CertificateExpiry;
 import io.etcdrunbooks.workflows.phases.ClusterChecks;
@@ -46,7 +46,7 @@ final class ScaleDiscovery {
             activities, run.ctx.progress(), run.cluster(), run.what(), FailureType.ScaleRefused);
     run.etcdMembers = Discovery.etcdMembersIfAnswered(run.ctx);
     run.version = ClusterChecks.runningVersion(run.state);
-    run.learner = !run.version.isEmpty() && Versions.ORDER.compare(run.version, "3.4.0") >= 0;
+    run.learner = EtcdVersion.find(run.version).filter(EtcdVersion::supportsLearners).isPresent();
     run.plan = ScalePlanning.plan(run.request, run.inventory, run.state);
   }
 

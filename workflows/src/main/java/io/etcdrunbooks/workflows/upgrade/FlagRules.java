@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,8 @@ public final class FlagRules {
   }
 
   /** One problem per member and flag that a minor on the ladder removes. */
-  static List<String> problems(String running, List<String> ladder, List<MemberFlags> members) {
+  static List<String> problems(
+      EtcdVersion running, List<EtcdVersion> ladder, List<MemberFlags> members) {
     List<String> problems = new ArrayList<>();
     List<String> minors = VersionLadder.minorsEntered(running, ladder);
     for (MemberFlags member : members) {
@@ -60,7 +62,7 @@ public final class FlagRules {
   }
 
   /** Whether a minor the ladder enters removes the flag (and {@link #problems} names it). */
-  static boolean removes(String running, List<String> ladder, String flag) {
+  static boolean removes(EtcdVersion running, List<EtcdVersion> ladder, String flag) {
     return removal(VersionLadder.minorsEntered(running, ladder), flag).isPresent();
   }
 

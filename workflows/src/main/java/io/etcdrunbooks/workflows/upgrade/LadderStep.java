@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import java.util.List;
 
 /**
@@ -9,13 +10,13 @@ import java.util.List;
  * @param toVersion version the members end on
  * @param memberOrder followers first, the leader (as discovered when planning) last
  */
-public record LadderStep(String fromVersion, String toVersion, List<String> memberOrder) {
+public record LadderStep(EtcdVersion fromVersion, EtcdVersion toVersion, List<String> memberOrder) {
 
   public String label() {
     return fromVersion + " -> " + toVersion;
   }
 
   public String toMinor() {
-    return UpgradePlan.minorOf(toVersion);
+    return toVersion.minorLabel();
   }
 }

@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.V2DataOwners;
 import io.etcdrunbooks.workflows.model.V2Store;
 import java.util.ArrayList;
@@ -17,13 +18,16 @@ final class TransitionRules {
    * upgrade guide ("3.5.0, 3.5.1 and 3.5.2 have a data inconsistency issue, upgrade to 3.5.3 or
    * later").
    */
-  private static final List<String> NEVER_LAND =
-      List.of("3.5.0", "3.5.1", "3.5.2"); // data inconsistency under load (fixed in 3.5.3)
+  private static final List<EtcdVersion> NEVER_LAND =
+      List.of(
+          new EtcdVersion(3, 5, 0),
+          new EtcdVersion(3, 5, 1),
+          new EtcdVersion(3, 5, 2)); // data inconsistency under load (fixed in 3.5.3)
 
   private TransitionRules() {}
 
   /** Whether the ladder enters 3.4 (v2 API off by default) or 3.6 (v2 store removed). */
-  static boolean endsV2Api(String running, List<String> ladder) {
+  static boolean endsV2Api(EtcdVersion running, List<EtcdVersion> ladder) {
     List<String> entered = VersionLadder.minorsEntered(running, ladder);
     return entered.contains("3.4") || entered.contains("3.6");
   }
@@ -44,9 +48,9 @@ final class TransitionRules {
                 + " nothing uses it, then upgrade");
   }
 
-  static List<String> problems(ClusterState state, String running, List<String> ladder) {
+  static List<String> problems(ClusterState state, EtcdVersion running, List<EtcdVersion> ladder) {
     List<String> problems = new ArrayList<>();
-    for (String step : ladder) {
+    for (EtcdVersion step : ladder) {
       if (NEVER_LAND.contains(step)) {
         problems.add(
             "etcd %s is not a version to run: 3.5.0 to 3.5.2 can lose data consistency under load (etcd's 3.5 upgrade guide); choose 3.5.3 or later"

@@ -79,7 +79,7 @@ final class UpgradeCompensation implements FailureMapping<UpgradeRun> {
         "%s. %s %s Next: fix %s's host (see its log) and start the upgrade again"
             .formatted(
                 failedAt,
-                rolledBackSentence(m.member(), m.step().fromVersion(), outcome.undone()),
+                rolledBackSentence(m.member(), m.step().fromVersion().toString(), outcome.undone()),
                 describe(run),
                 m.member()));
   }
@@ -97,7 +97,8 @@ final class UpgradeCompensation implements FailureMapping<UpgradeRun> {
   private static boolean othersHealthyOn(MemberFailed failed, ClusterState state) {
     return state.members().stream()
         .filter(m -> !m.name().equals(failed.member()))
-        .allMatch(m -> m.healthy() && failed.step().toVersion().equals(m.serverVersion()));
+        .allMatch(
+            m -> m.healthy() && failed.step().toVersion().toString().equals(m.serverVersion()));
   }
 
   private static ApplicationFailure degraded(
@@ -166,10 +167,8 @@ final class UpgradeCompensation implements FailureMapping<UpgradeRun> {
    * more.
    */
   static boolean versionMoved(LadderStep step, ClusterState state) {
-    EtcdVersion from = EtcdVersion.parse(step.fromVersion());
-    EtcdVersion to = EtcdVersion.parse(step.toVersion());
-    return !from.sameMinor(to)
-        && EtcdVersion.find(state.clusterVersion()).map(to::sameMinor).orElse(false);
+    return !step.fromVersion().sameMinor(step.toVersion())
+        && EtcdVersion.find(state.clusterVersion()).map(step.toVersion()::sameMinor).orElse(false);
   }
 
   /**
@@ -183,7 +182,7 @@ final class UpgradeCompensation implements FailureMapping<UpgradeRun> {
     List<String> done = new ArrayList<>();
     for (String member : order) {
       try {
-        if (m.switcher().switchTo(member, m.step().fromVersion())) done.add(member);
+        if (m.switcher().switchTo(member, m.step().fromVersion().toString())) done.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
         return ending(
             run,

@@ -62,7 +62,7 @@ final class UpgradeLadder {
       first = false;
       FreshRead beforeSwitch = FreshRead.before(progress);
       try {
-        if (switcher.switchTo(member, step.toVersion(), justRead)) switched.add(member);
+        if (switcher.switchTo(member, step.toVersion().toString(), justRead)) switched.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
         if (FailureType.QuorumAtRisk.isTypeOf(e)) {
           compensation.commit(); // putting members back would mean stopping them too
@@ -87,7 +87,7 @@ final class UpgradeLadder {
     // after the rung is final: a rung put back leaves kubeadm-config on the version still running
     KubeadmConfigSync.followVersion(
             run.ctx,
-            step.toVersion(),
+            step.toVersion().toString(),
             "%s: every member runs %s, cluster version %s"
                 .formatted(run.what(), step.toVersion(), clusterVersion))
         .ifPresent(run.notes::add);
@@ -147,7 +147,7 @@ final class UpgradeLadder {
                 .formatted(state.clusterVersion(), member, step.fromVersion()));
       }
     }
-    return switcher.switchTo(member, step.fromVersion());
+    return switcher.switchTo(member, step.fromVersion().toString());
   }
 
   /**

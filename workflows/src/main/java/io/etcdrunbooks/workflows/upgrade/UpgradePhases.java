@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberStatus;
@@ -109,13 +110,13 @@ public final class UpgradePhases {
 
   private static void plan(UpgradeRun run) {
     List<LadderStep> steps = new ArrayList<>();
-    String from = run.running;
+    EtcdVersion from = run.running;
     List<String> order = leaderLast(run.state);
-    for (String to : run.ladder) {
+    for (EtcdVersion to : run.ladder) {
       steps.add(new LadderStep(from, to, order));
       from = to;
     }
-    run.plan = new UpgradePlan(run.running, run.request.targetVersion(), steps);
+    run.plan = new UpgradePlan(run.running, run.ladder.get(run.ladder.size() - 1), steps);
     run.ctx
         .progress()
         .message(
@@ -157,7 +158,7 @@ public final class UpgradePhases {
                   uploads.add(
                       Async.function(
                           run.ctx.activities().host::stageVersion,
-                          new InstallRequest(run.cluster(), member, step.toVersion())));
+                          new InstallRequest(run.cluster(), member, step.toVersion().toString())));
                 }
                 Promise.allOf(uploads).get();
                 List<String> done = new ArrayList<>();

@@ -122,10 +122,10 @@ final class UpgradePostflight {
     PostflightCheck.Found found =
         run.earlyConsistency == null
             ? PostflightCheck.check(
-                run.ctx, state -> versionProblems(state, run.request.targetVersion()))
+                run.ctx, state -> versionProblems(state, run.plan.targetVersion()))
             : PostflightCheck.check(
                 run.ctx,
-                state -> versionProblems(state, run.request.targetVersion()),
+                state -> versionProblems(state, run.plan.targetVersion()),
                 run.earlyConsistency::get);
     run.state = found.state();
     List<String> problems = new ArrayList<>(found.problems());
@@ -158,18 +158,17 @@ final class UpgradePostflight {
     }
   }
 
-  private static List<String> versionProblems(ClusterState state, String target) {
+  private static List<String> versionProblems(ClusterState state, EtcdVersion target) {
     List<String> problems = new ArrayList<>();
     state.members().stream()
-        .filter(m -> !target.equals(m.serverVersion()))
+        .filter(m -> !target.toString().equals(m.serverVersion()))
         .forEach(
             m ->
                 problems.add(
                     "member %s runs %s, not %s".formatted(m.name(), m.serverVersion(), target)));
-    EtcdVersion wanted = EtcdVersion.parse(target);
-    if (!EtcdVersion.find(state.clusterVersion()).map(wanted::sameMinor).orElse(false)) {
+    if (!EtcdVersion.find(state.clusterVersion()).map(target::sameMinor).orElse(false)) {
       problems.add(
-          "cluster version is %s, not %s".formatted(state.clusterVersion(), wanted.minorLabel()));
+          "cluster version is %s, not %s".formatted(state.clusterVersion(), target.minorLabel()));
     }
     return problems;
   }

@@ -5,6 +5,7 @@ import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -68,7 +69,7 @@ final class UpgradePreflight {
    */
   private static List<String> flagTranslations(UpgradeRun run) {
     if (!PhasePatches.TRANSLATE_FLAGS.applies()) return List.of();
-    String target = run.ladder.get(run.ladder.size() - 1);
+    String target = run.ladder.get(run.ladder.size() - 1).toString();
     List<String> problems = new ArrayList<>();
     if (readsInParallel()) {
       List<MemberStatus> members = reachable(run);
@@ -151,7 +152,7 @@ final class UpgradePreflight {
     Optional<List<String>> takes = knownRead.get();
     if (takes.isEmpty()) return List.of();
     List<String> known = takes.get();
-    String target = run.ladder.get(run.ladder.size() - 1);
+    String target = run.ladder.get(run.ladder.size() - 1).toString();
     List<String> problems = new ArrayList<>();
     for (MemberFlags member : flags) {
       for (String flag : member.flagNames()) {
@@ -171,7 +172,7 @@ final class UpgradePreflight {
   /** The flags the target's --help lists; empty for upgrades started before the check. */
   private static Optional<List<String>> knownToTheTarget(UpgradeRun run) {
     if (!UpgradePatches.HELP_CHECK.applies()) return Optional.empty();
-    String target = run.ladder.get(run.ladder.size() - 1);
+    String target = run.ladder.get(run.ladder.size() - 1).toString();
     return Optional.of(
         run.ctx
             .progress()
@@ -264,9 +265,13 @@ final class UpgradePreflight {
     }
     VersionOffer available =
         run.ctx.progress().record("binary source", () -> reads.available().get());
-    run.running = ClusterChecks.runningVersion(run.state);
     try {
-      run.ladder = VersionLadder.plan(run.running, run.request.targetVersion(), available);
+      run.running = EtcdVersion.parse("running version", ClusterChecks.runningVersion(run.state));
+      run.ladder =
+          VersionLadder.plan(
+              run.running,
+              EtcdVersion.parse("target version", run.request.targetVersion()),
+              available);
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.upgrade;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.phases.ClusterDescription;
@@ -25,8 +26,10 @@ final class UpgradeRun {
   /** Workflow time of the first discovery. */
   long discoveredAt;
 
-  String running = "";
-  List<String> ladder = List.of();
+  /** The lowest version running and the versions to climb, parsed once by the preflight. */
+  EtcdVersion running;
+
+  List<EtcdVersion> ladder = List.of();
   UpgradePlan plan;
   BackupRecord backup;
   KeyspaceDigest before;

@@ -2,8 +2,8 @@ package io.etcdrunbooks.workflows.upgrade;
 
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.VersionOffer;
-import io.etcdrunbooks.workflows.model.Versions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,8 +21,8 @@ public final class VersionLadder {
    * refuses to join a cluster whose members run a 3.5 older than 3.5.32 (and wants `etcdutl check
    * v2store` clean); 3.7 wants every member on 3.6.11 or later (etcd's 3.7 upgrade guide).
    */
-  private static final Map<String, String> MINIMUM_BEFORE =
-      Map.of("3.6", "3.5.32", "3.7", "3.6.11");
+  private static final Map<String, EtcdVersion> MINIMUM_BEFORE =
+      Map.of("3.6", new EtcdVersion(3, 5, 32), "3.7", new EtcdVersion(3, 6, 11));
 
   private VersionLadder() {}
 
@@ -30,91 +30,86 @@ public final class VersionLadder {
    * The versions to move to, in order (the running version excluded). Throws
    * IllegalArgumentException naming the problem.
    */
-  public static List<String> plan(String running, String target, List<String> available) {
+  public static List<EtcdVersion> plan(
+      EtcdVersion running, EtcdVersion target, List<String> available) {
     return plan(running, target, VersionOffer.fromReleaseStore(available));
   }
 
-  /** As {@link #plan(String, String, List)}, refusals naming where the versions come from. */
-  public static List<String> plan(String running, String target, VersionOffer offer) {
-    List<String> available = offer.versions();
+  /** As {@link #plan(EtcdVersion, EtcdVersion, List)}, refusals naming where versions come from. */
+  public static List<EtcdVersion> plan(
+      EtcdVersion running, EtcdVersion target, VersionOffer offer) {
+    List<EtcdVersion> available =
+        offer.versions().stream().flatMap(v -> EtcdVersion.find(v).stream()).sorted().toList();
     requireAnUpgrade(running, target, offer);
-    int[] from = Versions.parts(running);
-    int[] to = Versions.parts(target);
-    List<String> ladder = new ArrayList<>();
-    if (from[1] < to[1]) {
-      newestPatch(available, from[0], from[1])
-          .filter(v -> Versions.ORDER.compare(v, running) > 0)
+    List<EtcdVersion> ladder = new ArrayList<>();
+    if (target.minorAbove(running)) {
+      newestPatch(available, running.major(), running.minor())
+          .filter(v -> v.isAfter(running))
           .ifPresent(ladder::add);
     }
-    for (int minor = from[1] + 1; minor < to[1]; minor++) {
-      String needed = from[0] + "." + minor;
+    for (int minor = running.minor() + 1; minor < target.minor(); minor++) {
+      String needed = running.major() + "." + minor;
       ladder.add(
-          newestPatch(available, from[0], minor)
+          newestPatch(available, running.major(), minor)
               .orElseThrow(
                   () ->
                       new IllegalArgumentException(
                           ("no %s.x release is offered by %s (it has %s); etcd"
                                   + " upgrades one minor version at a time, so %s is needed on the"
                                   + " way to %s")
-                              .formatted(
-                                  needed, offer.source(), sorted(available), needed, target))));
+                              .formatted(needed, offer.source(), available, needed, target))));
     }
     ladder.add(target);
     requireMinimumBeforeMinor(running, ladder);
     return ladder;
   }
 
-  /** Both are versions, the target is offered and newer than the running one, same major. */
-  private static void requireAnUpgrade(String running, String target, VersionOffer offer) {
-    requireVersion("running version", running);
-    requireVersion("target version", target);
-    if (!offer.versions().contains(target)) {
-      throw new IllegalArgumentException(offer.whyNotOffered(target));
+  /** The target is offered and newer than the running one, same major. */
+  private static void requireAnUpgrade(
+      EtcdVersion running, EtcdVersion target, VersionOffer offer) {
+    if (!offer.versions().contains(target.toString())) {
+      throw new IllegalArgumentException(offer.whyNotOffered(target.toString()));
     }
-    int cmp = Versions.ORDER.compare(target, running);
-    if (cmp == 0) {
+    if (target.equals(running)) {
       throw new IllegalArgumentException(
           "the cluster already runs " + running + "; nothing to upgrade");
     }
-    if (cmp < 0) {
+    if (target.isBefore(running)) {
       throw new IllegalArgumentException(
           "target %s is older than the running %s: this runbook only upgrades; use the rollback runbook to go back"
               .formatted(target, running));
     }
-    if (Versions.parts(running)[0] != Versions.parts(target)[0]) {
+    if (running.major() != target.major()) {
       throw new IllegalArgumentException(
           "upgrading across major versions (" + running + " -> " + target + ") is not supported");
     }
   }
 
   /** The minors the ladder moves into after the running one, in order ("3.4", "3.5"). */
-  static List<String> minorsEntered(String running, List<String> ladder) {
+  static List<String> minorsEntered(EtcdVersion running, List<EtcdVersion> ladder) {
     List<String> minors = new ArrayList<>();
-    EtcdVersion previous = EtcdVersion.parse(running);
-    for (String step : ladder) {
-      EtcdVersion next = EtcdVersion.parse(step);
+    EtcdVersion previous = running;
+    for (EtcdVersion next : ladder) {
       if (next.minorAbove(previous)) minors.add(next.minorLabel());
       previous = next;
     }
     return minors;
   }
 
-  private static void requireMinimumBeforeMinor(String running, List<String> ladder) {
-    String from = running;
-    for (String to : ladder) {
-      String minimum = MINIMUM_BEFORE.get(UpgradePlan.minorOf(to));
-      if (minimum != null
-          && !UpgradePlan.minorOf(from).equals(UpgradePlan.minorOf(to))
-          && Versions.ORDER.compare(from, minimum) < 0) {
+  private static void requireMinimumBeforeMinor(EtcdVersion running, List<EtcdVersion> ladder) {
+    EtcdVersion from = running;
+    for (EtcdVersion to : ladder) {
+      EtcdVersion minimum = MINIMUM_BEFORE.get(to.minorLabel());
+      if (minimum != null && !from.sameMinor(to) && from.isBefore(minimum)) {
         throw new IllegalArgumentException(
             ("etcd %s needs every member on %s or later first, but the ladder reaches it from %s;"
                     + " offer %s or later in the binary source%s")
                 .formatted(
-                    UpgradePlan.minorOf(to),
+                    to.minorLabel(),
                     minimum,
                     from,
                     minimum,
-                    "3.6".equals(UpgradePlan.minorOf(to))
+                    "3.6".equals(to.minorLabel())
                         ? " (and check the v2 store with `etcdutl check v2store`)"
                         : ""));
       }
@@ -122,20 +117,10 @@ public final class VersionLadder {
     }
   }
 
-  private static Optional<String> newestPatch(List<String> available, int major, int minor) {
+  private static Optional<EtcdVersion> newestPatch(
+      List<EtcdVersion> available, int major, int minor) {
     return available.stream()
-        .filter(v -> v.matches("\\d+\\.\\d+\\.\\d+"))
-        .filter(v -> Versions.parts(v)[0] == major && Versions.parts(v)[1] == minor)
-        .max(Versions.ORDER);
-  }
-
-  private static List<String> sorted(List<String> versions) {
-    return versions.stream().sorted(Versions.ORDER).toList();
-  }
-
-  private static void requireVersion(String what, String v) {
-    if (v == null || !v.matches("\\d+\\.\\d+\\.\\d+")) {
-      throw new IllegalArgumentException(what + " must look like 3.5.30, got '" + v + "'");
-    }
+        .filter(v -> v.major() == major && v.minor() == minor)
+        .max(Comparator.naturalOrder());
   }
 }

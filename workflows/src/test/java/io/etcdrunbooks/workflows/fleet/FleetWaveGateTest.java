@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -64,8 +65,10 @@ class FleetWaveGateTest {
   public static final class StandInUpgrade implements UpgradeClusterWorkflow {
     @Override
     public UpgradeResult upgrade(UpgradeRequest request) {
-      LadderStep step = new LadderStep("3.4.23", "3.5.30", List.of("m1"));
-      UpgradePlan plan = new UpgradePlan("3.4.23", "3.5.30", List.of(step));
+      EtcdVersion from = EtcdVersion.parse("3.4.23");
+      EtcdVersion to = EtcdVersion.parse("3.5.30");
+      LadderStep step = new LadderStep(from, to, List.of("m1"));
+      UpgradePlan plan = new UpgradePlan(from, to, List.of(step));
       if (!request.dryRun()) {
         long start = Workflow.currentTimeMillis();
         Workflow.sleep(Duration.ofMinutes(10));

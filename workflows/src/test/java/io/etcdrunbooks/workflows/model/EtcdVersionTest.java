@@ -38,4 +38,23 @@ class EtcdVersionTest {
     assertThat(EtcdVersion.find("")).isEmpty();
     assertThat(EtcdVersion.find("3.4.0")).contains(new EtcdVersion(3, 4, 0));
   }
+
+  @Test
+  void knowsEtcdsRulesBetweenReleases() {
+    assertThat(EtcdVersion.parse("3.3.25").supportsLearners()).isFalse();
+    assertThat(EtcdVersion.parse("3.4.0").supportsLearners()).isTrue();
+    assertThat(EtcdVersion.parse("3.4.23").shipsEtcdutl()).isFalse();
+    assertThat(EtcdVersion.parse("3.5.0").shipsEtcdutl()).isTrue();
+    assertThat(EtcdVersion.parse("3.5.9").restoresWithRevisionBump()).isFalse();
+    assertThat(EtcdVersion.parse("3.5.10").restoresWithRevisionBump()).isTrue();
+  }
+
+  @Test
+  void readsTheVersionOfAnImageTag() {
+    assertThat(EtcdVersion.ofImageTag("3.5.16-0")).contains(new EtcdVersion(3, 5, 16));
+    assertThat(EtcdVersion.ofImageTag("v3.5.16")).contains(new EtcdVersion(3, 5, 16));
+    assertThat(EtcdVersion.ofImageTag("3.5.16+build.1")).contains(new EtcdVersion(3, 5, 16));
+    assertThat(EtcdVersion.ofImageTag("latest")).isEmpty();
+    assertThat(EtcdVersion.ofImageTag("3.5")).isEmpty();
+  }
 }

@@ -1,7 +1,9 @@
 package io.etcdrunbooks.workflows.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
@@ -12,6 +14,7 @@ import io.etcdrunbooks.workflows.upgrade.LadderStep;
 import io.etcdrunbooks.workflows.upgrade.UpgradePlan;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
 import java.util.List;
@@ -50,7 +53,13 @@ class PayloadRoundTripTest {
 
     UpgradePlan plan =
         new UpgradePlan(
-            "3.3.25", "3.5.30", List.of(new LadderStep("3.3.25", "3.4.23", List.of("m2", "m1"))));
+            EtcdVersion.parse("3.3.25"),
+            EtcdVersion.parse("3.5.30"),
+            List.of(
+                new LadderStep(
+                    EtcdVersion.parse("3.3.25"),
+                    EtcdVersion.parse("3.4.23"),
+                    List.of("m2", "m1"))));
     BackupRecord backup =
         new BackupRecord(
             "b1",
@@ -98,6 +107,34 @@ class PayloadRoundTripTest {
 
     ConsistencyReport report = new ConsistencyReport(5, Map.of("m1", 1L), Map.of("m1", 9L), true);
     assertThat(roundTrip(report, ConsistencyReport.class)).isEqualTo(report);
+  }
+
+  /**
+   * A version is the plain string it was before it had a type of its own: plans recorded in
+   * histories (a fleet reads its upgrades' results back) read as they were written, and are written
+   * so again.
+   */
+  @Test
+  void anUpgradePlanCarriesItsVersionsAsPlainStrings() {
+    String recorded =
+        "{\"fromVersion\":\"3.3.25\",\"targetVersion\":\"3.5.30\",\"steps\":[{\"fromVersion\":"
+            + "\"3.3.25\",\"toVersion\":\"3.4.23\",\"memberOrder\":[\"m2\",\"m1\"]}]}";
+    UpgradePlan plan = fromJson(recorded, UpgradePlan.class);
+    assertThat(plan.steps().get(0).toVersion()).isEqualTo(new EtcdVersion(3, 4, 23));
+    assertThat(plan.targetVersion().minorLabel()).isEqualTo("3.5");
+    assertThat(CONVERTER.toPayload(plan).orElseThrow().getData().toStringUtf8())
+        .isEqualTo(recorded);
+    assertThatThrownBy(() -> fromJson(recorded.replace("\"3.5.30\"", "\"3.5\""), UpgradePlan.class))
+        .hasStackTraceContaining("version must look like 3.5.30, got '3.5'");
+  }
+
+  private static <T> T fromJson(String json, Class<T> type) {
+    Payload payload =
+        Payload.newBuilder()
+            .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
+            .setData(ByteString.copyFromUtf8(json))
+            .build();
+    return CONVERTER.fromPayload(payload, type, type);
   }
 
   @Test

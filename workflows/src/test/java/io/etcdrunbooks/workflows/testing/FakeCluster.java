@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
 import io.etcdrunbooks.workflows.model.MemberFlags;
@@ -16,7 +17,6 @@ import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.V2Store;
 import io.etcdrunbooks.workflows.model.VersionOffer;
-import io.etcdrunbooks.workflows.model.Versions;
 import io.etcdrunbooks.workflows.upgrade.FlagTranslations;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
@@ -272,7 +272,7 @@ public final class FakeCluster
         members.values().stream()
             .map(m -> m.running)
             .filter(v -> !v.isEmpty())
-            .min(Versions.ORDER)
+            .min(EtcdVersion.STRING_ORDER)
             .orElse("");
     String clusterVersion =
         !pinnedClusterVersion.isEmpty()

@@ -2,12 +2,21 @@ package io.etcdrunbooks.workflows.upgrade;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class FlagRulesTest {
+
+  private static EtcdVersion v(String version) {
+    return EtcdVersion.parse(version);
+  }
+
+  private static List<EtcdVersion> ladder(String... versions) {
+    return java.util.Arrays.stream(versions).map(EtcdVersion::parse).toList();
+  }
 
   private static MemberFlags started(String member, String... args) {
     return new MemberFlags(member, List.of(args), Map.of("ETCD_DEBUG", "true"), true);
@@ -17,8 +26,8 @@ class FlagRulesTest {
   void aRemovedFlagWithoutATranslationIsNamedAndRenamedOnesAreLeftToTheTranslation() {
     List<String> problems =
         FlagRules.problems(
-            "3.4.23",
-            List.of("3.5.16"),
+            v("3.4.23"),
+            ladder("3.5.16"),
             List.of(
                 started("m1", "--name=m1"),
                 started(
@@ -35,13 +44,13 @@ class FlagRulesTest {
   void onlyMinorsTheLadderEntersCountAndEnvironmentVariablesNever() {
     assertThat(
             FlagRules.problems(
-                "3.4.20", List.of("3.4.23"), List.of(started("m1", "--log-package-levels=x"))))
+                v("3.4.20"), ladder("3.4.23"), List.of(started("m1", "--log-package-levels=x"))))
         .as("a patch upgrade within 3.4 keeps --log-package-levels")
         .isEmpty();
     assertThat(
             FlagRules.problems(
-                "3.3.25",
-                List.of("3.4.23", "3.5.16"),
+                v("3.3.25"),
+                ladder("3.4.23", "3.5.16"),
                 List.of(started("m1", "--ca-file=/ca", "--log-package-levels=x"))))
         .singleElement()
         .asString()
@@ -71,8 +80,8 @@ class FlagRulesTest {
   void reportedVersions3_6And3_7RemoveV2AndExperimentalFlags() {
     assertThat(
             FlagRules.problems(
-                "3.5.32",
-                List.of("3.6.11", "3.7.0"),
+                v("3.5.32"),
+                ladder("3.6.11", "3.7.0"),
                 List.of(
                     started(
                         "m3", "--enable-v2=false", "--experimental-initial-corrupt-check=true"))))

@@ -1,10 +1,22 @@
 package io.etcdrunbooks.workflows.upgrade;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.testing.RecordedHistories;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.testing.WorkflowReplayer;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -16,6 +28,47 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Workflow.getVersion and record a new history beside this one.
  */
 class UpgradeReplayTest {
+
+  private static final List<String> UPGRADES =
+      List.of(
+          "upgrade-3.3.25-to-3.5.30.json",
+          "upgrade-3.3.25-to-3.5.30-staged-and-watched.json",
+          "upgrade-3.3.25-to-3.5.30-restart-in-one-activity.json",
+          "upgrade-3.3.25-to-3.5.30-restart-reads-reused.json",
+          "upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
+          "upgrade-3.4.23-to-3.5.16-approved.json");
+
+  /**
+   * The plans recorded in real upgrades' results (a fleet reads them back from its child runs) read
+   * into today's typed plan and are written again byte for byte alike: the versions stay plain
+   * strings on the wire.
+   */
+  @Test
+  void theRecordedResultsPlansReadAndWriteAsRecorded() throws Exception {
+    DataConverter converter = DefaultDataConverter.newDefaultInstance();
+    ObjectMapper json = new ObjectMapper();
+    for (String name : UPGRADES) {
+      String text;
+      try (InputStream in = getClass().getClassLoader().getResourceAsStream("histories/" + name)) {
+        text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      Payload recorded =
+          WorkflowExecutionHistory.fromJson(text).getEvents().stream()
+              .filter(HistoryEvent::hasWorkflowExecutionCompletedEventAttributes)
+              .map(e -> e.getWorkflowExecutionCompletedEventAttributes().getResult().getPayloads(0))
+              .findFirst()
+              .orElseThrow();
+      UpgradeResult result =
+          converter.fromPayload(recorded, UpgradeResult.class, UpgradeResult.class);
+      assertThat(result.plan().steps()).as(name).isNotEmpty();
+      assertThat(result.plan().targetVersion()).as(name).isInstanceOf(EtcdVersion.class);
+      JsonNode before = json.readTree(recorded.getData().toStringUtf8()).get("plan");
+      JsonNode after =
+          json.readTree(converter.toPayload(result).orElseThrow().getData().toStringUtf8())
+              .get("plan");
+      assertThat(after).as(name).isEqualTo(before);
+    }
+  }
 
   @Test
   void todaysCodeReplaysARecordedFullLadderUpgrade() throws Exception {
@@ -124,11 +177,13 @@ class UpgradeReplayTest {
                         activities, progress, this, request.cluster()),
                     request);
             run.state = activities.etcd.discover(run.ctx.ref());
-            run.running = io.etcdrunbooks.workflows.phases.ClusterChecks.runningVersion(run.state);
+            run.running =
+                EtcdVersion.parse(
+                    io.etcdrunbooks.workflows.phases.ClusterChecks.runningVersion(run.state));
             run.ladder =
                 VersionLadder.plan(
                     run.running,
-                    request.targetVersion(),
+                    EtcdVersion.parse(request.targetVersion()),
                     activities.releases.availableVersions(run.ctx.ref()));
             UpgradePhases.RUNNER.phases().stream()
                 .skip(2)

@@ -1,7 +1,6 @@
 package io.etcdrunbooks.workflows.replacemember;
 
 import io.etcdrunbooks.workflows.testing.RecordedHistories;
-import io.temporal.testing.WorkflowReplayer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -17,7 +16,7 @@ class ReplaceMemberReplayTest {
 
   @Test
   void todaysCodeReplaysARecordedReplacementOnANewHost() throws Exception {
-    WorkflowReplayer.replayWorkflowExecutionFromResource(
+    RecordedHistories.replayResource(
         "histories/replace-member-3.4.23-new-host.json", ReplaceMemberWorkflowImpl.class);
   }
 

@@ -1,7 +1,6 @@
 package io.etcdrunbooks.workflows.restore;
 
 import io.etcdrunbooks.workflows.testing.RecordedHistories;
-import io.temporal.testing.WorkflowReplayer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,7 +13,7 @@ class RestoreReplayTest {
 
   @Test
   void todaysCodeReplaysARecordedRestore() throws Exception {
-    WorkflowReplayer.replayWorkflowExecutionFromResource(
+    RecordedHistories.replayResource(
         "histories/restore-3.5.16-two-of-three-destroyed.json", RestoreClusterWorkflowImpl.class);
   }
 

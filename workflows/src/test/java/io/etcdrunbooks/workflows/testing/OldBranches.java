@@ -67,7 +67,9 @@ public final class OldBranches implements AutoCloseable {
     worker =
         env.newWorker(
             "replay-old-branches",
-            WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(30_000).build());
+            WorkerOptions.newBuilder()
+                .setDefaultDeadlockDetectionTimeout(RecordedHistories.DEADLOCK_DETECTION_MILLIS)
+                .build());
     worker.registerWorkflowImplementationTypes(
         BackupClusterWorkflowImpl.class,
         BackupScheduleWorkflowImpl.class,

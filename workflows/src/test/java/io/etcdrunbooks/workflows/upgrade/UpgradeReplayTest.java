@@ -13,7 +13,6 @@ import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
-import io.temporal.testing.WorkflowReplayer;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -72,7 +71,7 @@ class UpgradeReplayTest {
 
   @Test
   void todaysCodeReplaysARecordedFullLadderUpgrade() throws Exception {
-    WorkflowReplayer.replayWorkflowExecutionFromResource(
+    RecordedHistories.replayResource(
         "histories/upgrade-3.3.25-to-3.5.30.json", UpgradeClusterWorkflowImpl.class);
   }
 
@@ -150,7 +149,7 @@ class UpgradeReplayTest {
   void aChangeWithoutGetVersionDoesNotReplay() {
     assertThatThrownBy(
             () ->
-                WorkflowReplayer.replayWorkflowExecutionFromResource(
+                RecordedHistories.replayResource(
                     "histories/upgrade-3.3.25-to-3.5.30.json", WithoutConsistencyCheck.class))
         .hasMessageContaining("NonDeterministicException");
   }
@@ -204,7 +203,7 @@ class UpgradeReplayTest {
    */
   @Test
   void todaysCodeReplaysAnUpgradeThatWaitedForApproval() throws Exception {
-    WorkflowReplayer.replayWorkflowExecutionFromResource(
+    RecordedHistories.replayResource(
         "histories/upgrade-3.4.23-to-3.5.16-approved.json", UpgradeClusterWorkflowImpl.class);
   }
 
@@ -214,7 +213,7 @@ class UpgradeReplayTest {
    */
   @Test
   void todaysCodeReplaysAnUpgradeCancelledInTheMiddleOfAMember() throws Exception {
-    WorkflowReplayer.replayWorkflowExecutionFromResource(
+    RecordedHistories.replayResource(
         "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
         UpgradeClusterWorkflowImpl.class);
   }

@@ -5,6 +5,7 @@ import io.etcdrunbooks.workflows.phases.PhaseRunner;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -111,74 +112,42 @@ public record RunbookDefinition<R>(
   }
 
   public RunbookDefinition<R> startedBy(Starter role) {
-    return new RunbookDefinition<>(
-        type,
-        workflow,
-        implementation,
-        request,
-        phases,
-        failures,
-        role,
-        target,
-        path,
-        slackVerb,
-        workflowId,
-        changesCluster,
-        fromCaller);
+    return with(c -> c.starter = role);
   }
 
   public RunbookDefinition<R> on(Target on) {
-    return new RunbookDefinition<>(
-        type,
-        workflow,
-        implementation,
-        request,
-        phases,
-        failures,
-        starter,
-        on,
-        path,
-        slackVerb,
-        workflowId,
-        changesCluster,
-        fromCaller);
+    return with(c -> c.target = on);
   }
 
   public RunbookDefinition<R> inSlack(String verb) {
-    return new RunbookDefinition<>(
-        type,
-        workflow,
-        implementation,
-        request,
-        phases,
-        failures,
-        starter,
-        target,
-        path,
-        Optional.of(verb),
-        workflowId,
-        changesCluster,
-        fromCaller);
+    return with(c -> c.slackVerb = Optional.of(verb));
   }
 
   public RunbookDefinition<R> fromCaller(BiFunction<R, String, R> asStarted) {
-    return new RunbookDefinition<>(
-        type,
-        workflow,
-        implementation,
-        request,
-        phases,
-        failures,
-        starter,
-        target,
-        path,
-        slackVerb,
-        workflowId,
-        changesCluster,
-        asStarted);
+    return with(c -> c.fromCaller = asStarted);
   }
 
   private RunbookDefinition<R> withChangesCluster(boolean changes) {
+    return with(c -> c.changesCluster = changes);
+  }
+
+  /** The fields the catalog's lines set after {@link #changing}, to copy one of them changed. */
+  private static final class Settings<R> {
+    Starter starter;
+    Target target;
+    Optional<String> slackVerb;
+    boolean changesCluster;
+    BiFunction<R, String, R> fromCaller;
+  }
+
+  private RunbookDefinition<R> with(Consumer<Settings<R>> change) {
+    Settings<R> c = new Settings<>();
+    c.starter = starter;
+    c.target = target;
+    c.slackVerb = slackVerb;
+    c.changesCluster = changesCluster;
+    c.fromCaller = fromCaller;
+    change.accept(c);
     return new RunbookDefinition<>(
         type,
         workflow,
@@ -186,13 +155,13 @@ public record RunbookDefinition<R>(
         request,
         phases,
         failures,
-        starter,
-        target,
+        c.starter,
+        c.target,
         path,
-        slackVerb,
+        c.slackVerb,
         workflowId,
-        changes,
-        fromCaller);
+        c.changesCluster,
+        c.fromCaller);
   }
 
   /** The workflow id of a run on {@code target}. */

@@ -2,11 +2,8 @@ package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.testkit.CommandExit;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,13 +18,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CommandHelpTest {
 
-  record Exit(int status, String out, String err) {}
-
   @ParameterizedTest(name = "{0} --help")
   @CsvSource({"run, --roles", "decrypt-backup, --key-file"})
   void everySubcommandAnswersHelpWithItsUsageAndExitsAtOnce(String command, String option)
       throws Exception {
-    Exit exit = run(command, "--help");
+    CommandExit exit = run(command, "--help");
 
     assertThat(exit.status()).as(exit.err()).isZero();
     assertThat(exit.out()).contains("usage: " + command).contains(option);
@@ -35,7 +30,7 @@ class CommandHelpTest {
 
   @Test
   void helpWithoutACommandListsEveryCommand() throws Exception {
-    Exit exit = run("--help");
+    CommandExit exit = run("--help");
 
     assertThat(exit.status()).as(exit.err()).isZero();
     assertThat(exit.out()).contains("run [--roles", "decrypt-backup").doesNotContain("demo");
@@ -43,7 +38,7 @@ class CommandHelpTest {
 
   @Test
   void anOptionTheSubcommandDoesNotTakeIsRefusedWithItsUsage() throws Exception {
-    Exit exit = run("run", "--rolls=worker");
+    CommandExit exit = run("run", "--rolls=worker");
 
     assertThat(exit.status()).isEqualTo(2);
     assertThat(exit.err()).contains("run does not take --rolls", "usage: run [--roles");
@@ -51,32 +46,13 @@ class CommandHelpTest {
 
   @Test
   void theDemoIsTheToolsCommandNotTheProducts() throws Exception {
-    Exit exit = run("demo", "--help");
+    CommandExit exit = run("demo", "--help");
 
     assertThat(exit.status()).isEqualTo(2);
     assertThat(exit.err()).contains("unknown command 'demo'");
   }
 
-  /** The command's exit, or a failure when it is still running after 20 s (it started a server). */
-  private static Exit run(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(Main.class.getName());
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).start();
-    process.getOutputStream().close();
-    if (!process.waitFor(20, TimeUnit.SECONDS)) {
-      process.destroyForcibly().waitFor();
-      throw new AssertionError(
-          String.join(" ", args)
-              + " was still running after 20 s instead of printing its usage: "
-              + new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-    }
-    return new Exit(
-        process.exitValue(),
-        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
-        new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+  private static CommandExit run(String... args) throws IOException, InterruptedException {
+    return CommandExit.run(Main.class, args);
   }
 }

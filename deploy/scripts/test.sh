@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test on a fresh machine: fetches the etcd releases the tests use, builds the root file
+# Runs every test on a fresh machine: fetches the etcd releases the tests use and the Temporal CLI (the
+# real Temporal server some tests start), builds the root file
 # system of the systemd machines (systemd-nspawn, from Debian's packages; needs root), then builds
 # and tests all modules. Each step's time is printed, and at the end the slowest test classes.
 set -euo pipefail
@@ -21,6 +22,7 @@ if [ "$(id -u)" = 0 ]; then
   rootfs_pid=$!
 fi
 step "fetching etcd releases" bash deploy/scripts/fetch-etcd.sh
+step "fetching the Temporal CLI" bash deploy/scripts/fetch-temporal.sh
 if [ -n "$rootfs_pid" ]; then
   rootfs_status=0
   wait "$rootfs_pid" || rootfs_status=$?

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.testkit.EmbeddedTemporal;
 import io.etcdrunbooks.testkit.Ports;
+import io.etcdrunbooks.testkit.TemporalDevServer;
+import io.etcdrunbooks.testkit.TemporalServer;
 import io.etcdrunbooks.testkit.WorkerProcess;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Progress;
@@ -29,8 +31,9 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The world of a test that kills the worker: Temporal in this JVM (the embedded server), a client
- * of it, and workers as their own JVMs, as production runs them, each logging to {@code
+ * The world of a test that kills the worker: Temporal in this JVM (the embedded server) or the real
+ * server as a process of its own ({@link #withWorkerOnRealServer}, which can be killed too), a
+ * client of it, and workers as their own JVMs, as production runs them, each logging to {@code
  * worker-N.log} in the test's directory. A test starts a runbook, waits for the moment it wants
  * ({@link #awaitProgress}, {@link #await}), kills the worker with SIGKILL ({@link #killWorker}),
  * starts the next one and reads the result ({@link #result}); every failure message carries the log
@@ -41,13 +44,12 @@ final class WorkerCrashScenario implements AutoCloseable {
   private final Path dir;
   private final Path inventory;
   private final String taskQueue;
-  private final EmbeddedTemporal temporal;
+  private final TemporalServer temporal;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
   private final List<Process> workers = new ArrayList<>();
 
-  private WorkerCrashScenario(
-      Path dir, Path inventory, String taskQueue, EmbeddedTemporal temporal) {
+  private WorkerCrashScenario(Path dir, Path inventory, String taskQueue, TemporalServer temporal) {
     this.dir = dir;
     this.inventory = inventory;
     this.taskQueue = taskQueue;
@@ -61,6 +63,19 @@ final class WorkerCrashScenario implements AutoCloseable {
   /** Temporal and a client; no worker yet. */
   static WorkerCrashScenario start(Path dir, Path inventory, String taskQueue) throws IOException {
     return new WorkerCrashScenario(dir, inventory, taskQueue, EmbeddedTemporal.start(Ports.free()));
+  }
+
+  /**
+   * The real Temporal server ({@code temporal server start-dev}, its SQLite file in {@code
+   * dir/temporal}) and a client, with the first worker started.
+   */
+  static WorkerCrashScenario withWorkerOnRealServer(Path dir, Path inventory, String taskQueue)
+      throws IOException {
+    WorkerCrashScenario scenario =
+        new WorkerCrashScenario(
+            dir, inventory, taskQueue, TemporalDevServer.start(dir.resolve("temporal")));
+    scenario.startWorker();
+    return scenario;
   }
 
   /** As {@link #start}, with the first worker started. */
@@ -93,6 +108,27 @@ final class WorkerCrashScenario implements AutoCloseable {
     Process worker = current();
     worker.destroyForcibly();
     assertThat(worker.waitFor(30, TimeUnit.SECONDS)).as("%s gone", name()).isTrue();
+  }
+
+  /** SIGKILL to the real Temporal server; its database stays for {@link #restartServer}. */
+  void killServer() {
+    realServer().kill();
+  }
+
+  /** The real Temporal server started again on the same database and ports. */
+  void restartServer() {
+    realServer().restart();
+  }
+
+  private String serverLog() {
+    return temporal instanceof TemporalDevServer server
+        ? "\nTemporal server log:\n" + server.log()
+        : "";
+  }
+
+  private TemporalDevServer realServer() {
+    if (temporal instanceof TemporalDevServer server) return server;
+    throw new IllegalStateException("the embedded server cannot be killed apart from this JVM");
   }
 
   /** Whether the running worker's process is still alive. */
@@ -144,7 +180,7 @@ final class WorkerCrashScenario implements AutoCloseable {
       TimeUnit.MILLISECONDS.sleep(100);
     }
     throw new AssertionError(
-        "no " + what.get() + " within " + within + "; " + name() + " log:\n" + log());
+        "no " + what.get() + " within " + within + "; " + name() + " log:\n" + log() + serverLog());
   }
 
   /**
@@ -169,7 +205,8 @@ final class WorkerCrashScenario implements AutoCloseable {
               + "\n"
               + name()
               + " log:\n"
-              + log());
+              + log()
+              + serverLog());
     }
   }
 

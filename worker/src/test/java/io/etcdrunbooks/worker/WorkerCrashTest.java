@@ -21,9 +21,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The worker runs as its own JVM, as in production, against Temporal in this JVM (the embedded
- * server). It is killed with SIGKILL once the first member is on the new version; a second worker
- * JVM finishes the same workflow.
+ * The worker runs as its own JVM, as in production, against the real Temporal server ({@code
+ * temporal server start-dev} on a SQLite file). Both are killed with SIGKILL once the first member
+ * is on the new version, as a lost host running both would end them; the server is started again on
+ * the same file and a second worker JVM finishes the same workflow.
  */
 @RealEtcd
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
@@ -34,14 +35,14 @@ class WorkerCrashTest {
   @TempDir Path dir;
 
   @Test
-  void aWorkerKilledMidUpgradeIsReplacedAndTheWorkflowFinishesWithoutNeedlessRestarts()
+  void theServerAndTheWorkerKilledMidUpgradeComeBackAndTheWorkflowFinishesWithoutNeedlessRestarts()
       throws Exception {
     try (Sandbox sandbox =
             Sandbox.create(
                 new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, "3.4.23", Map.of()),
                 SandboxRunbooks.releases());
         WorkerCrashScenario crash =
-            WorkerCrashScenario.withWorker(dir, sandbox.inventoryFile(), TASK_QUEUE)) {
+            WorkerCrashScenario.withWorkerOnRealServer(dir, sandbox.inventoryFile(), TASK_QUEUE)) {
       try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
         probe.putMany("/registry/leases/l-", 50);
       }
@@ -59,15 +60,21 @@ class WorkerCrashTest {
               Duration.ofMinutes(3),
               "member on 3.5.16");
       crash.killWorker();
+      crash.killServer();
       long firstMemberPid = sandbox.pidOf(firstMember);
       assertThat(firstMemberPid).isPositive();
 
+      crash.restartServer();
       crash.startWorker();
       UpgradeResult result = crash.result(workflow, UpgradeResult.class, Duration.ofMinutes(4));
 
       assertThat(crash.fullLog())
-          .as("the worker says it turned sticky execution off on the shared test server")
-          .contains("sticky execution OFF: Temporal is Temporal's Java test server");
+          .as("the worker keeps sticky execution on with a real server")
+          .contains("sticky execution on");
+      String id = UpgradeClusterWorkflow.workflowId("sandbox");
+      assertThat(crash.activityCount(id, "RestartMember"))
+          .as("one restart per member, none scheduled twice across the server's loss")
+          .isEqualTo(3);
       assertThat(result.memberVersions())
           .containsOnly(
               Map.entry("m1", "3.5.16"), Map.entry("m2", "3.5.16"), Map.entry("m3", "3.5.16"));

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * everything in memory: workflows survive a worker restart but not the end of this server's
  * process.
  */
-public final class EmbeddedTemporal implements AutoCloseable {
+public final class EmbeddedTemporal implements TemporalServer {
 
   private final TestServicesStarter services;
   private final Server server;
@@ -82,6 +82,7 @@ public final class EmbeddedTemporal implements AutoCloseable {
     }
   }
 
+  @Override
   public String address() {
     return "127.0.0.1:" + server.getPort();
   }

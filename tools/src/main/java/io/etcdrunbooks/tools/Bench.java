@@ -214,8 +214,8 @@ final class Bench {
                 new SandboxSpec(dir.resolve(name + "-runbook"), name, c.members(), from, Map.of()),
                 releases);
         SshConnector ssh = new SshConnector();
-        InMemoryRunbooks runbooks =
-            InMemoryRunbooks.start(
+        LocalRunbooks runbooks =
+            LocalRunbooks.start(
                 List.of("worker"),
                 Map.of(
                     "runbooks.inventory",

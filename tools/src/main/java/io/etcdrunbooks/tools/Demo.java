@@ -6,9 +6,12 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcdrunbooks.activities.release.LocalDirReleaseStore;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.testkit.CodecProxy;
 import io.etcdrunbooks.testkit.EtcdTestCluster;
+import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.SandboxMain;
-import io.micronaut.context.ApplicationContext;
+import io.etcdrunbooks.testkit.TemporalDevServer;
+import io.etcdrunbooks.worker.Main;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.IOException;
 import java.net.URI;
@@ -25,6 +28,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +36,11 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 
 /**
- * The main job on the embedded default: a 3-member sandbox at an old version, the embedded
- * (in-memory) Temporal, the worker and the API in this process; the upgrade is started and followed
- * through the HTTP API like any client would.
+ * The main job: a 3-member sandbox at an old version, the real Temporal server with its Web UI
+ * ({@code temporal server start-dev} on a SQLite file in the demo's directory; with {@code
+ * --embedded}, Temporal's in-memory test server in this process), the worker and the API in this
+ * process; the upgrade is started and followed through the HTTP API like any client would, and can
+ * be watched in the Web UI, which decodes the encrypted payloads through the API's codec endpoint.
  */
 final class Demo {
 
@@ -81,18 +87,65 @@ final class Demo {
                   + "\n");
       System.out.println(
           "   Temporal payloads encrypted with AES-256-GCM key 'demo' (" + codecKeys + ")");
-      try (InMemoryRunbooks runbooks =
-          InMemoryRunbooks.start(
-              List.of("worker", "api"),
-              Map.of(
-                  "runbooks.api.tokens-file", tokens.toString(),
-                  "runbooks.codec.keys-file", codecKeys.toString(),
-                  "runbooks.inventory", sandbox.inventoryFile().toString()))) {
-        ApplicationContext context = runbooks.context();
-        String api = context.getBean(EmbeddedServer.class).getURL().toString();
-        return upgradeThroughApi(api, "Bearer " + token, to);
+      Map<String, Object> settings =
+          Map.of(
+              "runbooks.api.tokens-file", tokens.toString(),
+              "runbooks.codec.keys-file", codecKeys.toString(),
+              "runbooks.inventory", sandbox.inventoryFile().toString(),
+              "runbooks.search-attributes.enabled", true);
+      if (options.containsKey("embedded")) {
+        try (LocalRunbooks runbooks = LocalRunbooks.start(List.of("worker", "api"), settings)) {
+          return upgradeThroughApi(apiOf(runbooks), "Bearer " + token, to);
+        }
+      }
+      return onRealServer(dir, settings, token, to, options.containsKey("keep-server"));
+    }
+  }
+
+  /**
+   * The upgrade on {@code temporal server start-dev}, its Web UI decoding through a {@link
+   * CodecProxy} that holds the demo's token; the server is stopped at the end (it is this demo's
+   * own), or with {@code keepServer} when interrupted.
+   */
+  private static int onRealServer(
+      Path dir, Map<String, Object> settings, String token, String to, boolean keepServer)
+      throws Exception {
+    int apiPort = Ports.free();
+    URI codec = URI.create("http://127.0.0.1:" + apiPort + "/api/v1/codec");
+    int status;
+    try (CodecProxy proxy = CodecProxy.startForUi(codec, token)) {
+      TemporalDevServer temporal =
+          TemporalDevServer.start(dir.resolve("temporal"), proxy.endpoint());
+      proxy.allowOrigin(temporal.webUi());
+      System.out.println(
+          "   Temporal server "
+              + temporal.address()
+              + " (SQLite "
+              + dir.resolve("temporal/temporal.db")
+              + ")");
+      System.out.println(
+          "   Temporal Web UI: "
+              + temporal.webUi()
+              + "/namespaces/default/workflows?query=EtcdCluster%3D%22sandbox%22");
+      Map<String, Object> all = new HashMap<>(settings);
+      all.put("micronaut.server.port", apiPort);
+      try (LocalRunbooks runbooks = LocalRunbooks.start(temporal, List.of("worker", "api"), all)) {
+        status = upgradeThroughApi(apiOf(runbooks), "Bearer " + token, to);
+        if (keepServer) {
+          System.out.println(
+              "== the Temporal server, its Web UI and the API stay up until interrupted (Ctrl-C)");
+          Main.runUntilStopped(runbooks::close);
+        }
       }
     }
+    System.out.printf(
+        "   Temporal server stopped; to look at the run again: %s server start-dev --db-filename %s%n",
+        TemporalDevServer.binary(), dir.resolve("temporal/temporal.db"));
+    return status;
+  }
+
+  private static String apiOf(LocalRunbooks runbooks) {
+    return runbooks.context().getBean(EmbeddedServer.class).getURL().toString();
   }
 
   private static byte[] randomBytes() {

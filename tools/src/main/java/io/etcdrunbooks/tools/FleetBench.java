@@ -54,8 +54,8 @@ final class FleetBench {
       Path inventoryFile = dir.resolve("fleet-inventory.yaml");
       InventoryLoader.write(
           new Inventory(sandboxes.get(0).inventory().releases(), specs), inventoryFile);
-      try (InMemoryRunbooks runbooks =
-          InMemoryRunbooks.start(
+      try (LocalRunbooks runbooks =
+          LocalRunbooks.start(
               List.of("worker"),
               Map.of(
                   "runbooks.inventory",

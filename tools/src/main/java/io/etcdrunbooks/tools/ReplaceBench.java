@@ -78,8 +78,8 @@ final class ReplaceBench {
             "   bare etcdctl steps: %6d ms (m2 back under its own name)%n", bare.toMillis());
 
         String token = UUID.randomUUID().toString();
-        try (InMemoryRunbooks runbooks =
-            InMemoryRunbooks.start(
+        try (LocalRunbooks runbooks =
+            LocalRunbooks.start(
                 List.of("worker", "api"),
                 Map.of(
                     "runbooks.inventory",

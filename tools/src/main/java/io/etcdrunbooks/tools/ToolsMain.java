@@ -20,14 +20,21 @@ public final class ToolsMain {
           new Subcommand(
               "demo",
               """
-              demo [--from=3.3.25] [--to=3.5.30] [--dir=DIR] [--machines]
-                a 3-member sandbox upgraded through the API, on Temporal's in-memory test server
-                started in this process
-                --from      the version the sandbox starts on
-                --to        the version it is upgraded to
-                --dir       where the sandbox goes (default: a temporary directory)
-                --machines  systemd machines instead of in-process SSH hosts (root only)""",
-              List.of("from", "to", "dir", "machines")),
+              demo [--from=3.3.25] [--to=3.5.30] [--dir=DIR] [--machines] [--keep-server]
+                   [--embedded]
+                a 3-member sandbox upgraded through the API, on the real Temporal server with its
+                Web UI (temporal server start-dev, as deploy/scripts/fetch-temporal.sh caches it,
+                its SQLite file in DIR/temporal), which this demo starts and stops
+                --from         the version the sandbox starts on
+                --to           the version it is upgraded to
+                --dir          where the sandbox and the server's file go (default: a temporary
+                               directory)
+                --machines     systemd machines instead of in-process SSH hosts (root only)
+                --keep-server  keep the server, its Web UI and the API up after the upgrade, until
+                               interrupted
+                --embedded     Temporal's in-memory test server in this process instead (no Web
+                               UI; the run is lost when the demo ends)""",
+              List.of("from", "to", "dir", "machines", "keep-server", "embedded")),
           new Subcommand(
               "sandbox",
               """

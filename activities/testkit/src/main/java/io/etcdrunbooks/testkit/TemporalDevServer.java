@@ -36,6 +36,7 @@ public final class TemporalDevServer implements TemporalServer {
   private final int port;
   private final int uiPort;
   private Process process;
+  private Thread stopAtExit;
 
   private TemporalDevServer(Path dir, List<String> command, int port, int uiPort) {
     this.dir = dir;
@@ -129,6 +130,7 @@ public final class TemporalDevServer implements TemporalServer {
   public void kill() {
     process.destroyForcibly();
     awaitExit(process);
+    forgetAtExit();
   }
 
   /** Started again on the same ports and database, after {@link #kill} or {@link #close}. */
@@ -139,6 +141,7 @@ public final class TemporalDevServer implements TemporalServer {
 
   @Override
   public void close() {
+    forgetAtExit();
     if (process == null || !process.isAlive()) return;
     process.destroy(); // SIGTERM: the server stops in order
     try {
@@ -161,7 +164,22 @@ public final class TemporalDevServer implements TemporalServer {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + command.get(0), e);
     }
+    // a JVM that ends without close() (a demo interrupted, a test fork killed) takes its server
+    // with it instead of leaving it listening
+    Process started = process;
+    stopAtExit = new Thread(started::destroy, "temporal-dev-server-stop");
+    Runtime.getRuntime().addShutdownHook(stopAtExit);
     awaitFrontend();
+  }
+
+  private void forgetAtExit() {
+    if (stopAtExit == null) return;
+    try {
+      Runtime.getRuntime().removeShutdownHook(stopAtExit);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs anyway
+    }
+    stopAtExit = null;
   }
 
   /** Until the frontend answers GetSystemInfo: the namespace and search attributes exist then. */

@@ -2,10 +2,6 @@ package io.etcdrunbooks.worker;
 
 import com.uber.m3.tally.Scope;
 import io.etcdrunbooks.runtime.codec.AesGcmPayloadCodec;
-import io.etcdrunbooks.secrets.SecretFiles;
-import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
-import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
-import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.core.annotation.Nullable;
@@ -14,13 +10,8 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.converter.CodecDataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import jakarta.inject.Singleton;
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
-import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +35,7 @@ public class TemporalFactory {
       throw new IllegalStateException(
           "temporal.address (TEMPORAL_ADDRESS) is not set: set it to your Temporal frontend's"
               + " host:port, see docs/configuration.md. To try the runbooks without a Temporal"
-              + " server, run the demo (bash deploy/scripts/demo.sh), which brings an in-memory one.");
+              + " server, run the demo (bash deploy/scripts/demo.sh), which starts a server of its own.");
     }
     return new TemporalEndpoint(config.address(), false);
   }
@@ -53,18 +44,10 @@ public class TemporalFactory {
   @Bean(preDestroy = "shutdown")
   public WorkflowServiceStubs serviceStubs(
       TemporalConfig config, TemporalEndpoint endpoint, Scope metricsScope) {
-    WorkflowServiceStubsOptions.Builder options =
-        WorkflowServiceStubsOptions.newBuilder()
-            .setTarget(endpoint.address())
-            .setMetricsScope(metricsScope);
-    if (config.tls() != null && config.tls().certFile() != null) {
-      options.setSslContext(sslContext(config.tls()));
-      if (config.tls().serverName() != null) {
-        options.setChannelInitializer(
-            channel -> channel.overrideAuthority(config.tls().serverName()));
-      }
-    }
-    return WorkflowServiceStubs.newServiceStubs(options.build());
+    return WorkflowServiceStubs.newServiceStubs(
+        TemporalConnection.options(config, endpoint.address())
+            .setMetricsScope(metricsScope)
+            .build());
   }
 
   /**
@@ -90,51 +73,6 @@ public class TemporalFactory {
               + " versions) are stored in PLAINTEXT in Temporal's history. Set it to encrypt them; see docs/configuration.md.");
     }
     return WorkflowClient.newInstance(stubs, options.build());
-  }
-
-  static SslContext sslContext(TemporalConfig.Tls tls) {
-    checkKeyFile(tls);
-    try {
-      SslContextBuilder builder =
-          GrpcSslContexts.forClient().keyManager(new File(tls.certFile()), new File(tls.keyFile()));
-      if (tls.caFile() != null && !tls.caFile().isBlank()) {
-        builder.trustManager(new File(tls.caFile()));
-      }
-      return builder.build();
-    } catch (SSLException | RuntimeException e) {
-      // The message names the files, never their contents.
-      throw new IllegalStateException(
-          "cannot set up TLS to Temporal with certFile "
-              + tls.certFile()
-              + ", keyFile "
-              + tls.keyFile()
-              + ", caFile "
-              + tls.caFile()
-              + ": "
-              + e.getClass().getSimpleName(),
-          e);
-    }
-  }
-
-  /** The client key is a secret file ({@link SecretFiles}); netty would read one of any mode. */
-  private static void checkKeyFile(TemporalConfig.Tls tls) {
-    if (tls.keyFile() == null || tls.keyFile().isBlank()) {
-      throw new IllegalStateException(
-          "temporal.tls.cert-file is set but temporal.tls.key-file is not: mTLS needs both");
-    }
-    Path keyFile = Path.of(tls.keyFile());
-    try {
-      SecretFiles.check("the Temporal client key file (temporal.tls.key-file)", keyFile);
-    } catch (SecretFiles.Refused e) {
-      throw new IllegalStateException(e.getMessage());
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          "cannot read temporal.tls.key-file "
-              + keyFile
-              + " ("
-              + e.getClass().getSimpleName()
-              + ")");
-    }
   }
 
   /**

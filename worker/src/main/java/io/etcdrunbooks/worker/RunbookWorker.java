@@ -1,8 +1,10 @@
 package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.runtime.RunbooksConfig;
+import io.etcdrunbooks.runtime.SearchAttributesConfig;
 import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.RunbookDefinition;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
@@ -28,8 +30,11 @@ public final class RunbookWorker implements AutoCloseable {
       RunbooksConfig config,
       TemporalConfig temporal,
       TemporalFactory.TemporalEndpoint endpoint,
+      SearchAttributesConfig searchAttributes,
       WorkerActivities activities) {
     this.taskQueue = config.taskQueue();
+    // runs started from the Web UI or CLI take them at their start
+    RunbookSearchAttributes.registeredInNamespace(searchAttributes.enabled());
     this.factory = WorkerFactory.newInstance(client);
     boolean sticky =
         StickyExecution.decide(

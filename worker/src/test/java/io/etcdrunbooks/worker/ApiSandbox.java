@@ -21,7 +21,7 @@ import java.util.Map;
 
 /**
  * What the API tests share: a real 3-member sandbox, a worker+API process on the embedded Temporal
- * with a tokens file, and an HTTP client for it.
+ * (or the server {@code temporal.address} names) with a tokens file, and an HTTP client for it.
  */
 final class ApiSandbox implements AutoCloseable {
 
@@ -62,8 +62,11 @@ final class ApiSandbox implements AutoCloseable {
                   "runbooks.inventory", sandbox.inventoryFile().toString(),
                   "runbooks.task-queue", "etcd-runbooks-" + name,
                   "temporal.address", "",
-                  "temporal.embedded-port", Ports.free(),
                   "micronaut.server.port", Ports.free()));
+      // a test that names a server (a TemporalDevServer) gets that one, others the in-memory one
+      if (!extra.containsKey("temporal.address")) {
+        properties.put("temporal.embedded-port", Ports.free());
+      }
       properties.putAll(extra);
       return new ApiSandbox(sandbox, Main.start(List.of("worker", "api"), properties));
     } catch (Exception | Error e) {

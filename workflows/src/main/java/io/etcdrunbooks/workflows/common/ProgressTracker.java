@@ -35,6 +35,7 @@ public final class ProgressTracker {
 
   /** Called first thing in the workflow method. */
   public void start(String clusterName) {
+    RunbookSearchAttributes.upsertAtStart(runbook, clusterName);
     cluster = clusterName;
     metrics = RunbookMetrics.of(runbook, clusterName == null ? "" : clusterName);
     metrics.started();

@@ -1,9 +1,11 @@
 package io.etcdrunbooks.workflows.common;
 
 import io.temporal.common.SearchAttributeKey;
+import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.common.SearchAttributes;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -31,7 +33,23 @@ public final class RunbookSearchAttributes {
   public static final List<SearchAttributeKey<String>> ALL =
       List.of(CLUSTER, RUNBOOK, PHASE, STARTED_BY, FLEET);
 
+  /**
+   * {@code EtcdStartedBy} of a run started from the Temporal Web UI or CLI, not through the API.
+   */
+  public static final String STARTED_OUTSIDE_THE_API = "outside-the-api";
+
+  /** Whether the namespace has the five: the worker's runbooks.search-attributes.enabled. */
+  private static volatile boolean registeredInNamespace;
+
   private RunbookSearchAttributes() {}
+
+  /**
+   * Set by the worker at start from runbooks.search-attributes.enabled: runs started without the
+   * attributes (from the Web UI or the CLI) then take them at their start ({@link #upsertAtStart}).
+   */
+  public static void registeredInNamespace(boolean registered) {
+    registeredInNamespace = registered;
+  }
 
   /**
    * A runbook's attributes at its start, in phase STARTING; empty cluster or fleet (a fleet's
@@ -52,6 +70,29 @@ public final class RunbookSearchAttributes {
   /** In workflow code: whether this run was started with the attributes. */
   static boolean carried() {
     return Workflow.getTypedSearchAttributes().containsKey(RUNBOOK);
+  }
+
+  /**
+   * In workflow code, first thing in a run: a run started without the attributes (from the Temporal
+   * Web UI or CLI) upserts them when the namespace has them, so that the UI's, the CLI's and the
+   * API's filters find it as they find runs the API started. Whether it has them is recorded in the
+   * history (a side effect), so a worker whose setting changed later replays it unchanged.
+   *
+   * @param cluster the runbook's cluster, or {@code fleet:<name>} for a fleet
+   */
+  static void upsertAtStart(String runbook, String cluster) {
+    if (carried() || !RunbookPatches.SEARCH_ATTRIBUTES_AT_START.applies()) return;
+    if (!Workflow.sideEffect(Boolean.class, () -> registeredInNamespace)) return;
+    List<SearchAttributeUpdate<?>> updates = new ArrayList<>();
+    updates.add(RUNBOOK.valueSet(runbook));
+    updates.add(PHASE.valueSet(Phase.STARTING.name()));
+    updates.add(STARTED_BY.valueSet(STARTED_OUTSIDE_THE_API));
+    if (cluster != null && cluster.startsWith("fleet:")) {
+      updates.add(FLEET.valueSet(cluster.substring("fleet:".length())));
+    } else if (cluster != null && !cluster.isEmpty()) {
+      updates.add(CLUSTER.valueSet(cluster));
+    }
+    Workflow.upsertTypedSearchAttributes(updates.toArray(SearchAttributeUpdate<?>[]::new));
   }
 
   /** In workflow code: the phase, when this run carries the attributes. */

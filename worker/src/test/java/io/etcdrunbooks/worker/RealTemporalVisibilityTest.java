@@ -1,0 +1,141 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.api.testing.TestTokens;
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.testkit.TemporalDevServer;
+import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
+import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.client.WorkflowExecutionMetadata;
+import io.temporal.common.SearchAttributes;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * On the real Temporal server ({@code temporal server start-dev}, whose visibility store answers
+ * list queries), a runbook started through the API and one started with the Temporal CLI, as an
+ * operator would from a shell, both carry the runbooks' search attributes: Temporal's list query by
+ * cluster finds both, and so does the API's list of the cluster's runbooks.
+ */
+@RealEtcd
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class RealTemporalVisibilityTest {
+
+  private static final String TASK_QUEUE = "etcd-runbooks-visibility";
+
+  @TempDir Path dir;
+
+  @Test
+  void runsStartedThroughTheApiAndWithTheCliAreFoundByTheirSearchAttributes() throws Exception {
+    try (TemporalDevServer temporal = TemporalDevServer.start(dir.resolve("temporal"));
+        ApiSandbox api =
+            ApiSandbox.start(
+                dir,
+                "visibility",
+                "3.5.16",
+                Map.of(
+                    "temporal.address",
+                    temporal.address(),
+                    "runbooks.task-queue",
+                    TASK_QUEUE,
+                    "runbooks.search-attributes.enabled",
+                    true),
+                TestTokens.OPERATOR)) {
+      ApiSandbox.Answer started =
+          api.post(
+              "/api/v1/clusters/sandbox/upgrade",
+              "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}",
+              TestTokens.OPERATOR);
+      assertThat(started.status()).as(started.text()).isEqualTo(202);
+      String fromApi = started.body().path("workflowId").asText();
+
+      String fromCli = "cli-dry-run-sandbox";
+      Process cli =
+          new ProcessBuilder(
+                  TemporalDevServer.binary().toString(),
+                  "workflow",
+                  "start",
+                  "--address",
+                  temporal.address(),
+                  "--task-queue",
+                  TASK_QUEUE,
+                  "--type",
+                  "UpgradeCluster",
+                  "--workflow-id",
+                  fromCli,
+                  "--input",
+                  "{\"cluster\":\"sandbox\",\"targetVersion\":\"3.5.30\",\"dryRun\":true}")
+              .redirectErrorStream(true)
+              .start();
+      assertThat(cli.waitFor(30, TimeUnit.SECONDS)).as("temporal workflow start ended").isTrue();
+      assertThat(cli.exitValue())
+          .as(new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+          .isZero();
+
+      for (String id : List.of(fromApi, fromCli)) {
+        UpgradeResult result =
+            api.client
+                .newUntypedWorkflowStub(id)
+                .getResult(90, TimeUnit.SECONDS, UpgradeResult.class);
+        assertThat(result.dryRun()).as("%s is a dry run", id).isTrue();
+        assertThat(result.memberVersions()).as("%s changed nothing", id).containsValue("3.5.16");
+      }
+
+      Map<String, SearchAttributes> found = listedUntilDone("EtcdCluster = 'sandbox'", api, 2);
+      assertThat(found).containsOnlyKeys(fromApi, fromCli);
+      assertThat(found.get(fromCli).get(RunbookSearchAttributes.STARTED_BY))
+          .isEqualTo(RunbookSearchAttributes.STARTED_OUTSIDE_THE_API);
+      assertThat(found.get(fromApi).get(RunbookSearchAttributes.STARTED_BY))
+          .isEqualTo(TestTokens.OPERATOR.name());
+      for (SearchAttributes attributes : found.values()) {
+        assertThat(attributes.get(RunbookSearchAttributes.RUNBOOK)).isEqualTo("UpgradeCluster");
+        assertThat(attributes.get(RunbookSearchAttributes.PHASE)).isEqualTo("DONE");
+      }
+
+      ApiSandbox.Answer listed = api.get("/api/v1/clusters/sandbox/runbooks", TestTokens.OPERATOR);
+      assertThat(listed.status()).as(listed.text()).isEqualTo(200);
+      assertThat(listed.text()).contains(fromApi, fromCli);
+    }
+  }
+
+  /**
+   * The runs a list query finds once {@code expected} of them are closed with phase DONE: the
+   * visibility store follows the runs by a moment.
+   */
+  private static Map<String, SearchAttributes> listedUntilDone(
+      String query, ApiSandbox api, int expected) throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    Map<String, SearchAttributes> found = Map.of();
+    while (Instant.now().isBefore(deadline)) {
+      found =
+          api.client
+              .listExecutions(query)
+              .filter(
+                  run ->
+                      run.getStatus()
+                          == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED)
+              .collect(
+                  Collectors.toMap(
+                      run -> run.getExecution().getWorkflowId(),
+                      WorkflowExecutionMetadata::getTypedSearchAttributes));
+      if (found.size() >= expected
+          && found.values().stream()
+              .allMatch(a -> "DONE".equals(a.get(RunbookSearchAttributes.PHASE)))) {
+        return found;
+      }
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+    return found;
+  }
+}

@@ -8,8 +8,9 @@ final class BackupPatches {
   private BackupPatches() {}
 
   static final Patch OFFSITE_COPY =
-      Patch.unreplayed(
+      Patch.replayed(
           "offsite-copy",
           "2026-11-23",
-          "Each verified backup is copied off site (SFTP) when the inventory names a place.");
+          "Each verified backup is copied off site (SFTP) when the inventory names a place.",
+          "histories/backup-in-memory-kept.json");
 }

@@ -13,6 +13,7 @@ public final class RunbookPatches {
               + " change id (dry runs excepted).",
           "histories/replace-member-3.4.23-new-host.json",
           "histories/restore-3.5.16-two-of-three-destroyed.json",
+          "histories/rollback-in-memory-by-restore-child-restore-c.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
           "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");

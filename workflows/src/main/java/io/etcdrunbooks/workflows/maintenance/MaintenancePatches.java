@@ -8,8 +8,9 @@ final class MaintenancePatches {
   private MaintenancePatches() {}
 
   static final Patch COMPACTION_WINDOW =
-      Patch.unreplayed(
+      Patch.replayed(
           "compaction-window",
           "2026-11-26",
-          "A compaction inside kube-apiserver's own compaction window is refused unless forced.");
+          "A compaction inside kube-apiserver's own compaction window is refused unless forced.",
+          "histories/maintenance-in-memory-compacted.json");
 }

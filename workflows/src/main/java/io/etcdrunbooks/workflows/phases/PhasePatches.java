@@ -15,6 +15,7 @@ public final class PhasePatches {
               + " commands there before anything is touched (HostAccessPreflight).",
           "histories/replace-member-3.4.23-new-host.json",
           "histories/restore-3.5.16-two-of-three-destroyed.json",
+          "histories/rollback-in-memory-by-restore-child-restore-c.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
           "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
@@ -59,6 +60,7 @@ public final class PhasePatches {
           "histories/replace-member-in-memory-approved.json",
           "histories/replace-member-in-memory-postflight-failed.json",
           "histories/rollback-in-memory-approved.json",
+          "histories/rollback-in-memory-by-restore-child-restore-c.json",
           "histories/rollback-in-memory-by-restore.json",
           "histories/rollback-in-memory-member-by-member.json",
           "histories/scale-grow-3.5.30.json",

@@ -7,6 +7,11 @@ final class ReplaceMemberPatches {
 
   private ReplaceMemberPatches() {}
 
+  /**
+   * Unreplayed for good: it is asked only in WAITING, which runs only with confirmDownSeconds, a
+   * field of the same change; a run started before it has none (0), never asks, and its answer
+   * chooses nothing. The ten replace-member histories, all recorded before it, replay without it.
+   */
   static final Patch CONFIRM_MEMBER_DOWN =
       Patch.unreplayed(
           "confirm-member-down",

@@ -8,11 +8,12 @@ final class RollbackPatches {
   private RollbackPatches() {}
 
   static final Patch RESTORE_CHILD_ID =
-      Patch.unreplayed(
+      Patch.replayed(
           "restore-child-id",
           "2026-11-23",
           "A rollback's restore runs as change-<cluster>-restore (its parent holds the change id);"
-              + " before, as restore-<cluster>.");
+              + " before, as restore-<cluster>.",
+          "histories/rollback-in-memory-by-restore-child-restore-c.json");
 
   static final Patch SETTLE_RESTARTS =
       Patch.replayed(
@@ -20,6 +21,7 @@ final class RollbackPatches {
           "2026-11-26",
           "Restarts still running on the members' hosts are waited for before the plan.",
           "histories/rollback-in-memory-approved.json",
+          "histories/rollback-in-memory-by-restore-child-restore-c.json",
           "histories/rollback-in-memory-by-restore-dry-run.json",
           "histories/rollback-in-memory-by-restore.json",
           "histories/rollback-in-memory-member-by-member.json");

@@ -22,6 +22,18 @@ class BackupReplayTest {
         BackupClusterWorkflowImpl.class);
   }
 
+  /**
+   * Recorded with the code before the off-site copy (commit 49b08a2, which had no control-flow
+   * test: its two activities answered in memory): the verified backup, then retention.
+   */
+  @Test
+  void todaysCodeReplaysABackupTakenBeforeItWasCopiedOffSite() throws Exception {
+    RecordedHistories.replay(
+        "histories/backup-in-memory-kept.json",
+        BackupClusterWorkflow.workflowId("c"),
+        BackupClusterWorkflowImpl.class);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"three-backups", "one-failed", "inventory-interval"})
   void todaysCodeReplaysARecordedSchedule(String name) throws Exception {

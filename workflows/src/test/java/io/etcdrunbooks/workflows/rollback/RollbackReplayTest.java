@@ -36,6 +36,20 @@ class RollbackReplayTest {
   }
 
   /**
+   * Recorded with the code before the change id (commit 0f93d64, which had no control-flow test:
+   * discover and the binary source answered by a proxy, the RestoreCluster child a stand-in): three
+   * members on 3.5.16, cluster version 3.5.0, back to 3.4.23 with acknowledgeDataLoss. The rollback
+   * ran as rollback-c and started its child as restore-c.
+   */
+  @Test
+  void todaysCodeReplaysARestoreChildStartedAsRestoreOfTheCluster() throws Exception {
+    RecordedHistories.replay(
+        "histories/rollback-in-memory-by-restore-child-restore-c.json",
+        "rollback-c",
+        RollbackClusterWorkflowImpl.class);
+  }
+
+  /**
    * Replayed under another id, the same history meets the change-id check, which the recorded run
    * passed.
    */

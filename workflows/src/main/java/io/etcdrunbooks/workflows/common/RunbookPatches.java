@@ -18,8 +18,9 @@ public final class RunbookPatches {
           "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
 
   public static final Patch CONTROLS_MEMO =
-      Patch.unreplayed(
+      Patch.replayed(
           "controls-memo",
           "2026-11-23",
-          "Each pause, resume, approval and cancel is kept in the memo with who gave it.");
+          "Each pause, resume, approval and cancel is kept in the memo with who gave it.",
+          "histories/backup-in-memory-paused-before-controls-memo.json");
 }

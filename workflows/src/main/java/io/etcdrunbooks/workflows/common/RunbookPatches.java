@@ -19,10 +19,11 @@ public final class RunbookPatches {
           "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
 
   public static final Patch CONTROLS_MEMO =
-      Patch.unreplayed(
+      Patch.replayed(
           "controls-memo",
           "2026-11-23",
-          "Each pause, resume, approval and cancel is kept in the memo with who gave it.");
+          "Each pause, resume, approval and cancel is kept in the memo with who gave it.",
+          "histories/backup-in-memory-paused-before-controls-memo.json");
 
   /** Every history recorded before it takes its old branch: it is asked first thing in a run. */
   public static final Patch SEARCH_ATTRIBUTES_AT_START =
@@ -33,6 +34,7 @@ public final class RunbookPatches {
               + " when the worker says the namespace has them.",
           "histories/backup-in-memory-approved.json",
           "histories/backup-in-memory-kept.json",
+          "histories/backup-in-memory-paused-before-controls-memo.json",
           "histories/backup-schedule-in-memory-inventory-interval.json",
           "histories/backup-schedule-in-memory-one-failed.json",
           "histories/backup-schedule-in-memory-three-backups.json",
@@ -83,6 +85,10 @@ public final class RunbookPatches {
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
           "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-flags-unreadable-before-preflight-reads-in-parallel.json",
           "histories/upgrade-in-memory-follower-failed-rung-put-back.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json",
           "histories/upgrade-in-memory-leader-failed-followers-put-back.json");
 }

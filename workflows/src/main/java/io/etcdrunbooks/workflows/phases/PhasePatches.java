@@ -44,7 +44,9 @@ public final class PhasePatches {
           "histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
-          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 
   public static final Patch KUBEADM_CONFIG =
       Patch.replayed(
@@ -85,7 +87,10 @@ public final class PhasePatches {
           "histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
-          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 
   /** The live generation of a member's restart ({@link MemberVersionSwitch}). */
   public static final Patch RESTART_IN_ONE_ACTIVITY =
@@ -107,5 +112,7 @@ public final class PhasePatches {
           "histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
-          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 }

@@ -8,11 +8,12 @@ final class UpgradePatches {
   private UpgradePatches() {}
 
   static final Patch SAGA_COMPENSATION =
-      Patch.unreplayed(
+      Patch.replayed(
           "saga-compensation",
           "2026-11-23",
           "Compensation puts members back through the registered undos, newest first; before, the"
-              + " failed member first, then the others in the order they were switched.");
+              + " failed member first, then the others in the order they were switched.",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 
   static final Patch TRANSITION_RULES =
       Patch.replayed(
@@ -23,13 +24,16 @@ final class UpgradePatches {
           "histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
-          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 
   static final Patch HELP_CHECK =
-      Patch.unreplayed(
+      Patch.replayed(
           "flags-against-target-help",
           "2026-11-24",
-          "The preflight holds every member's flags to the target binary's own --help.");
+          "The preflight holds every member's flags to the target binary's own --help.",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json");
 
   static final Patch APISERVER_BACKENDS =
       Patch.replayed(
@@ -41,18 +45,20 @@ final class UpgradePatches {
           "histories/upgrade-3.3.25-to-3.5.30.json");
 
   static final Patch DEGRADED_ENDING =
-      Patch.unreplayed(
+      Patch.replayed(
           "upgraded-member-degraded",
           "2026-11-24",
           "A failed member that is the only one not well after the cluster version moved ends"
-              + " UpgradedMemberDegraded: nothing is put back, the member is named with its log.");
+              + " UpgradedMemberDegraded: nothing is put back, the member is named with its log.",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json");
 
   static final Patch RECHECK_BEFORE_PUT_BACK =
-      Patch.unreplayed(
+      Patch.replayed(
           "recheck-cluster-version-before-put-back",
           "2026-11-24",
           "Compensation reads the cluster version again before each member it puts back and stops"
-              + " when it moved meanwhile.");
+              + " when it moved meanwhile.",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json");
 
   static final Patch STAGE_BINARIES =
       Patch.replayed(
@@ -62,13 +68,19 @@ final class UpgradePatches {
           "histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
-          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 
   static final Patch PARALLEL_READS =
-      Patch.unreplayed(
+      Patch.replayed(
           "preflight-reads-in-parallel",
           "2026-11-25",
-          "The preflight reads the members' flags on their hosts all at once, not in turn.");
+          "The preflight reads the members' flags on their hosts all at once, not in turn.",
+          "histories/upgrade-in-memory-flags-unreadable-before-preflight-reads-in-parallel.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json");
 
   static final Patch OVERLAPPED_CHECKS =
       Patch.replayed(
@@ -81,7 +93,11 @@ final class UpgradePatches {
           "histories/upgrade-3.3.25-to-3.5.30-staged-and-watched.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
-          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-flags-unreadable-before-preflight-reads-in-parallel.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 
   static final Patch KEYSPACE_BESIDE_BACKUP =
       Patch.replayed(
@@ -94,7 +110,10 @@ final class UpgradePatches {
           "histories/upgrade-3.3.25-to-3.5.30-staged-and-watched.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
-          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 
   static final Patch REUSE_RESTART_READS =
       Patch.replayed(
@@ -106,7 +125,10 @@ final class UpgradePatches {
           "histories/upgrade-3.3.25-to-3.5.30-restart-in-one-activity.json",
           "histories/upgrade-3.3.25-to-3.5.30-staged-and-watched.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
-          "histories/upgrade-3.4.23-to-3.5.16-approved.json");
+          "histories/upgrade-3.4.23-to-3.5.16-approved.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 
   /**
    * A hashkv holds the member's backend read lock for its whole scan and the member's writes wait
@@ -133,5 +155,9 @@ final class UpgradePatches {
           "histories/upgrade-3.3.25-to-3.5.30-staged-and-watched.json",
           "histories/upgrade-3.3.25-to-3.5.30.json",
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
-          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-flags-unreadable-before-preflight-reads-in-parallel.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
 }

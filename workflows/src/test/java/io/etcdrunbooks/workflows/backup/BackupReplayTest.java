@@ -34,6 +34,18 @@ class BackupReplayTest {
         BackupClusterWorkflowImpl.class);
   }
 
+  /**
+   * A backup paused while its snapshot was taken and resumed before retention, recorded in memory
+   * before the controls were kept in the memo (0f93d64): its signals replay without the memo.
+   */
+  @Test
+  void todaysCodeReplaysABackupPausedBeforeTheControlsMemo() throws Exception {
+    RecordedHistories.replay(
+        "histories/backup-in-memory-paused-before-controls-memo.json",
+        BackupClusterWorkflow.workflowId("c"),
+        BackupClusterWorkflowImpl.class);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"three-backups", "one-failed", "inventory-interval"})
   void todaysCodeReplaysARecordedSchedule(String name) throws Exception {

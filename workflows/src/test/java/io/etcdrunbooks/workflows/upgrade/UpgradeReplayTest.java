@@ -236,4 +236,32 @@ class UpgradeReplayTest {
         RunbookIds.changing("c"),
         UpgradeClusterWorkflowImpl.class);
   }
+
+  /**
+   * Upgrades that failed, recorded in memory by UpgradeCompensationTest and UpgradeControlFlowTest
+   * at the commit before a change, so that its old branch is replayed: the leader's hand-over
+   * failing before the saga (3d3ca1d: the failed member put back first, then the others in switch
+   * order) and before the cluster version was read again before each member put back (6972fb4); the
+   * last member not ready after the cluster version moved, before that ended UpgradedMemberDegraded
+   * (b2cabfa); a member's flags unreadable in the preflight, before the flags were read all at once
+   * (4b3ff79). The replay ends each run as it ended: only the failure tells the degraded ending's
+   * branches apart, both issue the same commands.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "upgrade-in-memory-leader-failed-before-saga-compensation",
+        "upgrade-in-memory-leader-failed-before-recheck-before-put-back",
+        "upgrade-in-memory-last-member-not-ready-before-degraded-ending",
+        "upgrade-in-memory-flags-unreadable-before-preflight-reads-in-parallel"
+      })
+  void todaysCodeReplaysAnUpgradeThatFailedBeforeAChangeToItsEnding(String history)
+      throws Exception {
+    RecordedHistories.Endings endings =
+        RecordedHistories.replayEndings(
+            "histories/" + history + ".json",
+            RunbookIds.changing("c"),
+            UpgradeClusterWorkflowImpl.class);
+    assertThat(endings.replayed()).isNotEmpty().isEqualTo(endings.recorded());
+  }
 }

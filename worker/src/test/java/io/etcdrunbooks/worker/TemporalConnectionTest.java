@@ -71,15 +71,7 @@ class TemporalConnectionTest {
   void anApiKeyTurnsTlsOnWithoutAClientCertificateAndGoesAsABearerToken() throws Exception {
     Server server = tlsFrontend(false);
     try {
-      TemporalConfig config =
-          new TemporalConfig(
-              null,
-              "default",
-              "the-api-key",
-              null,
-              new TemporalConfig.Tls(
-                  null, null, null, ca.caFile().toString(), "frontend.temporal.test"),
-              "auto");
+      TemporalConfig config = toFrontend("the-api-key", null, null, null);
 
       answers(config, server);
 
@@ -95,31 +87,12 @@ class TemporalConnectionTest {
     try {
       TlsSpec client = ca.issueClient("worker");
       TemporalConfig config =
-          new TemporalConfig(
-              null,
-              "default",
-              null,
-              null,
-              new TemporalConfig.Tls(
-                  null,
-                  client.certFile(),
-                  pkcs8(Path.of(client.keyFile())).toString(),
-                  ca.caFile().toString(),
-                  "frontend.temporal.test"),
-              "auto");
+          toFrontend(null, null, client.certFile(), pkcs8(Path.of(client.keyFile())).toString());
 
       answers(config, server);
 
       assertThat(authorizations).isEmpty();
-      TemporalConfig withoutCertificate =
-          new TemporalConfig(
-              null,
-              "default",
-              null,
-              null,
-              new TemporalConfig.Tls(
-                  "true", null, null, ca.caFile().toString(), "frontend.temporal.test"),
-              "auto");
+      TemporalConfig withoutCertificate = toFrontend(null, "true", null, null);
       assertThatThrownBy(() -> answers(withoutCertificate, server, 2))
           .as("the frontend asks for a client certificate")
           .isInstanceOf(RuntimeException.class);
@@ -154,6 +127,19 @@ class TemporalConnectionTest {
             "auto");
     assertThatThrownBy(() -> TemporalConnection.options(badSwitch, "127.0.0.1:7233"))
         .hasMessageContaining("TEMPORAL_TLS", "'yes'");
+  }
+
+  /** The settings that reach the test's frontend: its CA and its name, and what the test gives. */
+  private TemporalConfig toFrontend(
+      String apiKey, String tlsEnabled, String certFile, String keyFile) {
+    return new TemporalConfig(
+        null,
+        "default",
+        apiKey,
+        null,
+        new TemporalConfig.Tls(
+            tlsEnabled, certFile, keyFile, ca.caFile().toString(), "frontend.temporal.test"),
+        "auto");
   }
 
   private void answers(TemporalConfig config, Server server) {

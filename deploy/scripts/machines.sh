@@ -28,7 +28,8 @@ ROOTFS="$CACHE/machines/rootfs-$SUITE-$(echo "$PACKAGES" | sha256sum | cut -c1-8
 
 need_tools() {
   if ! command -v systemd-nspawn >/dev/null || ! command -v debootstrap >/dev/null; then
-    apt-get install -y -q systemd-container debootstrap >/dev/null
+    # test.sh installs the browser beside this: wait for dpkg's lock rather than fail
+    apt-get -o DPkg::Lock::Timeout=600 install -y -q systemd-container debootstrap >/dev/null
   fi
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test on a fresh machine: fetches the etcd releases the tests use and the Temporal CLI (the
-# real Temporal server some tests start), builds the root file
+# Runs every test on a fresh machine: fetches the etcd releases the tests use, the Temporal CLI (the
+# real Temporal server some tests start) and the browser the Web UI test drives, builds the root file
 # system of the systemd machines (systemd-nspawn, from Debian's packages; needs root), then builds
 # and tests all modules. Each step's time is printed, and at the end the slowest test classes.
 set -euo pipefail
@@ -11,28 +11,41 @@ step() { # name command...: runs it and prints how long it took
   "$@"
   echo "test.sh: $name took $((SECONDS - start)) s"
 }
-# The one-time downloads: etcd's releases and (as root: systemd-nspawn; as another user the machines'
-# tests are skipped, saying so) the machines' root fs, built side by side, each timed on its own.
-# Both are cached: warm, each takes a second.
-rootfs_pid=""
-rootfs_log=$(mktemp)
+# The one-time downloads, each timed on its own: etcd's releases and the Temporal CLI, and beside them
+# the machines' root fs (as root: systemd-nspawn; as another user the machines' tests are skipped,
+# saying so) and the browser (Debian's Chromium as root, playwright-core from npm). All are cached:
+# warm, each takes a second.
+side_pids=()
+side_logs=()
+side_commands=()
+beside() { # name command...: a step run beside the next ones; its output is shown when joined
+  local log
+  log=$(mktemp)
+  (step "$@") >"$log" 2>&1 &
+  side_pids+=($!)
+  side_logs+=("$log")
+  side_commands+=("${*:2}")
+}
+join_side_steps() {
+  local i status
+  for i in "${!side_pids[@]}"; do
+    status=0
+    wait "${side_pids[$i]}" || status=$?
+    cat "${side_logs[$i]}"
+    rm -f "${side_logs[$i]}"
+    if [ "$status" != 0 ]; then
+      echo "test.sh: ${side_commands[$i]} failed" >&2
+      exit "$status"
+    fi
+  done
+}
 if [ "$(id -u)" = 0 ]; then
-  (step "the machines' root fs (beside the etcd releases)" bash deploy/scripts/machines.sh rootfs) \
-    >"$rootfs_log" 2>&1 &
-  rootfs_pid=$!
+  beside "the machines' root fs (beside the etcd releases)" bash deploy/scripts/machines.sh rootfs
 fi
+beside "fetching the browser (beside the etcd releases)" bash deploy/scripts/fetch-browser.sh
 step "fetching etcd releases" bash deploy/scripts/fetch-etcd.sh
 step "fetching the Temporal CLI" bash deploy/scripts/fetch-temporal.sh
-if [ -n "$rootfs_pid" ]; then
-  rootfs_status=0
-  wait "$rootfs_pid" || rootfs_status=$?
-  cat "$rootfs_log"
-  if [ "$rootfs_status" != 0 ]; then
-    echo "test.sh: building the machines' root fs failed (deploy/scripts/machines.sh rootfs)" >&2
-    exit "$rootfs_status"
-  fi
-fi
-rm -f "$rootfs_log"
+join_side_steps
 # The tests' etcd members fsync every commit: on tmpfs that costs nothing, on a VM's disk it is most of
 # a write. Their sandboxes go there when /dev/shm takes files and runs programs (the members' binaries
 # are copied into their hosts' directories), and are removed at the end.

@@ -15,6 +15,10 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.workflows.common.ApproveRequest;
+import io.etcdrunbooks.workflows.common.CancelRequest;
+import io.etcdrunbooks.workflows.common.ControlOutcome;
+import io.etcdrunbooks.workflows.common.ControlRequest;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
@@ -540,7 +544,8 @@ class AlertmanagerEndpointTest {
           false,
           List.of(),
           "placeholder",
-          List.of());
+          List.of(),
+          "");
     }
 
     @Override
@@ -554,6 +559,38 @@ class AlertmanagerEndpointTest {
 
     @Override
     public void approve(String by) {}
+
+    @Override
+    public ControlOutcome approveRun(ApproveRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validateApproveRun(ApproveRequest request) {}
+
+    @Override
+    public ControlOutcome pauseRun(ControlRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validatePauseRun(ControlRequest request) {}
+
+    @Override
+    public ControlOutcome resumeRun(ControlRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validateResumeRun(ControlRequest request) {}
+
+    @Override
+    public ControlOutcome cancelRun(CancelRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validateCancelRun(CancelRequest request) {}
   }
 
   /** Ends a run this test started; one that already finished on its own is fine. */

@@ -28,7 +28,6 @@ import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
-import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
@@ -271,7 +270,7 @@ class AlertmanagerEndpointTest {
 
       Answer approved = post("/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR.bearer());
       assertThat(approved.status).isEqualTo(202);
-      awaitSignals(id, "alertResolved", "approve");
+      awaitSignals(id, "alertResolved", "approveRun");
     } finally {
       terminate(id);
       placeholders.shutdownNow();
@@ -562,7 +561,7 @@ class AlertmanagerEndpointTest {
 
     @Override
     public ControlOutcome approveRun(ApproveRequest request) {
-      return null;
+      return new ControlOutcome("approve", request.by(), Phase.AWAITING_APPROVAL, "placeholder");
     }
 
     @Override
@@ -614,10 +613,21 @@ class AlertmanagerEndpointTest {
     assertThat(signalsReceived(id)).containsExactly(expected);
   }
 
+  /** The signals and the accepted updates in the run's history, by name. */
   private List<String> signalsReceived(String id) {
     return client.fetchHistory(id).getEvents().stream()
-        .filter(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes)
-        .map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName())
+        .filter(
+            e ->
+                e.hasWorkflowExecutionSignaledEventAttributes()
+                    || e.hasWorkflowExecutionUpdateAcceptedEventAttributes())
+        .map(
+            e ->
+                e.hasWorkflowExecutionSignaledEventAttributes()
+                    ? e.getWorkflowExecutionSignaledEventAttributes().getSignalName()
+                    : e.getWorkflowExecutionUpdateAcceptedEventAttributes()
+                        .getAcceptedRequest()
+                        .getInput()
+                        .getName())
         .toList();
   }
 

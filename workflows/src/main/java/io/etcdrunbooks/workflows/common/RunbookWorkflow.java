@@ -104,8 +104,8 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
         .getCancellationRequest()
         .thenApply(
             reason -> {
-              // a cancel update came first and was kept with its reason; the API follows it with
-              // this cancel request so that Temporal marks the run cancelled
+              // a cancelRun update came first and kept who and why; Temporal's cancel after it
+              // (the Web UI's Cancel) only makes Temporal mark the run cancelled
               if (progress.isCancelRequested()) return reason;
               String by = reason == null || reason.isBlank() ? "a Temporal cancel request" : reason;
               progress.cancelRequested(by);

@@ -42,7 +42,8 @@ class ControlUpdatesApiTest {
           .contains(
               "plan 0000000000000000 is not the one change-sandbox waits with (" + plan + ")");
 
-      assertThat(send(api, "/resume", TestTokens.OPERATOR, "{}").body())
+      // no body at all, as curl -XPOST sends it
+      assertThat(send(api, "/resume", TestTokens.OPERATOR, null).body())
           .contains("change-sandbox is not paused: nothing to resume");
       Answer paused = send(api, "/pause", TestTokens.OPERATOR, "{}");
       assertThat(paused.status()).as(paused.body()).isEqualTo(202);
@@ -111,7 +112,7 @@ class ControlUpdatesApiTest {
 
       assertThat(io.etcdrunbooks.workflows.common.Failures.rootMessage(refused))
           .startsWith("this runbook's approval needs admin; it carries no signed token");
-      Answer byAdmin = send(api, "/approve", TestTokens.ADMIN, "{}");
+      Answer byAdmin = send(api, "/approve", TestTokens.ADMIN, null);
       assertThat(byAdmin.status()).as(byAdmin.body()).isEqualTo(202);
       assertThat(api.controls(RUN)).endsWith(" approve by " + TestTokens.ADMIN.name());
     }

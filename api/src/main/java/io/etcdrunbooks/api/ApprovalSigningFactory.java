@@ -44,7 +44,7 @@ public final class ApprovalSigningFactory {
       LOG.info(
           "no runbooks.approvals.signing-key-file: approvals that need a role are signed with a key"
               + " of this process only (an API and a worker in separate processes need the file)");
-      return ApprovalSigning.withKey(key);
+      return ApprovalSigning.processKey(key);
     }
     Path file = Path.of(keyFile);
     String text =

@@ -19,26 +19,50 @@ public final class ApprovalSigning {
   private static final String HMAC = "HmacSHA256";
 
   /** The role check is off: Temporal's own authorization guards who may update runbooks. */
-  public static final ApprovalSigning OFF = new ApprovalSigning(null, false);
+  public static final ApprovalSigning OFF = new ApprovalSigning(null, false, false);
 
   /** No key was given (a runbook registered without the worker's factory): refuses every token. */
-  public static final ApprovalSigning NO_KEY = new ApprovalSigning(null, true);
+  public static final ApprovalSigning NO_KEY = new ApprovalSigning(null, true, false);
 
   private final byte[] key;
   private final boolean required;
+  private final boolean shared;
 
-  private ApprovalSigning(byte[] key, boolean required) {
+  private ApprovalSigning(byte[] key, boolean required, boolean shared) {
+    this.shared = shared;
     this.key = key;
     this.required = required;
   }
 
+  /** The key of the operator's key file, shared by the API and the worker. */
   public static ApprovalSigning withKey(byte[] key) {
+    return of(key, true);
+  }
+
+  /**
+   * A key of this process only (no key file): approvals the API or Slack of this process sign are
+   * checked, and the {@code approve} signal still approves (scripts and the demo use it).
+   */
+  public static ApprovalSigning processKey(byte[] key) {
+    return of(key, false);
+  }
+
+  private static ApprovalSigning of(byte[] key, boolean shared) {
     if (key == null || key.length < 32) {
       throw new IllegalArgumentException(
           "an approval signing key needs at least 32 bytes (256 bits), got "
               + (key == null ? 0 : key.length));
     }
-    return new ApprovalSigning(key.clone(), true);
+    return new ApprovalSigning(key.clone(), true, shared);
+  }
+
+  /**
+   * Whether the {@code approve} signal, which carries no token, is refused for a runbook whose
+   * approval needs a role: with the operator's shared key file, where the rule must hold on every
+   * path.
+   */
+  public boolean refusesUnsignedSignals() {
+    return required && shared;
   }
 
   /** Whether approvals that need a role must carry a valid token. */

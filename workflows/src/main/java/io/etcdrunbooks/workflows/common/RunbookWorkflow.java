@@ -194,7 +194,31 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
 
   @Override
   public final void approve(String by) {
-    if (approvedBy != null) return;
+    if (approvedBy != null || signalRefused(by)) return;
+    approveAs(by);
+  }
+
+  /**
+   * The approve signal carries no token: for a runbook whose approval needs a role, a worker with
+   * the operator's shared key refuses it (runs started before this change take it, as they did).
+   */
+  private boolean signalRefused(String by) {
+    if (!Approver.forRunbook(runbookType).needsSignedToken()) return false;
+    if (!RunbookPatches.SIGNED_APPROVALS.applies()) return false;
+    // the worker's configuration, kept in the history: a replay on another configuration agrees
+    if (!Workflow.sideEffect(Boolean.class, signing::refusesUnsignedSignals)) return false;
+    progress.message(
+        ("the approve signal of %s was not taken: %s needs %s, proven by a signed approval: POST"
+                + " /api/v1/runbooks/%s/approve or Slack")
+            .formatted(
+                named(by),
+                runbookType,
+                Approver.forRunbook(runbookType).who(),
+                Workflow.getInfo().getWorkflowId()));
+    return true;
+  }
+
+  private void approveAs(String by) {
     approvedBy = by == null || by.isBlank() ? "an operator" : by;
     progress.message("approved by " + approvedBy);
     control("approve", by);
@@ -202,7 +226,7 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
 
   @Override
   public final ControlOutcome approveRun(ApproveRequest request) {
-    approve(request.by());
+    if (approvedBy == null) approveAs(request.by());
     return outcome("approve", request.by());
   }
 

@@ -102,6 +102,7 @@ class ControlUpdatesTest {
 
   private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
   private WorkflowClient client;
+  private ApprovalSigning workerSigning = ApprovalSigning.withKey(KEY);
 
   @AfterEach
   void close() {
@@ -112,9 +113,7 @@ class ControlUpdatesTest {
     env.newWorker(QUEUE)
         .registerWorkflowImplementationFactory(
             StandIn.class,
-            () ->
-                (StandIn)
-                    new StandInImpl(runbookType).withApprovalSigning(ApprovalSigning.withKey(KEY)));
+            () -> (StandIn) new StandInImpl(runbookType).withApprovalSigning(workerSigning));
     env.start();
     client = env.getWorkflowClient();
     String id = dryRun || !changes ? "stand-in-" + cluster : RunbookIds.changing(cluster);
@@ -305,6 +304,34 @@ class ControlUpdatesTest {
     Throwable failure = catchThrowable(() -> WorkflowStub.fromTyped(run).getResult(String.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(run.progress().phase()).isEqualTo(Phase.CANCELLED);
+  }
+
+  @Test
+  void onAWorkerWithTheSharedKeyTheApproveSignalDoesNotApproveARunbookThatNeedsARole() {
+    StandIn run = awaitingApproval(RecoverQuorumWorkflow.TYPE);
+
+    run.approve("mallory");
+
+    for (int i = 0; i < 200 && !run.progress().message().contains("not taken"); i++) {
+      env.sleep(Duration.ofMillis(50));
+    }
+    assertThat(run.progress().message())
+        .startsWith(
+            "the approve signal of mallory was not taken: RecoverQuorum needs an admin; with"
+                + " runbooks.approvals.recover-quorum-second-person");
+    assertThat(run.progress().phase()).isEqualTo(Phase.AWAITING_APPROVAL);
+    assertThat(controls("change-c1")).isEmpty();
+  }
+
+  @Test
+  void withAKeyOfItsOwnProcessTheWorkerTakesTheApproveSignalAsBefore() {
+    workerSigning = ApprovalSigning.processKey(KEY);
+    StandIn run = awaitingApproval(RecoverQuorumWorkflow.TYPE);
+
+    run.approve("test-admin");
+
+    RunbookWaits.awaitPhase(env, run, Phase.UPGRADE);
+    assertThat(controls("change-c1")).singleElement().asString().endsWith(" approve by test-admin");
   }
 
   @Test

@@ -4,13 +4,14 @@ import io.etcdrunbooks.api.auth.Access;
 import io.etcdrunbooks.api.auth.ApiAction;
 import io.etcdrunbooks.api.auth.ApiAuthFilter;
 import io.etcdrunbooks.api.auth.Caller;
+import io.etcdrunbooks.api.auth.Role;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.UnknownClusterException;
 import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
-import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.common.ControlOutcome;
 import io.etcdrunbooks.workflows.fleet.FleetStatus;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
@@ -24,6 +25,7 @@ import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.scale.ScaleClusterRequest;
 import io.etcdrunbooks.workflows.tls.ReconfigureTlsRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -54,6 +56,7 @@ public final class RunbookController {
   private final InventorySource inventory;
   private final RunbookReader reader;
   private final ApprovalRules approvals;
+  private final RunbookControls controls;
 
   public RunbookController(
       RunbookStarter starter,
@@ -61,13 +64,15 @@ public final class RunbookController {
       RunbookList list,
       InventorySource inventory,
       RunbookReader reader,
-      ApprovalRules approvals) {
+      ApprovalRules approvals,
+      RunbookControls controls) {
     this.starter = starter;
     this.client = client;
     this.list = list;
     this.inventory = inventory;
     this.reader = reader;
     this.approvals = approvals;
+    this.controls = controls;
   }
 
   /*
@@ -277,48 +282,63 @@ public final class RunbookController {
     return reader.read(workflowId);
   }
 
+  /**
+   * Holds the runbook before its next member ({@code pauseRun} update); 409 with the runbook's
+   * reason when it refuses (paused already).
+   */
   @Post("/runbooks/{workflowId}/pause")
   @Access(ApiAction.PAUSE)
   public HttpResponse<Map<String, String>> pause(
       @PathVariable String workflowId, HttpRequest<?> http) {
-    client.newWorkflowStub(Runbook.class, workflowId).pause(caller(http));
-    return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "pause"));
+    return accepted(workflowId, controls.pause(stub(workflowId), caller(http)));
   }
 
+  /** Lets a paused runbook go on ({@code resumeRun}); 409 with the reason when it is not paused. */
   @Post("/runbooks/{workflowId}/resume")
   @Access(ApiAction.RESUME)
   public HttpResponse<Map<String, String>> resume(
       @PathVariable String workflowId, HttpRequest<?> http) {
-    client.newWorkflowStub(Runbook.class, workflowId).resume(caller(http));
-    return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "resume"));
+    return accepted(workflowId, controls.resume(stub(workflowId), caller(http)));
   }
 
   /**
-   * Lets a runbook started with requireApproval go on to its first change; a RecoverQuorum only
-   * when an admin approves it ({@link ApprovalRules}).
+   * Lets a runbook started with requireApproval go on to its first change ({@code approveRun}); a
+   * RecoverQuorum only when an admin approves it ({@link ApprovalRules}: 403), with the approval
+   * signed so that the runbook can check the role itself. The body may name the plan approved
+   * ({@code {"planId":"..."}}, the runbook's {@code progress.approvalPlan}); without it, the plan
+   * the runbook shows now. 409 with the runbook's reason when it refuses: not waiting for approval,
+   * approved already, a dry run, another plan.
    */
   @Post("/runbooks/{workflowId}/approve")
   @Access(ApiAction.APPROVE)
-  public HttpResponse<?> approve(@PathVariable String workflowId, HttpRequest<?> http) {
+  public HttpResponse<?> approve(
+      @PathVariable String workflowId, @Nullable @Body ControlBody body, HttpRequest<?> http) {
     Caller caller = http.getAttribute(ApiAuthFilter.CALLER, Caller.class).orElse(null);
     Optional<String> refused = approvals.whyNot(workflowId, caller);
     if (refused.isPresent())
       return HttpResponse.status(HttpStatus.FORBIDDEN)
           .body(new ApiError(refused.get(), workflowId));
-    client.newWorkflowStub(Runbook.class, workflowId).approve(caller(http));
-    return HttpResponse.accepted().body(Map.of("workflowId", workflowId, "signal", "approve"));
+    String planId = body == null ? null : body.planId();
+    return accepted(
+        workflowId,
+        controls.approve(
+            stub(workflowId),
+            caller == null ? new Caller("unknown", Role.OPERATOR, List.of()) : caller,
+            planId));
   }
 
   /**
    * Asks a runbook to stop. A runbook that changes the cluster stops at its next safe point (before
    * the next member, before its first change), never in the middle of a step; a backup schedule
-   * stops at once.
+   * stops at once. Temporal's cancel request, as before (not the {@code cancelRun} update: a run it
+   * stops ends failed, not cancelled, in Temporal's terms); the body may say why ({@code
+   * {"reason":"..."}}), kept with who asked.
    */
   @Post("/runbooks/{workflowId}/cancel")
   @Access(ApiAction.CANCEL)
   public HttpResponse<Map<String, String>> cancel(
-      @PathVariable String workflowId, HttpRequest<?> http) {
-    WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
+      @PathVariable String workflowId, @Nullable @Body ControlBody body, HttpRequest<?> http) {
+    WorkflowStub stub = stub(workflowId);
     if (stub.describe().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
       return HttpResponse.<Map<String, String>>status(HttpStatus.CONFLICT)
           .body(
@@ -328,17 +348,52 @@ public final class RunbookController {
                   "error",
                   "runbook " + workflowId + " is not running: nothing to cancel"));
     }
-    stub.cancel("cancelled through the API by " + caller(http));
+    String reason =
+        body == null || body.reason() == null || body.reason().isBlank()
+            ? ""
+            : ": " + body.reason();
+    stub.cancel("cancelled through the API by " + caller(http) + reason);
     return HttpResponse.accepted()
         .body(
             Map.of(
                 "workflowId",
                 workflowId,
-                "signal",
+                "control",
                 "cancel",
+                "by",
+                caller(http),
                 "note",
                 "the runbook stops at its next safe point; follow it with GET /api/v1/runbooks/"
                     + workflowId));
+  }
+
+  /**
+   * The optional body of approve ({@code planId}) and cancel ({@code reason}).
+   *
+   * @param planId the plan approved, as the runbook's progress shows it
+   * @param reason why the runbook is cancelled
+   */
+  public record ControlBody(@Nullable String planId, @Nullable String reason) {}
+
+  private WorkflowStub stub(String workflowId) {
+    return client.newUntypedWorkflowStub(workflowId);
+  }
+
+  private static HttpResponse<Map<String, String>> accepted(
+      String workflowId, ControlOutcome done) {
+    return HttpResponse.accepted()
+        .body(
+            Map.of(
+                "workflowId",
+                workflowId,
+                "control",
+                done.control(),
+                "by",
+                done.by(),
+                "phase",
+                done.phase().name(),
+                "message",
+                done.message()));
   }
 
   /** The name of the token the call was authorized with (set by {@link ApiAuthFilter}). */
@@ -351,6 +406,13 @@ public final class RunbookController {
   @Error(exception = UnknownClusterException.class)
   public HttpResponse<ApiError> unknownCluster(HttpRequest<?> http, UnknownClusterException e) {
     return UnknownClusters.response(http, e, inventory);
+  }
+
+  /** A control the runbook's validator refused: 409 with its reason, nothing was done. */
+  @Error(exception = RunbookControls.Refused.class)
+  public HttpResponse<ApiError> controlRefused(RunbookControls.Refused e) {
+    return HttpResponse.<ApiError>status(HttpStatus.CONFLICT)
+        .body(new ApiError(e.getMessage(), e.workflowId()));
   }
 
   @Error(exception = StartChecks.RunbookRefused.class)

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdrunbooks.api.testing.ApiHarness;
 import io.etcdrunbooks.api.testing.RawHttp.Answer;
 import io.etcdrunbooks.api.testing.TestTokens;
-import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -58,9 +57,6 @@ class RecoverQuorumApprovalTest {
   }
 
   private static String progress(ApiHarness api) {
-    return api.client
-        .newWorkflowStub(RecoverQuorumWorkflow.class, "change-sandbox")
-        .progress()
-        .message();
+    return api.controls("change-sandbox");
   }
 }

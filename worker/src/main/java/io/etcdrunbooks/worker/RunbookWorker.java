@@ -4,7 +4,9 @@ import io.etcdrunbooks.runtime.RunbooksConfig;
 import io.etcdrunbooks.runtime.SearchAttributesConfig;
 import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.RunbookDefinition;
+import io.etcdrunbooks.workflows.common.ApprovalSigning;
 import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
@@ -31,7 +33,8 @@ public final class RunbookWorker implements AutoCloseable {
       TemporalConfig temporal,
       TemporalFactory.TemporalEndpoint endpoint,
       SearchAttributesConfig searchAttributes,
-      WorkerActivities activities) {
+      WorkerActivities activities,
+      ApprovalSigning approvals) {
     this.taskQueue = config.taskQueue();
     // runs started from the Web UI or CLI take them at their start
     RunbookSearchAttributes.registeredInNamespace(searchAttributes.enabled());
@@ -40,7 +43,7 @@ public final class RunbookWorker implements AutoCloseable {
         StickyExecution.decide(
             temporal.stickyExecution(), endpoint.inProcess(), client.getWorkflowServiceStubs());
     Worker worker = factory.newWorker(taskQueue, options(sticky));
-    register(worker, activities);
+    register(worker, activities, approvals);
   }
 
   /**
@@ -58,17 +61,39 @@ public final class RunbookWorker implements AutoCloseable {
 
   static final Duration STICKY_TIMEOUT = Duration.ofSeconds(5);
 
-  /** Every runbook workflow and activity the worker offers; tests register through here too. */
+  /**
+   * Every runbook workflow and activity the worker offers, approvals that need a role refused (no
+   * signing key); tests register through here too.
+   */
   public static void register(Worker worker, WorkerActivities activities) {
-    worker.registerWorkflowImplementationTypes(workflowImplementations());
+    register(worker, activities, ApprovalSigning.NO_KEY);
+  }
+
+  /**
+   * Every runbook workflow and activity the worker offers. Each runbook is made by a factory that
+   * gives it {@code approvals}, the key its approval validator checks signed tokens with: workflow
+   * code reads no file.
+   */
+  public static void register(
+      Worker worker, WorkerActivities activities, ApprovalSigning approvals) {
+    for (RunbookDefinition<?> runbook : RunbookCatalog.all()) {
+      registerFactory(worker, runbook.workflow(), runbook.implementation(), approvals);
+    }
     worker.registerActivitiesImplementations(activities.all());
   }
 
-  /** Every runbook's workflow implementation, as the catalog lists them. */
-  static Class<?>[] workflowImplementations() {
-    return RunbookCatalog.all().stream()
-        .map(RunbookDefinition::implementation)
-        .toArray(Class<?>[]::new);
+  private static <W> void registerFactory(
+      Worker worker, Class<W> workflow, Class<?> implementation, ApprovalSigning approvals) {
+    worker.registerWorkflowImplementationFactory(
+        workflow, () -> workflow.cast(newRunbook(implementation).withApprovalSigning(approvals)));
+  }
+
+  private static RunbookWorkflow newRunbook(Class<?> implementation) {
+    try {
+      return (RunbookWorkflow) implementation.getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot make runbook " + implementation.getName(), e);
+    }
   }
 
   /** Started and not shut down: the worker polls its task queue. */

@@ -15,6 +15,10 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.workflows.common.ApproveRequest;
+import io.etcdrunbooks.workflows.common.CancelRequest;
+import io.etcdrunbooks.workflows.common.ControlOutcome;
+import io.etcdrunbooks.workflows.common.ControlRequest;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
@@ -24,7 +28,6 @@ import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
-import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowNotFoundException;
@@ -267,7 +270,7 @@ class AlertmanagerEndpointTest {
 
       Answer approved = post("/api/v1/runbooks/" + id + "/approve", "{}", OPERATOR.bearer());
       assertThat(approved.status).isEqualTo(202);
-      awaitSignals(id, "alertResolved", "approve");
+      awaitSignals(id, "alertResolved", "approveRun");
     } finally {
       terminate(id);
       placeholders.shutdownNow();
@@ -540,7 +543,8 @@ class AlertmanagerEndpointTest {
           false,
           List.of(),
           "placeholder",
-          List.of());
+          List.of(),
+          "");
     }
 
     @Override
@@ -554,6 +558,38 @@ class AlertmanagerEndpointTest {
 
     @Override
     public void approve(String by) {}
+
+    @Override
+    public ControlOutcome approveRun(ApproveRequest request) {
+      return new ControlOutcome("approve", request.by(), Phase.AWAITING_APPROVAL, "placeholder");
+    }
+
+    @Override
+    public void validateApproveRun(ApproveRequest request) {}
+
+    @Override
+    public ControlOutcome pauseRun(ControlRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validatePauseRun(ControlRequest request) {}
+
+    @Override
+    public ControlOutcome resumeRun(ControlRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validateResumeRun(ControlRequest request) {}
+
+    @Override
+    public ControlOutcome cancelRun(CancelRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validateCancelRun(CancelRequest request) {}
   }
 
   /** Ends a run this test started; one that already finished on its own is fine. */
@@ -577,10 +613,21 @@ class AlertmanagerEndpointTest {
     assertThat(signalsReceived(id)).containsExactly(expected);
   }
 
+  /** The signals and the accepted updates in the run's history, by name. */
   private List<String> signalsReceived(String id) {
     return client.fetchHistory(id).getEvents().stream()
-        .filter(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes)
-        .map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName())
+        .filter(
+            e ->
+                e.hasWorkflowExecutionSignaledEventAttributes()
+                    || e.hasWorkflowExecutionUpdateAcceptedEventAttributes())
+        .map(
+            e ->
+                e.hasWorkflowExecutionSignaledEventAttributes()
+                    ? e.getWorkflowExecutionSignaledEventAttributes().getSignalName()
+                    : e.getWorkflowExecutionUpdateAcceptedEventAttributes()
+                        .getAcceptedRequest()
+                        .getInput()
+                        .getName())
         .toList();
   }
 

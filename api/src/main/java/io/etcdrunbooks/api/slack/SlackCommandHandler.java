@@ -4,6 +4,7 @@ import static io.etcdrunbooks.api.slack.SlackReply.escape;
 
 import io.etcdrunbooks.api.ApprovalRules;
 import io.etcdrunbooks.api.RunbookClusters;
+import io.etcdrunbooks.api.RunbookControls;
 import io.etcdrunbooks.api.RunbookStarter;
 import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.inventory.InvalidClusterException;
@@ -42,6 +43,7 @@ public final class SlackCommandHandler {
   private final SlackConfig config;
   private final SlackUsers users;
   private final ApprovalRules approvals;
+  private final RunbookControls controls;
   private final RunbookStarter starter;
   private final WorkflowClient client;
   private final InventorySource inventory;
@@ -58,8 +60,10 @@ public final class SlackCommandHandler {
       SlackStatusReader status,
       SlackProgressFollower follower,
       RunbookClusters runbooks,
-      ApprovalRules approvals) {
+      ApprovalRules approvals,
+      RunbookControls controls) {
     this.approvals = approvals;
+    this.controls = controls;
     this.config = config;
     this.users = config.slackUsers();
     this.starter = starter;
@@ -268,8 +272,13 @@ public final class SlackCommandHandler {
       audit(who, form, "refused to approve " + a.workflowId() + ": " + refused.get());
       return SlackReply.ephemeral("Not approved: " + refused.get() + ".");
     }
-    // Untyped, as the HTTP API does it: any runbook with an approve signal can be approved.
-    client.newUntypedWorkflowStub(a.workflowId()).signal("approve", who.name());
+    // Untyped, as the HTTP API does it: every runbook takes the approveRun update.
+    try {
+      controls.approve(client.newUntypedWorkflowStub(a.workflowId()), who, null);
+    } catch (RunbookControls.Refused e) {
+      audit(who, form, "refused to approve " + a.workflowId() + ": " + e.getMessage());
+      return SlackReply.ephemeral("Not approved: " + e.getMessage() + ".");
+    }
     audit(who, form, "approved " + a.workflowId());
     return SlackReply.inChannel(
         mention + " approved `" + a.workflowId() + "`." + follow(a.workflowId(), form));

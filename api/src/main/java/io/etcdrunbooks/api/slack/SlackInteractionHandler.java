@@ -4,6 +4,7 @@ import static io.etcdrunbooks.api.slack.SlackReply.escape;
 
 import io.etcdrunbooks.api.ApprovalRules;
 import io.etcdrunbooks.api.RunbookClusters;
+import io.etcdrunbooks.api.RunbookControls;
 import io.etcdrunbooks.api.auth.Caller;
 import io.etcdrunbooks.api.auth.Role;
 import io.etcdrunbooks.workflows.common.Phase;
@@ -44,6 +45,7 @@ public final class SlackInteractionHandler {
   private final SlackConfig config;
   private final SlackUsers users;
   private final ApprovalRules approvals;
+  private final RunbookControls controls;
   private final WorkflowClient client;
   private final RunbookClusters runbooks;
   private final SlackPoster poster;
@@ -63,12 +65,14 @@ public final class SlackInteractionHandler {
   SlackInteractionHandler(
       SlackConfig config,
       ApprovalRules approvals,
+      RunbookControls controls,
       WorkflowClient client,
       RunbookClusters runbooks,
       SlackPoster poster) {
     this.config = config;
     this.users = config.slackUsers();
     this.approvals = approvals;
+    this.controls = controls;
     this.client = client;
     this.runbooks = runbooks;
     this.poster = poster;
@@ -143,7 +147,7 @@ public final class SlackInteractionHandler {
       WorkflowStub run = stub(click.target());
       String mention = "<@" + click.userId().toUpperCase(Locale.ROOT) + ">";
       if (click.action() == SlackButtons.Action.APPROVE) {
-        run.signal("approve", who.name());
+        controls.approve(run, who, null);
         audit(click, who, "approved " + workflowId);
         return SlackReply.inChannel(
                 ":white_check_mark: " + mention + " approved `" + workflowId + "`.")
@@ -158,6 +162,8 @@ public final class SlackInteractionHandler {
                   + workflowId
                   + "`; it stops before its first change.")
           .replacingOriginal(true);
+    } catch (RunbookControls.Refused e) {
+      return refuse(click, who.name(), "Not approved: " + e.getMessage() + ". Nothing changed.");
     } catch (WorkflowNotFoundException e) {
       return refuse(
           click,

@@ -6,10 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.api.testing.ApiHarness;
 import io.etcdrunbooks.api.testing.FakeSlack;
+import io.etcdrunbooks.workflows.common.ApprovalSigning;
+import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
-import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
@@ -103,8 +104,8 @@ class SlackApprovalButtonsTest {
     api.client
         .newUntypedWorkflowStub("click-approve")
         .getResult(30, TimeUnit.SECONDS, Object.class);
-    assertThat(upgradeSignals("click-approve"))
-        .isEqualTo("approve by slack:ops-u0operator1/" + OPERATOR);
+    assertThat(api.controls("click-approve"))
+        .endsWith(" approve by slack:ops-u0operator1/" + OPERATOR);
 
     click(OPERATOR, SlackButtons.Action.APPROVE, run);
     assertEphemeral(next(), "has ended (completed)", "Nothing changed");
@@ -129,7 +130,7 @@ class SlackApprovalButtonsTest {
         new SlackButtons.Target(run.workflowId(), UUID.randomUUID().toString()));
     assertEphemeral(next(), "the run of `click-refused` this button was posted for is gone");
 
-    assertThat(upgradeSignals("click-refused")).isEmpty();
+    assertThat(api.controls("click-refused")).isEmpty();
     assertThat(status("click-refused"))
         .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
   }
@@ -148,7 +149,7 @@ class SlackApprovalButtonsTest {
     assertRefused(send(noPayload, now, sign(SECRET, now, noPayload)), 400, "no payload");
 
     assertThat(slack.within(1, any -> true)).as("nothing posted for a refused click").isNull();
-    assertThat(upgradeSignals("click-forged")).isEmpty();
+    assertThat(api.controls("click-forged")).isEmpty();
   }
 
   @Test
@@ -163,15 +164,47 @@ class SlackApprovalButtonsTest {
 
     click(OPERATOR, SlackButtons.Action.APPROVE, run);
     assertEphemeral(next(), "Not approved: only an admin approves RecoverQuorum");
-    assertThat(
-            api.client
-                .newWorkflowStub(RecoverQuorumWorkflow.class, "click-recover")
-                .progress()
-                .message())
-        .isEmpty();
+    assertThat(api.controls("click-recover")).isEmpty();
 
     click(ADMIN, SlackButtons.Action.APPROVE, run);
     assertThat(next().path("text").asText()).contains("<@" + ADMIN + "> approved");
+  }
+
+  @Test
+  void anApprovalTheRunbookRefusesIsAnsweredWithItsReason() throws Exception {
+    // the worker checks tokens with another key than the API signs with (key files that differ)
+    api.workerSigning.set(
+        ApprovalSigning.withKey(
+            "the worker's key file holds another key".repeat(2).getBytes(StandardCharsets.UTF_8)));
+    try {
+      RecoverQuorumWorkflow recover =
+          api.client.newWorkflowStub(RecoverQuorumWorkflow.class, options("click-other-key"));
+      WorkflowExecution started =
+          WorkflowClient.start(
+              recover::recover,
+              RecoverQuorumRequest.of("sandbox", RunbookOptions.defaults())
+                  .acknowledgingDataLoss());
+      SlackButtons.Target run = new SlackButtons.Target("click-other-key", started.getRunId());
+      awaitAwaitingApproval("click-other-key");
+
+      click(ADMIN, SlackButtons.Action.APPROVE, run);
+
+      assertEphemeral(
+          next(),
+          "Not approved: the token's signature does not match this runbook, plan, approver and"
+              + " role",
+          "Nothing changed.");
+      assertThat(api.controls("click-other-key")).isEmpty();
+    } finally {
+      api.workerSigning.set(api.context.getBean(ApprovalSigning.class));
+    }
+  }
+
+  private void awaitAwaitingApproval(String workflowId) throws InterruptedException {
+    RecoverQuorumWorkflow run = api.client.newWorkflowStub(RecoverQuorumWorkflow.class, workflowId);
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (run.progress().phase() != Phase.AWAITING_APPROVAL && System.nanoTime() < until)
+      Thread.sleep(50);
   }
 
   @Test
@@ -200,13 +233,6 @@ class SlackApprovalButtonsTest {
         .setWorkflowId(workflowId)
         .setTaskQueue(ApiHarness.TASK_QUEUE)
         .build();
-  }
-
-  private String upgradeSignals(String workflowId) {
-    return api.client
-        .newWorkflowStub(UpgradeClusterWorkflow.class, workflowId)
-        .progress()
-        .message();
   }
 
   private WorkflowExecutionStatus status(String workflowId) {

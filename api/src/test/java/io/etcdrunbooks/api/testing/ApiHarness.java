@@ -1,12 +1,16 @@
 package io.etcdrunbooks.api.testing;
 
+import io.etcdrunbooks.workflows.common.ApprovalSigning;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.io.IOException;
@@ -17,6 +21,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The HTTP API alone, for tests about requests and answers: Temporal's in-memory test environment
@@ -34,8 +39,19 @@ public final class ApiHarness implements AutoCloseable {
   public final EmbeddedServer server;
   public final RawHttp http;
 
-  private ApiHarness(TestWorkflowEnvironment temporal, ApplicationContext context) {
+  /**
+   * The key the fake runbooks check signed approvals with: the API's own ({@code ApprovalSigning}
+   * bean) once started, as a worker sharing its key file has it. A test may set another, as a
+   * worker with another key file would have.
+   */
+  public final AtomicReference<ApprovalSigning> workerSigning;
+
+  private ApiHarness(
+      TestWorkflowEnvironment temporal,
+      ApplicationContext context,
+      AtomicReference<ApprovalSigning> workerSigning) {
     this.temporal = temporal;
+    this.workerSigning = workerSigning;
     this.client = temporal.getWorkflowClient();
     this.context = context;
     this.server = context.getBean(EmbeddedServer.class);
@@ -46,9 +62,18 @@ public final class ApiHarness implements AutoCloseable {
    * @param extra more application properties; they win over the defaults
    */
   public static ApiHarness start(Path dir, Map<String, Object> extra) throws IOException {
-    TestWorkflowEnvironment temporal = TestWorkflowEnvironment.newInstance();
+    // no time skipping: a signed approval expires by the workflow's clock, which must be the wall's
+    TestWorkflowEnvironment temporal =
+        TestWorkflowEnvironment.newInstance(
+            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     Worker worker = temporal.newWorker(TASK_QUEUE);
-    worker.registerWorkflowImplementationTypes(FakeUpgrade.class, FakeRecoverQuorum.class);
+    AtomicReference<ApprovalSigning> signing = new AtomicReference<>(ApprovalSigning.NO_KEY);
+    worker.registerWorkflowImplementationFactory(
+        UpgradeClusterWorkflow.class,
+        () -> (UpgradeClusterWorkflow) new FakeUpgrade().withApprovalSigning(signing.get()));
+    worker.registerWorkflowImplementationFactory(
+        RecoverQuorumWorkflow.class,
+        () -> (RecoverQuorumWorkflow) new FakeRecoverQuorum().withApprovalSigning(signing.get()));
     temporal.start();
     try {
       Map<String, Object> properties = new HashMap<>();
@@ -65,7 +90,8 @@ public final class ApiHarness implements AutoCloseable {
               .singletons(temporal.getWorkflowClient())
               .start();
       context.getBean(EmbeddedServer.class).start();
-      return new ApiHarness(temporal, context);
+      signing.set(context.getBean(ApprovalSigning.class));
+      return new ApiHarness(temporal, context, signing);
     } catch (RuntimeException | IOException e) {
       temporal.close();
       throw e;
@@ -88,6 +114,19 @@ public final class ApiHarness implements AutoCloseable {
             upgrade::upgrade,
             UpgradeRequest.to("sandbox", "3.5.30", RunbookOptions.defaults().withApproval()))
         .getRunId();
+  }
+
+  /** The controls the runbook keeps in its memo (who paused, approved, ...), joined by commas. */
+  public String controls(String workflowId) {
+    List<?> controls =
+        (List<?>)
+            client
+                .newUntypedWorkflowStub(workflowId)
+                .describe()
+                .getMemo(RunbookWorkflow.CONTROLS_MEMO, List.class);
+    return controls == null
+        ? ""
+        : String.join(",", controls.stream().map(String::valueOf).toList());
   }
 
   /** Two clusters of one member each; the member's port is closed, so reading it fails at once. */

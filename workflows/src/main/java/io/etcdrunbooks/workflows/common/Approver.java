@@ -27,6 +27,19 @@ public enum Approver {
     return RecoverQuorumWorkflow.TYPE.equals(runbookType) ? ADMIN : OPERATOR;
   }
 
+  /**
+   * Whether an approval must prove its role with a signed token ({@link ApprovalSigning}): the rule
+   * holds on every path, the Web UI's and the CLI's too, not only in the API and Slack.
+   */
+  public boolean needsSignedToken() {
+    return this == ADMIN;
+  }
+
+  /** The role an approval needs, as the API's roles name it. */
+  public String role() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+
   /** Who approves, as the waiting runbook's progress says it. */
   public String who() {
     return who;

@@ -14,6 +14,8 @@ import java.util.List;
  * @param completed finished steps with their timings, oldest first
  * @param message last notable event, for example the reason of a failure
  * @param downTimes each member restart's down time (stopped until ready), oldest first
+ * @param approvalPlan the id of the plan waiting for approval (what the {@code approveRun} update
+ *     names), empty when the runbook waits for none
  */
 public record Progress(
     String runbook,
@@ -24,4 +26,5 @@ public record Progress(
     boolean paused,
     List<CompletedStep> completed,
     String message,
-    List<MemberDownTime> downTimes) {}
+    List<MemberDownTime> downTimes,
+    String approvalPlan) {}

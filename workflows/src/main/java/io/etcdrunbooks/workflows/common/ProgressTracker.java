@@ -25,6 +25,7 @@ public final class ProgressTracker {
   private boolean paused;
   private int pauseSignals;
   private String cancelRequest = "";
+  private String approvalPlan = "";
   private RunbookMetrics metrics;
   private long phaseSince;
 
@@ -180,6 +181,21 @@ public final class ProgressTracker {
     member = name;
   }
 
+  /** The plan waiting for approval; empty once it waits no more. */
+  void approvalPlan(String id) {
+    approvalPlan = id;
+  }
+
+  /** The last notable event, as the progress shows it. */
+  String message() {
+    return message;
+  }
+
+  /** Who asked for the cancel, empty when none was asked for. */
+  String cancelRequestedBy() {
+    return cancelRequest;
+  }
+
   public void message(String text) {
     message = text;
   }
@@ -227,6 +243,7 @@ public final class ProgressTracker {
         paused,
         List.copyOf(completed),
         message,
-        List.copyOf(downTimes));
+        List.copyOf(downTimes),
+        approvalPlan);
   }
 }

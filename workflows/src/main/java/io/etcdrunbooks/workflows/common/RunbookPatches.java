@@ -18,6 +18,17 @@ public final class RunbookPatches {
           "histories/upgrade-3.4.23-to-3.5.16-approved.json",
           "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json");
 
+  public static final Patch SIGNED_APPROVALS =
+      Patch.replayed(
+          "signed-approvals",
+          "2026-11-27",
+          "On a worker with the shared approval key file, the approve signal no longer approves a"
+              + " runbook whose approval needs a role (RecoverQuorum): only the approveRun update"
+              + " with a token the API or Slack signed does.",
+          "histories/recover-quorum-3.5.30-fenced.json",
+          "histories/recover-quorum-3.5.30-revision-raised.json",
+          "histories/recover-quorum-3.5.30.json");
+
   public static final Patch CONTROLS_MEMO =
       Patch.replayed(
           "controls-memo",

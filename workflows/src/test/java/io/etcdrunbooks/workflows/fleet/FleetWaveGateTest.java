@@ -10,6 +10,10 @@ import io.etcdrunbooks.workflows.activities.InventoryActivities.FleetCluster;
 import io.etcdrunbooks.workflows.activities.KubernetesActivities;
 import io.etcdrunbooks.workflows.activities.KubernetesActivities.NodeWatch;
 import io.etcdrunbooks.workflows.activities.KubernetesActivities.WatchNodesRequest;
+import io.etcdrunbooks.workflows.common.ApproveRequest;
+import io.etcdrunbooks.workflows.common.CancelRequest;
+import io.etcdrunbooks.workflows.common.ControlOutcome;
+import io.etcdrunbooks.workflows.common.ControlRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Progress;
@@ -101,6 +105,38 @@ class FleetWaveGateTest {
 
     @Override
     public void approve(String by) {}
+
+    @Override
+    public ControlOutcome approveRun(ApproveRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validateApproveRun(ApproveRequest request) {}
+
+    @Override
+    public ControlOutcome pauseRun(ControlRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validatePauseRun(ControlRequest request) {}
+
+    @Override
+    public ControlOutcome resumeRun(ControlRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validateResumeRun(ControlRequest request) {}
+
+    @Override
+    public ControlOutcome cancelRun(CancelRequest request) {
+      return null;
+    }
+
+    @Override
+    public void validateCancelRun(CancelRequest request) {}
   }
 
   @Test

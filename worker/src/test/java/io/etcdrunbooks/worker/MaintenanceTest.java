@@ -28,13 +28,18 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Maintenance on a real cluster whose small quota (--quota-backend-bytes 16 MiB) a writer filled
  * with history until etcd raised NOSPACE and refused writes: the history compacted, every member
  * defragmented (the leader last), the alarm disarmed, writes accepted again, every live key there.
+ * Its methods run side by side, each on its own sandbox: the schedule's method waits a minute
+ * between rounds.
  */
 @RealEtcd
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class MaintenanceTest {
 

@@ -38,9 +38,16 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
-/** RecoverQuorum on real sandbox clusters that lost a majority of their members. */
+/**
+ * RecoverQuorum on real sandbox clusters that lost a majority of their members. Its methods run
+ * side by side, each on its own sandbox: they mostly wait (on etcd's timeouts for lost members and
+ * a joining learner's publish), a quarter of a core for four minutes when they ran one by one.
+ */
 @RealEtcd
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RecoverQuorumTest {
 

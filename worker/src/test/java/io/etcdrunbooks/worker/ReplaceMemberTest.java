@@ -27,9 +27,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /** ReplaceMember on real sandbox clusters with kube-apiserver stand-ins on every member's host. */
 @RealEtcd
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ReplaceMemberTest {
 

@@ -23,8 +23,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 @RealEtcd
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class UpgradeClusterTest {
 

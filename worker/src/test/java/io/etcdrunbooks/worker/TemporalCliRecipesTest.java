@@ -31,11 +31,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -61,7 +64,7 @@ class TemporalCliRecipesTest {
   private static final String CLUSTER = "sandbox";
   private static final String TASK_QUEUE = "etcd-runbooks-cli-recipes";
 
-  /** Approved here: defragmenting three small members takes a moment and changes no data. */
+  /** Approved here: a maintenance of the small sandbox takes a moment and changes no data. */
   private static final Set<String> APPROVED_HERE = Set.of(MaintenanceWorkflow.TYPE);
 
   /** Runbooks that run until cancelled, waiting (phase WAITING) between rounds. */
@@ -106,65 +109,120 @@ class TemporalCliRecipesTest {
                     "runbooks.search-attributes.enabled",
                     true),
                 TestTokens.OPERATOR)) {
-      TemporalCli cli = new TemporalCli(temporal.address());
+      Runs runs = new Runs(new TemporalCli(temporal.address()), recipes, api);
+      // dry runs hold ids of their own: they run beside the real runs, which share change-sandbox
+      ExecutorService beside = Executors.newSingleThreadExecutor();
+      List<Future<String>> dryRuns = new ArrayList<>();
       List<String> outcomes = new ArrayList<>();
-      boolean followed = false;
-      boolean approved = false;
-      Map<String, MemberPlacement> newHosts = new HashMap<>();
-      for (CliRecipes.Start asWritten : recipes.starts()) {
-        Instant runBegan = Instant.now();
-        CliRecipes.Start start = onSandboxHosts(asWritten, api.sandbox, newHosts);
-        RunbookDefinition<?> definition = definition(start);
-        cli.run(start.command());
-        String id = start.workflowId();
-        assertThat(strictly(startInput(api.client, id), definition.request()))
-            .as("%s's input, as the run holds it", id)
-            .isEqualTo(strictly(start.input(), definition.request()));
-
-        Settled settled = settle(api.client, id, start.type());
-        if (settled.phase() == Phase.AWAITING_APPROVAL && APPROVED_HERE.contains(start.type())) {
-          cli.run(CliRecipes.on(recipes.signal("approve"), id));
-          settled = settle(api.client, id, start.type());
-          assertThat(settled.status()).as("%s after approve", id).isEqualTo("COMPLETED");
-          assertThat(cli.run(CliRecipes.on(recipes.first("temporal workflow result"), id)))
-              .contains("COMPLETED");
-          approved = true;
-        } else if (settled.phase() == Phase.AWAITING_APPROVAL || settled.phase() == Phase.WAITING) {
-          if (!followed && settled.phase() == Phase.AWAITING_APPROVAL) {
-            follow(cli, recipes, api.client, id, start.type());
-            followed = true;
+      try {
+        for (CliRecipes.Start start : recipes.starts()) {
+          if (start.input().contains("\"dryRun\":true")) {
+            dryRuns.add(beside.submit(() -> runs.run(start)));
+          } else {
+            outcomes.add(runs.run(start));
           }
-          cli.run(CliRecipes.on(recipes.first("temporal workflow cancel"), id));
-          Settled cancelled = settle(api.client, id, start.type());
-          assertThat(cancelled.status()).as("%s after cancel", id).isEqualTo("CANCELED");
-          settled = new Settled(settled.status() + " -> cancelled", settled.phase(), "", "");
         }
-        if (settled.status().equals("FAILED")) {
-          assertThat(settled.failureType())
-              .as("%s's failure type: %s", id, settled.message())
-              .isIn(definition.failures().stream().map(FailureType::name).toList())
-              .isNotEqualTo(FailureType.WrongWorkflowId.name());
-        } else {
-          assertThat(settled.status()).as(id).isIn("COMPLETED", "RUNNING -> cancelled");
-        }
+        Instant misspeltBegan = Instant.now();
+        runs.aMisspeltFieldFailsTheWorkflowTaskUntilTerminated();
         outcomes.add(
-            "%-22s %-38s %5.1f s  %s %s %s"
-                .formatted(
-                    start.type(),
-                    id,
-                    Duration.between(runBegan, Instant.now()).toMillis() / 1000.0,
-                    settled.status(),
-                    settled.failureType(),
-                    abbreviated(settled.message())));
+            "a misspelt field: workflow task failed, terminated (%.1f s)"
+                .formatted(Duration.between(misspeltBegan, Instant.now()).toMillis() / 1000.0));
+        for (Future<String> dryRun : dryRuns) outcomes.add(dryRun.get());
+      } finally {
+        beside.shutdownNow();
       }
       System.out.printf(
           "TemporalCliRecipesTest: %d start recipes in %.1f s (server, sandbox and worker"
               + " included)%n  %s%n",
-          outcomes.size(),
+          recipes.starts().size(),
           Duration.between(began, Instant.now()).toMillis() / 1000.0,
           String.join("\n  ", outcomes));
-      assertThat(followed).as("the follow recipes ran on a run awaiting approval").isTrue();
-      assertThat(approved).as("the approve recipe ran").isTrue();
+      assertThat(runs.followed).as("the follow recipes ran on a run awaiting approval").isTrue();
+      assertThat(runs.approved).as("the approve recipe ran").isTrue();
+    }
+  }
+
+  /** The page's recipes run against one server, worker and sandbox. */
+  private static final class Runs {
+    private final TemporalCli cli;
+    private final CliRecipes recipes;
+    private final ApiSandbox api;
+    private final Map<String, MemberPlacement> newHosts = new ConcurrentHashMap<>();
+    volatile boolean followed;
+    volatile boolean approved;
+
+    Runs(TemporalCli cli, CliRecipes recipes, ApiSandbox api) {
+      this.cli = cli;
+      this.recipes = recipes;
+      this.api = api;
+    }
+
+    /** One start recipe run and judged; a line saying how it ended. */
+    String run(CliRecipes.Start asWritten) throws Exception {
+      Instant runBegan = Instant.now();
+      CliRecipes.Start start = onSandboxHosts(asWritten, api.sandbox, newHosts);
+      RunbookDefinition<?> definition = definition(start);
+      cli.run(start.command());
+      String id = start.workflowId();
+      assertThat(strictly(startInput(api.client, id), definition.request()))
+          .as("%s's input, as the run holds it", id)
+          .isEqualTo(strictly(start.input(), definition.request()));
+
+      Settled settled = settle(api.client, id, start.type());
+      if (settled.phase() == Phase.AWAITING_APPROVAL && APPROVED_HERE.contains(start.type())) {
+        cli.run(CliRecipes.on(recipes.signal("approve"), id));
+        settled = settle(api.client, id, start.type());
+        assertThat(settled.status()).as("%s after approve", id).isEqualTo("COMPLETED");
+        assertThat(cli.run(CliRecipes.on(recipes.first("temporal workflow result"), id)))
+            .contains("COMPLETED");
+        approved = true;
+      } else if (settled.phase() == Phase.AWAITING_APPROVAL || settled.phase() == Phase.WAITING) {
+        if (!followed && settled.phase() == Phase.AWAITING_APPROVAL) {
+          follow(cli, recipes, api.client, id, start.type());
+          followed = true;
+        }
+        cli.run(CliRecipes.on(recipes.first("temporal workflow cancel"), id));
+        Settled cancelled = settle(api.client, id, start.type());
+        assertThat(cancelled.status()).as("%s after cancel", id).isEqualTo("CANCELED");
+        settled = new Settled(settled.status() + " -> cancelled", settled.phase(), "", "");
+      }
+      if (settled.status().equals("FAILED")) {
+        assertThat(settled.failureType())
+            .as("%s's failure type: %s", id, settled.message())
+            .isIn(definition.failures().stream().map(FailureType::name).toList())
+            .isNotEqualTo(FailureType.WrongWorkflowId.name());
+      } else {
+        assertThat(settled.status())
+            .as("%s: %s", id, settled.message())
+            .isIn("COMPLETED", "RUNNING -> cancelled");
+      }
+      return "%-22s %-38s %5.1f s  %s %s %s"
+          .formatted(
+              start.type(),
+              id,
+              Duration.between(runBegan, Instant.now()).toMillis() / 1000.0,
+              settled.status(),
+              settled.failureType(),
+              abbreviated(settled.message()));
+    }
+
+    /**
+     * What the page says of a misspelt field ({@code "dryrun"}): nothing refuses it at the start,
+     * the run's first workflow task fails on it and is retried until the page's terminate ends it.
+     */
+    void aMisspeltFieldFailsTheWorkflowTaskUntilTerminated() throws Exception {
+      CliRecipes.Start dryRun =
+          recipes.starts().stream()
+              .filter(s -> s.input().contains("\"dryRun\":true"))
+              .findFirst()
+              .orElseThrow();
+      String id = dryRun.workflowId() + "-misspelt";
+      cli.run(CliRecipes.on(dryRun.command().replace("\"dryRun\"", "\"dryrun\""), id));
+      Settled misspelt = settle(api.client, id, dryRun.type());
+      assertThat(misspelt.status()).as(id).isEqualTo(WORKFLOW_TASK_FAILED);
+      assertThat(misspelt.message()).contains("dryrun");
+      cli.run(CliRecipes.on(recipes.first("temporal workflow terminate"), id));
+      assertThat(settle(api.client, id, dryRun.type()).status()).isEqualTo("TERMINATED");
     }
   }
 
@@ -198,25 +256,33 @@ class TemporalCliRecipesTest {
     awaitProgress(client, id, p -> !p.paused(), "resumed after the resume signal");
   }
 
+  private static final String WORKFLOW_TASK_FAILED = "WORKFLOW_TASK_FAILED";
+
   /** How a run stands once it has ended or waits for someone. */
   private record Settled(String status, Phase phase, String failureType, String message) {}
 
   /**
-   * Until the run has ended, waits for an approval or (a schedule) for its next round; fails at
-   * once on a failed workflow task (an input that does not decode, say).
+   * Until the run has ended, waits for an approval or (a schedule) for its next round, or failed a
+   * workflow task (an input that does not decode, say: Temporal retries that task until the run is
+   * terminated).
    */
   private static Settled settle(WorkflowClient client, String id, String type) throws Exception {
     Instant deadline = Instant.now().plus(SETTLE_TIMEOUT);
     while (Instant.now().isBefore(deadline)) {
       WorkflowExecutionHistory history = client.fetchHistory(id);
+      HistoryEvent last = history.getLastEvent();
+      if (last.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED) {
+        return new Settled("TERMINATED", null, "", "");
+      }
       for (HistoryEvent event : history.getEvents()) {
         if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED) {
-          fail(
-              "%s: a workflow task failed: %s",
-              id, event.getWorkflowTaskFailedEventAttributes().getFailure().getMessage());
+          return new Settled(
+              WORKFLOW_TASK_FAILED,
+              null,
+              "",
+              withCauses(event.getWorkflowTaskFailedEventAttributes().getFailure()));
         }
       }
-      HistoryEvent last = history.getLastEvent();
       switch (last.getEventType()) {
         case EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
           return new Settled("COMPLETED", null, "", "");
@@ -230,13 +296,16 @@ class TemporalCliRecipesTest {
           }
           return new Settled(
               "FAILED", null, failure.getApplicationFailureInfo().getType(), failure.getMessage());
-        case EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
         case EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
         case EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
           fail("%s ended %s", id, last.getEventType());
           break;
         default:
-          Phase phase = progress(client, id).map(Progress::phase).orElse(null);
+          // a query waits while no workflow task has completed: ask only after the first
+          boolean answers =
+              history.getEvents().stream()
+                  .anyMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+          Phase phase = answers ? progress(client, id).map(Progress::phase).orElse(null) : null;
           if (phase == Phase.AWAITING_APPROVAL
               || (phase == Phase.WAITING && SCHEDULES.contains(type))) {
             return new Settled("RUNNING", phase, "", "");
@@ -245,6 +314,16 @@ class TemporalCliRecipesTest {
       TimeUnit.MILLISECONDS.sleep(100);
     }
     throw new AssertionError(id + " neither ended nor waited within " + SETTLE_TIMEOUT);
+  }
+
+  /** A failure's message and its causes'. */
+  private static String withCauses(Failure failure) {
+    StringBuilder messages = new StringBuilder(failure.getMessage());
+    for (Failure cause = failure; cause.hasCause(); ) {
+      cause = cause.getCause();
+      messages.append(" <- ").append(cause.getMessage());
+    }
+    return messages.toString();
   }
 
   private static void awaitProgress(

@@ -76,12 +76,19 @@ record CliRecipes(List<String> commands) {
     return commands.stream().filter(c -> c.startsWith(prefix + " ")).toList();
   }
 
-  /** The first signal recipe of that signal name. */
-  String signal(String name) {
-    return all("temporal workflow signal").stream()
+  /**
+   * The recipe of a control (approve, pause, resume): a signal today, an update should the page's
+   * one section of controls move to Workflow Updates.
+   */
+  String control(String name) {
+    return commands.stream()
+        .filter(
+            c ->
+                c.startsWith("temporal workflow signal ")
+                    || c.startsWith("temporal workflow update "))
         .filter(c -> c.contains("--name " + name + " "))
         .findFirst()
-        .orElseThrow(() -> new AssertionError(DOC + " has no recipe for signal " + name));
+        .orElseThrow(() -> new AssertionError(DOC + " has no recipe for the control " + name));
   }
 
   /** The recipe aimed at another run: its {@code --workflow-id} replaced. */

@@ -170,7 +170,7 @@ class TemporalCliRecipesTest {
 
       Settled settled = settle(api.client, id, start.type());
       if (settled.phase() == Phase.AWAITING_APPROVAL && APPROVED_HERE.contains(start.type())) {
-        cli.run(CliRecipes.on(recipes.signal("approve"), id));
+        cli.run(CliRecipes.on(recipes.control("approve"), id));
         settled = settle(api.client, id, start.type());
         assertThat(settled.status()).as("%s after approve", id).isEqualTo("COMPLETED");
         assertThat(cli.run(CliRecipes.on(recipes.first("temporal workflow result"), id)))
@@ -250,9 +250,9 @@ class TemporalCliRecipesTest {
       }
       if (findsThisRun) assertThat(output).as(list).contains(id);
     }
-    cli.run(CliRecipes.on(recipes.signal("pause"), id));
+    cli.run(CliRecipes.on(recipes.control("pause"), id));
     awaitProgress(client, id, Progress::paused, "paused after the pause signal");
-    cli.run(CliRecipes.on(recipes.signal("resume"), id));
+    cli.run(CliRecipes.on(recipes.control("resume"), id));
     awaitProgress(client, id, p -> !p.paused(), "resumed after the resume signal");
   }
 

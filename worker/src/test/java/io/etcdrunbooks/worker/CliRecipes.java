@@ -76,10 +76,7 @@ record CliRecipes(List<String> commands) {
     return commands.stream().filter(c -> c.startsWith(prefix + " ")).toList();
   }
 
-  /**
-   * The recipe of a control (approve, pause, resume): a signal today, an update should the page's
-   * one section of controls move to Workflow Updates.
-   */
+  /** The recipe of a control (approveRun, pauseRun, resumeRun): an update, or a signal. */
   String control(String name) {
     return commands.stream()
         .filter(

@@ -19,6 +19,7 @@ import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
+import io.etcdrunbooks.workflows.common.Runbook;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
@@ -170,7 +171,11 @@ class TemporalCliRecipesTest {
 
       Settled settled = settle(api.client, id, start.type());
       if (settled.phase() == Phase.AWAITING_APPROVAL && APPROVED_HERE.contains(start.type())) {
-        cli.run(CliRecipes.on(recipes.control("approve"), id));
+        String plan = progress(api.client, id).map(Progress::approvalPlan).orElse("");
+        assertThat(plan).as("%s shows the plan it waits with", id).isNotBlank();
+        cli.run(
+            CliRecipes.on(recipes.control(Runbook.APPROVE_UPDATE), id)
+                .replace("<approvalPlan>", plan));
         settled = settle(api.client, id, start.type());
         assertThat(settled.status()).as("%s after approve", id).isEqualTo("COMPLETED");
         assertThat(cli.run(CliRecipes.on(recipes.first("temporal workflow result"), id)))
@@ -250,10 +255,10 @@ class TemporalCliRecipesTest {
       }
       if (findsThisRun) assertThat(output).as(list).contains(id);
     }
-    cli.run(CliRecipes.on(recipes.control("pause"), id));
-    awaitProgress(client, id, Progress::paused, "paused after the pause signal");
-    cli.run(CliRecipes.on(recipes.control("resume"), id));
-    awaitProgress(client, id, p -> !p.paused(), "resumed after the resume signal");
+    cli.run(CliRecipes.on(recipes.control(Runbook.PAUSE_UPDATE), id));
+    awaitProgress(client, id, Progress::paused, "paused after the pauseRun update");
+    cli.run(CliRecipes.on(recipes.control(Runbook.RESUME_UPDATE), id));
+    awaitProgress(client, id, p -> !p.paused(), "resumed after the resumeRun update");
   }
 
   private static final String WORKFLOW_TASK_FAILED = "WORKFLOW_TASK_FAILED";

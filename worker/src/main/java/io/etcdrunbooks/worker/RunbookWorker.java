@@ -5,7 +5,6 @@ import io.etcdrunbooks.runtime.SearchAttributesConfig;
 import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.common.ApprovalSigning;
-import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
@@ -36,14 +35,12 @@ public final class RunbookWorker implements AutoCloseable {
       WorkerActivities activities,
       ApprovalSigning approvals) {
     this.taskQueue = config.taskQueue();
-    // runs started from the Web UI or CLI take them at their start
-    RunbookSearchAttributes.registeredInNamespace(searchAttributes.enabled());
     this.factory = WorkerFactory.newInstance(client);
     boolean sticky =
         StickyExecution.decide(
             temporal.stickyExecution(), endpoint.inProcess(), client.getWorkflowServiceStubs());
     Worker worker = factory.newWorker(taskQueue, options(sticky));
-    register(worker, activities, approvals);
+    register(worker, activities, new RunbookSettings(approvals, searchAttributes.enabled()));
   }
 
   /**
@@ -69,23 +66,40 @@ public final class RunbookWorker implements AutoCloseable {
     register(worker, activities, ApprovalSigning.NO_KEY);
   }
 
-  /**
-   * Every runbook workflow and activity the worker offers. Each runbook is made by a factory that
-   * gives it {@code approvals}, the key its approval validator checks signed tokens with: workflow
-   * code reads no file.
-   */
+  /** As {@link #register(Worker, WorkerActivities, RunbookSettings)}, no search attributes. */
   public static void register(
       Worker worker, WorkerActivities activities, ApprovalSigning approvals) {
+    register(worker, activities, new RunbookSettings(approvals, false));
+  }
+
+  /**
+   * What the worker's configuration gives every runbook: the key its approval validator checks
+   * signed tokens with, and whether the namespace has the search attributes. Workflow code reads no
+   * file and no configuration of its own.
+   */
+  public record RunbookSettings(ApprovalSigning approvals, boolean searchAttributesRegistered) {}
+
+  /**
+   * Every runbook workflow and activity the worker offers, each runbook made by a factory that
+   * gives it {@code settings}.
+   */
+  public static void register(
+      Worker worker, WorkerActivities activities, RunbookSettings settings) {
     for (RunbookDefinition<?> runbook : RunbookCatalog.all()) {
-      registerFactory(worker, runbook.workflow(), runbook.implementation(), approvals);
+      registerFactory(worker, runbook.workflow(), runbook.implementation(), settings);
     }
     worker.registerActivitiesImplementations(activities.all());
   }
 
   private static <W> void registerFactory(
-      Worker worker, Class<W> workflow, Class<?> implementation, ApprovalSigning approvals) {
+      Worker worker, Class<W> workflow, Class<?> implementation, RunbookSettings settings) {
     worker.registerWorkflowImplementationFactory(
-        workflow, () -> workflow.cast(newRunbook(implementation).withApprovalSigning(approvals)));
+        workflow,
+        () ->
+            workflow.cast(
+                newRunbook(implementation)
+                    .withApprovalSigning(settings.approvals())
+                    .withSearchAttributesRegistered(settings.searchAttributesRegistered())));
   }
 
   private static RunbookWorkflow newRunbook(Class<?> implementation) {

@@ -26,7 +26,7 @@ final class IdleRunbook {
     while (Instant.now().isBefore(deadline)) {
       var description = client.newUntypedWorkflowStub(workflowId).describe();
       List<HistoryEvent> events = client.fetchHistory(workflowId).getEvents();
-      HistoryEvent lastEvent = events.get(events.size() - 1);
+      HistoryEvent lastEvent = lastWorkflowTaskEvent(events);
       boolean idle =
           description.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
               && description.getRawDescription().getPendingActivitiesCount() == 0
@@ -45,6 +45,25 @@ final class IdleRunbook {
     throw new AssertionError(
         workflowId + " did not come to wait for a signal within 30 s: " + last);
   }
+
+  /**
+   * The last workflow task's last event: the commands a completed task recorded (a marker, a search
+   * attributes upsert) come after its WORKFLOW_TASK_COMPLETED and are passed over.
+   */
+  private static HistoryEvent lastWorkflowTaskEvent(List<HistoryEvent> events) {
+    for (int i = events.size() - 1; i > 0; i--) {
+      if (WORKFLOW_TASK_EVENTS.contains(events.get(i).getEventType())) return events.get(i);
+    }
+    return events.get(events.size() - 1);
+  }
+
+  private static final Set<EventType> WORKFLOW_TASK_EVENTS =
+      Set.of(
+          EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+          EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+          EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+          EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+          EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
 
   private static Set<String> openTimers(List<HistoryEvent> events) {
     Set<String> open = new HashSet<>();

@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 public final class ProgressTracker {
 
   private final String runbook;
+  private boolean searchAttributesRegistered;
   private String cluster = "";
   private final List<CompletedStep> completed = new ArrayList<>();
   private final List<MemberDownTime> downTimes = new ArrayList<>();
@@ -34,9 +35,17 @@ public final class ProgressTracker {
     this.log = Workflow.getLogger(workflowClass);
   }
 
+  /**
+   * The worker's runbooks.search-attributes.enabled: a run started without the attributes takes
+   * them at its start ({@link RunbookSearchAttributes#upsertAtStart}).
+   */
+  void searchAttributesRegistered(boolean registered) {
+    searchAttributesRegistered = registered;
+  }
+
   /** Called first thing in the workflow method. */
   public void start(String clusterName) {
-    RunbookSearchAttributes.upsertAtStart(runbook, clusterName);
+    RunbookSearchAttributes.upsertAtStart(runbook, clusterName, searchAttributesRegistered);
     cluster = clusterName;
     metrics = RunbookMetrics.of(runbook, clusterName == null ? "" : clusterName);
     metrics.started();

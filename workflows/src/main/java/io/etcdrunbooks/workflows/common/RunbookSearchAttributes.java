@@ -38,18 +38,7 @@ public final class RunbookSearchAttributes {
    */
   public static final String STARTED_OUTSIDE_THE_API = "outside-the-api";
 
-  /** Whether the namespace has the five: the worker's runbooks.search-attributes.enabled. */
-  private static volatile boolean registeredInNamespace;
-
   private RunbookSearchAttributes() {}
-
-  /**
-   * Set by the worker at start from runbooks.search-attributes.enabled: runs started without the
-   * attributes (from the Web UI or the CLI) then take them at their start ({@link #upsertAtStart}).
-   */
-  public static void registeredInNamespace(boolean registered) {
-    registeredInNamespace = registered;
-  }
 
   /**
    * A runbook's attributes at its start, in phase STARTING; empty cluster or fleet (a fleet's
@@ -79,8 +68,9 @@ public final class RunbookSearchAttributes {
    * history (a side effect), so a worker whose setting changed later replays it unchanged.
    *
    * @param cluster the runbook's cluster, or {@code fleet:<name>} for a fleet
+   * @param registeredInNamespace the worker's runbooks.search-attributes.enabled
    */
-  static void upsertAtStart(String runbook, String cluster) {
+  static void upsertAtStart(String runbook, String cluster, boolean registeredInNamespace) {
     if (carried() || !RunbookPatches.SEARCH_ATTRIBUTES_AT_START.applies()) return;
     if (!Workflow.sideEffect(Boolean.class, () -> registeredInNamespace)) return;
     List<SearchAttributeUpdate<?>> updates = new ArrayList<>();

@@ -52,6 +52,16 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
   }
 
   /**
+   * Whether the namespace has the runbooks' search attributes (the worker's
+   * runbooks.search-attributes.enabled), given by the worker's workflow implementation factory: a
+   * run started without them (from the Web UI or CLI) then takes them at its start.
+   */
+  public final RunbookWorkflow withSearchAttributesRegistered(boolean registered) {
+    progress.searchAttributesRegistered(registered);
+    return this;
+  }
+
+  /**
    * Runs the body of a runbook that does not change the cluster: a cancel request stops it at once.
    * A failure is recorded in the progress, then rethrown.
    */

@@ -6,6 +6,7 @@ import io.etcdrunbooks.api.testing.TestTokens;
 import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.testkit.TemporalDevServer;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
@@ -73,6 +74,31 @@ final class ApiSandbox implements AutoCloseable {
       sandbox.close();
       throw e;
     }
+  }
+
+  /**
+   * On the real Temporal server {@code temporal}, with the runbooks' search attributes on (it has
+   * them registered), the worker polling {@code taskQueue}.
+   */
+  static ApiSandbox onRealServer(
+      Path dir,
+      TemporalDevServer temporal,
+      String taskQueue,
+      String version,
+      TestTokens.Token... tokens)
+      throws Exception {
+    return start(
+        dir,
+        taskQueue,
+        version,
+        Map.of(
+            "temporal.address",
+            temporal.address(),
+            "runbooks.task-queue",
+            taskQueue,
+            "runbooks.search-attributes.enabled",
+            true),
+        tokens);
   }
 
   /** An answer: its status, its body as JSON (null node when empty) and as sent. */

@@ -30,10 +30,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -106,7 +103,7 @@ class PayloadEncryptionTest {
             Map.of(
                 "runbooks.api.tokens-file", tokens.toString(),
                 "runbooks.codec.keys-file",
-                    keysFile(sandbox.dir().resolve("codec-keys.yaml")).toString(),
+                    TestCodecKeys.write(sandbox.dir().resolve("codec-keys.yaml"), "k1").toString(),
                 "runbooks.codec.cors-origins", UI_ORIGIN,
                 "runbooks.inventory", sandbox.inventoryFile().toString(),
                 "runbooks.task-queue", "etcd-runbooks-codec-test",
@@ -434,16 +431,6 @@ class PayloadEncryptionTest {
 
   private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static Path keysFile(Path file) throws Exception {
-    byte[] key = new byte[32];
-    new SecureRandom().nextBytes(key);
-    Files.createFile(
-        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(
-        file, "current: k1\nkeys:\n  k1: " + Base64.getEncoder().encodeToString(key) + "\n");
-    return file;
   }
 
   private static String latin1(ByteString bytes) {

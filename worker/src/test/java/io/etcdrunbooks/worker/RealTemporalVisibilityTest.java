@@ -40,18 +40,7 @@ class RealTemporalVisibilityTest {
   void runsStartedThroughTheApiAndWithTheCliAreFoundByTheirSearchAttributes() throws Exception {
     try (TemporalDevServer temporal = TemporalDevServer.start(dir.resolve("temporal"));
         ApiSandbox api =
-            ApiSandbox.start(
-                dir,
-                "visibility",
-                "3.5.16",
-                Map.of(
-                    "temporal.address",
-                    temporal.address(),
-                    "runbooks.task-queue",
-                    TASK_QUEUE,
-                    "runbooks.search-attributes.enabled",
-                    true),
-                TestTokens.OPERATOR)) {
+            ApiSandbox.onRealServer(dir, temporal, TASK_QUEUE, "3.5.16", TestTokens.OPERATOR)) {
       ApiSandbox.Answer started =
           api.post(
               "/api/v1/clusters/sandbox/upgrade",

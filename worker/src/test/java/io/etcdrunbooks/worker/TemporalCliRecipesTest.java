@@ -98,18 +98,7 @@ class TemporalCliRecipesTest {
     Instant began = Instant.now();
     try (TemporalDevServer temporal = TemporalDevServer.start(dir.resolve("temporal"));
         ApiSandbox api =
-            ApiSandbox.start(
-                dir,
-                "cli-recipes",
-                "3.5.16",
-                Map.of(
-                    "temporal.address",
-                    temporal.address(),
-                    "runbooks.task-queue",
-                    TASK_QUEUE,
-                    "runbooks.search-attributes.enabled",
-                    true),
-                TestTokens.OPERATOR)) {
+            ApiSandbox.onRealServer(dir, temporal, TASK_QUEUE, "3.5.16", TestTokens.OPERATOR)) {
       Runs runs = new Runs(new TemporalCli(temporal.address()), recipes, api);
       // dry runs hold ids of their own: they run beside the real runs, which share change-sandbox
       ExecutorService beside = Executors.newSingleThreadExecutor();

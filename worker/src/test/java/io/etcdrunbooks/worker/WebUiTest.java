@@ -25,10 +25,7 @@ import io.temporal.client.WorkflowFailedException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -203,7 +200,7 @@ class WebUiTest {
                     "runbooks.api.tokens-file",
                     TestTokens.write(dir.resolve("api-tokens.yaml"), CODEC).toString(),
                     "runbooks.codec.keys-file",
-                    keysFile(dir.resolve("codec-keys.yaml")).toString(),
+                    TestCodecKeys.write(dir.resolve("codec-keys.yaml"), "ui").toString(),
                     "runbooks.inventory",
                     sandbox.inventoryFile().toString(),
                     "runbooks.task-queue",
@@ -235,16 +232,6 @@ class WebUiTest {
         proxy.close();
       }
     }
-  }
-
-  private static Path keysFile(Path file) throws Exception {
-    byte[] key = new byte[32];
-    new SecureRandom().nextBytes(key);
-    Files.createFile(
-        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(
-        file, "current: ui\nkeys:\n  ui: " + Base64.getEncoder().encodeToString(key) + "\n");
-    return file;
   }
 
   /** A Node script driving Chromium, given its settings as one JSON argument. */

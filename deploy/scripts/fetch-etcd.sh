@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Fetches etcd-server and etcd-client Debian packages for the releases the project tests against,
-# with a private apt sources list and state dir (the machine's own apt setup is never touched),
-# and extracts them with dpkg -x into a cache: $ETCD_RUNBOOKS_CACHE/etcd/<version>/bin/{etcd,etcdctl[,etcdutl]}.
-# Which versions: deploy/etcd-releases.tsv (upstream version and suite; the suite's current Debian revision is taken).
+# Fetches the etcd releases the project tests against into a cache:
+# $ETCD_RUNBOOKS_CACHE/etcd/<version>/bin/{etcd,etcdctl[,etcdutl]}.
+# Which versions and from where: deploy/etcd-releases.tsv.
+# - A Debian suite: etcd-server and etcd-client packages, with a private apt sources list and state dir (the
+#   machine's own apt setup is never touched), extracted with dpkg -x; the suite's current revision is taken.
+# - `go`: built from the Go module proxy with the small module in deploy/etcd-build/<version>/ (its go.sum
+#   pins every module; its mains are etcd's own entry points), no other download.
 # Idempotent: a version whose binaries are present and answer `etcd --version` is skipped.
 set -euo pipefail
 
@@ -25,12 +28,50 @@ ready() { # version -> 0 if the cached binaries answer with that version
   [ -x "$bin/etcd" ] && [ -x "$bin/etcdctl" ] && [[ "$("$bin/etcd" --version 2>/dev/null)" == *"etcd Version: $1"* ]]
 }
 
-missing=()
+missing=()   # from Debian
+to_build=()  # from the Go module proxy
 for r in "${RELEASES[@]}"; do
   read -r version suite <<<"$r"
   is_wanted "$version" || continue
-  if ready "$version"; then echo "etcd $version: cached in $CACHE/etcd/$version"; else missing+=("$r"); fi
+  if ready "$version"; then echo "etcd $version: cached in $CACHE/etcd/$version"
+  elif [ "$suite" = go ]; then to_build+=("$version")
+  else missing+=("$r"); fi
 done
+
+install_checked() { # version tmp-dir -> moves tmp-dir to the cache once its etcd answers with that version
+  local version="$1" tmp="$2" dest="$CACHE/etcd/$1" out
+  out="$("$tmp/bin/etcd" --version 2>&1 || true)"
+  [[ "$out" == *"etcd Version: $version"* ]] || { echo "etcd $version: unexpected --version output: $out" >&2; exit 1; }
+  rm -rf "$dest"; mv "$tmp" "$dest"
+  echo "etcd $version: installed in $dest ($(ls "$dest/bin" | tr '\n' ' '))"
+}
+
+build_from_go_proxy() { # version
+  local version="$1" module="$BUILD_DIR/$1" tmp="$CACHE/etcd/$1.tmp.$$" proxy log
+  [ -f "$module/go.mod" ] || { echo "etcd $version: $RELEASES_FILE says 'go' but $module/go.mod is missing." >&2; exit 1; }
+  command -v go >/dev/null || { echo "etcd $version: building it needs the go command (Go 1.26+), which is not on PATH." >&2; exit 1; }
+  proxy="$(go env GOPROXY)"
+  if [ "$proxy" = off ]; then
+    echo "etcd $version: GOPROXY=off, but this release is built from the Go module proxy (go.etcd.io/etcd/server/v3 v$version)." >&2
+    echo "Set GOPROXY to a proxy that serves go.etcd.io/etcd (https://proxy.golang.org), or remove $version from $RELEASES_FILE." >&2
+    exit 1
+  fi
+  rm -rf "$tmp"; mkdir -p "$tmp/bin"; log="$tmp.log"
+  echo "etcd $version: building etcd, etcdctl and etcdutl from the Go module proxy ($proxy)"
+  # -mod=readonly: the committed go.sum must already hold every module, so nothing unpinned is fetched
+  if ! (cd "$module" && GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' \
+      -o "$tmp/bin/" ./etcd ./etcdctl ./etcdutl) >"$log" 2>&1; then
+    echo "etcd $version: the build from the Go module proxy ($proxy) failed:" >&2
+    tail -n 20 "$log" >&2
+    echo "If the modules could not be downloaded, this machine must reach $proxy (or set GOPROXY to one that serves go.etcd.io/etcd)." >&2
+    rm -rf "$tmp" "$log"; exit 1
+  fi
+  rm -f "$log"
+  install_checked "$version" "$tmp"
+}
+
+BUILD_DIR="${ETCD_RUNBOOKS_BUILD_DIR:-$(dirname "$0")/../etcd-build}"
+for version in "${to_build[@]}"; do build_from_go_proxy "$version"; done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 APT="$CACHE/apt"
@@ -79,8 +120,5 @@ for r in "${missing[@]}"; do
     src="$(find "$root/usr/bin" "$root/usr/sbin" -maxdepth 1 -name "$b" 2>/dev/null | head -n1 || true)"
     [ -n "$src" ] && cp "$src" "$tmp/bin/$b"
   done
-  out="$("$tmp/bin/etcd" --version 2>&1 || true)"
-  [[ "$out" == *"etcd Version: $version"* ]] || { echo "etcd $version: unexpected --version output: $out" >&2; exit 1; }
-  rm -rf "$dest"; mv "$tmp" "$dest"; rm -rf "$work"
-  echo "etcd $version: installed in $dest ($(ls "$dest/bin" | tr '\n' ' '))"
+  install_checked "$version" "$tmp"; rm -rf "$work"
 done

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -52,6 +53,32 @@ class EtcdReleasesFileTest {
     }
     assertThat(defaults).as("versions the demo and bench commands default to").isNotEmpty();
     assertThat(fetched).containsAll(defaults);
+  }
+
+  @Test
+  void everyReleaseBuiltFromTheGoProxyHasAModulePinnedToIt() throws IOException {
+    Path root = repositoryRoot();
+    Set<String> built = new TreeSet<>();
+    for (String line : Files.readAllLines(root.resolve("deploy/etcd-releases.tsv"))) {
+      String[] row = line.strip().split("\\s+");
+      if (row.length == 2 && !row[0].startsWith("#") && row[1].equals("go")) built.add(row[0]);
+    }
+    assertThat(built).as("releases after Debian's 3.5.30").contains("3.6.16", "3.7.3");
+    for (String version : built) {
+      Path module = root.resolve("deploy/etcd-build").resolve(version);
+      String goMod = Files.readString(module.resolve("go.mod"));
+      for (String required : List.of("server", "etcdctl", "etcdutl")) {
+        assertThat(goMod)
+            .as("%s/go.mod requires etcd's %s module at v%s", module, required, version)
+            .contains("go.etcd.io/etcd/" + required + "/v3 v" + version + "\n");
+      }
+      assertThat(Files.readString(module.resolve("go.sum")))
+          .as("%s/go.sum pins the server module", module)
+          .contains("go.etcd.io/etcd/server/v3 v" + version + " h1:");
+      for (String main : List.of("etcd", "etcdctl", "etcdutl")) {
+        assertThat(module.resolve(main).resolve("main.go")).exists();
+      }
+    }
   }
 
   private static Set<String> fetchedVersions(Path file) throws IOException {

@@ -1,0 +1,26 @@
+// Copyright 2021 The etcd Authors
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// etcdutl is a command line application that operates on etcd files.
+package main
+
+import (
+	"go.etcd.io/etcd/pkg/v3/cobrautl"
+)
+
+func main() {
+	if err := Start(); err != nil {
+		cobrautl.ExitWithError(cobrautl.ExitError, err)
+	}
+}

@@ -5,6 +5,7 @@ import io.etcdrunbooks.runtime.SearchAttributesConfig;
 import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.common.ApprovalSigning;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
@@ -99,7 +100,8 @@ public final class RunbookWorker implements AutoCloseable {
             workflow.cast(
                 newRunbook(implementation)
                     .withApprovalSigning(settings.approvals())
-                    .withSearchAttributesRegistered(settings.searchAttributesRegistered())));
+                    .withSearchAttributesRegistered(settings.searchAttributesRegistered())),
+        RunbookPayloads.workflowOptions());
   }
 
   private static RunbookWorkflow newRunbook(Class<?> implementation) {

@@ -2,13 +2,13 @@ package io.etcdrunbooks.worker;
 
 import com.uber.m3.tally.Scope;
 import io.etcdrunbooks.runtime.codec.AesGcmPayloadCodec;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.core.annotation.Nullable;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.converter.CodecDataConverter;
-import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import jakarta.inject.Singleton;
 import java.util.List;
@@ -60,13 +60,11 @@ public class TemporalFactory {
   public WorkflowClient workflowClient(
       WorkflowServiceStubs stubs, TemporalConfig config, @Nullable AesGcmPayloadCodec codec) {
     WorkflowClientOptions.Builder options =
-        WorkflowClientOptions.newBuilder().setNamespace(config.namespace());
+        RunbookPayloads.clientOptions().setNamespace(config.namespace());
     if (codec != null) {
       options.setDataConverter(
           new CodecDataConverter(
-              DefaultDataConverter.newDefaultInstance(),
-              List.of(codec),
-              ENCODE_FAILURE_ATTRIBUTES));
+              RunbookPayloads.converter(), List.of(codec), ENCODE_FAILURE_ATTRIBUTES));
     } else {
       LOG.warn(
           "runbooks.codec.keys-file is not set: runbook inputs, results and progress (cluster and member names, URLs,"

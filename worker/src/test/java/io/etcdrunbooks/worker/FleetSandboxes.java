@@ -12,6 +12,7 @@ import io.etcdrunbooks.inventory.KubernetesSpec;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -84,6 +85,7 @@ final class FleetSandboxes implements AutoCloseable {
     env =
         TestWorkflowEnvironment.newInstance(
             TestEnvironmentOptions.newBuilder()
+                .setWorkflowClientOptions(RunbookPayloads.clientOptions().build())
                 .setUseTimeskipping(false)
                 .setMetricsScope(
                     new RootScopeBuilder()

@@ -20,6 +20,7 @@ import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
@@ -95,7 +96,10 @@ final class SandboxRunbooks implements AutoCloseable {
     this.etcd = EtcdActivitiesImpl.stoppingFencedMembers(new ClusterTargets(inventory, ssh));
     this.env =
         TestWorkflowEnvironment.newInstance(
-            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+            TestEnvironmentOptions.newBuilder()
+                .setWorkflowClientOptions(RunbookPayloads.clientOptions().build())
+                .setUseTimeskipping(false)
+                .build());
     Worker worker = env.newWorker(TASK_QUEUE);
     this.host =
         new HostActivitiesImpl(new ClusterTargets(inventory, ssh), releases)

@@ -20,6 +20,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.Runbook;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
@@ -113,9 +114,9 @@ class TemporalCliRecipesTest {
           }
         }
         Instant misspeltBegan = Instant.now();
-        runs.aMisspeltFieldFailsTheWorkflowTaskUntilTerminated();
+        runs.aMisspeltFieldOrANullFailsTheRunAtOnce();
         outcomes.add(
-            "a misspelt field: workflow task failed, terminated (%.1f s)"
+            "a misspelt field and a null: both runs failed at once (%.1f s)"
                 .formatted(Duration.between(misspeltBegan, Instant.now()).toMillis() / 1000.0));
         for (Future<String> dryRun : dryRuns) outcomes.add(dryRun.get());
       } finally {
@@ -201,22 +202,28 @@ class TemporalCliRecipesTest {
     }
 
     /**
-     * What the page says of a misspelt field ({@code "dryrun"}): nothing refuses it at the start,
-     * the run's first workflow task fails on it and is retried until the page's terminate ends it.
+     * What the page says of a misspelt field ({@code "dryrun"}) and of a null for a yes/no: the run
+     * fails at once, naming the field, before its first step; no workflow task is retried.
      */
-    void aMisspeltFieldFailsTheWorkflowTaskUntilTerminated() throws Exception {
+    void aMisspeltFieldOrANullFailsTheRunAtOnce() throws Exception {
       CliRecipes.Start dryRun =
           recipes.starts().stream()
               .filter(s -> s.input().contains("\"dryRun\":true"))
               .findFirst()
               .orElseThrow();
-      String id = dryRun.workflowId() + "-misspelt";
-      cli.run(CliRecipes.on(dryRun.command().replace("\"dryRun\"", "\"dryrun\""), id));
-      Settled misspelt = settle(api.client, id, dryRun.type());
-      assertThat(misspelt.status()).as(id).isEqualTo(WORKFLOW_TASK_FAILED);
-      assertThat(misspelt.message()).contains("dryrun");
-      cli.run(CliRecipes.on(recipes.first("temporal workflow terminate"), id));
-      assertThat(settle(api.client, id, dryRun.type()).status()).isEqualTo("TERMINATED");
+      Map<String, String> typos =
+          Map.of("-misspelt", "\"dryrun\":true", "-null", "\"dryRun\":null");
+      for (Map.Entry<String, String> typo : typos.entrySet()) {
+        String id = dryRun.workflowId() + typo.getKey();
+        cli.run(CliRecipes.on(dryRun.command().replace("\"dryRun\":true", typo.getValue()), id));
+        Settled settled = settle(api.client, id, dryRun.type());
+        assertThat(settled.status()).as(id).isEqualTo("FAILED");
+        assertThat(settled.failureType()).isEqualTo(RunbookPayloads.InputRejected.class.getName());
+        assertThat(settled.message())
+            .contains(typo.getValue().startsWith("\"dryrun") ? "'dryrun'" : "'dryRun'");
+        assertThat(api.client.fetchHistory(id).getEvents())
+            .noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+      }
     }
   }
 
@@ -250,16 +257,10 @@ class TemporalCliRecipesTest {
     awaitProgress(client, id, p -> !p.paused(), "resumed after the resumeRun update");
   }
 
-  private static final String WORKFLOW_TASK_FAILED = "WORKFLOW_TASK_FAILED";
-
   /** How a run stands once it has ended or waits for someone. */
   private record Settled(String status, Phase phase, String failureType, String message) {}
 
-  /**
-   * Until the run has ended, waits for an approval or (a schedule) for its next round, or failed a
-   * workflow task (an input that does not decode, say: Temporal retries that task until the run is
-   * terminated).
-   */
+  /** Until the run has ended, or waits for an approval or (a schedule) for its next round. */
   private static Settled settle(WorkflowClient client, String id, String type) throws Exception {
     Instant deadline = Instant.now().plus(SETTLE_TIMEOUT);
     while (Instant.now().isBefore(deadline)) {
@@ -267,15 +268,6 @@ class TemporalCliRecipesTest {
       HistoryEvent last = history.getLastEvent();
       if (last.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED) {
         return new Settled("TERMINATED", null, "", "");
-      }
-      for (HistoryEvent event : history.getEvents()) {
-        if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED) {
-          return new Settled(
-              WORKFLOW_TASK_FAILED,
-              null,
-              "",
-              withCauses(event.getWorkflowTaskFailedEventAttributes().getFailure()));
-        }
       }
       switch (last.getEventType()) {
         case EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
@@ -307,7 +299,18 @@ class TemporalCliRecipesTest {
       }
       TimeUnit.MILLISECONDS.sleep(100);
     }
-    throw new AssertionError(id + " neither ended nor waited within " + SETTLE_TIMEOUT);
+    // a workflow task that fails over and over (an input that does not decode used to) ends here
+    String lastTaskFailure =
+        client.fetchHistory(id).getEvents().stream()
+            .filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)
+            .reduce((first, second) -> second)
+            .map(
+                e ->
+                    "; its last failed workflow task: "
+                        + withCauses(e.getWorkflowTaskFailedEventAttributes().getFailure()))
+            .orElse("");
+    throw new AssertionError(
+        id + " neither ended nor waited within " + SETTLE_TIMEOUT + lastTaskFailure);
   }
 
   /** A failure's message and its causes'. */

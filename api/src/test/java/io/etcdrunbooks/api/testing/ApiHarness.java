@@ -2,6 +2,7 @@ package io.etcdrunbooks.api.testing;
 
 import io.etcdrunbooks.workflows.common.ApprovalSigning;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
@@ -65,7 +66,10 @@ public final class ApiHarness implements AutoCloseable {
     // no time skipping: a signed approval expires by the workflow's clock, which must be the wall's
     TestWorkflowEnvironment temporal =
         TestWorkflowEnvironment.newInstance(
-            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+            TestEnvironmentOptions.newBuilder()
+                .setWorkflowClientOptions(RunbookPayloads.clientOptions().build())
+                .setUseTimeskipping(false)
+                .build());
     Worker worker = temporal.newWorker(TASK_QUEUE);
     AtomicReference<ApprovalSigning> signing = new AtomicReference<>(ApprovalSigning.NO_KEY);
     worker.registerWorkflowImplementationFactory(

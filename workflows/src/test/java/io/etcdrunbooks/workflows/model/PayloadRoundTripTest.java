@@ -8,6 +8,7 @@ import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplaceMemberResult;
 import io.etcdrunbooks.workflows.upgrade.LadderStep;
@@ -16,7 +17,6 @@ import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.DataConverter;
-import io.temporal.common.converter.DefaultDataConverter;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class PayloadRoundTripTest {
 
-  private static final DataConverter CONVERTER = DefaultDataConverter.newDefaultInstance();
+  private static final DataConverter CONVERTER = RunbookPayloads.converter();
 
   private static <T> T roundTrip(T value, Class<T> type) {
     return CONVERTER.fromPayload(CONVERTER.toPayload(value).orElseThrow(), type, type);

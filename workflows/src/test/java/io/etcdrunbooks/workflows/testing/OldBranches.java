@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflowImpl;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflowImpl;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflowImpl;
@@ -58,6 +59,7 @@ public final class OldBranches implements AutoCloseable {
     env =
         TestWorkflowEnvironment.newInstance(
             TestEnvironmentOptions.newBuilder()
+                .setWorkflowClientOptions(RunbookPayloads.clientOptions().build())
                 .setWorkerFactoryOptions(
                     WorkerFactoryOptions.newBuilder()
                         .setWorkerInterceptors(new VersionObserver())

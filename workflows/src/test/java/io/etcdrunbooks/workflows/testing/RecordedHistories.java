@@ -1,6 +1,7 @@
 package io.etcdrunbooks.workflows.testing;
 
 import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.temporal.api.failure.v1.Failure;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -85,6 +86,7 @@ public final class RecordedHistories {
     try (TestWorkflowEnvironment env =
         TestWorkflowEnvironment.newInstance(
             TestEnvironmentOptions.newBuilder()
+                .setWorkflowClientOptions(RunbookPayloads.clientOptions().build())
                 .setWorkerFactoryOptions(
                     WorkerFactoryOptions.newBuilder().setWorkerInterceptors(interceptors).build())
                 .build())) {

@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.workflows.common.RunbookIds;
+import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.testing.RecordedHistories;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.common.converter.DataConverter;
-import io.temporal.common.converter.DefaultDataConverter;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -44,7 +44,7 @@ class UpgradeReplayTest {
    */
   @Test
   void theRecordedResultsPlansReadAndWriteAsRecorded() throws Exception {
-    DataConverter converter = DefaultDataConverter.newDefaultInstance();
+    DataConverter converter = RunbookPayloads.converter();
     ObjectMapper json = new ObjectMapper();
     for (String name : UPGRADES) {
       String text;

@@ -45,6 +45,7 @@ fi
 beside "fetching the browser (beside the etcd releases)" bash deploy/scripts/fetch-browser.sh
 step "fetching etcd releases" bash deploy/scripts/fetch-etcd.sh
 step "fetching the Temporal CLI" bash deploy/scripts/fetch-temporal.sh
+step "fetching the Python packages" bash deploy/scripts/fetch-python.sh
 join_side_steps
 # The tests' etcd members fsync every commit: on tmpfs that costs nothing, on a VM's disk it is most of
 # a write. Their sandboxes go there when /dev/shm takes files and runs programs (the members' binaries

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.workflows.activities.HostActivities.RestartRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.MemberRef;
@@ -12,6 +13,7 @@ import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
 import io.temporal.client.WorkflowFailedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -44,6 +46,69 @@ class FlagTranslationTest {
           .contains("    - --log-level=debug\n")
           .doesNotContain("--debug");
       assertThat(runbooks.sandbox.pidOf("m2")).isPositive();
+      runbooks.state().members().forEach(m -> assertThat(m.healthy()).as(m.name()).isTrue());
+    }
+  }
+
+  /**
+   * kubeadm 1.33's etcd flags on 3.5.35 members: m2 switched to 3.6.16 and back by the activity
+   * that upgrades, rolls back and compensates a member (its flags in a feature gate and a new name,
+   * then back in 3.5's names, which 3.5.35 starts with); then all upgraded by UpgradeCluster to
+   * 3.7.3 through 3.6.16, 3.7 refusing every --experimental-* flag.
+   */
+  @Test
+  void aKubeadm133ManifestGoesTo3_6AndBackAndIsUpgradedTo3_7WithAFeatureGateAndTheNewName()
+      throws Exception {
+    Map<String, String> kubeadm133 =
+        Map.of(
+            "ETCD_EXPERIMENTAL_INITIAL_CORRUPT_CHECK", "true",
+            "ETCD_EXPERIMENTAL_WATCH_PROGRESS_NOTIFY_INTERVAL", "5s",
+            // etcd 3.7 cannot apply the v2 entries 3.5 members wrote (its apply.Apply panics
+            // unmarshalling them): members must have snapshotted past them on 3.6 first, which
+            // they do here within a few writes rather than after 10,000
+            "ETCD_SNAPSHOT_COUNT", "5");
+    try (SandboxRunbooks runbooks =
+        SandboxRunbooks.start(
+            dir,
+            "3.5.35",
+            Map.of("m1", kubeadm133, "m2", kubeadm133, "m3", kubeadm133),
+            ServiceSpec.STATIC_POD)) {
+      Path manifest = runbooks.sandbox.manifestPath("m2");
+      String on35 = Files.readString(manifest);
+      assertThat(on35)
+          .contains(
+              "- --experimental-initial-corrupt-check=true\n",
+              "- --experimental-watch-progress-notify-interval=5s\n");
+
+      runbooks.host().restartMember(new RestartRequest("sandbox", "m2", "3.6.16", 60));
+      assertThat(Files.readString(manifest))
+          .contains(
+              "- --feature-gates=InitialCorruptCheck=true\n",
+              "- --watch-progress-notify-interval=5s\n")
+          .doesNotContain("--experimental-");
+      assertThat(runbooks.host().memberFlags(new MemberRef("sandbox", "m2")).args())
+          .contains("--feature-gates=InitialCorruptCheck=true");
+
+      runbooks.host().restartMember(new RestartRequest("sandbox", "m2", "3.5.35", 60));
+      assertThat(Files.readString(manifest)).isEqualTo(on35);
+      awaitHealthy(runbooks);
+      runbooks.state().members().forEach(m -> assertThat(m.serverVersion()).isEqualTo("3.5.35"));
+
+      UpgradeResult result = runbooks.upgradeStub().upgrade(runbooks.request("3.7.3"));
+
+      assertThat(result.memberVersions().values()).containsOnly("3.7.3");
+      for (String member : List.of("m1", "m2", "m3")) {
+        assertThat(Files.readString(runbooks.sandbox.manifestPath(member)))
+            .as(member)
+            .contains(
+                "- --feature-gates=InitialCorruptCheck=true\n",
+                "- --watch-progress-notify-interval=5s\n")
+            .doesNotContain("--experimental-");
+        assertThat(runbooks.host().memberFlags(new MemberRef("sandbox", member)).args())
+            .as(member)
+            .contains(
+                "--feature-gates=InitialCorruptCheck=true", "--watch-progress-notify-interval=5s");
+      }
       runbooks.state().members().forEach(m -> assertThat(m.healthy()).as(m.name()).isTrue());
     }
   }

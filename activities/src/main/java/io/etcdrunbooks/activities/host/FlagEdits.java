@@ -2,9 +2,10 @@ package io.etcdrunbooks.activities.host;
 
 import io.etcdrunbooks.workflows.upgrade.FlagTranslations;
 import io.etcdrunbooks.workflows.upgrade.FlagTranslations.Flag;
+import io.etcdrunbooks.workflows.upgrade.FlagTranslations.ForTarget;
+import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,7 +16,10 @@ import java.util.regex.Pattern;
  */
 final class FlagEdits {
 
-  /** The file's new text and what changed, "--debug -> --log-level=debug"; no change: same text. */
+  /**
+   * The file's new text and what changed, "--debug -> --log-level=debug", then each setting left
+   * out for the target and why that is safe; no change: same text.
+   */
   record Edited(String text, List<String> changes) {}
 
   private static final Pattern ENV_LINE = Pattern.compile("(ETCD_[A-Z0-9_]+)=(.*)");
@@ -24,7 +28,7 @@ final class FlagEdits {
 
   private FlagEdits() {}
 
-  static Edited envFile(String text, String target) {
+  static Edited envFile(String text, String target, String where) {
     return edit(
         text,
         line -> {
@@ -32,10 +36,11 @@ final class FlagEdits {
           if (!m.matches()) return null;
           return new Parsed("", FlagTranslations.flag(m.group(1)), m.group(2), true);
         },
-        target);
+        target,
+        where);
   }
 
-  static Edited manifest(String text, String target) {
+  static Edited manifest(String text, String target, String where) {
     return edit(
         text,
         line -> {
@@ -43,7 +48,8 @@ final class FlagEdits {
           if (!m.matches()) return null;
           return new Parsed(m.group(1), m.group(2), m.group(3), false);
         },
-        target);
+        target,
+        where);
   }
 
   private record Parsed(String indent, String flag, String value, boolean env) {
@@ -61,32 +67,43 @@ final class FlagEdits {
     Parsed parse(String line);
   }
 
-  private static Edited edit(String text, Parser parser, String target) {
-    List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
-    List<String> names = new ArrayList<>();
+  /**
+   * A flag that cannot be given to the target fails the edit, non-retryably and before anything is
+   * written, naming {@code where} the flags live and the flag.
+   */
+  private static Edited edit(String text, Parser parser, String target, String where) {
+    List<String> lines = List.of(text.split("\n", -1));
+    List<Flag> flags = new ArrayList<>();
     for (String line : lines) {
       Parsed p = parser.parse(line);
-      if (p != null) names.add(p.flag());
+      if (p != null) flags.add(new Flag(p.flag(), p.value()));
     }
-    List<String> changes = new ArrayList<>();
+    ForTarget translated = FlagTranslations.forTarget(flags, target);
+    if (!translated.refused().isEmpty()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the flags in %s cannot be given to etcd %s: %s; change them there and run again"
+              .formatted(where, target, String.join("; ", translated.refused())),
+          "FlagsNotTranslatable");
+    }
+    if (translated.changes().isEmpty()) return new Edited(text, List.of());
     List<String> out = new ArrayList<>();
+    int k = 0;
     for (String line : lines) {
       Parsed p = parser.parse(line);
-      Optional<Flag> to =
-          p == null ? Optional.empty() : FlagTranslations.translate(p.flag(), p.value(), target);
-      if (to.isEmpty()) {
+      if (p == null) {
         out.add(line);
         continue;
       }
-      String was = p.value() == null ? p.flag() : p.flag() + "=" + p.value();
-      // a flag dropped, or renamed to one the file gives already: the line goes
-      if (to.get() == FlagTranslations.DROPPED || names.contains(to.get().name())) {
-        changes.add(was + " -> (removed)");
-        continue;
+      List<Flag> now = translated.each().get(k);
+      if (now.equals(List.of(flags.get(k)))) {
+        out.add(line);
+      } else {
+        for (Flag f : now) out.add(p.render(f));
       }
-      out.add(p.render(to.get()));
-      changes.add(was + " -> " + to.get().asArgument());
+      k++;
     }
+    List<String> changes = new ArrayList<>(translated.changes());
+    changes.addAll(translated.notes());
     return new Edited(String.join("\n", out), List.copyOf(changes));
   }
 }

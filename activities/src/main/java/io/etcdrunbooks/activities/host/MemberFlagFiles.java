@@ -71,7 +71,7 @@ final class MemberFlagFiles {
       path = envPath(host);
     }
     String text = read(host, path);
-    FlagEdits.Edited edited = FlagEdits.envFile(text, version);
+    FlagEdits.Edited edited = FlagEdits.envFile(text, version, host.describe() + "'s " + path);
     return edited.changes().isEmpty()
         ? java.util.Optional.empty()
         : java.util.Optional.of(new EditedFile(path, text, edited));
@@ -226,7 +226,7 @@ final class MemberFlagFiles {
 
   private List<String> envFile(MemberHost host, String path, String version, boolean apply) {
     String text = read(host, path);
-    FlagEdits.Edited edited = FlagEdits.envFile(text, version);
+    FlagEdits.Edited edited = FlagEdits.envFile(text, version, host.describe() + "'s " + path);
     if (apply && !edited.changes().isEmpty()) {
       writeKeeping(host, path, path + ".before-flags", edited.text());
     }
@@ -239,7 +239,8 @@ final class MemberFlagFiles {
     if (location == StaticPodManifest.Location.MISSING) return List.of();
     String path = manifest.path(host, location);
     String text = manifest.read(host, path);
-    FlagEdits.Edited edited = FlagEdits.manifest(text, version);
+    FlagEdits.Edited edited =
+        FlagEdits.manifest(text, version, host.describe() + "'s manifest " + path);
     if (apply && !edited.changes().isEmpty()) manifest.replace(host, path, text, edited.text());
     return edited.changes();
   }
@@ -251,11 +252,16 @@ final class MemberFlagFiles {
   private void refuseRenamedOnCommandLine(
       MemberHost host, SystemdUnit unit, ServiceManager service, String version) {
     MemberFlags flags = running.read(host, service);
+    List<FlagTranslations.Flag> given =
+        flags.args().stream()
+            .filter(a -> a.startsWith("-"))
+            .map(FlagTranslations.Flag::parse)
+            .toList();
+    FlagTranslations.ForTarget translated = FlagTranslations.forTarget(given, version);
     List<String> renamed = new ArrayList<>();
-    for (String flag : flags.flagNames()) {
-      if (unit.commandLineSets(flag)
-          && FlagTranslations.translate(flag, flags.value(flag).orElse(null), version)
-              .isPresent()) {
+    for (int i = 0; i < given.size(); i++) {
+      String flag = given.get(i).name();
+      if (unit.commandLineSets(flag) && !translated.each().get(i).equals(List.of(given.get(i)))) {
         renamed.add(flag);
       }
     }

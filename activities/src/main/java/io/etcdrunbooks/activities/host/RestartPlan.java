@@ -76,7 +76,9 @@ record RestartPlan(String flagsScript, String selectScript, List<String> flagCha
               + "; put the member's manifest back first");
     }
     String text = manifest.read(host, manifest.path(host, location));
-    FlagEdits.Edited flags = FlagEdits.manifest(text, version);
+    FlagEdits.Edited flags =
+        FlagEdits.manifest(
+            text, version, host.describe() + "'s manifest " + manifest.path(host, location));
     String image = spec.effectiveImage().replace("{version}", version);
     String after;
     try {

@@ -147,10 +147,12 @@ public interface HostActivities {
   ClientConnections clientConnections(MemberRef member);
 
   /**
-   * Translates the member's renamed flags (FlagTranslations) where they live, for the version it is
-   * about to run: a plain member's environment file, a static pod's manifest; the previous file is
-   * kept beside it. Returns what changes ("--debug -> --log-level=debug"), written only when {@code
-   * apply}. A systemd member with a renamed flag fails, non-retryably, naming it.
+   * Translates the member's flags (FlagTranslations.forTarget) where they live, for the version it
+   * is about to run, up or down: a plain member's environment file, a static pod's manifest; the
+   * previous file is kept beside it. Returns what changes ("--debug -> --log-level=debug") and the
+   * settings left out with why, written only when {@code apply}. A flag the version cannot be given
+   * (an unknown feature gate) fails, non-retryably, naming it and the file (FlagsNotTranslatable),
+   * as does a systemd member with a renamed flag on its unit's command line.
    */
   List<String> translateFlags(TranslateFlagsRequest request);
 

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.restore;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitClusterVersionRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.HostActivities.InstallRequest;
+import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest;
 import io.etcdrunbooks.workflows.activities.RestoreActivities.MemberRestoreRequest;
 import io.etcdrunbooks.workflows.activities.RestoreActivities.RestoreMemberRequest;
 import io.etcdrunbooks.workflows.common.ProgressTracker;
@@ -42,6 +43,14 @@ final class RestoreMembers {
             () ->
                 activities.host.installVersion(
                     new InstallRequest(run.cluster(), m.name(), run.target)));
+        if (RestorePreflight.translatesFlags(run)) {
+          // a 3.6 member's --feature-gates would keep 3.5 from starting (FlagTranslations)
+          progress.record(
+              m.name() + ": translate its flags for " + run.target,
+              () ->
+                  activities.host.translateFlags(
+                      new TranslateFlagsRequest(run.cluster(), m.name(), run.target, true)));
+        }
       }
     }
   }

@@ -33,7 +33,8 @@ public final class RestorePhases {
                   + " SHA-256, decrypts and verifies with etcd's own tool, no member would run an older minor than the one that"
                   + " took it, etcdVersion is on offer, every member is restored by a tool that raises the"
                   + " revision (its own from 3.5.10 on, or a 3.5.10+ etcdutl of the binary source) unless"
-                  + " acknowledgeRevisionsBackward, and every member's and control-plane host can be logged in to",
+                  + " acknowledgeRevisionsBackward, every member's and control-plane host can be logged in to,"
+                  + " and every member's flags can be translated for etcdVersion",
               RestorePreflight::run),
           always(
               Phase.PLAN,
@@ -53,7 +54,7 @@ public final class RestorePhases {
           when(
               Phase.STOP_MEMBERS,
               "stops every member and keeps its data dir aside; installs etcdVersion when one was asked"
-                  + " for",
+                  + " for, with the member's flags translated for it",
               RestoreRun::changes,
               RestoreFailure.naming(RestoreMembers::stop)),
           when(

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.restore;
 
+import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest;
 import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -75,7 +76,43 @@ final class RestorePreflight {
     problems.addAll(
         HostAccessPreflight.problems(
             run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), true));
+    if (problems.isEmpty() && translatesFlags(run)) flagTranslations(run, problems);
     if (!problems.isEmpty()) throw refused(run, problems);
+  }
+
+  /** Whether members get their flags translated for etcdVersion (one was asked). */
+  static boolean translatesFlags(RestoreRun run) {
+    return !run.target.isEmpty() && RestorePatches.TRANSLATE_FLAGS.applies();
+  }
+
+  /**
+   * The flags each member would get for etcdVersion, read but not written: a flag the version
+   * cannot be given (a feature gate the runbook does not know) is named before any member stops.
+   */
+  private static void flagTranslations(RestoreRun run, List<String> problems) {
+    for (MemberPlacement m : run.members) {
+      try {
+        List<String> changes =
+            run.ctx
+                .progress()
+                .record(
+                    m.name() + ": flags for " + run.target,
+                    () ->
+                        run.ctx
+                            .activities()
+                            .host
+                            .translateFlags(
+                                new TranslateFlagsRequest(
+                                    run.cluster(), m.name(), run.target, false)));
+        if (!changes.isEmpty()) {
+          run.ctx
+              .progress()
+              .message(m.name() + ": flags translated for " + run.target + ": " + changes);
+        }
+      } catch (ActivityFailure e) {
+        problems.add("member " + m.name() + ": " + Failures.rootMessage(e));
+      }
+    }
   }
 
   private static void borrowedTools(RestoreRun run) {

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
 import io.temporal.client.WorkflowClient;
@@ -103,6 +104,40 @@ class RestoreControlFlowTest {
             "RestoreActivities.keepDataDirAside",
             "HostActivities.installVersion",
             "RestoreActivities.restoreMember");
+  }
+
+  @Test
+  void givenAnEtcdVersionEachMembersFlagsAreTranslatedForItAfterItsInstall() {
+    cluster.startedWith(
+        "m2", "--feature-gates=InitialCorruptCheck=true", "--watch-progress-notify-interval=5s");
+
+    stub().restore(restore(false).withEtcdVersion("3.5.16"));
+
+    assertThat(cluster.memberFlags(new MemberRef("c", "m2")).args())
+        .containsExactly(
+            "--experimental-initial-corrupt-check=true",
+            "--experimental-watch-progress-notify-interval=5s");
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "HostActivities.checkAccess",
+            "HostActivities.translateFlags",
+            "HostActivities.stopMember",
+            "HostActivities.installVersion",
+            "HostActivities.translateFlags",
+            "RestoreActivities.restoreMember");
+  }
+
+  @Test
+  void givenAFeatureGateTheVersionCannotBeGivenItRefusesNamingItBeforeStoppingAnything() {
+    cluster.startedWith("m3", "--feature-gates=NoSuchGate=true");
+
+    Throwable failure =
+        workflowFailure(() -> stub().restore(restore(false).withEtcdVersion("3.5.16")));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("nothing was touched", "member m3", "NoSuchGate", "does not know");
+    assertThat(recording.calls()).doesNotContain("HostActivities.stopMember");
   }
 
   @Test

@@ -568,20 +568,15 @@ public final class FakeCluster
   @Override
   public synchronized List<String> translateFlags(TranslateFlagsRequest request) {
     List<String> args = startArgs.getOrDefault(request.member(), List.of());
-    List<String> translated = new ArrayList<>();
-    List<String> changes = new ArrayList<>();
-    for (String arg : args) {
-      String[] nameValue = arg.split("=", 2);
-      var to =
-          FlagTranslations.translate(
-              nameValue[0], nameValue.length > 1 ? nameValue[1] : null, request.version());
-      if (to.isEmpty()) {
-        translated.add(arg);
-      } else {
-        changes.add(arg + " -> " + to.get().asArgument());
-        if (to.get() != FlagTranslations.DROPPED) translated.add(to.get().asArgument());
-      }
+    var to =
+        FlagTranslations.forTarget(
+            args.stream().map(FlagTranslations.Flag::parse).toList(), request.version());
+    if (!to.refused().isEmpty()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          request.member() + ": " + to.refused(), "FlagsNotTranslatable");
     }
+    List<String> translated = to.flags().stream().map(FlagTranslations.Flag::asArgument).toList();
+    List<String> changes = to.changes();
     if (request.apply()) startArgs.put(request.member(), List.copyOf(translated));
     return changes;
   }

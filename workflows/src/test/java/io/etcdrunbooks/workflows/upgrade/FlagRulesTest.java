@@ -59,35 +59,44 @@ class FlagRulesTest {
 
   @Test
   void renamedFlagsAreTranslatedForwardForNewerTargetsAndBackForOlderOnes() {
-    assertThat(FlagTranslations.translate("--debug", null, "3.5.16"))
-        .contains(new FlagTranslations.Flag("--log-level", "debug"));
-    assertThat(FlagTranslations.translate("--debug", "false", "3.5.16"))
-        .contains(FlagTranslations.DROPPED);
-    assertThat(FlagTranslations.translate("--debug", null, "3.4.23"))
+    assertThat(translate("--debug", "3.5.16")).containsExactly("--log-level=debug");
+    assertThat(translate("--debug=false", "3.5.16")).isEmpty();
+    assertThat(translate("--debug", "3.4.23"))
         .as("3.4 still takes --debug")
-        .isEmpty();
-    assertThat(FlagTranslations.translate("--log-level", "debug", "3.3.25"))
+        .containsExactly("--debug");
+    assertThat(translate("--log-level=debug", "3.3.25"))
         .as("3.3 has no --log-level")
-        .contains(new FlagTranslations.Flag("--debug", "true"));
-    assertThat(FlagTranslations.translate("--log-outputs", "stderr", "3.3.25"))
-        .contains(new FlagTranslations.Flag("--log-output", "stderr"));
-    assertThat(FlagTranslations.translate("--ca-file", "/pki/ca", "3.4.23"))
-        .contains(new FlagTranslations.Flag("--trusted-ca-file", "/pki/ca"));
-    assertThat(FlagTranslations.translate("--trusted-ca-file", "/pki/ca", "3.3.25")).isEmpty();
+        .containsExactly("--debug=true");
+    assertThat(translate("--log-outputs=stderr", "3.3.25")).containsExactly("--log-output=stderr");
+    assertThat(translate("--ca-file=/pki/ca", "3.4.23"))
+        .containsExactly("--trusted-ca-file=/pki/ca");
+    assertThat(translate("--trusted-ca-file=/pki/ca", "3.3.25"))
+        .containsExactly("--trusted-ca-file=/pki/ca");
+  }
+
+  private static List<String> translate(String flag, String target) {
+    FlagTranslations.ForTarget to =
+        FlagTranslations.forTarget(List.of(FlagTranslations.Flag.parse(flag)), target);
+    assertThat(to.refused()).isEmpty();
+    return to.flags().stream().map(FlagTranslations.Flag::asArgument).toList();
   }
 
   @Test
-  void reportedVersions3_6And3_7RemoveV2AndExperimentalFlags() {
+  void v2FlagsAreRemovedBy3_6AndExperimentalFlagsWithoutTranslationBy3_7() {
     assertThat(
             FlagRules.problems(
-                v("3.5.32"),
-                ladder("3.6.11", "3.7.0"),
+                v("3.5.35"),
+                ladder("3.6.16", "3.7.3"),
                 List.of(
                     started(
-                        "m3", "--enable-v2=false", "--experimental-initial-corrupt-check=true"))))
+                        "m3",
+                        "--enable-v2=false",
+                        "--experimental-initial-corrupt-check=true",
+                        "--experimental-watch-progress-notify-interval=5s",
+                        "--experimental-made-up=1"))))
+        .as("the two 3.5 flags are translated where the member's flags live")
         .hasSize(2)
         .anySatisfy(p -> assertThat(p).contains("--enable-v2", "etcd 3.6"))
-        .anySatisfy(
-            p -> assertThat(p).contains("--experimental-initial-corrupt-check", "etcd 3.7"));
+        .anySatisfy(p -> assertThat(p).contains("--experimental-made-up", "etcd 3.7"));
   }
 }

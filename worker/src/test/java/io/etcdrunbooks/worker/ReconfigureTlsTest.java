@@ -51,7 +51,7 @@ class ReconfigureTlsTest {
   @TempDir Path dir;
 
   @ParameterizedTest(name = "etcd {0}")
-  @CsvSource({"3.4.23, plain", "3.5.30, plain", "3.5.30, static-pod"})
+  @CsvSource({"3.4.23, plain", "3.5.30, plain", "3.5.30, static-pod", "3.6.16, plain"})
   void everyMemberServesItsNewCertificateWithoutARestartOrALostWrite(
       String version, String serviceKind) throws Exception {
     try (SandboxRunbooks runbooks =

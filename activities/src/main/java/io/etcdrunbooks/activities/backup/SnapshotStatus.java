@@ -18,9 +18,10 @@ import java.util.concurrent.TimeUnit;
  *
  * @param hash the tool's hash over every bucket of the file
  * @param revision the highest revision stored in the file's key bucket
- * @param totalKey entries in all of the file's buckets: every stored revision of every key (not
- *     compacted yet, tombstones included) plus a few bookkeeping entries (meta, members, cluster
- *     version, ...); never less than the live keys at {@code revision}
+ * @param totalKey up to 3.5: entries in all of the file's buckets, every stored revision of every
+ *     key (not compacted yet, tombstones included) plus a few bookkeeping entries (meta, members,
+ *     cluster version, ...); from 3.6 on (etcdutl's v3_snapshot.go): the keys alive at {@code
+ *     revision}. Never less than the live keys at {@code revision}
  * @param totalSize bolt database size
  */
 record SnapshotStatus(long hash, long revision, long totalKey, long totalSize) {

@@ -335,8 +335,18 @@ public final class ClusterInspector {
     // the auth status, the alarm list and a linearizable get go through raft: without a leader
     // each would wait out its timeout and come back with nothing
     boolean leaderSeen = statuses.stream().anyMatch(s -> s.reachable() && s.leaderId() != 0);
+    // 3.6 (and 3.5 since its late patches) refuse even a member's status without credentials
+    boolean statusRefusedForCredentials =
+        statuses.stream()
+            .filter(s -> !s.reachable())
+            .flatMap(s -> s.errors().stream())
+            .anyMatch(EtcdCallException::saysAuthRequired);
     CompletableFuture<Boolean> authEnabled =
-        read(() -> leaderSeen ? clients.authEnabled().orElse(null) : null);
+        read(
+            () -> {
+              if (statusRefusedForCredentials) return true;
+              return leaderSeen ? clients.authEnabled().orElse(null) : null;
+            });
     CompletableFuture<List<String>> alarms =
         read(
             () -> {

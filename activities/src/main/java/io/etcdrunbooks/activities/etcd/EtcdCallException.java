@@ -35,7 +35,11 @@ public final class EtcdCallException extends RuntimeException {
 
   /** etcd refused a call for want of credentials: authentication is on. */
   boolean isAuthRequired() {
-    String text = getMessage();
+    return saysAuthRequired(getMessage());
+  }
+
+  /** Whether an error message is etcd's refusal for want of credentials. */
+  static boolean saysAuthRequired(String text) {
     return text != null
         && (text.contains("user name is empty")
             || text.contains("permission denied")

@@ -9,7 +9,8 @@ package io.etcdrunbooks.workflows.model;
  * @param etcdVersion server version of that member
  * @param revision revision inside the snapshot
  * @param hash snapshot hash as etcd's own tool reads it from the file
- * @param keyCount total keys as etcd's own tool reads it from the file
+ * @param keyCount total keys as etcd's own tool reads it from the file (up to 3.5 every stored
+ *     revision and bookkeeping entry, from 3.6 on the keys alive at {@code revision})
  * @param sizeBytes size of the file as stored (encrypted when {@code encrypted})
  * @param sha256 SHA-256 of the file as stored (of the encrypted file when {@code encrypted})
  * @param path where the file is kept (on the worker's host)

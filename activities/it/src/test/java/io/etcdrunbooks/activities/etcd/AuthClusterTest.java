@@ -51,7 +51,17 @@ class AuthClusterTest {
     sandbox =
         Sandbox.create(
             new SandboxSpec(dir.resolve("auth"), "auth", 3, "3.4.23"), EtcdReleases.store());
-    try (EtcdClients clients = new EtcdClients(sandbox.cluster())) {
+    enableAuth(sandbox);
+    passwordFile = dir.resolve("etcd-root-password");
+    Files.createFile(
+        passwordFile,
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(passwordFile, password + "\n");
+  }
+
+  /** A root user with the root role, then {@code auth enable}. */
+  private void enableAuth(Sandbox cluster) throws Exception {
+    try (EtcdClients clients = new EtcdClients(cluster.cluster())) {
       Client client = clients.cluster();
       ByteSequence root = ByteSequence.from("root", StandardCharsets.UTF_8);
       client
@@ -62,11 +72,6 @@ class AuthClusterTest {
       client.getAuthClient().userGrantRole(root, root).get(10, TimeUnit.SECONDS);
       client.getAuthClient().authEnable().get(10, TimeUnit.SECONDS);
     }
-    passwordFile = dir.resolve("etcd-root-password");
-    Files.createFile(
-        passwordFile,
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(passwordFile, password + "\n");
   }
 
   @AfterAll
@@ -119,6 +124,33 @@ class AuthClusterTest {
               assertThat(f.getOriginalMessage())
                   .contains("authentication is on in cluster 'auth'", "add auth: {user: root");
             });
+  }
+
+  /**
+   * 3.6 (and 3.5 from 3.5.2x on) refuses even a member's status without credentials: every member
+   * answers, none with its status. That is authentication, not members down.
+   */
+  @Test
+  void on3_6WhoseStatusNeedsCredentialsTooDiscoveryWithoutThemSaysAuthIsOn() throws Exception {
+    try (Sandbox on36 =
+        Sandbox.create(
+            new SandboxSpec(dir.resolve("auth-3.6"), "auth", 1, "3.6.16"), EtcdReleases.store())) {
+      enableAuth(on36);
+      ClusterSpec spec = on36.cluster();
+      Inventory inventory = new Inventory(on36.inventory().releases(), Map.of("auth", spec));
+
+      assertThatThrownBy(
+              () ->
+                  new EtcdActivitiesImpl(ClusterTargets.etcdOnly(() -> inventory))
+                      .discover(new ClusterRef("auth")))
+          .isInstanceOfSatisfying(
+              ApplicationFailure.class,
+              f -> {
+                assertThat(f.getType()).isEqualTo("InvalidRequest");
+                assertThat(f.getOriginalMessage())
+                    .contains("authentication is on in cluster 'auth'", "add auth: {user: root");
+              });
+    }
   }
 
   @Test

@@ -19,10 +19,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The v2 store as discovery reports it: on 3.3.25 (v2 API on by default) with Kubernetes-like v2
- * data, keys with a TTL among them; on 3.4.23 (v2 API off by default) not served at all.
+ * data, keys with a TTL among them; on 3.4.23 (v2 API off by default) and 3.6.16 (no v2 store) not
+ * served at all.
  */
 @RealEtcd
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -54,11 +57,12 @@ class V2StoreDetectionTest {
     }
   }
 
-  @Test
-  void on3_4TheV2ApiIsNotServedByDefault() {
+  @ParameterizedTest(name = "etcd {0}")
+  @ValueSource(strings = {"3.4.23", "3.6.16"})
+  void from3_4TheV2ApiIsNotServedByDefaultAnd3_6HasNone(String version) {
     try (Sandbox sandbox =
         Sandbox.create(
-            new SandboxSpec(dir.resolve("v3"), "v3", 1, "3.4.23"), EtcdReleases.store())) {
+            new SandboxSpec(dir.resolve("v3"), "v3", 1, version), EtcdReleases.store())) {
       V2Store v2 =
           new EtcdActivitiesImpl(ClusterTargets.etcdOnly(sandbox::inventory))
               .discover(new ClusterRef("v3"))

@@ -169,7 +169,7 @@ class EnableTlsTest {
             SandboxRunbooks.startOnHttp(sandboxDir, "3.5.30", real -> new KeyBreaker(real, m2Key));
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/before/k", 100);
+      probe.putManyUnordered("/registry/before/k", 100);
       ClusterSpec before = runbooks.cluster();
       Map<String, String> envBefore = envFiles(runbooks);
       Map<String, String> manifestsBefore = new java.util.TreeMap<>();

@@ -44,7 +44,7 @@ class RestoreClusterTest {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/secrets/default/s-", 2000);
+      probe.putManyUnordered("/registry/secrets/default/s-", 2000);
       probe.put("/registry/configmaps/overwritten", "first");
       probe.put("/registry/configmaps/overwritten", "second");
       BackupRecord backup =
@@ -119,7 +119,7 @@ class RestoreClusterTest {
             SandboxRunbooks.start(
                 dir, "3.5.16", Map.of(), io.etcdrunbooks.inventory.ServiceSpec.STATIC_POD);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/leases/kube-node-lease/n-", 500);
+      probe.putManyUnordered("/registry/leases/kube-node-lease/n-", 500);
       BackupRecord backup =
           runbooks
               .backupStub()
@@ -165,7 +165,7 @@ class RestoreClusterTest {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/pods/p-", 100);
+      probe.putManyUnordered("/registry/pods/p-", 100);
       BackupRecord backup =
           runbooks
               .backupStub()

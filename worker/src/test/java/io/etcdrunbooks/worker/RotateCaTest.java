@@ -56,7 +56,7 @@ class RotateCaTest {
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       ClusterSpec before = runbooks.cluster();
       try (ClusterProbe probe = new ClusterProbe(before)) {
-        probe.putMany("/registry/before/k", 200);
+        probe.putManyUnordered("/registry/before/k", 200);
       }
       for (String host : apiServers.hosts()) {
         assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
@@ -139,7 +139,7 @@ class RotateCaTest {
             SandboxRunbooks.startOnHttp(
                 dir.resolve("sandbox"), "3.5.30", java.util.function.UnaryOperator.identity());
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/before/k", 100);
+      probe.putManyUnordered("/registry/before/k", 100);
       runbooks
           .tlsStub()
           .reconfigure(

@@ -42,7 +42,7 @@ class BackupClusterTest {
   void backupClusterKeepsAVerifiedEncryptedBackupAndRetentionDropsTheOlderOne() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
-      probe.putMany("/registry/secrets/default/token-", 2000);
+      probe.putManyUnordered("/registry/secrets/default/token-", 2000);
       long revision = probe.revision();
       setBackup(
           runbooks,
@@ -85,7 +85,7 @@ class BackupClusterTest {
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
-      probe.putMany("/registry/secrets/default/offsite-", 300);
+      probe.putManyUnordered("/registry/secrets/default/offsite-", 300);
       MemberPlacement offsite = runbooks.sandbox.addHost("offsite", "unused");
       Path remoteDir = runbooks.sandbox.hostRoot("offsite").resolve("srv/etcd-backups");
       BackupSpec current = runbooks.sandbox.cluster().backup();

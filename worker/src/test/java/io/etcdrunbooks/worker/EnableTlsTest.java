@@ -36,6 +36,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -44,9 +46,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * that make real TLS handshakes with the client certificate their manifests name, and a plain http
  * scraper the runbooks do not manage: the runbook holds before it cuts plain http off, naming the
  * scraper's address, and once approved every member serves only TLS on its client and peer URLs,
- * the inventory and the apiservers talk https, and no acknowledged write is lost.
+ * the inventory and the apiservers talk https, and no acknowledged write is lost. Its methods run
+ * side by side, each on its own sandbox, certificates and ports (the scraper binds an ephemeral
+ * port on its address, and the runbook counts only connections to its own members' ports).
  */
 @RealEtcd
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class EnableTlsTest {
 
@@ -169,7 +174,7 @@ class EnableTlsTest {
             SandboxRunbooks.startOnHttp(sandboxDir, "3.5.30", real -> new KeyBreaker(real, m2Key));
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/before/k", 100);
+      probe.putManyUnordered("/registry/before/k", 100);
       ClusterSpec before = runbooks.cluster();
       Map<String, String> envBefore = envFiles(runbooks);
       Map<String, String> manifestsBefore = new java.util.TreeMap<>();

@@ -50,7 +50,7 @@ class EnableTlsWorkerCrashTest {
         WorkerCrashScenario crash =
             WorkerCrashScenario.withWorker(dir, sandbox.inventoryFile(), TASK_QUEUE)) {
       try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
-        probe.putMany("/registry/before/k", 200);
+        probe.putManyUnordered("/registry/before/k", 200);
       }
       String id = ReconfigureTlsWorkflow.workflowId("sandbox");
       ReconfigureTlsWorkflow workflow = crash.workflow(ReconfigureTlsWorkflow.class, id);

@@ -33,6 +33,8 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -40,9 +42,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ReconfigureTls rotate-certificates on real TLS clusters (client certificates required) with a
  * writer running: every member serves its new certificate, seen in a real handshake, without a
  * restart and without losing an acknowledged write; a certificate that does not cover its member is
- * refused before anything is touched.
+ * refused before anything is touched. Its methods run side by side, each on its own sandbox and
+ * certificates: they mostly wait on handshakes and members.
  */
 @RealEtcd
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ReconfigureTlsTest {
 

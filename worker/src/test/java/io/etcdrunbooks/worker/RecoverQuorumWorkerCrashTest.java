@@ -50,7 +50,7 @@ class RecoverQuorumWorkerCrashTest {
             WorkerCrashScenario.start(dir, sandbox.inventoryFile(), TASK_QUEUE)) {
       Map<String, ClusterProbe.StoredKey> keys;
       try (ClusterProbe probe = new ClusterProbe(sandbox.cluster())) {
-        probe.putMany("/registry/pods/default/p-", 200);
+        probe.putManyUnordered("/registry/pods/default/p-", 200);
         keys = probe.dump(0);
       }
       for (String lost : List.of("m2", "m3")) destroy(sandbox, lost);

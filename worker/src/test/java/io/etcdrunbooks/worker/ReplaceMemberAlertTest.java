@@ -315,7 +315,7 @@ class ReplaceMemberAlertTest {
   private static Map<String, ClusterProbe.StoredKey> writeKeys(ClusterSpec cluster)
       throws Exception {
     try (ClusterProbe probe = new ClusterProbe(cluster)) {
-      probe.putMany("/registry/secrets/kube-system/s-", 200);
+      probe.putManyUnordered("/registry/secrets/kube-system/s-", 200);
       return probe.dump(0);
     }
   }

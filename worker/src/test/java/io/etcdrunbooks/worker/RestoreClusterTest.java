@@ -15,24 +15,31 @@ import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.restore.RestoreResult;
 import io.temporal.client.WorkflowFailedException;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * RestoreCluster on real sandbox clusters with kube-apiserver stand-ins, from backups the
- * BackupCluster runbook took.
+ * BackupCluster runbook took. Its methods run side by side, each on its own sandbox.
  */
 @RealEtcd
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RestoreClusterTest {
 
@@ -44,7 +51,7 @@ class RestoreClusterTest {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/secrets/default/s-", 2000);
+      probe.putManyUnordered("/registry/secrets/default/s-", 2000);
       probe.put("/registry/configmaps/overwritten", "first");
       probe.put("/registry/configmaps/overwritten", "second");
       BackupRecord backup =
@@ -119,7 +126,7 @@ class RestoreClusterTest {
             SandboxRunbooks.start(
                 dir, "3.5.16", Map.of(), io.etcdrunbooks.inventory.ServiceSpec.STATIC_POD);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/leases/kube-node-lease/n-", 500);
+      probe.putManyUnordered("/registry/leases/kube-node-lease/n-", 500);
       BackupRecord backup =
           runbooks
               .backupStub()
@@ -128,6 +135,7 @@ class RestoreClusterTest {
                       "sandbox", "before the bad change", RunbookOptions.defaults()));
       Map<String, ClusterProbe.StoredKey> atBackup = probe.dump(backup.revision());
       probe.putMany("/registry/leases/kube-node-lease/after-", 30);
+      Set<Path> stagingBefore = restoreStagings();
 
       RestoreResult result =
           runbooks
@@ -151,11 +159,10 @@ class RestoreClusterTest {
         assertThat(runbooks.sandbox.manifestPath(m.name()))
             .as("%s's manifest back in place", m.name())
             .exists();
-        try (var files = Files.list(Path.of("/var/tmp"))) {
-          assertThat(files.map(p -> p.getFileName().toString()))
-              .noneMatch(n -> n.startsWith("etcd-runbooks-restore."));
-        }
       }
+      Set<Path> staged = restoreStagings();
+      staged.removeAll(stagingBefore);
+      assertGoneSoon(staged);
     }
   }
 
@@ -165,7 +172,7 @@ class RestoreClusterTest {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/pods/p-", 100);
+      probe.putManyUnordered("/registry/pods/p-", 100);
       BackupRecord backup =
           runbooks
               .backupStub()
@@ -233,6 +240,27 @@ class RestoreClusterTest {
       }
       assertThat(runbooks.state().members()).allSatisfy(m -> assertThat(m.healthy()).isTrue());
     }
+  }
+
+  /** The restores' staging directories in /var/tmp now (of every restore on this machine). */
+  private static Set<Path> restoreStagings() throws IOException {
+    try (var files = Files.list(Path.of("/var/tmp"))) {
+      return files
+          .filter(p -> p.getFileName().toString().startsWith("etcd-runbooks-restore."))
+          .collect(Collectors.toCollection(HashSet::new));
+    }
+  }
+
+  /**
+   * The staging directories that appeared during a restore are gone: its own at once, those of a
+   * restore running beside it (another test's) when that one's member is restored, within seconds.
+   */
+  private static void assertGoneSoon(Set<Path> staged) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (staged.stream().anyMatch(Files::exists) && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+    assertThat(staged).as("staging directories left in /var/tmp").noneMatch(Files::exists);
   }
 
   private static RestoreRequest restoreOf(String backupId) {

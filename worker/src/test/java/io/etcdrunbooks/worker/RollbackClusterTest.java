@@ -40,7 +40,7 @@ class RollbackClusterTest {
   void aClusterWithOneOfThreeMembersUpgradedGoesBackToTheOldVersionWithEveryKey() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
-      probe.putMany("/registry/deployments/d-", 200);
+      probe.putManyUnordered("/registry/deployments/d-", 200);
       String follower =
           runbooks.state().members().stream()
               .filter(m -> !m.leads())
@@ -76,7 +76,7 @@ class RollbackClusterTest {
   void anUpgradeTerminatedMidwayIsRolledBackIncludingAMemberItLeftStopped() throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
-      probe.putMany("/registry/services/s-", 200);
+      probe.putManyUnordered("/registry/services/s-", 200);
       long revision = probe.revision();
       var keys = probe.dump(revision);
       terminateUpgradeAfterItsFirstMember(runbooks);
@@ -103,7 +103,7 @@ class RollbackClusterTest {
           throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.4.23", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
-      probe.putMany("/registry/deployments/before-", 300);
+      probe.putManyUnordered("/registry/deployments/before-", 300);
       UpgradeResult upgrade = runbooks.upgradeStub().upgrade(runbooks.request("3.5.16"));
       Map<String, ClusterProbe.StoredKey> preUpgrade = probe.dump(upgrade.backup().revision());
       probe.putMany("/registry/deployments/after-", 25);

@@ -26,6 +26,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -34,9 +36,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * stand-ins that handshake with the files their manifests name: afterwards every member, apiserver
  * and the worker work with the new CA alone, and the old CA's client certificate and trust no
  * longer do. On 3.5.30 the members have kubeadm's own peer (on https peer URLs) and healthcheck
- * client certificates too, which are issued from the new CA with the rest.
+ * client certificates too, which are issued from the new CA with the rest. Its methods run side by
+ * side, each on its own sandbox and certificates: they mostly wait on members' restarts.
  */
 @RealEtcd
+@Execution(ExecutionMode.CONCURRENT)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class RotateCaTest {
 
@@ -56,7 +60,7 @@ class RotateCaTest {
         ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox)) {
       ClusterSpec before = runbooks.cluster();
       try (ClusterProbe probe = new ClusterProbe(before)) {
-        probe.putMany("/registry/before/k", 200);
+        probe.putManyUnordered("/registry/before/k", 200);
       }
       for (String host : apiServers.hosts()) {
         assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
@@ -139,7 +143,7 @@ class RotateCaTest {
             SandboxRunbooks.startOnHttp(
                 dir.resolve("sandbox"), "3.5.30", java.util.function.UnaryOperator.identity());
         ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/before/k", 100);
+      probe.putManyUnordered("/registry/before/k", 100);
       runbooks
           .tlsStub()
           .reconfigure(

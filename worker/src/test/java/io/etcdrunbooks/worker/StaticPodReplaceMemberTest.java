@@ -41,7 +41,7 @@ class StaticPodReplaceMemberTest {
             dir, "3.4.23", ServiceSpec.STATIC_POD, java.util.function.UnaryOperator.identity())) {
       Map<String, ClusterProbe.StoredKey> keys;
       try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-        probe.putMany("/registry/configmaps/kube-system/cm-", 300);
+        probe.putManyUnordered("/registry/configmaps/kube-system/cm-", 300);
         keys = probe.dump(0);
       }
       String peerManifest = Files.readString(runbooks.sandbox.manifestPath("m1"));

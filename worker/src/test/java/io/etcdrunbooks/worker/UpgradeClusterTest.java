@@ -38,7 +38,7 @@ class UpgradeClusterTest {
       throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
-      probe.putMany("/registry/pods/default/pod-", 300);
+      probe.putManyUnordered("/registry/pods/default/pod-", 300);
       probe.put("/registry/configmaps/overwritten", "first");
       probe.put("/registry/configmaps/overwritten", "second");
       long revisionBefore = probe.revision();

@@ -76,17 +76,24 @@ public final class DowngradeActivitiesImpl implements DowngradeActivities {
       List<String> unread = new ArrayList<>();
       DowngradeStatus status = read(spec, gateway, unread);
       boolean reached =
-          unread.isEmpty() && status.storageVersions().values().stream().allMatch(wanted::equals);
+          unread.isEmpty()
+              && status.storageVersions().values().stream().allMatch(wanted::equals)
+              && !(request.downgradeEnded() && status.enabled());
       if (reached) return status;
       if (deadline.passed()) {
         throw FailureType.StorageVersionNotReached.nonRetryable(
-            ("cluster '%s': the storage version did not reach %s within %d s; members report %s%s."
-                    + " etcd moves it after the cluster version: check the leader's log")
+            ("cluster '%s': the storage version did not reach %s%s within %d s; members report"
+                    + " %s%s%s. etcd's leader moves it after the cluster version and ends the"
+                    + " downgrade once every member runs the target: check the leader's log")
                 .formatted(
                     spec.name(),
                     wanted,
+                    request.downgradeEnded() ? " with the downgrade ended" : "",
                     request.timeoutSeconds(),
                     status.storageVersions(),
+                    status.enabled()
+                        ? ", downgrade to " + status.targetVersion() + " still on"
+                        : "",
                     unread.isEmpty() ? "" : ", unread: " + unread));
       }
       Heartbeats.beat("storage versions " + status.storageVersions() + " unread " + unread);

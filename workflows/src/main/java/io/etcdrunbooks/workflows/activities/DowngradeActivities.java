@@ -32,7 +32,9 @@ public interface DowngradeActivities {
 
   /**
    * Heartbeats until every member that reports a storage version (3.6 and later) reports the
-   * target's ({@code 3.5.0}); fails as StorageVersionNotReached after the timeout.
+   * target's ({@code 3.5.0}) and, when asked, etcd has ended the downgrade (its leader does so a
+   * few seconds after every member runs the target); fails as StorageVersionNotReached after the
+   * timeout.
    */
   DowngradeStatus awaitStorageVersion(StorageVersionWait request);
 
@@ -41,7 +43,11 @@ public interface DowngradeActivities {
    */
   record DowngradeTarget(String cluster, String minorVersion) {}
 
-  record StorageVersionWait(String cluster, String minorVersion, int timeoutSeconds) {}
+  /**
+   * @param downgradeEnded also wait until no downgrade is in flight any more
+   */
+  record StorageVersionWait(
+      String cluster, String minorVersion, int timeoutSeconds, boolean downgradeEnded) {}
 
   /**
    * @param enabled a downgrade is in flight (as the members that report it say)

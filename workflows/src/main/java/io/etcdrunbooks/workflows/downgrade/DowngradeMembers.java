@@ -72,7 +72,10 @@ final class DowngradeMembers {
                     .downgradeWait
                     .awaitStorageVersion(
                         new StorageVersionWait(
-                            run.cluster(), minor, run.request.effectiveMemberTimeoutSeconds())));
+                            run.cluster(),
+                            minor,
+                            run.request.effectiveMemberTimeoutSeconds(),
+                            false)));
     run.storageVersion = status.storageVersions().values().stream().findFirst().orElse("");
     MemberVersionSwitch switcher =
         new MemberVersionSwitch(

@@ -28,7 +28,7 @@ public final class DowngradePhases {
                   Phase.PREFLIGHT,
                   "refuses, touching nothing, at the first of: toVersion not a version or older"
                       + " than 3.5, a member unreachable, unhealthy or a learner, no leader, an"
-                      + " alarm, toVersion not exactly one minor below the cluster version (a"
+                      + " alarm, another downgrade still in flight, toVersion not exactly one minor below the cluster version (a"
                       + " downgrade to it already enabled is taken up again), toVersion's or a"
                       + " running version's binaries not on offer, a host that cannot be logged in"
                       + " to, etcd's own `downgrade validate`",
@@ -57,9 +57,9 @@ public final class DowngradePhases {
                   DowngradeMembers::run),
               when(
                   Phase.POSTFLIGHT,
-                  "every member healthy on toVersion, the cluster version toVersion's minor, every"
-                      + " member that reports a storage version on toVersion's, raft indexes and"
-                      + " hashkv equal",
+                  "every member healthy on toVersion, the cluster version toVersion's minor, raft"
+                      + " indexes and hashkv equal, then a wait until every member that reports a"
+                      + " storage version is on toVersion's and etcd has ended the downgrade",
                   run -> run.changes() && run.switchesMembers(),
                   DowngradePhases::postflight),
               always(
@@ -113,14 +113,17 @@ public final class DowngradePhases {
     run.ctx
         .progress()
         .record(
-            "storage version " + minor + ".0 at the end",
+            "storage version " + minor + ".0, the downgrade ended by etcd",
             () ->
                 run.ctx
                     .activities()
                     .downgradeWait
                     .awaitStorageVersion(
                         new StorageVersionWait(
-                            run.cluster(), minor, run.request.effectiveMemberTimeoutSeconds())));
+                            run.cluster(),
+                            minor,
+                            run.request.effectiveMemberTimeoutSeconds(),
+                            true)));
   }
 
   private static void done(DowngradeRun run) {

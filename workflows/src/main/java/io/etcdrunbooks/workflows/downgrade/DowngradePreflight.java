@@ -48,6 +48,14 @@ final class DowngradePreflight {
         run.ctx
             .progress()
             .record("downgrade status", () -> run.ctx.activities().downgrade.status(run.ctx.ref()));
+    if (run.before.enabled() && !run.before.enabledTo(target.minorLabel())) {
+      throw refused(
+          run,
+          ("etcd's downgrade to %s is still in flight (etcd ends one a few seconds after every"
+                  + " member runs its target): start again once it has ended, or end it with"
+                  + " `etcdctl downgrade cancel`")
+              .formatted(run.before.targetVersion()));
+    }
     Optional<String> notOneMinor =
         whyNotOneMinorDown(run.state, target, run.before.enabledTo(target.minorLabel()));
     if (notOneMinor.isPresent()) throw refused(run, notOneMinor.get());

@@ -1,10 +1,9 @@
-package io.etcdrunbooks.workflows.downgrade;
+package io.etcdrunbooks.workflows.testing;
 
 import io.etcdrunbooks.workflows.activities.DowngradeActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
-import io.etcdrunbooks.workflows.testing.FakeCluster;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +15,7 @@ import java.util.Map;
  * itself once every member runs the target, and a cancel lets the cluster version follow the
  * members again.
  */
-final class FakeDowngrade implements DowngradeActivities {
+public final class FakeDowngrade implements DowngradeActivities {
 
   private final FakeCluster cluster;
   private String target = "";
@@ -24,27 +23,27 @@ final class FakeDowngrade implements DowngradeActivities {
   private int enabled;
 
   /** The members' versions at each cancel that changed something. */
-  final List<Map<String, String>> cancelledWhile = new ArrayList<>();
+  public final List<Map<String, String>> cancelledWhile = new ArrayList<>();
 
-  FakeDowngrade(FakeCluster cluster) {
+  public FakeDowngrade(FakeCluster cluster) {
     this.cluster = cluster;
   }
 
   /** etcd's validate and enable refuse with this reason. */
-  synchronized FakeDowngrade refusing(String reason) {
+  public synchronized FakeDowngrade refusing(String reason) {
     refusal = reason;
     return this;
   }
 
   /** A run before this one enabled the downgrade to {@code minor}. */
-  synchronized FakeDowngrade alreadyEnabled(String minor) {
+  public synchronized FakeDowngrade alreadyEnabled(String minor) {
     target = minor;
     cluster.clusterVersion(minor + ".0");
     return this;
   }
 
   /** How many enables changed something. */
-  synchronized int enables() {
+  public synchronized int enables() {
     return enabled;
   }
 

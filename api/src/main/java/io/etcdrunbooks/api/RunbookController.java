@@ -12,6 +12,7 @@ import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.common.ControlOutcome;
+import io.etcdrunbooks.workflows.downgrade.DowngradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetStatus;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
@@ -103,6 +104,14 @@ public final class RunbookController {
   public HttpResponse<RunbookStarter.Started> rollback(
       @PathVariable String cluster, @Body RollbackRequest body, HttpRequest<?> http) {
     return start(RunbookCatalog.ROLLBACK, cluster, body, http);
+  }
+
+  /** Body: {"toVersion":"3.5.35","requireApproval":false,"dryRun":false}. */
+  @Post("/clusters/{cluster}/downgrade")
+  @Access(ApiAction.DOWNGRADE)
+  public HttpResponse<RunbookStarter.Started> downgrade(
+      @PathVariable String cluster, @Body DowngradeRequest body, HttpRequest<?> http) {
+    return start(RunbookCatalog.DOWNGRADE, cluster, body, http);
   }
 
   /**

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.RunbookCatalog;
 import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
+import io.etcdrunbooks.workflows.downgrade.DowngradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
@@ -66,6 +67,7 @@ public final class StartRules {
     this.releases = releases;
     add(RunbookCatalog.UPGRADE, this::upgrade, this::upgradeState);
     add(RunbookCatalog.ROLLBACK, this::rollback, this::rollbackState);
+    add(RunbookCatalog.DOWNGRADE, this::downgrade, r -> {});
     add(
         RunbookCatalog.REPLACE_MEMBER,
         this::replaceMember,
@@ -130,6 +132,17 @@ public final class StartRules {
     optionalVersion(request.cluster(), "toVersion", request.toVersion());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     StartChecks.backupId("backupId", request.backupId());
+  }
+
+  /** A downgrade to a version the binary source offers; the runbook's preflight checks the rest. */
+  private void downgrade(DowngradeRequest request) {
+    if (request.toVersion() == null || request.toVersion().isBlank()) {
+      throw new IllegalArgumentException(
+          "toVersion is required: the etcd version every member runs at the end, such as 3.5.35");
+    }
+    EtcdVersion.parse("toVersion", request.toVersion());
+    offered(request.cluster(), "toVersion", request.toVersion());
+    requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
   }
 
   private void rollbackState(RollbackRequest request) {

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import io.etcdrunbooks.activities.apiserver.ApiServerActivitiesImpl;
 import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
 import io.etcdrunbooks.activities.backup.RestoreActivitiesImpl;
+import io.etcdrunbooks.activities.etcd.DowngradeActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MaintenanceActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MembershipActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.RecoveryActivitiesImpl;
@@ -20,6 +21,7 @@ import io.etcdrunbooks.activities.tls.TlsActivitiesImpl;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.activities.DowngradeActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
@@ -48,7 +50,8 @@ public record WorkerActivities(
     TlsActivities tls,
     MaintenanceActivities maintenance,
     RecoveryActivities recovery,
-    KubernetesActivities kubernetes) {
+    KubernetesActivities kubernetes,
+    DowngradeActivities downgrade) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(
@@ -91,7 +94,8 @@ public record WorkerActivities(
         new TlsActivitiesImpl(targets),
         new MaintenanceActivitiesImpl(targets),
         new RecoveryActivitiesImpl(targets, releases),
-        new KubernetesActivitiesImpl(targets));
+        new KubernetesActivitiesImpl(targets),
+        new DowngradeActivitiesImpl(targets));
   }
 
   Object[] all() {
@@ -109,7 +113,8 @@ public record WorkerActivities(
       tls,
       maintenance,
       recovery,
-      kubernetes
+      kubernetes,
+      downgrade
     };
   }
 }

@@ -121,7 +121,8 @@ final class SandboxRunbooks implements AutoCloseable {
             wrapTls.apply(real.tls()),
             real.maintenance(),
             real.recovery(),
-            real.kubernetes()));
+            real.kubernetes(),
+            real.downgrade()));
     env.start();
   }
 

@@ -11,6 +11,10 @@ import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflow;
 import io.etcdrunbooks.workflows.backup.BackupScheduleWorkflowImpl;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.downgrade.DowngradeClusterWorkflow;
+import io.etcdrunbooks.workflows.downgrade.DowngradeClusterWorkflowImpl;
+import io.etcdrunbooks.workflows.downgrade.DowngradePhases;
+import io.etcdrunbooks.workflows.downgrade.DowngradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetPhases;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
@@ -103,6 +107,18 @@ public final class RunbookCatalog {
               RollbackClusterWorkflow.FAILURES,
               "rollback",
               RollbackClusterWorkflow::workflowId)
+          .startedBy(Starter.ADMIN);
+
+  public static final RunbookDefinition<DowngradeRequest> DOWNGRADE =
+      RunbookDefinition.changing(
+              DowngradeClusterWorkflow.TYPE,
+              DowngradeClusterWorkflow.class,
+              DowngradeClusterWorkflowImpl.class,
+              DowngradeRequest.class,
+              DowngradePhases.RUNNER,
+              DowngradeClusterWorkflow.FAILURES,
+              "downgrade",
+              DowngradeClusterWorkflow::workflowId)
           .startedBy(Starter.ADMIN);
 
   public static final RunbookDefinition<RestoreRequest> RESTORE =
@@ -251,6 +267,7 @@ public final class RunbookCatalog {
           UPGRADE,
           FLEET_UPGRADE,
           ROLLBACK,
+          DOWNGRADE,
           RESTORE,
           REPLACE_MEMBER,
           SCALE,

@@ -37,6 +37,15 @@ final class EtcdCredentials {
     }
   }
 
+  String user() {
+    return user.toString(StandardCharsets.UTF_8);
+  }
+
+  /** For etcd's HTTP gateway, which takes the password in a JSON body of its own. */
+  String password() {
+    return password.toString(StandardCharsets.UTF_8);
+  }
+
   void applyTo(ClientBuilder builder) {
     builder.user(user).password(password);
   }

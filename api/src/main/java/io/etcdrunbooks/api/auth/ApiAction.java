@@ -12,10 +12,11 @@ import java.util.Optional;
  * <p>The role that starts a runbook is its definition's ({@link RunbookCatalog}). Reads are for
  * viewers; starting upgrades, backups, maintenance and member replacements, and approving, pausing,
  * resuming and cancelling runbooks, for operators; restore and rollback (which can lose data), the
- * v2 -> v3 migration (which stops the whole control plane) and TLS reconfiguration (which replaces
- * what every client must trust) for admins. Encoding and decoding Temporal payloads (the codec
- * endpoint the Temporal Web UI calls to show a history) is reading, but the payloads may be of any
- * cluster's runbooks, so only tokens allowed on every cluster may do it.
+ * online downgrade, the v2 -> v3 migration (which stops the whole control plane) and TLS
+ * reconfiguration (which replaces what every client must trust) for admins. Encoding and decoding
+ * Temporal payloads (the codec endpoint the Temporal Web UI calls to show a history) is reading,
+ * but the payloads may be of any cluster's runbooks, so only tokens allowed on every cluster may do
+ * it.
  */
 public enum ApiAction {
   LIST_CLUSTERS(Role.VIEWER, Scope.CALLERS_CLUSTERS),
@@ -26,6 +27,7 @@ public enum ApiAction {
   BACKUP(RunbookCatalog.BACKUP),
   BACKUP_SCHEDULE(RunbookCatalog.BACKUP_SCHEDULE),
   ROLLBACK(RunbookCatalog.ROLLBACK),
+  DOWNGRADE(RunbookCatalog.DOWNGRADE),
   RESTORE(RunbookCatalog.RESTORE),
   MIGRATE_V2_TO_V3(RunbookCatalog.MIGRATE_V2_TO_V3),
   SCALE(RunbookCatalog.SCALE),

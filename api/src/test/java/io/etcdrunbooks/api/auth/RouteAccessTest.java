@@ -61,6 +61,11 @@ class RouteAccessTest {
           new Route(
               ApiAction.ROLLBACK, "POST", "/api/v1/clusters/sandbox/rollback", "{\"dryRun\":true}"),
           new Route(
+              ApiAction.DOWNGRADE,
+              "POST",
+              "/api/v1/clusters/sandbox/downgrade",
+              "{\"toVersion\":\"3.5.30\",\"dryRun\":true}"),
+          new Route(
               ApiAction.RESTORE, "POST", "/api/v1/clusters/sandbox/restore", "{\"dryRun\":true}"),
           new Route(
               ApiAction.MIGRATE_V2_TO_V3,

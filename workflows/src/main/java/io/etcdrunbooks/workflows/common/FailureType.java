@@ -19,6 +19,8 @@ public enum FailureType {
   MaintenanceRefused,
   ScaleRefused,
   RecoverRefused,
+  /** DowngradeCluster: a reason not to start (etcd's own downgrade validate among them). */
+  DowngradeRefused,
   /** FleetUpgrade: the selector or fleet selects nothing, or the request is wrong. */
   FleetRefused,
   /** A changing runbook started under another id than its cluster's change id. */
@@ -33,6 +35,13 @@ public enum FailureType {
    */
   UpgradedMemberDegraded,
   RollbackFailed,
+  /**
+   * DowngradeCluster: a member did not come up on the older version; the downgrade was cancelled in
+   * etcd and every member switched so far put back on the version it ran.
+   */
+  DowngradeRolledBack,
+  /** DowngradeCluster: putting members back or cancelling failed too; the message names them. */
+  DowngradeFailed,
   RestoreFailed,
   ReplacementJoinFailed,
   /** The migration failed before any kube-apiserver read v3; the cluster is back on v2. */
@@ -94,6 +103,8 @@ public enum FailureType {
   MemberNotReady,
   /** The cluster version did not reach the requested one within the timeout. */
   ClusterVersionNotReached,
+  /** The storage version did not follow a downgrade's cluster version within the timeout. */
+  StorageVersionNotReached,
   /** A snapshot failed its checks; nothing was kept. */
   BackupVerificationFailed,
   /** A kept backup no longer matches its metadata. */

@@ -27,6 +27,7 @@ public enum Phase {
    */
   COMPENSATE,
   ROLLBACK,
+  DOWNGRADE,
   REMOVE,
   JOIN,
   INVENTORY,

@@ -6,6 +6,7 @@ import static java.time.Duration.ofSeconds;
 
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.activities.DowngradeActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
@@ -92,6 +93,12 @@ public final class Activities {
   /** kubeadm-config through the Kubernetes API. */
   public final KubernetesActivities kubernetes;
 
+  /** etcd's online downgrade. */
+  public final DowngradeActivities downgrade;
+
+  /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
+  public final DowngradeActivities downgradeWait;
+
   public Activities() {
     etcd = stub(EtcdActivities.class, ofMinutes(2), ofSeconds(20), RETRY);
     etcdWait = stub(EtcdActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
@@ -114,6 +121,8 @@ public final class Activities {
     tlsWait = stub(TlsActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     apiServerWait = stub(ApiServerActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     kubernetes = stub(KubernetesActivities.class, ofMinutes(2), ofSeconds(30), RETRY);
+    downgrade = stub(DowngradeActivities.class, ofMinutes(2), ofSeconds(30), RETRY);
+    downgradeWait = stub(DowngradeActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
   }
 
   /**

@@ -25,4 +25,11 @@ final class RollbackPatches {
           "histories/rollback-in-memory-by-restore-dry-run.json",
           "histories/rollback-in-memory-by-restore.json",
           "histories/rollback-in-memory-member-by-member.json");
+
+  static final Patch ONLINE_DOWNGRADE =
+      Patch.unreplayed(
+          "rollback-online-downgrade",
+          "2026-11-27",
+          "Past a moved cluster version of 3.6 or later, one minor above the target, the rollback"
+              + " runs the DowngradeCluster runbook as its child (no data lost) instead of a restore.");
 }

@@ -27,13 +27,15 @@ public final class RollbackPhases {
           always(
               Phase.PREFLIGHT,
               "refuses, touching nothing, at the first of: toVersion not a version, no leader, the"
-                  + " cluster version past toVersion without acknowledgeDataLoss, toVersion not on offer, a host that cannot be"
-                  + " logged in to",
+                  + " cluster version past toVersion without acknowledgeDataLoss (but where etcd downgrades online: a"
+                  + " cluster version of 3.6 or later one minor above toVersion), toVersion not on offer, a host that"
+                  + " cannot be logged in to",
               RollbackPreflight::run),
           always(
               Phase.PLAN,
               "the members not healthy on toVersion, down ones first and the leader last; past a moved"
-                  + " cluster version, the backup to restore instead; a dry run ends here, but for a restore's own dry run",
+                  + " cluster version, etcd's online downgrade where it can (3.6 and later, one minor), else the backup to"
+                  + " restore; a dry run ends here, but for the downgrade's or restore's own dry run",
               RollbackPhases::plan),
           when(
               Phase.AWAITING_APPROVAL,
@@ -41,14 +43,14 @@ public final class RollbackPhases {
               run ->
                   run.changes()
                       && run.request.requireApproval()
-                      && (run.byRestore || run.switchesMembers()),
+                      && (run.byRestore || run.byDowngrade || run.switchesMembers()),
               RollbackPhases::awaitApproval),
           when(
               Phase.ROLLBACK,
               "switches those members back to toVersion one at a time, as the upgrade switches them; past a"
-                  + " moved cluster version, runs the RestoreCluster runbook as its child with toVersion's binaries (on a dry"
-                  + " run, as a dry run)",
-              run -> run.byRestore || (run.changes() && run.switchesMembers()),
+                  + " moved cluster version, runs the DowngradeCluster runbook as its child where etcd downgrades online,"
+                  + " else the RestoreCluster runbook with toVersion's binaries (on a dry run, as a dry run)",
+              run -> run.byRestore || run.byDowngrade || (run.changes() && run.switchesMembers()),
               RollbackPhases::rollBack),
           when(
               Phase.POSTFLIGHT,
@@ -59,7 +61,8 @@ public final class RollbackPhases {
               Phase.DONE,
               "kube-system/kubeadm-config's etcd image set back to toVersion's (static pods with"
                   + " kubernetes.kubeconfig), then the result: each member's version and the cluster"
-                  + " version; through a restore, the backup restored and the revisions lost",
+                  + " version; through a restore, the backup restored and the revisions lost; through the online"
+                  + " downgrade, the child's result (it set kubeadm-config itself)",
               RollbackPhases::done));
 
   private RollbackPhases() {}
@@ -75,7 +78,9 @@ public final class RollbackPhases {
   }
 
   private static void plan(RollbackRun run) {
-    if (run.byRestore) {
+    if (run.byDowngrade) {
+      RollbackByDowngrade.plan(run);
+    } else if (run.byRestore) {
       RollbackByRestore.plan(run);
     } else {
       RollbackMembers.plan(run);
@@ -86,12 +91,18 @@ public final class RollbackPhases {
     run.ctx
         .approval()
         .awaitApproval(
-            run.byRestore ? RollbackByRestore.firstChange(run) : RollbackMembers.firstChange(run),
+            run.byDowngrade
+                ? RollbackByDowngrade.firstChange(run)
+                : run.byRestore
+                    ? RollbackByRestore.firstChange(run)
+                    : RollbackMembers.firstChange(run),
             () -> false);
   }
 
   private static void rollBack(RollbackRun run) {
-    if (run.byRestore) {
+    if (run.byDowngrade) {
+      RollbackByDowngrade.run(run);
+    } else if (run.byRestore) {
       RollbackByRestore.run(run);
     } else {
       RollbackMembers.run(run);
@@ -99,6 +110,17 @@ public final class RollbackPhases {
   }
 
   private static void done(RollbackRun run) {
+    if (run.byDowngrade) {
+      // the downgrade child set kubeadm-config itself
+      run.ctx
+          .progress()
+          .message(
+              run.request.dryRun()
+                  ? "dry run: would downgrade online to " + run.toVersion
+                  : "downgraded online to %s, no write lost; cluster version %s"
+                      .formatted(run.toVersion, run.after.clusterVersion()));
+      return;
+    }
     String kubeadmConfig =
         run.changes() && (run.byRestore || run.switchesMembers())
             ? KubeadmConfigSync.followVersion(

@@ -35,6 +35,13 @@ final class RollbackPreflight {
               + " Restore from a backup instead");
     }
     run.byRestore = movedPast(state.clusterVersion(), run.toVersion);
+    // asked only where a downgrade is possible: histories recorded before it never got here
+    if (run.byRestore
+        && RollbackByDowngrade.possible(state.clusterVersion(), run.toVersion)
+        && RollbackPatches.ONLINE_DOWNGRADE.applies()) {
+      run.byRestore = false;
+      run.byDowngrade = true;
+    }
     if (run.byRestore && !run.request.acknowledgeDataLoss()) {
       throw refused(
           run,

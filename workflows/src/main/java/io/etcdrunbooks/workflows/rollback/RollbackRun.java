@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.rollback;
 
+import io.etcdrunbooks.workflows.downgrade.DowngradeResult;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.phases.ClusterDescription;
 import io.etcdrunbooks.workflows.phases.RunContext;
@@ -25,6 +26,14 @@ final class RollbackRun {
    */
   boolean byRestore;
 
+  /**
+   * The cluster version has moved, on 3.6 or later and one minor past toVersion: etcd's online
+   * downgrade goes back without losing a write.
+   */
+  boolean byDowngrade;
+
+  DowngradeResult downgraded;
+
   /** Members to switch back, in order; through a restore, every member. */
   List<String> members = List.of();
 
@@ -48,7 +57,7 @@ final class RollbackRun {
 
   /** Members are switched back one by one (not restored), and there are some. */
   boolean switchesMembers() {
-    return !byRestore && !members.isEmpty();
+    return !byRestore && !byDowngrade && !members.isEmpty();
   }
 
   /** "rollback of prod-1", for failure messages. */
@@ -57,6 +66,17 @@ final class RollbackRun {
   }
 
   RollbackResult result() {
+    if (byDowngrade) {
+      return new RollbackResult(
+          cluster(),
+          toVersion,
+          downgraded.membersToDowngrade(),
+          request.dryRun() ? ClusterDescription.memberVersions(state) : downgraded.memberVersions(),
+          after.clusterVersion(),
+          request.dryRun(),
+          "",
+          "");
+    }
     if (byRestore) {
       Map<String, String> versions =
           request.dryRun() ? ClusterDescription.memberVersions(state) : restored.memberVersions();

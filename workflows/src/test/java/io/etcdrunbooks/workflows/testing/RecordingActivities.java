@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.testing;
 
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
+import io.etcdrunbooks.workflows.activities.DowngradeActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
@@ -47,7 +48,8 @@ public final class RecordingActivities {
           TlsActivities.class,
           MaintenanceActivities.class,
           RecoveryActivities.class,
-          KubernetesActivities.class);
+          KubernetesActivities.class,
+          DowngradeActivities.class);
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final List<Object> fakes;

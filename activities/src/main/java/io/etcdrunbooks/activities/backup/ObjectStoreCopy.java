@@ -3,12 +3,20 @@ package io.etcdrunbooks.activities.backup;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.inventory.BackupSpec.ObjectStore;
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -18,6 +26,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -35,6 +44,7 @@ import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 /**
@@ -109,10 +119,10 @@ final class ObjectStoreCopy {
       log.info("backup {} of cluster {} uploaded to {}", record.id(), spec.name(), where);
       return where;
     } catch (S3Exception e) {
-      throw failure(spec, record, store, where, describe(e), e);
+      throw failure("upload", spec, record.id(), store, where, describe(e), e);
     } catch (SdkException | UncheckedIOException e) {
       // the SDK's own messages name the endpoint and what failed, never the credentials
-      throw failure(spec, record, store, where, e.getMessage(), e);
+      throw failure("upload", spec, record.id(), store, where, e.getMessage(), e);
     }
   }
 
@@ -172,6 +182,118 @@ final class ObjectStoreCopy {
             b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(base64(record.sha256()));
         },
         RequestBody.fromFile(stored));
+  }
+
+  /**
+   * Brings backup {@code id} of the cluster from its bucket into {@code dir} when the bucket has
+   * it: the file under a temporary name, its SHA-256 and size checked against the record while it
+   * streams, renamed, then the record (last, so a download cut short is never a kept backup).
+   * Returns false when the bucket holds no backup with this id.
+   */
+  boolean fetch(ClusterSpec spec, String id, Path dir) {
+    ObjectStore store = spec.backupSettings().objectStore();
+    String clusterPrefix =
+        (store.prefix() == null || store.prefix().isEmpty() ? "" : store.prefix() + "/")
+            + spec.name()
+            + "/";
+    Pattern recordName = Pattern.compile("\\d{8}T\\d{6}Z-" + Pattern.quote(id) + "\\.json");
+    String where = "s3://" + store.bucket() + "/" + clusterPrefix;
+    try (S3Client s3 = client(spec, store)) {
+      List<String> records =
+          s3
+              .listObjectsV2Paginator(b -> b.bucket(store.bucket()).prefix(clusterPrefix))
+              .contents()
+              .stream()
+              .map(S3Object::key)
+              .filter(k -> recordName.matcher(k.substring(clusterPrefix.length())).matches())
+              .sorted()
+              .toList();
+      if (records.isEmpty()) return false;
+      String recordKey = records.get(records.size() - 1);
+      byte[] json = s3.getObjectAsBytes(b -> b.bucket(store.bucket()).key(recordKey)).asByteArray();
+      BackupRecord record = StoredBackups.JSON.readValue(json, BackupRecord.class);
+      if (!id.equals(record.id()) || !spec.name().equals(record.cluster())) {
+        throw FailureType.BackupCorrupt.nonRetryable(
+            "s3://"
+                + store.bucket()
+                + "/"
+                + recordKey
+                + " is the record of backup '"
+                + record.id()
+                + "' of cluster '"
+                + record.cluster()
+                + "', not of backup '"
+                + id
+                + "' of '"
+                + spec.name()
+                + "'");
+      }
+      String fileName = Path.of(record.path()).getFileName().toString();
+      String key = objectKey(store, record, fileName);
+      Files.createDirectories(dir);
+      Path part = dir.resolve(fileName + ".download.part");
+      Files.deleteIfExists(part);
+      Files.createFile(part, StoredBackups.PRIVATE);
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      long size = 0;
+      try (InputStream in = s3.getObject(b -> b.bucket(store.bucket()).key(key));
+          OutputStream out = new DigestOutputStream(Files.newOutputStream(part), digest)) {
+        byte[] buffer = new byte[1 << 20];
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+          out.write(buffer, 0, n);
+          size += n;
+          if (size % (8L << 20) < n)
+            Heartbeats.beat("downloading backup " + id + ": " + (size >> 20) + " MB");
+        }
+      }
+      String sha256 = HexFormat.of().formatHex(digest.digest());
+      if (size != record.sizeBytes() || !sha256.equals(record.sha256())) {
+        Files.deleteIfExists(part);
+        throw FailureType.BackupCorrupt.nonRetryable(
+            "backup "
+                + id
+                + " of cluster '"
+                + spec.name()
+                + "' in s3://"
+                + store.bucket()
+                + "/"
+                + key
+                + " has "
+                + size
+                + " bytes and SHA-256 "
+                + sha256
+                + ", its record says "
+                + record.sizeBytes()
+                + " bytes and "
+                + record.sha256()
+                + "; nothing was restored from it");
+      }
+      Files.move(part, dir.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
+      Path metadata = dir.resolve(id + ".json");
+      Path tmp = dir.resolve(id + ".json.download.part");
+      Files.deleteIfExists(tmp);
+      Files.createFile(tmp, StoredBackups.PRIVATE);
+      Files.write(tmp, json);
+      Files.move(tmp, metadata, StandardCopyOption.ATOMIC_MOVE);
+      log.info(
+          "backup {} of cluster {} downloaded from s3://{}/{} into {}",
+          id,
+          spec.name(),
+          store.bucket(),
+          key,
+          dir);
+      return true;
+    } catch (S3Exception e) {
+      throw failure("download", spec, id, store, where, describe(e), e);
+    } catch (SdkException e) {
+      throw failure("download", spec, id, store, where, e.getMessage(), e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "backup " + id + " of cluster '" + spec.name() + "' into " + dir + ": " + e.getMessage(),
+          e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private boolean alreadyThere(S3Client s3, String bucket, String key, BackupRecord record) {
@@ -323,16 +445,19 @@ final class ObjectStoreCopy {
   }
 
   private static ApplicationFailure failure(
+      String verb,
       ClusterSpec spec,
-      BackupRecord record,
+      String id,
       ObjectStore store,
       String where,
       String why,
       Exception cause) {
     // the cause is not attached: the SDK's exceptions may carry request details
     return ApplicationFailure.newFailure(
-        "cannot upload backup "
-            + record.id()
+        "cannot "
+            + verb
+            + " backup "
+            + id
             + " of cluster '"
             + spec.name()
             + "' to bucket '"
@@ -341,7 +466,9 @@ final class ObjectStoreCopy {
             + where
             + "): "
             + why
-            + "; the backup is kept on the worker and the upload is retried",
+            + ("upload".equals(verb)
+                ? "; the backup is kept on the worker and the upload is retried"
+                : "; the download is retried, nothing was stopped"),
         FAILURE_TYPE,
         cause.getClass().getName());
   }

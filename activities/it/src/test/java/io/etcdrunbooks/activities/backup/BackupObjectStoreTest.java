@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.etcdrunbooks.activities.etcd.EtcdClients;
+import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -14,6 +15,7 @@ import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.testkit.TestKeys;
 import io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest;
+import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.temporal.failure.ApplicationFailure;
 import java.io.InputStream;
@@ -114,7 +116,9 @@ class BackupObjectStoreTest {
             .format(Instant.parse(record.takenAt()));
     String key = "runbooks/prod/c1/" + time + "-nightly-1.db.enc";
     assertThat(where).isEqualTo("s3://" + BUCKET + "/" + key);
-    assertThat(keys()).containsExactly(key, "runbooks/prod/c1/" + time + "-nightly-1.json");
+    assertThat(keys())
+        .filteredOn(k -> k.contains("nightly-1"))
+        .containsExactly(key, "runbooks/prod/c1/" + time + "-nightly-1.json");
     BlobStore store = blobs.getBlobStore();
     Blob object = store.getBlob(BUCKET, key);
     try (InputStream in = object.getPayload().openStream()) {
@@ -165,6 +169,59 @@ class BackupObjectStoreTest {
     assertThat(keys()).noneMatch(k -> k.contains("denied-1"));
   }
 
+  @Test
+  void aBackupOnlyInTheObjectStoreIsDownloadedAndCheckedBeforeARestoreAndARottenOneIsRefused()
+      throws Exception {
+    Path credentials = credentials("good", SECRET_KEY);
+    Inventory inventory = inventory(credentials);
+    BackupActivitiesImpl backups = backups(credentials);
+    // checkBackup reaches no host: the SSH client is never used
+    SshConnector ssh = new SshConnector();
+    RestoreActivitiesImpl restore =
+        new RestoreActivitiesImpl(new ClusterTargets(() -> inventory, ssh), EtcdReleases.store());
+    BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "offsite-only"));
+    String where = backups.copyOffsite(new BackupRequest("c1", "offsite-only"));
+    Path file = Path.of(record.path());
+    Path metadata = Path.of(cluster.cluster().backupDir(), "offsite-only.json");
+    byte[] original = Files.readAllBytes(file);
+    Files.delete(file);
+    Files.delete(metadata);
+
+    BackupRecord checked = restore.checkBackup(new CheckBackupRequest("c1", "offsite-only", null));
+
+    assertThat(checked).isEqualTo(record);
+    assertThat(Files.readAllBytes(file)).isEqualTo(original);
+    assertThat(metadata).exists();
+
+    // one byte flipped in the store: refused before anything else, nothing left on the worker
+    Files.delete(file);
+    Files.delete(metadata);
+    String key = where.substring(("s3://" + BUCKET + "/").length());
+    BlobStore store = blobs.getBlobStore();
+    byte[] rotten = original.clone();
+    rotten[rotten.length / 2] ^= 1;
+    store.putBlob(
+        BUCKET,
+        store
+            .blobBuilder(key)
+            .payload(rotten)
+            .userMetadata(store.getBlob(BUCKET, key).getMetadata().getUserMetadata())
+            .build());
+
+    ApplicationFailure failure =
+        catchThrowableOfType(
+            ApplicationFailure.class,
+            () -> restore.checkBackup(new CheckBackupRequest("c1", "offsite-only", null)));
+
+    assertThat(failure.getType()).isEqualTo("BackupCorrupt");
+    assertThat(failure.getOriginalMessage()).contains(key, record.sha256());
+    try (var left = Files.list(Path.of(cluster.cluster().backupDir()))) {
+      assertThat(left.map(p -> p.getFileName().toString()))
+          .noneMatch(n -> n.startsWith("offsite-only"));
+    }
+    ssh.close();
+  }
+
   private List<String> keys() {
     return blobs.getBlobStore().list(BUCKET, ListContainerOptions.Builder.recursive()).stream()
         .map(StorageMetadata::getName)
@@ -186,6 +243,12 @@ class BackupObjectStoreTest {
   }
 
   private BackupActivitiesImpl backups(Path credentialsFile) {
+    Inventory inventory = inventory(credentialsFile);
+    return new BackupActivitiesImpl(
+        ClusterTargets.etcdOnly(() -> inventory), EtcdReleases.store(), null, PART_SIZE);
+  }
+
+  private Inventory inventory(Path credentialsFile) {
     ClusterSpec c = cluster.cluster();
     BackupSpec b = c.backup();
     BackupSpec withStore =
@@ -209,8 +272,6 @@ class BackupObjectStoreTest {
             c.backupDir(),
             c.controlPlane(),
             withStore);
-    Inventory inventory = new Inventory(cluster.inventory().releases(), Map.of(c.name(), changed));
-    return new BackupActivitiesImpl(
-        ClusterTargets.etcdOnly(() -> inventory), EtcdReleases.store(), null, PART_SIZE);
+    return new Inventory(cluster.inventory().releases(), Map.of(c.name(), changed));
   }
 }

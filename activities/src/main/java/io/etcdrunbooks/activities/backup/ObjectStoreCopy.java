@@ -212,7 +212,10 @@ final class ObjectStoreCopy {
       String recordKey = records.get(records.size() - 1);
       byte[] json = s3.getObjectAsBytes(b -> b.bucket(store.bucket()).key(recordKey)).asByteArray();
       BackupRecord record = StoredBackups.JSON.readValue(json, BackupRecord.class);
-      if (!id.equals(record.id()) || !spec.name().equals(record.cluster())) {
+      String fileName = Path.of(record.path()).getFileName().toString();
+      if (!id.equals(record.id())
+          || !spec.name().equals(record.cluster())
+          || !(fileName.equals(id + ".db.enc") || fileName.equals(id + ".db"))) {
         throw FailureType.BackupCorrupt.nonRetryable(
             "s3://"
                 + store.bucket()
@@ -226,9 +229,10 @@ final class ObjectStoreCopy {
                 + id
                 + "' of '"
                 + spec.name()
-                + "'");
+                + "' (or it names another file: "
+                + fileName
+                + ")");
       }
-      String fileName = Path.of(record.path()).getFileName().toString();
       String key = objectKey(store, record, fileName);
       Files.createDirectories(dir);
       Path part = dir.resolve(fileName + ".download.part");

@@ -54,7 +54,8 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * object's metadata ({@value #SHA256_METADATA}) and as the store's SHA-256 checksum; the object's
  * size and metadata are read back after the upload. An object already there with the same SHA-256
  * and size is not uploaded again. Then the record, beside it as {@code .json}. The key never goes
- * there, and failures never show the credentials.
+ * there, and failures never show the credentials. {@link #fetch} brings a backup back for a
+ * restore.
  */
 final class ObjectStoreCopy {
 

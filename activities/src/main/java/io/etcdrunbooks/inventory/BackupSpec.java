@@ -17,6 +17,8 @@ package io.etcdrunbooks.inventory;
  *     read before each wait
  * @param copyTo a host every new backup (encrypted file and metadata) is also copied to over SFTP
  *     (null: none)
+ * @param objectStore an S3-compatible bucket every new backup (encrypted file and metadata) is also
+ *     uploaded to (null: none)
  */
 public record BackupSpec(
     Boolean encrypt,
@@ -25,11 +27,23 @@ public record BackupSpec(
     Integer keepLast,
     Integer keepDailyDays,
     Integer intervalMinutes,
-    CopyTo copyTo) {
+    CopyTo copyTo,
+    ObjectStore objectStore) {
+
+  public BackupSpec(
+      Boolean encrypt,
+      String keyFile,
+      String keyId,
+      Integer keepLast,
+      Integer keepDailyDays,
+      Integer intervalMinutes,
+      CopyTo copyTo) {
+    this(encrypt, keyFile, keyId, keepLast, keepDailyDays, intervalMinutes, copyTo, null);
+  }
 
   public BackupSpec(
       Boolean encrypt, String keyFile, String keyId, Integer keepLast, Integer keepDailyDays) {
-    this(encrypt, keyFile, keyId, keepLast, keepDailyDays, null, null);
+    this(encrypt, keyFile, keyId, keepLast, keepDailyDays, null, null, null);
   }
 
   /**
@@ -41,6 +55,36 @@ public record BackupSpec(
    * @param dir absolute directory on that host, created when missing
    */
   public record CopyTo(String host, int sshPort, String dir) {}
+
+  /**
+   * An S3-compatible bucket backups are uploaded to, under {@code <prefix>/<cluster>/<UTC
+   * time>-<id>.db.enc} with the record beside it ({@code .json}).
+   *
+   * @param bucket bucket name (it must exist)
+   * @param prefix key prefix, without leading or trailing '/' (null or empty: none)
+   * @param region the bucket's region (null: us-east-1)
+   * @param endpoint the store's URL, for stores other than AWS (null: AWS's endpoint for the
+   *     region)
+   * @param pathStyle address the bucket in the path, not the host name (most non-AWS stores want
+   *     it)
+   * @param credentialsFile a secret file (mode 0600) in the AWS shared-credentials format whose
+   *     [default] profile holds aws_access_key_id and aws_secret_access_key (null: the AWS SDK's
+   *     default chain: environment, ~/.aws, instance or container role)
+   */
+  public record ObjectStore(
+      String bucket,
+      String prefix,
+      String region,
+      String endpoint,
+      boolean pathStyle,
+      String credentialsFile) {
+
+    public static final String DEFAULT_REGION = "us-east-1";
+
+    public String regionOrDefault() {
+      return region == null || region.isBlank() ? DEFAULT_REGION : region;
+    }
+  }
 
   public static final int DEFAULT_KEEP_LAST = 7;
   public static final int DEFAULT_KEEP_DAILY_DAYS = 14;

@@ -67,6 +67,13 @@ final class InventoryFieldRules {
         noControl(where, "backup.copyTo.host", c.backup().copyTo().host());
         noControl(where, "backup.copyTo.dir", c.backup().copyTo().dir());
       }
+      if (c.backup().objectStore() != null) {
+        noControl(where, "backup.objectStore.prefix", c.backup().objectStore().prefix());
+        absolutePath(
+            where,
+            "backup.objectStore.credentialsFile",
+            c.backup().objectStore().credentialsFile());
+      }
     }
     if (c.service() != null) service(where, c.service());
     for (MemberSpec m : c.members()) {

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,6 +27,9 @@ public final class InventoryLoader {
 
   private static final java.util.regex.Pattern KEY_ID =
       Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+  private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+  private static final Pattern REGION = Pattern.compile("[a-z0-9][a-z0-9-]{0,39}");
 
   private InventoryLoader() {}
 
@@ -299,6 +304,7 @@ public final class InventoryLoader {
             || !b.copyTo().dir().startsWith("/"))) {
       problems.add(where + ": backup.copyTo needs a host and an absolute dir, got " + b.copyTo());
     }
+    if (b.objectStore() != null) problems.addAll(objectStoreProblems(where, b.objectStore()));
     if (b.intervalMinutes() != null && b.intervalMinutes() < 1) {
       problems.add(
           where + ": backup.intervalMinutes must be at least 1, got " + b.intervalMinutes());
@@ -307,6 +313,54 @@ public final class InventoryLoader {
       problems.add(where + ": backup.keepDailyDays must not be negative, got " + b.keepDailyDays());
     }
     return problems;
+  }
+
+  private static List<String> objectStoreProblems(String where, BackupSpec.ObjectStore o) {
+    List<String> problems = new ArrayList<>();
+    if (blank(o.bucket()) || !BUCKET.matcher(o.bucket()).matches()) {
+      problems.add(
+          where
+              + ": backup.objectStore.bucket must be an S3 bucket name (3-63 lower-case letters, digits,"
+              + " '.' and '-'), got '"
+              + o.bucket()
+              + "'");
+    }
+    if (o.prefix() != null
+        && !o.prefix().isEmpty()
+        && (o.prefix().startsWith("/") || o.prefix().endsWith("/") || o.prefix().contains("//"))) {
+      problems.add(
+          where
+              + ": backup.objectStore.prefix must not start or end with '/' nor hold '//', got '"
+              + o.prefix()
+              + "'");
+    }
+    if (o.region() != null && !REGION.matcher(o.region()).matches()) {
+      problems.add(
+          where
+              + ": backup.objectStore.region must be a region name such as eu-west-1, got '"
+              + o.region()
+              + "'");
+    }
+    if (o.endpoint() != null && !plainHttpUrl(o.endpoint())) {
+      // never echoed: a URL with user:password@ in it would put a secret in the message
+      problems.add(
+          where
+              + ": backup.objectStore.endpoint must be an http(s)://host[:port] URL without"
+              + " credentials in it; credentials go in backup.objectStore.credentialsFile");
+    }
+    return problems;
+  }
+
+  private static boolean plainHttpUrl(String url) {
+    try {
+      URI uri = new URI(url);
+      return ("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))
+          && uri.getHost() != null
+          && uri.getUserInfo() == null
+          && uri.getQuery() == null;
+    } catch (URISyntaxException e) {
+      return false;
+    }
   }
 
   private static boolean blank(String s) {

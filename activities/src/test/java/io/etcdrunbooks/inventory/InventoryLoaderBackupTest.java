@@ -80,6 +80,56 @@ class InventoryLoaderBackupTest {
   }
 
   @Test
+  void anObjectStoreIsReadWithItsDefaults() throws Exception {
+    BackupSpec backup =
+        load(CLUSTER
+                + "    backup: {keyFile: /etc/k, keyId: k, objectStore: {bucket: etcd-backups,"
+                + " prefix: prod/etcd, credentialsFile: /etc/etcd-runbooks/s3-credentials}}\n")
+            .cluster("prod")
+            .backupSettings();
+
+    assertThat(backup.objectStore())
+        .isEqualTo(
+            new BackupSpec.ObjectStore(
+                "etcd-backups",
+                "prod/etcd",
+                null,
+                null,
+                false,
+                "/etc/etcd-runbooks/s3-credentials"));
+    assertThat(backup.objectStore().regionOrDefault()).isEqualTo("us-east-1");
+  }
+
+  @Test
+  void aBadObjectStoreIsRefusedNamingTheClusterAndFieldWithoutEchoingAnEndpointsCredentials() {
+    assertThatThrownBy(
+            () ->
+                prod(
+                    CLUSTER
+                        + "    backup: {keyFile: /etc/k, keyId: k, objectStore: {bucket: Etcd_Backups,"
+                        + " prefix: /prod/, region: 'eu west', endpoint: 'https://AKIA:hunter2@minio:9000',"
+                        + " credentialsFile: creds}}\n"))
+        .hasMessageContaining("cluster 'prod': backup.objectStore.bucket must be an S3 bucket name")
+        .hasMessageContaining("backup.objectStore.prefix must not start or end with '/'")
+        .hasMessageContaining("backup.objectStore.region must be a region name")
+        .hasMessageContaining("backup.objectStore.endpoint must be an http(s)://host[:port] URL")
+        .hasMessageContaining("backup.objectStore.credentialsFile must be an absolute path")
+        .hasMessageNotContaining("hunter2");
+    assertThatThrownBy(
+            () ->
+                prod(
+                    CLUSTER
+                        + "    backup: {keyFile: /etc/k, keyId: k, objectStore: {prefix: p}}\n"))
+        .hasMessageContaining("backup.objectStore.bucket must be an S3 bucket name");
+    assertThatThrownBy(
+            () ->
+                prod(
+                    CLUSTER
+                        + "    backup: {keyFile: /etc/k, keyId: k, objectStore: {bucket: b1, secretKey: x}}\n"))
+        .hasMessageContaining("secretKey");
+  }
+
+  @Test
   void theExampleInventoryNamesABackupKeyAndRetention() {
     BackupSpec backup =
         InventoryLoader.load(Path.of("..", "deploy", "examples", "inventory.yaml"))

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
@@ -16,10 +17,14 @@ import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.restore.RestoreResult;
 import io.temporal.client.WorkflowFailedException;
 import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HashSet;
@@ -28,6 +33,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -270,6 +279,99 @@ class RestoreClusterTest {
             RunbookOptions.defaults().withMemberTimeoutSeconds(60).withApiServerTimeoutSeconds(30))
         .acknowledgingDataLoss()
         .withEtcdVersion("");
+  }
+
+  @Test
+  void aBackupThatIsOnlyInTheObjectStoreIsRestoredByIdWithItsKeysAndRevision() throws Exception {
+    BlobStoreContext blobs = ContextBuilder.newBuilder("transient").build(BlobStoreContext.class);
+    blobs.getBlobStore().createContainerInLocation(null, "etcd-backups");
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    S3Proxy s3 =
+        S3Proxy.builder()
+            .blobStore(blobs.getBlobStore())
+            .endpoint(URI.create("http://127.0.0.1:" + port))
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, "restorer", "s3-secret-9f1b")
+            .build();
+    s3.start();
+    Path credentials = Files.createTempFile("s3-credentials", "");
+    Files.writeString(
+        credentials,
+        "[default]\naws_access_key_id = restorer\naws_secret_access_key = s3-secret-9f1b\n");
+    Files.setPosixFilePermissions(credentials, PosixFilePermissions.fromString("rw-------"));
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of());
+        ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
+      while (!s3.getState().equals("STARTED")) Thread.sleep(10);
+      runbooks.editCluster(
+          c -> {
+            BackupSpec b = c.backup();
+            return new ClusterSpec(
+                c.name(),
+                c.members(),
+                c.service(),
+                c.ssh(),
+                c.tls(),
+                c.backupDir(),
+                c.controlPlane(),
+                new BackupSpec(
+                    b.encrypt(),
+                    b.keyFile(),
+                    b.keyId(),
+                    null,
+                    null,
+                    null,
+                    null,
+                    new BackupSpec.ObjectStore(
+                        "etcd-backups",
+                        "prod",
+                        null,
+                        "http://127.0.0.1:" + port,
+                        true,
+                        credentials.toString())));
+          });
+      // the worker reads the inventory again when its modification time moves
+      Path inventoryFile = runbooks.sandbox.inventoryFile();
+      Files.setLastModifiedTime(
+          inventoryFile,
+          FileTime.fromMillis(Files.getLastModifiedTime(inventoryFile).toMillis() + 2_000));
+      probe.putMany("/registry/secrets/default/s-", 500);
+      BackupRecord backup =
+          runbooks
+              .backupStub()
+              .backup(
+                  BackupClusterRequest.of("sandbox", "to the bucket", RunbookOptions.defaults()));
+      Map<String, ClusterProbe.StoredKey> atBackup = probe.dump(backup.revision());
+      probe.putMany("/registry/events/lost-", 40);
+      try (var kept = Files.list(Path.of(runbooks.cluster().backupDir()))) {
+        for (Path file : kept.toList()) Files.delete(file);
+      }
+      runbooks.destroy("m3");
+
+      RestoreResult result =
+          runbooks
+              .restoreStub()
+              .restore(
+                  RestoreRequest.of(
+                          "sandbox",
+                          backup.id(),
+                          RunbookOptions.defaults()
+                              .withMemberTimeoutSeconds(60)
+                              .withApiServerTimeoutSeconds(30))
+                      .acknowledgingDataLoss()
+                      .withEtcdVersion(""));
+
+      assertThat(result.backup()).isEqualTo(backup);
+      assertThat(result.revisionAfter()).isEqualTo(backup.revision() + result.revisionBump());
+      assertThat(result.liveKeysAfter()).isEqualTo(atBackup.size());
+      assertThat(probe.dump(0)).isEqualTo(atBackup);
+      assertThat(probe.revision()).isEqualTo(result.revisionAfter());
+    } finally {
+      s3.stop();
+      blobs.close();
+      Files.deleteIfExists(credentials);
+    }
   }
 
   private static void assertRefused(SandboxRunbooks runbooks, RestoreRequest request, String why) {

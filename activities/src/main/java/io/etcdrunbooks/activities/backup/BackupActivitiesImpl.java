@@ -81,6 +81,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
   private final ReleaseStore releases;
 
   private final OffsiteCopy offsite;
+  private final ObjectStoreCopy objectStore;
 
   /**
    * Without an SSH client: backups that must be copied off-site (backup.copyTo) fail at the copy.
@@ -93,9 +94,19 @@ public final class BackupActivitiesImpl implements BackupActivities {
    * @param offsite the SSH client backups are copied off-site with (backup.copyTo)
    */
   public BackupActivitiesImpl(ClusterTargets targets, ReleaseStore releases, SshConnector offsite) {
+    this(targets, releases, offsite, ObjectStoreCopy.DEFAULT_PART_SIZE);
+  }
+
+  /**
+   * @param uploadPartSize backups larger than this are uploaded to object storage in parts of this
+   *     size (at least 5 MiB)
+   */
+  BackupActivitiesImpl(
+      ClusterTargets targets, ReleaseStore releases, SshConnector offsite, long uploadPartSize) {
     this.targets = targets;
     this.releases = releases;
     this.offsite = offsite == null ? null : new OffsiteCopy(offsite);
+    this.objectStore = new ObjectStoreCopy(uploadPartSize);
   }
 
   @Override
@@ -185,8 +196,9 @@ public final class BackupActivitiesImpl implements BackupActivities {
   @Override
   public String copyOffsite(BackupRequest request) {
     ClusterSpec spec = targets.cluster(request.cluster());
-    if (spec.backupSettings().copyTo() == null) return "";
-    if (offsite == null)
+    BackupSpec settings = spec.backupSettings();
+    if (settings.copyTo() == null && settings.objectStore() == null) return "";
+    if (settings.copyTo() != null && offsite == null)
       throw FailureType.InvalidRequest.nonRetryable(
           "this worker has no SSH client to copy backups off-site");
     Path dir = Path.of(spec.backupDir());
@@ -197,7 +209,12 @@ public final class BackupActivitiesImpl implements BackupActivities {
     }
     try {
       BackupRecord record = keptBackup(spec, request.backupId(), dir, metadata);
-      return offsite.copy(spec, record, storedFile(dir, record), metadata);
+      Path stored = storedFile(dir, record);
+      List<String> copies = new ArrayList<>();
+      if (settings.copyTo() != null) copies.add(offsite.copy(spec, record, stored, metadata));
+      if (settings.objectStore() != null)
+        copies.add(objectStore.copy(spec, record, stored, metadata));
+      return String.join(" and ", copies);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "backup " + request.backupId() + " of cluster '" + spec.name() + "': " + e.getMessage(),

@@ -58,6 +58,8 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   private final ClusterTargets targets;
   private final SshConnector ssh;
   private final ReleaseStore releases;
+  private final ObjectStoreCopy objectStore =
+      new ObjectStoreCopy(ObjectStoreCopy.DEFAULT_PART_SIZE);
 
   public RestoreActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
     this.targets = targets;
@@ -68,6 +70,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   @Override
   public BackupRecord checkBackup(CheckBackupRequest request) {
     ClusterSpec spec = targets.cluster(request.cluster());
+    fetchFromObjectStore(spec, request.backupId());
     BackupRecord record = find(spec, request.backupId(), request.takenOnMinor());
     Path plaintext = decrypt(spec, record);
     try {
@@ -345,6 +348,25 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
    * The backup with this id, or the newest one whose file still has its recorded size; checked
    * against the cluster.
    */
+  /**
+   * A backup named by id that the worker no longer has is downloaded from the cluster's object
+   * store, when it has one; checkBackup then checks it as any kept backup, before anything is
+   * stopped.
+   */
+  private void fetchFromObjectStore(ClusterSpec spec, String backupId) {
+    if (spec.backupSettings().objectStore() == null
+        || backupId == null
+        || !ID.matcher(backupId).matches()
+        || backupId.equals("latest")
+        || Files.exists(Path.of(spec.backupDir()).resolve(backupId + ".json"))) return;
+    if (!objectStore.fetch(spec, backupId, Path.of(spec.backupDir()))) {
+      log.info(
+          "backup {} of cluster {} is neither on the worker nor in its object store",
+          backupId,
+          spec.name());
+    }
+  }
+
   private static BackupRecord find(ClusterSpec spec, String backupId, String takenOnMinor) {
     Path dir = Path.of(spec.backupDir());
     try {

@@ -28,9 +28,10 @@ public interface BackupActivities {
 
   /**
    * Copies a kept backup (its file and metadata) to the cluster's off-site host over SFTP when the
-   * inventory names one (backup.copyTo), and checks the copy's SHA-256 there. Returns where it is
-   * ("host:path"), or "" when no off-site host is configured. A copy already there with the right
-   * checksum is left as it is.
+   * inventory names one (backup.copyTo), and uploads it to the cluster's S3-compatible bucket when
+   * it names one (backup.objectStore); checks each copy's SHA-256 there. Returns where the copies
+   * are ("host:path", "s3://bucket/key", joined by " and "), or "" when neither is configured. A
+   * copy already there with the right checksum is left as it is.
    */
   String copyOffsite(BackupRequest request);
 

@@ -17,8 +17,10 @@ public interface RestoreActivities {
    * The backup to restore ({@code backupId} empty or "latest": the newest kept backup whose file
    * still matches its metadata, of the minor version asked for), checked end to end: it belongs to
    * the cluster, its file has its recorded SHA-256, it decrypts with the cluster's key, and etcd's
-   * own tool reads the recorded revision and hash from it. Touches nothing; fails, non-retryably,
-   * naming what is wrong.
+   * own tool reads the recorded revision and hash from it. A backup named by id that the worker no
+   * longer has is first downloaded from the cluster's object store (backup.objectStore) into its
+   * backup directory, its SHA-256 checked as it streams. Touches nothing on the cluster; fails,
+   * non-retryably, naming what is wrong (a failed download is retried).
    */
   BackupRecord checkBackup(CheckBackupRequest request);
 

@@ -26,7 +26,8 @@ public final class BackupClusterPhases {
           always(
               Phase.BACKUP,
               "takes a verified, encrypted snapshot under a new id (retries reuse it), then copies it to the"
-                  + " off-site host when the inventory names one (backup.copyTo)",
+                  + " off-site host and the object store when the inventory names them (backup.copyTo,"
+                  + " backup.objectStore)",
               BackupClusterPhases::backup),
           always(
               Phase.RETENTION,

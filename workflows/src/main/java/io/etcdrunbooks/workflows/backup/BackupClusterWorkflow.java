@@ -18,7 +18,8 @@ public interface BackupClusterWorkflow extends Runbook {
 
   /**
    * Failure types the runbook ends with ({@link FailureType}): its steps' own, unwrapped. An
-   * off-site copy that cannot reach its host ends with that step's HostUnreachable.
+   * off-site copy that cannot reach its host ends with that step's HostUnreachable, an upload to
+   * the object store that keeps failing with ObjectStoreCopyFailed.
    */
   List<FailureType> FAILURES =
       List.of(

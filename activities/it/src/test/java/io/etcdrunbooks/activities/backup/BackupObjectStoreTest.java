@@ -1,0 +1,277 @@
+package io.etcdrunbooks.activities.backup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.etcdrunbooks.activities.etcd.EtcdClients;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.activities.targets.ClusterTargets;
+import io.etcdrunbooks.inventory.BackupSpec;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.Inventory;
+import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.RealEtcd;
+import io.etcdrunbooks.testkit.Sandbox;
+import io.etcdrunbooks.testkit.SandboxSpec;
+import io.etcdrunbooks.testkit.TestKeys;
+import io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest;
+import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.temporal.failure.ApplicationFailure;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStore;
+import org.jclouds.blobstore.BlobStoreContext;
+import org.jclouds.blobstore.domain.Blob;
+import org.jclouds.blobstore.domain.StorageMetadata;
+import org.jclouds.blobstore.options.ListContainerOptions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Backups of a real 1-member cluster uploaded by {@link BackupActivitiesImpl#copyOffsite} to a real
+ * S3 server (s3proxy on jclouds' in-memory blob store, with AWS signatures checked), read back
+ * through the blob store itself.
+ */
+@RealEtcd
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class BackupObjectStoreTest {
+
+  private static final String BUCKET = "etcd-backups";
+  private static final String ACCESS_KEY = "backup-writer";
+  private static final String SECRET_KEY = "s3cr3t-NEVER-shown-4f9a1c";
+  private static final String WRONG_SECRET = "wrong-SECRET-7d2e80";
+  private static final long PART_SIZE = 5L << 20;
+
+  @TempDir static Path dir;
+  private Sandbox cluster;
+  private BlobStoreContext blobs;
+  private S3Proxy s3;
+  private String endpoint;
+
+  @BeforeAll
+  void startClusterAndS3Server() throws Exception {
+    cluster =
+        Sandbox.create(
+            new SandboxSpec(dir.resolve("cluster"), "c1", 1, "3.5.30"), EtcdReleases.store());
+    try (EtcdClients clients = new EtcdClients(cluster.cluster())) {
+      // more than one part: the upload goes through the multipart path
+      for (int i = 0; i < 7; i++)
+        TestKeys.put(clients.cluster(), "/registry/configmaps/big-" + i, "x".repeat(1 << 20));
+    }
+    blobs = ContextBuilder.newBuilder("transient").build(BlobStoreContext.class);
+    blobs.getBlobStore().createContainerInLocation(null, BUCKET);
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    endpoint = "http://127.0.0.1:" + port;
+    s3 =
+        S3Proxy.builder()
+            .blobStore(blobs.getBlobStore())
+            .endpoint(URI.create(endpoint))
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+            .build();
+    s3.start();
+    while (!s3.getState().equals("STARTED")) Thread.sleep(10);
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (s3 != null) s3.stop();
+    if (blobs != null) blobs.close();
+    if (cluster != null) cluster.close();
+  }
+
+  @Test
+  void aKeptBackupIsUploadedUnderClusterAndTimeWithItsSha256AndNotUploadedAgain() throws Exception {
+    BackupActivitiesImpl backups = backups(credentials("good", SECRET_KEY));
+    BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "nightly-1"));
+    assertThat(record.sizeBytes()).isGreaterThan(PART_SIZE);
+
+    String where = backups.copyOffsite(new BackupRequest("c1", "nightly-1"));
+
+    String time =
+        DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+            .withZone(ZoneOffset.UTC)
+            .format(Instant.parse(record.takenAt()));
+    String key = "runbooks/prod/c1/" + time + "-nightly-1.db.enc";
+    assertThat(where).isEqualTo("s3://" + BUCKET + "/" + key);
+    assertThat(keys())
+        .filteredOn(k -> k.contains("nightly-1"))
+        .containsExactly(key, "runbooks/prod/c1/" + time + "-nightly-1.json");
+    BlobStore store = blobs.getBlobStore();
+    Blob object = store.getBlob(BUCKET, key);
+    try (InputStream in = object.getPayload().openStream()) {
+      assertThat(in.readAllBytes()).isEqualTo(Files.readAllBytes(Path.of(record.path())));
+    }
+    assertThat(object.getMetadata().getUserMetadata()).containsEntry("sha256", record.sha256());
+    assertThat(record.sha256()).isEqualTo(StoredBackups.sha256(Path.of(record.path())));
+    Blob json = store.getBlob(BUCKET, "runbooks/prod/c1/" + time + "-nightly-1.json");
+    try (InputStream in = json.getPayload().openStream()) {
+      assertThat(in.readAllBytes())
+          .isEqualTo(Files.readAllBytes(Path.of(cluster.cluster().backupDir(), "nightly-1.json")));
+    }
+
+    // the same bytes put back with a marker: a second upload would drop the marker
+    Map<String, String> marked = new HashMap<>(object.getMetadata().getUserMetadata());
+    marked.put("marker", "first-upload");
+    store.putBlob(
+        BUCKET,
+        store
+            .blobBuilder(key)
+            .payload(Files.readAllBytes(Path.of(record.path())))
+            .userMetadata(marked)
+            .build());
+
+    assertThat(backups.copyOffsite(new BackupRequest("c1", "nightly-1"))).isEqualTo(where);
+    assertThat(store.getBlob(BUCKET, key).getMetadata().getUserMetadata())
+        .containsEntry("marker", "first-upload");
+  }
+
+  @Test
+  void wrongCredentialsFailRetryablyNamingBucketAndClusterWithoutTheSecretAndKeepTheBackup()
+      throws Exception {
+    BackupActivitiesImpl backups = backups(credentials("wrong", WRONG_SECRET));
+    BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "denied-1"));
+
+    ApplicationFailure failure =
+        catchThrowableOfType(
+            ApplicationFailure.class,
+            () -> backups.copyOffsite(new BackupRequest("c1", "denied-1")));
+
+    assertThat(failure.getType()).isEqualTo(ObjectStoreCopy.FAILURE_TYPE);
+    assertThat(failure.isNonRetryable()).isFalse();
+    assertThat(failure.getOriginalMessage())
+        .contains("bucket '" + BUCKET + "'", "cluster 'c1'", "denied-1", "HTTP 403")
+        .doesNotContain(WRONG_SECRET, SECRET_KEY);
+    assertThat(failure.getCause()).isNull();
+    assertThat(Path.of(record.path())).exists();
+    assertThat(keys()).noneMatch(k -> k.contains("denied-1"));
+  }
+
+  @Test
+  void aBackupOnlyInTheObjectStoreIsDownloadedAndCheckedBeforeARestoreAndARottenOneIsRefused()
+      throws Exception {
+    Path credentials = credentials("good", SECRET_KEY);
+    Inventory inventory = inventory(credentials);
+    BackupActivitiesImpl backups = backups(credentials);
+    // checkBackup reaches no host: the SSH client is never used
+    SshConnector ssh = new SshConnector();
+    RestoreActivitiesImpl restore =
+        new RestoreActivitiesImpl(new ClusterTargets(() -> inventory, ssh), EtcdReleases.store());
+    BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "offsite-only"));
+    String where = backups.copyOffsite(new BackupRequest("c1", "offsite-only"));
+    Path file = Path.of(record.path());
+    Path metadata = Path.of(cluster.cluster().backupDir(), "offsite-only.json");
+    byte[] original = Files.readAllBytes(file);
+    Files.delete(file);
+    Files.delete(metadata);
+
+    BackupRecord checked = restore.checkBackup(new CheckBackupRequest("c1", "offsite-only", null));
+
+    assertThat(checked).isEqualTo(record);
+    assertThat(Files.readAllBytes(file)).isEqualTo(original);
+    assertThat(metadata).exists();
+
+    // one byte flipped in the store: refused before anything else, nothing left on the worker
+    Files.delete(file);
+    Files.delete(metadata);
+    String key = where.substring(("s3://" + BUCKET + "/").length());
+    BlobStore store = blobs.getBlobStore();
+    byte[] rotten = original.clone();
+    rotten[rotten.length / 2] ^= 1;
+    store.putBlob(
+        BUCKET,
+        store
+            .blobBuilder(key)
+            .payload(rotten)
+            .userMetadata(store.getBlob(BUCKET, key).getMetadata().getUserMetadata())
+            .build());
+
+    ApplicationFailure failure =
+        catchThrowableOfType(
+            ApplicationFailure.class,
+            () -> restore.checkBackup(new CheckBackupRequest("c1", "offsite-only", null)));
+
+    assertThat(failure.getType()).isEqualTo("BackupCorrupt");
+    assertThat(failure.getOriginalMessage()).contains(key, record.sha256());
+    try (var left = Files.list(Path.of(cluster.cluster().backupDir()))) {
+      assertThat(left.map(p -> p.getFileName().toString()))
+          .noneMatch(n -> n.startsWith("offsite-only"));
+    }
+    ssh.close();
+  }
+
+  private List<String> keys() {
+    return blobs.getBlobStore().list(BUCKET, ListContainerOptions.Builder.recursive()).stream()
+        .map(StorageMetadata::getName)
+        .sorted()
+        .toList();
+  }
+
+  private Path credentials(String name, String secret) throws Exception {
+    Path file = dir.resolve(name + "-credentials");
+    Files.writeString(
+        file,
+        "[default]\naws_access_key_id = "
+            + ACCESS_KEY
+            + "\naws_secret_access_key = "
+            + secret
+            + "\n");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    return file;
+  }
+
+  private BackupActivitiesImpl backups(Path credentialsFile) {
+    Inventory inventory = inventory(credentialsFile);
+    return new BackupActivitiesImpl(
+        ClusterTargets.etcdOnly(() -> inventory), EtcdReleases.store(), null, PART_SIZE);
+  }
+
+  private Inventory inventory(Path credentialsFile) {
+    ClusterSpec c = cluster.cluster();
+    BackupSpec b = c.backup();
+    BackupSpec withStore =
+        new BackupSpec(
+            b.encrypt(),
+            b.keyFile(),
+            b.keyId(),
+            null,
+            null,
+            null,
+            null,
+            new BackupSpec.ObjectStore(
+                BUCKET, "runbooks/prod", "eu-west-1", endpoint, true, credentialsFile.toString()));
+    ClusterSpec changed =
+        new ClusterSpec(
+            c.name(),
+            c.members(),
+            c.service(),
+            c.ssh(),
+            c.tls(),
+            c.backupDir(),
+            c.controlPlane(),
+            withStore);
+    return new Inventory(cluster.inventory().releases(), Map.of(c.name(), changed));
+  }
+}

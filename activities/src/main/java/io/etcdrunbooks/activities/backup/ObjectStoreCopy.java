@@ -1,0 +1,484 @@
+package io.etcdrunbooks.activities.backup;
+
+import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.inventory.BackupSpec.ObjectStore;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
+
+/**
+ * A kept backup uploaded to the cluster's S3-compatible bucket (backup.objectStore): the stored
+ * (encrypted) file under {@code <prefix>/<cluster>/<UTC time>-<file name>}, in parts of at most
+ * {@link #partSize} bytes read straight from the file (memory stays small), with its SHA-256 in the
+ * object's metadata ({@value #SHA256_METADATA}) and as the store's SHA-256 checksum; the object's
+ * size and metadata are read back after the upload. An object already there with the same SHA-256
+ * and size is not uploaded again. Then the record, beside it as {@code .json}. The key never goes
+ * there, and failures never show the credentials. {@link #fetch} brings a backup back for a
+ * restore.
+ */
+final class ObjectStoreCopy {
+
+  static final String SHA256_METADATA = "sha256";
+
+  /** Failure type of a copy that did not succeed; retryable, the local backup is kept. */
+  static final String FAILURE_TYPE = "ObjectStoreCopyFailed";
+
+  static final long DEFAULT_PART_SIZE = 16L << 20;
+  private static final long MIN_PART_SIZE = 5L << 20; // S3's smallest part but the last
+  private static final DateTimeFormatter KEY_TIME =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+  private static final Logger log = LoggerFactory.getLogger(ObjectStoreCopy.class);
+
+  private final long partSize;
+
+  ObjectStoreCopy(long partSize) {
+    if (partSize < MIN_PART_SIZE)
+      throw new IllegalArgumentException("part size must be at least " + MIN_PART_SIZE);
+    this.partSize = partSize;
+  }
+
+  /** Object key of a stored backup file; its record's is the same with {@code .json}. */
+  static String objectKey(ObjectStore store, BackupRecord record, String fileName) {
+    String prefix = store.prefix() == null || store.prefix().isEmpty() ? "" : store.prefix() + "/";
+    return prefix
+        + record.cluster()
+        + "/"
+        + KEY_TIME.format(Instant.parse(record.takenAt()))
+        + "-"
+        + fileName;
+  }
+
+  /** "s3://bucket/key" of the copy. */
+  String copy(ClusterSpec spec, BackupRecord record, Path stored, Path metadata) {
+    ObjectStore store = spec.backupSettings().objectStore();
+    String key = objectKey(store, record, stored.getFileName().toString());
+    String recordKey = objectKey(store, record, record.id() + ".json");
+    String where = "s3://" + store.bucket() + "/" + key;
+    try (S3Client s3 = client(spec, store)) {
+      ChecksumSupport checksums = new ChecksumSupport(store.bucket());
+      if (alreadyThere(s3, store.bucket(), key, record)) {
+        log.info("backup {} of cluster {}: {} is there already", record.id(), spec.name(), where);
+      } else {
+        Heartbeats.beat("uploading backup " + record.id() + " to " + where);
+        checksums.send(with -> upload(s3, store.bucket(), key, record, stored, with));
+        checkUploaded(s3, store.bucket(), key, record, where, checksums.supported());
+      }
+      String recordSha256 = sha256(metadata);
+      checksums.send(
+          with ->
+              s3.putObject(
+                  b -> {
+                    b.bucket(store.bucket()).key(recordKey).contentType("application/json");
+                    if (with) {
+                      b.checksumAlgorithm(ChecksumAlgorithm.SHA256)
+                          .checksumSHA256(base64(recordSha256));
+                    }
+                  },
+                  RequestBody.fromFile(metadata)));
+      log.info("backup {} of cluster {} uploaded to {}", record.id(), spec.name(), where);
+      return where;
+    } catch (S3Exception e) {
+      throw failure("upload", spec, record.id(), store, where, describe(e), e);
+    } catch (SdkException | UncheckedIOException e) {
+      // the SDK's own messages name the endpoint and what failed, never the credentials
+      throw failure("upload", spec, record.id(), store, where, e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Sends requests with SHA-256 checksums until the store answers one with 501 Not Implemented
+   * (s3proxy, older MinIO), then without: the SHA-256 metadata and the size read back still check
+   * the copy.
+   */
+  private static final class ChecksumSupport {
+    private final String bucket;
+    private boolean supported = true;
+
+    ChecksumSupport(String bucket) {
+      this.bucket = bucket;
+    }
+
+    void send(Consumer<Boolean> request) {
+      if (supported) {
+        try {
+          request.accept(true);
+          return;
+        } catch (S3Exception e) {
+          if (e.statusCode() != 501) throw e;
+          supported = false;
+          log.info("the store of bucket {} takes no SHA-256 checksums; sending without", bucket);
+        }
+      }
+      request.accept(false);
+    }
+
+    boolean supported() {
+      return supported;
+    }
+  }
+
+  private static String sha256(Path file) {
+    try {
+      return StoredBackups.sha256(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void upload(
+      S3Client s3, String bucket, String key, BackupRecord record, Path stored, boolean checksums) {
+    if (record.sizeBytes() > partSize) {
+      multipartUpload(s3, bucket, key, record, stored, checksums);
+      return;
+    }
+    s3.putObject(
+        b -> {
+          b.bucket(bucket)
+              .key(key)
+              .contentLength(record.sizeBytes())
+              .metadata(Map.of(SHA256_METADATA, record.sha256()));
+          if (checksums)
+            b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(base64(record.sha256()));
+        },
+        RequestBody.fromFile(stored));
+  }
+
+  /**
+   * Brings backup {@code id} of the cluster from its bucket into {@code dir} when the bucket has
+   * it: the file under a temporary name, its SHA-256 and size checked against the record while it
+   * streams, renamed, then the record (last, so a download cut short is never a kept backup).
+   * Returns false when the bucket holds no backup with this id.
+   */
+  boolean fetch(ClusterSpec spec, String id, Path dir) {
+    ObjectStore store = spec.backupSettings().objectStore();
+    String clusterPrefix =
+        (store.prefix() == null || store.prefix().isEmpty() ? "" : store.prefix() + "/")
+            + spec.name()
+            + "/";
+    Pattern recordName = Pattern.compile("\\d{8}T\\d{6}Z-" + Pattern.quote(id) + "\\.json");
+    String where = "s3://" + store.bucket() + "/" + clusterPrefix;
+    try (S3Client s3 = client(spec, store)) {
+      List<String> records =
+          s3
+              .listObjectsV2Paginator(b -> b.bucket(store.bucket()).prefix(clusterPrefix))
+              .contents()
+              .stream()
+              .map(S3Object::key)
+              .filter(k -> recordName.matcher(k.substring(clusterPrefix.length())).matches())
+              .sorted()
+              .toList();
+      if (records.isEmpty()) return false;
+      String recordKey = records.get(records.size() - 1);
+      byte[] json = s3.getObjectAsBytes(b -> b.bucket(store.bucket()).key(recordKey)).asByteArray();
+      BackupRecord record = StoredBackups.JSON.readValue(json, BackupRecord.class);
+      String fileName = Path.of(record.path()).getFileName().toString();
+      if (!id.equals(record.id())
+          || !spec.name().equals(record.cluster())
+          || !(fileName.equals(id + ".db.enc") || fileName.equals(id + ".db"))) {
+        throw FailureType.BackupCorrupt.nonRetryable(
+            "s3://"
+                + store.bucket()
+                + "/"
+                + recordKey
+                + " is the record of backup '"
+                + record.id()
+                + "' of cluster '"
+                + record.cluster()
+                + "', not of backup '"
+                + id
+                + "' of '"
+                + spec.name()
+                + "' (or it names another file: "
+                + fileName
+                + ")");
+      }
+      String key = objectKey(store, record, fileName);
+      Files.createDirectories(dir);
+      Path part = dir.resolve(fileName + ".download.part");
+      Files.deleteIfExists(part);
+      Files.createFile(part, StoredBackups.PRIVATE);
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      long size = 0;
+      try (InputStream in = s3.getObject(b -> b.bucket(store.bucket()).key(key));
+          OutputStream out = new DigestOutputStream(Files.newOutputStream(part), digest)) {
+        byte[] buffer = new byte[1 << 20];
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+          out.write(buffer, 0, n);
+          size += n;
+          if (size % (8L << 20) < n)
+            Heartbeats.beat("downloading backup " + id + ": " + (size >> 20) + " MB");
+        }
+      }
+      String sha256 = HexFormat.of().formatHex(digest.digest());
+      if (size != record.sizeBytes() || !sha256.equals(record.sha256())) {
+        Files.deleteIfExists(part);
+        throw FailureType.BackupCorrupt.nonRetryable(
+            "backup "
+                + id
+                + " of cluster '"
+                + spec.name()
+                + "' in s3://"
+                + store.bucket()
+                + "/"
+                + key
+                + " has "
+                + size
+                + " bytes and SHA-256 "
+                + sha256
+                + ", its record says "
+                + record.sizeBytes()
+                + " bytes and "
+                + record.sha256()
+                + "; nothing was restored from it");
+      }
+      Files.move(part, dir.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
+      Path metadata = dir.resolve(id + ".json");
+      Path tmp = dir.resolve(id + ".json.download.part");
+      Files.deleteIfExists(tmp);
+      Files.createFile(tmp, StoredBackups.PRIVATE);
+      Files.write(tmp, json);
+      Files.move(tmp, metadata, StandardCopyOption.ATOMIC_MOVE);
+      log.info(
+          "backup {} of cluster {} downloaded from s3://{}/{} into {}",
+          id,
+          spec.name(),
+          store.bucket(),
+          key,
+          dir);
+      return true;
+    } catch (S3Exception e) {
+      throw failure("download", spec, id, store, where, describe(e), e);
+    } catch (SdkException e) {
+      throw failure("download", spec, id, store, where, e.getMessage(), e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "backup " + id + " of cluster '" + spec.name() + "' into " + dir + ": " + e.getMessage(),
+          e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private boolean alreadyThere(S3Client s3, String bucket, String key, BackupRecord record) {
+    try {
+      HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key(key));
+      return head.contentLength() == record.sizeBytes()
+          && record.sha256().equals(head.metadata().get(SHA256_METADATA));
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) return false;
+      throw e;
+    }
+  }
+
+  private void multipartUpload(
+      S3Client s3, String bucket, String key, BackupRecord record, Path stored, boolean checksums) {
+    ChecksumAlgorithm algorithm = checksums ? ChecksumAlgorithm.SHA256 : null;
+    String uploadId =
+        s3.createMultipartUpload(
+                b ->
+                    b.bucket(bucket)
+                        .key(key)
+                        .metadata(Map.of(SHA256_METADATA, record.sha256()))
+                        .checksumAlgorithm(algorithm))
+            .uploadId();
+    try {
+      List<CompletedPart> parts = new ArrayList<>();
+      long size = record.sizeBytes();
+      for (long offset = 0; offset < size; offset += partSize) {
+        int number = parts.size() + 1;
+        long length = Math.min(partSize, size - offset);
+        long from = offset;
+        UploadPartResponse part =
+            s3.uploadPart(
+                b ->
+                    b.bucket(bucket)
+                        .key(key)
+                        .uploadId(uploadId)
+                        .partNumber(number)
+                        .contentLength(length)
+                        .checksumAlgorithm(algorithm),
+                RequestBody.fromContentProvider(
+                    () -> FileRange.open(stored, from, length),
+                    length,
+                    "application/octet-stream"));
+        parts.add(
+            CompletedPart.builder()
+                .partNumber(number)
+                .eTag(part.eTag())
+                .checksumSHA256(part.checksumSHA256())
+                .build());
+        Heartbeats.beat(
+            "uploading backup "
+                + record.id()
+                + ": "
+                + ((offset + length) >> 20)
+                + " of "
+                + (size >> 20)
+                + " MB");
+      }
+      s3.completeMultipartUpload(
+          CompleteMultipartUploadRequest.builder()
+              .bucket(bucket)
+              .key(key)
+              .uploadId(uploadId)
+              .multipartUpload(CompletedMultipartUpload.builder().parts(parts).build())
+              .build());
+    } catch (RuntimeException e) {
+      abort(s3, bucket, key, uploadId);
+      throw e;
+    }
+  }
+
+  private static void abort(S3Client s3, String bucket, String key, String uploadId) {
+    try {
+      s3.abortMultipartUpload(
+          AbortMultipartUploadRequest.builder().bucket(bucket).key(key).uploadId(uploadId).build());
+    } catch (SdkException e) {
+      log.warn("could not abort the multipart upload of {}: {}", key, e.getMessage());
+    }
+  }
+
+  /**
+   * The object as the store now has it: its size and SHA-256 metadata, and the store's own SHA-256
+   * when it keeps one for the whole object (a multipart upload's is of its parts' checksums).
+   */
+  private static void checkUploaded(
+      S3Client s3,
+      String bucket,
+      String key,
+      BackupRecord record,
+      String where,
+      boolean checksums) {
+    HeadObjectResponse head =
+        s3.headObject(
+            b -> b.bucket(bucket).key(key).checksumMode(checksums ? ChecksumMode.ENABLED : null));
+    String sha256 = head.metadata().get(SHA256_METADATA);
+    String storeSha256 = head.checksumSHA256();
+    boolean wholeObjectChecksum = storeSha256 != null && !storeSha256.contains("-");
+    if (head.contentLength() != record.sizeBytes()
+        || !record.sha256().equals(sha256)
+        || (wholeObjectChecksum && !base64(record.sha256()).equals(storeSha256))) {
+      s3.deleteObject(b -> b.bucket(bucket).key(key));
+      throw ApplicationFailure.newFailure(
+          "the copy "
+              + where
+              + " of backup "
+              + record.id()
+              + " has "
+              + head.contentLength()
+              + " bytes and SHA-256 "
+              + sha256
+              + (wholeObjectChecksum ? " (store's checksum " + storeSha256 + ")" : "")
+              + ", not "
+              + record.sizeBytes()
+              + " bytes and "
+              + record.sha256()
+              + "; it was removed and is uploaded again",
+          FAILURE_TYPE);
+    }
+  }
+
+  private static S3Client client(ClusterSpec spec, ObjectStore store) {
+    var builder =
+        S3Client.builder()
+            .httpClientBuilder(UrlConnectionHttpClient.builder())
+            // checksums only where this class asks for SHA-256 (the SDK's default adds CRC32
+            // trailers, which not every S3-compatible store reads)
+            .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+            .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+            .region(Region.of(store.regionOrDefault()))
+            .forcePathStyle(store.pathStyle())
+            .credentialsProvider(ObjectStoreCredentials.provider(spec.name(), store));
+    if (store.endpoint() != null) builder.endpointOverride(URI.create(store.endpoint()));
+    return builder.build();
+  }
+
+  /** What the store said: its error code and HTTP status, not its whole message. */
+  private static String describe(S3Exception e) {
+    String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
+    String hint =
+        switch (e.statusCode()) {
+          case 401, 403 ->
+              "; check the credentials (backup.objectStore.credentialsFile or the worker's AWS"
+                  + " environment) and that they may write to the bucket";
+          case 404 -> "; check that the bucket exists (it is not created)";
+          default -> "";
+        };
+    return "the store answered HTTP " + e.statusCode() + (code == null ? "" : " " + code) + hint;
+  }
+
+  private static ApplicationFailure failure(
+      String verb,
+      ClusterSpec spec,
+      String id,
+      ObjectStore store,
+      String where,
+      String why,
+      Exception cause) {
+    // the cause is not attached: the SDK's exceptions may carry request details
+    return ApplicationFailure.newFailure(
+        "cannot "
+            + verb
+            + " backup "
+            + id
+            + " of cluster '"
+            + spec.name()
+            + "' to bucket '"
+            + store.bucket()
+            + "' ("
+            + where
+            + "): "
+            + why
+            + ("upload".equals(verb)
+                ? "; the backup is kept on the worker and the upload is retried"
+                : "; the download is retried, nothing was stopped"),
+        FAILURE_TYPE,
+        cause.getClass().getName());
+  }
+
+  static String base64(String hexSha256) {
+    return Base64.getEncoder().encodeToString(HexFormat.of().parseHex(hexSha256));
+  }
+}

@@ -50,6 +50,8 @@ final class UpgradeLadder {
         FreshRead.before(progress).of(run.ctx.activities().etcd.discover(run.ctx.ref()));
     ClusterState discovered = fresh.state();
     boolean first = true;
+    boolean snapshotFirst = SnapshotBefore37.needed(step);
+    long lastOldEntry = SnapshotBefore37.lastOldEntry(discovered);
     for (String member : UpgradePhases.leaderLast(discovered)) {
       progress.safePoint("member %s (%s)".formatted(member, step.label()));
       compensation.register(member, () -> putBack(run, step, switcher, member));
@@ -62,6 +64,10 @@ final class UpgradeLadder {
       first = false;
       FreshRead beforeSwitch = FreshRead.before(progress);
       try {
+        if (snapshotFirst) {
+          SnapshotBefore37.run(run, step, member, lastOldEntry);
+          justRead = Optional.empty(); // restarted since
+        }
         if (switcher.switchTo(member, step.toVersion().toString(), justRead)) switched.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
         if (FailureType.QuorumAtRisk.isTypeOf(e)) {

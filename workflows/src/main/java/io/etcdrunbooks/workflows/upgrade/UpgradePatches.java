@@ -160,4 +160,12 @@ final class UpgradePatches {
           "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
           "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
           "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
+
+  /** Asked only on a rung from 3.6 to 3.7, which no run before it reached. */
+  static final Patch SNAPSHOT_BEFORE_3_7 =
+      Patch.unreplayed(
+          "snapshot-before-3.7",
+          "2026-11-27",
+          "Before a member moves from 3.6 to 3.7, its newest raft snapshot is made to cover every"
+              + " entry 3.5 wrote (SnapshotBefore37): 3.7 cannot replay them.");
 }

@@ -3,6 +3,8 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.testkit.EtcdReleases;
+import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
@@ -162,6 +164,58 @@ class UpgradeClusterTest {
                                 .isEqualTo(byVersion.get("3.5.30")));
                 assertThat(byVersion.get("3.5.30").env()).containsKey("ETCD_NAME");
               });
+    }
+  }
+
+  /**
+   * Issue 29's fourth test, on real members: 3.5.30 cannot enter 3.6 until it is on 3.5.32 or later
+   * (refused, naming it, while the binary source offers no such release), and an unpromoted learner
+   * added with `etcdctl member add --learner` is refused before any member changes.
+   */
+  @Test
+  void refusesTo3_6Without3_5_32OnOfferAndWithALeftoverLearnerTouchingNothing() throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of())) {
+      Map<String, Long> pids = runbooks.pids();
+      runbooks.withheldReleases.add("3.5.35");
+      assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.6.16")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains(
+                          "refused, nothing was touched",
+                          "etcd 3.6 needs every member on 3.5.32 or later first",
+                          "reaches it from 3.5.30",
+                          "offer 3.5.32 or later"));
+
+      runbooks.withheldReleases.clear();
+      Process add =
+          new ProcessBuilder(
+                  EtcdReleases.binDir("3.5.30").resolve("etcdctl").toString(),
+                  "--endpoints=" + runbooks.cluster().member("m1").clientUrl(),
+                  "member",
+                  "add",
+                  "m4",
+                  "--peer-urls=http://127.0.0.1:" + Ports.free(),
+                  "--learner")
+              .redirectErrorStream(true)
+              .start();
+      String added = new String(add.getInputStream().readAllBytes());
+      assertThat(add.waitFor()).as(added).isZero();
+      assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.6.16")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains(
+                          "refused, nothing was touched",
+                          "etcd lists learner",
+                          "#19557, fixed in 3.5.20",
+                          "etcdctl member remove"));
+      assertThat(runbooks.pids()).isEqualTo(pids);
+      assertThat(runbooks.backups()).isEmpty();
+      assertThat(runbooks.state().members())
+          .allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.5.30"));
     }
   }
 

@@ -49,6 +49,16 @@ final class UpgradeLadder {
     FreshRead fresh =
         FreshRead.before(progress).of(run.ctx.activities().etcd.discover(run.ctx.ref()));
     ClusterState discovered = fresh.state();
+    if (run.rungRules) {
+      List<String> problems = RungRules.problems(step, discovered);
+      if (!problems.isEmpty()) {
+        compensation.commit(); // nothing of this rung was touched
+        throw FailureType.UpgradeHalted.nonRetryable(
+            ("%s halted before %s, no member of it touched: %s. Members stay as they are (the"
+                    + " rungs before it are final); start the upgrade again once this is fixed")
+                .formatted(run.what(), step.label(), String.join("; ", problems)));
+      }
+    }
     boolean first = true;
     boolean snapshotFirst = SnapshotBefore37.needed(step);
     long lastOldEntry = SnapshotBefore37.lastOldEntry(discovered);

@@ -473,7 +473,7 @@ public final class HostActivitiesImpl implements HostActivities {
         "make a raft snapshot past index " + request.index() + " on",
         (host, service, versions) -> {
           String done =
-              new WalSnapshots(ssh)
+              new WalSnapshots(ssh, spec)
                   .coverIndex(
                       host,
                       service,

@@ -5,6 +5,7 @@ import static io.etcdrunbooks.activities.ssh.Shell.quote;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.support.Heartbeats;
+import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.workflows.common.FailureType;
 import java.time.Duration;
 import java.util.Map;
@@ -33,9 +34,11 @@ final class WalSnapshots {
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
 
   private final SshConnector ssh;
+  private final ServiceSpec spec;
 
-  WalSnapshots(SshConnector ssh) {
+  WalSnapshots(SshConnector ssh, ServiceSpec spec) {
     this.ssh = ssh;
+    this.spec = spec;
   }
 
   /** The raft index of the member's newest snapshot on disk; empty when it has none. */
@@ -44,7 +47,9 @@ final class WalSnapshots {
     ExecResult listed =
         host.requireOk(
             ssh.exec(
-                host.target(), "ls -1 " + quote(snapDir) + " 2>/dev/null; true", COMMAND_TIMEOUT),
+                host.target(),
+                privileged(host, "ls -1 " + quote(snapDir) + " 2>/dev/null; true"),
+                COMMAND_TIMEOUT),
             "list the raft snapshots in " + snapDir);
     OptionalLong newest = OptionalLong.empty();
     for (String name : listed.stdout().split("\n")) {
@@ -54,6 +59,17 @@ final class WalSnapshots {
       if (newest.isEmpty() || index > newest.getAsLong()) newest = OptionalLong.of(index);
     }
     return newest;
+  }
+
+  /**
+   * A plain member's data dir is the SSH user's; a systemd unit's and a static pod's are root's
+   * (etcd keeps it 0700), as for the restart command (HostRestart).
+   */
+  private String privileged(MemberHost host, String command) {
+    String kind = spec == null ? ServiceSpec.PLAIN : spec.kind();
+    return ServiceSpec.PLAIN.equals(kind)
+        ? command
+        : RootShell.asRoot(spec, host.target().user(), command);
   }
 
   /**

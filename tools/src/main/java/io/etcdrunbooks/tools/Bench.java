@@ -11,9 +11,11 @@ import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.common.MemberDownTime;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.upgrade.UpgradeClusterWorkflow;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.etcdrunbooks.workflows.upgrade.VersionLadder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.ApplicationContext;
 import io.temporal.client.WorkflowClient;
@@ -177,10 +179,17 @@ final class Bench {
   private static boolean runCase(Case c, String from, String to, Path dir, ReleaseStore releases)
       throws Exception {
     String name = "bench" + c.members() + (c.fillMiB() > 0 ? "x" + c.fillMiB() : "");
+    // the bare column climbs the runbook's ladder too (3.5.30 -> 3.5.35 -> 3.6.16: etcd asks for
+    // 3.5.32 or later before 3.6), so that both restart every member as often
+    List<String> ladder =
+        VersionLadder.plan(EtcdVersion.parse(from), EtcdVersion.parse(to), releases.versions())
+            .stream()
+            .map(EtcdVersion::toString)
+            .toList();
     System.out.printf(
-        "== bench: %s, %s -> %s, on 127.0.0.1 (%d cores); the new binaries on every host beforehand"
-            + " in both columns%n",
-        c.label(), from, to, Runtime.getRuntime().availableProcessors());
+        "== bench: %s, %s -> %s (ladder %s), on 127.0.0.1 (%d cores); the new binaries on every"
+            + " host beforehand in both columns%n",
+        c.label(), from, to, ladder, Runtime.getRuntime().availableProcessors());
     Column bare;
     Map<String, String> bareSteps;
     HashCheckByHand.Measured byHand;
@@ -191,13 +200,17 @@ final class Bench {
         SshConnector ssh = new SshConnector()) {
       fill(sandbox.cluster(), c.fillMiB());
       BareRollingRestart script = new BareRollingRestart(sandbox.cluster(), ssh);
-      script.stage(to, releases.binDir(to));
+      for (String rung : ladder) script.stage(rung, releases.binDir(rung));
+      bareSteps = new LinkedHashMap<>();
       try (WriteProbe writes = new WriteProbe(clientUrls(sandbox.cluster()), "/bench/bare/")) {
         long start = System.nanoTime();
-        Map<String, Long> down = script.run(to, releases.binDir(to));
+        Map<String, Long> down = new LinkedHashMap<>();
+        for (String rung : ladder) {
+          script.run(rung, releases.binDir(rung)).forEach((m, ms) -> down.put(m + "@" + rung, ms));
+          script.steps().forEach((m, steps) -> bareSteps.put(m + "@" + rung, steps));
+        }
         bare = new Column(millisSince(start), down, writes.stopAndVerify());
       }
-      bareSteps = script.steps();
       byHand = HashCheckByHand.measure(sandbox.cluster(), clientUrls(sandbox.cluster()));
     }
     discard(dir.resolve(name + "-bare"));
@@ -224,7 +237,8 @@ final class Bench {
                     "etcd-runbooks-bench"))) {
       ApplicationContext context = runbooks.context();
       fill(sandbox.cluster(), c.fillMiB());
-      new BareRollingRestart(sandbox.cluster(), ssh).stage(to, releases.binDir(to));
+      BareRollingRestart staging = new BareRollingRestart(sandbox.cluster(), ssh);
+      for (String rung : ladder) staging.stage(rung, releases.binDir(rung));
       WorkflowClient client = context.getBean(WorkflowClient.class);
       UpgradeClusterWorkflow workflow =
           client.newWorkflowStub(
@@ -240,7 +254,8 @@ final class Bench {
             workflow.upgrade(UpgradeRequest.to(name, to, RunbookOptions.defaults()));
         long took = millisSince(start);
         Map<String, Long> down = new LinkedHashMap<>();
-        for (MemberDownTime d : result.memberDownTimes()) down.put(d.member(), d.millis());
+        for (MemberDownTime d : result.memberDownTimes())
+          down.put(d.member() + "@" + d.version(), d.millis());
         runbook = new Column(took, down, writes.stopAndVerify());
         print("runbook", runbook);
         System.out.println("     members: " + result.memberVersions());

@@ -116,6 +116,58 @@ class SystemdMachinesUpgradeTest {
     }
   }
 
+  /**
+   * The 3.6 and 3.7 rungs on systemd units: the v2 store check runs in the restart's transient unit
+   * as root, and before 3.7 each member is restarted once with --snapshot-count=1 set in its unit's
+   * environment file, which is put back.
+   */
+  @Test
+  void threeSystemdMachinesClimbFrom3_5_35To3_7_3WithTheirUnitsFlagsUnchanged() throws Exception {
+    try (Machines machines =
+            Machines.start(
+                dir.resolve("machines"), "prod-1", 3, "3.5.35", SandboxRunbooks.releases());
+        WorkerCrashScenario runbooks =
+            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
+      Map<String, String> envBefore = new java.util.TreeMap<>();
+      for (String m : List.of("m1", "m2", "m3"))
+        envBefore.put(m, Files.readString(machines.hostRoot(m).resolve("etc/etcd/etcd.env")));
+      UpgradeClusterWorkflow workflow =
+          runbooks.workflow(
+              UpgradeClusterWorkflow.class, UpgradeClusterWorkflow.workflowId("prod-1"));
+      UpgradeResult result =
+          workflow.upgrade(
+              UpgradeRequest.to(
+                  "prod-1", "3.7.3", RunbookOptions.defaults().withMemberTimeoutSeconds(90)));
+
+      assertThat(result.plan().steps())
+          .extracting(io.etcdrunbooks.workflows.upgrade.LadderStep::label)
+          .containsExactly("3.5.35 -> 3.6.16", "3.6.16 -> 3.7.3");
+      assertThat(result.memberVersions())
+          .isEqualTo(Map.of("m1", "3.7.3", "m2", "3.7.3", "m3", "3.7.3"));
+      assertThat(result.clusterVersion()).isEqualTo("3.7.0");
+      assertThat(workflow.progress().completed())
+          .filteredOn(s -> s.name().contains("raft snapshot past index"))
+          .hasSize(3);
+      for (String m : List.of("m1", "m2", "m3")) {
+        assertThat(Files.readString(machines.hostRoot(m).resolve("etc/etcd/etcd.env")))
+            .as(m + "'s environment file as it was")
+            .isEqualTo(envBefore.get(m));
+        // what the unit's etcd runs with now, read from its process
+        assertThat(
+                machines.rootShell(
+                    m,
+                    "tr '\\0' '\\n' < /proc/$(systemctl show -p MainPID --value etcd)/environ"
+                        + " | grep -c '^ETCD_SNAPSHOT_COUNT=' || true"))
+            .as(m + " runs without the transient --snapshot-count")
+            .isEqualToIgnoringWhitespace("0");
+        assertThat(
+                machines.rootShell(
+                    m, "readlink /proc/$(systemctl show -p MainPID --value etcd)/exe"))
+            .contains("3.7.3");
+      }
+    }
+  }
+
   @Test
   void aMachinePoweredOffMidUpgradeHaltsTheRunbookNamingItWithQuorumKept() throws Exception {
     try (Machines machines =

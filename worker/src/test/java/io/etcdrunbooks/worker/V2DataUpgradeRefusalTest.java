@@ -8,14 +8,18 @@ import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.MemberRef;
+import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
 import io.temporal.client.WorkflowFailedException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -73,6 +77,61 @@ class V2DataUpgradeRefusalTest {
             .isEqualTo(200);
       }
       runbooks.state().members().forEach(m -> assertThat(m.serverVersion()).isEqualTo("3.3.25"));
+    }
+  }
+
+  /**
+   * v2 data the v2 API no longer shows (the member that served it was restarted without
+   * --enable-v2): the preflight cannot see it, but `etcdutl check v2store` of 3.5.35, run on the
+   * first member's data dir while it is stopped for 3.6, finds the v2 request in the WAL. 3.6 is
+   * never started there: the member runs 3.5.35 again and the run names it and what to do.
+   */
+  @Test
+  void v2DataOnlyTheDataDirShowsStopsTheMoveTo3_6AtTheFirstMember() throws Exception {
+    try (SandboxRunbooks runbooks =
+        SandboxRunbooks.start(dir, "3.5.35", Map.of("m1", Map.of("ETCD_ENABLE_V2", "true")))) {
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+      String client = runbooks.sandbox.cluster().member("m1").clientUrl();
+      HttpResponse<String> answer =
+          http.send(
+              HttpRequest.newBuilder(URI.create(client + "/v2/keys/coreos.com/network/config"))
+                  .header("Content-Type", "application/x-www-form-urlencoded")
+                  .PUT(HttpRequest.BodyPublishers.ofString("value={\"Network\":\"10.1.0.0/16\"}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.statusCode()).as(answer.body()).isIn(200, 201);
+      // the v2 API off again: no member serves it, the data stays in the WAL
+      Path env = Path.of(runbooks.cluster().member("m1").serviceDir(), "etcd.env");
+      Files.writeString(env, Files.readString(env).replaceAll("(?m)^ETCD_ENABLE_V2=.*\n", ""));
+      runbooks.host().stopMember(new MemberRef("sandbox", "m1"));
+      runbooks.host().startMember(new MemberRef("sandbox", "m1"));
+      awaitHealthy(runbooks);
+
+      assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.6.16")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains(
+                          "etcdutl check v2store",
+                          "detected custom v2 content in WAL records",
+                          "was not started there",
+                          "MigrateV2ToV3",
+                          "--snapshot-count=1"));
+      awaitHealthy(runbooks);
+      assertThat(runbooks.state().members())
+          .allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.5.35"));
+      for (String member : List.of("m1", "m2", "m3")) {
+        assertThat(runbooks.installedVersion(member)).as(member).isEqualTo("3.5.35");
+      }
+    }
+  }
+
+  private static void awaitHealthy(SandboxRunbooks runbooks) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!runbooks.state().members().stream().allMatch(MemberStatus::healthy)) {
+      assertThat(System.nanoTime()).as("every member healthy within 30 s").isLessThan(deadline);
+      TimeUnit.MILLISECONDS.sleep(100);
     }
   }
 }

@@ -9,6 +9,7 @@ import io.etcdrunbooks.activities.support.DaemonThreads;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.ServerCertificates;
 import io.etcdrunbooks.workflows.model.V2Store;
@@ -38,6 +39,9 @@ public final class ClusterInspector {
   private final ClusterVersionReader http;
   private Map<String, Long> idByName;
 
+  /** etcd's member list as {@link #memberIds} read it; null until then. */
+  private List<Member> listedMembers;
+
   public ClusterInspector(EtcdClients clients) {
     this.spec = clients.spec();
     this.clients = clients;
@@ -59,6 +63,7 @@ public final class ClusterInspector {
   public synchronized Map<String, Long> memberIds() {
     if (idByName == null) {
       List<Member> listed = listMembers();
+      listedMembers = List.copyOf(listed);
       Map<String, Long> ids = new HashMap<>();
       for (MemberSpec m : spec.members()) {
         URI peer = URI.create(m.peerUrl());
@@ -71,6 +76,25 @@ public final class ClusterInspector {
       idByName = Map.copyOf(ids);
     }
     return idByName;
+  }
+
+  /**
+   * The members etcd lists whose id is no inventory member's (an unpromoted learner added by hand,
+   * a removed member that reappeared); null when the member list was not read.
+   */
+  synchronized List<EtcdMember> beyondInventory() {
+    if (listedMembers == null || idByName == null) return null;
+    return listedMembers.stream()
+        .filter(l -> !idByName.containsValue(l.getId()))
+        .map(
+            l ->
+                new EtcdMember(
+                    l.getId(),
+                    l.getName() == null ? "" : l.getName(),
+                    l.getPeerURIs().stream().map(Object::toString).toList(),
+                    l.getClientURIs().stream().map(Object::toString).toList(),
+                    l.isLearner()))
+        .toList();
   }
 
   /**
@@ -372,16 +396,17 @@ public final class ClusterInspector {
       alarmsUnread = e.getMessage();
     }
     return new ClusterState(
-        spec.name(),
-        statuses,
-        leader,
-        joined(clusterVersion),
-        raised,
-        joined(revision),
-        alarmsUnread,
-        joined(authEnabled),
-        joined(v2),
-        joined(certificates));
+            spec.name(),
+            statuses,
+            leader,
+            joined(clusterVersion),
+            raised,
+            joined(revision),
+            alarmsUnread,
+            joined(authEnabled),
+            joined(v2),
+            joined(certificates))
+        .withBeyondInventory(beyondInventory());
   }
 
   private static <T> CompletableFuture<T> read(Supplier<T> read) {

@@ -58,6 +58,11 @@ public final class BinaryInstaller implements VersionInstaller {
   /** The current link points at the version's directory: no binary is run to tell. */
   @Override
   public boolean selects(MemberHost host, String version) {
+    return selectedVersion(host).filter(version::equals).isPresent();
+  }
+
+  /** The version directory the current link points at; empty when it points at none. */
+  public java.util.Optional<String> selectedVersion(MemberHost host) {
     String link =
         run(
                 host,
@@ -65,7 +70,9 @@ public final class BinaryInstaller implements VersionInstaller {
                 "read the selected etcd version")
             .stdout()
             .strip();
-    return link.equals("versions/" + version);
+    return link.startsWith("versions/") && link.indexOf('/', "versions/".length()) < 0
+        ? java.util.Optional.of(link.substring("versions/".length()))
+        : java.util.Optional.empty();
   }
 
   /** The version the etcd binary at {@code path} on the host reports, "" when there is none. */

@@ -465,6 +465,27 @@ public final class HostActivitiesImpl implements HostActivities {
   }
 
   @Override
+  public String snapshotPast(SnapshotPastRequest request) {
+    ServiceSpec spec = targets.cluster(request.cluster()).service();
+    return onHost(
+        request.cluster(),
+        request.member(),
+        "make a raft snapshot past index " + request.index() + " on",
+        (host, service, versions) -> {
+          String done =
+              new WalSnapshots(ssh, spec)
+                  .coverIndex(
+                      host,
+                      service,
+                      new MemberFlagFiles(ssh, spec, flags),
+                      request.index(),
+                      java.time.Duration.ofSeconds(request.timeoutSeconds()));
+          log.info("{}: {}", host.describe(), done);
+          return done;
+        });
+  }
+
+  @Override
   public boolean restoreMemberFlags(RestoreMemberFlagsRequest request) {
     ServiceSpec spec = targets.cluster(request.cluster()).service();
     return onHost(

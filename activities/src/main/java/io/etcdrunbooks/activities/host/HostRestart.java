@@ -36,7 +36,7 @@ final class HostRestart {
   private static final Duration COMMAND_BOUND = Duration.ofMinutes(10);
 
   /** The command's steps, in order; each one's time goes to the state file. */
-  static final List<String> STEPS = List.of("stop", "flags", "select", "start");
+  static final List<String> STEPS = List.of("stop", V2StoreCheck.STEP, "flags", "select", "start");
 
   private final SshConnector ssh;
   private final ServiceSpec spec;
@@ -149,7 +149,8 @@ final class HostRestart {
                 last.changes(),
                 System.nanoTime() - last.downBeforeStartMillis() * 1_000_000));
       }
-      if (last.failedStep().equals("start")) throw failed(host, last);
+      if (last.failedStep().equals("start") || last.failedStep().equals(V2StoreCheck.STEP))
+        throw failed(host, last, version);
       // failed before its start or ended without a result (the host rebooted): the member's own
       // state decides below, as on a first attempt
     } else if (earlier.running()) {
@@ -161,7 +162,7 @@ final class HostRestart {
     long downSince = System.nanoTime();
     launch(host, token, script(host, service, plan, token, version));
     State last = awaitResult(host, token);
-    if (!last.done()) throw failed(host, last);
+    if (!last.done()) throw failed(host, last, version);
     return Optional.of(new Done(last.steps(version), plan.flagChanges(), downSince));
   }
 
@@ -179,8 +180,12 @@ final class HostRestart {
     return all;
   }
 
-  private RuntimeException failed(MemberHost host, State state) {
+  private RuntimeException failed(MemberHost host, State state, String version) {
     String step = state.failedStep().isEmpty() ? "?" : state.failedStep();
+    if (step.equals(V2StoreCheck.STEP)) {
+      return io.temporal.failure.ApplicationFailure.newNonRetryableFailure(
+          V2StoreCheck.refusal(host, version, logTail(host)), V2StoreCheck.FAILURE_TYPE);
+    }
     String message =
         "the restart command on the host "
             + (state.result().isEmpty()
@@ -280,16 +285,27 @@ final class HostRestart {
       changes.append("printf '%s\\n' ").append(quote("change=" + change)).append('\n');
     Map<String, String> bodies =
         Map.of(
-            "stop", service.stopScript(host),
-            "flags", plan.flagsScript(),
-            "select", plan.selectScript(),
-            "start", service.launchScript(host));
+            "stop",
+            service.stopScript(host),
+            V2StoreCheck.STEP,
+            plan.checkScript(),
+            "flags",
+            plan.flagsScript(),
+            "select",
+            plan.selectScript(),
+            "start",
+            service.launchScript(host));
     StringBuilder script =
         new StringBuilder(
             ("state=%s\nexec </dev/null >\"$state.log\" 2>&1\n"
                     + "{ printf 'token=%%s\\nversion=%%s\\npid=%%s\\n' %s %s $$\n%s}"
                     + " > \"$state.tmp\" && mv -f \"$state.tmp\" \"$state\" || exit 1\n")
                 .formatted(quote(stateFile(host)), quote(token), quote(version), changes));
+    // the check step only where it checks something: other restarts' steps stay as they were
+    List<String> steps =
+        STEPS.stream()
+            .filter(s -> !s.equals(V2StoreCheck.STEP) || !plan.checkScript().equals(":\n"))
+            .toList();
     for (String step : STEPS) {
       script.append("step_").append(step).append("() {\n").append(bodies.get(step)).append("\n}\n");
     }
@@ -305,7 +321,7 @@ final class HostRestart {
         echo "started=$e" >> "$state"
         echo result=done >> "$state"
         """
-            .formatted(String.join(" ", STEPS)));
+            .formatted(String.join(" ", steps)));
     return script.toString();
   }
 

@@ -18,11 +18,15 @@ import java.util.List;
  * beside the ones they replace. Once etcd has stopped, the command only moves them in place and
  * points the {@code current} link at the version: nothing is left that needs the worker.
  *
+ * @param checkScript shell lines checking the stopped member's data dir before the switch ({@link
+ *     V2StoreCheck}; {@code :} when there is nothing to check); they start the member again as it
+ *     was and fail when the check does not come out clean
  * @param flagsScript shell lines putting the translated flags in place ({@code :} when none)
  * @param selectScript shell lines making the service run the version at its next start
  * @param flagChanges what the flags translation changes, for the runbook's progress
  */
-record RestartPlan(String flagsScript, String selectScript, List<String> flagChanges) {
+record RestartPlan(
+    String checkScript, String flagsScript, String selectScript, List<String> flagChanges) {
 
   /** The suffix of a file written beside the one it is to replace. */
   static final String NEXT = ".etcd-runbooks-next";
@@ -38,6 +42,7 @@ record RestartPlan(String flagsScript, String selectScript, List<String> flagCha
     String kind = spec == null ? ServiceSpec.PLAIN : spec.kind();
     if (ServiceSpec.STATIC_POD.equals(kind)) return staticPod(ssh, spec, host, version);
     binaries.stage(host, version, binDir);
+    String check = V2StoreCheck.script(host, binaries.selectedVersion(host), version, "step_start");
     MemberFlagFiles flagFiles = new MemberFlagFiles(ssh, spec, new ProcessFlagsReader(ssh));
     var translated = flagFiles.translatedEnvFile(host, service, version);
     String flags = ":\n";
@@ -54,7 +59,7 @@ record RestartPlan(String flagsScript, String selectScript, List<String> flagCha
     String select = selectLink(host, version);
     if (ServiceSpec.SYSTEMD.equals(kind)) select += systemdDropIn(ssh, spec, host);
     return new RestartPlan(
-        flags, select, translated.map(f -> f.edited().changes()).orElse(List.of()));
+        check, flags, select, translated.map(f -> f.edited().changes()).orElse(List.of()));
   }
 
   /**
@@ -87,12 +92,15 @@ record RestartPlan(String flagsScript, String selectScript, List<String> flagCha
       throw new io.etcdrunbooks.activities.ssh.SshCommandException(
           "cannot set image " + image + " in the manifest of " + host.describe() + ": " + e);
     }
-    if (after.equals(text)) return new RestartPlan(":\n", ":\n", List.of());
+    if (after.equals(text)) return new RestartPlan(":\n", ":\n", ":\n", List.of());
     String stashed = manifest.stashedPath(host);
     String next = manifest.stashDir(host) + "/." + fileName(stashed) + NEXT;
     manifest.write(host, next, after);
     return new RestartPlan(
-        ":\n", replace(stashed, next, text, manifest.backupPath(host), true), flags.changes());
+        ":\n",
+        ":\n",
+        replace(stashed, next, text, manifest.backupPath(host), true),
+        flags.changes());
   }
 
   /**

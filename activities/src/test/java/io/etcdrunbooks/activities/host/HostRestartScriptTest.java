@@ -25,7 +25,9 @@ class HostRestartScriptTest {
   @Test
   void theCommandRecordsEachStepAndItsResultUnderItsToken() throws Exception {
     HostRestart.State state =
-        run(new RestartPlan("echo flags >> did\n", "echo select >> did\n", List.of("a -> b")));
+        run(
+            new RestartPlan(
+                ":\n", "echo flags >> did\n", "echo select >> did\n", List.of("a -> b")));
 
     assertThat(Files.readAllLines(dir.resolve("did")))
         .containsExactly("stop", "flags", "select", "start");
@@ -42,7 +44,7 @@ class HostRestartScriptTest {
   @Test
   void aStepThatFailsEndsTheCommandThereNamingIt() throws Exception {
     HostRestart.State state =
-        run(new RestartPlan(":\n", "echo 'no etcd 3.5.16 staged' >&2; exit 1\n", List.of()));
+        run(new RestartPlan(":\n", ":\n", "echo 'no etcd 3.5.16 staged' >&2; exit 1\n", List.of()));
 
     assertThat(Files.readAllLines(dir.resolve("did"))).containsExactly("stop");
     assertThat(state.done()).isFalse();
@@ -50,6 +52,32 @@ class HostRestartScriptTest {
     assertThat(state.failedStep()).isEqualTo("select");
     assertThat(Files.readString(dir.resolve(".etcd-runbooks-restart.log")))
         .contains("no etcd 3.5.16 staged");
+  }
+
+  @Test
+  void aCheckThatFailsStartsTheMemberAgainBeforeAnythingIsSwitched() throws Exception {
+    HostRestart.State state =
+        run(
+            new RestartPlan(
+                "echo 'custom v2 content'; step_start; exit 1\n",
+                "echo flags >> did\n",
+                "echo select >> did\n",
+                List.of()));
+
+    assertThat(Files.readAllLines(dir.resolve("did"))).containsExactly("stop", "start");
+    assertThat(state.failedStep()).isEqualTo(V2StoreCheck.STEP);
+    assertThat(Files.readString(dir.resolve(".etcd-runbooks-restart.log")))
+        .contains("custom v2 content");
+  }
+
+  @Test
+  void theCheckRunsOnlyWhenAMemberLeaves3_5For3_6OrLater() {
+    assertThat(V2StoreCheck.leaves35("3.5.35", "3.6.16")).isTrue();
+    assertThat(V2StoreCheck.leaves35("3.5.35", "3.7.3")).isTrue();
+    assertThat(V2StoreCheck.leaves35("3.5.30", "3.5.35")).isFalse();
+    assertThat(V2StoreCheck.leaves35("3.6.16", "3.7.3")).isFalse();
+    assertThat(V2StoreCheck.leaves35("3.6.16", "3.5.35")).isFalse();
+    assertThat(V2StoreCheck.leaves35("3.4.23", "3.5.30")).isFalse();
   }
 
   private HostRestart.State run(RestartPlan plan) throws Exception {

@@ -176,6 +176,19 @@ public interface HostActivities {
 
   record RestoreMemberFlagsRequest(String cluster, String member, String changeId) {}
 
+  /**
+   * Makes the member's newest raft snapshot on disk cover raft index {@code index}, restarting it
+   * on the version it runs with --snapshot-count=1 until it does, its flags file put back after
+   * (the process keeps the setting until its next restart). Nothing when a snapshot covers it
+   * already. etcd 3.7 cannot replay the v2-encoded entries etcd 3.5 wrote to the WAL, so before a
+   * member moves from 3.6 to 3.7 they must lie behind its newest snapshot. Returns what it did;
+   * fails non-retryably (MemberNotReady) when no such snapshot appears within {@code
+   * timeoutSeconds}. Heartbeats.
+   */
+  String snapshotPast(SnapshotPastRequest request);
+
+  record SnapshotPastRequest(String cluster, String member, long index, int timeoutSeconds) {}
+
   record InstallRequest(String cluster, String member, String version) {}
 
   /**

@@ -21,6 +21,9 @@ import java.util.Optional;
  *     read (an http cluster, or older histories)
  * @param fencedBack members RecoverQuorum fenced that answered again, each with what discovery did
  *     (stopped on its host, or why not); null or empty when none did (older histories: none)
+ * @param beyondInventory the members etcd lists that are no inventory member (an unpromoted learner
+ *     added by hand, a removed member that reappeared); null when the member list was not read (and
+ *     in older histories)
  */
 public record ClusterState(
     String cluster,
@@ -33,7 +36,35 @@ public record ClusterState(
     Boolean authEnabled,
     V2Store v2,
     ServerCertificates certificates,
-    List<String> fencedBack) {
+    List<String> fencedBack,
+    List<EtcdMember> beyondInventory) {
+
+  public ClusterState(
+      String cluster,
+      List<MemberStatus> members,
+      String leaderName,
+      String clusterVersion,
+      List<String> alarms,
+      long revision,
+      String alarmsUnread,
+      Boolean authEnabled,
+      V2Store v2,
+      ServerCertificates certificates,
+      List<String> fencedBack) {
+    this(
+        cluster,
+        members,
+        leaderName,
+        clusterVersion,
+        alarms,
+        revision,
+        alarmsUnread,
+        authEnabled,
+        v2,
+        certificates,
+        fencedBack,
+        null);
+  }
 
   public ClusterState(
       String cluster,
@@ -106,7 +137,30 @@ public record ClusterState(
         authEnabled,
         v2,
         certificates,
+        found,
+        beyondInventory);
+  }
+
+  /** This state with the members etcd lists beyond the inventory. */
+  public ClusterState withBeyondInventory(List<EtcdMember> found) {
+    return new ClusterState(
+        cluster,
+        members,
+        leaderName,
+        clusterVersion,
+        alarms,
+        revision,
+        alarmsUnread,
+        authEnabled,
+        v2,
+        certificates,
+        fencedBack,
         found);
+  }
+
+  /** The members etcd lists beyond the inventory; empty when none or not read. */
+  public List<EtcdMember> membersBeyondInventory() {
+    return beyondInventory == null ? List.of() : beyondInventory;
   }
 
   /** Fenced members that answered again, with what was done; empty when none did. */

@@ -49,7 +49,19 @@ final class UpgradeLadder {
     FreshRead fresh =
         FreshRead.before(progress).of(run.ctx.activities().etcd.discover(run.ctx.ref()));
     ClusterState discovered = fresh.state();
+    if (run.rungRules) {
+      List<String> problems = RungRules.problems(step, discovered);
+      if (!problems.isEmpty()) {
+        compensation.commit(); // nothing of this rung was touched
+        throw FailureType.UpgradeHalted.nonRetryable(
+            ("%s halted before %s, no member of it touched: %s. Members stay as they are (the"
+                    + " rungs before it are final); start the upgrade again once this is fixed")
+                .formatted(run.what(), step.label(), String.join("; ", problems)));
+      }
+    }
     boolean first = true;
+    boolean snapshotFirst = SnapshotBefore37.needed(step);
+    long lastOldEntry = SnapshotBefore37.lastOldEntry(discovered);
     for (String member : UpgradePhases.leaderLast(discovered)) {
       progress.safePoint("member %s (%s)".formatted(member, step.label()));
       compensation.register(member, () -> putBack(run, step, switcher, member));
@@ -62,6 +74,10 @@ final class UpgradeLadder {
       first = false;
       FreshRead beforeSwitch = FreshRead.before(progress);
       try {
+        if (snapshotFirst) {
+          SnapshotBefore37.run(run, step, member, lastOldEntry);
+          justRead = Optional.empty(); // restarted since
+        }
         if (switcher.switchTo(member, step.toVersion().toString(), justRead)) switched.add(member);
       } catch (ActivityFailure | ApplicationFailure e) {
         if (FailureType.QuorumAtRisk.isTypeOf(e)) {

@@ -160,4 +160,33 @@ final class UpgradePatches {
           "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
           "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
           "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json");
+
+  /** Asked only on a rung from 3.6 to 3.7, which no run before it reached. */
+  static final Patch SNAPSHOT_BEFORE_3_7 =
+      Patch.unreplayed(
+          "snapshot-before-3.7",
+          "2026-11-27",
+          "Before a member moves from 3.6 to 3.7, its newest raft snapshot is made to cover every"
+              + " entry 3.5 wrote (SnapshotBefore37): 3.7 cannot replay them.");
+
+  static final Patch RUNG_RULES =
+      Patch.replayed(
+          "rung-rules",
+          "2026-11-27",
+          "The preflight and each rung refuse members etcd lists beyond the inventory (a leftover"
+              + " learner, a removed member that reappeared), and each rung into a new minor a member"
+              + " that reports a version below the minimum etcd asks for (RungRules).",
+          "histories/upgrade-3.3.25-to-3.5.30-id-and-hosts-checked.json",
+          "histories/upgrade-3.3.25-to-3.5.30-restart-in-one-activity.json",
+          "histories/upgrade-3.3.25-to-3.5.30-restart-reads-reused.json",
+          "histories/upgrade-3.3.25-to-3.5.30-staged-and-watched.json",
+          "histories/upgrade-3.3.25-to-3.5.30.json",
+          "histories/upgrade-3.4.23-to-3.5.16-approved.json",
+          "histories/upgrade-3.5.16-to-3.5.30-cancelled-mid-member.json",
+          "histories/upgrade-in-memory-flags-unreadable-before-preflight-reads-in-parallel.json",
+          "histories/upgrade-in-memory-follower-failed-rung-put-back.json",
+          "histories/upgrade-in-memory-last-member-not-ready-before-degraded-ending.json",
+          "histories/upgrade-in-memory-leader-failed-before-recheck-before-put-back.json",
+          "histories/upgrade-in-memory-leader-failed-before-saga-compensation.json",
+          "histories/upgrade-in-memory-leader-failed-followers-put-back.json");
 }

@@ -248,6 +248,8 @@ final class UpgradePreflight {
   static void run(UpgradeRun run) {
     Activities activities = run.ctx.activities();
     List<String> problems = new ArrayList<>(ClusterChecks.memberProblems(run.state));
+    run.rungRules = UpgradePatches.RUNG_RULES.applies();
+    if (run.rungRules) problems.addAll(RungRules.membership(run.state));
     problems.addAll(CertificateExpiry.problems(run.state));
     boolean atOnce = UpgradePhases.overlapsChecks();
     run.fewerHashScans =

@@ -58,6 +58,9 @@ final class UpgradeRun {
    */
   boolean fewerHashScans;
 
+  /** The membership and reported-version rules hold before each rung ({@link RungRules}). */
+  boolean rungRules;
+
   /** The postflight's hashkv comparison, started while etcd raises the cluster version. */
   Promise<ConsistencyReport> earlyConsistency;
 

@@ -26,6 +26,11 @@ public final class VersionLadder {
 
   private VersionLadder() {}
 
+  /** The patch every member must run before the cluster enters {@code minor} ("3.6"), if any. */
+  static Optional<EtcdVersion> minimumBefore(String minor) {
+    return Optional.ofNullable(MINIMUM_BEFORE.get(minor));
+  }
+
   /**
    * The versions to move to, in order (the running version excluded). Throws
    * IllegalArgumentException naming the problem.

@@ -9,6 +9,7 @@ import io.etcdrunbooks.workflows.model.ClientConnections;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.ConsistencyReport;
+import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.KeyspaceHashes;
@@ -78,6 +79,7 @@ public final class FakeCluster
   private String exitsOnStart = "";
   private boolean watchUnreachable;
   private final Map<String, Runnable> afterRestart = new LinkedHashMap<>();
+  private List<EtcdMember> beyondInventory = List.of();
 
   /**
    * @param leader the member leading at first; every member starts healthy on version
@@ -191,6 +193,19 @@ public final class FakeCluster
     return this;
   }
 
+  /** Someone put {@code member} on {@code version} by hand (it runs it, healthy). */
+  public synchronized FakeCluster runsByHand(String member, String version) {
+    members.get(member).installed = version;
+    members.get(member).running = version;
+    return this;
+  }
+
+  /** etcd's member list also holds these members, which the inventory does not name. */
+  public synchronized FakeCluster listsBeyondInventory(EtcdMember... extra) {
+    beyondInventory = List.of(extra);
+    return this;
+  }
+
   /** The v2 store holds {@code keys} keys, served by every member. */
   public synchronized FakeCluster v2Keys(long keys, long withTtl) {
     v2 = new V2Store(List.copyOf(members.keySet()), keys, withTtl, null, Map.of());
@@ -281,7 +296,8 @@ public final class FakeCluster
     long now = revision;
     revision += revisionStep;
     return new ClusterState(
-        name, statuses, leader, clusterVersion, List.copyOf(alarms), now, null, authEnabled, v2);
+            name, statuses, leader, clusterVersion, List.copyOf(alarms), now, null, authEnabled, v2)
+        .withBeyondInventory(beyondInventory);
   }
 
   @Override

@@ -97,4 +97,9 @@ public interface UnsupportedHostActivities extends HostActivities {
   default void watchMember(WatchRequest request) {
     throw new UnsupportedOperationException("HostActivities.watchMember is not faked here");
   }
+
+  @Override
+  default String snapshotPast(SnapshotPastRequest request) {
+    throw new UnsupportedOperationException("HostActivities.snapshotPast is not faked here");
+  }
 }

@@ -12,6 +12,7 @@ import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookIds;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.EtcdMember;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.testing.FakeCluster;
 import io.etcdrunbooks.workflows.testing.FakeControlPlane;
@@ -476,6 +477,54 @@ class UpgradeControlFlowTest {
     assertThat(recording.calls())
         .doesNotContain("HostActivities.stopMember", "BackupActivities.takeVerifiedBackup");
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
+  }
+
+  @Test
+  void givenALeftoverLearnerEtcdListsItRefusesBeforeAnythingNamingTheFixingReleases() {
+    FakeCluster cluster =
+        cluster()
+            .listsBeyondInventory(
+                new EtcdMember(0xabc, "", List.of("http://10.0.0.9:2380"), List.of(), true));
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster, "3.5.16"),
+        "etcd lists learner a member never started (id abc",
+        "#19557, fixed in 3.5.20",
+        "#20793",
+        "etcdctl member remove abc");
+  }
+
+  @Test
+  void givenARemovedMemberThatReappearedItRefusesNamingZombieMembersAndTheirFix() {
+    FakeCluster cluster =
+        cluster()
+            .listsBeyondInventory(
+                new EtcdMember(0xdef, "old-m4", List.of("http://10.0.0.4:2380"), List.of(), false));
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster, "3.5.16"),
+        "etcd lists member old-m4 (id def",
+        "zombie members",
+        "fixed in 3.5.26",
+        "#20995");
+  }
+
+  /**
+   * The plan is made from what the members reported at discovery; a member put back on 3.5.30 by
+   * hand after the 3.5.35 rung is seen by the 3.6 rung's own reading and stops it before it touches
+   * a member.
+   */
+  @Test
+  void givenAMemberBackOn3_5_30AfterThePatchRungThe3_6RungIsHaltedBeforeItsFirstMember() {
+    FakeCluster cluster =
+        new FakeCluster("c", MEMBERS, "3.5.30", "m3", List.of("3.5.30", "3.5.35", "3.6.16"));
+    cluster.afterRestartOf("m3", () -> cluster.runsByHand("m1", "3.5.30"));
+    Throwable failure = workflowFailure(() -> upgrade(cluster, "3.6.16"));
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.UpgradeHalted.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "halted before 3.5.35 -> 3.6.16, no member of it touched",
+            "member m1 reports etcd 3.5.30",
+            "3.5.32 or later");
+    assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.5.30", "m2", "3.5.35", "m3", "3.5.35"));
   }
 
   private static FakeCluster cluster() {

@@ -13,12 +13,14 @@ import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.FencedMemberSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
+import io.etcdrunbooks.testkit.EtcdReleases;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.ClusterState;
+import io.etcdrunbooks.workflows.model.EtcdVersion;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.model.MemberRef;
 import io.etcdrunbooks.workflows.recover.RecoverQuorumRequest;
@@ -247,7 +249,10 @@ class RecoverQuorumTest {
       for (String m : List.of("m1", "m3", "m5")) runbooks.destroy(m);
       // without a 3.5 etcdutl from 3.5.10 on, 3.4's own tool would leave the revision where the
       // survivor had it: refused, naming the way out
-      runbooks.withheldReleases.addAll(List.of("3.5.16", "3.5.30"));
+      runbooks.withheldReleases.addAll(
+          EtcdReleases.store().versions().stream()
+              .filter(v -> !EtcdVersion.parse(v).isBefore(EtcdVersion.parse("3.5.0")))
+              .toList());
       assertThatThrownBy(
               () ->
                   runbooks

@@ -73,11 +73,25 @@ final class WalSnapshots {
   }
 
   /**
+   * kubelet restarts a static pod whenever its manifest changes, on its own schedule: a manifest
+   * put back here would restart the member again while the version switch that follows is under way
+   * (seen: the switched member "exited right after it was started"). So the restart is taken here,
+   * stop then start; a systemd unit or a plain process keeps running as it is until the switch.
+   */
+  private void takeKubeletsRestart(
+      MemberHost host, ServiceManager service, boolean manifestChanged) {
+    if (!manifestChanged || spec == null || !ServiceSpec.STATIC_POD.equals(spec.kind())) return;
+    service.stop(host);
+    service.start(host);
+  }
+
+  /**
    * Makes the member's newest snapshot cover {@code index}: when it does not yet, restarts the
    * member on the version it runs with --snapshot-count=1 where its flags live, waits
    * (heartbeating) until a snapshot at {@code index} or later is on disk, and puts its flags file
-   * back (the process keeps the setting until its next restart, which the caller makes).
-   * Idempotent: a retry finds the snapshot there and only puts the file back. Returns what it did.
+   * back (a process keeps the setting until its next restart, which the caller makes; a static pod
+   * is restarted here, see {@link #takeKubeletsRestart}). Idempotent: a retry finds the snapshot
+   * there and only puts the file back. Returns what it did.
    */
   String coverIndex(
       MemberHost host,
@@ -88,12 +102,13 @@ final class WalSnapshots {
     String changeId = "snapshot-past-" + index;
     OptionalLong newest = newest(host);
     if (newest.isPresent() && newest.getAsLong() >= index) {
-      files.restore(host, changeId);
+      takeKubeletsRestart(host, service, files.restore(host, changeId));
       return "its newest raft snapshot (index %d) already covers index %d"
           .formatted(newest.getAsLong(), index);
     }
     long began = System.nanoTime();
     files.set(host, Map.of("--snapshot-count", "1"), changeId, true);
+    boolean restored;
     try {
       service.stop(host);
       service.start(host);
@@ -119,8 +134,9 @@ final class WalSnapshots {
         Heartbeats.pause(100);
       }
     } finally {
-      files.restore(host, changeId);
+      restored = files.restore(host, changeId);
     }
+    takeKubeletsRestart(host, service, restored);
     return "restarted with --snapshot-count=1 until its raft snapshot (index %d) covered index %d, %d ms"
         .formatted(newest.getAsLong(), index, (System.nanoTime() - began) / 1_000_000);
   }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,16 +41,31 @@ public final class InventoryLoader {
    * refused whole.
    */
   public static Inventory load(Path file) {
-    RawInventory raw;
+    String content;
     try {
-      raw = YAML.readValue(Files.readString(file), RawInventory.class);
+      content = Files.readString(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read inventory " + file + ": " + e.getMessage(), e);
+    }
+    return parse(content, file.toString());
+  }
+
+  /**
+   * As {@link #load(Path)}, of the inventory's YAML read elsewhere.
+   *
+   * @param where where it was read, for messages
+   */
+  public static Inventory parse(String content, String where) {
+    RawInventory raw;
+    try {
+      raw = YAML.readValue(content, RawInventory.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read inventory " + where + ": " + e.getMessage(), e);
     }
     List<String> problems = fileProblems(raw.releases(), raw.fleets());
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
-          "inventory " + file + " is invalid:\n  " + String.join("\n  ", problems));
+          "inventory " + where + " is invalid:\n  " + String.join("\n  ", problems));
     }
     Map<String, ClusterSpec> valid = new LinkedHashMap<>();
     Map<String, Inventory.InvalidCluster> invalid = new LinkedHashMap<>();
@@ -95,18 +111,24 @@ public final class InventoryLoader {
     }
   }
 
+  /**
+   * Writes the whole inventory over {@code file} at once, without asking whether it changed since
+   * it was read: for setting one up. Runbooks change it through an {@link InventoryStore}.
+   */
   public static void write(Inventory inventory, Path file) {
     try {
-      Files.createDirectories(file.toAbsolutePath().getParent());
-      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-      YAML.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), RawInventory.of(inventory));
-      Files.move(
-          tmp,
-          file,
-          java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      AtomicFiles.replace(file, toYaml(inventory).getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write inventory " + file, e);
+    }
+  }
+
+  /** The inventory as its file has it: every cluster, the invalid ones as they were read. */
+  public static String toYaml(Inventory inventory) {
+    try {
+      return YAML.writerWithDefaultPrettyPrinter().writeValueAsString(RawInventory.of(inventory));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the inventory as YAML: " + e.getMessage(), e);
     }
   }
 

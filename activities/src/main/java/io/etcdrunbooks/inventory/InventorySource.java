@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -18,7 +19,7 @@ public final class InventorySource implements Supplier<Inventory> {
   private static final Logger LOG = LoggerFactory.getLogger(InventorySource.class);
 
   private final Path file;
-  private FileTime loadedAt;
+  private FileState loadedAt;
   private Inventory inventory;
 
   public InventorySource(Path file) {
@@ -31,9 +32,12 @@ public final class InventorySource implements Supplier<Inventory> {
 
   @Override
   public synchronized Inventory get() {
-    FileTime modified;
+    FileState state;
     try {
-      modified = Files.getLastModifiedTime(file);
+      BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+      // a write renames a new file into place: its inode tells it apart even within one tick of
+      // the file system's clock, which another process's write may share
+      state = new FileState(attributes.lastModifiedTime(), attributes.fileKey(), attributes.size());
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot read inventory "
@@ -41,9 +45,9 @@ public final class InventorySource implements Supplier<Inventory> {
               + ": set runbooks.inventory (or ETCD_RUNBOOKS_INVENTORY) to the inventory YAML",
           e);
     }
-    if (inventory == null || !modified.equals(loadedAt)) {
+    if (inventory == null || !state.equals(loadedAt)) {
       inventory = InventoryLoader.load(file);
-      loadedAt = modified;
+      loadedAt = state;
       // once per change of the file, not at every request for the cluster
       inventory
           .invalidClusters()
@@ -57,4 +61,6 @@ public final class InventorySource implements Supplier<Inventory> {
     }
     return inventory;
   }
+
+  private record FileState(FileTime modified, Object fileKey, long size) {}
 }

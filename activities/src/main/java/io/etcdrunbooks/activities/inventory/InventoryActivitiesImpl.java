@@ -2,10 +2,11 @@ package io.etcdrunbooks.activities.inventory;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.FencedMemberSpec;
+import io.etcdrunbooks.inventory.FileInventoryStore;
 import io.etcdrunbooks.inventory.FleetSelector;
 import io.etcdrunbooks.inventory.Inventory;
-import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.InventoryStore;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.TlsSpec;
 import io.etcdrunbooks.inventory.UnknownClusterException;
@@ -16,32 +17,39 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.FencedMember;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link InventoryActivities} on the worker's inventory file. A change is validated as a whole
- * inventory before it is written (temp file, then rename); the file as it was is kept beside it as
- * {@code <file>.previous}.
+ * {@link InventoryActivities} on the worker's inventory. A change is a function of the cluster's
+ * current entry, validated as a whole inventory and written by compare-and-swap through an {@link
+ * InventoryStore}, so that workers changing the inventory at the same time lose nothing.
  */
 public final class InventoryActivitiesImpl implements InventoryActivities {
 
   private static final Logger log = LoggerFactory.getLogger(InventoryActivitiesImpl.class);
 
   private final InventorySource source;
+  private final InventoryStore store;
+  private final InventoryChanges changes;
 
+  /** Changes recorded in the inventory file itself ({@link FileInventoryStore}). */
   public InventoryActivitiesImpl(InventorySource source) {
+    this(source, new FileInventoryStore(source.file()));
+  }
+
+  /**
+   * @param source the inventory runbooks read
+   * @param store where they record the changes they make
+   */
+  public InventoryActivitiesImpl(InventorySource source, InventoryStore store) {
     this.source = source;
+    this.store = store;
+    this.changes = new InventoryChanges(store);
   }
 
   @Override
@@ -83,109 +91,116 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
   @Override
   public void checkWritable(ClusterRef cluster) {
     cluster(cluster.cluster());
-    Path file = source.file().toAbsolutePath();
-    if (!Files.isWritable(file) || !Files.isWritable(file.getParent())) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "the inventory "
-              + file
-              + " (or its directory) is not writable by the"
-              + " worker, and the new membership must be recorded there. Make it writable (for example a volume rather than a"
-              + " read-only ConfigMap mount), then run again",
-          "InventoryReadOnly");
+    try {
+      store.checkWritable();
+    } catch (IllegalStateException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "InventoryReadOnly");
     }
   }
 
   @Override
-  public synchronized boolean recordReplacement(RecordReplacementRequest request) {
-    Inventory inventory = source.get();
-    ClusterSpec cluster = cluster(request.cluster());
+  public boolean recordReplacement(RecordReplacementRequest request) {
     MemberPlacement p = request.member();
     MemberSpec added = spec(p);
-    boolean hasNew = cluster.findMember(p.name()).map(added::equals).orElse(false);
-    boolean hasOld = cluster.findMember(request.replacedMember()).isPresent();
-    if (hasNew && !hasOld) return false;
-    List<MemberSpec> members = new ArrayList<>();
-    boolean placed = false;
-    for (MemberSpec m : cluster.members()) {
-      if (m.name().equals(request.replacedMember()) || m.name().equals(p.name())) {
-        if (!placed) members.add(added);
-        placed = true;
-      } else {
-        members.add(m);
-      }
-    }
-    if (!placed) members.add(added);
-    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
-    clusters.put(cluster.name(), cluster.withMembers(members));
-    write(inventory.withClusters(clusters), cluster.name());
-    log.info(
-        "inventory {}: cluster '{}' member '{}' replaced by '{}' ({})",
-        source.file(),
-        cluster.name(),
-        request.replacedMember(),
-        p.name(),
-        p.peerUrl());
-    return true;
+    boolean written =
+        changes.change(
+            request.cluster(),
+            cluster -> {
+              boolean hasNew = cluster.findMember(p.name()).map(added::equals).orElse(false);
+              boolean hasOld = cluster.findMember(request.replacedMember()).isPresent();
+              if (hasNew && !hasOld) return cluster;
+              List<MemberSpec> members = new ArrayList<>();
+              boolean placed = false;
+              for (MemberSpec m : cluster.members()) {
+                if (m.name().equals(request.replacedMember()) || m.name().equals(p.name())) {
+                  if (!placed) members.add(added);
+                  placed = true;
+                } else {
+                  members.add(m);
+                }
+              }
+              if (!placed) members.add(added);
+              return cluster.withMembers(members);
+            });
+    if (written)
+      log.info(
+          "inventory {}: cluster '{}' member '{}' replaced by '{}' ({})",
+          store.location(),
+          request.cluster(),
+          request.replacedMember(),
+          p.name(),
+          p.peerUrl());
+    return written;
   }
 
   @Override
-  public synchronized boolean recordAddition(RecordAdditionRequest request) {
-    ClusterSpec cluster = cluster(request.cluster());
+  public boolean recordAddition(RecordAdditionRequest request) {
     MemberPlacement p = request.member();
-    Optional<MemberSpec> present = cluster.findMember(p.name());
-    if (present.isPresent()) {
-      if (present.get().peerUrl().equals(p.peerUrl())) return false;
-      throw ApplicationFailure.newNonRetryableFailure(
-          "the inventory already has a member '%s' with peer URL %s, not %s: it was not changed"
-              .formatted(p.name(), present.get().peerUrl(), p.peerUrl()),
-          "InventoryConflict");
-    }
-    List<MemberSpec> members = new ArrayList<>(cluster.members());
-    members.add(spec(p));
-    replaceMembers(cluster, members);
-    log.info(
-        "inventory {}: cluster '{}' member '{}' added ({})",
-        source.file(),
-        cluster.name(),
-        p.name(),
-        p.peerUrl());
-    return true;
+    boolean written =
+        changes.change(
+            request.cluster(),
+            cluster -> {
+              Optional<MemberSpec> present = cluster.findMember(p.name());
+              if (present.isPresent()) {
+                if (present.get().peerUrl().equals(p.peerUrl())) return cluster;
+                throw ApplicationFailure.newNonRetryableFailure(
+                    "the inventory already has a member '%s' with peer URL %s, not %s: it was not changed"
+                        .formatted(p.name(), present.get().peerUrl(), p.peerUrl()),
+                    "InventoryConflict");
+              }
+              List<MemberSpec> members = new ArrayList<>(cluster.members());
+              members.add(spec(p));
+              return cluster.withMembers(members);
+            });
+    if (written)
+      log.info(
+          "inventory {}: cluster '{}' member '{}' added ({})",
+          store.location(),
+          request.cluster(),
+          p.name(),
+          p.peerUrl());
+    return written;
   }
 
   @Override
-  public synchronized boolean recordRemoval(RecordRemovalRequest request) {
-    ClusterSpec cluster = cluster(request.cluster());
-    if (cluster.findMember(request.member()).isEmpty()) return false;
-    List<MemberSpec> members =
-        cluster.members().stream().filter(m -> !m.name().equals(request.member())).toList();
-    replaceMembers(cluster, members);
-    log.info(
-        "inventory {}: cluster '{}' member '{}' removed",
-        source.file(),
-        cluster.name(),
-        request.member());
-    return true;
+  public boolean recordRemoval(RecordRemovalRequest request) {
+    boolean written =
+        changes.change(
+            request.cluster(),
+            cluster ->
+                cluster.withMembers(
+                    cluster.members().stream()
+                        .filter(m -> !m.name().equals(request.member()))
+                        .toList()));
+    if (written)
+      log.info(
+          "inventory {}: cluster '{}' member '{}' removed",
+          store.location(),
+          request.cluster(),
+          request.member());
+    return written;
   }
 
   @Override
-  public synchronized boolean recordFenced(RecordFencedRequest request) {
-    Inventory inventory = source.get();
-    ClusterSpec cluster = cluster(request.cluster());
-    List<FencedMemberSpec> tombstones = new ArrayList<>(cluster.fenced());
-    for (FencedMember f : request.members()) {
-      FencedMemberSpec tombstone = tombstone(f);
-      if (!tombstones.contains(tombstone)) tombstones.add(tombstone);
-    }
-    if (tombstones.equals(cluster.fenced())) return false;
-    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
-    clusters.put(cluster.name(), cluster.withFenced(tombstones));
-    write(inventory.withClusters(clusters), cluster.name());
-    log.info(
-        "inventory {}: cluster '{}' tombstones {}",
-        source.file(),
-        cluster.name(),
-        request.members().stream().map(f -> f.member().name()).toList());
-    return true;
+  public boolean recordFenced(RecordFencedRequest request) {
+    boolean written =
+        changes.change(
+            request.cluster(),
+            cluster -> {
+              List<FencedMemberSpec> tombstones = new ArrayList<>(cluster.fenced());
+              for (FencedMember f : request.members()) {
+                FencedMemberSpec tombstone = tombstone(f);
+                if (!tombstones.contains(tombstone)) tombstones.add(tombstone);
+              }
+              return cluster.withFenced(tombstones);
+            });
+    if (written)
+      log.info(
+          "inventory {}: cluster '{}' tombstones {}",
+          store.location(),
+          request.cluster(),
+          request.members().stream().map(f -> f.member().name()).toList());
+    return written;
   }
 
   private static FencedMemberSpec tombstone(FencedMember f) {
@@ -202,13 +217,6 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
         p.serviceDir(),
         f.fencedBy(),
         f.onHost() ? FencedMemberSpec.ON_HOST : FencedMemberSpec.ATTESTED_DESTROYED);
-  }
-
-  private void replaceMembers(ClusterSpec cluster, List<MemberSpec> members) {
-    Inventory inventory = source.get();
-    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
-    clusters.put(cluster.name(), cluster.withMembers(members));
-    write(inventory.withClusters(clusters), cluster.name());
   }
 
   private static MemberSpec spec(MemberPlacement p) {
@@ -230,9 +238,30 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
   }
 
   @Override
-  public synchronized boolean recordTls(RecordTlsRequest request) {
-    Inventory inventory = source.get();
-    ClusterSpec cluster = cluster(request.cluster());
+  public boolean recordTls(RecordTlsRequest request) {
+    AtomicReference<TlsSpec> recorded = new AtomicReference<>();
+    boolean written =
+        changes.change(
+            request.cluster(),
+            cluster -> {
+              ClusterSpec changed = withTls(cluster, request);
+              recorded.set(changed.tls());
+              return changed;
+            });
+    if (written) {
+      TlsSpec tls = recorded.get();
+      log.info(
+          "inventory {}: cluster '{}' client URLs {}, peer URLs {}, client TLS {}",
+          store.location(),
+          request.cluster(),
+          request.clientUrls(),
+          request.peerUrls(),
+          tls == null ? "none" : "CA " + tls.caFile() + ", certificate " + tls.certFile());
+    }
+    return written;
+  }
+
+  private static ClusterSpec withTls(ClusterSpec cluster, RecordTlsRequest request) {
     List<MemberSpec> members =
         cluster.members().stream()
             .map(
@@ -261,57 +290,11 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
                   keep(wanted.keyFile(), current == null ? null : current.keyFile()),
                   window);
     }
-    ClusterSpec changed = cluster.withMembers(members).withTls(tls);
-    if (changed.equals(cluster)) return false;
-    Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
-    clusters.put(cluster.name(), changed);
-    write(inventory.withClusters(clusters), cluster.name());
-    log.info(
-        "inventory {}: cluster '{}' client URLs {}, peer URLs {}, client TLS {}",
-        source.file(),
-        cluster.name(),
-        request.clientUrls(),
-        request.peerUrls(),
-        tls == null ? "none" : "CA " + tls.caFile() + ", certificate " + tls.certFile());
-    return true;
+    return cluster.withMembers(members).withTls(tls);
   }
 
   private static String keep(String wanted, String current) {
     return wanted != null ? wanted : current;
-  }
-
-  /** Writes the inventory once the changed cluster's entry is shown to be valid in it. */
-  private void write(Inventory changed, String cluster) {
-    Path file = source.file();
-    Path candidate = file.resolveSibling("." + file.getFileName() + ".candidate");
-    InventoryLoader.write(changed, candidate);
-    try {
-      InventoryLoader.load(candidate).cluster(cluster); // the validation an operator's edit gets
-      Files.copy(
-          file,
-          file.resolveSibling(file.getFileName() + ".previous"),
-          StandardCopyOption.REPLACE_EXISTING,
-          StandardCopyOption.COPY_ATTRIBUTES);
-      Files.move(
-          candidate, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "cannot write the inventory " + file + ": " + e.getMessage(), e);
-    } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "the changed inventory would be invalid, so "
-              + file
-              + " was left as it"
-              + " was: "
-              + e.getMessage(),
-          "InventoryInvalid");
-    } finally {
-      try {
-        Files.deleteIfExists(candidate);
-      } catch (IOException ignored) {
-        // a leftover hidden candidate is harmless and replaced next time
-      }
-    }
   }
 
   private ClusterSpec cluster(String name) {

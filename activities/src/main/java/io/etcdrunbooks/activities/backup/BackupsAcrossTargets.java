@@ -35,7 +35,7 @@ final class BackupsAcrossTargets {
   /** In tie order, after the worker's own directory. */
   private final List<RemoteTarget> remotes;
 
-  private BackupsAcrossTargets(List<RemoteTarget> remotes) {
+  BackupsAcrossTargets(List<RemoteTarget> remotes) {
     this.remotes = remotes;
   }
 

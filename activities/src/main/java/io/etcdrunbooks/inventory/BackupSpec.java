@@ -19,6 +19,11 @@ package io.etcdrunbooks.inventory;
  *     (null: none)
  * @param objectStore an S3-compatible bucket every new backup (encrypted file and metadata) is also
  *     uploaded to (null: none)
+ * @param schedule whether the worker keeps Temporal Schedules for this cluster, a backup every
+ *     {@code intervalMinutes} (null: 60 for the schedule) and a RestoreDrill every {@code
+ *     drillIntervalMinutes} (null: true; false: none, and the worker deletes the ones it made)
+ * @param drillIntervalMinutes how often the RestoreDrill schedule runs (null: 10080, weekly; 0: no
+ *     drill schedule)
  */
 public record BackupSpec(
     Boolean encrypt,
@@ -28,7 +33,31 @@ public record BackupSpec(
     Integer keepDailyDays,
     Integer intervalMinutes,
     CopyTo copyTo,
-    ObjectStore objectStore) {
+    ObjectStore objectStore,
+    Boolean schedule,
+    Integer drillIntervalMinutes) {
+
+  public BackupSpec(
+      Boolean encrypt,
+      String keyFile,
+      String keyId,
+      Integer keepLast,
+      Integer keepDailyDays,
+      Integer intervalMinutes,
+      CopyTo copyTo,
+      ObjectStore objectStore) {
+    this(
+        encrypt,
+        keyFile,
+        keyId,
+        keepLast,
+        keepDailyDays,
+        intervalMinutes,
+        copyTo,
+        objectStore,
+        null,
+        null);
+  }
 
   public BackupSpec(
       Boolean encrypt,
@@ -89,6 +118,8 @@ public record BackupSpec(
   public static final int DEFAULT_KEEP_LAST = 7;
   public static final int DEFAULT_KEEP_DAILY_DAYS = 14;
   public static final int DEFAULT_INTERVAL_MINUTES = 24 * 60;
+  public static final int DEFAULT_SCHEDULE_INTERVAL_MINUTES = 60;
+  public static final int DEFAULT_DRILL_INTERVAL_MINUTES = 7 * 24 * 60;
 
   /**
    * What a cluster without a backup section gets: encrypted, key still to be named, default
@@ -106,6 +137,24 @@ public record BackupSpec(
 
   public int intervalMinutesOrDefault() {
     return intervalMinutes == null ? DEFAULT_INTERVAL_MINUTES : intervalMinutes;
+  }
+
+  /**
+   * The Temporal Schedule's backup interval: hourly when unset (the BackupSchedule loop it replaces
+   * kept its daily default, {@link #intervalMinutesOrDefault}).
+   */
+  public int scheduleIntervalMinutesOrDefault() {
+    return intervalMinutes == null ? DEFAULT_SCHEDULE_INTERVAL_MINUTES : intervalMinutes;
+  }
+
+  /** Whether the worker keeps this cluster's Temporal Schedules (on unless {@code false}). */
+  public boolean scheduled() {
+    return schedule == null || schedule;
+  }
+
+  /** The RestoreDrill schedule's interval; 0: no drill schedule. */
+  public int drillIntervalMinutesOrDefault() {
+    return drillIntervalMinutes == null ? DEFAULT_DRILL_INTERVAL_MINUTES : drillIntervalMinutes;
   }
 
   public int keepDailyDaysOrDefault() {

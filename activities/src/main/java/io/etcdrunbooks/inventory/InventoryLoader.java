@@ -331,6 +331,12 @@ public final class InventoryLoader {
       problems.add(
           where + ": backup.intervalMinutes must be at least 1, got " + b.intervalMinutes());
     }
+    if (b.drillIntervalMinutes() != null && b.drillIntervalMinutes() < 0) {
+      problems.add(
+          where
+              + ": backup.drillIntervalMinutes must be 0 (no drill schedule) or more, got "
+              + b.drillIntervalMinutes());
+    }
     if (b.keepDailyDays() != null && b.keepDailyDays() < 0) {
       problems.add(where + ": backup.keepDailyDays must not be negative, got " + b.keepDailyDays());
     }

@@ -98,6 +98,28 @@ public final class Main {
     stopped.await();
   }
 
+  /**
+   * The inventory's Temporal Schedules, kept at every worker start (runbooks.schedules.enabled):
+   * the inventory is the one place clusters are declared, so their backups and drills follow it
+   * without a command to remember. A failure is logged and the worker runs on; Temporal's Java test
+   * server (in process, tests and demo only) has no schedules.
+   */
+  private static void keepSchedules(ApplicationContext context) {
+    if (!context.getBean(SchedulesConfig.class).enabled()) return;
+    if (context.getBean(TemporalFactory.TemporalEndpoint.class).inProcess()) {
+      System.out.println("Temporal Schedules not kept: the in-process test server has none");
+      return;
+    }
+    try {
+      context.getBean(RunbookSchedules.class).reconcile();
+    } catch (RuntimeException e) {
+      org.slf4j.LoggerFactory.getLogger(Main.class)
+          .error(
+              "the inventory's Temporal Schedules were not kept (they are at the next worker start): {}",
+              reason(e));
+    }
+  }
+
   /** Starts a context with the given roles and extra properties; the caller closes it. */
   public static ApplicationContext start(List<String> roles, Map<String, Object> properties) {
     for (String role : roles) {
@@ -112,6 +134,7 @@ public final class Main {
     try {
       if (roles.contains("worker")) {
         context.getBean(RunbookWorker.class).start();
+        keepSchedules(context);
       } else {
         // made now rather than at the first call, so its TLS files and codec keys are checked
         // before anything is served

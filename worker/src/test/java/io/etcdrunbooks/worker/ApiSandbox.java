@@ -59,11 +59,19 @@ final class ApiSandbox implements AutoCloseable {
       Map<String, Object> properties =
           new HashMap<>(
               Map.of(
-                  "runbooks.api.tokens-file", tokensFile.toString(),
-                  "runbooks.inventory", sandbox.inventoryFile().toString(),
-                  "runbooks.task-queue", "etcd-runbooks-" + name,
-                  "temporal.address", "",
-                  "micronaut.server.port", Ports.free()));
+                  "runbooks.api.tokens-file",
+                  tokensFile.toString(),
+                  "runbooks.inventory",
+                  sandbox.inventoryFile().toString(),
+                  "runbooks.task-queue",
+                  "etcd-runbooks-" + name,
+                  "temporal.address",
+                  "",
+                  // the tests of the schedules ask for them
+                  "runbooks.schedules.enabled",
+                  false,
+                  "micronaut.server.port",
+                  Ports.free()));
       // a test that names a server (a TemporalDevServer) gets that one, others the in-memory one
       if (!extra.containsKey("temporal.address")) {
         properties.put("temporal.embedded-port", Ports.free());

@@ -46,6 +46,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -179,18 +180,28 @@ public final class BackupActivitiesImpl implements BackupActivities {
         if (!verified) unverified.add(r.id());
         candidates.add(new RetentionPolicy.Candidate(r.id(), Instant.parse(r.takenAt()), verified));
       }
-      RetentionPolicy.Decision decision = policy.decide(candidates, Instant.now());
+      Instant now = Instant.now();
+      RetentionPolicy.Decision decision = policy.decide(candidates, now);
       for (String id : decision.delete()) {
         // the file first: metadata left without its file is unverified, and deleted by the next run
         PacedSync.deleteIfExists(storedFile(dir, records.get(id)));
         Files.deleteIfExists(dir.resolve(id + ".json"));
         log.info("retention of cluster {}: deleted backup {}", spec.name(), id);
       }
+      for (RemoteTarget target : remoteTargets()) {
+        if (target.configuredFor(spec))
+          RemoteRetention.apply(policy, target, spec, now, Set.copyOf(decision.keep()));
+      }
       return new RetentionResult(spec.name(), decision.keep(), decision.delete(), unverified);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "retention of cluster '" + spec.name() + "' in " + dir + ": " + e.getMessage(), e);
     }
+  }
+
+  /** The off-site host (when this worker has an SSH client) and the object store. */
+  private List<RemoteTarget> remoteTargets() {
+    return offsite == null ? List.of(objectStore) : List.of(offsite, objectStore);
   }
 
   @Override

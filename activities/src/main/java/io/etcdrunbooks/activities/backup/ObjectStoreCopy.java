@@ -57,7 +57,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * there, and failures never show the credentials. {@link #fetch} brings a backup back for a
  * restore.
  */
-final class ObjectStoreCopy {
+final class ObjectStoreCopy implements RemoteTarget {
 
   static final String SHA256_METADATA = "sha256";
 
@@ -191,12 +191,10 @@ final class ObjectStoreCopy {
    * streams, renamed, then the record (last, so a download cut short is never a kept backup).
    * Returns false when the bucket holds no backup with this id.
    */
-  boolean fetch(ClusterSpec spec, String id, Path dir) {
+  @Override
+  public boolean fetch(ClusterSpec spec, String id, Path dir) {
     ObjectStore store = spec.backupSettings().objectStore();
-    String clusterPrefix =
-        (store.prefix() == null || store.prefix().isEmpty() ? "" : store.prefix() + "/")
-            + spec.name()
-            + "/";
+    String clusterPrefix = clusterPrefix(spec, store);
     Pattern recordName = Pattern.compile("\\d{8}T\\d{6}Z-" + Pattern.quote(id) + "\\.json");
     String where = "s3://" + store.bucket() + "/" + clusterPrefix;
     try (S3Client s3 = client(spec, store)) {
@@ -298,6 +296,75 @@ final class ObjectStoreCopy {
           e);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  private static String clusterPrefix(ClusterSpec spec, ObjectStore store) {
+    return (store.prefix() == null || store.prefix().isEmpty() ? "" : store.prefix() + "/")
+        + spec.name()
+        + "/";
+  }
+
+  @Override
+  public boolean configuredFor(ClusterSpec spec) {
+    return spec.backupSettings().objectStore() != null;
+  }
+
+  @Override
+  public String where(ClusterSpec spec) {
+    ObjectStore store = spec.backupSettings().objectStore();
+    return "s3://" + store.bucket() + "/" + clusterPrefix(spec, store);
+  }
+
+  /**
+   * The cluster's backups in the bucket: each record under {@code <prefix>/<cluster>/<UTC
+   * time>-<id>.json} that names this cluster; verified when its file is beside it with the recorded
+   * size. Keys of any other layout are not ours and never listed.
+   */
+  @Override
+  public List<RemoteBackup> list(ClusterSpec spec) {
+    ObjectStore store = spec.backupSettings().objectStore();
+    String clusterPrefix = clusterPrefix(spec, store);
+    String where = where(spec);
+    Pattern recordName = Pattern.compile("\\d{8}T\\d{6}Z-[A-Za-z0-9][A-Za-z0-9._-]*\\.json");
+    try (S3Client s3 = client(spec, store)) {
+      Map<String, Long> sizes = new java.util.HashMap<>();
+      s3.listObjectsV2Paginator(b -> b.bucket(store.bucket()).prefix(clusterPrefix))
+          .contents()
+          .forEach(o -> sizes.put(o.key(), o.size()));
+      List<RemoteBackup> backups = new ArrayList<>();
+      for (String key : sizes.keySet().stream().sorted().toList()) {
+        String name = key.substring(clusterPrefix.length());
+        if (!recordName.matcher(name).matches()) continue;
+        String json = s3.getObjectAsBytes(b -> b.bucket(store.bucket()).key(key)).asUtf8String();
+        BackupRecord record = RemoteBackup.ours(spec, json, name, where);
+        if (record == null || !key.equals(objectKey(store, record, record.id() + ".json")))
+          continue;
+        Long size =
+            sizes.get(objectKey(store, record, Path.of(record.path()).getFileName().toString()));
+        backups.add(new RemoteBackup(record, json, size != null && size == record.sizeBytes()));
+      }
+      return backups;
+    } catch (S3Exception e) {
+      throw failure("list", spec, "", store, where, describe(e), e);
+    } catch (SdkException e) {
+      throw failure("list", spec, "", store, where, e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void delete(ClusterSpec spec, RemoteBackup backup) {
+    ObjectStore store = spec.backupSettings().objectStore();
+    BackupRecord record = backup.record();
+    String key = objectKey(store, record, backup.fileName());
+    try (S3Client s3 = client(spec, store)) {
+      s3.deleteObject(b -> b.bucket(store.bucket()).key(key));
+      s3.deleteObject(
+          b -> b.bucket(store.bucket()).key(objectKey(store, record, record.id() + ".json")));
+    } catch (S3Exception e) {
+      throw failure("delete", spec, record.id(), store, where(spec), describe(e), e);
+    } catch (SdkException e) {
+      throw failure("delete", spec, record.id(), store, where(spec), e.getMessage(), e);
     }
   }
 
@@ -461,8 +528,7 @@ final class ObjectStoreCopy {
     return ApplicationFailure.newFailure(
         "cannot "
             + verb
-            + " backup "
-            + id
+            + (id.isEmpty() ? " the backups" : " backup " + id)
             + " of cluster '"
             + spec.name()
             + "' to bucket '"
@@ -471,9 +537,11 @@ final class ObjectStoreCopy {
             + where
             + "): "
             + why
-            + ("upload".equals(verb)
-                ? "; the backup is kept on the worker and the upload is retried"
-                : "; the download is retried, nothing was stopped"),
+            + switch (verb) {
+              case "upload" -> "; the backup is kept on the worker and the upload is retried";
+              case "download", "list" -> "; retried, nothing was stopped";
+              default -> "; retried, the worker's own backups are untouched";
+            },
         FAILURE_TYPE,
         cause.getClass().getName());
   }

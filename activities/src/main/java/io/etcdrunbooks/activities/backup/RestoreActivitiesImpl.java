@@ -58,19 +58,19 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   private final ClusterTargets targets;
   private final SshConnector ssh;
   private final ReleaseStore releases;
-  private final ObjectStoreCopy objectStore =
-      new ObjectStoreCopy(ObjectStoreCopy.DEFAULT_PART_SIZE);
+  private final BackupsAcrossTargets acrossTargets;
 
   public RestoreActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
     this.targets = targets;
     this.ssh = targets.ssh();
     this.releases = releases;
+    this.acrossTargets = BackupsAcrossTargets.of(ssh);
   }
 
   @Override
   public BackupRecord checkBackup(CheckBackupRequest request) {
     ClusterSpec spec = targets.cluster(request.cluster());
-    fetchFromObjectStore(spec, request.backupId());
+    acrossTargets.bringToWorker(spec, request.backupId(), request.takenOnMinor());
     BackupRecord record = find(spec, request.backupId(), request.takenOnMinor());
     Path plaintext = decrypt(spec, record);
     try {
@@ -219,6 +219,8 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     // a static pod's host has etcd in an image, not its tools; a member whose own tool cannot raise
     // the revision gets a newer release's: either goes there for the restore only
     boolean uploadTool = staticPod || !toolVersion.equals(version);
+    // checkBackup brought it here; a worker that did not run it fetches it the same way
+    acrossTargets.bringToWorker(spec, request.backupId(), "");
     BackupRecord record = find(spec, request.backupId(), "");
     Path plaintext = decrypt(spec, record);
     // a private directory of the SSH user (mktemp -d: mode 0700): the decrypted snapshot holds
@@ -348,25 +350,6 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
    * The backup with this id, or the newest one whose file still has its recorded size; checked
    * against the cluster.
    */
-  /**
-   * A backup named by id that the worker no longer has is downloaded from the cluster's object
-   * store, when it has one; checkBackup then checks it as any kept backup, before anything is
-   * stopped.
-   */
-  private void fetchFromObjectStore(ClusterSpec spec, String backupId) {
-    if (spec.backupSettings().objectStore() == null
-        || backupId == null
-        || !ID.matcher(backupId).matches()
-        || backupId.equals("latest")
-        || Files.exists(Path.of(spec.backupDir()).resolve(backupId + ".json"))) return;
-    if (!objectStore.fetch(spec, backupId, Path.of(spec.backupDir()))) {
-      log.info(
-          "backup {} of cluster {} is neither on the worker nor in its object store",
-          backupId,
-          spec.name());
-    }
-  }
-
   private static BackupRecord find(ClusterSpec spec, String backupId, String takenOnMinor) {
     Path dir = Path.of(spec.backupDir());
     try {
@@ -374,7 +357,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
         Map<String, BackupRecord> kept = StoredBackups.keptRecords(spec, dir);
         BackupRecord newest =
             kept.values().stream()
-                .filter(r -> isWhole(dir, r))
+                .filter(r -> StoredBackups.isWhole(dir, r))
                 .filter(
                     r ->
                         takenOnMinor == null
@@ -437,15 +420,6 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
               + dir
               + ": "
               + e.getMessage());
-    }
-  }
-
-  private static boolean isWhole(Path dir, BackupRecord r) {
-    Path file = StoredBackups.storedFile(dir, r);
-    try {
-      return Files.isRegularFile(file) && Files.size(file) == r.sizeBytes();
-    } catch (IOException e) {
-      return false;
     }
   }
 

@@ -73,6 +73,16 @@ final class StoredBackups {
     return dir.resolve(Path.of(record.path()).getFileName());
   }
 
+  /** The backup's file is in dir with its recorded size. */
+  static boolean isWhole(Path dir, BackupRecord r) {
+    Path file = storedFile(dir, r);
+    try {
+      return Files.isRegularFile(file) && Files.size(file) == r.sizeBytes();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   static BackupKey backupKey(ClusterSpec spec) {
     BackupSpec settings = spec.backupSettings();
     if (settings.keyFile() == null

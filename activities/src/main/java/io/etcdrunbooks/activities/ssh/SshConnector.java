@@ -236,6 +236,20 @@ public final class SshConnector implements AutoCloseable {
     }
   }
 
+  /**
+   * Copies remotePath to a local file over SFTP, replacing what is there, telling progress the
+   * bytes copied so far after every few MB. Permissions are the caller's business.
+   */
+  public void download(SshTarget target, String remotePath, Path local, LongConsumer progress) {
+    try (SftpClient sftp = SftpClientFactory.instance().createSftpClient(session(target));
+        InputStream in = sftp.read(remotePath, SFTP_BUFFER);
+        OutputStream out = Files.newOutputStream(local)) {
+      copy(in, out, progress);
+    } catch (IOException e) {
+      throw failed("cannot download " + target.address() + ":" + remotePath + " to " + local, e);
+    }
+  }
+
   /** Copies everything, telling progress the bytes copied so far after every few MB. */
   private static void copy(InputStream in, OutputStream out, LongConsumer progress)
       throws IOException {

@@ -26,6 +26,8 @@ public final class WorkerProcess {
             "-Drunbooks.inventory=" + inventory,
             "-Drunbooks.task-queue=" + taskQueue,
             "-Dtemporal.address=" + temporalAddress,
+            // no Temporal Schedules: an hourly backup must not start in the middle of a test
+            "-Drunbooks.schedules.enabled=false",
             // no temporal.sticky-execution: the worker tells the shared test server by itself and
             // turns sticky execution off (io.etcdrunbooks.worker.StickyExecution), as a user's
             // worker does

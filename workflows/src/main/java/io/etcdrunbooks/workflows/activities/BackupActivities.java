@@ -22,7 +22,9 @@ public interface BackupActivities {
 
   /**
    * Deletes the cluster's backups its retention settings no longer keep; never the newest verified
-   * one. Running it again deletes nothing more.
+   * one. The same policy then runs on the off-site host and in the object store when the inventory
+   * names them, never deleting there a backup the worker keeps. Running it again deletes nothing
+   * more. The result is the worker's own backups.
    */
   RetentionResult applyRetention(ClusterRef cluster);
 

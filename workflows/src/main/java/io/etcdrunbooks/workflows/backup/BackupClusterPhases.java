@@ -32,7 +32,7 @@ public final class BackupClusterPhases {
           always(
               Phase.RETENTION,
               "deletes the backups the cluster's retention settings no longer keep, never the newest"
-                  + " verified one",
+                  + " verified one, on the worker, the off-site host and the object store",
               BackupClusterPhases::retention),
           always(
               Phase.DONE,

@@ -222,6 +222,108 @@ class BackupObjectStoreTest {
     ssh.close();
   }
 
+  /**
+   * Issue 30, test 3: ten backups of a small cluster with keepLast 3 (keepDailyDays 0), each copied
+   * to a real SFTP host and the bucket, each followed by retention: exactly the newest three remain
+   * on the worker, on the host and in the bucket, and a file of another layout there is left alone.
+   * Then the newest is only in the bucket: {@code latest} is downloaded from there, not the older
+   * one the worker still holds.
+   */
+  @Test
+  void retentionKeepsThePolicysSetOnEveryTargetAndLatestComesFromTheNewestTarget()
+      throws Exception {
+    try (Sandbox small =
+            Sandbox.create(
+                new SandboxSpec(dir.resolve("small"), "r1", 1, "3.5.30"), EtcdReleases.store());
+        SshConnector ssh = new SshConnector()) {
+      try (EtcdClients clients = new EtcdClients(small.cluster())) {
+        for (int i = 0; i < 20; i++)
+          TestKeys.put(clients.cluster(), "/registry/configmaps/small-" + i, "v" + i);
+      }
+      var offsite = small.addHost("offsite", "unused");
+      Path remoteDir = small.hostRoot("offsite").resolve("srv/etcd-backups");
+      Files.createDirectories(remoteDir);
+      Files.writeString(remoteDir.resolve("not-ours.json"), "{\"note\":\"someone else's\"}");
+      ClusterSpec c = small.cluster();
+      BackupSpec b = c.backup();
+      BackupSpec settings =
+          new BackupSpec(
+              b.encrypt(),
+              b.keyFile(),
+              b.keyId(),
+              3,
+              0,
+              null,
+              new BackupSpec.CopyTo(offsite.host(), offsite.sshPort(), remoteDir.toString()),
+              new BackupSpec.ObjectStore(
+                  BUCKET,
+                  "runbooks/prod",
+                  null,
+                  endpoint,
+                  true,
+                  credentials("good", SECRET_KEY).toString()));
+      ClusterSpec spec =
+          new ClusterSpec(
+              c.name(),
+              c.members(),
+              c.service(),
+              c.ssh(),
+              c.tls(),
+              c.backupDir(),
+              c.controlPlane(),
+              settings);
+      Inventory inventory = new Inventory(small.inventory().releases(), Map.of("r1", spec));
+      ClusterTargets targets = new ClusterTargets(() -> inventory, ssh);
+      BackupActivitiesImpl backups =
+          new BackupActivitiesImpl(targets, EtcdReleases.store(), ssh, PART_SIZE);
+      List<String> ids = new java.util.ArrayList<>();
+      for (int i = 1; i <= 10; i++) {
+        String id = "r1-" + (char) ('a' + i);
+        backups.takeVerifiedBackup(new BackupRequest("r1", id));
+        backups.copyOffsite(new BackupRequest("r1", id));
+        backups.applyRetention(new io.etcdrunbooks.workflows.model.ClusterRef("r1"));
+        ids.add(id);
+      }
+      List<String> newestThree = ids.subList(7, 10);
+
+      assertThat(backupIds(Path.of(spec.backupDir())))
+          .containsExactlyInAnyOrderElementsOf(newestThree);
+      assertThat(backupIds(remoteDir)).containsExactlyInAnyOrderElementsOf(newestThree);
+      assertThat(remoteDir.resolve("not-ours.json")).exists();
+      assertThat(keys())
+          .filteredOn(k -> k.startsWith("runbooks/prod/r1/"))
+          .hasSize(6)
+          .allMatch(k -> newestThree.stream().anyMatch(id -> k.contains("-" + id + ".")));
+      // idempotent: a second run deletes nothing more
+      backups.applyRetention(new io.etcdrunbooks.workflows.model.ClusterRef("r1"));
+      assertThat(backupIds(remoteDir)).containsExactlyInAnyOrderElementsOf(newestThree);
+      assertThat(keys()).filteredOn(k -> k.startsWith("runbooks/prod/r1/")).hasSize(6);
+
+      // the newest only in the bucket: latest is fetched from there, not the worker's older one
+      String newest = ids.get(9);
+      for (Path d : List.of(Path.of(spec.backupDir()), remoteDir)) {
+        Files.delete(d.resolve(newest + ".db.enc"));
+        Files.delete(d.resolve(newest + ".json"));
+      }
+      RestoreActivitiesImpl restore = new RestoreActivitiesImpl(targets, EtcdReleases.store());
+
+      BackupRecord latest = restore.checkBackup(new CheckBackupRequest("r1", "latest", null));
+
+      assertThat(latest.id()).isEqualTo(newest);
+      assertThat(Path.of(spec.backupDir()).resolve(newest + ".db.enc")).exists();
+    }
+  }
+
+  private static List<String> backupIds(Path backupDir) throws Exception {
+    try (var files = Files.list(backupDir)) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(n -> n.endsWith(".db.enc"))
+          .map(n -> n.substring(0, n.length() - ".db.enc".length()))
+          .toList();
+    }
+  }
+
   private List<String> keys() {
     return blobs.getBlobStore().list(BUCKET, ListContainerOptions.Builder.recursive()).stream()
         .map(StorageMetadata::getName)

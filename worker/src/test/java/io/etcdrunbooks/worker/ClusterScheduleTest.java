@@ -1,0 +1,55 @@
+package io.etcdrunbooks.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.inventory.BackupSpec;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The schedules a cluster's backup settings ask for, with their defaults and the ways out. */
+class ClusterScheduleTest {
+
+  @Test
+  void aClusterWithoutSettingsGetsAnHourlyBackupAndAWeeklyDrill() {
+    List<ClusterSchedule> schedules = ClusterSchedule.of(cluster(null));
+
+    assertThat(schedules)
+        .extracting(ClusterSchedule::id, ClusterSchedule::workflowType, ClusterSchedule::every)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "etcd-runbooks-backup-prod-1", "BackupCluster", Duration.ofHours(1)),
+            org.assertj.core.groups.Tuple.tuple(
+                "etcd-runbooks-drill-prod-1", "RestoreDrill", Duration.ofDays(7)));
+    assertThat(schedules.get(0).request()).isInstanceOf(BackupClusterRequest.class);
+    assertThat(((BackupClusterRequest) schedules.get(0).request()).requireApproval()).isFalse();
+    assertThat(schedules.get(1).request()).isEqualTo(Map.of("cluster", "prod-1"));
+    assertThat(schedules)
+        .extracting(ClusterSchedule::workflowId)
+        .containsExactly("backup-prod-1", "drill-prod-1");
+  }
+
+  @Test
+  void intervalsComeFromTheInventoryAndEitherScheduleCanBeTurnedOff() {
+    BackupSpec every6h = new BackupSpec(null, "/k", "k", null, null, 360, null, null, null, 1440);
+    assertThat(ClusterSchedule.of(cluster(every6h)))
+        .extracting(ClusterSchedule::every)
+        .containsExactly(Duration.ofHours(6), Duration.ofDays(1));
+
+    BackupSpec noDrill = new BackupSpec(null, "/k", "k", null, null, null, null, null, null, 0);
+    assertThat(ClusterSchedule.of(cluster(noDrill)))
+        .extracting(ClusterSchedule::id)
+        .containsExactly("etcd-runbooks-backup-prod-1");
+
+    BackupSpec off = new BackupSpec(null, "/k", "k", null, null, null, null, null, false, null);
+    assertThat(ClusterSchedule.of(cluster(off))).isEmpty();
+  }
+
+  private static ClusterSpec cluster(BackupSpec backup) {
+    return new ClusterSpec(
+        "prod-1", List.of(), null, null, null, "/var/backups", List.of(), backup);
+  }
+}

@@ -367,7 +367,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
     }
   }
 
-  private static BackupRecord find(ClusterSpec spec, String backupId, String takenOnMinor) {
+  static BackupRecord find(ClusterSpec spec, String backupId, String takenOnMinor) {
     Path dir = Path.of(spec.backupDir());
     try {
       if (backupId == null || backupId.isBlank() || backupId.equals("latest")) {
@@ -474,7 +474,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   }
 
   /** The backup's snapshot as a private plaintext file on the worker; the caller deletes it. */
-  private static Path decrypt(ClusterSpec spec, BackupRecord record) {
+  static Path decrypt(ClusterSpec spec, BackupRecord record) {
     Path dir = Path.of(spec.backupDir());
     Path stored = StoredBackups.storedFile(dir, record);
     try {

@@ -22,10 +22,13 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -298,6 +301,29 @@ final class ObjectStoreCopy {
           e);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * When the newest backup whose record is in the cluster's bucket was taken, to the second of its
+   * key; records are uploaded only after their file's check. Empty when there is none.
+   */
+  Optional<Instant> newestTakenAt(ClusterSpec spec) {
+    ObjectStore store = spec.backupSettings().objectStore();
+    String clusterPrefix =
+        (store.prefix() == null || store.prefix().isEmpty() ? "" : store.prefix() + "/")
+            + spec.name()
+            + "/";
+    Pattern recordName = Pattern.compile("(\\d{8}T\\d{6}Z)-[A-Za-z0-9][A-Za-z0-9._-]*\\.json");
+    try (S3Client s3 = client(spec, store)) {
+      return s3
+          .listObjectsV2Paginator(b -> b.bucket(store.bucket()).prefix(clusterPrefix))
+          .contents()
+          .stream()
+          .map(o -> recordName.matcher(o.key().substring(clusterPrefix.length())))
+          .filter(Matcher::matches)
+          .map(m -> Instant.from(KEY_TIME.parse(m.group(1))))
+          .max(Comparator.naturalOrder());
     }
   }
 

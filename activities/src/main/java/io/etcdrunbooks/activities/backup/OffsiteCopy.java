@@ -14,6 +14,13 @@ import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,17 +43,7 @@ final class OffsiteCopy {
   /** "host:path" of the copy. */
   String copy(ClusterSpec spec, BackupRecord record, Path stored, Path metadata) {
     CopyTo to = spec.backupSettings().copyTo();
-    int port =
-        to.sshPort() != 0
-            ? to.sshPort()
-            : spec.ssh().port() != 0 ? spec.ssh().port() : SshTarget.DEFAULT_PORT;
-    SshTarget target =
-        new SshTarget(
-            to.host(),
-            port,
-            spec.ssh().user(),
-            spec.ssh().privateKeyFile(),
-            spec.ssh().knownHostsFile());
+    SshTarget target = target(spec);
     String dir = to.dir().replaceAll("/+$", "");
     String file = dir + "/" + stored.getFileName();
     String where = target.address() + ":" + file;
@@ -105,6 +102,52 @@ final class OffsiteCopy {
               : "HostUnreachable",
           e);
     }
+  }
+
+  /**
+   * When the newest backup of the cluster whose record is on the off-site host was taken; records
+   * are copied there only after their file's SHA-256 check. Empty when there is none.
+   */
+  Optional<Instant> newestTakenAt(ClusterSpec spec) {
+    String dir = spec.backupSettings().copyTo().dir().replaceAll("/+$", "");
+    String out =
+        run(
+                target(spec),
+                "cd "
+                    + quote(dir)
+                    + " 2>/dev/null || exit 0; grep -H -e '\"cluster\"' -e '\"takenAt\"' -- *.json"
+                    + " 2>/dev/null || true",
+                "list the backups in " + dir)
+            .stdout();
+    Map<String, String> clusterOf = new HashMap<>();
+    Map<String, String> takenAtOf = new HashMap<>();
+    for (String line : out.split("\n")) {
+      Matcher m = RECORD_FIELD.matcher(line);
+      if (!m.find()) continue;
+      (m.group(2).equals("cluster") ? clusterOf : takenAtOf).put(m.group(1), m.group(3));
+    }
+    return takenAtOf.entrySet().stream()
+        .filter(e -> spec.name().equals(clusterOf.get(e.getKey())))
+        .map(e -> Instant.parse(e.getValue()))
+        .max(Comparator.naturalOrder());
+  }
+
+  /** A line of {@code grep -H}: file name, then a field of a backup record. */
+  private static final Pattern RECORD_FIELD =
+      Pattern.compile("^([^:]+\\.json):\\s*\"(cluster|takenAt)\"\\s*:\\s*\"([^\"]*)\"");
+
+  private static SshTarget target(ClusterSpec spec) {
+    CopyTo to = spec.backupSettings().copyTo();
+    int port =
+        to.sshPort() != 0
+            ? to.sshPort()
+            : spec.ssh().port() != 0 ? spec.ssh().port() : SshTarget.DEFAULT_PORT;
+    return new SshTarget(
+        to.host(),
+        port,
+        spec.ssh().user(),
+        spec.ssh().privateKeyFile(),
+        spec.ssh().knownHostsFile());
   }
 
   private String remoteSha256(SshTarget target, String file) {

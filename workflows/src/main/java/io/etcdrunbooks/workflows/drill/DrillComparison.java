@@ -37,10 +37,13 @@ final class DrillComparison {
     else if (actual.compactRevision() != expected.compactRevision()
         || actual.hash() != expected.hash())
       differences.add(
-          "keyspace hash (hashkv) at revision %d: the backup recorded %d (compacted at %d), the"
-                  .formatted(expected.revision(), expected.hash(), expected.compactRevision())
-              + " restored copy gives %d (compacted at %d)"
-                  .formatted(actual.hash(), actual.compactRevision()));
+          "keyspace hash (hashkv) at revision %d: the backup recorded %d (%s), the restored copy gives %d (%s)"
+              .formatted(
+                  expected.revision(),
+                  expected.hash(),
+                  compaction(expected),
+                  actual.hash(),
+                  compaction(actual)));
     return new RestoreDrillResult(
         cluster,
         b.id(),
@@ -56,5 +59,9 @@ final class DrillComparison {
         differences.isEmpty(),
         List.copyOf(differences),
         List.copyOf(notCompared));
+  }
+
+  private static String compaction(KeyspaceHash h) {
+    return h.compactRevision() > 0 ? "compacted at " + h.compactRevision() : "never compacted";
   }
 }

@@ -13,6 +13,7 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.common.ControlOutcome;
 import io.etcdrunbooks.workflows.downgrade.DowngradeRequest;
+import io.etcdrunbooks.workflows.drill.RestoreDrillRequest;
 import io.etcdrunbooks.workflows.fleet.FleetStatus;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
@@ -217,6 +218,17 @@ public final class RunbookController {
   public HttpResponse<RunbookStarter.Started> backupSchedule(
       @PathVariable String cluster, @Body BackupScheduleRequest body, HttpRequest<?> http) {
     return start(RunbookCatalog.BACKUP_SCHEDULE, cluster, body, http);
+  }
+
+  /**
+   * Body: {} (the newest backup) or {"backupId":"backup-..."}; restores it on the worker into a
+   * throwaway etcd, never on the cluster.
+   */
+  @Post("/clusters/{cluster}/restore-drill")
+  @Access(ApiAction.RESTORE_DRILL)
+  public HttpResponse<RunbookStarter.Started> restoreDrill(
+      @PathVariable String cluster, @Body RestoreDrillRequest body, HttpRequest<?> http) {
+    return start(RunbookCatalog.RESTORE_DRILL, cluster, body, http);
   }
 
   /**

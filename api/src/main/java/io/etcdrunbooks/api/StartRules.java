@@ -10,6 +10,7 @@ import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
 import io.etcdrunbooks.workflows.downgrade.DowngradeRequest;
+import io.etcdrunbooks.workflows.drill.RestoreDrillRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
@@ -86,6 +87,7 @@ public final class StartRules {
         r -> checks.recoverQuorum(inventory.get().cluster(r.cluster()), r));
     add(RunbookCatalog.RECONFIGURE_TLS, this::reconfigureTls, r -> {});
     add(RunbookCatalog.BACKUP_SCHEDULE, StartRules::backupSchedule, r -> {});
+    add(RunbookCatalog.RESTORE_DRILL, StartRules::restoreDrill, r -> {});
     add(RunbookCatalog.MAINTENANCE_SCHEDULE, StartRules::maintenanceSchedule, r -> {});
     add(RunbookCatalog.FLEET_UPGRADE, this::fleetUpgrade, r -> {});
   }
@@ -287,6 +289,10 @@ public final class StartRules {
           "intervalMinutes must be 0 (the inventory's backup.intervalMinutes) or more, got "
               + request.intervalMinutes());
     }
+  }
+
+  private static void restoreDrill(RestoreDrillRequest request) {
+    StartChecks.backupId("backupId", request.backupId());
   }
 
   private static void maintenanceSchedule(MaintenanceScheduleRequest request) {

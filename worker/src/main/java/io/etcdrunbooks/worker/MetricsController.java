@@ -9,8 +9,9 @@ import io.micronaut.http.annotation.Produces;
 /**
  * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and
  * outcome), phase, member step and member restart durations, Temporal's worker and client metrics
- * ({@code temporal_*}), the clusters the inventory refuses, and the JVM's. No token: scrapers
- * rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
+ * ({@code temporal_*}), the clusters the inventory refuses, the age of each cluster's newest
+ * verified backup per target and its last restore drill ({@link BackupMetrics}), and the JVM's. No
+ * token: scrapers rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
  */
 @Controller
 public final class MetricsController {
@@ -18,14 +19,17 @@ public final class MetricsController {
   private final PrometheusMeterRegistry registry;
   private final CertificateExpiryMetrics certificates;
   private final InventoryMetrics inventory;
+  private final BackupMetrics backups;
 
   public MetricsController(
       PrometheusMeterRegistry registry,
       CertificateExpiryMetrics certificates,
-      InventoryMetrics inventory) {
+      InventoryMetrics inventory,
+      BackupMetrics backups) {
     this.registry = registry;
     this.certificates = certificates;
     this.inventory = inventory;
+    this.backups = backups;
   }
 
   @OwnAuthentication(
@@ -35,6 +39,7 @@ public final class MetricsController {
   public String scrape() {
     certificates.refreshIfStale();
     inventory.refresh();
+    backups.refreshIfStale();
     return registry.scrape();
   }
 }

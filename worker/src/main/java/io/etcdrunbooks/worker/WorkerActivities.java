@@ -2,6 +2,7 @@ package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.activities.apiserver.ApiServerActivitiesImpl;
 import io.etcdrunbooks.activities.backup.BackupActivitiesImpl;
+import io.etcdrunbooks.activities.backup.DrillActivitiesImpl;
 import io.etcdrunbooks.activities.backup.RestoreActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.DowngradeActivitiesImpl;
 import io.etcdrunbooks.activities.etcd.MaintenanceActivitiesImpl;
@@ -22,6 +23,7 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.DowngradeActivities;
+import io.etcdrunbooks.workflows.activities.DrillActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
@@ -51,7 +53,8 @@ public record WorkerActivities(
     MaintenanceActivities maintenance,
     RecoveryActivities recovery,
     KubernetesActivities kubernetes,
-    DowngradeActivities downgrade) {
+    DowngradeActivities downgrade,
+    DrillActivities drill) {
 
   /** The real implementations over one inventory file, SSH client and binary source. */
   public static WorkerActivities of(
@@ -95,7 +98,8 @@ public record WorkerActivities(
         new MaintenanceActivitiesImpl(targets),
         new RecoveryActivitiesImpl(targets, releases),
         new KubernetesActivitiesImpl(targets),
-        new DowngradeActivitiesImpl(targets));
+        new DowngradeActivitiesImpl(targets),
+        new DrillActivitiesImpl(targets, releases));
   }
 
   Object[] all() {
@@ -114,7 +118,8 @@ public record WorkerActivities(
       maintenance,
       recovery,
       kubernetes,
-      downgrade
+      downgrade,
+      drill
     };
   }
 }

@@ -2,7 +2,12 @@ package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.etcdrunbooks.activities.backup.LastDrill;
+import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.Inventory;
@@ -16,13 +21,19 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.drill.RestoreDrillRequest;
+import io.etcdrunbooks.workflows.drill.RestoreDrillResult;
+import io.etcdrunbooks.workflows.drill.RestoreDrillWorkflow;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -39,7 +50,9 @@ class BackupClusterTest {
   @TempDir Path dir;
 
   @Test
-  void backupClusterKeepsAVerifiedEncryptedBackupAndRetentionDropsTheOlderOne() throws Exception {
+  void
+      backupClusterKeepsAVerifiedEncryptedBackupAndRetentionDropsTheOlderOneAndRestoreDrillsProveIt()
+          throws Exception {
     try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of());
         ClusterProbe probe = new ClusterProbe(runbooks.sandbox.cluster())) {
       probe.putManyUnordered("/registry/secrets/default/token-", 2000);
@@ -77,6 +90,8 @@ class BackupClusterTest {
           .containsExactly("verified backup " + kept.id(), "off-site copy", "retention");
       assertThat(progress.completed()).extracting(CompletedStep::outcome).containsOnly("done");
       assertThat(progress.message()).contains("deleted [" + first.id() + "]");
+
+      restoreDrillsProve(runbooks, kept);
     }
   }
 
@@ -114,6 +129,13 @@ class BackupClusterTest {
           .doesNotContain("/registry/secrets/");
       assertThat(workflow.progress().message())
           .contains("copied to " + offsite.host() + ":" + copy);
+      try (SshConnector ssh = new SshConnector()) {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new BackupMetrics(runbooks.inventory, ssh, registry).refresh();
+        String age = "etcd_runbooks_backup_newest_verified_age_seconds{etcd_cluster=\"sandbox\",";
+        assertThat(sample(registry.scrape(), age + "target=\"offsite\"}")).isBetween(0.0, 300.0);
+        assertThat(sample(registry.scrape(), age + "target=\"local\"}")).isBetween(0.0, 300.0);
+      }
     }
   }
 
@@ -136,6 +158,93 @@ class BackupClusterTest {
       assertThat(workflow.progress().phase()).isEqualTo(Phase.FAILED);
       assertThat(runbooks.backups()).isEmpty();
     }
+  }
+
+  /**
+   * Issue 30's test 5, on {@code kept}: restored on the worker into a throwaway etcd of its
+   * version, it passes; its recorded keyspace hash edited, it fails naming the backup, its target
+   * and the hash. Neither drill leaves its scratch directory behind, and the worker's scrape shows
+   * the last drill failed after one passed and the backup's age on the worker.
+   */
+  private static void restoreDrillsProve(SandboxRunbooks runbooks, BackupRecord backup)
+      throws Exception {
+    assertThat(backup.keyspaceHash()).isNotNull();
+    assertThat(backup.keyspaceHash().revision()).isEqualTo(backup.revision());
+
+    RestoreDrillResult passed = drillStub(runbooks).drill(RestoreDrillRequest.newest("sandbox"));
+
+    assertThat(passed.passed()).as("%s", passed.differences()).isTrue();
+    assertThat(passed.backupId()).isEqualTo(backup.id());
+    assertThat(passed.target()).isEqualTo("local");
+    assertThat(passed.tool()).isEqualTo("etcdutl " + backup.etcdVersion());
+    assertThat(passed.actualRevision()).isEqualTo(backup.revision());
+    assertThat(passed.actualLiveKeys()).isEqualTo(backup.liveKeys()).isGreaterThanOrEqualTo(2000);
+    assertThat(passed.actualKeyspaceHash()).isEqualTo(backup.keyspaceHash());
+    assertThat(passed.notCompared()).isEmpty();
+
+    Path backupDir = Path.of(backup.path()).getParent();
+    Path json = backupDir.resolve(backup.id() + ".json");
+    ObjectNode record = (ObjectNode) new ObjectMapper().readTree(json.toFile());
+    long recorded = backup.keyspaceHash().hash();
+    ((ObjectNode) record.get("keyspaceHash")).put("hash", recorded ^ 1);
+    Files.write(json, new ObjectMapper().writeValueAsBytes(record));
+
+    RestoreDrillWorkflow failing = drillStub(runbooks);
+    assertThatThrownBy(
+            () -> failing.drill(RestoreDrillRequest.newest("sandbox").withBackupId(backup.id())))
+        .isInstanceOf(WorkflowFailedException.class)
+        .satisfies(
+            e -> {
+              assertThat(Failures.rootType(e)).isEqualTo("RestoreDrillFailed");
+              assertThat(Failures.rootMessage(e))
+                  .contains(
+                      "backup " + backup.id(),
+                      "target local",
+                      "keyspace hash",
+                      "recorded " + (recorded ^ 1),
+                      "gives " + recorded);
+            });
+    try (var left = Files.list(backupDir)) {
+      assertThat(left.map(p -> p.getFileName().toString()))
+          .noneMatch(n -> n.startsWith(".restore-drill-") || n.contains(".restore-"));
+    }
+
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new BackupMetrics(runbooks.inventory, null, registry).refresh();
+    String scrape = registry.scrape();
+    String cluster = "{etcd_cluster=\"sandbox\"}";
+    assertThat(sample(scrape, "etcd_runbooks_restore_drill_last_result" + cluster)).isEqualTo(0);
+    LastDrill last = LastDrill.read(runbooks.sandbox.inventory().cluster("sandbox")).orElseThrow();
+    assertThat(
+            sample(scrape, "etcd_runbooks_restore_drill_last_success_timestamp_seconds" + cluster))
+        .isCloseTo(Instant.parse(last.lastSuccessAt()).toEpochMilli() / 1000.0, within(0.01))
+        .isLessThan(Instant.parse(last.finishedAt()).toEpochMilli() / 1000.0);
+    assertThat(
+            sample(
+                scrape,
+                "etcd_runbooks_backup_newest_verified_age_seconds{etcd_cluster=\"sandbox\",target=\"local\"}"))
+        .isBetween(0.0, 300.0);
+  }
+
+  /** The value of one series in a Prometheus scrape. */
+  static double sample(String scrape, String series) {
+    return scrape
+        .lines()
+        .filter(l -> l.startsWith(series + " "))
+        .map(l -> Double.parseDouble(l.substring(series.length() + 1).strip()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError(series + " is not in the scrape:\n" + scrape));
+  }
+
+  private static RestoreDrillWorkflow drillStub(SandboxRunbooks runbooks) {
+    return runbooks
+        .client()
+        .newWorkflowStub(
+            RestoreDrillWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RestoreDrillWorkflow.workflowId("sandbox"))
+                .setTaskQueue(SandboxRunbooks.TASK_QUEUE)
+                .build());
   }
 
   private static BackupClusterWorkflow stub(SandboxRunbooks runbooks) {

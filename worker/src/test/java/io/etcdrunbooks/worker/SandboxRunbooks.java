@@ -122,7 +122,8 @@ final class SandboxRunbooks implements AutoCloseable {
             real.maintenance(),
             real.recovery(),
             real.kubernetes(),
-            real.downgrade()));
+            real.downgrade(),
+            real.drill()));
     env.start();
   }
 

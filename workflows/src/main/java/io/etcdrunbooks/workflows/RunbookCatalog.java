@@ -15,6 +15,10 @@ import io.etcdrunbooks.workflows.downgrade.DowngradeClusterWorkflow;
 import io.etcdrunbooks.workflows.downgrade.DowngradeClusterWorkflowImpl;
 import io.etcdrunbooks.workflows.downgrade.DowngradePhases;
 import io.etcdrunbooks.workflows.downgrade.DowngradeRequest;
+import io.etcdrunbooks.workflows.drill.DrillPhases;
+import io.etcdrunbooks.workflows.drill.RestoreDrillRequest;
+import io.etcdrunbooks.workflows.drill.RestoreDrillWorkflow;
+import io.etcdrunbooks.workflows.drill.RestoreDrillWorkflowImpl;
 import io.etcdrunbooks.workflows.fleet.FleetPhases;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeRequest;
 import io.etcdrunbooks.workflows.fleet.FleetUpgradeWorkflow;
@@ -262,6 +266,18 @@ public final class RunbookCatalog {
               (request, by) ->
                   new BackupScheduleRequest(request.cluster(), request.intervalMinutes(), 0, 0));
 
+  /** Read-only towards the cluster: under an id of its own, beside any change. */
+  public static final RunbookDefinition<RestoreDrillRequest> RESTORE_DRILL =
+      RunbookDefinition.apart(
+          RestoreDrillWorkflow.TYPE,
+          RestoreDrillWorkflow.class,
+          RestoreDrillWorkflowImpl.class,
+          RestoreDrillRequest.class,
+          DrillPhases.RUNNER,
+          RestoreDrillWorkflow.FAILURES,
+          "restore-drill",
+          RestoreDrillWorkflow::workflowId);
+
   private static final List<RunbookDefinition<?>> ALL =
       List.of(
           UPGRADE,
@@ -277,7 +293,8 @@ public final class RunbookCatalog {
           MAINTENANCE,
           MAINTENANCE_SCHEDULE,
           BACKUP,
-          BACKUP_SCHEDULE);
+          BACKUP_SCHEDULE,
+          RESTORE_DRILL);
 
   /** Every runbook, in the order docs/runbooks/phases.md shows them. */
   public static List<RunbookDefinition<?>> all() {

@@ -8,6 +8,7 @@ import static io.etcdrunbooks.activities.backup.StoredBackups.sha256;
 import static io.etcdrunbooks.activities.backup.StoredBackups.storedFile;
 
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.maintenance.HashKVResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdrunbooks.activities.etcd.ClusterInspector;
 import io.etcdrunbooks.activities.etcd.EtcdCallException;
@@ -22,6 +23,7 @@ import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
+import io.etcdrunbooks.workflows.model.KeyspaceHash;
 import io.etcdrunbooks.workflows.model.MemberStatus;
 import io.etcdrunbooks.workflows.model.RetentionResult;
 import java.io.BufferedInputStream;
@@ -358,7 +360,8 @@ public final class BackupActivitiesImpl implements BackupActivities {
           takenAt,
           key != null,
           key == null ? "" : key.id(),
-          status.liveKeys());
+          status.liveKeys(),
+          status.keyspaceHash());
     } catch (RuntimeException | IOException e) {
       PacedSync.deleteIfExists(stored);
       throw e;
@@ -507,9 +510,9 @@ public final class BackupActivitiesImpl implements BackupActivities {
 
   /**
    * What etcd's tool read from the snapshot, with the keys the cluster counted alive at its
-   * revision (0: compacted).
+   * revision (0: compacted) and the source member's hashkv at it (null: compacted).
    */
-  private record Verified(SnapshotStatus status, long liveKeys) {
+  private record Verified(SnapshotStatus status, long liveKeys, KeyspaceHash keyspaceHash) {
     long revision() {
       return status.revision();
     }
@@ -584,7 +587,38 @@ public final class BackupActivitiesImpl implements BackupActivities {
           inspector.clients().spec().name(),
           status.revision());
     }
-    return new Verified(status, liveKeys);
+    return new Verified(status, liveKeys, keyspaceHash(inspector, source, status.revision()));
+  }
+
+  /**
+   * The source member's hashkv at the snapshot's revision, for a restore drill to compare a
+   * restored copy with; null when that revision is compacted already (or the cluster never
+   * written).
+   */
+  private static KeyspaceHash keyspaceHash(
+      ClusterInspector inspector, MemberStatus source, long revision) {
+    if (revision <= 0) return null;
+    try {
+      HashKVResponse hash =
+          EtcdClients.await(
+              inspector
+                  .clients()
+                  .member(source.name())
+                  .getMaintenanceClient()
+                  .hashKV(
+                      EtcdClients.target(inspector.clients().spec().member(source.name())),
+                      revision),
+              "hashkv of '" + source.name() + "' at revision " + revision);
+      return new KeyspaceHash(
+          revision, hash.getCompacted(), Integer.toUnsignedLong(hash.getHash()));
+    } catch (EtcdCallException e) {
+      if (!e.getMessage().contains("compacted")) throw e;
+      log.warn(
+          "backup of cluster {}: revision {} was compacted before its hashkv was read",
+          inspector.clients().spec().name(),
+          revision);
+      return null;
+    }
   }
 
   /**

@@ -2,7 +2,10 @@ package io.etcdrunbooks.activities.backup;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A place besides the worker's backup directory where a cluster's backups are kept: the off-site
@@ -28,4 +31,12 @@ interface RemoteTarget {
    * kept; false when the target has no backup with this id.
    */
   boolean fetch(ClusterSpec spec, String id, Path dir);
+
+  /** When the newest verified backup of the cluster there was taken; empty when there is none. */
+  default Optional<Instant> newestVerifiedTakenAt(ClusterSpec spec) {
+    return list(spec).stream()
+        .filter(RemoteBackup::verified)
+        .map(RemoteBackup::takenAt)
+        .max(Comparator.naturalOrder());
+  }
 }

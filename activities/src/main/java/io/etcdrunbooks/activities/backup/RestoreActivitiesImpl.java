@@ -350,7 +350,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
    * The backup with this id, or the newest one whose file still has its recorded size; checked
    * against the cluster.
    */
-  private static BackupRecord find(ClusterSpec spec, String backupId, String takenOnMinor) {
+  static BackupRecord find(ClusterSpec spec, String backupId, String takenOnMinor) {
     Path dir = Path.of(spec.backupDir());
     try {
       if (backupId == null || backupId.isBlank() || backupId.equals("latest")) {
@@ -448,7 +448,7 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   }
 
   /** The backup's snapshot as a private plaintext file on the worker; the caller deletes it. */
-  private static Path decrypt(ClusterSpec spec, BackupRecord record) {
+  static Path decrypt(ClusterSpec spec, BackupRecord record) {
     Path dir = Path.of(spec.backupDir());
     Path stored = StoredBackups.storedFile(dir, record);
     try {

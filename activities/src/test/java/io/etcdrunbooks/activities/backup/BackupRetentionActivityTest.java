@@ -108,7 +108,8 @@ class BackupRetentionActivityTest {
             takenAt.toString(),
             true,
             "k",
-            5);
+            5,
+            null);
     Files.write(dir.resolve(id + ".json"), JSON.writeValueAsBytes(record));
   }
 

@@ -111,7 +111,8 @@ class BackupsAcrossTargetsTest {
         takenAt.toString(),
         true,
         "k",
-        5);
+        5,
+        null);
   }
 
   private void keepOnWorker(BackupRecord r) throws Exception {

@@ -80,7 +80,8 @@ class ObjectStoreCredentialsTest {
             "2026-11-27T05:01:02.345Z",
             true,
             "k",
-            0);
+            0,
+            null);
     ObjectStore store = new ObjectStore("b", "etcd/backups", null, null, false, null);
 
     assertThat(ObjectStoreCopy.objectKey(store, record, "nightly-1.db.enc"))

@@ -26,6 +26,7 @@ public enum ApiAction {
   REPLACE_MEMBER(RunbookCatalog.REPLACE_MEMBER),
   BACKUP(RunbookCatalog.BACKUP),
   BACKUP_SCHEDULE(RunbookCatalog.BACKUP_SCHEDULE),
+  RESTORE_DRILL(RunbookCatalog.RESTORE_DRILL),
   ROLLBACK(RunbookCatalog.ROLLBACK),
   DOWNGRADE(RunbookCatalog.DOWNGRADE),
   RESTORE(RunbookCatalog.RESTORE),

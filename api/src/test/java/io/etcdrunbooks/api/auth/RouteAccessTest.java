@@ -106,6 +106,8 @@ class RouteAccessTest {
           new Route(
               ApiAction.BACKUP_SCHEDULE, "POST", "/api/v1/clusters/sandbox/backup-schedule", "{}"),
           new Route(
+              ApiAction.RESTORE_DRILL, "POST", "/api/v1/clusters/sandbox/restore-drill", "{}"),
+          new Route(
               ApiAction.FLEET_UPGRADE,
               "POST",
               "/api/v1/fleets/everything/upgrade",

@@ -111,6 +111,11 @@ public enum FailureType {
   BackupCorrupt,
   /** The cluster's backup key is not named in the inventory, or its file cannot be used. */
   BackupKeyUnusable,
+  /**
+   * A restore drill's copy of a backup differed from what the backup recorded, or could not be
+   * restored or started; the message names the backup, its target and what differed.
+   */
+  RestoreDrillFailed,
   /** Removing the member would leave the cluster without a voting member. */
   LastVotingMember,
   /** etcd refused a membership change (add, remove, promote) in a way no retry mends. */

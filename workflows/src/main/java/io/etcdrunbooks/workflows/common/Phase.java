@@ -69,6 +69,11 @@ public enum Phase {
    * raised (or, in older runs, restarted once with --force-new-cluster, then without).
    */
   FORCE_NEW_CLUSTER,
+  /**
+   * RestoreDrill: the backup restored into a scratch directory on the worker and served by a
+   * throwaway etcd on a loopback port, measured, then stopped and removed.
+   */
+  DRILL,
   POSTFLIGHT,
   /** The migrated keys deleted from the v2 store, once every kube-apiserver reads v3. */
   CLEAR_V2,

@@ -21,6 +21,9 @@ package io.etcdrunbooks.workflows.model;
  * @param liveKeys keys alive at {@code revision}, as the cluster counted them when the backup was
  *     taken (0 in backups taken before this was recorded, or when that revision was already
  *     compacted)
+ * @param keyspaceHash etcd's hashkv of the member the snapshot came from at {@code revision}, read
+ *     right after the snapshot; what a restore drill compares a restored copy with (null in backups
+ *     taken before this was recorded, or when that revision was already compacted)
  */
 public record BackupRecord(
     String id,
@@ -36,4 +39,5 @@ public record BackupRecord(
     String takenAt,
     boolean encrypted,
     String keyId,
-    long liveKeys) {}
+    long liveKeys,
+    KeyspaceHash keyspaceHash) {}

@@ -7,6 +7,7 @@ import static java.time.Duration.ofSeconds;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.DowngradeActivities;
+import io.etcdrunbooks.workflows.activities.DrillActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
@@ -99,6 +100,9 @@ public final class Activities {
   /** For waits that carry their own timeout: heartbeats required, {@link #WAIT_RETRY}. */
   public final DowngradeActivities downgradeWait;
 
+  /** Restore drills on the worker; restoring and starting the throwaway etcd heartbeat. */
+  public final DrillActivities drill;
+
   public Activities() {
     etcd = stub(EtcdActivities.class, ofMinutes(2), ofSeconds(20), RETRY);
     etcdWait = stub(EtcdActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
@@ -123,6 +127,7 @@ public final class Activities {
     kubernetes = stub(KubernetesActivities.class, ofMinutes(2), ofSeconds(30), RETRY);
     downgrade = stub(DowngradeActivities.class, ofMinutes(2), ofSeconds(30), RETRY);
     downgradeWait = stub(DowngradeActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
+    drill = stub(DrillActivities.class, ofHours(1), ofMinutes(1), RETRY);
   }
 
   /**

@@ -80,7 +80,8 @@ final class FakeBackups implements BackupActivities {
         "2026-01-01T00:00:00Z",
         true,
         "k1",
-        10);
+        10,
+        null);
   }
 
   @Override

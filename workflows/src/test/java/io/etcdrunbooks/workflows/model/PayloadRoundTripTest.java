@@ -75,7 +75,8 @@ class PayloadRoundTripTest {
             "2026-11-23T00:00:00Z",
             true,
             "k1",
-            250);
+            250,
+            null);
     KeyspaceDigest digest = new KeyspaceDigest(77, 300, "cd");
     UpgradeResult result =
         new UpgradeResult(

@@ -60,7 +60,8 @@ public final class FakeRestoreHosts
         "2026-01-01T00:00:00Z",
         true,
         "k",
-        0);
+        0,
+        null);
   }
 
   /** The backup checkBackup finds (for any id asked for). */

@@ -645,7 +645,8 @@ public final class FakeCluster
         "2026-01-01T00:00:00Z",
         true,
         "k",
-        0);
+        0,
+        null);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.etcdrunbooks.workflows.testing;
 import io.etcdrunbooks.workflows.activities.ApiServerActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.DowngradeActivities;
+import io.etcdrunbooks.workflows.activities.DrillActivities;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.HostActivities;
 import io.etcdrunbooks.workflows.activities.InventoryActivities;
@@ -49,7 +50,8 @@ public final class RecordingActivities {
           MaintenanceActivities.class,
           RecoveryActivities.class,
           KubernetesActivities.class,
-          DowngradeActivities.class);
+          DowngradeActivities.class,
+          DrillActivities.class);
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final List<Object> fakes;

@@ -104,11 +104,17 @@ class BackupObjectStoreTest {
 
   @Test
   void aKeptBackupIsUploadedUnderClusterAndTimeWithItsSha256AndNotUploadedAgain() throws Exception {
-    BackupActivitiesImpl backups = backups(credentials("good", SECRET_KEY));
+    Path credentials = credentials("good", SECRET_KEY);
+    BackupActivitiesImpl backups = backups(credentials);
     BackupRecord record = backups.takeVerifiedBackup(new BackupRequest("c1", "nightly-1"));
     assertThat(record.sizeBytes()).isGreaterThan(PART_SIZE);
 
     String where = backups.copyOffsite(new BackupRequest("c1", "nightly-1"));
+    // what the worker's metrics read: the newest record in the bucket, to the second of its key
+    assertThat(new NewestBackups(null).of(inventory(credentials).cluster("c1")))
+        .containsEntry(
+            NewestBackups.OBJECT_STORE,
+            Instant.parse(record.takenAt()).truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
 
     String time =
         DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")

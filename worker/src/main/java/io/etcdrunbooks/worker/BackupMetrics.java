@@ -1,0 +1,129 @@
+package io.etcdrunbooks.worker;
+
+import io.etcdrunbooks.activities.backup.LastDrill;
+import io.etcdrunbooks.activities.backup.NewestBackups;
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.InventorySource;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether each cluster's backups would get it back, labelled {@code etcd_cluster}:
+ *
+ * <ul>
+ *   <li>{@code etcd_runbooks_backup_newest_verified_age_seconds{etcd_cluster,target}}: how old the
+ *       newest verified backup is on each target ({@code local}, {@code offsite}, {@code
+ *       object_store}), as of the scrape;
+ *   <li>{@code etcd_runbooks_restore_drill_last_result{etcd_cluster}}: 1 when the last RestoreDrill
+ *       passed, 0 when it failed;
+ *   <li>{@code etcd_runbooks_restore_drill_last_success_timestamp_seconds{etcd_cluster}}: when the
+ *       last drill that passed finished.
+ * </ul>
+ *
+ * Read again in the background when a scrape finds them older than {@link #MAX_AGE}, so a scrape
+ * never waits on an off-site host or a bucket.
+ */
+@Singleton
+public final class BackupMetrics {
+
+  static final String NEWEST_AGE = "etcd.runbooks.backup.newest.verified.age";
+  static final String DRILL_RESULT = "etcd.runbooks.restore.drill.last.result";
+  static final String DRILL_SUCCESS = "etcd.runbooks.restore.drill.last.success.timestamp";
+  static final Duration MAX_AGE = Duration.ofMinutes(1);
+
+  private static final Logger log = LoggerFactory.getLogger(BackupMetrics.class);
+
+  private final InventorySource inventory;
+  private final NewestBackups newest;
+  private final MultiGauge ages;
+  private final MultiGauge results;
+  private final MultiGauge successes;
+  private final AtomicBoolean reading = new AtomicBoolean();
+  private volatile Instant readAt = Instant.EPOCH;
+
+  /**
+   * @param ssh the client off-site hosts are listed with (null: off-site copies are not read)
+   */
+  public BackupMetrics(
+      InventorySource inventory, SshConnector ssh, PrometheusMeterRegistry registry) {
+    this.inventory = inventory;
+    this.newest = new NewestBackups(ssh);
+    this.ages =
+        MultiGauge.builder(NEWEST_AGE)
+            .description("age of the newest verified backup of a cluster on a target")
+            .baseUnit("seconds")
+            .register(registry);
+    this.results =
+        MultiGauge.builder(DRILL_RESULT)
+            .description("1 when the cluster's last restore drill passed, 0 when it failed")
+            .register(registry);
+    this.successes =
+        MultiGauge.builder(DRILL_SUCCESS)
+            .description("Unix time the cluster's last passing restore drill finished")
+            .baseUnit("seconds")
+            .register(registry);
+  }
+
+  /** Starts a read of every cluster's backups when the last one is older than {@link #MAX_AGE}. */
+  public void refreshIfStale() {
+    if (Instant.now().isBefore(readAt.plus(MAX_AGE))) return;
+    if (!reading.compareAndSet(false, true)) return;
+    CompletableFuture.runAsync(
+        () -> {
+          try {
+            refresh();
+          } finally {
+            reading.set(false);
+          }
+        });
+  }
+
+  /** Reads every cluster's backups and drill now. */
+  void refresh() {
+    List<MultiGauge.Row<?>> ageRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> resultRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> successRows = new ArrayList<>();
+    List<ClusterSpec> clusters;
+    try {
+      clusters = List.copyOf(inventory.get().clusters().values());
+    } catch (RuntimeException e) {
+      log.debug("inventory not read for the backup metrics: {}", e.getMessage());
+      return;
+    }
+    for (ClusterSpec spec : clusters) {
+      for (Map.Entry<String, Instant> e : newest.of(spec).entrySet()) {
+        ageRows.add(
+            MultiGauge.Row.of(
+                Tags.of("etcd_cluster", spec.name(), "target", e.getKey()),
+                e.getValue(),
+                taken -> Duration.between(taken, Instant.now()).toMillis() / 1000.0));
+      }
+      LastDrill.read(spec)
+          .ifPresent(
+              drill -> {
+                Tags tags = Tags.of("etcd_cluster", spec.name());
+                resultRows.add(MultiGauge.Row.of(tags, drill.passed() ? 1 : 0));
+                if (!drill.lastSuccessAt().isBlank())
+                  successRows.add(
+                      MultiGauge.Row.of(
+                          tags, Instant.parse(drill.lastSuccessAt()).toEpochMilli() / 1000.0));
+              });
+    }
+    ages.register(ageRows, true);
+    results.register(resultRows, true);
+    successes.register(successRows, true);
+    readAt = Instant.now();
+  }
+}

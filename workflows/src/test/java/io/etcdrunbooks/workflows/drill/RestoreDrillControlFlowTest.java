@@ -1,0 +1,203 @@
+package io.etcdrunbooks.workflows.drill;
+
+import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdrunbooks.workflows.activities.DrillActivities;
+import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.Failures;
+import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.KeyspaceHash;
+import io.etcdrunbooks.workflows.testing.PhaseLog;
+import io.etcdrunbooks.workflows.testing.RecordingActivities;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * How a RestoreDrill run ends, on drill activities in memory: the scratch is cleaned up and the
+ * outcome recorded whether the drill passes, differs, fails or is cancelled. The worker module's
+ * BackupClusterTest drills real backups on a real throwaway etcd.
+ */
+@Timeout(value = 1, unit = TimeUnit.MINUTES)
+class RestoreDrillControlFlowTest {
+
+  private static final String QUEUE = "restore-drill-control-flow";
+  private static final KeyspaceHash RECORDED = new KeyspaceHash(120, 40, 3_000_000_000L);
+
+  private final PhaseLog phases = new PhaseLog();
+  private final TestWorkflowEnvironment env = phases.environment();
+  private final FakeDrill fake = new FakeDrill();
+  private RecordingActivities recording;
+
+  @AfterEach
+  void close() {
+    fake.release.countDown();
+    env.close();
+  }
+
+  @Test
+  void aCopyThatServesWhatTheBackupRecordedPassesAndIsCleanedUpAndRecorded() {
+    fake.measured = new DrillActivities.DrillMeasurement(120, 300, RECORDED, "etcdutl 3.5.30");
+
+    RestoreDrillResult result = stub().drill(RestoreDrillRequest.newest("c"));
+
+    assertThat(result.passed()).isTrue();
+    assertThat(result.backupId()).isEqualTo("backup-1");
+    assertThat(result.target()).isEqualTo("object_store");
+    assertThat(result.differences()).isEmpty();
+    assertThat(recording.calls())
+        .containsExactly(
+            "DrillActivities.checkBackup",
+            "DrillActivities.restoreAndMeasure",
+            "DrillActivities.cleanUp",
+            "DrillActivities.recordResult");
+    assertThat(fake.outcomes)
+        .singleElement()
+        .satisfies(o -> assertThat(o.passed()).isTrue())
+        .satisfies(o -> assertThat(o.backupId()).isEqualTo("backup-1"));
+    assertThat(phases.left(RestoreDrillWorkflow.TYPE))
+        .containsExactly("STARTING", "PREFLIGHT", "DRILL", "POSTFLIGHT");
+  }
+
+  @Test
+  void aCopyWhoseHashDiffersFailsNamingTheBackupTheTargetAndTheHashAndIsRecordedOnce() {
+    fake.measured =
+        new DrillActivities.DrillMeasurement(
+            120, 300, new KeyspaceHash(120, 40, 12345), "etcdutl 3.5.30");
+    RestoreDrillWorkflow workflow = stub();
+
+    Throwable failure = workflowFailure(() -> workflow.drill(RestoreDrillRequest.newest("c")));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreDrillFailed.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("backup backup-1", "cluster 'c'", "target object_store", "3000000000", "12345");
+    assertThat(fake.outcomes).singleElement().satisfies(o -> assertThat(o.passed()).isFalse());
+    assertThat(recording.calls()).contains("DrillActivities.cleanUp");
+    assertThat(workflow.progress().phase()).isEqualTo(Phase.FAILED);
+  }
+
+  @Test
+  void aRestoreThatFailsIsCleanedUpAndRecordedAsAFailedDrill() {
+    fake.restoreFails = true;
+    RestoreDrillWorkflow workflow = stub();
+
+    Throwable failure = workflowFailure(() -> workflow.drill(RestoreDrillRequest.newest("c")));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreDrillFailed.name());
+    assertThat(recording.calls())
+        .containsExactly(
+            "DrillActivities.checkBackup",
+            "DrillActivities.restoreAndMeasure",
+            "DrillActivities.cleanUp",
+            "DrillActivities.recordResult");
+    assertThat(fake.cleanedUp).containsExactly(fake.checkedDrillId);
+    assertThat(fake.outcomes).singleElement().satisfies(o -> assertThat(o.passed()).isFalse());
+  }
+
+  @Test
+  void aDrillCancelledWhileItRestoresStillCleansUp() throws Exception {
+    fake.blockRestore = true;
+    RestoreDrillWorkflow workflow = stub();
+    WorkflowClient.start(workflow::drill, RestoreDrillRequest.newest("c"));
+    assertThat(fake.restoring.await(20, TimeUnit.SECONDS)).isTrue();
+
+    WorkflowStub.fromTyped(workflow).cancel();
+
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(RestoreDrillResult.class));
+    assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
+    assertThat(fake.cleanedUp).containsExactly(fake.checkedDrillId);
+    assertThat(fake.outcomes).isEmpty();
+  }
+
+  private RestoreDrillWorkflow stub() {
+    Worker worker = env.newWorker(QUEUE);
+    worker.registerWorkflowImplementationTypes(RestoreDrillWorkflowImpl.class);
+    recording = new RecordingActivities(fake);
+    recording.registerOn(worker);
+    env.start();
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            RestoreDrillWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(RestoreDrillWorkflow.workflowId("c"))
+                .setTaskQueue(QUEUE)
+                .setWorkflowExecutionTimeout(Duration.ofMinutes(1))
+                .build());
+  }
+
+  /** One backup, found in the object store; the restore measures what the test sets. */
+  static final class FakeDrill implements DrillActivities {
+    final List<String> cleanedUp = new CopyOnWriteArrayList<>();
+    final List<DrillOutcome> outcomes = new CopyOnWriteArrayList<>();
+    final CountDownLatch restoring = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    volatile DrillMeasurement measured;
+    volatile boolean restoreFails;
+    volatile boolean blockRestore;
+    volatile String checkedDrillId;
+
+    @Override
+    public DrillBackup checkBackup(DrillRequest request) {
+      checkedDrillId = request.drillId();
+      return new DrillBackup(
+          new BackupRecord(
+              "backup-1",
+              request.cluster(),
+              "m1",
+              "3.5.30",
+              120,
+              7,
+              900,
+              4096,
+              "00",
+              "/backups/backup-1.db.enc",
+              "2026-11-27T02:00:00Z",
+              true,
+              "k1",
+              300,
+              RECORDED),
+          "object_store");
+    }
+
+    @Override
+    public DrillMeasurement restoreAndMeasure(DrillRequest request) {
+      restoring.countDown();
+      if (blockRestore) {
+        try {
+          release.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (restoreFails)
+        throw FailureType.RestoreDrillFailed.nonRetryable(
+            "restore drill of backup backup-1: the throwaway etcd exited");
+      return measured;
+    }
+
+    @Override
+    public boolean cleanUp(DrillRequest request) {
+      cleanedUp.add(request.drillId());
+      return true;
+    }
+
+    @Override
+    public void recordResult(DrillOutcome outcome) {
+      outcomes.add(outcome);
+    }
+  }
+}

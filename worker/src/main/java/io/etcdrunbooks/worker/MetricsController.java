@@ -8,7 +8,8 @@ import io.micronaut.http.annotation.Produces;
 
 /**
  * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and
- * outcome), phase, member step and member restart durations, Temporal's worker and client metrics
+ * outcome), phase, member step and member restart durations (histograms), the phase each runbook is
+ * in since when, schedules' next rounds, each member's health, Temporal's worker and client metrics
  * ({@code temporal_*}), the clusters the inventory refuses, and the JVM's. No token: scrapers
  * rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
  */
@@ -18,14 +19,17 @@ public final class MetricsController {
   private final PrometheusMeterRegistry registry;
   private final CertificateExpiryMetrics certificates;
   private final InventoryMetrics inventory;
+  private final MemberHealthMetrics members;
 
   public MetricsController(
       PrometheusMeterRegistry registry,
       CertificateExpiryMetrics certificates,
-      InventoryMetrics inventory) {
+      InventoryMetrics inventory,
+      MemberHealthMetrics members) {
     this.registry = registry;
     this.certificates = certificates;
     this.inventory = inventory;
+    this.members = members;
   }
 
   @OwnAuthentication(
@@ -34,6 +38,7 @@ public final class MetricsController {
   @Produces("text/plain; version=0.0.4; charset=utf-8")
   public String scrape() {
     certificates.refreshIfStale();
+    members.refreshIfStale();
     inventory.refresh();
     return registry.scrape();
   }

@@ -443,18 +443,19 @@ class RunbookControlTest {
   }
 
   /**
-   * The JSON log format (what ETCD_RUNBOOKS_LOG_FORMAT=json selects: {@link JsonLogEncoder}) on a
-   * real backup: every line the runbook's workflow and activity code writes parses as JSON and
-   * carries its date, workflow id, run id, cluster and phase.
+   * The JSON log format (what ETCD_RUNBOOKS_LOG_FORMAT=json selects: {@link LogEncoder}) on a real
+   * backup: every line the runbook's workflow and activity code writes parses as JSON and carries
+   * its date, workflow id, run id, cluster and phase.
    */
   @Test
   @Order(6)
   void everyLineARunbookWritesIsJsonWithItsWorkflowRunClusterAndPhase() throws Exception {
     Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    JsonLogEncoder encoder = new JsonLogEncoder();
+    LogEncoder encoder =
+        new LogEncoder(); // logback.xml's, as ETCD_RUNBOOKS_LOG_FORMAT=json sets it
+    encoder.setFormat("json");
     encoder.setContext(root.getLoggerContext());
-    encoder.setWithFormattedMessage(true);
     encoder.start();
     OutputStreamAppender<ILoggingEvent> json = new OutputStreamAppender<>();
     json.setContext(root.getLoggerContext());

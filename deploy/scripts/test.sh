@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh machine: fetches the etcd releases the tests use, the Temporal CLI (the
-# real Temporal server some tests start) and the browser the Web UI test drives, builds the root file
+# real Temporal server some tests start), Prometheus (promtool checks the shipped alert rules) and the browser the Web UI test drives, builds the root file
 # system of the systemd machines (systemd-nspawn, from Debian's packages; needs root), then builds
 # and tests all modules. Each step's time is printed, and at the end the slowest test classes.
 set -euo pipefail
@@ -46,6 +46,7 @@ beside "fetching the browser (beside the etcd releases)" bash deploy/scripts/fet
 step "fetching etcd releases" bash deploy/scripts/fetch-etcd.sh
 step "fetching the Temporal CLI" bash deploy/scripts/fetch-temporal.sh
 step "fetching the Python packages" bash deploy/scripts/fetch-python.sh
+step "fetching Prometheus" bash deploy/scripts/fetch-prometheus.sh
 join_side_steps
 # The tests' etcd members fsync every commit: on tmpfs that costs nothing, on a VM's disk it is most of
 # a write. Their sandboxes go there when /dev/shm takes files and runs programs (the members' binaries

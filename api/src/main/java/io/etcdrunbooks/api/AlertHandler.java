@@ -84,7 +84,8 @@ final class AlertHandler {
           null, null, null, AlertResult.IGNORED, null, "the alerts list holds an empty entry");
     }
     String alertname = alert.label("alertname");
-    String cluster = alert.label(config.clusterLabel());
+    String clusterLabel = config.clusterLabelFor(alert.labels());
+    String cluster = alert.label(clusterLabel);
     String member = alert.label(config.memberLabel());
     if (alertname == null || !config.memberDownAlerts().contains(alertname)) {
       return new AlertResult(
@@ -101,8 +102,7 @@ final class AlertHandler {
     AlertTargets.Resolution resolution;
     try {
       resolution =
-          AlertTargets.resolve(
-              inventory.get(), alert.labels(), config.clusterLabel(), config.memberLabel());
+          AlertTargets.resolve(inventory.get(), alert.labels(), clusterLabel, config.memberLabel());
     } catch (RuntimeException e) {
       return new AlertResult(
           alertname,

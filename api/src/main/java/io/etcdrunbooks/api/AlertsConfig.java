@@ -17,7 +17,8 @@ import java.util.Map;
  * @param tokenSha256 hex SHA-256 of the bearer token Alertmanager sends; the token itself is never
  *     configured. Empty: the endpoint refuses every call
  * @param memberDownAlerts alertnames that mean "this member is down"; other alerts are ignored
- * @param clusterLabel label naming the inventory cluster
+ * @param clusterLabel label naming the inventory cluster; empty (the default): {@code etcd_cluster}
+ *     when the alert has it (the shipped rules' label), else {@code cluster}
  * @param memberLabel label naming the member: its inventory name, or the host:port of its client or
  *     peer URL
  * @param defaultPolicy {@code approval} (the runbook waits for an approve signal) or {@code auto}
@@ -34,7 +35,7 @@ import java.util.Map;
 public record AlertsConfig(
     @Bindable(defaultValue = "") String tokenSha256,
     @Bindable(defaultValue = "EtcdMemberDown") List<String> memberDownAlerts,
-    @Bindable(defaultValue = "cluster") String clusterLabel,
+    @Bindable(defaultValue = "") String clusterLabel,
     @Bindable(defaultValue = "member") String memberLabel,
     @Bindable(defaultValue = "approval") String defaultPolicy,
     @Nullable Map<String, String> policies,
@@ -51,6 +52,7 @@ public record AlertsConfig(
               + tokenSha256.length()
               + " characters");
     }
+    clusterLabel = clusterLabel == null ? "" : clusterLabel.strip();
     memberDownAlerts = memberDownAlerts == null ? List.of() : List.copyOf(memberDownAlerts);
     policies = policies == null ? Map.of() : Map.copyOf(policies);
     Policy.parse("runbooks.alerts.default-policy", defaultPolicy);
@@ -116,5 +118,15 @@ public record AlertsConfig(
               + "': use approval (the runbook waits for"
               + " POST /api/v1/runbooks/<id>/approve) or auto");
     }
+  }
+
+  /**
+   * The label that names the cluster in an alert with these labels: the configured one, or {@code
+   * etcd_cluster} when present (the shipped rules' label, not the {@code cluster} label that
+   * multi-cluster Prometheus setups add), else {@code cluster}.
+   */
+  public String clusterLabelFor(Map<String, String> labels) {
+    if (!clusterLabel.isEmpty()) return clusterLabel;
+    return labels != null && labels.containsKey("etcd_cluster") ? "etcd_cluster" : "cluster";
   }
 }

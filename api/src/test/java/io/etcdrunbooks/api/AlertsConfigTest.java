@@ -20,10 +20,22 @@ class AlertsConfigTest {
       AlertsConfig config = context.getBean(AlertsConfig.class);
       assertThat(config.enabled()).isFalse();
       assertThat(config.memberDownAlerts()).containsExactly("EtcdMemberDown");
-      assertThat(config.clusterLabel()).isEqualTo("cluster");
+      assertThat(config.clusterLabelFor(Map.of("etcd_cluster", "a", "cluster", "dc-1")))
+          .isEqualTo("etcd_cluster");
+      assertThat(config.clusterLabelFor(Map.of("cluster", "a"))).isEqualTo("cluster");
       assertThat(config.memberLabel()).isEqualTo("member");
       assertThat(config.policyFor("anything")).isEqualTo(AlertsConfig.Policy.APPROVAL);
       assertThat(config.dedupeMinutes()).isEqualTo(30);
+    }
+  }
+
+  @Test
+  void aConfiguredClusterLabelIsTheOnlyOneRead() {
+    try (ApplicationContext context =
+        ApplicationContext.run(Map.of("runbooks.alerts.cluster-label", "k8s_cluster"))) {
+      AlertsConfig config = context.getBean(AlertsConfig.class);
+      assertThat(config.clusterLabelFor(Map.of("etcd_cluster", "a", "k8s_cluster", "b")))
+          .isEqualTo("k8s_cluster");
     }
   }
 

@@ -61,7 +61,7 @@ final class RunTimeline {
   private static Map<String, Long> phases(MeterRegistry registry, String cluster) {
     Map<String, Long> phases = new LinkedHashMap<>();
     for (Timer timer :
-        registry.find("etcd_runbooks_phase_duration").tag("cluster", cluster).timers()) {
+        registry.find("etcd_runbooks_phase_duration").tag("etcd_cluster", cluster).timers()) {
       phases.merge(
           timer.getId().getTag("phase"), (long) timer.totalTime(TimeUnit.MILLISECONDS), Long::sum);
     }

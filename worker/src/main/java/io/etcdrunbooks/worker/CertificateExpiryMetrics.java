@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code etcd_runbooks_member_certificate_expiry_seconds{cluster,member,listener}}: how long each
- * TLS member's certificate, as it shows it in a real handshake on its client URL ({@code
+ * {@code etcd_runbooks_member_certificate_expiry_seconds{etcd_cluster,member,listener}}: how long
+ * each TLS member's certificate, as it shows it in a real handshake on its client URL ({@code
  * listener="client"}) and on an https peer URL ({@code listener="peer"}), stays valid (negative
  * once it has expired). Read again in the background when a scrape finds the values older than
  * {@link #MAX_AGE}, so a scrape never waits on a handshake.
@@ -97,7 +97,7 @@ public final class CertificateExpiryMetrics {
                   rows.add(
                       MultiGauge.Row.of(
                           Tags.of(
-                              "cluster",
+                              "etcd_cluster",
                               cluster.name(),
                               "member",
                               member.name(),

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code etcd_runbooks_inventory_cluster_invalid{cluster}}: 1 for each cluster whose inventory
+ * {@code etcd_runbooks_inventory_cluster_invalid{etcd_cluster}}: 1 for each cluster whose inventory
  * entry is invalid, so it is refused (the log says why, once per change of the file). Read at each
  * scrape: the inventory is only parsed again when the file has changed.
  */
@@ -38,7 +38,7 @@ public final class InventoryMetrics {
     try {
       List<MultiGauge.Row<?>> rows =
           inventory.get().invalidClusters().keySet().stream()
-              .<MultiGauge.Row<?>>map(name -> MultiGauge.Row.of(Tags.of("cluster", name), 1))
+              .<MultiGauge.Row<?>>map(name -> MultiGauge.Row.of(Tags.of("etcd_cluster", name), 1))
               .toList();
       gauge.register(rows, true);
     } catch (RuntimeException e) {

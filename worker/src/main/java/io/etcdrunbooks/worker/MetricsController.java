@@ -8,7 +8,8 @@ import io.micronaut.http.annotation.Produces;
 
 /**
  * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and
- * outcome), phase, member step and member restart durations, Temporal's worker and client metrics
+ * outcome), phase, member step and member restart durations (histograms), the phase each runbook is
+ * in since when, schedules' next rounds, each member's health, Temporal's worker and client metrics
  * ({@code temporal_*}), the clusters the inventory refuses, the age of each cluster's newest
  * verified backup per target and its last restore drill ({@link BackupMetrics}), and the JVM's. No
  * token: scrapers rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
@@ -20,16 +21,19 @@ public final class MetricsController {
   private final CertificateExpiryMetrics certificates;
   private final InventoryMetrics inventory;
   private final BackupMetrics backups;
+  private final MemberHealthMetrics members;
 
   public MetricsController(
       PrometheusMeterRegistry registry,
       CertificateExpiryMetrics certificates,
       InventoryMetrics inventory,
-      BackupMetrics backups) {
+      BackupMetrics backups,
+      MemberHealthMetrics members) {
     this.registry = registry;
     this.certificates = certificates;
     this.inventory = inventory;
     this.backups = backups;
+    this.members = members;
   }
 
   @OwnAuthentication(
@@ -38,6 +42,7 @@ public final class MetricsController {
   @Produces("text/plain; version=0.0.4; charset=utf-8")
   public String scrape() {
     certificates.refreshIfStale();
+    members.refreshIfStale();
     inventory.refresh();
     backups.refreshIfStale();
     return registry.scrape();

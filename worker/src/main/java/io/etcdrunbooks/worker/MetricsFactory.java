@@ -27,6 +27,7 @@ public class MetricsFactory {
   @Singleton
   public PrometheusMeterRegistry prometheusRegistry() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry.config().meterFilter(RunbookHistograms.FILTER);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     return registry;

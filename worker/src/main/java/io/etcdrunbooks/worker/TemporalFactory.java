@@ -2,6 +2,7 @@ package io.etcdrunbooks.worker;
 
 import com.uber.m3.tally.Scope;
 import io.etcdrunbooks.runtime.codec.AesGcmPayloadCodec;
+import io.etcdrunbooks.workflows.common.RunbookLogContext;
 import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
@@ -9,6 +10,7 @@ import io.micronaut.core.annotation.Nullable;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.converter.CodecDataConverter;
+import io.temporal.common.converter.DataConverter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import jakarta.inject.Singleton;
 import java.util.List;
@@ -70,6 +72,9 @@ public class TemporalFactory {
           "runbooks.codec.keys-file is not set: runbook inputs, results and progress (cluster and member names, URLs,"
               + " versions) are stored in PLAINTEXT in Temporal's history. Set it to encrypt them; see docs/configuration.md.");
     }
+    // the cluster and phase of a runbook go with its activities' log lines (through the codec)
+    DataConverter converter = options.build().getDataConverter();
+    options.setContextPropagators(List.of(new RunbookLogContext(converter)));
     return WorkflowClient.newInstance(stubs, options.build());
   }
 

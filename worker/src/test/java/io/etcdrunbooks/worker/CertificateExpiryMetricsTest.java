@@ -26,7 +26,7 @@ class CertificateExpiryMetricsTest {
 
   private static final Pattern SAMPLE =
       Pattern.compile(
-          "etcd_runbooks_member_certificate_expiry_seconds\\{cluster=\"secure\",listener=\"client\",member=\"(m\\d)\"\\}"
+          "etcd_runbooks_member_certificate_expiry_seconds\\{etcd_cluster=\"secure\",listener=\"client\",member=\"(m\\d)\"\\}"
               + " ([0-9.E+]+)");
 
   @TempDir Path dir;

@@ -39,7 +39,7 @@ class InventoryMetricsTest {
 
     metrics.refresh();
     assertThat(registry.scrape())
-        .contains("etcd_runbooks_inventory_cluster_invalid{cluster=\"shell\"} 1.0")
+        .contains("etcd_runbooks_inventory_cluster_invalid{etcd_cluster=\"shell\"} 1.0")
         .doesNotContain("cluster=\"good\"");
 
     write(file, "etcd.service");

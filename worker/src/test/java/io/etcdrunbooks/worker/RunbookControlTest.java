@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,10 +30,12 @@ import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,6 +45,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoublePredicate;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,6 +83,8 @@ class RunbookControlTest {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private final ListAppender<ILoggingEvent> audit = new ListAppender<>();
+  private RealPrometheus prometheus;
+  private Instant prometheusFrom;
 
   @BeforeAll
   void start() throws Exception {
@@ -87,10 +93,14 @@ class RunbookControlTest {
     env = ApiSandbox.start(classDir, "control", "3.4.23", Map.of(), VIEWER, OPERATOR, ADMIN);
     client = env.client;
     api = env.api;
+    prometheusFrom = Instant.now();
+    prometheus =
+        RealPrometheus.scraping(classDir.resolve("prometheus"), URI.create(api).getAuthority());
   }
 
   @AfterAll
   void stop() {
+    if (prometheus != null) prometheus.close();
     ((Logger) LoggerFactory.getLogger("etcd-runbooks.audit")).detachAppender(audit);
     if (env != null) env.close();
   }
@@ -188,6 +198,11 @@ class RunbookControlTest {
         .isEqualTo("AWAITING_APPROVAL");
     assertThat(env.sandbox.cluster().members())
         .allSatisfy(m -> assertThat(runningVersion(m.name())).isEqualTo("3.4.23"));
+    // what the approval-wait alert reads: since when the run waits (Tally reports every 2 s)
+    awaitMetric(
+        "etcd_runbooks_phase_entered_timestamp_seconds",
+        "phase=\"AWAITING_APPROVAL\"",
+        since -> since > Instant.now().minus(Duration.ofMinutes(5)).getEpochSecond());
 
     // the cluster's list shows it running, started by the operator
     JsonNode list = get("/api/v1/clusters/sandbox/runbooks", VIEWER).body();
@@ -352,13 +367,34 @@ class RunbookControlTest {
             sample(
                 metrics,
                 "etcd_runbooks_member_restart_duration_seconds_count",
-                "cluster=\"sandbox\""))
+                "etcd_cluster=\"sandbox\""))
         .isGreaterThanOrEqualTo(4.0);
     assertThat(sample(metrics, "etcd_runbooks_member_step_duration_seconds_count", "member=\"m1\""))
         .isGreaterThan(0.0);
+    // the sandbox's three members answer healthy (read in the background after a scrape)
+    awaitMetric("etcd_runbooks_member_up", "etcd_cluster=\"sandbox\"", up -> up == 3.0);
+    // every run above has ended: no phase is still entered (the approval waits went back to 0)
+    assertThat(
+            sample(metrics, "etcd_runbooks_phase_entered_timestamp_seconds", "AWAITING_APPROVAL"))
+        .isZero();
+    assertThat(sample(metrics, "etcd_runbooks_phase_entered_timestamp_seconds", "")).isZero();
+    // durations as histograms with our buckets, up to hours (a phase waiting for an approval)
+    assertThat(metrics).contains("etcd_runbooks_phase_duration_seconds_bucket{", "le=\"21600.0\"");
+    assertThat(metrics.lines().filter(l -> l.startsWith("etcd_runbooks_")))
+        .as("Micrometer's percentile buckets")
+        .noneMatch(l -> l.contains("le=\"0.001048576\""));
+    assertThat(PrometheusConventions.violations(metrics)).isEmpty();
+    assertThat(PrometheusConventions.families(metrics))
+        .containsKeys(
+            "etcd_runbooks_runbooks_started_total",
+            "etcd_runbooks_runbooks_finished_total",
+            "etcd_runbooks_phase_duration_seconds",
+            "etcd_runbooks_member_step_duration_seconds",
+            "etcd_runbooks_member_restart_duration_seconds",
+            "etcd_runbooks_phase_entered_timestamp_seconds");
     assertThat(metrics)
         .contains(
-            "cluster=\"sandbox\"",
+            "etcd_cluster=\"sandbox\"",
             "temporal_workflow_completed_total",
             "temporal_activity_execution_latency");
 
@@ -404,6 +440,121 @@ class RunbookControlTest {
             HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
     return response.body();
+  }
+
+  /**
+   * The JSON log format (what ETCD_RUNBOOKS_LOG_FORMAT=json selects: {@link LogEncoder}) on a real
+   * backup: every line the runbook's workflow and activity code writes parses as JSON and carries
+   * its date, workflow id, run id, cluster and phase.
+   */
+  @Test
+  @Order(6)
+  void everyLineARunbookWritesIsJsonWithItsWorkflowRunClusterAndPhase() throws Exception {
+    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    LogEncoder encoder =
+        new LogEncoder(); // logback.xml's, as ETCD_RUNBOOKS_LOG_FORMAT=json sets it
+    encoder.setFormat("json");
+    encoder.setContext(root.getLoggerContext());
+    encoder.start();
+    OutputStreamAppender<ILoggingEvent> json = new OutputStreamAppender<>();
+    json.setContext(root.getLoggerContext());
+    json.setEncoder(encoder);
+    json.setOutputStream(out);
+    json.start();
+    Instant start = Instant.now().minusSeconds(1);
+    String id;
+    String runId;
+    root.addAppender(json);
+    try {
+      Answer started =
+          post("/api/v1/clusters/sandbox/backup", "{\"reason\":\"json logs\"}", OPERATOR);
+      assertThat(started.status()).as(started.text()).isEqualTo(202);
+      id = started.body().path("workflowId").asText();
+      runId = started.body().path("runId").asText();
+      JsonNode done = awaitFinished(id);
+      assertThat(done.path("status").asText()).as(done.toString()).isEqualTo("COMPLETED");
+    } finally {
+      root.detachAppender(json);
+      json.stop();
+    }
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : out.toString(StandardCharsets.UTF_8).split("\n"))
+      lines.add(JSON.readTree(line));
+    List<JsonNode> runbook =
+        lines.stream()
+            .filter(
+                l ->
+                    l.path("loggerName").asText().startsWith("io.etcdrunbooks.workflows.")
+                        || l.path("loggerName").asText().startsWith("io.etcdrunbooks.activities."))
+            .toList();
+    assertThat(runbook)
+        .as("workflow and activity lines")
+        .anyMatch(l -> l.path("loggerName").asText().contains(".workflows."))
+        .anyMatch(l -> l.path("loggerName").asText().contains(".activities."));
+    assertThat(runbook)
+        .allSatisfy(
+            l -> {
+              JsonNode mdc = l.path("mdc");
+              assertThat(mdc.path("WorkflowId").asText()).as(l.toString()).isEqualTo(id);
+              assertThat(mdc.path("RunId").asText()).as(l.toString()).isEqualTo(runId);
+              assertThat(mdc.path("etcd_cluster").asText()).as(l.toString()).isEqualTo("sandbox");
+              assertThat(mdc.path("phase").asText()).as(l.toString()).isNotEmpty();
+              assertThat(Instant.parse(l.path("date").asText())).as(l.toString()).isAfter(start);
+            });
+  }
+
+  /**
+   * Every panel of the shipped Grafana dashboard returns data from a real Prometheus that scraped
+   * this class's worker every second while it ran the upgrades and backups above, but for the
+   * series no runbook of this class makes: schedules', TLS certificates', backup ages' and restore
+   * drills' (their queries are parsed by PrometheusRulesTest, their series checked by their own
+   * tests).
+   */
+  @Test
+  @Order(7)
+  void everyDashboardPanelHasDataFromAPrometheusThatScrapedTheWorker() throws Exception {
+    // two scrapes after the last runbook above, which a rate over a minute needs
+    Instant scraped = Instant.now().plusSeconds(30);
+    String backups =
+        "count_over_time(etcd_runbooks_runbooks_finished_total{runbook=\"BackupCluster\"}[1m]) >= 2";
+    while (prometheus.query(backups).isEmpty()) {
+      assertThat(Instant.now())
+          .as("the backups scraped: %s", prometheus.query("count_over_time(up[10m])"))
+          .isBefore(scraped);
+      TimeUnit.SECONDS.sleep(1);
+    }
+    Instant to = Instant.now();
+    String range = Duration.between(prometheusFrom, to).toSeconds() + 1 + "s";
+    List<String> noSeriesHere =
+        List.of(
+            "etcd_runbooks_schedule_next_run_timestamp_seconds",
+            "etcd_runbooks_member_certificate_expiry_seconds",
+            "etcd_runbooks_backup_newest_verified_age_seconds",
+            "etcd_runbooks_restore_drill_");
+    List<String> empty = new ArrayList<>();
+    int evaluated = 0;
+    for (PrometheusTools.PanelQuery q : PrometheusTools.dashboardQueries()) {
+      if (noSeriesHere.stream().anyMatch(q.expr()::contains)) continue;
+      evaluated++;
+      if (prometheus.queryRange(q.evaluable(range), prometheusFrom, to).isEmpty())
+        empty.add(q.panel() + ": " + q.evaluable(range));
+    }
+    assertThat(evaluated).isGreaterThanOrEqualTo(10);
+    assertThat(empty)
+        .as("panels without data (scrapes: %s)", prometheus.query("count_over_time(up[1h])"))
+        .isEmpty();
+  }
+
+  private void awaitMetric(String name, String label, DoublePredicate holds) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(15));
+    String metrics = scrape();
+    while (metrics.lines().noneMatch(l -> l.startsWith(name + "{") && l.contains(label))
+        || !holds.test(sample(metrics, name, label))) {
+      assertThat(Instant.now()).as("%s{%s} in time", name, label).isBefore(deadline);
+      TimeUnit.MILLISECONDS.sleep(300);
+      metrics = scrape();
+    }
   }
 
   /** The sum of the samples of a metric whose labels contain {@code label}. */

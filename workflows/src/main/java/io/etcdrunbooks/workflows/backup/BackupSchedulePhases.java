@@ -65,6 +65,7 @@ public final class BackupSchedulePhases {
 
   private static void await(ScheduleRun run) {
     run.ctx.progress().step("next backup at " + Instant.ofEpochMilli(run.next));
+    run.ctx.progress().scheduleNext(run.next);
     Workflow.sleep(Duration.ofMillis(Math.max(0, run.next - Workflow.currentTimeMillis())));
     run.ctx.progress().awaitResumed();
   }

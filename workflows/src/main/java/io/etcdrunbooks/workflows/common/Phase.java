@@ -80,5 +80,10 @@ public enum Phase {
   DONE,
   FAILED,
   /** Stopped at a safe point by a cancel request. */
-  CANCELLED
+  CANCELLED;
+
+  /** DONE, FAILED or CANCELLED: the runbook is over. */
+  public boolean ended() {
+    return this == DONE || this == FAILED || this == CANCELLED;
+  }
 }

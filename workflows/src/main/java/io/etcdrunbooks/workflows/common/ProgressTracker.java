@@ -47,14 +47,24 @@ public final class ProgressTracker {
   public void start(String clusterName) {
     RunbookSearchAttributes.upsertAtStart(runbook, clusterName, searchAttributesRegistered);
     cluster = clusterName;
+    RunbookLogContext.put(RunbookLogContext.CLUSTER, clusterName);
+    RunbookLogContext.put(RunbookLogContext.PHASE, phase.name());
     metrics = RunbookMetrics.of(runbook, clusterName == null ? "" : clusterName);
     metrics.started();
     phaseSince = Workflow.currentTimeMillis();
+    if (!phase.ended()) metrics.phaseEntered(phase, phaseSince);
   }
 
   /** Counts the runbook's end: completed, failed or cancelled. */
   void finished(String outcome) {
-    if (metrics != null) metrics.finished(outcome);
+    if (metrics == null) return;
+    metrics.finished(outcome);
+    metrics.phaseLeft(phase);
+  }
+
+  /** A schedule's next round is due at {@code epochMillis}, for the schedule-health alert. */
+  public void scheduleNext(long epochMillis) {
+    if (metrics != null) metrics.scheduleNext(epochMillis);
   }
 
   /**
@@ -165,7 +175,11 @@ public final class ProgressTracker {
 
   public void phase(Phase next) {
     long now = Workflow.currentTimeMillis();
-    if (metrics != null && next != phase) metrics.phase(phase, now - phaseSince);
+    if (metrics != null && next != phase) {
+      metrics.phase(phase, now - phaseSince);
+      metrics.phaseLeft(phase);
+      if (!next.ended()) metrics.phaseEntered(next, now);
+    }
     if (next != phase) {
       phaseSince = now;
       // No Workflow.getVersion: only runs started with the search attributes upsert, and no history
@@ -174,6 +188,7 @@ public final class ProgressTracker {
       RunbookSearchAttributes.upsertPhase(next);
     }
     phase = next;
+    RunbookLogContext.put(RunbookLogContext.PHASE, next.name());
     member = "";
     log.info("{} {}: phase {}", runbook, cluster, next);
   }

@@ -9,7 +9,8 @@ import java.util.Map;
  * A runbook's metrics, through the workflow's metrics scope: Temporal drops them while a workflow
  * replays, so a worker that picks a runbook up again does not count it twice. The worker reports
  * the scope to Micrometer (Prometheus names: {@code etcd_runbooks_runbooks_started_total}, {@code
- * etcd_runbooks_phase_duration_seconds}, ...).
+ * etcd_runbooks_phase_duration_seconds}, ...; durations as histograms with buckets). The cluster is
+ * labelled {@code etcd_cluster}: {@code cluster} is the label multi-cluster Prometheus setups add.
  */
 final class RunbookMetrics {
 
@@ -21,6 +22,19 @@ final class RunbookMetrics {
   /** A member's down time: from its stop until it is ready again. */
   static final String MEMBER_RESTART = "etcd_runbooks_member_restart_duration";
 
+  /**
+   * When the runbook entered the phase it is in (epoch seconds), 0 once it has left it or ended:
+   * what the stuck-phase and approval-wait alerts compare with time().
+   */
+  static final String PHASE_ENTERED = "etcd_runbooks_phase_entered_timestamp_seconds";
+
+  /**
+   * A schedule's next round is due then (epoch seconds): overdue means the schedule is not healthy.
+   */
+  static final String SCHEDULE_NEXT = "etcd_runbooks_schedule_next_run_timestamp_seconds";
+
+  static final String CLUSTER_LABEL = "etcd_cluster";
+
   private final Scope scope;
 
   private RunbookMetrics(Scope scope) {
@@ -29,7 +43,7 @@ final class RunbookMetrics {
 
   static RunbookMetrics of(String runbook, String cluster) {
     return new RunbookMetrics(
-        Workflow.getMetricsScope().tagged(Map.of("runbook", runbook, "cluster", cluster)));
+        Workflow.getMetricsScope().tagged(Map.of("runbook", runbook, CLUSTER_LABEL, cluster)));
   }
 
   void started() {
@@ -56,5 +70,18 @@ final class RunbookMetrics {
 
   void memberRestart(String member, long millis) {
     scope.tagged(Map.of("member", member)).timer(MEMBER_RESTART).record(Duration.ofMillis(millis));
+  }
+
+  /** The runbook is in {@code phase} from {@code millis} on (epoch), or has left it (0). */
+  void phaseEntered(Phase phase, long millis) {
+    scope.tagged(Map.of("phase", phase.name())).gauge(PHASE_ENTERED).update(millis / 1000.0);
+  }
+
+  void phaseLeft(Phase phase) {
+    scope.tagged(Map.of("phase", phase.name())).gauge(PHASE_ENTERED).update(0);
+  }
+
+  void scheduleNext(long epochMillis) {
+    scope.gauge(SCHEDULE_NEXT).update(epochMillis / 1000.0);
   }
 }

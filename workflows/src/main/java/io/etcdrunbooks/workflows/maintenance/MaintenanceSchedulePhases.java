@@ -63,6 +63,7 @@ public final class MaintenanceSchedulePhases {
 
   private static void await(MaintenanceScheduleRun run) {
     run.ctx.progress().step("next round at " + Instant.ofEpochMilli(run.next));
+    run.ctx.progress().scheduleNext(run.next);
     Workflow.sleep(Duration.ofMillis(Math.max(0, run.next - Workflow.currentTimeMillis())));
     run.ctx.progress().awaitResumed();
     // held by a pause past its slot: the round runs now, and its revision is noted as of now

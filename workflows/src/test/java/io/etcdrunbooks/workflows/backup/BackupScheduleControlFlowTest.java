@@ -19,7 +19,9 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,6 +75,31 @@ class BackupScheduleControlFlowTest {
     assertThat(recording.calls()).doesNotContain("BackupActivities.scheduleIntervalMinutes");
     assertThat(phases.left(BackupScheduleWorkflow.TYPE))
         .containsExactly("STARTING", "WAITING", "BACKUP", "WAITING", "BACKUP", "WAITING", "BACKUP");
+    // for the schedule-health alert: the third round's time; no phase entered once it has ended
+    Map<String, Double> next =
+        awaitGauges("etcd_runbooks_schedule_next_run_timestamp_seconds", g -> !g.isEmpty());
+    assertThat(next).isNotEmpty();
+    assertThat(next.keySet()).allMatch(k -> k.contains("etcd_cluster=c"));
+    assertThat(next.values()).allMatch(due -> due > 0);
+    assertThat(
+            awaitGauges(
+                "etcd_runbooks_phase_entered_timestamp_seconds",
+                g -> !g.isEmpty() && g.values().stream().allMatch(since -> since == 0)))
+        .isNotEmpty()
+        .allSatisfy((phase, since) -> assertThat(since).as(phase).isZero());
+  }
+
+  private Map<String, Double> awaitGauges(String name, Predicate<Map<String, Double>> done) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!done.test(phases.gauges(name)) && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return phases.gauges(name);
   }
 
   @Test

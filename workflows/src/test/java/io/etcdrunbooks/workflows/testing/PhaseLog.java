@@ -9,6 +9,8 @@ import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -22,6 +24,7 @@ public final class PhaseLog implements StatsReporter {
   private static final String PHASE_DURATION = "etcd_runbooks_phase_duration";
 
   private final List<String> left = new CopyOnWriteArrayList<>();
+  private final Map<String, Double> gauges = new ConcurrentHashMap<>();
 
   /** A test environment whose workflows report their metrics here. */
   public TestWorkflowEnvironment environment() {
@@ -47,7 +50,22 @@ public final class PhaseLog implements StatsReporter {
   public void reportCounter(String name, Map<String, String> tags, long value) {}
 
   @Override
-  public void reportGauge(String name, Map<String, String> tags, double value) {}
+  public void reportGauge(String name, Map<String, String> tags, double value) {
+    gauges.put(name + new TreeMap<>(tags), value);
+  }
+
+  /**
+   * The last value reported of each gauge of that name, by its name and tags ("name{etcd_cluster=c,
+   * ...}"); Tally reports gauges every second.
+   */
+  public Map<String, Double> gauges(String name) {
+    Map<String, Double> found = new TreeMap<>();
+    gauges.forEach(
+        (key, value) -> {
+          if (key.contains(name + "{")) found.put(key, value);
+        });
+    return found;
+  }
 
   @Override
   @SuppressWarnings({

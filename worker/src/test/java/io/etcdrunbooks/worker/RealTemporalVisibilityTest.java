@@ -7,7 +7,9 @@ import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.TemporalDevServer;
 import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.upgrade.UpgradeResult;
+import io.temporal.api.enums.v1.VersioningBehavior;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflow.v1.WorkflowExecutionVersioningInfo;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.common.SearchAttributes;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * On the real Temporal server ({@code temporal server start-dev}, whose visibility store answers
  * list queries), a runbook started through the API and one started with the Temporal CLI, as an
  * operator would from a shell, both carry the runbooks' search attributes: Temporal's list query by
- * cluster finds both, and so does the API's list of the cluster's runbooks.
+ * cluster finds both, and so does the API's list of the cluster's runbooks. And a worker with
+ * Worker Versioning on runs a runbook in its Worker Deployment Version once that version is made
+ * current (docs/upgrading-the-worker.md).
  */
 @RealEtcd
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -95,6 +99,80 @@ class RealTemporalVisibilityTest {
       ApiSandbox.Answer listed = api.get("/api/v1/clusters/sandbox/runbooks", TestTokens.OPERATOR);
       assertThat(listed.status()).as(listed.text()).isEqualTo(200);
       assertThat(listed.text()).contains(fromApi, fromCli);
+    }
+  }
+
+  @Test
+  void aVersionedWorkerRunsARunbookInItsDeploymentVersionOnceItIsCurrent() throws Exception {
+    Instant began = Instant.now();
+    String buildId = "build-" + began.toEpochMilli();
+    try (TemporalDevServer temporal = TemporalDevServer.start(dir.resolve("temporal"));
+        ApiSandbox api =
+            ApiSandbox.start(
+                dir,
+                "versioned",
+                "3.5.16",
+                Map.of(
+                    "temporal.address",
+                    temporal.address(),
+                    "runbooks.task-queue",
+                    "etcd-runbooks-versioned",
+                    "temporal.worker-versioning.enabled",
+                    "true",
+                    "temporal.worker-versioning.build-id",
+                    buildId),
+                TestTokens.OPERATOR)) {
+      // as an operator cuts over after the new worker polls (the version exists from its first
+      // poll)
+      setCurrentOncePolled(new TemporalCli(temporal.address()), buildId);
+
+      ApiSandbox.Answer started =
+          api.post(
+              "/api/v1/clusters/sandbox/upgrade",
+              "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}",
+              TestTokens.OPERATOR);
+      assertThat(started.status()).as(started.text()).isEqualTo(202);
+      String id = started.body().path("workflowId").asText();
+      assertThat(
+              api.client
+                  .newUntypedWorkflowStub(id)
+                  .getResult(90, TimeUnit.SECONDS, UpgradeResult.class)
+                  .dryRun())
+          .isTrue();
+
+      WorkflowExecutionVersioningInfo versioning =
+          api.client
+              .newUntypedWorkflowStub(id)
+              .describe()
+              .getRawDescription()
+              .getWorkflowExecutionInfo()
+              .getVersioningInfo();
+      assertThat(versioning.getDeploymentVersion().getDeploymentName()).isEqualTo("etcd-runbooks");
+      assertThat(versioning.getDeploymentVersion().getBuildId()).isEqualTo(buildId);
+      assertThat(versioning.getBehavior())
+          .isEqualTo(VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE);
+      System.out.printf(
+          "RealTemporalVisibilityTest: versioned dry run in %.1f s (server, sandbox and worker"
+              + " included)%n",
+          Duration.between(began, Instant.now()).toMillis() / 1000.0);
+    }
+  }
+
+  /** {@code temporal worker deployment set-current-version}, until the version has a poller. */
+  private static void setCurrentOncePolled(TemporalCli cli, String buildId) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    while (true) {
+      try {
+        cli.run(
+            "temporal worker deployment set-current-version --deployment-name etcd-runbooks"
+                + " --build-id "
+                + buildId
+                + " --yes");
+        return;
+      } catch (AssertionError notYet) {
+        if (Instant.now().isAfter(deadline)) throw notYet;
+      }
+      TimeUnit.MILLISECONDS.sleep(500);
     }
   }
 

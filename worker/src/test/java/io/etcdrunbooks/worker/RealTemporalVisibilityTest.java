@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * On the real Temporal server ({@code temporal server start-dev}, whose visibility store answers
  * list queries), a runbook started through the API and one started with the Temporal CLI, as an
  * operator would from a shell, both carry the runbooks' search attributes: Temporal's list query by
- * cluster finds both, and so does the API's list of the cluster's runbooks. And a worker with
- * Worker Versioning on runs a runbook in its Worker Deployment Version once that version is made
- * current (docs/upgrading-the-worker.md).
+ * cluster finds both, and so does the API's list of the cluster's runbooks. The worker has Worker
+ * Versioning on (docs/upgrading-the-worker.md): both runs come once its version is made current
+ * with the CLI's set-current-version, and run in that Worker Deployment Version.
  */
 @RealEtcd
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -41,10 +41,35 @@ class RealTemporalVisibilityTest {
   @TempDir Path dir;
 
   @Test
-  void runsStartedThroughTheApiAndWithTheCliAreFoundByTheirSearchAttributes() throws Exception {
+  void
+      runsStartedThroughTheApiAndWithTheCliAreFoundByTheirSearchAttributesAndRunInTheCurrentVersion()
+          throws Exception {
+    Instant began = Instant.now();
+    String buildId = "build-" + began.toEpochMilli();
     try (TemporalDevServer temporal = TemporalDevServer.start(dir.resolve("temporal"));
         ApiSandbox api =
-            ApiSandbox.onRealServer(dir, temporal, TASK_QUEUE, "3.5.16", TestTokens.OPERATOR)) {
+            ApiSandbox.start(
+                dir,
+                "visibility",
+                "3.5.16",
+                Map.of(
+                    "temporal.address",
+                    temporal.address(),
+                    "runbooks.task-queue",
+                    TASK_QUEUE,
+                    "runbooks.search-attributes.enabled",
+                    true,
+                    "temporal.worker-versioning.enabled",
+                    "true",
+                    "temporal.worker-versioning.build-id",
+                    buildId),
+                TestTokens.OPERATOR)) {
+      // a versioned worker gets no run until its version is current: the operator's cutover
+      setCurrentOncePolled(new TemporalCli(temporal.address()), buildId);
+      System.out.printf(
+          "RealTemporalVisibilityTest: version %s current %.1f s after the start (server, sandbox"
+              + " and worker included)%n",
+          buildId, Duration.between(began, Instant.now()).toMillis() / 1000.0);
       ApiSandbox.Answer started =
           api.post(
               "/api/v1/clusters/sandbox/upgrade",
@@ -83,6 +108,7 @@ class RealTemporalVisibilityTest {
                 .getResult(90, TimeUnit.SECONDS, UpgradeResult.class);
         assertThat(result.dryRun()).as("%s is a dry run", id).isTrue();
         assertThat(result.memberVersions()).as("%s changed nothing", id).containsValue("3.5.16");
+        assertRanIn(api, id, buildId);
       }
 
       Map<String, SearchAttributes> found = listedUntilDone("EtcdCluster = 'sandbox'", api, 2);
@@ -102,60 +128,24 @@ class RealTemporalVisibilityTest {
     }
   }
 
-  @Test
-  void aVersionedWorkerRunsARunbookInItsDeploymentVersionOnceItIsCurrent() throws Exception {
-    Instant began = Instant.now();
-    String buildId = "build-" + began.toEpochMilli();
-    try (TemporalDevServer temporal = TemporalDevServer.start(dir.resolve("temporal"));
-        ApiSandbox api =
-            ApiSandbox.start(
-                dir,
-                "versioned",
-                "3.5.16",
-                Map.of(
-                    "temporal.address",
-                    temporal.address(),
-                    "runbooks.task-queue",
-                    "etcd-runbooks-versioned",
-                    "temporal.worker-versioning.enabled",
-                    "true",
-                    "temporal.worker-versioning.build-id",
-                    buildId),
-                TestTokens.OPERATOR)) {
-      // as an operator cuts over after the new worker polls (the version exists from its first
-      // poll)
-      setCurrentOncePolled(new TemporalCli(temporal.address()), buildId);
-
-      ApiSandbox.Answer started =
-          api.post(
-              "/api/v1/clusters/sandbox/upgrade",
-              "{\"targetVersion\":\"3.5.30\",\"dryRun\":true}",
-              TestTokens.OPERATOR);
-      assertThat(started.status()).as(started.text()).isEqualTo(202);
-      String id = started.body().path("workflowId").asText();
-      assertThat(
-              api.client
-                  .newUntypedWorkflowStub(id)
-                  .getResult(90, TimeUnit.SECONDS, UpgradeResult.class)
-                  .dryRun())
-          .isTrue();
-
-      WorkflowExecutionVersioningInfo versioning =
-          api.client
-              .newUntypedWorkflowStub(id)
-              .describe()
-              .getRawDescription()
-              .getWorkflowExecutionInfo()
-              .getVersioningInfo();
-      assertThat(versioning.getDeploymentVersion().getDeploymentName()).isEqualTo("etcd-runbooks");
-      assertThat(versioning.getDeploymentVersion().getBuildId()).isEqualTo(buildId);
-      assertThat(versioning.getBehavior())
-          .isEqualTo(VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE);
-      System.out.printf(
-          "RealTemporalVisibilityTest: versioned dry run in %.1f s (server, sandbox and worker"
-              + " included)%n",
-          Duration.between(began, Instant.now()).toMillis() / 1000.0);
-    }
+  /** {@code id} ran in the worker's Worker Deployment Version, auto-upgrading (the default). */
+  private static void assertRanIn(ApiSandbox api, String id, String buildId) {
+    WorkflowExecutionVersioningInfo versioning =
+        api.client
+            .newUntypedWorkflowStub(id)
+            .describe()
+            .getRawDescription()
+            .getWorkflowExecutionInfo()
+            .getVersioningInfo();
+    assertThat(versioning.getDeploymentVersion().getDeploymentName())
+        .as("%s's deployment", id)
+        .isEqualTo("etcd-runbooks");
+    assertThat(versioning.getDeploymentVersion().getBuildId())
+        .as("%s's build id", id)
+        .isEqualTo(buildId);
+    assertThat(versioning.getBehavior())
+        .as("%s's versioning behavior", id)
+        .isEqualTo(VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE);
   }
 
   /** {@code temporal worker deployment set-current-version}, until the version has a poller. */

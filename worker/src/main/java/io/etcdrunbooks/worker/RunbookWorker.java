@@ -8,12 +8,15 @@ import io.etcdrunbooks.workflows.common.ApprovalSigning;
 import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.temporal.client.WorkflowClient;
+import io.temporal.common.WorkerDeploymentVersion;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerDeploymentOptions;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,16 +34,21 @@ public final class RunbookWorker implements AutoCloseable {
       WorkflowClient client,
       RunbooksConfig config,
       TemporalConfig temporal,
+      WorkerVersioningConfig versioning,
       TemporalFactory.TemporalEndpoint endpoint,
       SearchAttributesConfig searchAttributes,
       WorkerActivities activities,
       ApprovalSigning approvals) {
     this.taskQueue = config.taskQueue();
+    Optional<WorkerDeploymentOptions> deployment =
+        WorkerVersioning.options(
+            versioning, RunbookWorker.class.getPackage().getImplementationVersion());
     this.factory = WorkerFactory.newInstance(client);
     boolean sticky =
         StickyExecution.decide(
             temporal.stickyExecution(), endpoint.inProcess(), client.getWorkflowServiceStubs());
-    Worker worker = factory.newWorker(taskQueue, options(sticky));
+    Worker worker = factory.newWorker(taskQueue, options(sticky, deployment));
+    deployment.ifPresent(this::logVersion);
     register(worker, activities, new RunbookSettings(approvals, searchAttributes.enabled()));
   }
 
@@ -52,9 +60,30 @@ public final class RunbookWorker implements AutoCloseable {
    * that connects to one turns it off ({@link StickyExecution}).
    */
   public static WorkerOptions options(boolean stickyExecution) {
-    return WorkerOptions.newBuilder()
-        .setStickyQueueScheduleToStartTimeout(stickyExecution ? STICKY_TIMEOUT : Duration.ZERO)
-        .build();
+    return options(stickyExecution, Optional.empty());
+  }
+
+  /** As {@link #options(boolean)}, in {@code deployment}'s Worker Deployment Version if any. */
+  static WorkerOptions options(
+      boolean stickyExecution, Optional<WorkerDeploymentOptions> deployment) {
+    WorkerOptions.Builder options =
+        WorkerOptions.newBuilder()
+            .setStickyQueueScheduleToStartTimeout(stickyExecution ? STICKY_TIMEOUT : Duration.ZERO);
+    deployment.ifPresent(options::setDeploymentOptions);
+    return options.build();
+  }
+
+  private void logVersion(WorkerDeploymentOptions deployment) {
+    WorkerDeploymentVersion version = deployment.getVersion();
+    LOG.info(
+        "worker versioning on: deployment {}, build id {}, default behavior {}. New runbooks come"
+            + " here once it is current: temporal worker deployment set-current-version"
+            + " --deployment-name {} --build-id {}",
+        version.getDeploymentName(),
+        version.getBuildId(),
+        deployment.getDefaultVersioningBehavior(),
+        version.getDeploymentName(),
+        version.getBuildId());
   }
 
   static final Duration STICKY_TIMEOUT = Duration.ofSeconds(5);

@@ -14,6 +14,7 @@ import io.etcdrunbooks.workflows.replacemember.ReplaceMemberRequest;
 import io.etcdrunbooks.workflows.replacemember.ReplacementPreflight;
 import io.etcdrunbooks.workflows.scale.ScaleClusterRequest;
 import io.etcdrunbooks.workflows.scale.ScalePlanning;
+import io.etcdrunbooks.workflows.upgrade.OlderTarget;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -83,7 +84,8 @@ public final class StartChecks {
               if (!problems.isEmpty()) throw refused("upgrade of " + cluster, problems);
               String running = ClusterChecks.runningVersion(state);
               if (running.isEmpty()) return;
-              int order = target.compareTo(EtcdVersion.parse("running version", running));
+              EtcdVersion runs = EtcdVersion.parse("running version", running);
+              int order = target.compareTo(runs);
               if (order == 0
                   && state.members().stream()
                       .allMatch(m -> target.toString().equals(m.serverVersion()))) {
@@ -93,15 +95,7 @@ public final class StartChecks {
               }
               if (order < 0) {
                 throw refused(
-                    "upgrade of " + cluster,
-                    List.of(
-                        "target "
-                            + target
-                            + " is older than the running "
-                            + running
-                            + ": this runbook only upgrades; POST /api/v1/clusters/"
-                            + cluster
-                            + "/rollback goes back"));
+                    "upgrade of " + cluster, List.of(OlderTarget.refusal(cluster, runs, target)));
               }
             });
   }

@@ -61,7 +61,7 @@ class EnableTlsTest {
   @TempDir Path dir;
 
   @ParameterizedTest(name = "etcd {0}")
-  @ValueSource(strings = {"3.4.23", "3.5.30"})
+  @ValueSource(strings = {"3.4.23", "3.5.30", "3.6.16"})
   void anHttpClusterEndsServingOnlyTlsOnClientAndPeerUrlsWithTheApiServersFollowing(String version)
       throws Exception {
     TestCertificates.Material material = TestCertificates.write(dir.resolve("worker-pki"));

@@ -47,7 +47,7 @@ class RotateCaTest {
   @TempDir Path dir;
 
   @ParameterizedTest(name = "etcd {0}, kubeadm's peer and healthcheck client certificates: {1}")
-  @CsvSource({"3.4.23, false", "3.5.30, true"})
+  @CsvSource({"3.4.23, false", "3.5.30, true", "3.6.16, false"})
   void everyMemberApiServerAndTheWorkerEndOnTheNewCaAloneWithEveryKey(
       String version, boolean kubeadmPki) throws Exception {
     TestCertificates.Authority newCa = TestCertificates.authority(dir.resolve("new-ca"), "new-ca");

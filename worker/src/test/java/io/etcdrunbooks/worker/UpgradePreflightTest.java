@@ -109,7 +109,7 @@ class UpgradePreflightTest {
     assertRefused(
         UpgradeRequest.to("sandbox", "3.3.25", RunbookOptions.defaults()),
         "older than the running 3.4.23",
-        "rollback runbook");
+        "RollbackCluster runbook");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.etcdrunbooks.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -124,6 +125,83 @@ class V2DataUpgradeRefusalTest {
       for (String member : List.of("m1", "m2", "m3")) {
         assertThat(runbooks.installedVersion(member)).as(member).isEqualTo("3.5.35");
       }
+    }
+  }
+
+  /**
+   * The same on static pods, whose hosts have no etcd binaries: 3.5.35's etcdutl from the worker's
+   * release store, copied to a private directory on m1's host for the check and gone afterwards,
+   * finds the v2 request in the stopped member's WAL; m1 runs 3.5.35 again from its own manifest.
+   */
+  @Test
+  void onStaticPodsTheLeavingReleasesEtcdutlIsCopiedToTheHostAndStopsTheMoveTo3_6()
+      throws Exception {
+    try (SandboxRunbooks runbooks =
+        SandboxRunbooks.start(
+            dir,
+            "3.5.35",
+            Map.of("m1", Map.of("ETCD_ENABLE_V2", "true")),
+            ServiceSpec.STATIC_POD)) {
+      putV2Key(runbooks);
+      // the v2 API off again: kubelet's stand-in restarts m1 without it
+      Path manifest = runbooks.sandbox.manifestPath("m1");
+      long pidBefore = runbooks.sandbox.pidOf("m1");
+      Files.writeString(
+          manifest, Files.readString(manifest).replace("    - --enable-v2=true\n", ""));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (runbooks.sandbox.pidOf("m1") <= 0 || runbooks.sandbox.pidOf("m1") == pidBefore) {
+        assertThat(System.nanoTime()).as("m1 restarted within 30 s").isLessThan(deadline);
+        TimeUnit.MILLISECONDS.sleep(100);
+      }
+      awaitHealthy(runbooks);
+      Map<String, String> manifestsBefore = manifests(runbooks);
+      List<Path> copiesBefore = etcdutlCopies();
+
+      assertThatThrownBy(() -> runbooks.upgradeStub().upgrade(runbooks.request("3.6.16")))
+          .isInstanceOf(WorkflowFailedException.class)
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains(
+                          "etcdutl 3.5.35 check v2store",
+                          "detected custom v2 content in WAL records",
+                          "was not started there",
+                          "MigrateV2ToV3"));
+      awaitHealthy(runbooks);
+      assertThat(runbooks.state().members())
+          .allSatisfy(m -> assertThat(m.serverVersion()).isEqualTo("3.5.35"));
+      assertThat(manifests(runbooks)).isEqualTo(manifestsBefore);
+      assertThat(etcdutlCopies()).as("etcdutl copies left on the host").isEqualTo(copiesBefore);
+    }
+  }
+
+  private static void putV2Key(SandboxRunbooks runbooks) throws Exception {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    String client = runbooks.sandbox.cluster().member("m1").clientUrl();
+    HttpResponse<String> answer =
+        http.send(
+            HttpRequest.newBuilder(URI.create(client + "/v2/keys/coreos.com/network/config"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .PUT(HttpRequest.BodyPublishers.ofString("value={\"Network\":\"10.1.0.0/16\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).as(answer.body()).isIn(200, 201);
+  }
+
+  private static Map<String, String> manifests(SandboxRunbooks runbooks) throws Exception {
+    Map<String, String> texts = new java.util.TreeMap<>();
+    for (String member : List.of("m1", "m2", "m3"))
+      texts.put(member, Files.readString(runbooks.sandbox.manifestPath(member)));
+    return texts;
+  }
+
+  /** The directories the check copies etcdutl to (the hosts are this machine). */
+  private static List<Path> etcdutlCopies() throws Exception {
+    try (var listed = Files.list(Path.of("/var/tmp"))) {
+      return listed
+          .filter(p -> p.getFileName().toString().startsWith("etcd-runbooks-v2check."))
+          .sorted()
+          .toList();
     }
   }
 

@@ -244,7 +244,8 @@ public final class HostActivitiesImpl implements HostActivities {
                           token,
                           () ->
                               versions.selects(host, request.version()) && service.isRunning(host),
-                          stillOpen));
+                          stillOpen,
+                          this::binDir));
       long downFrom = done.map(HostRestart.Done::downSinceNanos).orElse(System.nanoTime());
       List<String> steps =
           new ArrayList<>(

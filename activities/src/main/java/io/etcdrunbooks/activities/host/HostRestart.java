@@ -138,7 +138,8 @@ final class HostRestart {
       Path binDir,
       String token,
       java.util.function.BooleanSupplier runsVersion,
-      Runnable beforeStop) {
+      Runnable beforeStop,
+      java.util.function.Function<String, Path> releaseBinDir) {
     State earlier = read(host);
     if (earlier.token().equals(token)) {
       State last = earlier.running() ? awaitResult(host, token) : earlier;
@@ -157,10 +158,17 @@ final class HostRestart {
       awaitResult(host, earlier.token()); // another restart of the member: it ends first
     }
     if (runsVersion.getAsBoolean()) return Optional.empty();
-    RestartPlan plan = RestartPlan.prepare(ssh, spec, host, service, binaries, version, binDir);
-    beforeStop.run();
-    long downSince = System.nanoTime();
-    launch(host, token, script(host, service, plan, token, version));
+    RestartPlan plan =
+        RestartPlan.prepare(ssh, spec, host, service, binaries, version, binDir, releaseBinDir);
+    long downSince;
+    try {
+      beforeStop.run();
+      downSince = System.nanoTime();
+      launch(host, token, script(host, service, plan, token, version));
+    } catch (RuntimeException e) {
+      if (!plan.cleanupScript().isEmpty()) run(host, plan.cleanupScript(), "clean up");
+      throw e;
+    }
     State last = awaitResult(host, token);
     if (!last.done()) throw failed(host, last, version);
     return Optional.of(new Done(last.steps(version), plan.flagChanges(), downSince));
@@ -295,9 +303,15 @@ final class HostRestart {
             plan.selectScript(),
             "start",
             service.launchScript(host));
+    // what was put on the host for this command alone goes however the command ends
+    String cleanup =
+        plan.cleanupScript().isEmpty()
+            ? ""
+            : ("trap " + quote(plan.cleanupScript()) + " EXIT\n").replace("%", "%%");
     StringBuilder script =
         new StringBuilder(
             ("state=%s\nexec </dev/null >\"$state.log\" 2>&1\n"
+                    + cleanup
                     + "{ printf 'token=%%s\\nversion=%%s\\npid=%%s\\n' %s %s $$\n%s}"
                     + " > \"$state.tmp\" && mv -f \"$state.tmp\" \"$state\" || exit 1\n")
                 .formatted(quote(stateFile(host)), quote(token), quote(version), changes));

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where a member's flags live, translated there for the version it is about to run: a plain
@@ -133,21 +134,10 @@ final class MemberFlagFiles {
    * false when there is none.
    */
   boolean restore(MemberHost host, String changeId) {
-    String kind = spec == null ? ServiceSpec.PLAIN : spec.kind();
-    String path;
-    String keep;
-    if (ServiceSpec.STATIC_POD.equals(kind)) {
-      StaticPodManifest manifest = new StaticPodManifest(ssh, spec);
-      path = manifest.path(host, present(manifest, host));
-      keep = manifest.stashedPath(host) + ".before-" + changeId;
-    } else if (ServiceSpec.SYSTEMD.equals(kind)) {
-      path = SystemdUnit.read(ssh, host, spec.effectiveUnit()).environmentFile().orElse(null);
-      if (path == null) return false;
-      keep = path + ".before-" + changeId;
-    } else {
-      path = envPath(host);
-      keep = path + ".before-" + changeId;
-    }
+    Optional<Kept> kept = kept(host, changeId);
+    if (kept.isEmpty()) return false;
+    String path = kept.get().path();
+    String keep = kept.get().keep();
     String dir = path.substring(0, path.lastIndexOf('/'));
     String tmp = dir + "/." + path.substring(path.lastIndexOf('/') + 1) + ".etcd-runbooks.tmp";
     ExecResult result =
@@ -158,6 +148,43 @@ final class MemberFlagFiles {
                 .formatted(quote(keep), quote(keep), quote(tmp), quote(tmp), quote(path)));
     check(host, result, "put " + keep + " back");
     return result.stdout().strip().equals("back");
+  }
+
+  /**
+   * Whether {@link #restore} would change what the member's flags file says: the file kept for
+   * {@code changeId} is there and differs from it.
+   */
+  boolean restoreChanges(MemberHost host, String changeId) {
+    Optional<Kept> kept = kept(host, changeId);
+    if (kept.isEmpty()) return false;
+    ExecResult result =
+        exec(
+            host,
+            "if [ -e %1$s ] && ! cmp -s %1$s %2$s; then echo differs; else echo same; fi\n"
+                .formatted(quote(kept.get().keep()), quote(kept.get().path())));
+    check(host, result, "compare " + kept.get().keep() + " with " + kept.get().path());
+    return result.stdout().strip().equals("differs");
+  }
+
+  /** Where the member's flags live now and where {@link #set} keeps them as they were. */
+  private record Kept(String path, String keep) {}
+
+  private Optional<Kept> kept(MemberHost host, String changeId) {
+    String kind = spec == null ? ServiceSpec.PLAIN : spec.kind();
+    if (ServiceSpec.STATIC_POD.equals(kind)) {
+      StaticPodManifest manifest = new StaticPodManifest(ssh, spec);
+      return Optional.of(
+          new Kept(
+              manifest.path(host, present(manifest, host)),
+              manifest.stashedPath(host) + ".before-" + changeId));
+    }
+    String path =
+        ServiceSpec.SYSTEMD.equals(kind)
+            ? SystemdUnit.read(ssh, host, spec.effectiveUnit()).environmentFile().orElse(null)
+            : envPath(host);
+    return path == null
+        ? Optional.empty()
+        : Optional.of(new Kept(path, path + ".before-" + changeId));
   }
 
   private static StaticPodManifest.Location present(StaticPodManifest manifest, MemberHost host) {

@@ -10,6 +10,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * What {@link HostRestart}'s command does between the member's stop and its start, prepared while
@@ -24,9 +26,20 @@ import java.util.List;
  * @param flagsScript shell lines putting the translated flags in place ({@code :} when none)
  * @param selectScript shell lines making the service run the version at its next start
  * @param flagChanges what the flags translation changes, for the runbook's progress
+ * @param cleanupScript shell lines the command runs however it ends, removing what was put on the
+ *     host for it alone (a static pod's copied etcdutl); empty when none
  */
 record RestartPlan(
-    String checkScript, String flagsScript, String selectScript, List<String> flagChanges) {
+    String checkScript,
+    String flagsScript,
+    String selectScript,
+    List<String> flagChanges,
+    String cleanupScript) {
+
+  RestartPlan(
+      String checkScript, String flagsScript, String selectScript, List<String> flagChanges) {
+    this(checkScript, flagsScript, selectScript, flagChanges, "");
+  }
 
   /** The suffix of a file written beside the one it is to replace. */
   static final String NEXT = ".etcd-runbooks-next";
@@ -38,9 +51,11 @@ record RestartPlan(
       ServiceManager service,
       BinaryInstaller binaries,
       String version,
-      Path binDir) {
+      Path binDir,
+      Function<String, Path> releaseBinDir) {
     String kind = spec == null ? ServiceSpec.PLAIN : spec.kind();
-    if (ServiceSpec.STATIC_POD.equals(kind)) return staticPod(ssh, spec, host, version);
+    if (ServiceSpec.STATIC_POD.equals(kind))
+      return staticPod(ssh, spec, host, version, releaseBinDir);
     binaries.stage(host, version, binDir);
     String check = V2StoreCheck.script(host, binaries.selectedVersion(host), version, "step_start");
     MemberFlagFiles flagFiles = new MemberFlagFiles(ssh, spec, new ProcessFlagsReader(ssh));
@@ -67,7 +82,11 @@ record RestartPlan(
    * does not read it), put in place of the stashed manifest once etcd has stopped.
    */
   private static RestartPlan staticPod(
-      SshConnector ssh, ServiceSpec spec, MemberHost host, String version) {
+      SshConnector ssh,
+      ServiceSpec spec,
+      MemberHost host,
+      String version,
+      Function<String, Path> releaseBinDir) {
     StaticPodManifest manifest = new StaticPodManifest(ssh, spec);
     StaticPodManifest.Location location = manifest.locate(host);
     if (location == StaticPodManifest.Location.MISSING) {
@@ -96,11 +115,28 @@ record RestartPlan(
     String stashed = manifest.stashedPath(host);
     String next = manifest.stashDir(host) + "/." + fileName(stashed) + NEXT;
     manifest.write(host, next, after);
+    Optional<String> running = versionOf(text);
+    Optional<V2StoreCheck.CopiedEtcdutl> etcdutl =
+        running.isEmpty()
+            ? Optional.empty()
+            : V2StoreCheck.copyTo(ssh, host, running.get(), version, releaseBinDir);
     return new RestartPlan(
-        ":\n",
+        etcdutl
+            .map(e -> V2StoreCheck.staticPodScript(host, running.get(), e, "step_start"))
+            .orElse(":\n"),
         ":\n",
         replace(stashed, next, text, manifest.backupPath(host), true),
-        flags.changes());
+        flags.changes(),
+        etcdutl.map(V2StoreCheck.CopiedEtcdutl::removal).orElse(""));
+  }
+
+  /** The version a manifest's image names, if its tag names one. */
+  private static Optional<String> versionOf(String manifest) {
+    try {
+      return ManifestImage.versionOf(ManifestImage.imageOf(manifest));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
   }
 
   /**

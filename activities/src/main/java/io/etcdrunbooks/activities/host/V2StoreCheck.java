@@ -2,7 +2,13 @@ package io.etcdrunbooks.activities.host;
 
 import static io.etcdrunbooks.activities.ssh.Shell.quote;
 
+import io.etcdrunbooks.activities.ssh.SshConnector;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The restart command's {@code check} step, between the stop and the switch: on a member that
@@ -21,6 +27,8 @@ final class V2StoreCheck {
 
   /** The activity failure a restart ends with when the check found v2 content or could not run. */
   static final String FAILURE_TYPE = "V2StoreNotEmpty";
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   private V2StoreCheck() {}
 
@@ -44,6 +52,86 @@ final class V2StoreCheck {
             running.get(),
             quote(host.member().installDir() + "/versions/" + running.get()),
             startAgain);
+  }
+
+  /**
+   * The step for a static pod, whose host has no etcd binaries (they are in the image): the leaving
+   * release's own etcdutl, copied by {@link #copyTo} to a private directory on the host, run as the
+   * data dir's owner (the command itself runs as root) so that nothing in the data dir changes
+   * hands, and removed once it has answered; refused alike when it does not come out clean.
+   */
+  static String staticPodScript(
+      MemberHost host, String running, CopiedEtcdutl copied, String startAgain) {
+    String dataDir = quote(host.member().dataDir());
+    return ("u=%1$s\no=$(stat -c %%u:%%g %2$s 2>/dev/null)\nas=\n"
+            + "if [ -n \"$o\" ] && [ \"$o\" != \"$(id -u):$(id -g)\" ]; then chown -R \"$o\" %3$s;"
+            + " as=\"setpriv --reuid=${o%%:*} --regid=${o#*:} --clear-groups\"; fi\n"
+            + "if [ -x \"$u\" ]; then out=$($as \"$u\" check v2store --data-dir %2$s 2>&1); rc=$?;"
+            + " else out='no etcdutl %4$s copied to '%3$s; rc=127; fi\n"
+            + "%5$s"
+            + "echo \"etcdutl %4$s check v2store: $out\"\n"
+            + "if [ $rc -ne 0 ]; then %6$s; exit 1; fi\n")
+        .formatted(
+            quote(copied.etcdutl()),
+            dataDir,
+            quote(copied.dir()),
+            running,
+            copied.removal(),
+            startAgain);
+  }
+
+  /** A release's etcdutl copied to a host for one restart, alone in a directory of its own. */
+  record CopiedEtcdutl(String dir) {
+    String etcdutl() {
+      return dir + "/etcdutl";
+    }
+
+    /** Shell lines removing it; the restart's command runs them however it ends, too. */
+    String removal() {
+      return "rm -rf " + quote(dir) + "\n";
+    }
+  }
+
+  /**
+   * Copies the etcdutl of {@code running} from the worker's release store ({@code binDir}) over
+   * SFTP to a new private directory of the SSH user on the host ({@code mktemp -d}: mode 0700), for
+   * a restart that leaves 3.5 for 3.6 or later; empty for any other move. A copy that fails leaves
+   * nothing behind.
+   */
+  static Optional<CopiedEtcdutl> copyTo(
+      SshConnector ssh,
+      MemberHost host,
+      String running,
+      String target,
+      Function<String, Path> binDir) {
+    if (!leaves35(running, target)) return Optional.empty();
+    Path etcdutl = binDir.apply(running).resolve("etcdutl");
+    if (!Files.isRegularFile(etcdutl)) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          ("%s: the worker's release store has no etcdutl for etcd %s (%s), whose `etcdutl check"
+                  + " v2store` must read the member's data dir before it leaves 3.5 for %s; nothing"
+                  + " was stopped. Put etcd %s's release (with etcdutl) in the release store, then"
+                  + " run again")
+              .formatted(host.describe(), running, etcdutl, target, running),
+          FAILURE_TYPE);
+    }
+    String dir =
+        host.requireOk(
+                ssh.exec(host.target(), "mktemp -d /var/tmp/etcd-runbooks-v2check.XXXXXX", TIMEOUT),
+                "create a private directory for etcdutl " + running)
+            .stdout()
+            .strip();
+    CopiedEtcdutl copied = new CopiedEtcdutl(dir);
+    try {
+      ssh.upload(host.target(), etcdutl, copied.etcdutl());
+      host.requireOk(
+          ssh.exec(host.target(), "chmod 700 " + quote(copied.etcdutl()), TIMEOUT),
+          "make " + copied.etcdutl() + " executable");
+      return Optional.of(copied);
+    } catch (RuntimeException e) {
+      ssh.exec(host.target(), copied.removal(), TIMEOUT);
+      throw e;
+    }
   }
 
   static boolean leaves35(String running, String target) {

@@ -73,15 +73,30 @@ final class WalSnapshots {
   }
 
   /**
-   * kubelet restarts a static pod whenever its manifest changes, on its own schedule: a manifest
-   * put back here would restart the member again while the version switch that follows is under way
-   * (seen: the switched member "exited right after it was started"). So the restart is taken here,
-   * stop then start; a systemd unit or a plain process keeps running as it is until the switch.
+   * kubelet restarts a static pod whenever its manifest changes, on its own schedule: an edit made
+   * while it runs would restart it again while this restart, or the version switch that follows, is
+   * under way (seen: the member "exited right after it was started"). So a static pod's manifest is
+   * edited only while the member is stopped (its manifest moved out, where kubelet does not look);
+   * a systemd unit's or a plain process's flags file is edited while it runs, read at its restart.
    */
-  private void takeKubeletsRestart(
-      MemberHost host, ServiceManager service, boolean manifestChanged) {
-    if (!manifestChanged || spec == null || !ServiceSpec.STATIC_POD.equals(spec.kind())) return;
+  private boolean staticPod() {
+    return spec != null && ServiceSpec.STATIC_POD.equals(spec.kind());
+  }
+
+  /**
+   * Puts the member's flags file back as it was before {@code changeId}; a static pod is stopped
+   * for it and started again (see {@link #staticPod}) when that changes its manifest. A process
+   * keeps the setting until its next restart, which the caller makes.
+   */
+  private void restoreFlags(
+      MemberHost host, ServiceManager service, MemberFlagFiles files, String changeId) {
+    if (!staticPod()) {
+      files.restore(host, changeId);
+      return;
+    }
+    if (!files.restoreChanges(host, changeId)) return;
     service.stop(host);
+    files.restore(host, changeId);
     service.start(host);
   }
 
@@ -89,9 +104,8 @@ final class WalSnapshots {
    * Makes the member's newest snapshot cover {@code index}: when it does not yet, restarts the
    * member on the version it runs with --snapshot-count=1 where its flags live, waits
    * (heartbeating) until a snapshot at {@code index} or later is on disk, and puts its flags file
-   * back (a process keeps the setting until its next restart, which the caller makes; a static pod
-   * is restarted here, see {@link #takeKubeletsRestart}). Idempotent: a retry finds the snapshot
-   * there and only puts the file back. Returns what it did.
+   * back (see {@link #restoreFlags}). Idempotent: a retry finds the snapshot there and only puts
+   * the file back. Returns what it did.
    */
   String coverIndex(
       MemberHost host,
@@ -102,15 +116,15 @@ final class WalSnapshots {
     String changeId = "snapshot-past-" + index;
     OptionalLong newest = newest(host);
     if (newest.isPresent() && newest.getAsLong() >= index) {
-      takeKubeletsRestart(host, service, files.restore(host, changeId));
+      restoreFlags(host, service, files, changeId);
       return "its newest raft snapshot (index %d) already covers index %d"
           .formatted(newest.getAsLong(), index);
     }
     long began = System.nanoTime();
-    files.set(host, Map.of("--snapshot-count", "1"), changeId, true);
-    boolean restored;
+    if (staticPod()) service.stop(host);
     try {
-      service.stop(host);
+      files.set(host, Map.of("--snapshot-count", "1"), changeId, true);
+      if (!staticPod()) service.stop(host);
       service.start(host);
       long deadline = System.nanoTime() + timeout.toNanos();
       while (true) {
@@ -133,10 +147,16 @@ final class WalSnapshots {
         Heartbeats.beat("waiting for a raft snapshot at index " + index);
         Heartbeats.pause(100);
       }
-    } finally {
-      restored = files.restore(host, changeId);
+    } catch (RuntimeException e) {
+      try {
+        restoreFlags(host, service, files, changeId);
+        if (!service.isRunning(host)) service.start(host);
+      } catch (RuntimeException notRestored) {
+        e.addSuppressed(notRestored);
+      }
+      throw e;
     }
-    takeKubeletsRestart(host, service, restored);
+    restoreFlags(host, service, files, changeId);
     return "restarted with --snapshot-count=1 until its raft snapshot (index %d) covered index %d, %d ms"
         .formatted(newest.getAsLong(), index, (System.nanoTime() - began) / 1_000_000);
   }

@@ -54,6 +54,24 @@ class HostRestartScriptTest {
         .contains("no etcd 3.5.16 staged");
   }
 
+  /** A static pod's copied etcdutl goes however the command ends, here at a failed switch. */
+  @Test
+  void whatWasCopiedForTheCommandIsRemovedWhenAStepFails() throws Exception {
+    Path copied = Files.createDirectories(dir.resolve("v2check"));
+    Files.writeString(copied.resolve("etcdutl"), "#!/bin/sh\n");
+    HostRestart.State state =
+        run(
+            new RestartPlan(
+                ":\n",
+                ":\n",
+                "exit 1\n",
+                List.of(),
+                new V2StoreCheck.CopiedEtcdutl(copied.toString()).removal()));
+
+    assertThat(state.failedStep()).isEqualTo("select");
+    assertThat(copied).doesNotExist();
+  }
+
   @Test
   void aCheckThatFailsStartsTheMemberAgainBeforeAnythingIsSwitched() throws Exception {
     HostRestart.State state =

@@ -269,11 +269,12 @@ final class UpgradePreflight {
         run.ctx.progress().record("binary source", () -> reads.available().get());
     try {
       run.running = EtcdVersion.parse("running version", ClusterChecks.runningVersion(run.state));
-      run.ladder =
-          VersionLadder.plan(
-              run.running,
-              EtcdVersion.parse("target version", run.request.targetVersion()),
-              available);
+      EtcdVersion target = EtcdVersion.parse("target version", run.request.targetVersion());
+      if (OlderTarget.applies(run.running, target)) {
+        problems.add(OlderTarget.refusal(run.cluster(), run.running, target));
+      } else {
+        run.ladder = VersionLadder.plan(run.running, target, available);
+      }
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
     }

@@ -81,7 +81,8 @@ public final class VersionLadder {
     }
     if (target.isBefore(running)) {
       throw new IllegalArgumentException(
-          "target %s is older than the running %s: this runbook only upgrades; use the rollback runbook to go back"
+          ("target %s is older than the running %s: this runbook only upgrades; the"
+                  + " DowngradeCluster runbook (from 3.6 on) or RollbackCluster goes back")
               .formatted(target, running));
     }
     if (running.major() != target.major()) {

@@ -48,6 +48,7 @@ class UpgradeControlFlowTest {
   private final FakeControlPlane controlPlane = new FakeControlPlane();
   private FakeKubernetes kubernetes = new FakeKubernetes();
   private RecordingActivities recording;
+  private String refusal;
 
   @AfterEach
   void close() {
@@ -244,6 +245,37 @@ class UpgradeControlFlowTest {
   @Test
   void givenTheTargetIsRunningItRefusesNamingIt() {
     assertRefusedTouchingNothing(() -> upgrade(cluster(), "3.4.23"), "already runs 3.4.23");
+  }
+
+  @Test
+  void givenATargetOlderThanA3_6ClusterItRefusesNamingDowngradeClusterNotARollback() {
+    FakeCluster on36 =
+        new FakeCluster("c", MEMBERS, "3.6.16", "m3", List.of("3.5.35", "3.6.16", "3.7.3"));
+    assertRefusedTouchingNothing(
+        () -> upgrade(on36, "3.5.35"),
+        "target 3.5.35 is older than the running 3.6.16",
+        "DowngradeCluster runbook",
+        "POST /api/v1/clusters/c/downgrade with {\"toVersion\": \"3.5.35\"}",
+        "docs/temporal-cli.md");
+    assertThat(refusal).doesNotContain("rollback");
+  }
+
+  @Test
+  void givenATargetTwoMinorsBelowA3_7ClusterItNamesDowngradeClusterToTheMinorBetweenFirst() {
+    FakeCluster on37 =
+        new FakeCluster("c", MEMBERS, "3.7.3", "m3", List.of("3.5.35", "3.6.16", "3.7.3"));
+    assertRefusedTouchingNothing(
+        () -> upgrade(on37, "3.5.35"),
+        "DowngradeCluster runbook to 3.6 first (then again, down to 3.5.35)",
+        "{\"toVersion\": \"3.6.x\"}");
+  }
+
+  @Test
+  void givenATargetOlderThanA3_5ClusterItRefusesNamingTheRollback() {
+    assertRefusedTouchingNothing(
+        () -> upgrade(cluster(), "3.3.25"),
+        "target 3.3.25 is older than the running 3.4.23",
+        "POST /api/v1/clusters/c/rollback goes back");
   }
 
   @Test
@@ -541,7 +573,8 @@ class UpgradeControlFlowTest {
   private void assertRefusedTouchingNothing(Runnable upgrade, String... words) {
     Throwable failure = workflowFailure(upgrade);
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.PreflightRefused.name());
-    assertThat(Failures.rootMessage(failure)).contains(words);
+    refusal = Failures.rootMessage(failure);
+    assertThat(refusal).contains(words);
     assertThat(recording.calls())
         .doesNotContain("BackupActivities.takeVerifiedBackup", "HostActivities.stopMember");
   }

@@ -73,7 +73,7 @@ class VersionLadderTest {
   void refusesDowngradeSameVersionUnknownTargetAndMissingMinor() {
     assertThatThrownBy(() -> plan("3.5.16", "3.4.23", DEBIAN))
         .hasMessageContaining("older than the running 3.5.16")
-        .hasMessageContaining("rollback");
+        .hasMessageContaining("RollbackCluster");
     assertThatThrownBy(() -> plan("3.4.23", "3.4.23", DEBIAN))
         .hasMessageContaining("already runs 3.4.23");
     assertThatThrownBy(() -> plan("3.4.23", "3.5.99", DEBIAN))

@@ -19,6 +19,10 @@ package io.etcdrunbooks.inventory;
  *     (null: none)
  * @param objectStore an S3-compatible bucket every new backup (encrypted file and metadata) is also
  *     uploaded to (null: none)
+ * @param keepEncryptionConfig also keep the kube-apiserver's EncryptionConfiguration file (a
+ *     control-plane host's encryptionConfigPath) beside each backup, encrypted as the snapshot is
+ *     ({@code <id>.encryption-config.enc}), so that a restore can put it back (null: false; only
+ *     with encryption). Its key names are recorded either way
  */
 public record BackupSpec(
     Boolean encrypt,
@@ -28,7 +32,29 @@ public record BackupSpec(
     Integer keepDailyDays,
     Integer intervalMinutes,
     CopyTo copyTo,
-    ObjectStore objectStore) {
+    ObjectStore objectStore,
+    Boolean keepEncryptionConfig) {
+
+  public BackupSpec(
+      Boolean encrypt,
+      String keyFile,
+      String keyId,
+      Integer keepLast,
+      Integer keepDailyDays,
+      Integer intervalMinutes,
+      CopyTo copyTo,
+      ObjectStore objectStore) {
+    this(
+        encrypt,
+        keyFile,
+        keyId,
+        keepLast,
+        keepDailyDays,
+        intervalMinutes,
+        copyTo,
+        objectStore,
+        null);
+  }
 
   public BackupSpec(
       Boolean encrypt,
@@ -95,6 +121,10 @@ public record BackupSpec(
    * retention.
    */
   public static final BackupSpec UNSET = new BackupSpec(null, null, null, null, null);
+
+  public boolean keepsEncryptionConfig() {
+    return keepEncryptionConfig != null && keepEncryptionConfig;
+  }
 
   public boolean encrypts() {
     return encrypt == null || encrypt;

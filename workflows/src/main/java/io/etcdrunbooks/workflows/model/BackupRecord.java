@@ -21,6 +21,11 @@ package io.etcdrunbooks.workflows.model;
  * @param liveKeys keys alive at {@code revision}, as the cluster counted them when the backup was
  *     taken (0 in backups taken before this was recorded, or when that revision was already
  *     compacted)
+ * @param encryptionKeys the kube-apiserver's EncryptionConfiguration when the backup was taken:
+ *     "aescbc/key1" per provider and key name, "identity" for the identity provider; never key
+ *     material (empty: the inventory names no such file)
+ * @param encryptionConfigFile that file, kept beside the backup encrypted as the snapshot is
+ *     (empty: not kept)
  */
 public record BackupRecord(
     String id,
@@ -36,4 +41,69 @@ public record BackupRecord(
     String takenAt,
     boolean encrypted,
     String keyId,
-    long liveKeys) {}
+    long liveKeys,
+    java.util.List<String> encryptionKeys,
+    String encryptionConfigFile) {
+
+  public BackupRecord {
+    encryptionKeys =
+        encryptionKeys == null ? java.util.List.of() : java.util.List.copyOf(encryptionKeys);
+    encryptionConfigFile = encryptionConfigFile == null ? "" : encryptionConfigFile;
+  }
+
+  /** A backup without the kube-apiserver's EncryptionConfiguration recorded. */
+  public BackupRecord(
+      String id,
+      String cluster,
+      String member,
+      String etcdVersion,
+      long revision,
+      long hash,
+      long keyCount,
+      long sizeBytes,
+      String sha256,
+      String path,
+      String takenAt,
+      boolean encrypted,
+      String keyId,
+      long liveKeys) {
+    this(
+        id,
+        cluster,
+        member,
+        etcdVersion,
+        revision,
+        hash,
+        keyCount,
+        sizeBytes,
+        sha256,
+        path,
+        takenAt,
+        encrypted,
+        keyId,
+        liveKeys,
+        java.util.List.of(),
+        "");
+  }
+
+  /** This record with the EncryptionConfiguration's key names and the kept file. */
+  public BackupRecord withEncryptionConfig(java.util.List<String> keys, String file) {
+    return new BackupRecord(
+        id,
+        cluster,
+        member,
+        etcdVersion,
+        revision,
+        hash,
+        keyCount,
+        sizeBytes,
+        sha256,
+        path,
+        takenAt,
+        encrypted,
+        keyId,
+        liveKeys,
+        keys,
+        file);
+  }
+}

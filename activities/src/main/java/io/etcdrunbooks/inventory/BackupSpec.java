@@ -24,6 +24,10 @@ package io.etcdrunbooks.inventory;
  *     drillIntervalMinutes} (null: true; false: none, and the worker deletes the ones it made)
  * @param drillIntervalMinutes how often the RestoreDrill schedule runs (null: 10080, weekly; 0: no
  *     drill schedule)
+ * @param keepEncryptionConfig also keep the kube-apiserver's EncryptionConfiguration file (a
+ *     control-plane host's encryptionConfigPath) beside each backup, encrypted as the snapshot is
+ *     ({@code <id>.encryption-config.enc}), so that a restore can put it back (null: false; only
+ *     with encryption). Its key names are recorded either way
  */
 public record BackupSpec(
     Boolean encrypt,
@@ -35,7 +39,8 @@ public record BackupSpec(
     CopyTo copyTo,
     ObjectStore objectStore,
     Boolean schedule,
-    Integer drillIntervalMinutes) {
+    Integer drillIntervalMinutes,
+    Boolean keepEncryptionConfig) {
 
   public BackupSpec(
       Boolean encrypt,
@@ -55,6 +60,7 @@ public record BackupSpec(
         intervalMinutes,
         copyTo,
         objectStore,
+        null,
         null,
         null);
   }
@@ -126,6 +132,10 @@ public record BackupSpec(
    * retention.
    */
   public static final BackupSpec UNSET = new BackupSpec(null, null, null, null, null);
+
+  public boolean keepsEncryptionConfig() {
+    return keepEncryptionConfig != null && keepEncryptionConfig;
+  }
 
   public boolean encrypts() {
     return encrypt == null || encrypt;

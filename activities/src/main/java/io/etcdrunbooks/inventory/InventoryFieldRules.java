@@ -90,6 +90,7 @@ final class InventoryFieldRules {
       noControl(hw, "host", h.host());
       absolutePath(hw, "manifestPath", h.manifestPath());
       noControl(hw, "healthUrl", h.healthUrl());
+      absolutePath(hw, "encryptionConfigPath", h.encryptionConfigPath());
     }
   }
 

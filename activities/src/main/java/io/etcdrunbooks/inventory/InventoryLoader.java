@@ -327,6 +327,12 @@ public final class InventoryLoader {
       problems.add(where + ": backup.copyTo needs a host and an absolute dir, got " + b.copyTo());
     }
     if (b.objectStore() != null) problems.addAll(objectStoreProblems(where, b.objectStore()));
+    if (b.keepsEncryptionConfig() && !b.encrypts()) {
+      problems.add(
+          where
+              + ": backup.keepEncryptionConfig keeps the EncryptionConfiguration's keys beside the"
+              + " backup, which needs encrypt: true");
+    }
     if (b.intervalMinutes() != null && b.intervalMinutes() < 1) {
       problems.add(
           where + ": backup.intervalMinutes must be at least 1, got " + b.intervalMinutes());

@@ -60,6 +60,30 @@ class InventoryLoaderBackupTest {
   }
 
   @Test
+  void theEncryptionConfigurationIsKeptOnlyWithEncryptionAndItsPathMustBeAbsolute()
+      throws Exception {
+    assertThat(
+            load(CLUSTER + "    backup: {keyFile: /etc/k, keyId: k, keepEncryptionConfig: true}\n")
+                .cluster("prod")
+                .backupSettings()
+                .keepsEncryptionConfig())
+        .isTrue();
+    assertThatThrownBy(
+            () -> prod(CLUSTER + "    backup: {encrypt: false, keepEncryptionConfig: true}\n"))
+        .hasMessageContaining("backup.keepEncryptionConfig")
+        .hasMessageContaining("encrypt: true");
+    assertThatThrownBy(
+            () ->
+                prod(
+                    CLUSTER
+                        + "    controlPlane:\n"
+                        + "      - {name: cp1, host: 10.0.0.1, manifestPath: /etc/m.yaml, healthUrl:"
+                        + " 'https://10.0.0.1:6443/readyz', encryptionConfigPath: enc.yaml}\n"))
+        .hasMessageContaining("control-plane host 'cp1'")
+        .hasMessageContaining("encryptionConfigPath");
+  }
+
+  @Test
   void aBackupSectionWithoutKeyOrContradictoryOrWithBadRetentionIsRefusedNamingTheCluster() {
     assertThatThrownBy(() -> prod(CLUSTER + "    backup: {keepLast: 3}\n"))
         .hasMessageContaining("cluster 'prod': backup.keyFile and backup.keyId are required")

@@ -186,6 +186,7 @@ public final class StartRules {
     StartChecks.backupId("backupId", request.backupId());
     requireTimeout("memberTimeoutSeconds", request.memberTimeoutSeconds());
     requireTimeout("apiServerTimeoutSeconds", request.apiServerTimeoutSeconds());
+    requireTimeout("controllersOutSeconds", request.controllersOutSeconds());
   }
 
   /** A v2 -> v3 migration; the cluster's stores and apiservers are checked by its preflight. */

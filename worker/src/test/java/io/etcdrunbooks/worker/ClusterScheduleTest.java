@@ -34,17 +34,20 @@ class ClusterScheduleTest {
 
   @Test
   void intervalsComeFromTheInventoryAndEitherScheduleCanBeTurnedOff() {
-    BackupSpec every6h = new BackupSpec(null, "/k", "k", null, null, 360, null, null, null, 1440);
+    BackupSpec every6h =
+        new BackupSpec(null, "/k", "k", null, null, 360, null, null, null, 1440, null);
     assertThat(ClusterSchedule.of(cluster(every6h)))
         .extracting(ClusterSchedule::every)
         .containsExactly(Duration.ofHours(6), Duration.ofDays(1));
 
-    BackupSpec noDrill = new BackupSpec(null, "/k", "k", null, null, null, null, null, null, 0);
+    BackupSpec noDrill =
+        new BackupSpec(null, "/k", "k", null, null, null, null, null, null, 0, null);
     assertThat(ClusterSchedule.of(cluster(noDrill)))
         .extracting(ClusterSchedule::id)
         .containsExactly("etcd-runbooks-backup-prod-1");
 
-    BackupSpec off = new BackupSpec(null, "/k", "k", null, null, null, null, null, false, null);
+    BackupSpec off =
+        new BackupSpec(null, "/k", "k", null, null, null, null, null, false, null, null);
     assertThat(ClusterSchedule.of(cluster(off))).isEmpty();
   }
 

@@ -2,9 +2,11 @@ package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.ControlPlaneHost;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
@@ -12,6 +14,7 @@ import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.restore.RestoreClusterWorkflow;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.restore.RestoreResult;
@@ -29,9 +32,11 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
@@ -126,6 +131,219 @@ class RestoreClusterTest {
               .fetchHistory(RestoreClusterWorkflow.workflowId("sandbox"))
               .toJson(true));
     }
+  }
+
+  @Test
+  void
+      aThreeMemberClustersBackupGoesOntoThreeOtherHostsAndTheInventoryApiServersAndControllersFollowWhileTheOldMembersRunOn()
+          throws Exception {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.16", Map.of());
+        ControlPlaneStandIns apiServers = ControlPlaneStandIns.attach(runbooks.sandbox);
+        ClusterProbe old = new ClusterProbe(runbooks.cluster())) {
+      old.putManyUnordered("/registry/secrets/default/s-", 300);
+      Map<String, Path> encryptionConfigs = new LinkedHashMap<>();
+      runbooks.editCluster(
+          c -> {
+            List<ControlPlaneHost> hosts = new java.util.ArrayList<>();
+            for (ControlPlaneHost h : c.controlPlane()) {
+              Path file =
+                  Path.of(h.manifestPath())
+                      .getParent()
+                      .resolveSibling("enc/encryption-config.yaml");
+              encryptionConfigs.put(h.name(), file);
+              hosts.add(
+                  new ControlPlaneHost(
+                      h.name(),
+                      h.host(),
+                      h.sshPort(),
+                      h.manifestPath(),
+                      h.healthUrl(),
+                      file.toString()));
+            }
+            BackupSpec b = c.backup();
+            return new ClusterSpec(
+                c.name(),
+                c.members(),
+                c.service(),
+                c.ssh(),
+                c.tls(),
+                c.backupDir(),
+                hosts,
+                new BackupSpec(
+                    b.encrypt(),
+                    b.keyFile(),
+                    b.keyId(),
+                    b.keepLast(),
+                    b.keepDailyDays(),
+                    b.intervalMinutes(),
+                    b.copyTo(),
+                    b.objectStore(),
+                    b.schedule(),
+                    b.drillIntervalMinutes(),
+                    true));
+          });
+      for (Path file : encryptionConfigs.values()) {
+        Files.createDirectories(file.getParent());
+        Files.writeString(
+            file, encryptionConfig("key1", "c2VjcmV0LWtleS1vbmUtMzItYnl0ZXMtbG9uZyEh"));
+      }
+      BackupRecord backup =
+          runbooks
+              .backupStub()
+              .backup(BackupClusterRequest.of("sandbox", "to move", RunbookOptions.defaults()));
+      assertThat(backup.encryptionKeys()).containsExactly("aescbc/key1", "identity");
+      assertThat(Path.of(backup.encryptionConfigFile())).exists();
+      assertThat(
+              Files.readString(Path.of(backup.encryptionConfigFile()), StandardCharsets.ISO_8859_1))
+          .doesNotContain("c2VjcmV0LWtleS1vbmUtMzItYnl0ZXMtbG9uZyEh");
+      String backedUpConfig = Files.readString(encryptionConfigs.get("cp-m2"));
+      // the keys were rotated on cp-m2 after the backup: key1 is gone there
+      Files.writeString(
+          encryptionConfigs.get("cp-m2"),
+          encryptionConfig("key2", "c2VjcmV0LWtleS10d28tMzItYnl0ZXMtbG9uZyEhISE="));
+      Map<String, ClusterProbe.StoredKey> atBackup = old.dump(backup.revision());
+      old.putMany("/registry/events/lost-", 20);
+      List<String> oldNames = runbooks.cluster().members().stream().map(MemberSpec::name).toList();
+      Map<String, Long> pids = new LinkedHashMap<>();
+      oldNames.forEach(m -> pids.put(m, runbooks.sandbox.pidOf(m)));
+      List<MemberPlacement> newMembers =
+          List.of(
+              runbooks.sandbox.addHost("n1", "n1"),
+              runbooks.sandbox.addHost("n2", "n2"),
+              runbooks.sandbox.addHost("n3", "n3"));
+      // cp-m1 runs both controllers; on cp-m2 a crash left the scheduler's manifest out
+      Path manifests = apiServers.manifest("cp-m1").getParent();
+      Path controllerManager = manifests.resolve("kube-controller-manager.yaml");
+      Path scheduler = manifests.resolve("kube-scheduler.yaml");
+      Files.writeString(controllerManager, "kind: Pod # kube-controller-manager\n");
+      Files.writeString(scheduler, "kind: Pod # kube-scheduler\n");
+      Path leftOut =
+          apiServers
+              .manifest("cp-m2")
+              .resolveSibling(".kube-scheduler.yaml.etcd-runbooks.restarting");
+      Files.writeString(leftOut, "kind: Pod # kube-scheduler\n");
+      Path stray = Path.of(newMembers.get(1).dataDir()).resolve("member");
+      Files.createDirectories(stray);
+
+      assertThatThrownBy(
+              () ->
+                  runbooks.restoreStub().restore(restoreOf(backup.id()).withNewMembers(newMembers)))
+          .satisfies(
+              e ->
+                  assertThat(Failures.rootMessage(e))
+                      .contains("refused, nothing was touched")
+                      .contains("its data dir " + newMembers.get(1).dataDir() + " is not empty")
+                      .contains(
+                          "cp-m2: the kube-apiserver's EncryptionConfiguration "
+                              + encryptionConfigs.get("cp-m2")
+                              + " lacks the keys [aescbc/key1]"));
+      assertThat(runbooks.cluster().members()).extracting(MemberSpec::name).isEqualTo(oldNames);
+      oldNames.forEach(m -> assertThat(runbooks.sandbox.pidOf(m)).isEqualTo(pids.get(m)));
+      for (String host : apiServers.hosts()) assertThat(apiServers.manifest(host)).exists();
+      Files.delete(stray);
+
+      AtomicBoolean controllersSeenOut = new AtomicBoolean();
+      AtomicBoolean watching = new AtomicBoolean(true);
+      Thread watcher =
+          new Thread(
+              () -> {
+                while (watching.get()) {
+                  if (!Files.exists(controllerManager) && !Files.exists(scheduler))
+                    controllersSeenOut.set(true);
+                  try {
+                    Thread.sleep(100);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              });
+      watcher.start();
+      RestoreResult result;
+      try {
+        result =
+            runbooks
+                .restoreStub()
+                .restore(
+                    restoreOf(backup.id())
+                        .withNewMembers(newMembers)
+                        .withEncryptionConfigPutBack(true)
+                        .withControllersOutSeconds(2));
+      } finally {
+        watching.set(false);
+        watcher.join();
+      }
+
+      List<String> newUrls = newMembers.stream().map(MemberPlacement::clientUrl).toList();
+      assertThat(runbooks.cluster().members())
+          .extracting(MemberSpec::name, MemberSpec::clientUrl)
+          .containsExactly(
+              tuple("n1", newUrls.get(0)),
+              tuple("n2", newUrls.get(1)),
+              tuple("n3", newUrls.get(2)));
+      try (ClusterProbe restored = new ClusterProbe(runbooks.cluster())) {
+        assertThat(restored.dump(0)).isEqualTo(atBackup);
+        assertThat(restored.revision()).isEqualTo(backup.revision() + result.revisionBump());
+        assertThat(restored.hashKvByMember(0).values().stream().distinct()).hasSize(1);
+      }
+      assertThat(result.revisionBump()).isPositive();
+      assertThat(result.liveKeysAfter()).isEqualTo(atBackup.size());
+      assertThat(runbooks.state().members())
+          .extracting(m -> m.name())
+          .containsExactlyInAnyOrder("n1", "n2", "n3");
+      for (String host : apiServers.hosts()) {
+        assertThat(Files.readString(apiServers.manifest(host)))
+            .contains("--etcd-servers=" + String.join(",", newUrls) + "\n");
+        assertThat(HttpProbe.status(apiServers.standIn(host).healthUrl()))
+            .as("%s /readyz", host)
+            .isEqualTo(200);
+      }
+      oldNames.forEach(
+          m ->
+              assertThat(runbooks.sandbox.pidOf(m))
+                  .as("%s still running, untouched", m)
+                  .isEqualTo(pids.get(m)));
+      assertThat(old.revision()).isGreaterThan(backup.revision());
+      assertThat(result.oldMembersLeftRunning())
+          .hasSize(3)
+          .allSatisfy(m -> assertThat(m).startsWith("m"));
+      assertThat(controllersSeenOut).as("controllers' manifests moved out").isTrue();
+      assertThat(controllerManager).exists();
+      assertThat(scheduler).exists();
+      assertThat(apiServers.manifest("cp-m2").resolveSibling("kube-scheduler.yaml")).exists();
+      assertThat(leftOut).doesNotExist();
+      assertThat(result.controllersRestarted())
+          .containsExactly(
+              "cp-m1: " + controllerManager,
+              "cp-m1: " + scheduler,
+              "cp-m2: " + leftOut.resolveSibling("kube-scheduler.yaml"));
+      assertThat(result.kubeletsToRestart()).contains("cp-m1", "every worker node");
+      assertThat(result.encryptionConfigPutBack()).containsExactly("cp-m2");
+      assertThat(encryptionConfigs.get("cp-m2")).hasContent(backedUpConfig);
+      assertThat(
+              encryptionConfigs
+                  .get("cp-m2")
+                  .resolveSibling("encryption-config.yaml.before-restore-" + result.restoreId()))
+          .content()
+          .contains("key2");
+    }
+  }
+
+  /** kube-apiserver's EncryptionConfiguration for Secrets: one aescbc key, then identity. */
+  private static String encryptionConfig(String keyName, String secret) {
+    return """
+        apiVersion: apiserver.config.k8s.io/v1
+        kind: EncryptionConfiguration
+        resources:
+          - resources:
+              - secrets
+            providers:
+              - aescbc:
+                  keys:
+                    - name: %s
+                      secret: %s
+              - identity: {}
+        """
+        .formatted(keyName, secret);
   }
 
   @Test

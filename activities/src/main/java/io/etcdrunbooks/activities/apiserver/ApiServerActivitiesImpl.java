@@ -281,6 +281,53 @@ public final class ApiServerActivitiesImpl implements ApiServerActivities {
     return out.equals("moved");
   }
 
+  /** The static pods restarted after a restore, found beside the kube-apiserver's manifest. */
+  static final List<String> CONTROLLERS =
+      List.of("kube-controller-manager.yaml", "kube-scheduler.yaml");
+
+  @Override
+  public List<String> moveControllersOut(ControlPlaneRef ref) {
+    Located cp = locate(ref.cluster(), ref.host());
+    StringBuilder script = new StringBuilder();
+    for (String path : controllerManifests(cp)) {
+      String out = hidden(path, "etcd-runbooks.restarting");
+      script.append(
+          "if [ -f %1$s ]; then mv -f %1$s %2$s && echo %1$s; elif [ -f %2$s ]; then echo %1$s; fi\n"
+              .formatted(quote(path), quote(out)));
+    }
+    List<String> moved =
+        lines(execOut(cp, script.toString(), "move the controllers' manifests out"));
+    log.info("{}: controllers' manifests out of kubelet's directory: {}", cp.describe(), moved);
+    return moved;
+  }
+
+  @Override
+  public List<String> putControllersBack(ControlPlaneRef ref) {
+    Located cp = locate(ref.cluster(), ref.host());
+    StringBuilder script = new StringBuilder();
+    for (String path : controllerManifests(cp)) {
+      String out = hidden(path, "etcd-runbooks.restarting");
+      // a manifest someone put in place meanwhile wins; the moved copy then stays for them
+      script.append(
+          "if [ -f %2$s ] && [ ! -f %1$s ]; then mv %2$s %1$s && echo %1$s; fi\n"
+              .formatted(quote(path), quote(out)));
+    }
+    List<String> back =
+        lines(execOut(cp, script.toString(), "put the controllers' manifests back"));
+    log.info("{}: controllers' manifests put back: {}", cp.describe(), back);
+    return back;
+  }
+
+  private static List<String> controllerManifests(Located cp) {
+    String apiServer = cp.host().manifestPath();
+    String dir = apiServer.substring(0, apiServer.lastIndexOf('/') + 1);
+    return CONTROLLERS.stream().map(name -> dir + name).toList();
+  }
+
+  private static List<String> lines(String out) {
+    return out.isBlank() ? List.of() : List.of(out.strip().split("\n"));
+  }
+
   @Override
   public void awaitStopped(AwaitApiServerRequest request) {
     Located cp = locate(request.cluster(), request.host());

@@ -129,7 +129,13 @@ public final class BackupActivitiesImpl implements BackupActivities {
       BackupRecord kept = keptBackup(spec, request.backupId(), dir, metadata);
       if (kept != null) return kept;
       try (EtcdClients clients = targets.clients(spec)) {
-        BackupRecord record = snapshot(new ClusterInspector(clients), request.backupId(), dir, key);
+        BackupRecord record =
+            EncryptionConfigs.attach(
+                targets,
+                spec,
+                snapshot(new ClusterInspector(clients), request.backupId(), dir, key),
+                dir,
+                key);
         writeAtomically(metadata, JSON.writeValueAsBytes(record));
         log.info(
             "backup {} of cluster {}: member {} (etcd {}), revision {}, {} bytes, {}",

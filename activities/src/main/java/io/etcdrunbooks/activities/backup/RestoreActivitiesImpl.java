@@ -13,9 +13,11 @@ import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.ssh.ExecResult;
 import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.activities.ssh.SshException;
+import io.etcdrunbooks.activities.ssh.SshTarget;
 import io.etcdrunbooks.activities.support.Heartbeats;
 import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.ControlPlaneHost;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
@@ -23,6 +25,7 @@ import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.EtcdVersion;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.temporal.failure.ApplicationFailure;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -33,7 +36,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -187,7 +192,10 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   @Override
   public long restoreMember(RestoreMemberRequest request) {
     ClusterSpec spec = targets.cluster(request.cluster());
-    MemberHost host = targets.host(spec, request.member());
+    MemberHost host =
+        request.placement() == null
+            ? targets.host(spec, request.member())
+            : MemberHost.of(spec, memberSpec(request.placement()));
     String dataDir = host.member().dataDir();
     String marker = dataDir + ".restored-" + request.restoreId();
     String done =
@@ -260,8 +268,16 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
                   .contains("yes");
       String script =
           "set -e\n"
-              // a data dir holding anything now is what an interrupted restore left: the old one is
-              // aside already
+              // an empty data dir (a new host's, made when it was prepared) is taken as it is; one
+              // holding anything now is what an interrupted restore left: the old one is aside
+              // already
+              + "if [ -d "
+              + quote(dataDir)
+              + " ] && [ -z \"$(ls -A "
+              + quote(dataDir)
+              + ")\" ]; then rmdir "
+              + quote(dataDir)
+              + "; fi\n"
               + "if [ -e "
               + quote(dataDir)
               + " ]; then [ -e "
@@ -335,6 +351,149 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
             e.getMessage());
       }
     }
+  }
+
+  @Override
+  public List<String> newHostProblems(NewHostRequest request) {
+    ClusterSpec spec = targets.cluster(request.cluster());
+    MemberHost host = MemberHost.of(spec, memberSpec(request.member()));
+    List<String> problems = new ArrayList<>();
+    try {
+      if (targets.service(spec).isRunning(host)) {
+        problems.add(
+            host.describe()
+                + " already runs etcd ("
+                + spec.service().kind()
+                + "): a restore onto new hosts needs hosts that run none; stop it or choose"
+                + " another host");
+      }
+      String data = quote(host.member().dataDir());
+      String out =
+          run(
+                  host,
+                  privileged(
+                      spec,
+                      host,
+                      "if [ -d "
+                          + data
+                          + " ] && [ -n \"$(ls -A "
+                          + data
+                          + ")\" ]; then echo data; fi"),
+                  "look at the data dir")
+              .stdout()
+              .strip();
+      if (out.equals("data")) {
+        problems.add(
+            host.describe()
+                + ": its data dir "
+                + host.member().dataDir()
+                + " is not empty; move it away (or choose another dataDir) and run again");
+      }
+    } catch (SshException e) {
+      throw ApplicationFailure.newFailureWithCause(
+          "cannot look at " + host.describe() + ": " + e.getMessage(), "HostUnreachable", e);
+    }
+    return problems;
+  }
+
+  @Override
+  public List<String> encryptionConfigProblems(EncryptionConfigRequest request) {
+    ClusterSpec spec = targets.cluster(request.cluster());
+    BackupRecord record = find(spec, request.backupId(), "");
+    if (record.encryptionKeys().isEmpty()) return List.of();
+    List<String> problems = new ArrayList<>();
+    for (ControlPlaneHost host : EncryptionConfigs.hosts(spec)) {
+      List<String> missing;
+      try {
+        missing = missingKeys(spec, host, record);
+      } catch (SshException e) {
+        problems.add(
+            "%s: its EncryptionConfiguration %s cannot be read: %s"
+                .formatted(host.name(), host.encryptionConfigPath(), e.getMessage()));
+        continue;
+      }
+      if (missing.isEmpty()) continue;
+      if (request.putBack() && !record.encryptionConfigFile().isEmpty()) {
+        log.info(
+            "{}: {} lacks {}; the backup's copy goes back before the apiserver starts",
+            host.name(),
+            host.encryptionConfigPath(),
+            missing);
+        continue;
+      }
+      problems.add(
+          ("%s: the kube-apiserver's EncryptionConfiguration %s lacks the keys %s that backup %s's"
+                  + " Secrets were written with (it has %s): the restored Secrets could not be read."
+                  + " Put those keys back in the file, or restore with putBackEncryptionConfig%s")
+              .formatted(
+                  host.name(),
+                  host.encryptionConfigPath(),
+                  missing,
+                  record.id(),
+                  currentKeys(spec, host),
+                  record.encryptionConfigFile().isEmpty()
+                      ? " once a backup keeps the file (backup.keepEncryptionConfig; this one did not)"
+                      : " to put the backup's copy back"));
+    }
+    return problems;
+  }
+
+  @Override
+  public boolean putBackEncryptionConfig(PutBackEncryptionConfigRequest request) {
+    ClusterSpec spec = targets.cluster(request.cluster());
+    BackupRecord record = find(spec, request.backupId(), "");
+    ControlPlaneHost host =
+        EncryptionConfigs.hosts(spec).stream()
+            .filter(h -> h.name().equals(request.host()))
+            .findFirst()
+            .orElse(null);
+    if (host == null || record.encryptionConfigFile().isEmpty()) return false;
+    if (missingKeys(spec, host, record).isEmpty()) return false;
+    SshTarget target = SshTarget.of(spec, host);
+    String path = host.encryptionConfigPath();
+    String before = path + ".before-restore-" + request.restoreId();
+    ssh.writeFile(target, path + ".etcd-runbooks.tmp", EncryptionConfigs.kept(spec, record));
+    ExecResult moved =
+        ssh.exec(
+            target,
+            "set -e; if [ -f %1$s ] && [ ! -e %2$s ]; then cp -p %1$s %2$s; fi; chmod 600 %3$s; mv -f %3$s %1$s"
+                .formatted(quote(path), quote(before), quote(path + ".etcd-runbooks.tmp")),
+            Duration.ofSeconds(30));
+    if (!moved.ok()) {
+      throw ApplicationFailure.newFailure(
+          "%s: cannot put backup %s's EncryptionConfiguration at %s: %s"
+              .formatted(host.name(), record.id(), path, tail(moved.stderr())),
+          "HostCommandFailed");
+    }
+    log.info(
+        "{}: backup {}'s EncryptionConfiguration put back at {} (the one there kept as {})",
+        host.name(),
+        record.id(),
+        path,
+        before);
+    return true;
+  }
+
+  private List<String> missingKeys(ClusterSpec spec, ControlPlaneHost host, BackupRecord record) {
+    List<String> current = currentKeys(spec, host);
+    return record.encryptionKeys().stream().filter(k -> !current.contains(k)).toList();
+  }
+
+  private List<String> currentKeys(ClusterSpec spec, ControlPlaneHost host) {
+    return EncryptionConfigs.keyNames(
+        ssh.readFile(SshTarget.of(spec, host), host.encryptionConfigPath()), host);
+  }
+
+  private static MemberSpec memberSpec(MemberPlacement p) {
+    return new MemberSpec(
+        p.name(),
+        p.host(),
+        p.sshPort(),
+        p.clientUrl(),
+        p.peerUrl(),
+        p.dataDir(),
+        p.installDir(),
+        p.serviceDir());
   }
 
   /**

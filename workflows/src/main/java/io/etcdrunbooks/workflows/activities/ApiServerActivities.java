@@ -51,6 +51,21 @@ public interface ApiServerActivities {
    */
   boolean startApiServer(ControlPlaneRef host);
 
+  /**
+   * Moves the kube-controller-manager and kube-scheduler static-pod manifests found beside the
+   * host's kube-apiserver manifest out of kubelet's manifests directory, to hidden files beside
+   * them that kubelet ignores, so that kubelet stops both. Reads first: a manifest already moved
+   * out (a retry, or a crash before it was put back) is counted as moved. Returns the manifests
+   * that are out now; empty when the host has neither.
+   */
+  List<String> moveControllersOut(ControlPlaneRef host);
+
+  /**
+   * Puts back every manifest {@link #moveControllersOut} moved out on the host (kubelet starts them
+   * again); returns those it put back, empty when none was out.
+   */
+  List<String> putControllersBack(ControlPlaneRef host);
+
   /** Heartbeats until the apiserver's health endpoint no longer answers 200 (gone, or failing). */
   void awaitStopped(AwaitApiServerRequest request);
 

@@ -24,6 +24,11 @@ package io.etcdrunbooks.workflows.model;
  * @param keyspaceHash etcd's hashkv of the member the snapshot came from at {@code revision}, read
  *     right after the snapshot; what a restore drill compares a restored copy with (null in backups
  *     taken before this was recorded, or when that revision was already compacted)
+ * @param encryptionKeys the kube-apiserver's EncryptionConfiguration when the backup was taken:
+ *     "aescbc/key1" per provider and key name, "identity" for the identity provider; never key
+ *     material (empty: the inventory names no such file)
+ * @param encryptionConfigFile that file, kept beside the backup encrypted as the snapshot is
+ *     (empty: not kept)
  */
 public record BackupRecord(
     String id,
@@ -40,4 +45,72 @@ public record BackupRecord(
     boolean encrypted,
     String keyId,
     long liveKeys,
-    KeyspaceHash keyspaceHash) {}
+    KeyspaceHash keyspaceHash,
+    java.util.List<String> encryptionKeys,
+    String encryptionConfigFile) {
+
+  public BackupRecord {
+    encryptionKeys =
+        encryptionKeys == null ? java.util.List.of() : java.util.List.copyOf(encryptionKeys);
+    encryptionConfigFile = encryptionConfigFile == null ? "" : encryptionConfigFile;
+  }
+
+  /** A backup without the kube-apiserver's EncryptionConfiguration recorded. */
+  public BackupRecord(
+      String id,
+      String cluster,
+      String member,
+      String etcdVersion,
+      long revision,
+      long hash,
+      long keyCount,
+      long sizeBytes,
+      String sha256,
+      String path,
+      String takenAt,
+      boolean encrypted,
+      String keyId,
+      long liveKeys,
+      KeyspaceHash keyspaceHash) {
+    this(
+        id,
+        cluster,
+        member,
+        etcdVersion,
+        revision,
+        hash,
+        keyCount,
+        sizeBytes,
+        sha256,
+        path,
+        takenAt,
+        encrypted,
+        keyId,
+        liveKeys,
+        keyspaceHash,
+        java.util.List.of(),
+        "");
+  }
+
+  /** This record with the EncryptionConfiguration's key names and the kept file. */
+  public BackupRecord withEncryptionConfig(java.util.List<String> keys, String file) {
+    return new BackupRecord(
+        id,
+        cluster,
+        member,
+        etcdVersion,
+        revision,
+        hash,
+        keyCount,
+        sizeBytes,
+        sha256,
+        path,
+        takenAt,
+        encrypted,
+        keyId,
+        liveKeys,
+        keyspaceHash,
+        keys,
+        file);
+  }
+}

@@ -44,9 +44,17 @@ final class RestoreFailure {
    * (...)."
    */
   static String leftBehind(RestoreRun run) {
-    return ("Data dirs from before the restore are kept aside: %s; kube-apiservers still stopped:"
-            + " %s (their manifests are hidden .etcd-runbooks.stopped files beside the manifest"
-            + " path).")
-        .formatted(run.keptAside, run.apiServersStopped);
+    String left =
+        ("Data dirs from before the restore are kept aside: %s; kube-apiservers still stopped:"
+                + " %s (their manifests are hidden .etcd-runbooks.stopped files beside the manifest"
+                + " path).")
+            .formatted(run.keptAside, run.apiServersStopped);
+    if (!run.ontoNewHosts) return left;
+    // a new run finds the new hosts taken: the operator has to know which these are
+    return left
+        + (" Onto new hosts %s: the old members %s still run the old cluster, untouched; a"
+                + " restore started again needs the new hosts cleared first (etcd stopped, data dirs"
+                + " moved away), and the inventory names the new members from INVENTORY on.")
+            .formatted(RestoreNewHosts.initialCluster(run.members), run.oldMembersLeftRunning());
   }
 }

@@ -79,7 +79,9 @@ final class RestoreMembers {
                               run.restoreId,
                               initialCluster,
                               token,
-                              run.restoreTools.getOrDefault(m.name(), ""))));
+                              run.restoreTools.getOrDefault(m.name(), ""),
+                              // onto new hosts: not in the inventory until INVENTORY
+                              run.ontoNewHosts ? m : null)));
     }
   }
 

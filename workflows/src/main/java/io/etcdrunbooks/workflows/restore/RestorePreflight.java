@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.restore;
 
 import io.etcdrunbooks.workflows.activities.HostActivities.TranslateFlagsRequest;
 import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
+import io.etcdrunbooks.workflows.activities.RestoreActivities.EncryptionConfigRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -51,7 +52,12 @@ final class RestorePreflight {
   static void run(RestoreRun run) {
     List<String> problems = new ArrayList<>();
     run.backup = checkedBackup(run, problems);
-    installedVersions(run, problems);
+    if (run.backup != null && RestorePatches.ENCRYPTION_CONFIG.applies()) {
+      run.checksEncryptionConfig = true;
+      problems.addAll(encryptionConfigProblems(run));
+    }
+    if (run.ontoNewHosts) newHostVersions(run);
+    else installedVersions(run, problems);
     List<List<String>> offered = new ArrayList<>(1);
     Supplier<List<String>> available =
         () -> {
@@ -73,10 +79,13 @@ final class RestorePreflight {
       problems.addAll(RestoreTools.choose(run, available, run.restoreTools));
       borrowedTools(run);
     }
+    // onto new hosts, the old members are not touched: only the control-plane hosts must answer
+    List<String> notLoggedInTo = run.oldMembers.stream().map(MemberPlacement::name).toList();
     problems.addAll(
         HostAccessPreflight.problems(
-            run.ctx.activities(), run.ctx.progress(), run.cluster(), List.of(), true));
-    if (problems.isEmpty() && translatesFlags(run)) flagTranslations(run, problems);
+            run.ctx.activities(), run.ctx.progress(), run.cluster(), notLoggedInTo, true));
+    if (run.ontoNewHosts) RestoreNewHosts.checkHosts(run, problems);
+    else if (problems.isEmpty() && translatesFlags(run)) flagTranslations(run, problems);
     if (!problems.isEmpty()) throw refused(run, problems);
   }
 
@@ -154,6 +163,41 @@ final class RestorePreflight {
     }
   }
 
+  /**
+   * New hosts run etcdVersion when asked for, else the version that took the backup (set for every
+   * member just after, when asked for).
+   */
+  private static void newHostVersions(RestoreRun run) {
+    String version = run.backup == null ? "" : run.backup.etcdVersion();
+    run.members.forEach(m -> run.versions.put(m.name(), version));
+  }
+
+  /**
+   * Secrets restored without the keys they were encrypted with cannot be read: each control-plane
+   * host's EncryptionConfiguration must still have the keys the backup recorded.
+   */
+  private static List<String> encryptionConfigProblems(RestoreRun run) {
+    try {
+      return run.ctx
+          .progress()
+          .record(
+              "the kube-apiservers' EncryptionConfiguration has backup "
+                  + run.backup.id()
+                  + "'s keys",
+              () ->
+                  run.ctx
+                      .activities()
+                      .restore
+                      .encryptionConfigProblems(
+                          new EncryptionConfigRequest(
+                              run.cluster(),
+                              run.backup.id(),
+                              run.request.putBackEncryptionConfig())));
+    } catch (ActivityFailure e) {
+      return List.of(Failures.rootMessage(e));
+    }
+  }
+
   private static void installedVersions(RestoreRun run, List<String> problems) {
     Activities activities = run.ctx.activities();
     for (MemberPlacement m : run.members) {
@@ -188,7 +232,7 @@ final class RestorePreflight {
     return problems;
   }
 
-  private static RuntimeException refused(RestoreRun run, List<String> problems) {
+  static RuntimeException refused(RestoreRun run, List<String> problems) {
     return Refusal.of(run.what(), problems, FailureType.RestoreRefused);
   }
 }

@@ -1,6 +1,8 @@
 package io.etcdrunbooks.workflows.restore;
 
 import io.etcdrunbooks.workflows.common.RunbookOptions;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
+import java.util.List;
 
 /**
  * Input of the RestoreCluster runbook, one JSON object so the Temporal Web UI can start it: {@code
@@ -24,6 +26,17 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
  * @param acknowledgeRevisionsBackward restore even when no tool that raises the revision can be had
  *     (etcdutl 3.5.10 or later): the revision then goes back to the backup's, and every watcher
  *     holding a newer resourceVersion misses events until it relists
+ * @param newMembers restore onto these hosts as a new cluster instead of onto the inventory's
+ *     members (empty or null: in place); the inventory and every kube-apiserver's --etcd-servers
+ *     then point at them, and the old members are left running, untouched, for the operator to
+ *     stop. Paths left empty are taken from the inventory member at the same position (or the
+ *     first)
+ * @param putBackEncryptionConfig when a control-plane host's kube-apiserver EncryptionConfiguration
+ *     lacks keys the backup recorded, put the backup's kept copy there before the apiservers start
+ *     (false: refuse, naming host, file and keys)
+ * @param controllersOutSeconds how long kube-controller-manager's and kube-scheduler's manifests
+ *     stay out of kubelet's directory after the restore (0: 25 s; kubelet notices a manifest gone
+ *     at its next file check, every 20 s by default)
  */
 public record RestoreRequest(
     String cluster,
@@ -35,7 +48,14 @@ public record RestoreRequest(
     int apiServerTimeoutSeconds,
     String takenOnMinor,
     boolean requireApproval,
-    boolean acknowledgeRevisionsBackward) {
+    boolean acknowledgeRevisionsBackward,
+    List<MemberPlacement> newMembers,
+    boolean putBackEncryptionConfig,
+    int controllersOutSeconds) {
+
+  public RestoreRequest {
+    newMembers = newMembers == null ? List.of() : List.copyOf(newMembers);
+  }
 
   /**
    * A restore of the backup onto the backup's own etcd version; loses data only once acknowledged.
@@ -51,7 +71,10 @@ public record RestoreRequest(
         options.apiServerTimeoutSeconds(),
         "",
         options.requireApproval(),
-        false);
+        false,
+        List.of(),
+        false,
+        0);
   }
 
   /** Every write since the backup is lost: a restore runs only with this. */
@@ -70,7 +93,10 @@ public record RestoreRequest(
         apiServerTimeoutSeconds,
         takenOnMinor,
         requireApproval,
-        acknowledgeRevisionsBackward);
+        acknowledgeRevisionsBackward,
+        newMembers,
+        putBackEncryptionConfig,
+        controllersOutSeconds);
   }
 
   /** The etcd version to run after the restore (null: the backup's). */
@@ -85,7 +111,10 @@ public record RestoreRequest(
         apiServerTimeoutSeconds,
         takenOnMinor,
         requireApproval,
-        acknowledgeRevisionsBackward);
+        acknowledgeRevisionsBackward,
+        newMembers,
+        putBackEncryptionConfig,
+        controllersOutSeconds);
   }
 
   /** The minor the backup was taken on, when the caller knows it (a rollback does). */
@@ -100,7 +129,10 @@ public record RestoreRequest(
         apiServerTimeoutSeconds,
         minor,
         requireApproval,
-        acknowledgeRevisionsBackward);
+        acknowledgeRevisionsBackward,
+        newMembers,
+        putBackEncryptionConfig,
+        controllersOutSeconds);
   }
 
   /** The revision may go back to the backup's when no tool can raise it. */
@@ -115,7 +147,73 @@ public record RestoreRequest(
         apiServerTimeoutSeconds,
         takenOnMinor,
         requireApproval,
-        acknowledged);
+        acknowledged,
+        newMembers,
+        putBackEncryptionConfig,
+        controllersOutSeconds);
+  }
+
+  /** Restores onto these hosts as a new cluster; empty: in place. */
+  public RestoreRequest withNewMembers(List<MemberPlacement> members) {
+    return new RestoreRequest(
+        cluster,
+        backupId,
+        acknowledgeDataLoss,
+        etcdVersion,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        takenOnMinor,
+        requireApproval,
+        acknowledgeRevisionsBackward,
+        members,
+        putBackEncryptionConfig,
+        controllersOutSeconds);
+  }
+
+  /** Puts the backup's EncryptionConfiguration back where a host's lacks its keys. */
+  public RestoreRequest withEncryptionConfigPutBack(boolean putBack) {
+    return new RestoreRequest(
+        cluster,
+        backupId,
+        acknowledgeDataLoss,
+        etcdVersion,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        takenOnMinor,
+        requireApproval,
+        acknowledgeRevisionsBackward,
+        newMembers,
+        putBack,
+        controllersOutSeconds);
+  }
+
+  /** How long the controllers' manifests stay out (0: 25 s). */
+  public RestoreRequest withControllersOutSeconds(int seconds) {
+    return new RestoreRequest(
+        cluster,
+        backupId,
+        acknowledgeDataLoss,
+        etcdVersion,
+        dryRun,
+        memberTimeoutSeconds,
+        apiServerTimeoutSeconds,
+        takenOnMinor,
+        requireApproval,
+        acknowledgeRevisionsBackward,
+        newMembers,
+        putBackEncryptionConfig,
+        seconds);
+  }
+
+  public int effectiveControllersOutSeconds() {
+    return controllersOutSeconds > 0 ? controllersOutSeconds : 25;
+  }
+
+  /** Whether the backup goes onto new hosts rather than the inventory's members. */
+  public boolean ontoNewHosts() {
+    return !newMembers.isEmpty();
   }
 
   public RunbookOptions options() {

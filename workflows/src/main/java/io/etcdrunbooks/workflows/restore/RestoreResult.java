@@ -23,6 +23,13 @@ import java.util.Map;
  *     had none)
  * @param apiServersRestarted control-plane hosts whose kube-apiserver was stopped and started again
  * @param dryRun nothing was touched
+ * @param oldMembersLeftRunning a restore onto new hosts: the old members, still running and
+ *     untouched, that the operator must stop and fence (they hold the cluster's old data and
+ *     membership); empty for a restore in place
+ * @param controllersRestarted "cp1: /etc/kubernetes/manifests/kube-scheduler.yaml" for each
+ *     kube-controller-manager and kube-scheduler manifest moved out and back
+ * @param kubeletsToRestart the kubelets the operator should restart so that node components list
+ *     the restored state again (control-plane hosts, then "every worker node")
  */
 public record RestoreResult(
     String cluster,
@@ -36,4 +43,8 @@ public record RestoreResult(
     Map<String, String> memberVersions,
     Map<String, String> dataDirsKeptAside,
     List<String> apiServersRestarted,
-    boolean dryRun) {}
+    boolean dryRun,
+    List<String> oldMembersLeftRunning,
+    List<String> controllersRestarted,
+    List<String> kubeletsToRestart,
+    List<String> encryptionConfigPutBack) {}

@@ -24,7 +24,15 @@ final class RestoreRun {
   /** In the new cluster token and the names of the data dirs kept aside. */
   final String restoreId;
 
+  /** The members restored: the inventory's, or the new ones of a restore onto new hosts. */
   List<MemberPlacement> members = List.of();
+
+  /** A restore onto new hosts: the inventory's members, left running; empty otherwise. */
+  List<MemberPlacement> oldMembers = List.of();
+
+  /** The backup goes onto new hosts (RestoreRequest.newMembers), as a new cluster. */
+  boolean ontoNewHosts;
+
   List<String> controlPlane = List.of();
 
   /** The highest revision a member reported before the restore (0: none answered). */
@@ -48,6 +56,18 @@ final class RestoreRun {
   ClusterState after;
 
   final List<String> apiServersRestarted = new ArrayList<>();
+
+  /** "cp1: kube-controller-manager.yaml" for each manifest moved out and back. */
+  final List<String> controllersRestarted = new ArrayList<>();
+
+  /** Whether the preflight compared the EncryptionConfiguration (runs since the change). */
+  boolean checksEncryptionConfig;
+
+  /** Control-plane hosts where the backup's EncryptionConfiguration was put back. */
+  final List<String> encryptionConfigPutBack = new ArrayList<>();
+
+  /** Whether this run restarts the controllers after the apiservers (runs since the change). */
+  boolean restartsControllers;
 
   RestoreRun(RunContext ctx, RestoreRequest request) {
     this.ctx = ctx;
@@ -74,11 +94,41 @@ final class RestoreRun {
     return what() + " from backup " + backup.id();
   }
 
+  /** A restore onto new hosts leaves the old members running: the operator must stop them. */
+  List<String> oldMembersLeftRunning() {
+    return ontoNewHosts ? RestoreNewHosts.oldMembersLeftRunning(this) : List.of();
+  }
+
+  /**
+   * Seed 001: after a restore the nodes' components may hold resource versions the cluster no
+   * longer has; their kubelets are the operator's to restart (the worker reaches the control-plane
+   * hosts only).
+   */
+  List<String> kubeletsToRestart() {
+    List<String> kubelets = new ArrayList<>(controlPlane);
+    kubelets.add("every worker node");
+    return kubelets;
+  }
+
   RestoreResult result() {
     if (request.dryRun()) {
       return new RestoreResult(
-          cluster(), backup, restoreId, lastSeen, lost, 0, 0, 0, versions, Map.of(), List.of(),
-          true);
+          cluster(),
+          backup,
+          restoreId,
+          lastSeen,
+          lost,
+          0,
+          0,
+          0,
+          versions,
+          Map.of(),
+          List.of(),
+          true,
+          oldMembersLeftRunning(),
+          List.of(),
+          List.of(),
+          List.of());
     }
     return new RestoreResult(
         cluster(),
@@ -92,6 +142,10 @@ final class RestoreRun {
         ClusterDescription.memberVersions(after),
         Map.copyOf(keptAside),
         apiServersRestarted,
-        false);
+        false,
+        oldMembersLeftRunning(),
+        List.copyOf(controllersRestarted),
+        restartsControllers ? kubeletsToRestart() : List.of(),
+        List.copyOf(encryptionConfigPutBack));
   }
 }

@@ -57,7 +57,21 @@ class RequestConstructionTest {
                 .acknowledgingDataLoss()
                 .withEtcdVersion("3.4.23")
                 .withTakenOnMinor("3.5"))
-        .isEqualTo(new RestoreRequest("c", "b1", true, "3.4.23", true, 60, 30, "3.5", true, false));
+        .isEqualTo(
+            new RestoreRequest(
+                "c",
+                "b1",
+                true,
+                "3.4.23",
+                true,
+                60,
+                30,
+                "3.5",
+                true,
+                false,
+                java.util.List.of(),
+                false,
+                0));
     assertThat(UpgradeRequest.to("c", "3.5.16", options).options()).isEqualTo(options);
   }
 }

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.restore;
 
+import io.etcdrunbooks.workflows.activities.NewMemberActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -21,7 +22,10 @@ import java.util.Set;
  * and kept backups restored on members. Faults are injected by host or member.
  */
 public final class FakeRestoreHosts
-    implements UnsupportedInventoryActivities, UnsupportedApiServerActivities, RestoreActivities {
+    implements UnsupportedInventoryActivities,
+        UnsupportedApiServerActivities,
+        RestoreActivities,
+        NewMemberActivities {
 
   private final List<String> members;
   private final List<String> controlPlane;
@@ -34,6 +38,13 @@ public final class FakeRestoreHosts
   private boolean unknownCluster;
   private String apiServerStopFails = "";
   private String restoreFails = "";
+
+  /** Control-plane host -> its controllers' manifests moved out of kubelet's directory. */
+  private final Map<String, Set<String>> controllersOut = new LinkedHashMap<>();
+
+  private final List<String> newHostProblems = new ArrayList<>();
+  private boolean encryptionKeyMissing;
+  private final List<String> encryptionConfigPutBack = new ArrayList<>();
 
   public FakeRestoreHosts(List<String> members, List<String> controlPlane) {
     this.members = List.copyOf(members);
@@ -90,6 +101,52 @@ public final class FakeRestoreHosts
   public synchronized FakeRestoreHosts restoreFails(String member) {
     restoreFails = member;
     return this;
+  }
+
+  /**
+   * The controllers' manifests on the host are out, as a crash between out and back leaves them.
+   */
+  public synchronized FakeRestoreHosts controllersLeftOut(String host) {
+    controllersOut.put(host, new LinkedHashSet<>(controllers(host)));
+    return this;
+  }
+
+  /** newHostProblems names this problem for every new host. */
+  public synchronized FakeRestoreHosts newHostsTaken(String problem) {
+    newHostProblems.add(problem);
+    return this;
+  }
+
+  /** Control-plane host -> its controllers' manifests out of kubelet's directory now. */
+  public synchronized Map<String, Set<String>> controllersOut() {
+    Map<String, Set<String>> out = new LinkedHashMap<>();
+    controllersOut.forEach((host, manifests) -> out.put(host, Set.copyOf(manifests)));
+    return out;
+  }
+
+  private static List<String> controllers(String host) {
+    return List.of(
+        "/etc/kubernetes/manifests/kube-controller-manager.yaml",
+        "/etc/kubernetes/manifests/kube-scheduler.yaml");
+  }
+
+  @Override
+  public synchronized List<String> moveControllersOut(ControlPlaneRef host) {
+    controllersOut
+        .computeIfAbsent(host.host(), h -> new LinkedHashSet<>())
+        .addAll(controllers(host.host()));
+    return List.copyOf(controllersOut.get(host.host()));
+  }
+
+  @Override
+  public synchronized List<String> putControllersBack(ControlPlaneRef host) {
+    Set<String> out = controllersOut.remove(host.host());
+    return out == null ? List.of() : List.copyOf(out);
+  }
+
+  @Override
+  public synchronized List<String> newHostProblems(NewHostRequest request) {
+    return List.copyOf(newHostProblems);
   }
 
   /** Control-plane hosts whose kube-apiserver is stopped now, in the order they were stopped. */
@@ -185,5 +242,55 @@ public final class FakeRestoreHosts
   /** The toolVersion each member was restored with ("": its own). */
   public synchronized Map<String, String> restoreTools() {
     return Map.copyOf(restoreTools);
+  }
+
+  /** cp2's EncryptionConfiguration lacks a key the backup recorded. */
+  public synchronized FakeRestoreHosts encryptionKeyMissingOnCp2() {
+    encryptionKeyMissing = true;
+    return this;
+  }
+
+  /** Hosts the backup's EncryptionConfiguration was put back on, in order. */
+  public synchronized List<String> encryptionConfigPutBack() {
+    return List.copyOf(encryptionConfigPutBack);
+  }
+
+  @Override
+  public synchronized List<String> encryptionConfigProblems(EncryptionConfigRequest request) {
+    if (!encryptionKeyMissing || request.putBack()) return List.of();
+    return List.of(
+        "cp2: the kube-apiserver's EncryptionConfiguration /etc/kubernetes/enc.yaml lacks the keys"
+            + " [aescbc/key1]");
+  }
+
+  @Override
+  public synchronized boolean putBackEncryptionConfig(PutBackEncryptionConfigRequest request) {
+    if (!encryptionKeyMissing || !request.host().equals("cp2")) return false;
+    encryptionConfigPutBack.add(request.host() + (stopped.contains("cp2") ? " (stopped)" : ""));
+    return true;
+  }
+
+  @Override
+  public void checkHost(NewMemberRequest request) {}
+
+  @Override
+  public void checkPlacement(PlacementRequest request) {}
+
+  @Override
+  public void prepare(PrepareRequest request) {
+    throw new UnsupportedOperationException("NewMemberActivities.prepare is not faked here");
+  }
+
+  @Override
+  public void start(NewMemberRequest request) {
+    throw new UnsupportedOperationException("NewMemberActivities.start is not faked here");
+  }
+
+  @Override
+  public void discard(NewMemberRequest request) {}
+
+  @Override
+  public String logTail(NewMemberRequest request) {
+    return "";
   }
 }

@@ -360,6 +360,120 @@ class RestoreControlFlowTest {
     assertThat(cluster.running()).isEqualTo(Map.of("m1", "3.4.23", "m2", "3.4.23", "m3", "3.4.23"));
   }
 
+  @Test
+  void
+      givenARestoreEveryControlPlaneHostsControllersAreMovedOutOnceTheApiServersAreBackThenPutBackAndTheKubeletsNamed() {
+    hosts.controllersLeftOut("cp2"); // as a crash between out and back leaves them
+
+    RestoreResult result = stub().restore(restore(false));
+
+    assertThat(hosts.controllersOut()).isEmpty();
+    assertThat(result.controllersRestarted())
+        .hasSize(6)
+        .contains(
+            "cp1: /etc/kubernetes/manifests/kube-controller-manager.yaml",
+            "cp3: /etc/kubernetes/manifests/kube-scheduler.yaml");
+    assertThat(result.kubeletsToRestart())
+        .containsExactly("cp1", "cp2", "cp3", "every worker node");
+    assertThat(result.oldMembersLeftRunning()).isEmpty();
+    assertThat(recording.calls())
+        .containsSubsequence(
+            "ApiServerActivities.startApiServer",
+            "ApiServerActivities.awaitHealthy",
+            "ApiServerActivities.startApiServer",
+            "ApiServerActivities.awaitHealthy",
+            "ApiServerActivities.startApiServer",
+            "ApiServerActivities.awaitHealthy",
+            "ApiServerActivities.moveControllersOut",
+            "ApiServerActivities.moveControllersOut",
+            "ApiServerActivities.moveControllersOut",
+            "ApiServerActivities.putControllersBack",
+            "ApiServerActivities.putControllersBack",
+            "ApiServerActivities.putControllersBack");
+  }
+
+  @Test
+  void givenNewMembersThatRepeatANameOrAUrlOrTakeAnOldMembersItRefusesBeforeAnyHostIsRead() {
+    RestoreRequest request =
+        restore(false)
+            .withNewMembers(
+                List.of(
+                    placement("n1", "https://n1:2380", "https://n1:2379"),
+                    placement("n1", "https://n2:2380", "https://n1:2379"),
+                    placement("n3", "https://m3:2380", "ftp://n3")));
+
+    Throwable failure = workflowFailure(() -> stub().restore(request));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("new member n1 is named twice")
+        .contains("clientUrl https://n1:2379 is given twice")
+        .contains("peerUrl https://m3:2380 is an inventory member's")
+        .contains("clientUrl ftp://n3 is not http:// or https://");
+    assertThat(recording.calls())
+        .doesNotContain(
+            "RestoreActivities.checkBackup",
+            "NewMemberActivities.checkHost",
+            "ApiServerActivities.stopApiServer");
+  }
+
+  @Test
+  void givenANewHostThatAlreadyRunsEtcdItRefusesNamingItBeforeAnythingIsStopped() {
+    hosts.newHostsTaken("n2.example already runs etcd (plain)");
+    RestoreRequest request =
+        restore(false)
+            .withNewMembers(
+                List.of(
+                    placement("n1", "https://n1:2380", "https://n1:2379"),
+                    placement("n2", "https://n2:2380", "https://n2:2379"),
+                    placement("n3", "https://n3:2380", "https://n3:2379")));
+
+    Throwable failure = workflowFailure(() -> stub().restore(request));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("new member n1: n2.example already runs etcd");
+    assertThat(recording.calls())
+        .contains("NewMemberActivities.checkHost", "NewMemberActivities.checkPlacement")
+        .doesNotContain(
+            "ApiServerActivities.stopApiServer",
+            "HostActivities.stopMember",
+            "NewMemberActivities.prepare");
+  }
+
+  @Test
+  void
+      givenAControlPlaneHostLackingABackedUpEncryptionKeyItRefusesNamingItBeforeAnythingIsStopped() {
+    hosts.encryptionKeyMissingOnCp2();
+
+    Throwable failure = workflowFailure(() -> stub().restore(restore(false)));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreRefused.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains("cp2: the kube-apiserver's EncryptionConfiguration /etc/kubernetes/enc.yaml")
+        .contains("[aescbc/key1]");
+    assertThat(recording.calls())
+        .doesNotContain("ApiServerActivities.stopApiServer", "HostActivities.stopMember");
+  }
+
+  @Test
+  void
+      givenPutBackEncryptionConfigTheBackupsCopyIsWrittenWhileTheApiServerIsStoppedBeforeItStarts() {
+    hosts.encryptionKeyMissingOnCp2();
+
+    RestoreResult result = stub().restore(restore(false).withEncryptionConfigPutBack(true));
+
+    assertThat(hosts.encryptionConfigPutBack()).containsExactly("cp2 (stopped)");
+    assertThat(result.encryptionConfigPutBack()).containsExactly("cp2");
+    assertThat(result.apiServersRestarted()).containsExactlyElementsOf(CONTROL_PLANE);
+  }
+
+  private static io.etcdrunbooks.workflows.model.MemberPlacement placement(
+      String name, String peerUrl, String clientUrl) {
+    return new io.etcdrunbooks.workflows.model.MemberPlacement(
+        name, name + ".example", 22, peerUrl, clientUrl, "", "", "");
+  }
+
   private static RestoreRequest restore(boolean dryRun) {
     return RestoreRequest.of(
             "c",

@@ -12,6 +12,18 @@ import java.util.List;
 public interface UnsupportedApiServerActivities extends ApiServerActivities {
 
   @Override
+  default List<String> moveControllersOut(ControlPlaneRef host) {
+    throw new UnsupportedOperationException(
+        "ApiServerActivities.moveControllersOut is not faked here");
+  }
+
+  @Override
+  default List<String> putControllersBack(ControlPlaneRef host) {
+    throw new UnsupportedOperationException(
+        "ApiServerActivities.putControllersBack is not faked here");
+  }
+
+  @Override
   default void awaitHealthy(AwaitApiServerRequest request) {
     throw new UnsupportedOperationException("ApiServerActivities.awaitHealthy is not faked here");
   }

@@ -179,6 +179,23 @@ class RestoreDrillControlFlowTest {
         .satisfies(o -> assertThat(o.backupId()).isEqualTo("backup-1"));
   }
 
+  @Test
+  void withoutABackupIdADrillCancelledWhileItRestoresCleansUpEveryTargetAndRecordsNothing()
+      throws Exception {
+    fake.blockRestore = true;
+    RestoreDrillWorkflow workflow = stub();
+    WorkflowClient.start(workflow::drill, RestoreDrillRequest.newest("c"));
+    assertThat(fake.restoring.await(20, TimeUnit.SECONDS)).isTrue();
+
+    WorkflowStub.fromTyped(workflow).cancel();
+
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(RestoreDrillResult.class));
+    assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
+    assertThat(fake.cleanedUpTargets).containsExactly("local", "offsite");
+    assertThat(fake.outcomes).isEmpty();
+  }
+
   private RestoreDrillWorkflow stub() {
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(RestoreDrillWorkflowImpl.class);
@@ -202,6 +219,7 @@ class RestoreDrillControlFlowTest {
   static final class FakeDrill implements DrillActivities {
     final List<String> cleanedUp = new CopyOnWriteArrayList<>();
     final List<DrillRequest> checked = new CopyOnWriteArrayList<>();
+    final List<String> cleanedUpTargets = new CopyOnWriteArrayList<>();
     volatile String corruptOn = "";
     final List<DrillOutcome> outcomes = new CopyOnWriteArrayList<>();
     final CountDownLatch restoring = new CountDownLatch(1);
@@ -264,6 +282,7 @@ class RestoreDrillControlFlowTest {
     @Override
     public boolean cleanUp(DrillRequest request) {
       cleanedUp.add(request.drillId());
+      if (request.fromOneTarget()) cleanedUpTargets.add(request.target());
       return true;
     }
 

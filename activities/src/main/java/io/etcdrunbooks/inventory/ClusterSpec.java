@@ -203,6 +203,23 @@ public record ClusterSpec(
         kubernetes);
   }
 
+  /** This cluster with its backups read from another directory (a drill's fetched copy). */
+  public ClusterSpec withBackupDir(String dir) {
+    return new ClusterSpec(
+        name,
+        members,
+        service,
+        ssh,
+        tls,
+        dir,
+        controlPlane,
+        backup,
+        auth,
+        labels,
+        fenced,
+        kubernetes);
+  }
+
   /** This cluster with a Kubernetes API to reach (or none). */
   public ClusterSpec withKubernetes(KubernetesSpec newKubernetes) {
     return new ClusterSpec(

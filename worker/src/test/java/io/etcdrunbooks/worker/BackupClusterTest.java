@@ -2,6 +2,7 @@ package io.etcdrunbooks.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -136,7 +137,51 @@ class BackupClusterTest {
         assertThat(sample(registry.scrape(), age + "target=\"offsite\"}")).isBetween(0.0, 300.0);
         assertThat(sample(registry.scrape(), age + "target=\"local\"}")).isBetween(0.0, 300.0);
       }
+
+      drillsProveEachTargetsOwnCopy(runbooks, kept, copy);
     }
+  }
+
+  /**
+   * A drill without a backupId restores the worker's and the off-site host's copy of {@code kept},
+   * each from its own target; with one byte of the off-site copy flipped it fails naming that
+   * target while the worker's copy passed, and no fetched copy stays in the worker's directory.
+   */
+  private static void drillsProveEachTargetsOwnCopy(
+      SandboxRunbooks runbooks, BackupRecord kept, Path offsiteCopy) throws Exception {
+    RestoreDrillResult both = drillStub(runbooks).drill(RestoreDrillRequest.newest("sandbox"));
+
+    assertThat(both.targets())
+        .extracting(
+            RestoreDrillResult.Target::target,
+            RestoreDrillResult.Target::backupId,
+            RestoreDrillResult.Target::passed)
+        .containsExactly(tuple("local", kept.id(), true), tuple("offsite", kept.id(), true));
+    assertThat(both.tool()).isEqualTo("etcdctl " + kept.etcdVersion());
+
+    byte[] bytes = Files.readAllBytes(offsiteCopy);
+    bytes[bytes.length / 2] ^= 1;
+    Files.write(offsiteCopy, bytes);
+    RestoreDrillWorkflow failing = drillStub(runbooks);
+    assertThatThrownBy(() -> failing.drill(RestoreDrillRequest.newest("sandbox")))
+        .isInstanceOf(WorkflowFailedException.class)
+        .satisfies(
+            e -> {
+              assertThat(Failures.rootType(e)).isEqualTo("RestoreDrillFailed");
+              assertThat(Failures.rootMessage(e))
+                  .contains(
+                      "target offsite (backup " + kept.id() + ")",
+                      "SHA-256",
+                      "passed on local (backup " + kept.id() + ")")
+                  .doesNotContain("target local");
+            });
+    LastDrill last = LastDrill.read(runbooks.sandbox.inventory().cluster("sandbox")).orElseThrow();
+    assertThat(last.passed()).isFalse();
+    assertThat(last.target()).isEqualTo("offsite");
+    assertThat(runbooks.backups())
+        .extracting(p -> p.getFileName().toString())
+        .containsExactlyInAnyOrder(
+            kept.id() + ".db.enc", kept.id() + ".json", "restore-drill.last");
   }
 
   @Test

@@ -14,7 +14,6 @@ import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.ClusterSpec;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.workflows.activities.DrillActivities;
-import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.model.BackupRecord;
@@ -28,6 +27,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -45,20 +45,32 @@ public final class DrillActivitiesImpl implements DrillActivities {
   private static final Duration RESTORE_TIMEOUT = Duration.ofMinutes(10);
   private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
   private static final ByteSequence ALL = ByteSequence.from(new byte[] {0});
+  private static final List<String> TARGETS =
+      List.of(NewestBackups.LOCAL, NewestBackups.OFFSITE, NewestBackups.OBJECT_STORE);
 
   private final ClusterTargets targets;
   private final ReleaseStore releases;
-  private final RestoreActivities restore;
+  private final RestoreActivitiesImpl restore;
+  private final DrillCopies copies;
 
   public DrillActivitiesImpl(ClusterTargets targets, ReleaseStore releases) {
     this.targets = targets;
     this.releases = releases;
     this.restore = new RestoreActivitiesImpl(targets, releases);
+    this.copies = new DrillCopies(targets.ssh());
+  }
+
+  @Override
+  public List<TargetBackup> newestPerTarget(DrillRequest request) {
+    return copies.newest(targets.cluster(request.cluster()));
   }
 
   @Override
   public DrillBackup checkBackup(DrillRequest request) {
     ClusterSpec spec = targets.cluster(request.cluster());
+    if (request.fromOneTarget())
+      return new DrillBackup(
+          restore.checkStored(source(spec, request), request.backupId(), ""), request.target());
     String id = request.backupId();
     boolean local =
         id == null
@@ -74,7 +86,8 @@ public final class DrillActivitiesImpl implements DrillActivities {
   @Override
   public DrillMeasurement restoreAndMeasure(DrillRequest request) {
     ClusterSpec spec = targets.cluster(request.cluster());
-    BackupRecord backup = RestoreActivitiesImpl.find(spec, request.backupId(), "");
+    ClusterSpec source = request.fromOneTarget() ? source(spec, request) : spec;
+    BackupRecord backup = RestoreActivitiesImpl.find(source, request.backupId(), "");
     Path scratch = scratch(spec, request);
     try {
       removeScratch(scratch);
@@ -82,7 +95,7 @@ public final class DrillActivitiesImpl implements DrillActivities {
           scratch,
           PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       String peerUrl = "http://127.0.0.1:" + ThrowawayEtcd.freePort();
-      String tool = restoreInto(spec, backup, scratch, peerUrl);
+      String tool = restoreInto(source, backup, scratch, peerUrl);
       try (ThrowawayEtcd etcd =
           ThrowawayEtcd.start(
               releases.binDir(backup.etcdVersion()), scratch, ThrowawayEtcd.freePort(), peerUrl)) {
@@ -119,7 +132,8 @@ public final class DrillActivitiesImpl implements DrillActivities {
   public boolean cleanUp(DrillRequest request) {
     Path scratch = scratch(targets.cluster(request.cluster()), request);
     try {
-      return removeScratch(scratch);
+      boolean removed = removeScratch(copyDir(scratch));
+      return removeScratch(scratch) || removed;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot remove " + scratch + ": " + e.getMessage(), e);
     }
@@ -151,7 +165,31 @@ public final class DrillActivitiesImpl implements DrillActivities {
     if (request.drillId() == null || !ID.matcher(request.drillId()).matches())
       throw FailureType.InvalidRequest.nonRetryable(
           "restore drill id '" + request.drillId() + "' must be a plain file name");
-    return Path.of(spec.backupDir()).resolve(".restore-drill-" + request.drillId());
+    String name = ".restore-drill-" + request.drillId();
+    if (request.fromOneTarget()) {
+      if (!TARGETS.contains(request.target()))
+        throw FailureType.InvalidRequest.nonRetryable(
+            "restore drill target '" + request.target() + "' must be one of " + TARGETS);
+      name += "-" + request.target();
+    }
+    return Path.of(spec.backupDir()).resolve(name);
+  }
+
+  /**
+   * Where a remote target's copy is fetched for the drill: beside its scratch directory (which each
+   * restore attempt empties), in no directory retention reads.
+   */
+  private static Path copyDir(Path scratch) {
+    return scratch.resolveSibling(scratch.getFileName() + ".copy");
+  }
+
+  /** The cluster as the drill reads the request's target's copy: fetched from there if remote. */
+  private ClusterSpec source(ClusterSpec spec, DrillRequest request) {
+    if (request.backupId() == null || !ID.matcher(request.backupId()).matches())
+      throw FailureType.InvalidRequest.nonRetryable(
+          "backup id '" + request.backupId() + "' must be a plain file name");
+    return copies.copyOn(
+        spec, request.target(), request.backupId(), copyDir(scratch(spec, request)));
   }
 
   /**

@@ -76,7 +76,15 @@ public final class RestoreActivitiesImpl implements RestoreActivities {
   public BackupRecord checkBackup(CheckBackupRequest request) {
     ClusterSpec spec = targets.cluster(request.cluster());
     acrossTargets.bringToWorker(spec, request.backupId(), request.takenOnMinor());
-    BackupRecord record = find(spec, request.backupId(), request.takenOnMinor());
+    return checkStored(spec, request.backupId(), request.takenOnMinor());
+  }
+
+  /**
+   * Checks a backup already in {@code spec}'s backup directory: its SHA-256, its decryption and
+   * etcd's own tool reading its recorded revision and hash.
+   */
+  BackupRecord checkStored(ClusterSpec spec, String backupId, String takenOnMinor) {
+    BackupRecord record = find(spec, backupId, takenOnMinor);
     Path plaintext = decrypt(spec, record);
     try {
       SnapshotStatus status =

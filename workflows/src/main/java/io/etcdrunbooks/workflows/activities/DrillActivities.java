@@ -12,10 +12,19 @@ import io.temporal.activity.ActivityInterface;
 public interface DrillActivities {
 
   /**
+   * The newest verified backup on each target the cluster has, in order: the worker's backup
+   * directory ({@code local}), the off-site host ({@code offsite}), the object store ({@code
+   * object_store}). A target with none, or that cannot be listed, says why in {@code problem}.
+   */
+  java.util.List<TargetBackup> newestPerTarget(DrillRequest request);
+
+  /**
    * The backup to drill ({@code backupId} empty or "latest": the newest kept backup whose file is
    * whole), checked end to end as a restore checks it (SHA-256, decryption, etcd's own tool reads
    * its recorded revision and hash), downloaded first from the cluster's object store when the
-   * worker has no copy. Says which target it came from.
+   * worker has no copy. Says which target it came from. With a {@code target}: that target's own
+   * copy, fetched from there into the drill's scratch space (never the worker's backup directory),
+   * whatever the other targets hold.
    */
   DrillBackup checkBackup(DrillRequest request);
 
@@ -41,13 +50,30 @@ public interface DrillActivities {
   /**
    * @param backupId the backup's id ("" or "latest": the newest)
    * @param drillId names the scratch directory; the same on every attempt of one run
+   * @param target the target whose own copy is drilled ({@code local}, {@code offsite}, {@code
+   *     object_store}); empty or null (runs before every target was drilled): wherever it is found
    */
-  record DrillRequest(String cluster, String backupId, String drillId) {
+  record DrillRequest(String cluster, String backupId, String drillId, String target) {
 
     public DrillRequest withBackupId(String id) {
-      return new DrillRequest(cluster, id, drillId);
+      return new DrillRequest(cluster, id, drillId, target);
+    }
+
+    /** The copy of backup {@code id} on {@code where}. */
+    public DrillRequest onTarget(String where, String id) {
+      return new DrillRequest(cluster, id, drillId, where);
+    }
+
+    public boolean fromOneTarget() {
+      return target != null && !target.isBlank();
     }
   }
+
+  /**
+   * @param backupId the newest verified backup there ("" when none)
+   * @param problem why the target has nothing to drill ("" when it has)
+   */
+  record TargetBackup(String target, String backupId, String problem) {}
 
   /**
    * @param target where the backup was found: {@code local} (the worker's backup directory) or

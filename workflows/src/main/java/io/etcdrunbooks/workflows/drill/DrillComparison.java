@@ -58,7 +58,10 @@ final class DrillComparison {
         actual,
         differences.isEmpty(),
         List.copyOf(differences),
-        List.copyOf(notCompared));
+        List.copyOf(notCompared),
+        List.of(
+            new RestoreDrillResult.Target(
+                checked.target(), b.id(), differences.isEmpty(), List.copyOf(differences))));
   }
 
   private static String compaction(KeyspaceHash h) {

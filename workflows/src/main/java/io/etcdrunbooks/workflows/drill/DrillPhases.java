@@ -19,14 +19,16 @@ public final class DrillPhases {
       new PhaseRunner<>(
           always(
               Phase.PREFLIGHT,
-              "checks the backup (the request's backupId, else the newest kept one) end to end as a"
-                  + " restore does: downloaded from the object store when the worker has no copy,"
-                  + " its SHA-256, its decryption, etcd's own tool reading its recorded revision and"
-                  + " hash",
+              "checks the backup end to end as a restore does: without a backupId, the newest"
+                  + " verified backup of each target the cluster has (worker, off-site host, object"
+                  + " store), each fetched from that target into the drill's scratch space; with"
+                  + " one, that backup (downloaded from the object store when the worker has no"
+                  + " copy); its SHA-256, its decryption, etcd's own tool reading its recorded"
+                  + " revision and hash",
               DrillPhases::checkBackup),
           always(
               Phase.DRILL,
-              "restores it with its etcd version's own tool (etcdutl from 3.5 on, etcdctl before)"
+              "restores each with its etcd version's own tool (etcdutl from 3.5 on, etcdctl before)"
                   + " into a scratch directory on the worker, starts a throwaway etcd of that version"
                   + " on a free 127.0.0.1 port and reads its revision, the live keys and hashkv at the"
                   + " backup's revision; the throwaway etcd is stopped and the scratch directory"
@@ -34,13 +36,15 @@ public final class DrillPhases {
               DrillPhases::drill),
           always(
               Phase.POSTFLIGHT,
-              "compares them with what the backup recorded (revision, live keys, keyspace hash) and"
-                  + " records the outcome for the worker's metrics; a difference fails the run naming"
-                  + " the backup, its target and what differed",
+              "compares them with what each backup recorded (revision, live keys, keyspace hash)"
+                  + " and records the outcome for the worker's metrics; a difference, or a copy that"
+                  + " could not be checked or restored, fails the run naming every target that"
+                  + " failed, its backup and what differed",
               DrillPhases::compare),
           always(
               Phase.DONE,
-              "the result: the backup, its target, the expected and actual values, passed",
+              "the result: the backup, its target, the expected and actual values, passed, and one"
+                  + " entry per target drilled",
               run -> {}));
 
   private DrillPhases() {}
@@ -50,6 +54,10 @@ public final class DrillPhases {
   }
 
   private static void checkBackup(DrillRun run) {
+    if (run.everyTarget()) {
+      EveryTargetDrill.check(run);
+      return;
+    }
     ProgressTracker progress = run.ctx.progress();
     run.backup =
         progress.record("check backup", () -> activities(run).checkBackup(run.activityRequest()));
@@ -62,6 +70,10 @@ public final class DrillPhases {
   }
 
   private static void drill(DrillRun run) {
+    if (run.perTarget != null) {
+      EveryTargetDrill.drill(run);
+      return;
+    }
     ProgressTracker progress = run.ctx.progress();
     try {
       run.measured =
@@ -84,6 +96,10 @@ public final class DrillPhases {
   }
 
   private static void compare(DrillRun run) {
+    if (run.perTarget != null) {
+      EveryTargetDrill.compare(run);
+      return;
+    }
     RestoreDrillResult result =
         DrillComparison.compare(run.request.cluster(), run.backup, run.measured);
     run.result = result;
@@ -124,7 +140,7 @@ public final class DrillPhases {
     }
   }
 
-  private static void record(DrillRun run, boolean passed) {
+  static void record(DrillRun run, boolean passed) {
     run.recorded = true;
     run.ctx
         .progress()
@@ -135,10 +151,14 @@ public final class DrillPhases {
                     .recordResult(
                         new DrillOutcome(
                             run.request.cluster(),
-                            run.backup == null
-                                ? run.activityRequest().backupId()
-                                : run.backup.backup().id(),
-                            run.backup == null ? "" : run.backup.target(),
+                            run.perTarget != null
+                                ? EveryTargetDrill.outcomeBackups(run)
+                                : run.backup == null
+                                    ? run.activityRequest().backupId()
+                                    : run.backup.backup().id(),
+                            run.perTarget != null
+                                ? EveryTargetDrill.outcomeTargetNames(run)
+                                : run.backup == null ? "" : run.backup.target(),
                             passed,
                             Instant.ofEpochMilli(Workflow.currentTimeMillis()).toString())));
   }

@@ -12,6 +12,8 @@ import java.util.List;
  * @param expectedKeyspaceHash null when the backup recorded none (older backups)
  * @param differences what differed, in words; empty when it passed
  * @param notCompared what the backup did not record, so was not compared
+ * @param targets one entry per target drilled: every target the cluster has when no backupId was
+ *     asked, else the one the backup came from; the fields above are the first entry's
  */
 public record RestoreDrillResult(
     String cluster,
@@ -27,4 +29,28 @@ public record RestoreDrillResult(
     KeyspaceHash actualKeyspaceHash,
     boolean passed,
     List<String> differences,
-    List<String> notCompared) {}
+    List<String> notCompared,
+    List<Target> targets) {
+
+  /** The drill of one target's copy. */
+  public record Target(String target, String backupId, boolean passed, List<String> differences) {}
+
+  RestoreDrillResult withTargets(List<Target> all) {
+    return new RestoreDrillResult(
+        cluster,
+        backupId,
+        target,
+        etcdVersion,
+        tool,
+        expectedRevision,
+        actualRevision,
+        expectedLiveKeys,
+        actualLiveKeys,
+        expectedKeyspaceHash,
+        actualKeyspaceHash,
+        passed,
+        differences,
+        notCompared,
+        List.copyOf(all));
+  }
+}

@@ -2,6 +2,7 @@ package io.etcdrunbooks.workflows.drill;
 
 import static io.etcdrunbooks.workflows.testing.RunbookWaits.workflowFailure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.etcdrunbooks.workflows.activities.DrillActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
@@ -52,7 +53,8 @@ class RestoreDrillControlFlowTest {
   void aCopyThatServesWhatTheBackupRecordedPassesAndIsCleanedUpAndRecorded() {
     fake.measured = new DrillActivities.DrillMeasurement(120, 300, RECORDED, "etcdutl 3.5.30");
 
-    RestoreDrillResult result = stub().drill(RestoreDrillRequest.newest("c"));
+    RestoreDrillResult result =
+        stub().drill(RestoreDrillRequest.newest("c").withBackupId("backup-1"));
 
     assertThat(result.passed()).isTrue();
     assertThat(result.backupId()).isEqualTo("backup-1");
@@ -79,7 +81,9 @@ class RestoreDrillControlFlowTest {
             120, 300, new KeyspaceHash(120, 40, 12345), "etcdutl 3.5.30");
     RestoreDrillWorkflow workflow = stub();
 
-    Throwable failure = workflowFailure(() -> workflow.drill(RestoreDrillRequest.newest("c")));
+    Throwable failure =
+        workflowFailure(
+            () -> workflow.drill(RestoreDrillRequest.newest("c").withBackupId("backup-1")));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreDrillFailed.name());
     assertThat(Failures.rootMessage(failure))
@@ -94,7 +98,9 @@ class RestoreDrillControlFlowTest {
     fake.restoreFails = true;
     RestoreDrillWorkflow workflow = stub();
 
-    Throwable failure = workflowFailure(() -> workflow.drill(RestoreDrillRequest.newest("c")));
+    Throwable failure =
+        workflowFailure(
+            () -> workflow.drill(RestoreDrillRequest.newest("c").withBackupId("backup-1")));
 
     assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreDrillFailed.name());
     assertThat(recording.calls())
@@ -111,7 +117,7 @@ class RestoreDrillControlFlowTest {
   void aDrillCancelledWhileItRestoresStillCleansUp() throws Exception {
     fake.blockRestore = true;
     RestoreDrillWorkflow workflow = stub();
-    WorkflowClient.start(workflow::drill, RestoreDrillRequest.newest("c"));
+    WorkflowClient.start(workflow::drill, RestoreDrillRequest.newest("c").withBackupId("backup-1"));
     assertThat(fake.restoring.await(20, TimeUnit.SECONDS)).isTrue();
 
     WorkflowStub.fromTyped(workflow).cancel();
@@ -120,6 +126,73 @@ class RestoreDrillControlFlowTest {
         workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(RestoreDrillResult.class));
     assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
     assertThat(fake.cleanedUp).containsExactly(fake.checkedDrillId);
+    assertThat(fake.outcomes).isEmpty();
+  }
+
+  @Test
+  void withoutABackupIdEachTargetsNewestCopyIsDrilledFromThatTargetAndAllPassing() {
+    fake.measured = new DrillActivities.DrillMeasurement(120, 300, RECORDED, "etcdutl 3.5.30");
+
+    RestoreDrillResult result = stub().drill(RestoreDrillRequest.newest("c"));
+
+    assertThat(result.passed()).isTrue();
+    assertThat(result.targets())
+        .extracting(RestoreDrillResult.Target::target, RestoreDrillResult.Target::passed)
+        .containsExactly(tuple("local", true), tuple("offsite", true));
+    assertThat(fake.checked)
+        .extracting(DrillActivities.DrillRequest::target, DrillActivities.DrillRequest::backupId)
+        .containsExactly(tuple("local", "backup-2"), tuple("offsite", "backup-1"));
+    assertThat(fake.cleanedUp).containsExactly(fake.checkedDrillId, fake.checkedDrillId);
+    assertThat(fake.outcomes)
+        .singleElement()
+        .satisfies(o -> assertThat(o.passed()).isTrue())
+        .satisfies(o -> assertThat(o.target()).isEqualTo("local,offsite"));
+  }
+
+  @Test
+  void withoutABackupIdACorruptCopyOnOneTargetFailsTheRunNamingThatTargetAfterTheOthersPassed() {
+    fake.measured = new DrillActivities.DrillMeasurement(120, 300, RECORDED, "etcdutl 3.5.30");
+    fake.corruptOn = "offsite";
+    RestoreDrillWorkflow workflow = stub();
+
+    Throwable failure = workflowFailure(() -> workflow.drill(RestoreDrillRequest.newest("c")));
+
+    assertThat(Failures.rootType(failure)).isEqualTo(FailureType.RestoreDrillFailed.name());
+    assertThat(Failures.rootMessage(failure))
+        .contains(
+            "target offsite (backup backup-1): backup backup-1 on offsite has SHA-256 00ff",
+            "passed on local (backup backup-2)")
+        .doesNotContain("target local");
+    assertThat(recording.calls())
+        .containsExactly(
+            "DrillActivities.newestPerTarget",
+            "DrillActivities.checkBackup",
+            "DrillActivities.checkBackup",
+            "DrillActivities.restoreAndMeasure",
+            "DrillActivities.cleanUp",
+            "DrillActivities.cleanUp",
+            "DrillActivities.recordResult");
+    assertThat(fake.outcomes)
+        .singleElement()
+        .satisfies(o -> assertThat(o.passed()).isFalse())
+        .satisfies(o -> assertThat(o.target()).isEqualTo("offsite"))
+        .satisfies(o -> assertThat(o.backupId()).isEqualTo("backup-1"));
+  }
+
+  @Test
+  void withoutABackupIdADrillCancelledWhileItRestoresCleansUpEveryTargetAndRecordsNothing()
+      throws Exception {
+    fake.blockRestore = true;
+    RestoreDrillWorkflow workflow = stub();
+    WorkflowClient.start(workflow::drill, RestoreDrillRequest.newest("c"));
+    assertThat(fake.restoring.await(20, TimeUnit.SECONDS)).isTrue();
+
+    WorkflowStub.fromTyped(workflow).cancel();
+
+    Throwable failure =
+        workflowFailure(() -> WorkflowStub.fromTyped(workflow).getResult(RestoreDrillResult.class));
+    assertThat(failure).hasRootCauseInstanceOf(CanceledFailure.class);
+    assertThat(fake.cleanedUpTargets).containsExactly("local", "offsite");
     assertThat(fake.outcomes).isEmpty();
   }
 
@@ -139,9 +212,15 @@ class RestoreDrillControlFlowTest {
                 .build());
   }
 
-  /** One backup, found in the object store; the restore measures what the test sets. */
+  /**
+   * One backup, found in the object store; per target, backup-2 on the worker and backup-1
+   * off-site. The restore measures what the test sets.
+   */
   static final class FakeDrill implements DrillActivities {
     final List<String> cleanedUp = new CopyOnWriteArrayList<>();
+    final List<DrillRequest> checked = new CopyOnWriteArrayList<>();
+    final List<String> cleanedUpTargets = new CopyOnWriteArrayList<>();
+    volatile String corruptOn = "";
     final List<DrillOutcome> outcomes = new CopyOnWriteArrayList<>();
     final CountDownLatch restoring = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
@@ -151,11 +230,22 @@ class RestoreDrillControlFlowTest {
     volatile String checkedDrillId;
 
     @Override
+    public List<TargetBackup> newestPerTarget(DrillRequest request) {
+      return List.of(
+          new TargetBackup("local", "backup-2", ""), new TargetBackup("offsite", "backup-1", ""));
+    }
+
+    @Override
     public DrillBackup checkBackup(DrillRequest request) {
       checkedDrillId = request.drillId();
+      checked.add(request);
+      if (request.fromOneTarget() && request.target().equals(corruptOn))
+        throw FailureType.BackupCorrupt.nonRetryable(
+            "backup %s on %s has SHA-256 00ff, its record says 00"
+                .formatted(request.backupId(), corruptOn));
       return new DrillBackup(
           new BackupRecord(
-              "backup-1",
+              request.backupId().isBlank() ? "backup-1" : request.backupId(),
               request.cluster(),
               "m1",
               "3.5.30",
@@ -170,7 +260,7 @@ class RestoreDrillControlFlowTest {
               "k1",
               300,
               RECORDED),
-          "object_store");
+          request.fromOneTarget() ? request.target() : "object_store");
     }
 
     @Override
@@ -192,6 +282,7 @@ class RestoreDrillControlFlowTest {
     @Override
     public boolean cleanUp(DrillRequest request) {
       cleanedUp.add(request.drillId());
+      if (request.fromOneTarget()) cleanedUpTargets.add(request.target());
       return true;
     }
 

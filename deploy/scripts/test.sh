@@ -13,7 +13,8 @@ step() { # name command...: runs it and prints how long it took
 }
 # The one-time downloads, each timed on its own: etcd's releases and the Temporal CLI, and beside them
 # the machines' root fs (as root: systemd-nspawn; as another user the machines' tests are skipped,
-# saying so) and the browser (Debian's Chromium as root, playwright-core from npm). All are cached:
+# saying so), the browser (Debian's Chromium as root, playwright-core from npm) and what checks the
+# Helm chart (helm and kubeconform built from the Go module proxy, Kubernetes' schemas made offline). All are cached:
 # warm, each takes a second.
 side_pids=()
 side_logs=()
@@ -43,6 +44,7 @@ if [ "$(id -u)" = 0 ]; then
   beside "the machines' root fs (beside the etcd releases)" bash deploy/scripts/machines.sh rootfs
 fi
 beside "fetching the browser (beside the etcd releases)" bash deploy/scripts/fetch-browser.sh
+beside "fetching helm, kubeconform and the Kubernetes schemas (beside the etcd releases)" bash deploy/scripts/fetch-helm.sh
 step "fetching etcd releases" bash deploy/scripts/fetch-etcd.sh
 step "fetching the Temporal CLI" bash deploy/scripts/fetch-temporal.sh
 step "fetching the Python packages" bash deploy/scripts/fetch-python.sh

@@ -17,9 +17,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Health of this process for load balancers and Kubernetes probes: Temporal answers (a real call
- * with a 2 s deadline) and, in a process with the worker role, the worker polls. 200 when all is
- * well, 503 naming what is not. No token, like {@code /metrics}.
+ * Health of this process for load balancers and Kubernetes probes. {@code /health}, readiness:
+ * Temporal answers (a real call with a 2 s deadline) and, in a process with the worker role, the
+ * worker polls; 200 when all is well, 503 naming what is not. {@code /health/live}, liveness: the
+ * process serves HTTP, whatever Temporal does, so that a Temporal outage makes pods unready rather
+ * than restarting every one of them. No token, like {@code /metrics}.
  */
 @Controller
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -39,6 +41,12 @@ public final class HealthController {
     this.endpoint = endpoint;
     this.worker = worker;
     this.roles = List.of(roles.split(","));
+  }
+
+  @OwnAuthentication("public: for Kubernetes' liveness probe; names nothing")
+  @Get("/health/live")
+  public HttpResponse<Map<String, Object>> live() {
+    return HttpResponse.ok(Map.of("status", "UP", "roles", roles));
   }
 
   @OwnAuthentication("public: for load balancers and probes; names no cluster")

@@ -34,14 +34,19 @@ public final class RunbookWorker implements AutoCloseable {
       TemporalFactory.TemporalEndpoint endpoint,
       SearchAttributesConfig searchAttributes,
       WorkerActivities activities,
-      ApprovalSigning approvals) {
+      ApprovalSigning approvals,
+      ActivitiesConfig activityTimeouts) {
     this.taskQueue = config.taskQueue();
     this.factory = WorkerFactory.newInstance(client);
     boolean sticky =
         StickyExecution.decide(
             temporal.stickyExecution(), endpoint.inProcess(), client.getWorkflowServiceStubs());
     Worker worker = factory.newWorker(taskQueue, options(sticky));
-    register(worker, activities, new RunbookSettings(approvals, searchAttributes.enabled()));
+    register(
+        worker,
+        activities,
+        new RunbookSettings(
+            approvals, searchAttributes.enabled(), activityTimeouts.waitHeartbeatTimeout()));
   }
 
   /**
@@ -75,10 +80,19 @@ public final class RunbookWorker implements AutoCloseable {
 
   /**
    * What the worker's configuration gives every runbook: the key its approval validator checks
-   * signed tokens with, and whether the namespace has the search attributes. Workflow code reads no
-   * file and no configuration of its own.
+   * signed tokens with, whether the namespace has the search attributes, and the most a wait's
+   * heartbeat timeout may be. Workflow code reads no file and no configuration of its own.
    */
-  public record RunbookSettings(ApprovalSigning approvals, boolean searchAttributesRegistered) {}
+  public record RunbookSettings(
+      ApprovalSigning approvals,
+      boolean searchAttributesRegistered,
+      Duration waitHeartbeatTimeout) {
+
+    /** Every wait with its own heartbeat timeout. */
+    public RunbookSettings(ApprovalSigning approvals, boolean searchAttributesRegistered) {
+      this(approvals, searchAttributesRegistered, RunbookWorkflow.DEFAULT_WAIT_HEARTBEAT_TIMEOUT);
+    }
+  }
 
   /**
    * Every runbook workflow and activity the worker offers, each runbook made by a factory that
@@ -100,7 +114,8 @@ public final class RunbookWorker implements AutoCloseable {
             workflow.cast(
                 newRunbook(implementation)
                     .withApprovalSigning(settings.approvals())
-                    .withSearchAttributesRegistered(settings.searchAttributesRegistered())),
+                    .withSearchAttributesRegistered(settings.searchAttributesRegistered())
+                    .withWaitHeartbeatTimeout(settings.waitHeartbeatTimeout())),
         RunbookPayloads.workflowOptions());
   }
 

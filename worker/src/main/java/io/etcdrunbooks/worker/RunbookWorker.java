@@ -38,7 +38,8 @@ public final class RunbookWorker implements AutoCloseable {
       TemporalFactory.TemporalEndpoint endpoint,
       SearchAttributesConfig searchAttributes,
       WorkerActivities activities,
-      ApprovalSigning approvals) {
+      ApprovalSigning approvals,
+      ActivitiesConfig activityTimeouts) {
     this.taskQueue = config.taskQueue();
     Optional<WorkerDeploymentOptions> deployment =
         WorkerVersioning.options(
@@ -49,7 +50,11 @@ public final class RunbookWorker implements AutoCloseable {
             temporal.stickyExecution(), endpoint.inProcess(), client.getWorkflowServiceStubs());
     Worker worker = factory.newWorker(taskQueue, options(sticky, deployment));
     deployment.ifPresent(this::logVersion);
-    register(worker, activities, new RunbookSettings(approvals, searchAttributes.enabled()));
+    register(
+        worker,
+        activities,
+        new RunbookSettings(
+            approvals, searchAttributes.enabled(), activityTimeouts.waitHeartbeatTimeout()));
   }
 
   /**
@@ -104,10 +109,19 @@ public final class RunbookWorker implements AutoCloseable {
 
   /**
    * What the worker's configuration gives every runbook: the key its approval validator checks
-   * signed tokens with, and whether the namespace has the search attributes. Workflow code reads no
-   * file and no configuration of its own.
+   * signed tokens with, whether the namespace has the search attributes, and the most a wait's
+   * heartbeat timeout may be. Workflow code reads no file and no configuration of its own.
    */
-  public record RunbookSettings(ApprovalSigning approvals, boolean searchAttributesRegistered) {}
+  public record RunbookSettings(
+      ApprovalSigning approvals,
+      boolean searchAttributesRegistered,
+      Duration waitHeartbeatTimeout) {
+
+    /** Every wait with its own heartbeat timeout. */
+    public RunbookSettings(ApprovalSigning approvals, boolean searchAttributesRegistered) {
+      this(approvals, searchAttributesRegistered, RunbookWorkflow.DEFAULT_WAIT_HEARTBEAT_TIMEOUT);
+    }
+  }
 
   /**
    * Every runbook workflow and activity the worker offers, each runbook made by a factory that
@@ -129,7 +143,8 @@ public final class RunbookWorker implements AutoCloseable {
             workflow.cast(
                 newRunbook(implementation)
                     .withApprovalSigning(settings.approvals())
-                    .withSearchAttributesRegistered(settings.searchAttributesRegistered())),
+                    .withSearchAttributesRegistered(settings.searchAttributesRegistered())
+                    .withWaitHeartbeatTimeout(settings.waitHeartbeatTimeout())),
         RunbookPayloads.workflowOptions());
   }
 

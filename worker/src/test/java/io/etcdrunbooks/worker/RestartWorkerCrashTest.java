@@ -23,10 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
  * the normal restarts it is held against.
  *
  * <p>Without the restart on the host, the member would stay down until the next worker retried the
- * step, which Temporal does only after the restart activity's 20 s heartbeat timeout. The bound is
- * twice the slowest normal restart plus {@link #LOADED_MACHINE_SLACK_MILLIS}: on a loaded CI
- * machine a few hundred milliseconds of scheduling noise is more than a normal restart takes (CI:
- * 529 ms against 213 ms), and the slack still leaves the bound far below that heartbeat timeout.
+ * step, which Temporal does only after the restart activity's heartbeat timeout (5 s here, {@link
+ * io.etcdrunbooks.testkit.WorkerProcess#KILLED_WORKER_HEARTBEAT_TIMEOUT_SECONDS}; 20 s as shipped)
+ * and its retry's 1 s backoff, once the second worker JVM has started. The bound is twice the
+ * slowest normal restart plus {@link #LOADED_MACHINE_SLACK_MILLIS}: on a loaded CI machine a few
+ * hundred milliseconds of scheduling noise is more than a normal restart takes (CI: 529 ms against
+ * 213 ms), and the slack still leaves the bound below that retry.
  */
 @RealEtcd
 @Timeout(value = 6, unit = TimeUnit.MINUTES)

@@ -35,7 +35,7 @@ class SystemdMachinesMigrateTest {
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.3.25", SandboxRunbooks.releases());
         WorkerCrashScenario runbooks =
-            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE);
+            WorkerCrashScenario.withShippedWorker(dir, machines.inventoryFile(), TASK_QUEUE);
         ClusterProbe probe = new ClusterProbe(machines.cluster())) {
       Map<String, String> written =
           new V2Writer(machines.cluster().member("m1").clientUrl()).kubernetes15(300, 50, 3600);

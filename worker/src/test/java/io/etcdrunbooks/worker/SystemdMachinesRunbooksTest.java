@@ -49,7 +49,7 @@ class SystemdMachinesRunbooksTest {
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.4.23", SandboxRunbooks.releases());
         WorkerCrashScenario runbooks =
-            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
+            WorkerCrashScenario.withShippedWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       Map<String, ClusterProbe.StoredKey> atBackup;
       try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
         probe.putMany("/registry/pods/p-", 300);

@@ -46,7 +46,7 @@ class SystemdMachinesTlsTest {
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.5.30", SandboxRunbooks.releases());
         WorkerCrashScenario runbooks =
-            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
+            WorkerCrashScenario.withShippedWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
         probe.putMany("/registry/before/k", 200);
       }

@@ -54,7 +54,7 @@ class SystemdMachinesUpgradeTest {
                     "m1", Map.of("ETCD_DEBUG", "true"),
                     "m3", Map.of("ETCD_LOG_OUTPUT", "stderr")));
         WorkerCrashScenario runbooks =
-            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
+            WorkerCrashScenario.withShippedWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       // m2 as kubespray lays it out: the binary in /usr/local/bin, ExecStart set by a drop-in
       machines.rootShell(
           "m2",
@@ -127,7 +127,7 @@ class SystemdMachinesUpgradeTest {
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.5.35", SandboxRunbooks.releases());
         WorkerCrashScenario runbooks =
-            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
+            WorkerCrashScenario.withShippedWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       Map<String, String> envBefore = new java.util.TreeMap<>();
       for (String m : List.of("m1", "m2", "m3"))
         envBefore.put(m, Files.readString(machines.hostRoot(m).resolve("etc/etcd/etcd.env")));
@@ -174,7 +174,7 @@ class SystemdMachinesUpgradeTest {
             Machines.start(
                 dir.resolve("machines"), "prod-1", 3, "3.4.23", SandboxRunbooks.releases());
         WorkerCrashScenario runbooks =
-            WorkerCrashScenario.withWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
+            WorkerCrashScenario.withShippedWorker(dir, machines.inventoryFile(), TASK_QUEUE)) {
       try (ClusterProbe probe = new ClusterProbe(machines.cluster())) {
         UpgradeClusterWorkflow workflow =
             runbooks.workflow(

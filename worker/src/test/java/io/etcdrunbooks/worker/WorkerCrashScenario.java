@@ -37,7 +37,10 @@ import java.util.function.Supplier;
  * worker-N.log} in the test's directory. A test starts a runbook, waits for the moment it wants
  * ({@link #awaitProgress}, {@link #await}), kills the worker with SIGKILL ({@link #killWorker}),
  * starts the next one and reads the result ({@link #result}); every failure message carries the log
- * of the worker concerned. The machines tests use it with one worker, as production runs it.
+ * of the worker concerned. Its workers' waits have heartbeat timeouts of at most {@link
+ * WorkerProcess#KILLED_WORKER_HEARTBEAT_TIMEOUT_SECONDS}, so the next worker takes a killed one's
+ * wait over after that, not after the waits' own 20 s. The machines tests use it with one worker
+ * and the product's settings, as production runs it ({@link #withShippedWorker}).
  */
 final class WorkerCrashScenario implements AutoCloseable {
 
@@ -48,6 +51,7 @@ final class WorkerCrashScenario implements AutoCloseable {
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
   private final List<Process> workers = new ArrayList<>();
+  private boolean shipped;
 
   private WorkerCrashScenario(Path dir, Path inventory, String taskQueue, TemporalServer temporal) {
     this.dir = dir;
@@ -86,6 +90,15 @@ final class WorkerCrashScenario implements AutoCloseable {
     return scenario;
   }
 
+  /** As {@link #withWorker}, the worker with the product's settings: it is not to be killed. */
+  static WorkerCrashScenario withShippedWorker(Path dir, Path inventory, String taskQueue)
+      throws IOException {
+    WorkerCrashScenario scenario = start(dir, inventory, taskQueue);
+    scenario.shipped = true;
+    scenario.startWorker();
+    return scenario;
+  }
+
   WorkflowClient client() {
     return client;
   }
@@ -99,8 +112,11 @@ final class WorkerCrashScenario implements AutoCloseable {
 
   /** Starts the next worker JVM (worker-1, worker-2, ...). */
   void startWorker() throws IOException {
+    Path log = logFile(workers.size() + 1);
     workers.add(
-        WorkerProcess.start(inventory, temporal.address(), taskQueue, logFile(workers.size() + 1)));
+        shipped
+            ? WorkerProcess.start(inventory, temporal.address(), taskQueue, log)
+            : WorkerProcess.startToBeKilled(inventory, temporal.address(), taskQueue, log));
   }
 
   /** SIGKILL to the running worker: no shutdown hook, no graceful stop; waits until it is gone. */

@@ -39,7 +39,6 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
   private static final Duration DEFRAGMENT_TIMEOUT = Duration.ofMinutes(25);
 
   private static final Duration COMPACT_TIMEOUT = Duration.ofMinutes(5);
-  private static final long HEARTBEAT_MILLIS = 5_000;
   private static final int NOSPACE_ROUNDS = 4;
   private static final Duration NOSPACE_ROUND_PAUSE = Duration.ofMillis(500);
 
@@ -264,7 +263,7 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
     while (defragmenting(clients, member)) {
       if (System.nanoTime() > deadline) throw stillRunning(what, DEFRAGMENT_TIMEOUT);
       Heartbeats.beat(what + ": waiting for the defragmentation already running");
-      Heartbeats.pause(HEARTBEAT_MILLIS);
+      Heartbeats.pause(Heartbeats.EVERY.toMillis());
     }
   }
 
@@ -286,7 +285,8 @@ public final class MaintenanceActivitiesImpl implements MaintenanceActivities {
       long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
       if (left <= 0) throw stillRunning(what, defragmentTimeout);
       try {
-        EtcdClients.await(call, what, Duration.ofMillis(Math.min(left, HEARTBEAT_MILLIS)));
+        EtcdClients.await(
+            call, what, Duration.ofMillis(Math.min(left, Heartbeats.EVERY.toMillis())));
         return;
       } catch (EtcdCallException e) {
         if (!call.isDone() && e.getMessage().contains("no answer within")) continue;

@@ -57,8 +57,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SshConnector implements AutoCloseable {
 
-  private static final Duration HEARTBEAT_EVERY = Duration.ofSeconds(10);
-
   private static final Logger log = LoggerFactory.getLogger(SshConnector.class);
   private static final AttributeKey<HostKeyCheck> HOST_KEY_CHECK = new AttributeKey<>();
 
@@ -196,7 +194,7 @@ public final class SshConnector implements AutoCloseable {
 
   /**
    * Waits for the command to end, at most {@code timeout}, heartbeating the activity it runs for
-   * every {@link #HEARTBEAT_EVERY}: an etcdctl migrate or a restore of a large data dir outlasts an
+   * every {@link Heartbeats#EVERY}: an etcdctl migrate or a restore of a large data dir outlasts an
    * activity's heartbeat timeout, and Temporal would otherwise start it again while it still runs.
    */
   private static boolean awaitClosed(ChannelExec channel, SshTarget target, Duration timeout) {
@@ -208,7 +206,7 @@ public final class SshConnector implements AutoCloseable {
           channel.waitFor(
               EnumSet.of(ClientChannelEvent.CLOSED),
               // at least 1 ms: MINA waits without a bound for a timeout of 0
-              Math.max(1, Math.min(left, HEARTBEAT_EVERY.toNanos()) / 1_000_000));
+              Math.max(1, Math.min(left, Heartbeats.EVERY.toNanos()) / 1_000_000));
       if (events.contains(ClientChannelEvent.CLOSED)) return true;
       Heartbeats.beat("a command on " + target.address() + " still runs");
     }

@@ -101,6 +101,7 @@ public final class WorkerKilledMidRestart {
 
   private static Process worker(Sandbox sandbox, EmbeddedTemporal temporal, Path log)
       throws java.io.IOException {
-    return WorkerProcess.start(sandbox.inventoryFile(), temporal.address(), TASK_QUEUE, log);
+    return WorkerProcess.startToBeKilled(
+        sandbox.inventoryFile(), temporal.address(), TASK_QUEUE, log);
   }
 }

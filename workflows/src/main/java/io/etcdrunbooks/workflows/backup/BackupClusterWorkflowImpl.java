@@ -9,8 +9,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class BackupClusterWorkflowImpl extends RunbookWorkflow
     implements BackupClusterWorkflow {
 
-  private final Activities activities = new Activities();
-
   public BackupClusterWorkflowImpl() {
     super(TYPE);
   }
@@ -22,7 +20,9 @@ public final class BackupClusterWorkflowImpl extends RunbookWorkflow
         () -> {
           BackupRun run =
               BackupRun.start(
-                  new RunContext(activities, progress, this, request.cluster()), request);
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           BackupClusterPhases.RUNNER.run(run, progress);
           return run.backup;
         });

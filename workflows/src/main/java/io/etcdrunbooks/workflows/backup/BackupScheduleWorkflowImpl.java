@@ -11,8 +11,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class BackupScheduleWorkflowImpl extends RunbookWorkflow
     implements BackupScheduleWorkflow {
 
-  private final Activities activities = new Activities();
-
   public BackupScheduleWorkflowImpl() {
     super(TYPE);
   }
@@ -24,7 +22,9 @@ public final class BackupScheduleWorkflowImpl extends RunbookWorkflow
         () ->
             BackupSchedulePhases.run(
                 new ScheduleRun(
-                    new RunContext(activities, progress, this, request.cluster()), request),
+                    new RunContext(
+                        new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                    request),
                 progress));
   }
 }

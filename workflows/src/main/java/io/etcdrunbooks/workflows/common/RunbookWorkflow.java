@@ -5,6 +5,7 @@ import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,13 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
   private boolean dryRun;
   private int approvalGates;
   private CancellationScope stopsAtOnce;
+  private Duration waitHeartbeatTimeout = DEFAULT_WAIT_HEARTBEAT_TIMEOUT;
+
+  /**
+   * The worker's runbooks.activities.wait-heartbeat-timeout-seconds by default: the waits' own (20
+   * s), so that each keeps its own.
+   */
+  public static final Duration DEFAULT_WAIT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(20);
 
   protected RunbookWorkflow(String runbookType) {
     this.runbookType = runbookType;
@@ -59,6 +67,22 @@ public abstract class RunbookWorkflow implements Runbook, ApprovalGate {
   public final RunbookWorkflow withSearchAttributesRegistered(boolean registered) {
     progress.searchAttributesRegistered(registered);
     return this;
+  }
+
+  /**
+   * The most the heartbeat timeout of a wait (a member's restart, its readiness, ...) may be (the
+   * worker's runbooks.activities.wait-heartbeat-timeout-seconds), given by the worker's workflow
+   * implementation factory: how long a wait whose worker died lasts before another worker takes it
+   * over.
+   */
+  public final RunbookWorkflow withWaitHeartbeatTimeout(Duration timeout) {
+    this.waitHeartbeatTimeout = Objects.requireNonNull(timeout);
+    return this;
+  }
+
+  /** What {@link #withWaitHeartbeatTimeout} gave, for the runbook's activity stubs. */
+  protected final Duration waitHeartbeatTimeout() {
+    return waitHeartbeatTimeout;
   }
 
   /**

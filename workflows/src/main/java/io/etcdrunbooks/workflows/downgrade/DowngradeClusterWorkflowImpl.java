@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class DowngradeClusterWorkflowImpl extends RunbookWorkflow
     implements DowngradeClusterWorkflow {
 
-  private final Activities activities = new Activities();
-
   public DowngradeClusterWorkflowImpl() {
     super(TYPE);
   }
@@ -22,7 +20,9 @@ public final class DowngradeClusterWorkflowImpl extends RunbookWorkflow
         () -> {
           DowngradeRun run =
               new DowngradeRun(
-                  new RunContext(activities, progress, this, request.cluster()), request);
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           DowngradePhases.RUNNER.run(run, progress);
           return run.result();
         });

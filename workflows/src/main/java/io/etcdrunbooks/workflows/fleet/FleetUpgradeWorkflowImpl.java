@@ -7,7 +7,6 @@ import io.etcdrunbooks.workflows.phases.Activities;
 public final class FleetUpgradeWorkflowImpl extends RunbookWorkflow
     implements FleetUpgradeWorkflow {
 
-  private final Activities activities = new Activities();
   private FleetRun run;
 
   public FleetUpgradeWorkflowImpl() {
@@ -16,7 +15,13 @@ public final class FleetUpgradeWorkflowImpl extends RunbookWorkflow
 
   @Override
   public FleetStatus upgrade(FleetUpgradeRequest request) {
-    run = new FleetRun(activities, progress, request, this, this::needApprovalAgain);
+    run =
+        new FleetRun(
+            new Activities(waitHeartbeatTimeout()),
+            progress,
+            request,
+            this,
+            this::needApprovalAgain);
     return runFor(
         "fleet:" + request.fleet(),
         () -> {

@@ -4,7 +4,6 @@ import io.etcdrunbooks.workflows.activities.KubernetesActivities;
 import io.etcdrunbooks.workflows.activities.KubernetesActivities.NodeWatch;
 import io.etcdrunbooks.workflows.activities.KubernetesActivities.WatchNodesRequest;
 import io.etcdrunbooks.workflows.common.Failures;
-import io.etcdrunbooks.workflows.phases.Activities;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Async;
@@ -37,7 +36,7 @@ final class NodeWatches {
 
   static NodeWatches start(FleetRun run, List<String> clusters) {
     int seconds = run.request.bakeMinutes() * 60;
-    KubernetesActivities kubernetes = Activities.nodeWatch(Duration.ofSeconds(seconds));
+    KubernetesActivities kubernetes = run.activities.nodeWatch(Duration.ofSeconds(seconds));
     Map<String, Promise<NodeWatch>> watches = new LinkedHashMap<>();
     CancellationScope scope =
         Workflow.newCancellationScope(

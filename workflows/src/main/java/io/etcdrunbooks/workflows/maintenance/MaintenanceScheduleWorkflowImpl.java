@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class MaintenanceScheduleWorkflowImpl extends RunbookWorkflow
     implements MaintenanceScheduleWorkflow {
 
-  private final Activities activities = new Activities();
-
   public MaintenanceScheduleWorkflowImpl() {
     super(TYPE);
   }
@@ -21,7 +19,9 @@ public final class MaintenanceScheduleWorkflowImpl extends RunbookWorkflow
         () ->
             MaintenanceSchedulePhases.run(
                 new MaintenanceScheduleRun(
-                    new RunContext(activities, progress, this, request.cluster()), request),
+                    new RunContext(
+                        new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                    request),
                 progress));
   }
 }

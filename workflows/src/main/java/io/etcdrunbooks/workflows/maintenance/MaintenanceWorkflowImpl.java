@@ -7,8 +7,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 /** The Maintenance runbook: its phases are in {@link MaintenancePhases}, in order. */
 public final class MaintenanceWorkflowImpl extends RunbookWorkflow implements MaintenanceWorkflow {
 
-  private final Activities activities = new Activities();
-
   public MaintenanceWorkflowImpl() {
     super(TYPE);
   }
@@ -21,7 +19,9 @@ public final class MaintenanceWorkflowImpl extends RunbookWorkflow implements Ma
         () -> {
           MaintenanceRun run =
               new MaintenanceRun(
-                  new RunContext(activities, progress, this, request.cluster()), request);
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           MaintenancePhases.RUNNER.run(run, progress);
           return run.result();
         });

@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class MigrateV2ToV3WorkflowImpl extends RunbookWorkflow
     implements MigrateV2ToV3Workflow {
 
-  private final Activities activities = new Activities();
-
   public MigrateV2ToV3WorkflowImpl() {
     super(TYPE);
   }
@@ -22,7 +20,9 @@ public final class MigrateV2ToV3WorkflowImpl extends RunbookWorkflow
         () -> {
           MigrateRun run =
               new MigrateRun(
-                  new RunContext(activities, progress, this, request.cluster()), request);
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           MigratePhases.RUNNER.run(run, progress);
           return run.result();
         });

@@ -21,6 +21,7 @@ import io.etcdrunbooks.workflows.activities.ReleaseActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.common.FailureType;
+import io.etcdrunbooks.workflows.common.RunbookWorkflow;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.workflow.Workflow;
@@ -103,7 +104,26 @@ public final class Activities {
   /** Restore drills on the worker; restoring and starting the throwaway etcd heartbeat. */
   public final DrillActivities drill;
 
+  /**
+   * How long Temporal waits for a wait's heartbeat before it hands the wait to another worker: each
+   * wait's own timeout, at most this (a dead worker's wait is taken over sooner). Only the waits,
+   * which heartbeat at every poll, take it: a short step that does not heartbeat keeps its own.
+   */
+  private final Duration waitHeartbeatCap;
+
+  /** Every activity with its own heartbeat timeout. */
   public Activities() {
+    this(RunbookWorkflow.DEFAULT_WAIT_HEARTBEAT_TIMEOUT);
+  }
+
+  /**
+   * Every wait (the stubs with {@link #WAIT_RETRY}) with its own heartbeat timeout, at most {@code
+   * waitHeartbeatCap} (the worker's runbooks.activities.wait-heartbeat-timeout-seconds); the other
+   * activities with their own. Replay-safe: activity options are not part of what a replay
+   * compares.
+   */
+  public Activities(Duration waitHeartbeatCap) {
+    this.waitHeartbeatCap = waitHeartbeatCap;
     etcd = stub(EtcdActivities.class, ofMinutes(2), ofSeconds(20), RETRY);
     etcdWait = stub(EtcdActivities.class, ofMinutes(30), ofSeconds(20), WAIT_RETRY);
     host = stub(HostActivities.class, ofMinutes(10), ofSeconds(20), RETRY);
@@ -134,14 +154,19 @@ public final class Activities {
    * {@link KubernetesActivities#watchNodes} for a watch of {@code watch}: heartbeats every poll,
    * {@link #WAIT_RETRY}; a cancellation reaches it at its next heartbeat.
    */
-  public static KubernetesActivities nodeWatch(Duration watch) {
+  public KubernetesActivities nodeWatch(Duration watch) {
     return stub(KubernetesActivities.class, watch.plus(ofMinutes(5)), ofSeconds(20), WAIT_RETRY);
   }
 
-  /** A stub of one activity interface with its start-to-close and heartbeat timeouts. */
-  private static <T> T stub(
+  /**
+   * A stub of one activity interface with its start-to-close and heartbeat timeouts, the latter at
+   * most {@link #waitHeartbeatCap} for a wait.
+   */
+  private <T> T stub(
       Class<T> activities, Duration startToClose, Duration heartbeat, RetryOptions retry) {
-    return Workflow.newActivityStub(activities, options(startToClose, heartbeat, retry));
+    boolean capped = retry == WAIT_RETRY && heartbeat.compareTo(waitHeartbeatCap) > 0;
+    return Workflow.newActivityStub(
+        activities, options(startToClose, capped ? waitHeartbeatCap : heartbeat, retry));
   }
 
   private static ActivityOptions options(

@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class RecoverQuorumWorkflowImpl extends RunbookWorkflow
     implements RecoverQuorumWorkflow {
 
-  private final Activities activities = new Activities();
-
   public RecoverQuorumWorkflowImpl() {
     super(TYPE);
   }
@@ -22,7 +20,9 @@ public final class RecoverQuorumWorkflowImpl extends RunbookWorkflow
         () -> {
           RecoverRun run =
               new RecoverRun(
-                  new RunContext(activities, progress, this, request.cluster()), request);
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           RecoverPhases.RUNNER.run(run, progress);
           return run.result();
         });

@@ -8,7 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow
     implements ReplaceMemberWorkflow {
 
-  private final Activities activities = new Activities();
   private boolean alertResolved;
 
   public ReplaceMemberWorkflowImpl() {
@@ -23,7 +22,8 @@ public final class ReplaceMemberWorkflowImpl extends RunbookWorkflow
         () -> {
           ReplaceRun run =
               new ReplaceRun(
-                  new RunContext(activities, progress, this, request.cluster()),
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
                   request,
                   () -> alertResolved);
           ReplacePhases.RUNNER.run(run, progress);

@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class RestoreClusterWorkflowImpl extends RunbookWorkflow
     implements RestoreClusterWorkflow {
 
-  private final Activities activities = new Activities();
-
   public RestoreClusterWorkflowImpl() {
     super(TYPE);
   }
@@ -22,7 +20,9 @@ public final class RestoreClusterWorkflowImpl extends RunbookWorkflow
         () -> {
           RestoreRun run =
               new RestoreRun(
-                  new RunContext(activities, progress, this, request.cluster()), request);
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           RestorePhases.RUNNER.run(run, progress);
           return run.result();
         });

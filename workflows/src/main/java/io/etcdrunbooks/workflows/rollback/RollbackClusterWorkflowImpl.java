@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class RollbackClusterWorkflowImpl extends RunbookWorkflow
     implements RollbackClusterWorkflow {
 
-  private final Activities activities = new Activities();
-
   public RollbackClusterWorkflowImpl() {
     super(TYPE);
   }
@@ -22,7 +20,9 @@ public final class RollbackClusterWorkflowImpl extends RunbookWorkflow
         () -> {
           RollbackRun run =
               new RollbackRun(
-                  new RunContext(activities, progress, this, request.cluster()), request);
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           RollbackPhases.RUNNER.run(run, progress);
           return run.result();
         });

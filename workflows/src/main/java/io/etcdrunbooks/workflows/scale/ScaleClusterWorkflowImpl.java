@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class ScaleClusterWorkflowImpl extends RunbookWorkflow
     implements ScaleClusterWorkflow {
 
-  private final Activities activities = new Activities();
-
   public ScaleClusterWorkflowImpl() {
     super(TYPE);
   }
@@ -21,7 +19,10 @@ public final class ScaleClusterWorkflowImpl extends RunbookWorkflow
         request.dryRun(),
         () -> {
           ScaleRun run =
-              new ScaleRun(new RunContext(activities, progress, this, request.cluster()), request);
+              new ScaleRun(
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           ScalePhases.RUNNER.run(run, progress);
           return run.result();
         });

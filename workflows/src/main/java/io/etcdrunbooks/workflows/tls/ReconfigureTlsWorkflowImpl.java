@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class ReconfigureTlsWorkflowImpl extends RunbookWorkflow
     implements ReconfigureTlsWorkflow {
 
-  private final Activities activities = new Activities();
-
   public ReconfigureTlsWorkflowImpl() {
     super(TYPE);
   }
@@ -22,7 +20,8 @@ public final class ReconfigureTlsWorkflowImpl extends RunbookWorkflow
         () -> {
           TlsRun run =
               new TlsRun(
-                  new RunContext(activities, progress, this, request.cluster()),
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
                   request,
                   this::needApprovalAgain);
           TlsPhases.RUNNER.run(run, progress);

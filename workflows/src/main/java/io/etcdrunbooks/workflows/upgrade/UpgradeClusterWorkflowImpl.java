@@ -8,8 +8,6 @@ import io.etcdrunbooks.workflows.phases.RunContext;
 public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow
     implements UpgradeClusterWorkflow {
 
-  private final Activities activities = new Activities();
-
   public UpgradeClusterWorkflowImpl() {
     super(TYPE);
   }
@@ -22,7 +20,9 @@ public final class UpgradeClusterWorkflowImpl extends RunbookWorkflow
         () -> {
           UpgradeRun run =
               new UpgradeRun(
-                  new RunContext(activities, progress, this, request.cluster()), request);
+                  new RunContext(
+                      new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
+                  request);
           UpgradePhases.RUNNER.run(run, progress);
           return run.result();
         });

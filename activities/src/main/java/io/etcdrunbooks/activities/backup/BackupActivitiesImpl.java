@@ -193,6 +193,7 @@ public final class BackupActivitiesImpl implements BackupActivities {
       for (String id : decision.delete()) {
         // the file first: metadata left without its file is unverified, and deleted by the next run
         PacedSync.deleteIfExists(storedFile(dir, records.get(id)));
+        Files.deleteIfExists(dir.resolve(id + EncryptionConfigs.SUFFIX));
         Files.deleteIfExists(dir.resolve(id + ".json"));
         log.info("retention of cluster {}: deleted backup {}", spec.name(), id);
       }

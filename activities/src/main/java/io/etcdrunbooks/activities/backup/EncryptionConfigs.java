@@ -25,6 +25,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 
 /**
@@ -65,11 +66,11 @@ final class EncryptionConfigs {
         continue;
       }
       List<String> keys = keyNames(text, host);
-      String kept = "";
       if (spec.backupSettings().keepsEncryptionConfig() && key != null) {
-        kept = keep(dir.resolve(record.id() + SUFFIX), text, key).toAbsolutePath().toString();
+        Path kept = keep(dir.resolve(record.id() + SUFFIX), text, key);
+        return record.withEncryptionConfig(keys, kept.toAbsolutePath().toString(), sha256(kept));
       }
-      return record.withEncryptionConfig(keys, kept);
+      return record.withEncryptionConfig(keys, "", "");
     }
     throw ApplicationFailure.newFailure(
         "the kube-apiserver's EncryptionConfiguration (encryptionConfigPath) could not be read on"
@@ -110,16 +111,52 @@ final class EncryptionConfigs {
     return List.copyOf(names);
   }
 
+  /**
+   * The name of the file the backup keeps, the same on the worker and on every target ({@code
+   * <id>.encryption-config.enc}); empty when it keeps none. A record naming any other file is
+   * refused: only files of our own layout are copied, fetched or deleted.
+   */
+  static Optional<String> fileName(BackupRecord record) {
+    if (record.encryptionConfigFile().isEmpty()) return Optional.empty();
+    String name = record.id() + SUFFIX;
+    if (!Path.of(record.encryptionConfigFile()).getFileName().toString().equals(name)) {
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "backup %s's record names the EncryptionConfiguration file %s, not %s beside it"
+              .formatted(record.id(), record.encryptionConfigFile(), name));
+    }
+    return Optional.of(name);
+  }
+
+  /**
+   * The SHA-256 a copy of the kept file must have: the record's, or the worker's file's for a
+   * record written before it was recorded.
+   */
+  static String expectedSha256(BackupRecord record, Path local) {
+    return record.encryptionConfigSha256().isEmpty()
+        ? sha256(local)
+        : record.encryptionConfigSha256();
+  }
+
+  private static String sha256(Path file) {
+    try {
+      return StoredBackups.sha256(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+    }
+  }
+
   /** The file as the backup kept it, decrypted in memory (it is small). */
   static String kept(ClusterSpec spec, BackupRecord record) {
-    try (InputStream in = Files.newInputStream(Path.of(record.encryptionConfigFile()))) {
+    // in the cluster's backup directory, where a backup fetched from another target lands too
+    Path file = Path.of(spec.backupDir()).resolve(fileName(record).orElseThrow());
+    try (InputStream in = Files.newInputStream(file)) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       new SnapshotCipher(StoredBackups.backupKey(spec)).decrypt(in, out);
       return out.toString(StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw FailureType.BackupCorrupt.nonRetryable(
           "backup %s: its EncryptionConfiguration %s cannot be read: %s"
-              .formatted(record.id(), record.encryptionConfigFile(), e.getMessage()));
+              .formatted(record.id(), file, e.getMessage()));
     }
   }
 

@@ -25,6 +25,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -98,13 +99,23 @@ final class ObjectStoreCopy implements RemoteTarget {
     String where = "s3://" + store.bucket() + "/" + key;
     try (S3Client s3 = client(spec, store)) {
       ChecksumSupport checksums = new ChecksumSupport(store.bucket());
-      if (alreadyThere(s3, store.bucket(), key, record)) {
+      if (alreadyThere(s3, store.bucket(), key, record.sha256(), record.sizeBytes())) {
         log.info("backup {} of cluster {}: {} is there already", record.id(), spec.name(), where);
       } else {
         Heartbeats.beat("uploading backup " + record.id() + " to " + where);
         checksums.send(with -> upload(s3, store.bucket(), key, record, stored, with));
-        checkUploaded(s3, store.bucket(), key, record, where, checksums.supported());
+        checkUploaded(
+            s3,
+            store.bucket(),
+            key,
+            record.id(),
+            record.sha256(),
+            record.sizeBytes(),
+            checksums.supported());
       }
+      Optional<String> config = EncryptionConfigs.fileName(record);
+      if (config.isPresent())
+        putChecked(s3, store, record, stored.resolveSibling(config.get()), checksums);
       String recordSha256 = sha256(metadata);
       checksums.send(
           with ->
@@ -165,6 +176,36 @@ final class ObjectStoreCopy implements RemoteTarget {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The backup's kept EncryptionConfiguration beside its object, checked the same way; it is small,
+   * so in one request.
+   */
+  private static void putChecked(
+      S3Client s3, ObjectStore store, BackupRecord record, Path local, ChecksumSupport checksums) {
+    String key = objectKey(store, record, local.getFileName().toString());
+    String sha256 = EncryptionConfigs.expectedSha256(record, local);
+    long size;
+    try {
+      size = Files.size(local);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + local + ": " + e.getMessage(), e);
+    }
+    if (alreadyThere(s3, store.bucket(), key, sha256, size)) return;
+    checksums.send(
+        with ->
+            s3.putObject(
+                b -> {
+                  b.bucket(store.bucket())
+                      .key(key)
+                      .contentLength(size)
+                      .metadata(Map.of(SHA256_METADATA, sha256));
+                  if (with)
+                    b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(base64(sha256));
+                },
+                RequestBody.fromFile(local)));
+    checkUploaded(s3, store.bucket(), key, record.id(), sha256, size, checksums.supported());
   }
 
   private void upload(
@@ -232,6 +273,7 @@ final class ObjectStoreCopy implements RemoteTarget {
                 + fileName
                 + ")");
       }
+      Optional<String> config = EncryptionConfigs.fileName(record);
       String key = objectKey(store, record, fileName);
       Files.createDirectories(dir);
       Path part = dir.resolve(fileName + ".download.part");
@@ -271,6 +313,14 @@ final class ObjectStoreCopy implements RemoteTarget {
                 + record.sha256()
                 + "; nothing was restored from it");
       }
+      if (config.isPresent()) {
+        try {
+          fetchChecked(s3, spec, store, record, config.get(), dir);
+        } catch (RuntimeException | IOException e) {
+          Files.deleteIfExists(part);
+          throw e;
+        }
+      }
       Files.move(part, dir.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
       Path metadata = dir.resolve(id + ".json");
       Path tmp = dir.resolve(id + ".json.download.part");
@@ -297,6 +347,49 @@ final class ObjectStoreCopy implements RemoteTarget {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The backup's kept EncryptionConfiguration into {@code dir} the same way: under a temporary
+   * name, renamed once its SHA-256 is the record's (a record written before that was recorded names
+   * none: the file's own authentication tag is checked when it is decrypted).
+   */
+  private static void fetchChecked(
+      S3Client s3,
+      ClusterSpec spec,
+      ObjectStore store,
+      BackupRecord record,
+      String fileName,
+      Path dir)
+      throws IOException {
+    String key = objectKey(store, record, fileName);
+    String where = "s3://" + store.bucket() + "/" + key;
+    Path part = dir.resolve(fileName + ".download.part");
+    Files.deleteIfExists(part);
+    Files.createFile(part, StoredBackups.PRIVATE);
+    try (InputStream in = s3.getObject(b -> b.bucket(store.bucket()).key(key));
+        OutputStream out = Files.newOutputStream(part)) {
+      in.transferTo(out);
+    } catch (S3Exception e) {
+      Files.deleteIfExists(part);
+      if (e.statusCode() != 404) throw e;
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "backup %s of cluster '%s': its record names the EncryptionConfiguration %s, which is"
+                  .formatted(record.id(), spec.name(), where)
+              + " not there; nothing was restored from it");
+    }
+    String sha256 = StoredBackups.sha256(part);
+    if (!record.encryptionConfigSha256().isEmpty()
+        && !sha256.equals(record.encryptionConfigSha256())) {
+      Files.deleteIfExists(part);
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "backup %s of cluster '%s': its EncryptionConfiguration %s has SHA-256 %s, its record"
+                  .formatted(record.id(), spec.name(), where, sha256)
+              + " says "
+              + record.encryptionConfigSha256()
+              + "; nothing was restored from it");
+    }
+    Files.move(part, dir.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
   }
 
   private static String clusterPrefix(ClusterSpec spec, ObjectStore store) {
@@ -359,6 +452,9 @@ final class ObjectStoreCopy implements RemoteTarget {
     String key = objectKey(store, record, backup.fileName());
     try (S3Client s3 = client(spec, store)) {
       s3.deleteObject(b -> b.bucket(store.bucket()).key(key));
+      Optional<String> config = EncryptionConfigs.fileName(record);
+      if (config.isPresent())
+        s3.deleteObject(b -> b.bucket(store.bucket()).key(objectKey(store, record, config.get())));
       s3.deleteObject(
           b -> b.bucket(store.bucket()).key(objectKey(store, record, record.id() + ".json")));
     } catch (S3Exception e) {
@@ -368,11 +464,11 @@ final class ObjectStoreCopy implements RemoteTarget {
     }
   }
 
-  private boolean alreadyThere(S3Client s3, String bucket, String key, BackupRecord record) {
+  private static boolean alreadyThere(
+      S3Client s3, String bucket, String key, String sha256, long size) {
     try {
       HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key(key));
-      return head.contentLength() == record.sizeBytes()
-          && record.sha256().equals(head.metadata().get(SHA256_METADATA));
+      return head.contentLength() == size && sha256.equals(head.metadata().get(SHA256_METADATA));
     } catch (S3Exception e) {
       if (e.statusCode() == 404) return false;
       throw e;
@@ -455,8 +551,9 @@ final class ObjectStoreCopy implements RemoteTarget {
       S3Client s3,
       String bucket,
       String key,
-      BackupRecord record,
-      String where,
+      String id,
+      String expectedSha256,
+      long expectedSize,
       boolean checksums) {
     HeadObjectResponse head =
         s3.headObject(
@@ -464,24 +561,26 @@ final class ObjectStoreCopy implements RemoteTarget {
     String sha256 = head.metadata().get(SHA256_METADATA);
     String storeSha256 = head.checksumSHA256();
     boolean wholeObjectChecksum = storeSha256 != null && !storeSha256.contains("-");
-    if (head.contentLength() != record.sizeBytes()
-        || !record.sha256().equals(sha256)
-        || (wholeObjectChecksum && !base64(record.sha256()).equals(storeSha256))) {
+    if (head.contentLength() != expectedSize
+        || !expectedSha256.equals(sha256)
+        || (wholeObjectChecksum && !base64(expectedSha256).equals(storeSha256))) {
       s3.deleteObject(b -> b.bucket(bucket).key(key));
       throw ApplicationFailure.newFailure(
-          "the copy "
-              + where
+          "the copy s3://"
+              + bucket
+              + "/"
+              + key
               + " of backup "
-              + record.id()
+              + id
               + " has "
               + head.contentLength()
               + " bytes and SHA-256 "
               + sha256
               + (wholeObjectChecksum ? " (store's checksum " + storeSha256 + ")" : "")
               + ", not "
-              + record.sizeBytes()
+              + expectedSize
               + " bytes and "
-              + record.sha256()
+              + expectedSha256
               + "; it was removed and is uploaded again",
           FAILURE_TYPE);
     }

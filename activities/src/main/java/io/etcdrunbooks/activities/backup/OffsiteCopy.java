@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,41 +65,11 @@ final class OffsiteCopy implements RemoteTarget {
     String file = dir + "/" + stored.getFileName();
     String where = target.address() + ":" + file;
     try {
-      if (record.sha256().equals(remoteSha256(target, file))) {
-        log.info(
-            "backup {} of cluster {}: off-site copy {} is there already",
-            record.id(),
-            spec.name(),
-            where);
-      } else {
-        String part = dir + "/." + stored.getFileName() + ".part";
-        run(target, "mkdir -p " + quote(dir) + " && rm -f " + quote(part), "create " + dir);
-        ssh.upload(
-            target,
-            stored,
-            part,
-            bytes ->
-                Heartbeats.beat(
-                    "copying backup " + record.id() + " off-site: " + (bytes >> 20) + " MB"));
-        String copied = remoteSha256(target, part);
-        if (!record.sha256().equals(copied)) {
-          run(target, "rm -f " + quote(part), "remove the bad copy");
-          throw ApplicationFailure.newFailure(
-              "the off-site copy "
-                  + where
-                  + " of backup "
-                  + record.id()
-                  + " has SHA-256 "
-                  + copied
-                  + ", not "
-                  + record.sha256()
-                  + "; it was removed and is copied again",
-              "OffsiteCopyMismatch");
-        }
-        run(
-            target,
-            "chmod 600 " + quote(part) + " && mv -f " + quote(part) + " " + quote(file),
-            "put " + file + " in place");
+      putChecked(target, dir, stored, record.sha256(), record);
+      Optional<String> config = EncryptionConfigs.fileName(record);
+      if (config.isPresent()) {
+        Path kept = stored.resolveSibling(config.get());
+        putChecked(target, dir, kept, EncryptionConfigs.expectedSha256(record, kept), record);
       }
       ssh.upload(target, metadata, dir + "/" + metadata.getFileName());
       log.info("backup {} of cluster {} copied off-site to {}", record.id(), spec.name(), where);
@@ -117,6 +88,52 @@ final class OffsiteCopy implements RemoteTarget {
               ? FailureType.InvalidRequest.name()
               : "HostUnreachable",
           e);
+    }
+  }
+
+  /**
+   * {@code local} in {@code dir} on the host: under a temporary name, its SHA-256 checked there,
+   * then renamed; left alone when the host has it with that SHA-256 already.
+   */
+  private void putChecked(
+      SshTarget target, String dir, Path local, String sha256, BackupRecord record) {
+    String file = dir + "/" + local.getFileName();
+    String where = target.address() + ":" + file;
+    if (sha256.equals(remoteSha256(target, file))) {
+      log.info(
+          "backup {} of cluster {}: off-site copy {} is there already",
+          record.id(),
+          record.cluster(),
+          where);
+    } else {
+      String part = dir + "/." + local.getFileName() + ".part";
+      run(target, "mkdir -p " + quote(dir) + " && rm -f " + quote(part), "create " + dir);
+      ssh.upload(
+          target,
+          local,
+          part,
+          bytes ->
+              Heartbeats.beat(
+                  "copying backup " + record.id() + " off-site: " + (bytes >> 20) + " MB"));
+      String copied = remoteSha256(target, part);
+      if (!sha256.equals(copied)) {
+        run(target, "rm -f " + quote(part), "remove the bad copy");
+        throw ApplicationFailure.newFailure(
+            "the off-site copy "
+                + where
+                + " of backup "
+                + record.id()
+                + " has SHA-256 "
+                + copied
+                + ", not "
+                + sha256
+                + "; it was removed and is copied again",
+            "OffsiteCopyMismatch");
+      }
+      run(
+          target,
+          "chmod 600 " + quote(part) + " && mv -f " + quote(part) + " " + quote(file),
+          "put " + file + " in place");
     }
   }
 
@@ -161,9 +178,11 @@ final class OffsiteCopy implements RemoteTarget {
     String dir = dir(spec);
     String file = dir + "/" + Path.of(record.path()).getFileName();
     try {
+      String config =
+          EncryptionConfigs.fileName(record).map(n -> " " + quote(dir + "/" + n)).orElse("");
       run(
           target,
-          "rm -f " + quote(file) + " && rm -f " + quote(dir + "/" + record.id() + ".json"),
+          "rm -f " + quote(file) + config + " && rm -f " + quote(dir + "/" + record.id() + ".json"),
           "delete backup " + record.id());
     } catch (SshException e) {
       throw unreachable(spec, target.address() + ":" + dir, "delete backup in", e);
@@ -185,6 +204,7 @@ final class OffsiteCopy implements RemoteTarget {
     BackupRecord record = found.record();
     String fileName = Path.of(record.path()).getFileName().toString();
     String where = target.address() + ":" + dir + "/" + fileName;
+    Optional<String> config = EncryptionConfigs.fileName(record);
     try {
       Files.createDirectories(localDir);
       Path part = localDir.resolve(fileName + ".download.part");
@@ -212,6 +232,14 @@ final class OffsiteCopy implements RemoteTarget {
                 + record.sha256()
                 + "; nothing was restored from it");
       }
+      if (config.isPresent()) {
+        try {
+          fetchChecked(spec, target, dir, config.get(), record, localDir);
+        } catch (RuntimeException | IOException e) {
+          Files.deleteIfExists(part);
+          throw e;
+        }
+      }
       Files.move(part, localDir.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
       Path tmp = localDir.resolve(id + ".json.download.part");
       Files.deleteIfExists(tmp);
@@ -234,6 +262,44 @@ final class OffsiteCopy implements RemoteTarget {
               + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * The backup's kept EncryptionConfiguration into {@code localDir} the same way: under a temporary
+   * name, renamed once its SHA-256 is the record's (a record written before that was recorded names
+   * none: the file's own authentication tag is checked when it is decrypted).
+   */
+  private void fetchChecked(
+      ClusterSpec spec,
+      SshTarget target,
+      String dir,
+      String fileName,
+      BackupRecord record,
+      Path localDir)
+      throws IOException {
+    String where = target.address() + ":" + dir + "/" + fileName;
+    if (remoteSha256(target, dir + "/" + fileName).isEmpty()) {
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "backup %s of cluster '%s': its record names the EncryptionConfiguration %s, which is"
+                  .formatted(record.id(), spec.name(), where)
+              + " not there; nothing was restored from it");
+    }
+    Path part = localDir.resolve(fileName + ".download.part");
+    Files.deleteIfExists(part);
+    Files.createFile(part, StoredBackups.PRIVATE);
+    ssh.download(target, dir + "/" + fileName, part, bytes -> {});
+    String sha256 = StoredBackups.sha256(part);
+    if (!record.encryptionConfigSha256().isEmpty()
+        && !sha256.equals(record.encryptionConfigSha256())) {
+      Files.deleteIfExists(part);
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "backup %s of cluster '%s': its EncryptionConfiguration %s has SHA-256 %s, its record"
+                  .formatted(record.id(), spec.name(), where, sha256)
+              + " says "
+              + record.encryptionConfigSha256()
+              + "; nothing was restored from it");
+    }
+    Files.move(part, localDir.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
   }
 
   private static ApplicationFailure unreachable(

@@ -29,6 +29,9 @@ package io.etcdrunbooks.workflows.model;
  *     material (empty: the inventory names no such file)
  * @param encryptionConfigFile that file, kept beside the backup encrypted as the snapshot is
  *     (empty: not kept)
+ * @param encryptionConfigSha256 SHA-256 of that file as kept (encrypted), checked after it is
+ *     copied off-site or uploaded and when it is brought back (empty: not kept, or kept before this
+ *     was recorded)
  */
 public record BackupRecord(
     String id,
@@ -47,12 +50,54 @@ public record BackupRecord(
     long liveKeys,
     KeyspaceHash keyspaceHash,
     java.util.List<String> encryptionKeys,
-    String encryptionConfigFile) {
+    String encryptionConfigFile,
+    String encryptionConfigSha256) {
 
   public BackupRecord {
     encryptionKeys =
         encryptionKeys == null ? java.util.List.of() : java.util.List.copyOf(encryptionKeys);
     encryptionConfigFile = encryptionConfigFile == null ? "" : encryptionConfigFile;
+    encryptionConfigSha256 = encryptionConfigSha256 == null ? "" : encryptionConfigSha256;
+  }
+
+  /** A backup whose kept EncryptionConfiguration's SHA-256 is not recorded. */
+  public BackupRecord(
+      String id,
+      String cluster,
+      String member,
+      String etcdVersion,
+      long revision,
+      long hash,
+      long keyCount,
+      long sizeBytes,
+      String sha256,
+      String path,
+      String takenAt,
+      boolean encrypted,
+      String keyId,
+      long liveKeys,
+      KeyspaceHash keyspaceHash,
+      java.util.List<String> encryptionKeys,
+      String encryptionConfigFile) {
+    this(
+        id,
+        cluster,
+        member,
+        etcdVersion,
+        revision,
+        hash,
+        keyCount,
+        sizeBytes,
+        sha256,
+        path,
+        takenAt,
+        encrypted,
+        keyId,
+        liveKeys,
+        keyspaceHash,
+        encryptionKeys,
+        encryptionConfigFile,
+        "");
   }
 
   /** A backup without the kube-apiserver's EncryptionConfiguration recorded. */
@@ -89,11 +134,16 @@ public record BackupRecord(
         liveKeys,
         keyspaceHash,
         java.util.List.of(),
+        "",
         "");
   }
 
-  /** This record with the EncryptionConfiguration's key names and the kept file. */
-  public BackupRecord withEncryptionConfig(java.util.List<String> keys, String file) {
+  /**
+   * This record with the EncryptionConfiguration's key names, and the kept file with its SHA-256
+   * (both empty when not kept).
+   */
+  public BackupRecord withEncryptionConfig(
+      java.util.List<String> keys, String file, String fileSha256) {
     return new BackupRecord(
         id,
         cluster,
@@ -111,6 +161,7 @@ public record BackupRecord(
         liveKeys,
         keyspaceHash,
         keys,
-        file);
+        file,
+        fileSha256);
   }
 }

@@ -110,11 +110,9 @@ class BackupObjectStoreTest {
     assertThat(record.sizeBytes()).isGreaterThan(PART_SIZE);
 
     String where = backups.copyOffsite(new BackupRequest("c1", "nightly-1"));
-    // what the worker's metrics read: the newest record in the bucket, to the second of its key
+    // what the worker's metrics read: the newest record in the bucket, as that record says
     assertThat(new NewestBackups(null).of(inventory(credentials).cluster("c1")))
-        .containsEntry(
-            NewestBackups.OBJECT_STORE,
-            Instant.parse(record.takenAt()).truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        .containsEntry(NewestBackups.OBJECT_STORE, Instant.parse(record.takenAt()));
 
     String time =
         DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
@@ -232,8 +230,10 @@ class BackupObjectStoreTest {
    * Issue 30, test 3: ten backups of a small cluster with keepLast 3 (keepDailyDays 0), each copied
    * to a real SFTP host and the bucket, each followed by retention: exactly the newest three remain
    * on the worker, on the host and in the bucket, and a file of another layout there is left alone.
-   * Then the newest is only in the bucket: {@code latest} is downloaded from there, not the older
-   * one the worker still holds.
+   * Each keeps the kube-apiserver's EncryptionConfiguration, which goes and is deleted with it
+   * everywhere. Then the newest is only in the bucket: {@code latest} is downloaded from there, not
+   * the older one the worker still holds; the one before only on the host: fetched from there by
+   * id. Either comes back with its EncryptionConfiguration, SHA-256 checked.
    */
   @Test
   void retentionKeepsThePolicysSetOnEveryTargetAndLatestComesFromTheNewestTarget()
@@ -250,6 +250,14 @@ class BackupObjectStoreTest {
       Path remoteDir = small.hostRoot("offsite").resolve("srv/etcd-backups");
       Files.createDirectories(remoteDir);
       Files.writeString(remoteDir.resolve("not-ours.json"), "{\"note\":\"someone else's\"}");
+      // the off-site host stands in for the control-plane host too: only its file is read
+      Path encryptionConfig = small.hostRoot("offsite").resolve("etc/kubernetes/enc/config.yaml");
+      Files.createDirectories(encryptionConfig.getParent());
+      Files.writeString(
+          encryptionConfig,
+          "kind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n"
+              + "  providers:\n  - aescbc:\n      keys:\n      - name: key1\n"
+              + "        secret: c2VjcmV0LWtleS1vbmUtMzItYnl0ZXMtbG9uZyEh\n  - identity: {}\n");
       ClusterSpec c = small.cluster();
       BackupSpec b = c.backup();
       BackupSpec settings =
@@ -267,7 +275,10 @@ class BackupObjectStoreTest {
                   null,
                   endpoint,
                   true,
-                  credentials("good", SECRET_KEY).toString()));
+                  credentials("good", SECRET_KEY).toString()),
+              null,
+              null,
+              true);
       ClusterSpec spec =
           new ClusterSpec(
               c.name(),
@@ -276,47 +287,97 @@ class BackupObjectStoreTest {
               c.ssh(),
               c.tls(),
               c.backupDir(),
-              c.controlPlane(),
+              List.of(
+                  new io.etcdrunbooks.inventory.ControlPlaneHost(
+                      "cp-offsite",
+                      offsite.host(),
+                      offsite.sshPort(),
+                      encryptionConfig.resolveSibling("kube-apiserver.yaml").toString(),
+                      "https://127.0.0.1:1/readyz",
+                      encryptionConfig.toString())),
               settings);
       Inventory inventory = new Inventory(small.inventory().releases(), Map.of("r1", spec));
       ClusterTargets targets = new ClusterTargets(() -> inventory, ssh);
       BackupActivitiesImpl backups =
           new BackupActivitiesImpl(targets, EtcdReleases.store(), ssh, PART_SIZE);
       List<String> ids = new java.util.ArrayList<>();
+      Map<String, BackupRecord> records = new HashMap<>();
       for (int i = 1; i <= 10; i++) {
         String id = "r1-" + (char) ('a' + i);
-        backups.takeVerifiedBackup(new BackupRequest("r1", id));
+        records.put(id, backups.takeVerifiedBackup(new BackupRequest("r1", id)));
         backups.copyOffsite(new BackupRequest("r1", id));
         backups.applyRetention(new io.etcdrunbooks.workflows.model.ClusterRef("r1"));
         ids.add(id);
       }
       List<String> newestThree = ids.subList(7, 10);
+      Path workerDir = Path.of(spec.backupDir());
 
-      assertThat(backupIds(Path.of(spec.backupDir())))
-          .containsExactlyInAnyOrderElementsOf(newestThree);
+      assertThat(backupIds(workerDir)).containsExactlyInAnyOrderElementsOf(newestThree);
       assertThat(backupIds(remoteDir)).containsExactlyInAnyOrderElementsOf(newestThree);
+      for (Path d : List.of(workerDir, remoteDir))
+        assertThat(keptConfigIds(d)).containsExactlyInAnyOrderElementsOf(newestThree);
+      for (String id : newestThree) {
+        BackupRecord r = records.get(id);
+        assertThat(r.encryptionConfigFile()).endsWith("/" + id + ".encryption-config.enc");
+        assertThat(StoredBackups.sha256(remoteDir.resolve(id + ".encryption-config.enc")))
+            .isEqualTo(r.encryptionConfigSha256())
+            .isEqualTo(StoredBackups.sha256(Path.of(r.encryptionConfigFile())));
+      }
       assertThat(remoteDir.resolve("not-ours.json")).exists();
       assertThat(keys())
           .filteredOn(k -> k.startsWith("runbooks/prod/r1/"))
-          .hasSize(6)
-          .allMatch(k -> newestThree.stream().anyMatch(id -> k.contains("-" + id + ".")));
+          .hasSize(9)
+          .allMatch(k -> newestThree.stream().anyMatch(id -> k.contains("-" + id + ".")))
+          .filteredOn(k -> k.endsWith(".encryption-config.enc"))
+          .hasSize(3)
+          .allSatisfy(
+              k ->
+                  assertThat(blobs.getBlobStore().getBlob(BUCKET, k).getMetadata())
+                      .extracting(m -> m.getUserMetadata().get("sha256"))
+                      .isIn(
+                          newestThree.stream()
+                              .map(id -> records.get(id).encryptionConfigSha256())
+                              .toList()));
       // idempotent: a second run deletes nothing more
       backups.applyRetention(new io.etcdrunbooks.workflows.model.ClusterRef("r1"));
       assertThat(backupIds(remoteDir)).containsExactlyInAnyOrderElementsOf(newestThree);
-      assertThat(keys()).filteredOn(k -> k.startsWith("runbooks/prod/r1/")).hasSize(6);
+      assertThat(keys()).filteredOn(k -> k.startsWith("runbooks/prod/r1/")).hasSize(9);
 
-      // the newest only in the bucket: latest is fetched from there, not the worker's older one
+      // the newest only in the bucket: latest is fetched from there, not the worker's older one;
+      // the one before only on the host: fetched from there by id
       String newest = ids.get(9);
-      for (Path d : List.of(Path.of(spec.backupDir()), remoteDir)) {
-        Files.delete(d.resolve(newest + ".db.enc"));
-        Files.delete(d.resolve(newest + ".json"));
-      }
+      String onTheHost = ids.get(8);
+      for (Path d : List.of(workerDir, remoteDir)) deleteBackup(d, newest);
+      deleteBackup(workerDir, onTheHost);
       RestoreActivitiesImpl restore = new RestoreActivitiesImpl(targets, EtcdReleases.store());
 
       BackupRecord latest = restore.checkBackup(new CheckBackupRequest("r1", "latest", null));
+      BackupRecord byId = restore.checkBackup(new CheckBackupRequest("r1", onTheHost, null));
 
-      assertThat(latest.id()).isEqualTo(newest);
-      assertThat(Path.of(spec.backupDir()).resolve(newest + ".db.enc")).exists();
+      assertThat(latest).isEqualTo(records.get(newest));
+      assertThat(byId).isEqualTo(records.get(onTheHost));
+      for (BackupRecord r : List.of(latest, byId)) {
+        assertThat(StoredBackups.sha256(workerDir.resolve(r.id() + ".db.enc")))
+            .isEqualTo(r.sha256());
+        assertThat(StoredBackups.sha256(workerDir.resolve(r.id() + ".encryption-config.enc")))
+            .isEqualTo(r.encryptionConfigSha256());
+        assertThat(EncryptionConfigs.kept(spec, r)).isEqualTo(Files.readString(encryptionConfig));
+      }
+    }
+  }
+
+  private static void deleteBackup(Path backupDir, String id) throws Exception {
+    for (String suffix : List.of(".db.enc", ".encryption-config.enc", ".json"))
+      Files.delete(backupDir.resolve(id + suffix));
+  }
+
+  private static List<String> keptConfigIds(Path backupDir) throws Exception {
+    try (var files = Files.list(backupDir)) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(n -> n.endsWith(".encryption-config.enc"))
+          .map(n -> n.substring(0, n.length() - ".encryption-config.enc".length()))
+          .toList();
     }
   }
 

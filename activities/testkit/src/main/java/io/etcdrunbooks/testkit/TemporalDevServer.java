@@ -55,6 +55,22 @@ public final class TemporalDevServer implements TemporalServer {
    * {@code /api/v1/codec}) when it is not null.
    */
   public static TemporalDevServer start(Path dir, String codecEndpoint) {
+    for (int attempt = 1; ; attempt++) {
+      TemporalDevServer server = onFreePorts(dir, codecEndpoint);
+      try {
+        server.launch();
+        return server;
+      } catch (IllegalStateException e) {
+        // a port found free was taken before the server bound it (another fork's server or
+        // member): the server exits at once saying so; new ports, a few times
+        if (attempt == START_ATTEMPTS || !server.log().contains("address already in use")) throw e;
+      }
+    }
+  }
+
+  private static final int START_ATTEMPTS = 3;
+
+  private static TemporalDevServer onFreePorts(Path dir, String codecEndpoint) {
     int port = Ports.free();
     int uiPort = Ports.free();
     List<String> command = new ArrayList<>();
@@ -86,9 +102,7 @@ public final class TemporalDevServer implements TemporalServer {
       command.add("--ui-codec-endpoint");
       command.add(codecEndpoint);
     }
-    TemporalDevServer server = new TemporalDevServer(dir, List.copyOf(command), port, uiPort);
-    server.launch();
-    return server;
+    return new TemporalDevServer(dir, List.copyOf(command), port, uiPort);
   }
 
   /** The cached CLI binary; fails naming the script that fetches it. */

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.workflows.backup;
 
+import io.etcdrunbooks.workflows.common.RunIds;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.RetentionResult;
 import io.etcdrunbooks.workflows.phases.RunContext;
@@ -40,8 +41,8 @@ final class BackupRun {
   }
 
   /**
-   * A run with its backup named from workflow time and the run id; the reason, when given, shown in
-   * the progress.
+   * A run with its backup named from workflow time and the run id's random end; the reason, when
+   * given, shown in the progress.
    */
   static BackupRun start(RunContext ctx, BackupClusterRequest request) {
     if (request.reason() != null && !request.reason().isBlank())
@@ -50,7 +51,7 @@ final class BackupRun {
         "backup-"
             + ID_TIME.format(Instant.ofEpochMilli(Workflow.currentTimeMillis()))
             + "-"
-            + Workflow.getInfo().getRunId().substring(0, 8);
+            + RunIds.suffix();
     return new BackupRun(ctx, request, id);
   }
 }

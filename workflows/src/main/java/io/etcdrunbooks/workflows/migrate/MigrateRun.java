@@ -4,10 +4,10 @@ import io.etcdrunbooks.workflows.activities.MigrationActivities.LeaseReport;
 import io.etcdrunbooks.workflows.activities.MigrationActivities.MigrationScope;
 import io.etcdrunbooks.workflows.activities.MigrationActivities.StoreComparison;
 import io.etcdrunbooks.workflows.activities.MigrationActivities.StoreSurvey;
+import io.etcdrunbooks.workflows.common.RunIds;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.phases.Compensation;
 import io.etcdrunbooks.workflows.phases.RunContext;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,7 +61,7 @@ final class MigrateRun {
     this.ctx = ctx;
     this.undo = ctx.undos();
     this.request = request;
-    this.migrationId = "v3m" + Workflow.getInfo().getRunId().substring(0, 8);
+    this.migrationId = "v3m" + RunIds.suffix();
   }
 
   String cluster() {

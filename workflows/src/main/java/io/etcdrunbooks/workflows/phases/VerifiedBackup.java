@@ -2,9 +2,9 @@ package io.etcdrunbooks.workflows.phases;
 
 import io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest;
 import io.etcdrunbooks.workflows.activities.EtcdActivities.KeyspaceDigestRequest;
+import io.etcdrunbooks.workflows.common.RunIds;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
-import io.temporal.workflow.Workflow;
 
 /**
  * The BACKUP phase of a changing runbook: a snapshot verified by etcd's own tool and stored
@@ -44,9 +44,7 @@ public final class VerifiedBackup {
                 ctx.activities()
                     .backup
                     .takeVerifiedBackup(
-                        new BackupRequest(
-                            ctx.cluster(),
-                            purpose + "-" + Workflow.getInfo().getRunId().substring(0, 8))));
+                        new BackupRequest(ctx.cluster(), purpose + "-" + RunIds.suffix())));
   }
 
   public record Taken(BackupRecord backup, KeyspaceDigest keyspace) {}

@@ -123,7 +123,7 @@ final class RecoverRun {
 
   /** The change id the survivor's flags and data dir copy are kept under. */
   String recoveryId() {
-    return "recover-" + io.temporal.workflow.Workflow.getInfo().getRunId().substring(0, 8);
+    return "recover-" + io.etcdrunbooks.workflows.common.RunIds.suffix();
   }
 
   /** What is lost, in words, for the plan and the result. */

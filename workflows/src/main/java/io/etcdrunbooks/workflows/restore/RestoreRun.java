@@ -1,12 +1,12 @@
 package io.etcdrunbooks.workflows.restore;
 
+import io.etcdrunbooks.workflows.common.RunIds;
 import io.etcdrunbooks.workflows.model.BackupRecord;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.KeyspaceDigest;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.phases.ClusterDescription;
 import io.etcdrunbooks.workflows.phases.RunContext;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,7 +73,7 @@ final class RestoreRun {
     this.ctx = ctx;
     this.request = request;
     this.target = request.etcdVersion() == null ? "" : request.etcdVersion().strip();
-    this.restoreId = "r" + Workflow.getInfo().getRunId().substring(0, 8);
+    this.restoreId = "r" + RunIds.suffix();
   }
 
   String cluster() {

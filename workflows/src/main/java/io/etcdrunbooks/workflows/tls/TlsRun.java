@@ -4,13 +4,13 @@ import io.etcdrunbooks.workflows.activities.EtcdActivities.AwaitMemberRequest;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedCertificates;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PlacedTrust;
 import io.etcdrunbooks.workflows.activities.TlsActivities.PresentedCertificate;
+import io.etcdrunbooks.workflows.common.RunIds;
 import io.etcdrunbooks.workflows.model.ClientTls;
 import io.etcdrunbooks.workflows.model.ClusterState;
 import io.etcdrunbooks.workflows.model.MemberFlags;
 import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.phases.Compensation;
 import io.etcdrunbooks.workflows.phases.RunContext;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,7 +62,7 @@ final class TlsRun {
     this.undo = ctx.undos();
     this.request = request;
     this.needApprovalAgain = needApprovalAgain;
-    this.rotationId = "tls" + Workflow.getInfo().getRunId().substring(0, 8);
+    this.rotationId = "tls" + RunIds.suffix();
   }
 
   String cluster() {

@@ -22,6 +22,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The image {@code mvn -Pimage package} makes (target/jib-image.tar, OCI layout) is the product:
@@ -40,6 +41,7 @@ class ImageTest {
 
   private static Path target;
   private static JsonNode config;
+  private static final List<String> layers = new ArrayList<>();
 
   /** Every file of every layer, path without the leading "/" -> its mode. */
   private static final Map<String, Integer> files = new HashMap<>();
@@ -49,7 +51,6 @@ class ImageTest {
     target = Path.of(System.getProperty("etcd-runbooks.product-dir", "target"));
     Path tar = target.resolve("jib-image.tar");
     assertThat(tar).as("run mvn -Pimage package first (docs/kubernetes.md#the-image)").exists();
-    List<String> layers = new ArrayList<>();
     JsonNode index = JSON.readTree(entry(tar, "index.json"));
     JsonNode manifest = JSON.readTree(entry(tar, blob(index.at("/manifests/0/digest").asText())));
     config = JSON.readTree(entry(tar, blob(manifest.at("/config/digest").asText())));
@@ -150,6 +151,69 @@ class ImageTest {
         .doesNotContain("setrlimit", "cgroups in hybrid mode");
     assertThat(probe.exitCode()).as(probe.output()).isZero();
     assertThat(probe.output()).contains("run").contains("decrypt-backup");
+  }
+
+  /**
+   * Where podman cannot start containers (this machine refuses crun's rlimits and hybrid cgroups),
+   * root can still start the image as a runtime would: its layers unpacked, the root read-only, a
+   * tmpfs on /tmp as the chart's emptyDir, /proc, the config's environment and entry point, as user
+   * 10001. It prints the command's usage, and every release's etcdctl answers with its version.
+   */
+  @Test
+  void startsFromItsLayersReadOnlyAsUser10001(@TempDir Path root) throws Exception {
+    assumeThat(System.getProperty("user.name"))
+        .as("unpacking and starting the image in a chroot needs root")
+        .isEqualTo("root");
+    for (String layer : layers) {
+      Result untar =
+          run(
+              List.of(
+                  "sh",
+                  "-c",
+                  "tar -xOf \"$0\" \"$1\" | tar --warning=no-unknown-keyword -xzf - -C \"$2\"",
+                  target.resolve("jib-image.tar").toString(),
+                  layer,
+                  root.toString()));
+      assertThat(untar.exitCode()).as(untar.output()).isZero();
+    }
+    Files.createDirectories(root.resolve("proc"));
+    List<String> command = new ArrayList<>(List.of("/usr/bin/env", "-i"));
+    command.addAll(texts(config.at("/config/Env")));
+    command.addAll(texts(config.at("/config/Entrypoint")));
+    command.add("--help");
+    Result help = startReadOnly(root, command);
+    assertThat(help.exitCode()).as(help.output()).isZero();
+    assertThat(help.output()).contains("usage: etcd-runbooks").contains("decrypt-backup");
+    for (String version : releases()) {
+      Result etcdctl =
+          startReadOnly(
+              root,
+              List.of(
+                  "/usr/bin/env",
+                  "ETCDCTL_API=3",
+                  "/" + RELEASES + version + "/bin/etcdctl",
+                  "version"));
+      assertThat(etcdctl.output()).as(version).contains("etcdctl version: " + version);
+    }
+  }
+
+  private static Result startReadOnly(Path root, List<String> command) throws Exception {
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "unshare",
+                "-m",
+                "-p",
+                "-f",
+                "sh",
+                "-c",
+                "set -e; r=$1; shift; mount --bind \"$r\" \"$r\"; mount -o remount,bind,ro \"$r\";"
+                    + " mount -t proc proc \"$r/proc\"; mount -t tmpfs tmpfs \"$r/tmp\";"
+                    + " exec chroot --userspec=10001:10001 \"$r\" \"$@\"",
+                "sh",
+                root.toString()));
+    all.addAll(command);
+    return run(all);
   }
 
   private record Result(int exitCode, String output) {}

@@ -4,7 +4,7 @@
 # (deploy/image/packages.txt and what they depend on, from a private apt setup, extracted with dpkg -x) and the etcd
 # releases of deploy/etcd-releases.tsv (from deploy/scripts/fetch-etcd.sh's cache) under
 # /opt/etcd-runbooks/releases/<version>/bin, the layout releases.localDir names.
-# Usage: build-image-base.sh <out.tar>. Idempotent: the tar is rebuilt only when its inputs changed.
+# Usage: build-image-base.sh <out.tar>; <out.tar>.packages lists its Debian packages and etcd releases. Idempotent: the tar is rebuilt only when its inputs changed.
 # No package script runs (dpkg -x), so what a postinst would make is made here: the JRE's trust store, /usr/bin/java,
 # the user 10001 in /etc/passwd.
 set -euo pipefail
@@ -93,5 +93,7 @@ printf '[{"Config":"%s.json","RepoTags":["etcd-runbooks-base:latest"],"Layers":[
 mkdir -p "$(dirname "$OUT")"
 (cd "$WORK/layers" && tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='@0' -cf "$OUT.tmp" -- *)
 mv "$OUT.tmp" "$OUT"; echo "$key" >"$OUT.key"
+# what the base holds, for the image's SBOM: each Debian package as name version, and each etcd release
+{ sed -E 's/^([^_]+)_([^_]+)_.*/debian \1 \2/; s/%3a/:/' "$WORK/debs.txt"; printf 'etcd %s\n' "${VERSIONS[@]}"; } >"$OUT.packages"
 rm -rf "$WORK/root" "$WORK/releases" "$WORK/layers"
 echo "image base: $OUT ($(du -h "$OUT" | cut -f1); Debian $SUITE packages: $(wc -l <"$WORK/debs.txt"); etcd ${VERSIONS[*]})"

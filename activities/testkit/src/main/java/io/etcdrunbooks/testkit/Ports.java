@@ -29,7 +29,7 @@ public final class Ports {
       int port = ThreadLocalRandom.current().nextInt(LOWEST, below);
       if (handedOut.contains(port)) continue;
       try (ServerSocket socket = new ServerSocket(port, 0, InetAddress.getLoopbackAddress())) {
-        if (handedOut.add(port)) return port;
+        if (socket.getLocalPort() == port && handedOut.add(port)) return port;
       } catch (IOException taken) {
         // in use: another
       }

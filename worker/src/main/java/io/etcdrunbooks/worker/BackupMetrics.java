@@ -14,10 +14,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Whether each cluster's backups would get it back, labelled {@code etcd_cluster}:
@@ -43,15 +39,12 @@ public final class BackupMetrics {
   static final String DRILL_SUCCESS = "etcd.runbooks.restore.drill.last.success.timestamp";
   static final Duration MAX_AGE = Duration.ofMinutes(1);
 
-  private static final Logger log = LoggerFactory.getLogger(BackupMetrics.class);
-
   private final InventorySource inventory;
   private final NewestBackups newest;
   private final MultiGauge ages;
   private final MultiGauge results;
   private final MultiGauge successes;
-  private final AtomicBoolean reading = new AtomicBoolean();
-  private volatile Instant readAt = Instant.EPOCH;
+  private final BackgroundRead read;
 
   /**
    * @param ssh the client off-site hosts are listed with (null: off-site copies are not read)
@@ -74,20 +67,12 @@ public final class BackupMetrics {
             .description("Unix time the cluster's last passing restore drill finished")
             .baseUnit("seconds")
             .register(registry);
+    this.read = new BackgroundRead("backups and restore drills", MAX_AGE, this::refresh);
   }
 
   /** Starts a read of every cluster's backups when the last one is older than {@link #MAX_AGE}. */
   public void refreshIfStale() {
-    if (Instant.now().isBefore(readAt.plus(MAX_AGE))) return;
-    if (!reading.compareAndSet(false, true)) return;
-    CompletableFuture.runAsync(
-        () -> {
-          try {
-            refresh();
-          } finally {
-            reading.set(false);
-          }
-        });
+    read.startIfStale();
   }
 
   /** Reads every cluster's backups and drill now. */
@@ -99,8 +84,7 @@ public final class BackupMetrics {
     try {
       clusters = List.copyOf(inventory.get().clusters().values());
     } catch (RuntimeException e) {
-      log.debug("inventory not read for the backup metrics: {}", e.getMessage());
-      return;
+      throw new IllegalStateException("inventory not read: " + e.getMessage(), e);
     }
     for (ClusterSpec spec : clusters) {
       for (Map.Entry<String, Instant> e : newest.of(spec).entrySet()) {
@@ -124,6 +108,5 @@ public final class BackupMetrics {
     ages.register(ageRows, true);
     results.register(resultRows, true);
     successes.register(successRows, true);
-    readAt = Instant.now();
   }
 }

@@ -15,8 +15,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +35,7 @@ public final class CertificateExpiryMetrics {
 
   private final InventorySource inventory;
   private final MultiGauge gauge;
-  private final AtomicBoolean reading = new AtomicBoolean();
-  private volatile Instant readAt = Instant.EPOCH;
+  private final BackgroundRead read;
 
   public CertificateExpiryMetrics(InventorySource inventory, PrometheusMeterRegistry registry) {
     this.inventory = inventory;
@@ -47,23 +44,13 @@ public final class CertificateExpiryMetrics {
             .description("seconds until the certificate a member presents on a listener expires")
             .baseUnit("seconds")
             .register(registry);
+    this.read =
+        new BackgroundRead("member certificates", MAX_AGE, () -> gauge.register(rows(), true));
   }
 
   /** Starts a read of every certificate when the last one is older than {@link #MAX_AGE}. */
   public void refreshIfStale() {
-    if (Instant.now().isBefore(readAt.plus(MAX_AGE))) return;
-    if (!reading.compareAndSet(false, true)) return;
-    CompletableFuture.runAsync(
-        () -> {
-          try {
-            gauge.register(rows(), true);
-            readAt = Instant.now();
-          } catch (RuntimeException e) {
-            log.warn("member certificates not read: {}", e.getMessage());
-          } finally {
-            reading.set(false);
-          }
-        });
+    read.startIfStale();
   }
 
   private List<MultiGauge.Row<?>> rows() {

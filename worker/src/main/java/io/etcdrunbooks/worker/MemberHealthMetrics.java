@@ -10,13 +10,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code etcd_runbooks_member_up{etcd_cluster,member}}: 1 while the inventory member answers
@@ -30,12 +25,9 @@ public final class MemberHealthMetrics {
   static final String NAME = "etcd.runbooks.member.up";
   static final Duration MAX_AGE = Duration.ofSeconds(15);
 
-  private static final Logger log = LoggerFactory.getLogger(MemberHealthMetrics.class);
-
   private final InventorySource inventory;
   private final MultiGauge gauge;
-  private final AtomicBoolean reading = new AtomicBoolean();
-  private volatile Instant readAt = Instant.EPOCH;
+  private final BackgroundRead read;
 
   public MemberHealthMetrics(InventorySource inventory, PrometheusMeterRegistry registry) {
     this.inventory = inventory;
@@ -43,23 +35,12 @@ public final class MemberHealthMetrics {
         MultiGauge.builder(NAME)
             .description("1 while the member answers healthy on its client URL, 0 otherwise")
             .register(registry);
+    this.read = new BackgroundRead("member health", MAX_AGE, () -> gauge.register(rows(), true));
   }
 
   /** Starts a read of every member's health when the last one is older than {@link #MAX_AGE}. */
   public void refreshIfStale() {
-    if (Instant.now().isBefore(readAt.plus(MAX_AGE))) return;
-    if (!reading.compareAndSet(false, true)) return;
-    CompletableFuture.runAsync(
-        () -> {
-          try {
-            gauge.register(rows(), true);
-            readAt = Instant.now();
-          } catch (RuntimeException e) {
-            log.warn("member health not read: {}", e.getMessage());
-          } finally {
-            reading.set(false);
-          }
-        });
+    read.startIfStale();
   }
 
   private List<MultiGauge.Row<?>> rows() {

@@ -174,4 +174,37 @@ final class EncryptionConfigs {
       throw new UncheckedIOException("cannot keep the EncryptionConfiguration at " + file, e);
     }
   }
+
+  /**
+   * A backup's EncryptionConfiguration its record names but the target does not hold: refused, as a
+   * restore could not give the apiservers their keys back.
+   */
+  static ApplicationFailure missingOn(ClusterSpec spec, BackupRecord record, String where) {
+    return FailureType.BackupCorrupt.nonRetryable(
+        "backup %s of cluster '%s': its record names the EncryptionConfiguration %s, which is"
+                .formatted(record.id(), spec.name(), where)
+            + " not there; nothing was restored from it");
+  }
+
+  /**
+   * A downloaded EncryptionConfiguration ({@code part}) kept as {@code kept} when its SHA-256 is
+   * the record's (or the record has none: its authentication tag is checked when it is decrypted);
+   * deleted and refused otherwise.
+   */
+  static void keepDownloaded(
+      ClusterSpec spec, BackupRecord record, Path part, Path kept, String where)
+      throws IOException {
+    String sha256 = StoredBackups.sha256(part);
+    if (!record.encryptionConfigSha256().isEmpty()
+        && !sha256.equals(record.encryptionConfigSha256())) {
+      Files.deleteIfExists(part);
+      throw FailureType.BackupCorrupt.nonRetryable(
+          "backup %s of cluster '%s': its EncryptionConfiguration %s has SHA-256 %s, its record"
+                  .formatted(record.id(), spec.name(), where, sha256)
+              + " says "
+              + record.encryptionConfigSha256()
+              + "; nothing was restored from it");
+    }
+    Files.move(part, kept, StandardCopyOption.ATOMIC_MOVE);
+  }
 }

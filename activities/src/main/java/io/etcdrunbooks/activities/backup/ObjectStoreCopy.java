@@ -373,23 +373,9 @@ final class ObjectStoreCopy implements RemoteTarget {
     } catch (S3Exception e) {
       Files.deleteIfExists(part);
       if (e.statusCode() != 404) throw e;
-      throw FailureType.BackupCorrupt.nonRetryable(
-          "backup %s of cluster '%s': its record names the EncryptionConfiguration %s, which is"
-                  .formatted(record.id(), spec.name(), where)
-              + " not there; nothing was restored from it");
+      throw EncryptionConfigs.missingOn(spec, record, where);
     }
-    String sha256 = StoredBackups.sha256(part);
-    if (!record.encryptionConfigSha256().isEmpty()
-        && !sha256.equals(record.encryptionConfigSha256())) {
-      Files.deleteIfExists(part);
-      throw FailureType.BackupCorrupt.nonRetryable(
-          "backup %s of cluster '%s': its EncryptionConfiguration %s has SHA-256 %s, its record"
-                  .formatted(record.id(), spec.name(), where, sha256)
-              + " says "
-              + record.encryptionConfigSha256()
-              + "; nothing was restored from it");
-    }
-    Files.move(part, dir.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
+    EncryptionConfigs.keepDownloaded(spec, record, part, dir.resolve(fileName), where);
   }
 
   private static String clusterPrefix(ClusterSpec spec, ObjectStore store) {

@@ -279,27 +279,13 @@ final class OffsiteCopy implements RemoteTarget {
       throws IOException {
     String where = target.address() + ":" + dir + "/" + fileName;
     if (remoteSha256(target, dir + "/" + fileName).isEmpty()) {
-      throw FailureType.BackupCorrupt.nonRetryable(
-          "backup %s of cluster '%s': its record names the EncryptionConfiguration %s, which is"
-                  .formatted(record.id(), spec.name(), where)
-              + " not there; nothing was restored from it");
+      throw EncryptionConfigs.missingOn(spec, record, where);
     }
     Path part = localDir.resolve(fileName + ".download.part");
     Files.deleteIfExists(part);
     Files.createFile(part, StoredBackups.PRIVATE);
     ssh.download(target, dir + "/" + fileName, part, bytes -> {});
-    String sha256 = StoredBackups.sha256(part);
-    if (!record.encryptionConfigSha256().isEmpty()
-        && !sha256.equals(record.encryptionConfigSha256())) {
-      Files.deleteIfExists(part);
-      throw FailureType.BackupCorrupt.nonRetryable(
-          "backup %s of cluster '%s': its EncryptionConfiguration %s has SHA-256 %s, its record"
-                  .formatted(record.id(), spec.name(), where, sha256)
-              + " says "
-              + record.encryptionConfigSha256()
-              + "; nothing was restored from it");
-    }
-    Files.move(part, localDir.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
+    EncryptionConfigs.keepDownloaded(spec, record, part, localDir.resolve(fileName), where);
   }
 
   private static ApplicationFailure unreachable(

@@ -1,5 +1,6 @@
 package io.etcdrunbooks.activities.backup;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -105,10 +106,22 @@ final class EncryptionConfigs {
     } catch (IOException | IllegalArgumentException e) {
       throw ApplicationFailure.newNonRetryableFailure(
           "%s: %s is not a readable EncryptionConfiguration: %s"
-              .formatted(host.name(), host.encryptionConfigPath(), e.getMessage()),
+              .formatted(host.name(), host.encryptionConfigPath(), withoutContent(e)),
           "EncryptionConfigUnreadable");
     }
     return List.copyOf(names);
+  }
+
+  /**
+   * Why the file could not be read, without the parser's message: it quotes the text around the
+   * error, which in this file is key material, and the failure goes into workflow history.
+   */
+  private static String withoutContent(Exception e) {
+    if (e instanceof JsonProcessingException parse && parse.getLocation() != null) {
+      return "not valid YAML at line %d, column %d"
+          .formatted(parse.getLocation().getLineNr(), parse.getLocation().getColumnNr());
+    }
+    return e instanceof IllegalArgumentException ? e.getMessage() : "not valid YAML";
   }
 
   /**

@@ -55,4 +55,24 @@ class EncryptionConfigsTest {
         .hasMessageContaining("cp1: /etc/kubernetes/enc/encryption-config.yaml is not a readable")
         .hasMessageContaining("EncryptionConfiguration");
   }
+
+  @Test
+  void aMalformedFileIsRefusedWithoutQuotingItsKeyMaterial() {
+    String broken =
+        """
+        kind: EncryptionConfiguration
+        resources:
+          - providers:
+              - aescbc:
+                  keys:
+                    - name: key1
+                      secret: c2VjcmV0LWtleS1tYXRlcmlhbA== [unclosed: {
+        """;
+
+    assertThatThrownBy(() -> EncryptionConfigs.keyNames(broken, CP1))
+        .isInstanceOf(ApplicationFailure.class)
+        .hasMessageContaining("not valid YAML at line")
+        .hasMessageNotContaining("c2VjcmV0")
+        .hasMessageNotContaining("tleS1tYXRlcmlh");
+  }
 }

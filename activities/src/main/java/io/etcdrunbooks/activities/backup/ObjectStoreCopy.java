@@ -223,7 +223,34 @@ final class ObjectStoreCopy implements RemoteTarget {
           if (checksums)
             b.checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumSHA256(base64(record.sha256()));
         },
-        RequestBody.fromFile(stored));
+        RequestBody.fromContentProvider(
+            () -> uploading(record, 0, uncheckedOpen(stored)),
+            record.sizeBytes(),
+            "application/octet-stream"));
+  }
+
+  /** The body of an upload, heartbeating as the network takes it. */
+  private static InputStream uploading(BackupRecord record, long offset, InputStream body) {
+    long size = record.sizeBytes();
+    return new ProgressInputStream(
+        body,
+        read ->
+            Heartbeats.beat(
+                "uploading backup "
+                    + record.id()
+                    + ": "
+                    + ((offset + read) >> 20)
+                    + " of "
+                    + (size >> 20)
+                    + " MB"));
+  }
+
+  private static InputStream uncheckedOpen(Path file) {
+    try {
+      return Files.newInputStream(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+    }
   }
 
   /**
@@ -287,8 +314,7 @@ final class ObjectStoreCopy implements RemoteTarget {
         for (int n; (n = in.read(buffer)) >= 0; ) {
           out.write(buffer, 0, n);
           size += n;
-          if (size % (8L << 20) < n)
-            Heartbeats.beat("downloading backup " + id + ": " + (size >> 20) + " MB");
+          Heartbeats.beat("downloading backup " + id + ": " + (size >> 20) + " MB");
         }
       }
       String sha256 = HexFormat.of().formatHex(digest.digest());
@@ -489,7 +515,7 @@ final class ObjectStoreCopy implements RemoteTarget {
                         .contentLength(length)
                         .checksumAlgorithm(algorithm),
                 RequestBody.fromContentProvider(
-                    () -> FileRange.open(stored, from, length),
+                    () -> uploading(record, from, FileRange.open(stored, from, length)),
                     length,
                     "application/octet-stream"));
         parts.add(
@@ -498,14 +524,6 @@ final class ObjectStoreCopy implements RemoteTarget {
                 .eTag(part.eTag())
                 .checksumSHA256(part.checksumSHA256())
                 .build());
-        Heartbeats.beat(
-            "uploading backup "
-                + record.id()
-                + ": "
-                + ((offset + length) >> 20)
-                + " of "
-                + (size >> 20)
-                + " MB");
       }
       s3.completeMultipartUpload(
           CompleteMultipartUploadRequest.builder()

@@ -67,7 +67,7 @@ public final class SshConnector implements AutoCloseable {
    */
   static final int SFTP_BUFFER = 64 * 1024;
 
-  private static final long PROGRESS_STEP = 4L << 20;
+  private static final long PROGRESS_EVERY_NANOS = 1_000_000_000L;
 
   /**
    * MINA's key exchanges with mlkem768x25519-sha256 first. MINA prefers
@@ -248,18 +248,21 @@ public final class SshConnector implements AutoCloseable {
     }
   }
 
-  /** Copies everything, telling progress the bytes copied so far after every few MB. */
+  /**
+   * Copies everything, telling progress the bytes copied so far at least every second while bytes
+   * move: by time, not by size, so that a heartbeat comes in time over a slow link too.
+   */
   private static void copy(InputStream in, OutputStream out, LongConsumer progress)
       throws IOException {
     byte[] buf = new byte[SFTP_BUFFER];
     long copied = 0;
-    long reported = 0;
+    long reportedAt = System.nanoTime();
     for (int n; (n = in.read(buf)) > 0; ) {
       out.write(buf, 0, n);
       copied += n;
-      if (copied - reported >= PROGRESS_STEP) {
+      if (System.nanoTime() - reportedAt >= PROGRESS_EVERY_NANOS) {
         progress.accept(copied);
-        reported = copied;
+        reportedAt = System.nanoTime();
       }
     }
   }

@@ -14,22 +14,28 @@ import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.testkit.TestKeys;
+import io.etcdrunbooks.workflows.activities.BackupActivities;
 import io.etcdrunbooks.workflows.activities.BackupActivities.BackupRequest;
+import io.etcdrunbooks.workflows.activities.RestoreActivities;
 import io.etcdrunbooks.workflows.activities.RestoreActivities.CheckBackupRequest;
 import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestActivityEnvironment;
 import java.io.InputStream;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
@@ -227,6 +233,73 @@ class BackupObjectStoreTest {
   }
 
   /**
+   * Over a link of 1 MiB/s each way, a 5 MiB part takes five seconds on the wire: the upload and
+   * the download both heartbeat while the bytes move and finish under a heartbeat timeout of 2 s. A
+   * heartbeat per part, or per 8 MiB read back, timed them out (cancelled), as it would on any link
+   * slow enough for the real timeout, and the upload would start again for ever.
+   */
+  @Test
+  void anUploadAndADownloadOverASlowLinkHeartbeatWhileTheBytesAreOnTheWire() throws Exception {
+    Path credentials = credentials("slow", SECRET_KEY);
+    BackupRecord record =
+        backups(credentials).takeVerifiedBackup(new BackupRequest("c1", "slow-link"));
+    assertThat(record.sizeBytes()).isGreaterThan(PART_SIZE);
+    Path file = Path.of(record.path());
+    Path metadata = Path.of(cluster.cluster().backupDir(), "slow-link.json");
+    try (SlowLink link = new SlowLink(URI.create(endpoint).getPort(), 1 << 20);
+        SshConnector ssh = new SshConnector()) {
+      Inventory inventory = inventory(credentials, link.endpoint());
+      TestActivityEnvironment activities = TestActivityEnvironment.newInstance();
+      activities.registerActivitiesImplementations(
+          backups(inventory),
+          new RestoreActivitiesImpl(
+              new ClusterTargets(() -> inventory, ssh), EtcdReleases.store()));
+      List<Long> beats = new CopyOnWriteArrayList<>();
+      activities.setActivityHeartbeatListener(
+          String.class, details -> beats.add(System.nanoTime()));
+      ActivityOptions options =
+          ActivityOptions.newBuilder()
+              .setStartToCloseTimeout(Duration.ofMinutes(2))
+              .setHeartbeatTimeout(Duration.ofSeconds(2))
+              .build();
+
+      long start = System.nanoTime();
+      activities
+          .newActivityStub(BackupActivities.class, options)
+          .copyOffsite(new BackupRequest("c1", "slow-link"));
+      heartbeatThroughout(start, beats);
+
+      byte[] original = Files.readAllBytes(file);
+      Files.delete(file);
+      Files.delete(metadata);
+      beats.clear();
+      start = System.nanoTime();
+      BackupRecord fetched =
+          activities
+              .newActivityStub(RestoreActivities.class, options)
+              .checkBackup(new CheckBackupRequest("c1", "slow-link", null));
+      assertThat(fetched).isEqualTo(record);
+      assertThat(Files.readAllBytes(file)).isEqualTo(original);
+      heartbeatThroughout(start, beats);
+      activities.close();
+    }
+  }
+
+  /**
+   * Checks that a transfer took long enough to need heartbeats and that they came through it:
+   * Temporal's test environment cancels an activity silent for its heartbeat timeout, as the server
+   * would, so having returned at all is the main check; a heartbeat or two at each end is not
+   * enough.
+   */
+  private static void heartbeatThroughout(long start, List<Long> beats) {
+    Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(elapsed)
+        .as("a transfer slow enough to need heartbeats")
+        .isGreaterThan(Duration.ofSeconds(4));
+    assertThat(beats).hasSizeGreaterThanOrEqualTo(3);
+  }
+
+  /**
    * Issue 30, test 3: ten backups of a small cluster with keepLast 3 (keepDailyDays 0), each copied
    * to a real SFTP host and the bucket, each followed by retention: exactly the newest three remain
    * on the worker, on the host and in the bucket, and a file of another layout there is left alone.
@@ -412,12 +485,19 @@ class BackupObjectStoreTest {
   }
 
   private BackupActivitiesImpl backups(Path credentialsFile) {
-    Inventory inventory = inventory(credentialsFile);
+    return backups(inventory(credentialsFile));
+  }
+
+  private static BackupActivitiesImpl backups(Inventory inventory) {
     return new BackupActivitiesImpl(
         ClusterTargets.etcdOnly(() -> inventory), EtcdReleases.store(), null, PART_SIZE);
   }
 
   private Inventory inventory(Path credentialsFile) {
+    return inventory(credentialsFile, endpoint);
+  }
+
+  private Inventory inventory(Path credentialsFile, String endpoint) {
     ClusterSpec c = cluster.cluster();
     BackupSpec b = c.backup();
     BackupSpec withStore =

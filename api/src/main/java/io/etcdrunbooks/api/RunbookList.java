@@ -1,22 +1,14 @@
 package io.etcdrunbooks.api;
 
-import com.google.protobuf.ByteString;
-import com.google.protobuf.Timestamp;
-import io.etcdrunbooks.runtime.SearchAttributesConfig;
-import io.etcdrunbooks.workflows.RunbookCatalog;
-import io.etcdrunbooks.workflows.RunbookDefinition;
+import io.etcdrunbooks.runtime.visibility.RunbookVisibility;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.RunbookSearchAttributes;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.filter.v1.StartTimeFilter;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
-import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
-import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowTargetOptions;
@@ -30,13 +22,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The running and recent runbooks of a cluster, read from Temporal's visibility (not from the API's
@@ -51,33 +38,25 @@ public final class RunbookList {
 
   static final Duration RECENT = Duration.ofDays(7);
   private static final int PAGE = 200;
-
-  /** Workflow types that are runbooks; other workflows in the namespace are not read. */
-  private static final Set<String> RUNBOOK_TYPES =
-      RunbookCatalog.all().stream().map(RunbookDefinition::type).collect(Collectors.toSet());
-
-  /** Enough for a week of a cluster's runbooks; more is not read. */
-  private static final int MAX_QUERIED = 2000;
-
-  private static final Logger LOG = LoggerFactory.getLogger(RunbookList.class);
+  private static final Set<String> RUNBOOK_TYPES = RunbookVisibility.RUNBOOK_TYPES;
 
   private final WorkflowClient client;
   private final RunbookClusters clusters;
-  private final SearchAttributesConfig searchAttributes;
-  private final AtomicBoolean queryRefusalLogged = new AtomicBoolean();
+  private final RunbookVisibility visibility;
 
   public RunbookList(
-      WorkflowClient client, RunbookClusters clusters, SearchAttributesConfig searchAttributes) {
+      WorkflowClient client, RunbookClusters clusters, RunbookVisibility visibility) {
     this.client = client;
     this.clusters = clusters;
-    this.searchAttributes = searchAttributes;
+    this.visibility = visibility;
   }
 
   /** Running runbooks first, then those closed in the last 7 days; newest first within each. */
   public List<RunbookSummary> forCluster(String cluster) {
     Instant now = Instant.now();
     List<WorkflowExecutionInfo> runs =
-        byQuery(query(cluster, now.minus(RECENT), RUNBOOK_TYPES))
+        visibility
+            .byQuery(query(cluster, now.minus(RECENT), RUNBOOK_TYPES))
             .orElseGet(() -> byOpenAndClosed(now));
     List<RunbookSummary> found = new ArrayList<>();
     runs.stream()
@@ -94,53 +73,15 @@ public final class RunbookList {
   }
 
   /**
-   * With the search attributes enabled: the cluster's runbooks by a visibility query, with those
-   * that carry no EtcdCluster (started from the Web UI, or before the attributes were enabled) for
-   * {@link #clusterOf} to sort out. Empty when the server cannot answer it (attributes not
-   * registered, or the embedded test server, which has no list queries).
-   */
-  private Optional<List<WorkflowExecutionInfo>> byQuery(String query) {
-    if (!searchAttributes.enabled()) return Optional.empty();
-    var stub = client.getWorkflowServiceStubs().blockingStub();
-    List<WorkflowExecutionInfo> runs = new ArrayList<>();
-    ByteString page = ByteString.EMPTY;
-    try {
-      do {
-        ListWorkflowExecutionsResponse answer =
-            stub.listWorkflowExecutions(
-                ListWorkflowExecutionsRequest.newBuilder()
-                    .setNamespace(client.getOptions().getNamespace())
-                    .setPageSize(PAGE)
-                    .setQuery(query)
-                    .setNextPageToken(page)
-                    .build());
-        runs.addAll(answer.getExecutionsList());
-        page = answer.getNextPageToken();
-      } while (!page.isEmpty() && runs.size() < MAX_QUERIED);
-      return Optional.of(runs);
-    } catch (StatusRuntimeException e) {
-      Status.Code code = e.getStatus().getCode();
-      if (code != Status.Code.UNIMPLEMENTED && code != Status.Code.INVALID_ARGUMENT) throw e;
-      if (queryRefusalLogged.compareAndSet(false, true)) {
-        LOG.warn(
-            "runbooks.search-attributes.enabled is set but Temporal does not answer the list query"
-                + " ({}: {}); listing runbooks by the list-open and list-closed calls instead. Are"
-                + " the search attributes registered in namespace {}? See docs/configuration.md.",
-            code,
-            e.getStatus().getDescription(),
-            client.getOptions().getNamespace());
-      }
-      return Optional.empty();
-    }
-  }
-
-  /**
    * Running runbooks that may be waiting for an approval, whoever started them: with the search
    * attributes, those whose EtcdRunbookPhase says so or that carry none; else every running one.
    * Their progress says for sure.
    */
   public List<WorkflowExecution> mayAwaitApproval() {
-    return byQuery(awaitingApprovalQuery(RUNBOOK_TYPES)).orElseGet(this::open).stream()
+    return visibility
+        .byQuery(awaitingApprovalQuery(RUNBOOK_TYPES))
+        .orElseGet(visibility::open)
+        .stream()
         .filter(info -> RUNBOOK_TYPES.contains(info.getType().getName()))
         .map(WorkflowExecutionInfo::getExecution)
         .toList();
@@ -149,35 +90,10 @@ public final class RunbookList {
   static String awaitingApprovalQuery(Collection<String> types) {
     return "ExecutionStatus = 'Running' AND WorkflowType IN (%s) AND (%s = %s OR %s IS NULL)"
         .formatted(
-            types.stream().sorted().map(RunbookList::quoted).collect(Collectors.joining(", ")),
+            RunbookVisibility.typeList(types),
             RunbookSearchAttributes.PHASE.getName(),
-            quoted(Phase.AWAITING_APPROVAL.name()),
+            RunbookVisibility.quoted(Phase.AWAITING_APPROVAL.name()),
             RunbookSearchAttributes.PHASE.getName());
-  }
-
-  /** Every running workflow of the namespace, however long ago it started. */
-  private List<WorkflowExecutionInfo> open() {
-    var stub = client.getWorkflowServiceStubs().blockingStub();
-    StartTimeFilter always =
-        StartTimeFilter.newBuilder()
-            .setEarliestTime(Timestamp.getDefaultInstance())
-            .setLatestTime(timestamp(Instant.now().plus(Duration.ofMinutes(5))))
-            .build();
-    List<WorkflowExecutionInfo> runs = new ArrayList<>();
-    ByteString page = ByteString.EMPTY;
-    do {
-      var answer =
-          stub.listOpenWorkflowExecutions(
-              ListOpenWorkflowExecutionsRequest.newBuilder()
-                  .setNamespace(client.getOptions().getNamespace())
-                  .setMaximumPageSize(PAGE)
-                  .setStartTimeFilter(always)
-                  .setNextPageToken(page)
-                  .build());
-      runs.addAll(answer.getExecutionsList());
-      page = answer.getNextPageToken();
-    } while (!page.isEmpty() && runs.size() < MAX_QUERIED);
-    return runs;
   }
 
   /**
@@ -187,15 +103,12 @@ public final class RunbookList {
   static String query(String cluster, Instant since, Collection<String> types) {
     return "StartTime > %s AND WorkflowType IN (%s) AND (%s = %s OR %s IS NULL)"
         .formatted(
-            quoted(DateTimeFormatter.ISO_INSTANT.format(since.truncatedTo(ChronoUnit.SECONDS))),
-            types.stream().sorted().map(RunbookList::quoted).collect(Collectors.joining(", ")),
+            RunbookVisibility.quoted(
+                DateTimeFormatter.ISO_INSTANT.format(since.truncatedTo(ChronoUnit.SECONDS))),
+            RunbookVisibility.typeList(types),
             RunbookSearchAttributes.CLUSTER.getName(),
-            quoted(cluster),
+            RunbookVisibility.quoted(cluster),
             RunbookSearchAttributes.CLUSTER.getName());
-  }
-
-  static String quoted(String value) {
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
   }
 
   /** Without list queries: every recent runbook of the namespace, the cluster sorted out later. */
@@ -203,8 +116,8 @@ public final class RunbookList {
     String namespace = client.getOptions().getNamespace();
     StartTimeFilter window =
         StartTimeFilter.newBuilder()
-            .setEarliestTime(timestamp(now.minus(RECENT)))
-            .setLatestTime(timestamp(now.plus(Duration.ofMinutes(5))))
+            .setEarliestTime(RunbookVisibility.timestamp(now.minus(RECENT)))
+            .setLatestTime(RunbookVisibility.timestamp(now.plus(Duration.ofMinutes(5))))
             .build();
     var stub = client.getWorkflowServiceStubs().blockingStub();
     List<WorkflowExecutionInfo> open =
@@ -287,10 +200,6 @@ public final class RunbookList {
     } catch (RuntimeException e) {
       return ""; // an attribute of that name but another type, registered by someone else
     }
-  }
-
-  private static Timestamp timestamp(Instant at) {
-    return Timestamp.newBuilder().setSeconds(at.getEpochSecond()).setNanos(at.getNano()).build();
   }
 
   /**

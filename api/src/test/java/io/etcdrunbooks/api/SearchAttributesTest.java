@@ -98,7 +98,8 @@ class SearchAttributesTest {
         .isEqualTo(
             "StartTime > '2026-11-20T10:00:00Z' AND WorkflowType IN ('A', 'B') AND (EtcdCluster ="
                 + " 'prod-1\\' OR EtcdCluster != \\'' OR EtcdCluster IS NULL)");
-    assertThat(RunbookList.quoted("a\\'b")).isEqualTo("'a\\\\\\'b'");
+    assertThat(io.etcdrunbooks.runtime.visibility.RunbookVisibility.quoted("a\\'b"))
+        .isEqualTo("'a\\\\\\'b'");
   }
 
   @Test

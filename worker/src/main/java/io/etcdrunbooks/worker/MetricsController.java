@@ -22,18 +22,21 @@ public final class MetricsController {
   private final InventoryMetrics inventory;
   private final BackupMetrics backups;
   private final MemberHealthMetrics members;
+  private final RunbookPhaseMetrics phases;
 
   public MetricsController(
       PrometheusMeterRegistry registry,
       CertificateExpiryMetrics certificates,
       InventoryMetrics inventory,
       BackupMetrics backups,
-      MemberHealthMetrics members) {
+      MemberHealthMetrics members,
+      RunbookPhaseMetrics phases) {
     this.registry = registry;
     this.certificates = certificates;
     this.inventory = inventory;
     this.backups = backups;
     this.members = members;
+    this.phases = phases;
   }
 
   @OwnAuthentication(
@@ -45,6 +48,7 @@ public final class MetricsController {
     members.refreshIfStale();
     inventory.refresh();
     backups.refreshIfStale();
+    phases.refreshIfStale();
     return registry.scrape();
   }
 }

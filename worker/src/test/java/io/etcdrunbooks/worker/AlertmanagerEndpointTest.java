@@ -544,7 +544,8 @@ class AlertmanagerEndpointTest {
           List.of(),
           "placeholder",
           List.of(),
-          "");
+          "",
+          0);
     }
 
     @Override

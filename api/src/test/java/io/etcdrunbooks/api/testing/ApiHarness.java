@@ -14,6 +14,7 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactoryOptions;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -63,11 +64,21 @@ public final class ApiHarness implements AutoCloseable {
    * @param extra more application properties; they win over the defaults
    */
   public static ApiHarness start(Path dir, Map<String, Object> extra) throws IOException {
+    return start(dir, extra, WorkerFactoryOptions.getDefaultInstance());
+  }
+
+  /**
+   * @param workers the test worker's factory options (for example without sticky execution, so that
+   *     another worker can take its runs over)
+   */
+  public static ApiHarness start(Path dir, Map<String, Object> extra, WorkerFactoryOptions workers)
+      throws IOException {
     // no time skipping: a signed approval expires by the workflow's clock, which must be the wall's
     TestWorkflowEnvironment temporal =
         TestWorkflowEnvironment.newInstance(
             TestEnvironmentOptions.newBuilder()
                 .setWorkflowClientOptions(RunbookPayloads.clientOptions().build())
+                .setWorkerFactoryOptions(workers)
                 .setUseTimeskipping(false)
                 .build());
     Worker worker = temporal.newWorker(TASK_QUEUE);

@@ -16,6 +16,9 @@ import java.util.List;
  * @param downTimes each member restart's down time (stopped until ready), oldest first
  * @param approvalPlan the id of the plan waiting for approval (what the {@code approveRun} update
  *     names), empty when the runbook waits for none
+ * @param phaseSinceMillis when the runbook entered its phase (epoch milliseconds, the workflow's
+ *     clock): what the stuck-phase and approval-wait alerts compare with the time; 0 from a worker
+ *     that predates it
  */
 public record Progress(
     String runbook,
@@ -27,4 +30,5 @@ public record Progress(
     List<CompletedStep> completed,
     String message,
     List<MemberDownTime> downTimes,
-    String approvalPlan) {}
+    String approvalPlan,
+    long phaseSinceMillis) {}

@@ -52,14 +52,12 @@ public final class ProgressTracker {
     metrics = RunbookMetrics.of(runbook, clusterName == null ? "" : clusterName);
     metrics.started();
     phaseSince = Workflow.currentTimeMillis();
-    if (!phase.ended()) metrics.phaseEntered(phase, phaseSince);
   }
 
   /** Counts the runbook's end: completed, failed or cancelled. */
   void finished(String outcome) {
     if (metrics == null) return;
     metrics.finished(outcome);
-    metrics.phaseLeft(phase);
   }
 
   /** A schedule's next round is due at {@code epochMillis}, for the schedule-health alert. */
@@ -177,8 +175,6 @@ public final class ProgressTracker {
     long now = Workflow.currentTimeMillis();
     if (metrics != null && next != phase) {
       metrics.phase(phase, now - phaseSince);
-      metrics.phaseLeft(phase);
-      if (!next.ended()) metrics.phaseEntered(next, now);
     }
     if (next != phase) {
       phaseSince = now;
@@ -268,6 +264,7 @@ public final class ProgressTracker {
         List.copyOf(completed),
         message,
         List.copyOf(downTimes),
-        approvalPlan);
+        approvalPlan,
+        phaseSince);
   }
 }

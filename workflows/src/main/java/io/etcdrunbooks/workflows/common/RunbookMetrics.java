@@ -23,12 +23,6 @@ final class RunbookMetrics {
   static final String MEMBER_RESTART = "etcd_runbooks_member_restart_duration";
 
   /**
-   * When the runbook entered the phase it is in (epoch seconds), 0 once it has left it or ended:
-   * what the stuck-phase and approval-wait alerts compare with time().
-   */
-  static final String PHASE_ENTERED = "etcd_runbooks_phase_entered_timestamp_seconds";
-
-  /**
    * A schedule's next round is due then (epoch seconds): overdue means the schedule is not healthy.
    */
   static final String SCHEDULE_NEXT = "etcd_runbooks_schedule_next_run_timestamp_seconds";
@@ -70,15 +64,6 @@ final class RunbookMetrics {
 
   void memberRestart(String member, long millis) {
     scope.tagged(Map.of("member", member)).timer(MEMBER_RESTART).record(Duration.ofMillis(millis));
-  }
-
-  /** The runbook is in {@code phase} from {@code millis} on (epoch), or has left it (0). */
-  void phaseEntered(Phase phase, long millis) {
-    scope.tagged(Map.of("phase", phase.name())).gauge(PHASE_ENTERED).update(millis / 1000.0);
-  }
-
-  void phaseLeft(Phase phase) {
-    scope.tagged(Map.of("phase", phase.name())).gauge(PHASE_ENTERED).update(0);
   }
 
   void scheduleNext(long epochMillis) {

@@ -104,7 +104,8 @@ class PayloadRoundTripTest {
             List.of(new CompletedStep("m2: stop", 1, 2, "done")),
             "",
             List.of(new io.etcdrunbooks.workflows.common.MemberDownTime("m2", "3.4.23", 850)),
-            "");
+            "",
+            1_780_000_000_000L);
     assertThat(roundTrip(progress, Progress.class)).isEqualTo(progress);
 
     ConsistencyReport report = new ConsistencyReport(5, Map.of("m1", 1L), Map.of("m1", 9L), true);

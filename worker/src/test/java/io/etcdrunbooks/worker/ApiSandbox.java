@@ -50,17 +50,10 @@ final class ApiSandbox implements AutoCloseable {
   static ApiSandbox start(
       Path dir, String name, String version, Map<String, Object> extra, TestTokens.Token... tokens)
       throws Exception {
-    return start(
-        new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, version), name, extra, tokens);
-  }
-
-  /**
-   * As {@link #start(Path, String, String, Map, TestTokens.Token...)}, on the sandbox {@code spec}.
-   */
-  static ApiSandbox start(
-      SandboxSpec spec, String name, Map<String, Object> extra, TestTokens.Token... tokens)
-      throws Exception {
-    Sandbox sandbox = Sandbox.create(spec, SandboxRunbooks.releases());
+    Sandbox sandbox =
+        Sandbox.create(
+            new SandboxSpec(dir.resolve("sandbox"), "sandbox", 3, version),
+            SandboxRunbooks.releases());
     try {
       Path tokensFile = TestTokens.write(sandbox.dir().resolve("api-tokens.yaml"), tokens);
       Map<String, Object> properties =

@@ -38,6 +38,7 @@ final class WaitForTemporal {
           .withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
     } catch (StatusRuntimeException e) {
+      if (Thread.currentThread().isInterrupted()) return false; // the worker closes
       String failure =
           e.getMessage() + (e.getCause() == null ? "" : " (" + e.getCause().getMessage() + ")");
       if (!failure.equals(lastFailure)) {

@@ -32,7 +32,12 @@ final class BackgroundRead {
   }
 
   void startIfStale() {
-    if (Instant.now().isBefore(readAt.plus(maxAge))) return;
+    startIfStale(false);
+  }
+
+  /** As {@link #startIfStale()}, and whatever the last read's age when {@code changed}. */
+  void startIfStale(boolean changed) {
+    if (!changed && Instant.now().isBefore(readAt.plus(maxAge))) return;
     if (!reading.compareAndSet(false, true)) return;
     CompletableFuture.runAsync(
         () -> {

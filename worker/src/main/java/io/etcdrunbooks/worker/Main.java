@@ -99,10 +99,10 @@ public final class Main {
   }
 
   /**
-   * The inventory's Temporal Schedules, kept at every worker start (runbooks.schedules.enabled):
-   * the inventory is the one place clusters are declared, so their backups and drills follow it
-   * without a command to remember. A failure is logged and the worker runs on; Temporal's Java test
-   * server (in process, tests and demo only) has no schedules.
+   * The inventory's Temporal Schedules, kept at every worker start once the worker polls
+   * (runbooks.schedules.enabled): the inventory is the one place clusters are declared, so their
+   * backups and drills follow it without a command to remember. A failure is logged and the worker
+   * runs on; Temporal's Java test server (in process, tests and demo only) has no schedules.
    */
   private static void keepSchedules(ApplicationContext context) {
     if (!context.getBean(SchedulesConfig.class).enabled()) return;
@@ -133,8 +133,9 @@ public final class Main {
     ApplicationContext context = ApplicationContext.builder().properties(withRoles).start();
     try {
       if (roles.contains("worker")) {
-        context.getBean(RunbookWorker.class).start();
-        keepSchedules(context);
+        // polls at once when Temporal answers, else once it does: the process serves /health
+        // (not ready) meanwhile rather than exiting
+        context.getBean(RunbookWorker.class).start(() -> keepSchedules(context));
       } else {
         // made now rather than at the first call, so its TLS files and codec keys are checked
         // before anything is served

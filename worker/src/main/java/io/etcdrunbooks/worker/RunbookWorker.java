@@ -27,8 +27,19 @@ public final class RunbookWorker implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RunbookWorker.class);
 
-  private final WorkerFactory factory;
+  private final WorkflowClient client;
   private final String taskQueue;
+  private final String stickySetting;
+  private final boolean inProcess;
+  private final Optional<WorkerDeploymentOptions> deployment;
+  private final WorkerActivities activities;
+  private final RunbookSettings settings;
+  private final WaitForTemporal temporal;
+
+  /** Made once Temporal answers: the sticky decision asks it which server it is. */
+  private volatile WorkerFactory factory;
+
+  private volatile Thread waiting;
 
   public RunbookWorker(
       WorkflowClient client,
@@ -40,21 +51,19 @@ public final class RunbookWorker implements AutoCloseable {
       WorkerActivities activities,
       ApprovalSigning approvals,
       ActivitiesConfig activityTimeouts) {
+    this.client = client;
     this.taskQueue = config.taskQueue();
-    Optional<WorkerDeploymentOptions> deployment =
+    this.deployment =
         WorkerVersioning.options(
             versioning, RunbookWorker.class.getPackage().getImplementationVersion());
-    this.factory = WorkerFactory.newInstance(client);
-    boolean sticky =
-        StickyExecution.decide(
-            temporal.stickyExecution(), endpoint.inProcess(), client.getWorkflowServiceStubs());
-    Worker worker = factory.newWorker(taskQueue, options(sticky, deployment));
-    deployment.ifPresent(this::logVersion);
-    register(
-        worker,
-        activities,
+    this.stickySetting = temporal.stickyExecution();
+    StickyExecution.check(stickySetting);
+    this.inProcess = endpoint.inProcess();
+    this.activities = activities;
+    this.settings =
         new RunbookSettings(
-            approvals, searchAttributes.enabled(), activityTimeouts.waitHeartbeatTimeout()));
+            approvals, searchAttributes.enabled(), activityTimeouts.waitHeartbeatTimeout());
+    this.temporal = new WaitForTemporal(client.getWorkflowServiceStubs(), endpoint.address());
   }
 
   /**
@@ -158,11 +167,55 @@ public final class RunbookWorker implements AutoCloseable {
 
   /** Started and not shut down: the worker polls its task queue. */
   public boolean isPolling() {
-    return factory.isStarted() && !factory.isShutdown() && !factory.isTerminated();
+    WorkerFactory polling = factory;
+    return polling != null
+        && polling.isStarted()
+        && !polling.isShutdown()
+        && !polling.isTerminated();
   }
 
-  public void start() {
-    factory.start();
+  /**
+   * Polls the task queue, then runs {@code onPolling}: at once when Temporal answers now, else from
+   * a thread that asks it until it does (a worker started during a Temporal outage, or before
+   * Temporal, runs on and is not ready until then, rather than exiting into a crash loop).
+   */
+  public void start(Runnable onPolling) {
+    if (temporal.answers()) {
+      poll();
+      onPolling.run();
+      return;
+    }
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                temporal.await();
+                synchronized (this) {
+                  if (waiting == null) return; // closed meanwhile
+                  poll();
+                }
+                onPolling.run();
+              } catch (InterruptedException closed) {
+                Thread.currentThread().interrupt();
+              } catch (RuntimeException e) {
+                LOG.error("the worker does not poll: {}", Main.reason(e), e);
+              }
+            },
+            "wait-for-temporal");
+    thread.setDaemon(true);
+    waiting = thread;
+    thread.start();
+  }
+
+  private void poll() {
+    WorkerFactory made = WorkerFactory.newInstance(client);
+    boolean sticky =
+        StickyExecution.decide(stickySetting, inProcess, client.getWorkflowServiceStubs());
+    Worker worker = made.newWorker(taskQueue, options(sticky, deployment));
+    deployment.ifPresent(this::logVersion);
+    register(worker, activities, settings);
+    made.start();
+    factory = made;
     LOG.info("worker polling task queue {}", taskQueue);
   }
 
@@ -170,7 +223,15 @@ public final class RunbookWorker implements AutoCloseable {
   @PreDestroy
   @Override
   public void close() {
-    factory.shutdown();
-    factory.awaitTermination(10, TimeUnit.SECONDS);
+    Thread thread;
+    synchronized (this) {
+      thread = waiting;
+      waiting = null;
+    }
+    if (thread != null) thread.interrupt();
+    WorkerFactory polling = factory;
+    if (polling == null) return;
+    polling.shutdown();
+    polling.awaitTermination(10, TimeUnit.SECONDS);
   }
 }

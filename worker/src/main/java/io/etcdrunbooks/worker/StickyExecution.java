@@ -26,24 +26,32 @@ final class StickyExecution {
 
   private StickyExecution() {}
 
+  /** Refuses a setting other than auto, true or false (or none), naming it. */
+  static void check(String setting) {
+    explicit(setting);
+  }
+
+  /** true or false when the setting says so; null for auto. */
+  private static Boolean explicit(String setting) {
+    String value = setting == null ? AUTO : setting.strip().toLowerCase(Locale.ROOT);
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      case AUTO -> null;
+      default ->
+          throw new IllegalStateException(
+              "temporal.sticky-execution (TEMPORAL_STICKY_EXECUTION) must be auto, true or false, got '"
+                  + setting
+                  + "'");
+    };
+  }
+
   /**
    * @param embedded the server runs in this process (only in the tests)
    */
   static boolean decide(String setting, boolean embedded, WorkflowServiceStubs service) {
-    String value = setting == null ? AUTO : setting.strip().toLowerCase(Locale.ROOT);
-    switch (value) {
-      case "true":
-        return true;
-      case "false":
-        return false;
-      case AUTO:
-        break;
-      default:
-        throw new IllegalStateException(
-            "temporal.sticky-execution (TEMPORAL_STICKY_EXECUTION) must be auto, true or false, got '"
-                + setting
-                + "'");
-    }
+    Boolean explicit = explicit(setting);
+    if (explicit != null) return explicit;
     if (embedded) return true;
     String version;
     try {

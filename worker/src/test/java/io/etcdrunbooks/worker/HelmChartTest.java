@@ -102,6 +102,58 @@ class HelmChartTest {
     assertThat(refusal()).contains("at '/temporal/address'");
   }
 
+  /**
+   * The image the chart runs by default is the one {@code mvn -Pimage} builds: Jib's name ({@code
+   * image.name} in worker/pom.xml) under the chart's repository, tagged with the project version,
+   * which is the chart's appVersion (a version bump that forgets the chart fails here).
+   */
+  @Test
+  void theDefaultImageIsTheOneTheImageBuildNamesTaggedWithTheProjectVersion() throws Exception {
+    String version = projectVersion();
+    JsonNode chart = new YAMLMapper().readTree(CHART.resolve("Chart.yaml").toFile());
+    assertThat(chart.path("appVersion").asText()).as("Chart.yaml appVersion").isEqualTo(version);
+    Matcher jib =
+        Pattern.compile("<image\\.name>([^<:]+):\\$\\{project\\.version\\}</image\\.name>")
+            .matcher(Files.readString(Path.of("pom.xml")));
+    assertThat(jib.find()).as("worker/pom.xml names the image <name>:${project.version}").isTrue();
+    String repository =
+        new YAMLMapper()
+            .readTree(CHART.resolve("values.yaml").toFile())
+            .path("image")
+            .path("repository")
+            .asText();
+    assertThat(repository).endsWith("/" + jib.group(1));
+
+    Path rendered = dir.resolve("default.yaml");
+    run(
+        rendered,
+        tool("helm"),
+        "template",
+        "rel",
+        CHART.toString(),
+        "--kube-version",
+        "1.35.4",
+        "--values",
+        CHART.resolve("ci/default-values.yaml").toString());
+    List<String> images = new ArrayList<>();
+    for (JsonNode object : objects(Files.readString(rendered))) {
+      if (!object.path("kind").asText().equals("Deployment")) continue;
+      JsonNode pod = object.path("spec").path("template").path("spec");
+      for (String list : List.of("initContainers", "containers"))
+        pod.path(list).forEach(c -> images.add(c.path("image").asText()));
+    }
+    assertThat(images).isNotEmpty().containsOnly(repository + ":" + version);
+  }
+
+  /** The version of the reactor's root pom.xml (every module inherits it). */
+  private static String projectVersion() throws IOException {
+    Matcher m =
+        Pattern.compile("<artifactId>etcd-runbooks</artifactId>\\s*<version>([^<]+)</version>")
+            .matcher(Files.readString(Path.of("..", "pom.xml")));
+    if (!m.find()) throw new IllegalStateException("no version in the root pom.xml");
+    return m.group(1);
+  }
+
   /** What helm says when it refuses to render the chart with these options. */
   private String refusal(String... options) throws Exception {
     List<String> command =

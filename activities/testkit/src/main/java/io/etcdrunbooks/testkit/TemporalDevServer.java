@@ -70,8 +70,21 @@ public final class TemporalDevServer implements TemporalServer {
 
   private static final int START_ATTEMPTS = 3;
 
+  /**
+   * A server whose frontend listens on {@code port} (a test's client already points there), its Web
+   * UI on a free port, its database in {@code dir}.
+   */
+  public static TemporalDevServer startOn(Path dir, int port) {
+    TemporalDevServer server = onPorts(dir, null, port);
+    server.launch();
+    return server;
+  }
+
   private static TemporalDevServer onFreePorts(Path dir, String codecEndpoint) {
-    int port = Ports.free();
+    return onPorts(dir, codecEndpoint, Ports.free());
+  }
+
+  private static TemporalDevServer onPorts(Path dir, String codecEndpoint, int port) {
     int uiPort = Ports.free();
     List<String> command = new ArrayList<>();
     command.addAll(

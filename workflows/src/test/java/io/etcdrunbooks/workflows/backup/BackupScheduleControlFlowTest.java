@@ -11,7 +11,9 @@ import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.PhaseLog;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -21,6 +23,7 @@ import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -192,6 +195,47 @@ class BackupScheduleControlFlowTest {
                 g -> !g.isEmpty() && g.values().stream().allMatch(since -> since == 0)))
         .isNotEmpty();
     assertThat(phases.gauges("etcd_runbooks_schedule_next_run_timestamp_seconds")).isEmpty();
+  }
+
+  /**
+   * A manual backup asked while a schedule's backup runs is refused by Temporal (the same id), and
+   * the running one tells who started it: what the API's 409 names.
+   */
+  @Test
+  void givenAScheduledBackupRunsAManualStartIsRefusedAndFindsTheSchedule() throws Exception {
+    CountDownLatch taking = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    FakeBackups backups = new FakeBackups(7).holding(taking, release);
+    BackupScheduleWorkflow schedule =
+        stub(backups, Map.of("startedBy", "schedule etcd-runbooks-backup-c"));
+    WorkflowClient.start(schedule::run, BackupScheduleRequest.oneRound("c", 60));
+    assertThat(taking.await(20, TimeUnit.SECONDS)).as("the scheduled backup is taken").isTrue();
+
+    Throwable refused =
+        catchThrowable(
+            () ->
+                env.getWorkflowClient()
+                    .newUntypedWorkflowStub(
+                        BackupClusterWorkflow.TYPE,
+                        WorkflowOptions.newBuilder()
+                            .setWorkflowId(BackupClusterWorkflow.workflowId("c"))
+                            .setTaskQueue(QUEUE)
+                            .setWorkflowIdConflictPolicy(
+                                WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
+                            .build())
+                    .start(
+                        BackupClusterRequest.of("c", "api: on-call", RunbookOptions.defaults())));
+    Object startedBy =
+        env.getWorkflowClient()
+            .newUntypedWorkflowStub(BackupClusterWorkflow.workflowId("c"))
+            .describe()
+            .getMemo("startedBy", String.class);
+    release.countDown();
+
+    assertThat(refused).isInstanceOf(WorkflowExecutionAlreadyStarted.class);
+    assertThat(startedBy).isEqualTo("schedule etcd-runbooks-backup-c");
+    assertThat(WorkflowStub.fromTyped(schedule).getResult(BackupScheduleResult.class).backupIds())
+        .hasSize(1);
   }
 
   /** A slot due while another backup of the cluster runs takes none and names the running one. */

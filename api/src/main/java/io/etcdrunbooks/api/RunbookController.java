@@ -59,6 +59,7 @@ public final class RunbookController {
   private final RunbookReader reader;
   private final ApprovalRules approvals;
   private final RunbookControls controls;
+  private final ClusterSchedules schedules;
 
   public RunbookController(
       RunbookStarter starter,
@@ -67,7 +68,8 @@ public final class RunbookController {
       InventorySource inventory,
       RunbookReader reader,
       ApprovalRules approvals,
-      RunbookControls controls) {
+      RunbookControls controls,
+      ClusterSchedules schedules) {
     this.starter = starter;
     this.client = client;
     this.list = list;
@@ -75,6 +77,7 @@ public final class RunbookController {
     this.reader = reader;
     this.approvals = approvals;
     this.controls = controls;
+    this.schedules = schedules;
   }
 
   /*
@@ -210,14 +213,18 @@ public final class RunbookController {
   }
 
   /**
-   * Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes); the schedule runs
-   * until cancelled.
+   * Body: {"intervalMinutes":0} (0: the inventory's backup.intervalMinutes). Makes the cluster's
+   * one backup schedule, the Temporal Schedule etcd-runbooks-backup-{cluster}, as the inventory
+   * says, now (a worker start does the same): 201 made, 200 updated or as it was; 409 for another
+   * interval than the inventory's, or a cluster with backup.schedule: false. No loop is started.
    */
   @Post("/clusters/{cluster}/backup-schedule")
   @Access(ApiAction.BACKUP_SCHEDULE)
-  public HttpResponse<RunbookStarter.Started> backupSchedule(
+  public HttpResponse<ClusterSchedules.Kept> backupSchedule(
       @PathVariable String cluster, @Body BackupScheduleRequest body, HttpRequest<?> http) {
-    return start(RunbookCatalog.BACKUP_SCHEDULE, cluster, body, http);
+    return kept(
+        schedules.backup(
+            onTarget(RunbookCatalog.BACKUP_SCHEDULE, cluster, body, http), caller(http)));
   }
 
   /**
@@ -233,13 +240,17 @@ public final class RunbookController {
 
   /**
    * Body: {"intervalMinutes":1440,"compactOlderThanMinutes":10080,"defragmentAll":false,
-   * "forceCompaction":false}; the schedule runs until cancelled.
+   * "forceCompaction":false}. Makes the cluster's one maintenance schedule, the Temporal Schedule
+   * etcd-runbooks-maintenance-{cluster}, as asked, now: 201 made, 200 updated or as it was (its
+   * paused state kept). It runs until paused or deleted in Temporal.
    */
   @Post("/clusters/{cluster}/maintenance-schedule")
   @Access(ApiAction.MAINTENANCE_SCHEDULE)
-  public HttpResponse<RunbookStarter.Started> maintenanceSchedule(
+  public HttpResponse<ClusterSchedules.Kept> maintenanceSchedule(
       @PathVariable String cluster, @Body MaintenanceScheduleRequest body, HttpRequest<?> http) {
-    return start(RunbookCatalog.MAINTENANCE_SCHEDULE, cluster, body, http);
+    return kept(
+        schedules.maintenance(
+            onTarget(RunbookCatalog.MAINTENANCE_SCHEDULE, cluster, body, http), caller(http)));
   }
 
   /**
@@ -464,8 +475,26 @@ public final class RunbookController {
    */
   private <R> HttpResponse<RunbookStarter.Started> start(
       RunbookDefinition<R> runbook, String target, R body, HttpRequest<?> http) {
-    R request =
-        runbook.fromCaller().apply(RunbookRequests.onTarget(runbook, body, target), caller(http));
-    return HttpResponse.accepted().body(starter.start(runbook, request, caller(http)));
+    return HttpResponse.accepted()
+        .body(starter.start(runbook, onTarget(runbook, target, body, http), caller(http)));
+  }
+
+  private static <R> R onTarget(
+      RunbookDefinition<R> runbook, String target, R body, HttpRequest<?> http) {
+    return runbook
+        .fromCaller()
+        .apply(RunbookRequests.onTarget(runbook, body, target), caller(http));
+  }
+
+  private static HttpResponse<ClusterSchedules.Kept> kept(ClusterSchedules.Kept kept) {
+    return HttpResponse.<ClusterSchedules.Kept>status(
+            kept.applied().equals("created") ? HttpStatus.CREATED : HttpStatus.OK)
+        .body(kept);
+  }
+
+  @Error(exception = ClusterSchedules.NoSchedules.class)
+  public HttpResponse<ApiError> noSchedules(ClusterSchedules.NoSchedules e) {
+    return HttpResponse.<ApiError>status(HttpStatus.SERVICE_UNAVAILABLE)
+        .body(new ApiError(e.getMessage()));
   }
 }

@@ -598,6 +598,17 @@ class BadRequestsTest {
             OPERATOR.bearer(),
             400,
             "intervalMinutes"));
+    c.add(
+        new BadRequest(
+            "a backup interval other than the inventory's",
+            "POST",
+            C + "/backup-schedule",
+            JSON_TYPE,
+            "{\"intervalMinutes\":30}",
+            OPERATOR.bearer(),
+            409,
+            "is the inventory's backup.intervalMinutes (60, its default), which every worker start"
+                + " applies again: write backup.intervalMinutes: 30"));
     // size and content type
     c.add(
         new BadRequest(

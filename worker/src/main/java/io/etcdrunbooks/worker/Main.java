@@ -1,6 +1,8 @@
 package io.etcdrunbooks.worker;
 
 import io.etcdrunbooks.activities.backup.BackupDecryption;
+import io.etcdrunbooks.runtime.schedules.RunbookSchedules;
+import io.etcdrunbooks.runtime.schedules.SchedulesConfig;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;

@@ -11,18 +11,11 @@ import io.etcdrunbooks.workflows.common.Failures;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceRequest;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceResult;
-import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
-import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleResult;
-import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.model.MemberStatus;
-import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
-import io.temporal.client.WorkflowStub;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -35,8 +28,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * Maintenance on a real cluster whose small quota (--quota-backend-bytes 16 MiB) a writer filled
  * with history until etcd raised NOSPACE and refused writes: the history compacted, every member
  * defragmented (the leader last), the alarm disarmed, writes accepted again, every live key there.
- * Its methods run side by side, each on its own sandbox: the schedule's method waits a minute
- * between rounds.
+ * Its methods run side by side, each on its own sandbox. The schedule's rounds are
+ * RunbookSchedulesTest's (a Temporal Schedule, its slots backfilled).
  */
 @RealEtcd
 @Execution(ExecutionMode.CONCURRENT)
@@ -136,41 +129,6 @@ class MaintenanceTest {
       assertThat(probe.revision()).isEqualTo(revision);
       // nothing compacted: the first write's revision still reads, holding that one key
       assertThat(probe.dump(2)).containsOnlyKeys("/registry/pods/p-0");
-    }
-  }
-
-  /**
-   * Two rounds a minute apart, compacting history older than a minute: the first round finds no
-   * revision that old and compacts nothing; the second compacts to the revision the first noted, so
-   * the writes made between them stay readable at their revisions and older ones do not.
-   */
-  @Test
-  void aScheduleCompactsOnlyHistoryOlderThanAskedRoundByRound() throws Exception {
-    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.5.30", Map.of());
-        ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
-      probe.putMany("/registry/pods/p-", 50);
-      long noted = probe.revision();
-      MaintenanceScheduleWorkflow schedule = runbooks.maintenanceScheduleStub();
-      WorkflowClient.start(
-          schedule::run,
-          MaintenanceScheduleRequest.every("sandbox", 1, 1).forcingCompaction().stoppingAfter(2));
-      Instant deadline = Instant.now().plus(Duration.ofSeconds(50));
-      while (!schedule.progress().message().startsWith("last round")) {
-        assertThat(Instant.now()).as("first round done").isBefore(deadline);
-        TimeUnit.MILLISECONDS.sleep(200);
-      }
-      probe.putMany("/registry/pods/p-", 50); // newer than the first round's revision
-
-      MaintenanceScheduleResult result =
-          WorkflowStub.fromTyped(schedule)
-              .getResult(3, TimeUnit.MINUTES, MaintenanceScheduleResult.class);
-
-      assertThat(result.failures()).isEmpty();
-      assertThat(result.rounds()).hasSize(2);
-      assertThat(result.rounds().get(0)).contains("compacted to (nothing)");
-      assertThat(result.rounds().get(1)).contains("compacted to " + noted + ",");
-      assertThat(probe.dump(noted)).hasSize(50);
-      assertThatThrownBy(() -> probe.dump(noted - 1)).hasMessageContaining("compacted");
     }
   }
 

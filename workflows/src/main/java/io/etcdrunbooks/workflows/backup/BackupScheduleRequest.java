@@ -12,4 +12,13 @@ package io.etcdrunbooks.workflows.backup;
  * @param maxBackups stop after this many backups; 0: never
  */
 public record BackupScheduleRequest(
-    String cluster, int intervalMinutes, long nextAtMillis, int maxBackups) {}
+    String cluster, int intervalMinutes, long nextAtMillis, int maxBackups) {
+
+  /**
+   * One backup now, as a Temporal Schedule starts it every {@code intervalMinutes} (given, so that
+   * the round reads no interval it does not use).
+   */
+  public static BackupScheduleRequest oneRound(String cluster, int intervalMinutes) {
+    return new BackupScheduleRequest(cluster, intervalMinutes, 0, 1);
+  }
+}

@@ -15,13 +15,25 @@ final class MaintenanceScheduleRun {
   /** Workflow time the next round is due. */
   long next;
 
+  /**
+   * The round's slot is a Temporal Schedule's (its scheduled time, a backfill's in the past): taken
+   * as it is, never moved to the present.
+   */
+  final boolean slotFromSchedule;
+
   final List<RevisionSeen> revisions;
   final List<String> rounds = new ArrayList<>();
   final List<String> failures = new ArrayList<>();
 
   MaintenanceScheduleRun(RunContext ctx, MaintenanceScheduleRequest request) {
+    this(ctx, request, false);
+  }
+
+  MaintenanceScheduleRun(
+      RunContext ctx, MaintenanceScheduleRequest request, boolean slotFromSchedule) {
     this.ctx = ctx;
     this.request = request;
+    this.slotFromSchedule = slotFromSchedule;
     this.next = request.nextAtMillis() > 0 ? request.nextAtMillis() : Workflow.currentTimeMillis();
     this.revisions = new ArrayList<>(request.revisions());
   }
@@ -62,6 +74,6 @@ final class MaintenanceScheduleRun {
   }
 
   MaintenanceScheduleResult result() {
-    return new MaintenanceScheduleResult(cluster(), rounds, failures);
+    return new MaintenanceScheduleResult(cluster(), rounds, failures, revisions);
   }
 }

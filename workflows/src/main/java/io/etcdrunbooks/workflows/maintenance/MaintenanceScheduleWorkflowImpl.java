@@ -16,12 +16,15 @@ public final class MaintenanceScheduleWorkflowImpl extends RunbookWorkflow
   public MaintenanceScheduleResult run(MaintenanceScheduleRequest request) {
     return runFor(
         request.cluster(),
-        () ->
-            MaintenanceSchedulePhases.run(
-                new MaintenanceScheduleRun(
-                    new RunContext(
-                        new Activities(waitHeartbeatTimeout()), progress, this, request.cluster()),
-                    request),
-                progress));
+        () -> {
+          RunContext ctx =
+              new RunContext(
+                  new Activities(waitHeartbeatTimeout()), progress, this, request.cluster());
+          return MaintenanceSchedulePhases.run(
+              ScheduledRound.of(request)
+                  .map(round -> new MaintenanceScheduleRun(ctx, round, true))
+                  .orElseGet(() -> new MaintenanceScheduleRun(ctx, request)),
+              progress);
+        });
   }
 }

@@ -7,10 +7,13 @@ import static org.assertj.core.api.Assertions.within;
 import io.etcdrunbooks.workflows.common.CompletedStep;
 import io.etcdrunbooks.workflows.common.FailureType;
 import io.etcdrunbooks.workflows.common.Phase;
+import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.testing.HistoryExport;
 import io.etcdrunbooks.workflows.testing.PhaseLog;
 import io.etcdrunbooks.workflows.testing.RecordingActivities;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -20,6 +23,7 @@ import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -159,6 +163,115 @@ class BackupScheduleControlFlowTest {
         .hasRootCauseInstanceOf(CanceledFailure.class);
   }
 
+  /**
+   * A Temporal Schedule's round (one backup): its BackupCluster takes the id a manual backup takes
+   * and carries the schedule's startedBy, which the API's refusal of a manual backup names.
+   */
+  @Test
+  void givenOneRoundOfATemporalScheduleItsBackupCarriesWhoStartedIt() {
+    FakeBackups backups = new FakeBackups(7);
+    BackupScheduleWorkflow schedule =
+        stub(backups, Map.of("startedBy", "schedule etcd-runbooks-backup-c"));
+
+    BackupScheduleResult result = schedule.run(BackupScheduleRequest.oneRound("c", 60));
+
+    assertThat(result.backupIds()).hasSize(1);
+    assertThat(
+            env.getWorkflowClient()
+                .newUntypedWorkflowStub(BackupClusterWorkflow.workflowId("c"))
+                .describe()
+                .getMemo("startedBy", String.class))
+        .isEqualTo("schedule etcd-runbooks-backup-c");
+    // the Temporal Schedule keeps the time: no next-round gauge left to read as overdue
+    assertThat(
+            awaitGauges(
+                "etcd_runbooks_phase_entered_timestamp_seconds",
+                g -> !g.isEmpty() && g.values().stream().allMatch(since -> since == 0)))
+        .isNotEmpty();
+    assertThat(phases.gauges("etcd_runbooks_schedule_next_run_timestamp_seconds")).isEmpty();
+  }
+
+  /**
+   * A manual backup asked while a schedule's backup runs is refused by Temporal (the same id), and
+   * the running one tells who started it: what the API's 409 names.
+   */
+  @Test
+  void givenAScheduledBackupRunsAManualStartIsRefusedAndFindsTheSchedule() throws Exception {
+    CountDownLatch taking = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    FakeBackups backups = new FakeBackups(7).holding(taking, release);
+    BackupScheduleWorkflow schedule =
+        stub(backups, Map.of("startedBy", "schedule etcd-runbooks-backup-c"));
+    WorkflowClient.start(schedule::run, BackupScheduleRequest.oneRound("c", 60));
+    assertThat(taking.await(20, TimeUnit.SECONDS)).as("the scheduled backup is taken").isTrue();
+
+    Throwable refused =
+        catchThrowable(
+            () ->
+                env.getWorkflowClient()
+                    .newUntypedWorkflowStub(
+                        BackupClusterWorkflow.TYPE,
+                        WorkflowOptions.newBuilder()
+                            .setWorkflowId(BackupClusterWorkflow.workflowId("c"))
+                            .setTaskQueue(QUEUE)
+                            .setWorkflowIdConflictPolicy(
+                                WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
+                            .build())
+                    .start(
+                        BackupClusterRequest.of("c", "api: on-call", RunbookOptions.defaults())));
+    Object startedBy =
+        env.getWorkflowClient()
+            .newUntypedWorkflowStub(BackupClusterWorkflow.workflowId("c"))
+            .describe()
+            .getMemo("startedBy", String.class);
+    release.countDown();
+
+    assertThat(refused).isInstanceOf(WorkflowExecutionAlreadyStarted.class);
+    assertThat(startedBy).isEqualTo("schedule etcd-runbooks-backup-c");
+    assertThat(WorkflowStub.fromTyped(schedule).getResult(BackupScheduleResult.class).backupIds())
+        .hasSize(1);
+  }
+
+  /** A slot due while another backup of the cluster runs takes none and names the running one. */
+  @Test
+  void givenABackupOfTheClusterAlreadyRunsTheRoundTakesNoneAndNamesIt() {
+    FakeBackups backups = new FakeBackups(7);
+    BackupScheduleWorkflow schedule = stub(backups);
+    BackupClusterWorkflow manual =
+        env.getWorkflowClient()
+            .newWorkflowStub(
+                BackupClusterWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setWorkflowId(BackupClusterWorkflow.workflowId("c"))
+                    .setTaskQueue(QUEUE)
+                    .build());
+    String runId =
+        WorkflowClient.start(
+                manual::backup,
+                BackupClusterRequest.of(
+                    "c", "before a drain", RunbookOptions.defaults().withApproval()))
+            .getRunId();
+
+    BackupScheduleResult result = schedule.run(BackupScheduleRequest.oneRound("c", 60));
+
+    assertThat(result.backupIds()).isEmpty();
+    assertThat(result.failures())
+        .singleElement()
+        .asString()
+        .contains(
+            "skipped: a backup of c already runs as workflow backup-c;",
+            "GET /api/v1/runbooks/backup-c");
+    assertThat(
+            env.getWorkflowClient()
+                .newUntypedWorkflowStub(BackupClusterWorkflow.workflowId("c"))
+                .describe()
+                .getExecution()
+                .getRunId())
+        .as("the manual backup still runs as it was")
+        .isEqualTo(runId);
+    assertThat(backups.kept()).isEmpty();
+  }
+
   private List<Long> startTimes(BackupScheduleWorkflow schedule) {
     return schedule.progress().completed().stream()
         .filter(s -> s.name().startsWith("scheduled backup "))
@@ -167,6 +280,10 @@ class BackupScheduleControlFlowTest {
   }
 
   private BackupScheduleWorkflow stub(FakeBackups backups) {
+    return stub(backups, Map.of());
+  }
+
+  private BackupScheduleWorkflow stub(FakeBackups backups, Map<String, Object> memo) {
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(
         BackupScheduleWorkflowImpl.class, BackupClusterWorkflowImpl.class);
@@ -176,6 +293,10 @@ class BackupScheduleControlFlowTest {
     return env.getWorkflowClient()
         .newWorkflowStub(
             BackupScheduleWorkflow.class,
-            WorkflowOptions.newBuilder().setWorkflowId(ID).setTaskQueue(QUEUE).build());
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(ID)
+                .setTaskQueue(QUEUE)
+                .setMemo(memo)
+                .build());
   }
 }

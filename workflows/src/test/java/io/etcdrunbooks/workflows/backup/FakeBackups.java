@@ -7,6 +7,8 @@ import io.etcdrunbooks.workflows.model.ClusterRef;
 import io.etcdrunbooks.workflows.model.RetentionResult;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A cluster's backup directory in memory: every backup taken is kept until retention, which keeps
@@ -39,6 +41,16 @@ final class FakeBackups implements BackupActivities {
     return this;
   }
 
+  private volatile CountDownLatch taking;
+  private volatile CountDownLatch release;
+
+  /** Each backup counts {@code taking} down on its start, then waits for {@code release}. */
+  FakeBackups holding(CountDownLatch taking, CountDownLatch release) {
+    this.taking = taking;
+    this.release = release;
+    return this;
+  }
+
   synchronized FakeBackups intervalMinutes(int minutes) {
     intervalMinutes = minutes;
     return this;
@@ -53,7 +65,19 @@ final class FakeBackups implements BackupActivities {
   }
 
   @Override
-  public synchronized BackupRecord takeVerifiedBackup(BackupRequest request) {
+  public BackupRecord takeVerifiedBackup(BackupRequest request) {
+    if (taking != null) {
+      taking.countDown();
+      try {
+        release.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return taken(request);
+  }
+
+  private synchronized BackupRecord taken(BackupRequest request) {
     if (failuresLeft > 0) {
       failuresLeft--;
       throw failsWith.nonRetryable(

@@ -1,10 +1,11 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.runtime.schedules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdrunbooks.inventory.BackupSpec;
 import io.etcdrunbooks.inventory.ClusterSpec;
-import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
+import io.etcdrunbooks.workflows.backup.BackupScheduleRequest;
+import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,22 +15,40 @@ import org.junit.jupiter.api.Test;
 class ClusterScheduleTest {
 
   @Test
-  void aClusterWithoutSettingsGetsAnHourlyBackupAndAWeeklyDrill() {
+  void aClusterWithoutSettingsGetsAnHourlyBackupRoundAndAWeeklyDrill() {
     List<ClusterSchedule> schedules = ClusterSchedule.of(cluster(null));
 
     assertThat(schedules)
         .extracting(ClusterSchedule::id, ClusterSchedule::workflowType, ClusterSchedule::every)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(
-                "etcd-runbooks-backup-prod-1", "BackupCluster", Duration.ofHours(1)),
+                "etcd-runbooks-backup-prod-1", "BackupSchedule", Duration.ofHours(1)),
             org.assertj.core.groups.Tuple.tuple(
                 "etcd-runbooks-drill-prod-1", "RestoreDrill", Duration.ofDays(7)));
-    assertThat(schedules.get(0).request()).isInstanceOf(BackupClusterRequest.class);
-    assertThat(((BackupClusterRequest) schedules.get(0).request()).requireApproval()).isFalse();
+    // one backup, its interval given so that the round reads none
+    assertThat(schedules.get(0).request()).isEqualTo(new BackupScheduleRequest("prod-1", 60, 0, 1));
     assertThat(schedules.get(1).request()).isEqualTo(Map.of("cluster", "prod-1"));
     assertThat(schedules)
         .extracting(ClusterSchedule::workflowId)
-        .containsExactly("backup-prod-1", "drill-prod-1");
+        .containsExactly("scheduled-backup-prod-1", "drill-prod-1");
+  }
+
+  @Test
+  void aMaintenanceScheduleStartsOneRoundOfWhatTheCallerAsked() {
+    ClusterSchedule maintenance =
+        ClusterSchedule.maintenance(
+            MaintenanceScheduleRequest.every("prod-1", 0, 10080).defragmentingAll());
+
+    assertThat(maintenance.id()).isEqualTo("etcd-runbooks-maintenance-prod-1");
+    assertThat(maintenance.workflowType()).isEqualTo("MaintenanceSchedule");
+    assertThat(maintenance.every()).isEqualTo(Duration.ofDays(1));
+    assertThat(maintenance.workflowId()).isEqualTo("scheduled-maintenance-prod-1");
+    assertThat(maintenance.request())
+        .isEqualTo(
+            MaintenanceScheduleRequest.every("prod-1", 0, 10080)
+                .defragmentingAll()
+                .stoppingAfter(1));
+    assertThat(maintenance.fromInventory()).isFalse();
   }
 
   @Test

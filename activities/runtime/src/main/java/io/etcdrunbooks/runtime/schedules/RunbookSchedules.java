@@ -1,5 +1,6 @@
-package io.etcdrunbooks.worker;
+package io.etcdrunbooks.runtime.schedules;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdrunbooks.inventory.ClusterSpec;
@@ -28,6 +29,7 @@ import io.temporal.client.schedules.ScheduleSpec;
 import io.temporal.client.schedules.ScheduleState;
 import io.temporal.client.schedules.ScheduleUpdate;
 import jakarta.inject.Singleton;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,20 +41,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The inventory's clusters' Temporal Schedules, kept by the worker at its start: a BackupCluster
- * schedule and a RestoreDrill schedule per cluster ({@link ClusterSchedule}), overlapping runs
- * skipped, each visible and pausable in the Web UI. Run again it changes nothing; a schedule whose
- * settings changed is updated and keeps its paused state; a schedule we made whose cluster left the
- * inventory (or opted out) is deleted. Schedules we did not make (no {@link #MANAGED_BY} memo) are
- * never touched, and a cluster whose inventory entry is invalid keeps its schedules.
+ * The clusters' Temporal Schedules ({@link ClusterSchedule}), one of each kind per cluster,
+ * overlapping runs skipped, each visible and pausable in the Web UI. The worker keeps the
+ * inventory's at its start ({@link #reconcile}: a backup and a RestoreDrill schedule per cluster);
+ * the API makes one now ({@link #keep}: the inventory's backup schedule, or the maintenance
+ * schedule a caller asks for). Run again it changes nothing; a schedule whose settings changed is
+ * updated and keeps its paused state; a schedule we made whose cluster left the inventory (or opted
+ * out) is deleted. Schedules we did not make (no {@link #MANAGED_BY} memo) are never touched, and a
+ * cluster whose inventory entry is invalid keeps its schedules.
  */
 @Singleton
 public final class RunbookSchedules {
 
   /** Memo key of the schedules the worker made; its value is {@link #MANAGER}. */
-  static final String MANAGED_BY = "managedBy";
+  public static final String MANAGED_BY = "managedBy";
 
-  static final String MANAGER = "etcd-runbooks";
+  public static final String MANAGER = "etcd-runbooks";
   static final String CLUSTER = "cluster";
 
   private static final Logger log = LoggerFactory.getLogger(RunbookSchedules.class);
@@ -74,19 +78,68 @@ public final class RunbookSchedules {
     this.searchAttributes = searchAttributes.enabled();
   }
 
+  /** What {@link #keep} did. */
+  public enum Applied {
+    CREATED,
+    UPDATED,
+    UNCHANGED,
+    /** a schedule of that id exists and was not made by etcd-runbooks: left as it is */
+    NOT_OURS
+  }
+
+  /**
+   * One schedule as {@link #keep} left it.
+   *
+   * @param nextActionTimes the next times it starts a run (none while paused)
+   */
+  public record Kept(
+      Applied applied,
+      String scheduleId,
+      String cluster,
+      String workflowType,
+      long intervalMinutes,
+      boolean paused,
+      String note,
+      List<Instant> nextActionTimes) {}
+
+  /**
+   * Makes one schedule as {@code wanted} says now: created, or updated with its paused state and
+   * note kept, or left as it is when it already is (or is not ours).
+   *
+   * @param setBy who asked, in the note of a schedule the inventory does not keep
+   */
+  public Kept keep(ClusterSchedule wanted, String setBy) {
+    ScheduleClient schedules = scheduleClient();
+    Applied applied = apply(schedules, wanted, setBy);
+    ScheduleDescription now = schedules.getHandle(wanted.id()).describe();
+    ScheduleState state = now.getSchedule().getState();
+    return new Kept(
+        applied,
+        wanted.id(),
+        wanted.cluster(),
+        wanted.workflowType(),
+        wanted.every().toMinutes(),
+        state.isPaused(),
+        Objects.toString(state.getNote(), ""),
+        state.isPaused() ? List.of() : now.getInfo().getNextActionTimes());
+  }
+
   /** What one pass did, schedule ids in each list. */
   public record Outcome(
       List<String> created, List<String> updated, List<String> unchanged, List<String> deleted) {}
 
+  private ScheduleClient scheduleClient() {
+    return ScheduleClient.newInstance(
+        client.getWorkflowServiceStubs(),
+        ScheduleClientOptions.newBuilder()
+            .setNamespace(client.getOptions().getNamespace())
+            .setDataConverter(client.getOptions().getDataConverter())
+            .setIdentity(client.getOptions().getIdentity())
+            .build());
+  }
+
   public Outcome reconcile() {
-    ScheduleClient schedules =
-        ScheduleClient.newInstance(
-            client.getWorkflowServiceStubs(),
-            ScheduleClientOptions.newBuilder()
-                .setNamespace(client.getOptions().getNamespace())
-                .setDataConverter(client.getOptions().getDataConverter())
-                .setIdentity(client.getOptions().getIdentity())
-                .build());
+    ScheduleClient schedules = scheduleClient();
     Inventory current = inventory.get();
     Map<String, ClusterSchedule> wanted = new LinkedHashMap<>();
     Set<String> optedOut = new TreeSet<>();
@@ -102,7 +155,7 @@ public final class RunbookSchedules {
     List<String> unchanged = new ArrayList<>();
     List<String> deleted = new ArrayList<>();
     for (ClusterSchedule s : wanted.values()) {
-      switch (apply(schedules, s)) {
+      switch (apply(schedules, s, MANAGER)) {
         case CREATED -> created.add(s.id());
         case UPDATED -> updated.add(s.id());
         case UNCHANGED, NOT_OURS -> unchanged.add(s.id());
@@ -113,6 +166,11 @@ public final class RunbookSchedules {
       listed
           .filter(RunbookSchedules::ours)
           .filter(d -> !wanted.containsKey(d.getScheduleId()))
+          // the API's (maintenance) go with their cluster only
+          .filter(
+              d ->
+                  ClusterSchedule.fromInventory(d.getScheduleId())
+                      || !current.clusters().containsKey(clusterOf(d)))
           .filter(d -> !current.invalidClusters().containsKey(clusterOf(d)))
           .forEach(d -> stale.add(d.getScheduleId()));
     }
@@ -129,15 +187,8 @@ public final class RunbookSchedules {
     return outcome;
   }
 
-  private enum Applied {
-    CREATED,
-    UPDATED,
-    UNCHANGED,
-    NOT_OURS
-  }
-
-  private Applied apply(ScheduleClient schedules, ClusterSchedule wanted) {
-    Schedule schedule = schedule(wanted);
+  private Applied apply(ScheduleClient schedules, ClusterSchedule wanted, String setBy) {
+    Schedule schedule = schedule(wanted, setBy);
     ScheduleHandle handle = schedules.getHandle(wanted.id());
     ScheduleDescription existing = describe(handle);
     if (existing == null) {
@@ -177,7 +228,7 @@ public final class RunbookSchedules {
     return Applied.UPDATED;
   }
 
-  private Schedule schedule(ClusterSchedule wanted) {
+  private Schedule schedule(ClusterSchedule wanted, String setBy) {
     Map<String, Object> memo = new LinkedHashMap<>();
     memo.put("startedBy", "schedule " + wanted.id());
     memo.put(CLUSTER, wanted.cluster());
@@ -209,9 +260,11 @@ public final class RunbookSchedules {
         .setState(
             ScheduleState.newBuilder()
                 .setNote(
-                    "kept by etcd-runbooks from the inventory (backup settings of "
-                        + wanted.cluster()
-                        + ")")
+                    wanted.fromInventory()
+                        ? "kept by etcd-runbooks from the inventory (backup settings of "
+                            + wanted.cluster()
+                            + ")"
+                        : "kept by etcd-runbooks, set through its API by " + setBy)
                 .build())
         .build();
   }
@@ -229,9 +282,11 @@ public final class RunbookSchedules {
           && existing.getSpec().getCalendars().isEmpty()
           && existing.getSpec().getCronExpressions().isEmpty()
           && existing.getPolicy().getOverlap() == ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP
-          && JSON.valueToTree(wanted.request())
+          // read back as parsed JSON: valueToTree would keep a long 0 a LongNode, never equal
+          // to the IntNode parsed from the same text
+          && JSON.readTree(JSON.writeValueAsString(wanted.request()))
               .equals(action.getArguments().get(0, JsonNode.class));
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | JsonProcessingException e) {
       log.info(
           "schedule {}: its action cannot be read ({}); it is rewritten",
           wanted.id(),

@@ -9,10 +9,11 @@ import io.micronaut.http.annotation.Produces;
 /**
  * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and
  * outcome), phase, member step and member restart durations (histograms), the phase each runbook is
- * in since when, schedules' next rounds, each member's health, Temporal's worker and client metrics
- * ({@code temporal_*}), the clusters the inventory refuses, the age of each cluster's newest
- * verified backup per target and its last restore drill ({@link BackupMetrics}), and the JVM's. No
- * token: scrapers rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
+ * in since when (read from Temporal), schedules' next rounds and our Temporal Schedules' state
+ * ({@link ScheduleMetrics}), each member's health, Temporal's worker and client metrics ({@code
+ * temporal_*}), the clusters the inventory refuses, the age of each cluster's newest verified
+ * backup per target and its last restore drill ({@link BackupMetrics}), and the JVM's. No token:
+ * scrapers rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
  */
 @Controller
 public final class MetricsController {
@@ -23,6 +24,7 @@ public final class MetricsController {
   private final BackupMetrics backups;
   private final MemberHealthMetrics members;
   private final RunbookPhaseMetrics phases;
+  private final ScheduleMetrics schedules;
 
   public MetricsController(
       PrometheusMeterRegistry registry,
@@ -30,13 +32,15 @@ public final class MetricsController {
       InventoryMetrics inventory,
       BackupMetrics backups,
       MemberHealthMetrics members,
-      RunbookPhaseMetrics phases) {
+      RunbookPhaseMetrics phases,
+      ScheduleMetrics schedules) {
     this.registry = registry;
     this.certificates = certificates;
     this.inventory = inventory;
     this.backups = backups;
     this.members = members;
     this.phases = phases;
+    this.schedules = schedules;
   }
 
   @OwnAuthentication(
@@ -49,6 +53,7 @@ public final class MetricsController {
     inventory.refresh();
     backups.refreshIfStale();
     phases.refreshIfStale();
+    schedules.refreshIfStale();
     return registry.scrape();
   }
 }

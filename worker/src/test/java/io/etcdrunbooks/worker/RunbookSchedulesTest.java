@@ -362,6 +362,32 @@ class RunbookSchedulesTest {
     assertThat(schedules.getHandle("etcd-runbooks-drill-other").describe().getSchedule().getState())
         .satisfies(s -> assertThat(s.isPaused()).isTrue())
         .satisfies(s -> assertThat(s.getNote()).isEqualTo("held by the on-call"));
+    // the worker's metrics show it paused, and when the others next start a run
+    String paused =
+        "etcd_runbooks_schedule_paused{etcd_cluster=\"other\",runbook=\"RestoreDrill\","
+            + "schedule=\"etcd-runbooks-drill-other\"} 1.0";
+    String metrics = awaitScrape(paused);
+    assertThat(metrics)
+        .contains(
+            "etcd_runbooks_schedule_paused{etcd_cluster=\"sandbox\",runbook=\"RestoreDrill\","
+                + "schedule=\"etcd-runbooks-drill-sandbox\"} 0.0")
+        .doesNotContain(
+            "etcd_runbooks_schedule_next_action_timestamp_seconds{etcd_cluster=\"other\","
+                + "runbook=\"RestoreDrill\"");
+    double next =
+        metrics
+            .lines()
+            .filter(
+                l ->
+                    l.startsWith("etcd_runbooks_schedule_next_action_timestamp_seconds{")
+                        && l.contains("schedule=\"etcd-runbooks-drill-sandbox\""))
+            .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no next action of the drill schedule"));
+    assertThat(next)
+        .isBetween(
+            (double) Instant.now().getEpochSecond(),
+            Instant.now().plus(Duration.ofDays(7)).getEpochSecond() + 60.0);
 
     // "other" leaves the inventory: its schedules go, one we did not make stays, and so does the
     // API's maintenance schedule of a cluster still there
@@ -392,6 +418,21 @@ class RunbookSchedulesTest {
     assertThat(schedules.getHandle("etcd-runbooks-maintenance-sandbox").describe()).isNotNull();
     assertThat(keeper.reconcile().unchanged())
         .containsExactlyInAnyOrder("etcd-runbooks-backup-sandbox", "etcd-runbooks-drill-sandbox");
+  }
+
+  /** The worker's /metrics once it shows {@code line} (read in the background every 10 s). */
+  private String awaitScrape(String line) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      String metrics =
+          http.send(
+                  HttpRequest.newBuilder(URI.create(api + "/metrics")).GET().build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      if (metrics.contains(line)) return metrics;
+      assertThat(System.nanoTime()).as("%s in the worker's metrics", line).isLessThan(deadline);
+      Thread.sleep(300);
+    }
   }
 
   /** Backfills the one slot {@code at} and waits for its round's result. */

@@ -22,6 +22,7 @@ import io.temporal.client.schedules.ScheduleClientOptions;
 import io.temporal.client.schedules.ScheduleDescription;
 import io.temporal.client.schedules.ScheduleHandle;
 import io.temporal.client.schedules.ScheduleIntervalSpec;
+import io.temporal.client.schedules.ScheduleListActionStartWorkflow;
 import io.temporal.client.schedules.ScheduleListDescription;
 import io.temporal.client.schedules.ScheduleOptions;
 import io.temporal.client.schedules.SchedulePolicy;
@@ -35,6 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -76,6 +78,34 @@ public final class RunbookSchedules {
     this.taskQueue = config.taskQueue();
     this.inventory = inventory;
     this.searchAttributes = searchAttributes.enabled();
+  }
+
+  /**
+   * One of the schedules we made, as Temporal lists it.
+   *
+   * @param runbook the workflow type it starts
+   * @param nextAction when it next starts one; empty while paused
+   */
+  public record State(
+      String id, String cluster, String runbook, boolean paused, Optional<Instant> nextAction) {}
+
+  /** Every schedule we made, whichever worker or API made it; schedules of others are left out. */
+  public List<State> ours() {
+    try (var listed = scheduleClient().listSchedules()) {
+      return listed
+          .filter(RunbookSchedules::ours)
+          .map(
+              d ->
+                  new State(
+                      d.getScheduleId(),
+                      clusterOf(d),
+                      d.getSchedule().getAction() instanceof ScheduleListActionStartWorkflow start
+                          ? start.getWorkflow()
+                          : "",
+                      d.getSchedule().getState().isPaused(),
+                      d.getInfo().getNextActionTimes().stream().findFirst()))
+          .toList();
+    }
   }
 
   /** What {@link #keep} did. */

@@ -7,6 +7,8 @@ import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.common.ApprovalSigning;
 import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.etcdrunbooks.workflows.inventory.InventoryRecordKeeper;
+import io.etcdrunbooks.workflows.inventory.InventoryRecordWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkerDeploymentVersion;
 import io.temporal.worker.Worker;
@@ -50,6 +52,10 @@ public final class RunbookWorker implements AutoCloseable {
             temporal.stickyExecution(), endpoint.inProcess(), client.getWorkflowServiceStubs());
     Worker worker = factory.newWorker(taskQueue, options(sticky, deployment));
     deployment.ifPresent(this::logVersion);
+    // not a runbook: where runbooks record inventory changes (runbooks.inventory-store: temporal)
+    factory
+        .newWorker(InventoryRecordWorkflow.taskQueue(taskQueue), options(sticky, Optional.empty()))
+        .registerWorkflowImplementationTypes(InventoryRecordKeeper.class);
     register(
         worker,
         activities,
@@ -132,6 +138,9 @@ public final class RunbookWorker implements AutoCloseable {
     for (RunbookDefinition<?> runbook : RunbookCatalog.all()) {
       registerFactory(worker, runbook.workflow(), runbook.implementation(), settings);
     }
+    // not a runbook: where runbooks record inventory changes with runbooks.inventory-store:
+    // temporal
+    worker.registerWorkflowImplementationTypes(InventoryRecordKeeper.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 

@@ -1,9 +1,7 @@
 package io.etcdrunbooks.workflows.inventory;
 
-import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 
 /** {@link InventoryRecordWorkflow}: the record, its version, and a bound on its history. */
 public final class InventoryRecordKeeper implements InventoryRecordWorkflow {
@@ -18,6 +16,12 @@ public final class InventoryRecordKeeper implements InventoryRecordWorkflow {
   private InventoryRecord record = InventoryRecord.none();
   private int changes;
 
+  /**
+   * An update that comes with the run's first task is handled before {@link #keep} starts: its
+   * handler waits for the record the run starts with, or it would be overwritten.
+   */
+  private boolean started;
+
   public InventoryRecordKeeper() {
     this(CHANGES_PER_RUN);
   }
@@ -27,14 +31,10 @@ public final class InventoryRecordKeeper implements InventoryRecordWorkflow {
     this.changesPerRun = changesPerRun;
   }
 
-  /**
-   * Its code is a record and a version: each run moves to the current worker version by itself,
-   * whatever the worker's default behaviour for runbooks.
-   */
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void keep(InventoryRecord start) {
     record = start == null ? InventoryRecord.none() : start;
+    started = true;
     Workflow.await(() -> changes >= changesPerRun || Workflow.getInfo().isContinueAsNewSuggested());
     // an update accepted in this task finishes before the record moves to the next run
     Workflow.await(Workflow::isEveryHandlerFinished);
@@ -48,11 +48,12 @@ public final class InventoryRecordKeeper implements InventoryRecordWorkflow {
 
   @Override
   public void validateChange(RecordChange change) {
-    if (change.onVersion() != record.version()) throw stale(change);
+    if (started && change.onVersion() != record.version()) throw stale(change);
   }
 
   @Override
   public InventoryRecord change(RecordChange change) {
+    Workflow.await(() -> started);
     // validators and handlers of one task may interleave; the version is checked again here
     if (change.onVersion() != record.version()) throw stale(change);
     record = new InventoryRecord(change.content(), record.version() + 1);
@@ -62,6 +63,7 @@ public final class InventoryRecordKeeper implements InventoryRecordWorkflow {
 
   @Override
   public InventoryRecord forget() {
+    Workflow.await(() -> started);
     record = new InventoryRecord("", record.version() + 1);
     changes++;
     return record;

@@ -51,4 +51,13 @@ public interface InventoryRecordWorkflow {
   static String workflowId(String cluster) {
     return ID_PREFIX + cluster;
   }
+
+  /**
+   * Where the records run beside the runbooks' task queue: polled by a worker without Worker
+   * Versioning, so that any worker version answers them and a record never waits for a drained
+   * version's workers.
+   */
+  static String taskQueue(String runbooksTaskQueue) {
+    return runbooksTaskQueue + "-inventory";
+  }
 }

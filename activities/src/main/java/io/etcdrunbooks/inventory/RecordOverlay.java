@@ -25,9 +25,17 @@ final class RecordOverlay {
   private static final Logger LOG = LoggerFactory.getLogger(RecordOverlay.class);
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
+  /**
+   * A record that could not be read is not asked for again for this long: a query that no worker
+   * answers waits for its deadline, and every read of the inventory would wait with it.
+   */
+  private static final long RETRY_UNREADABLE_NANOS = Duration.ofSeconds(10).toNanos();
+
   private final InventoryRecords records;
   private final long maxAgeNanos;
   private final Map<String, Cached> cache = new HashMap<>();
+
+  private final Map<String, Unreadable> unreadable = new HashMap<>();
   private final Set<String> said = new HashSet<>();
   private Inventory composedFrom;
   private Map<String, InventoryRecord> composedWith;
@@ -109,16 +117,25 @@ final class RecordOverlay {
   /** A change this process recorded: seen by its next read at once. */
   synchronized void recorded(String cluster, InventoryRecord record) {
     cache.put(cluster, new Cached(record, System.nanoTime()));
+    unreadable.remove(cluster);
   }
 
   private InventoryRecord current(String cluster) {
     Cached cached = cache.get(cluster);
     if (cached != null && System.nanoTime() - cached.readAt() < maxAgeNanos) return cached.record();
+    Unreadable failed = unreadable.get(cluster);
+    if (cached == null
+        && failed != null
+        && System.nanoTime() - failed.at() < Math.max(maxAgeNanos, RETRY_UNREADABLE_NANOS)) {
+      throw new IllegalStateException(failed.problem());
+    }
     try {
       InventoryRecord record = records.read(cluster);
       cache.put(cluster, new Cached(record, System.nanoTime()));
+      unreadable.remove(cluster);
       return record;
     } catch (RuntimeException e) {
+      unreadable.put(cluster, new Unreadable(String.valueOf(e.getMessage()), System.nanoTime()));
       if (cached == null) throw e;
       LOG.warn(
           "the runbooks' record in {} cannot be read ({}); using the one read {} s ago",
@@ -168,4 +185,6 @@ final class RecordOverlay {
   }
 
   private record Cached(InventoryRecord record, long readAt) {}
+
+  private record Unreadable(String problem, long at) {}
 }

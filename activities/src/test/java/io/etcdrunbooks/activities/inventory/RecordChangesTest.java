@@ -100,6 +100,29 @@ class RecordChangesTest {
         .containsExactly("10.1.9.7");
   }
 
+  @Test
+  void aClusterWhoseRecordCannotBeReadIsRefusedSayingWhyAndNotAskedForAgainAtEveryRead()
+      throws Exception {
+    Path file = inventory();
+    AtomicInteger asked = new AtomicInteger();
+    InventoryRecords down =
+        new Records() {
+          @Override
+          public InventoryRecord read(String cluster) {
+            asked.incrementAndGet();
+            throw new IllegalStateException("Temporal is unreachable");
+          }
+        };
+    InventorySource source = new InventorySource(file, down, Duration.ZERO);
+
+    assertThat(source.get().invalidClusters().get("a").problems())
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains("cluster 'a': the runbooks' record in records[a] cannot be read")
+        .contains("Temporal is unreachable");
+    source.get();
+    assertThat(asked).hasValue(1);
+  }
+
   /** An in-memory store of records with the compare-and-swap of the real one. */
   private static class Records implements InventoryRecords {
     private final Map<String, InventoryRecord> records;

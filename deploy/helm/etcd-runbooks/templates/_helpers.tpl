@@ -82,7 +82,7 @@ copied into /etc/etcd-runbooks/secrets/<dir>/ by the pod's init container.
 {{- $refs = append $refs (printf "Secret/%s" .secret) -}}
 {{- end }}
 {{- if $.Values.inventory.existingConfigMap }}{{ $refs = append $refs (printf "ConfigMap/%s" $.Values.inventory.existingConfigMap) }}{{ end }}
-{{- if $.Values.inventory.persistence.existingClaim }}{{ $refs = append $refs (printf "PersistentVolumeClaim/%s" $.Values.inventory.persistence.existingClaim) }}{{ end }}
+{{- if and (eq $.Values.inventory.store "file") $.Values.inventory.persistence.existingClaim }}{{ $refs = append $refs (printf "PersistentVolumeClaim/%s" $.Values.inventory.persistence.existingClaim) }}{{ end }}
 {{- if and (eq $component "worker") (eq $.Values.backups.type "persistentVolumeClaim") $.Values.backups.persistence.existingClaim }}{{ $refs = append $refs (printf "PersistentVolumeClaim/%s" $.Values.backups.persistence.existingClaim) }}{{ end }}
 {{- join "," $refs -}}
 {{- end -}}
@@ -111,7 +111,7 @@ shared inventory from the ConfigMap once.
           if [ -f "$f" ]; then cat "$f" >"$dst/$(basename "$f")"; chmod 0400 "$dst/$(basename "$f")"; fi
         done
       done
-      {{- if eq $component "worker" }}
+      {{- if and (eq $component "worker") (eq $.Values.inventory.store "file") }}
       if [ ! -f /etc/etcd-runbooks/inventory/inventory.yaml ]; then
         cp /etc/etcd-runbooks/inventory-seed/inventory.yaml /etc/etcd-runbooks/inventory/inventory.yaml.new
         mv /etc/etcd-runbooks/inventory/inventory.yaml.new /etc/etcd-runbooks/inventory/inventory.yaml
@@ -127,7 +127,7 @@ shared inventory from the ConfigMap once.
     {{- range (include "etcd-runbooks.secretSources" (list $ $component) | fromYamlArray) }}
     - {name: {{ .volume }}, mountPath: /etc/etcd-runbooks/secret-sources/{{ .dir }}, readOnly: true}
     {{- end }}
-    {{- if eq $component "worker" }}
+    {{- if and (eq $component "worker") (eq $.Values.inventory.store "file") }}
     - {name: inventory, mountPath: /etc/etcd-runbooks/inventory}
     - {name: inventory-seed, mountPath: /etc/etcd-runbooks/inventory-seed, readOnly: true}
     {{- end }}
@@ -162,7 +162,7 @@ shared inventory from the ConfigMap once.
     - {name: config, mountPath: /etc/etcd-runbooks/config, readOnly: true}
     - {name: secrets, mountPath: /etc/etcd-runbooks/secrets, readOnly: true}
     - {name: tmp, mountPath: /tmp}
-    - {name: inventory, mountPath: /etc/etcd-runbooks/inventory{{ if ne $component "worker" }}, readOnly: true{{ end }}}
+    - {name: inventory, mountPath: /etc/etcd-runbooks/inventory{{ if or (ne $component "worker") (ne $.Values.inventory.store "file") }}, readOnly: true{{ end }}}
     {{- if eq $component "worker" }}
     - {name: backups, mountPath: {{ $.Values.backups.mountPath }}}
     - {name: downloads, mountPath: /var/lib/etcd-runbooks/downloads}
@@ -176,9 +176,16 @@ shared inventory from the ConfigMap once.
 - {name: config, configMap: {name: {{ include "etcd-runbooks.fullname" $ }}-config}}
 - {name: secrets, emptyDir: {medium: Memory, sizeLimit: 8Mi}}
 - {name: tmp, emptyDir: {sizeLimit: 1Gi}}
+{{- if eq $.Values.inventory.store "file" }}
 - {name: inventory, persistentVolumeClaim: {claimName: {{ include "etcd-runbooks.inventoryClaim" $ }}{{ if ne $component "worker" }}, readOnly: true{{ end }}}}
+{{- else }}
+{{- /* the operator's inventory as it is, read-only: runbooks record their changes in Temporal */}}
+- {name: inventory, configMap: {name: {{ include "etcd-runbooks.inventorySeed" $ }}}}
+{{- end }}
 {{- if eq $component "worker" }}
+{{- if eq $.Values.inventory.store "file" }}
 - {name: inventory-seed, configMap: {name: {{ include "etcd-runbooks.inventorySeed" $ }}}}
+{{- end }}
 {{- if eq $.Values.backups.type "emptyDir" }}
 - {name: backups, emptyDir: {}}
 {{- else }}

@@ -7,6 +7,8 @@ import io.etcdrunbooks.workflows.RunbookDefinition;
 import io.etcdrunbooks.workflows.common.ApprovalSigning;
 import io.etcdrunbooks.workflows.common.RunbookPayloads;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
+import io.etcdrunbooks.workflows.inventory.InventoryRecordKeeper;
+import io.etcdrunbooks.workflows.inventory.InventoryRecordWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkerDeploymentVersion;
 import io.temporal.worker.Worker;
@@ -141,6 +143,9 @@ public final class RunbookWorker implements AutoCloseable {
     for (RunbookDefinition<?> runbook : RunbookCatalog.all()) {
       registerFactory(worker, runbook.workflow(), runbook.implementation(), settings);
     }
+    // not a runbook: where runbooks record inventory changes with runbooks.inventory-store:
+    // temporal
+    worker.registerWorkflowImplementationTypes(InventoryRecordKeeper.class);
     worker.registerActivitiesImplementations(activities.all());
   }
 
@@ -214,6 +219,9 @@ public final class RunbookWorker implements AutoCloseable {
     Worker worker = made.newWorker(taskQueue, options(sticky, deployment));
     deployment.ifPresent(this::logVersion);
     register(worker, activities, settings);
+    // not a runbook: where runbooks record inventory changes (runbooks.inventory-store: temporal)
+    made.newWorker(InventoryRecordWorkflow.taskQueue(taskQueue), options(sticky, Optional.empty()))
+        .registerWorkflowImplementationTypes(InventoryRecordKeeper.class);
     made.start();
     factory = made;
     LOG.info("worker polling task queue {}", taskQueue);

@@ -12,6 +12,7 @@ import io.etcdrunbooks.inventory.InventoryLoader;
 import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
 import io.etcdrunbooks.inventory.ServiceSpec;
+import io.etcdrunbooks.inventory.TemporalInventoryRecords;
 import io.etcdrunbooks.testkit.Sandbox;
 import io.etcdrunbooks.testkit.SandboxSpec;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
@@ -21,6 +22,8 @@ import io.etcdrunbooks.workflows.activities.TlsActivities;
 import io.etcdrunbooks.workflows.backup.BackupClusterWorkflow;
 import io.etcdrunbooks.workflows.common.RunbookOptions;
 import io.etcdrunbooks.workflows.common.RunbookPayloads;
+import io.etcdrunbooks.workflows.inventory.InventoryRecordKeeper;
+import io.etcdrunbooks.workflows.inventory.InventoryRecordWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceScheduleWorkflow;
 import io.etcdrunbooks.workflows.maintenance.MaintenanceWorkflow;
 import io.etcdrunbooks.workflows.migrate.MigrateV2ToV3Workflow;
@@ -72,6 +75,9 @@ final class SandboxRunbooks implements AutoCloseable {
     this(sandbox, UnaryOperator.identity(), UnaryOperator.identity(), UnaryOperator.identity());
   }
 
+  /** The queue the worker's record workflows run on (runbooks.inventory-store: temporal). */
+  static final String RECORDS_TASK_QUEUE = InventoryRecordWorkflow.taskQueue(TASK_QUEUE);
+
   private SandboxRunbooks(
       Sandbox sandbox,
       UnaryOperator<EtcdActivities> wrapEtcd,
@@ -90,16 +96,37 @@ final class SandboxRunbooks implements AutoCloseable {
       UnaryOperator<EtcdActivities> wrapEtcd,
       UnaryOperator<TlsActivities> wrapTls,
       UnaryOperator<HostActivities> wrapHost) {
+    this(sandbox, wrapEtcd, wrapTls, wrapHost, false);
+  }
+
+  /**
+   * @param recordsInTemporal runbooks record inventory changes in Temporal, the inventory file
+   *     read-only ({@code runbooks.inventory-store: temporal}), not in the file
+   */
+  private SandboxRunbooks(
+      Sandbox sandbox,
+      UnaryOperator<EtcdActivities> wrapEtcd,
+      UnaryOperator<TlsActivities> wrapTls,
+      UnaryOperator<HostActivities> wrapHost,
+      boolean recordsInTemporal) {
     this.sandbox = sandbox;
-    this.inventory = new InventorySource(sandbox.inventoryFile());
-    ReleaseStore releases = releases();
-    this.etcd = EtcdActivitiesImpl.stoppingFencedMembers(new ClusterTargets(inventory, ssh));
     this.env =
         TestWorkflowEnvironment.newInstance(
             TestEnvironmentOptions.newBuilder()
                 .setWorkflowClientOptions(RunbookPayloads.clientOptions().build())
                 .setUseTimeskipping(false)
                 .build());
+    this.inventory =
+        recordsInTemporal
+            ? new InventorySource(
+                sandbox.inventoryFile(),
+                new TemporalInventoryRecords(env.getWorkflowClient(), RECORDS_TASK_QUEUE),
+                InventorySource.RECORD_MAX_AGE)
+            : new InventorySource(sandbox.inventoryFile());
+    ReleaseStore releases = releases();
+    this.etcd = EtcdActivitiesImpl.stoppingFencedMembers(new ClusterTargets(inventory, ssh));
+    env.newWorker(RECORDS_TASK_QUEUE)
+        .registerWorkflowImplementationTypes(InventoryRecordKeeper.class);
     Worker worker = env.newWorker(TASK_QUEUE);
     this.host =
         new HostActivitiesImpl(new ClusterTargets(inventory, ssh), releases)
@@ -174,6 +201,20 @@ final class SandboxRunbooks implements AutoCloseable {
     return new SandboxRunbooks(
         Sandbox.create(
             new SandboxSpec(dir, "sandbox", 3, version, extraEnv, serviceKind), releases()));
+  }
+
+  /**
+   * Three plain members on the version; runbooks record inventory changes in Temporal and never
+   * write the inventory file ({@code runbooks.inventory-store: temporal}).
+   */
+  static SandboxRunbooks startRecordingInTemporal(Path dir, String version) {
+    return new SandboxRunbooks(
+        Sandbox.create(
+            new SandboxSpec(dir, "sandbox", 3, version, Map.of(), ServiceSpec.PLAIN), releases()),
+        UnaryOperator.identity(),
+        UnaryOperator.identity(),
+        UnaryOperator.identity(),
+        true);
   }
 
   /** {@code members} plain members on the version. */

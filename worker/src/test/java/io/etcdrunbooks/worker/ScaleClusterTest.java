@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdrunbooks.inventory.ClusterSpec;
+import io.etcdrunbooks.inventory.InventorySource;
 import io.etcdrunbooks.inventory.MemberSpec;
+import io.etcdrunbooks.inventory.TemporalInventoryRecords;
 import io.etcdrunbooks.testkit.ControlPlaneStandIns;
 import io.etcdrunbooks.testkit.RealEtcd;
 import io.etcdrunbooks.workflows.common.Failures;
@@ -22,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -87,12 +90,18 @@ class ScaleClusterTest {
     }
   }
 
+  /**
+   * Also with the runbooks' inventory record in Temporal ({@code runbooks.inventory-store:
+   * temporal}): the new members are recorded there, every reader sees them, the operator's file is
+   * not written.
+   */
   @Test
   void on3_3NewMembersJoinAsVotingMembersOneAtATime() throws Exception {
-    try (SandboxRunbooks runbooks = SandboxRunbooks.start(dir, "3.3.25", Map.of())) {
+    try (SandboxRunbooks runbooks = SandboxRunbooks.startRecordingInTemporal(dir, "3.3.25")) {
       Map<String, ClusterProbe.StoredKey> keys = writeKeys(runbooks, 100);
       MemberPlacement m4 = runbooks.sandbox.addHost("m4", "m4");
       MemberPlacement m5 = runbooks.sandbox.addHost("m5", "m5");
+      String operators = Files.readString(runbooks.sandbox.inventoryFile());
 
       ScaleClusterResult grown =
           runbooks
@@ -101,6 +110,22 @@ class ScaleClusterTest {
 
       assertThat(grown.added()).containsExactly("m4", "m5");
       assertHealthyAndIntact(runbooks, List.of("m1", "m2", "m3", "m4", "m5"), keys);
+      assertThat(Files.readString(runbooks.sandbox.inventoryFile()))
+          .as("the operator's inventory file")
+          .isEqualTo(operators);
+      assertThat(runbooks.inventory.operators().cluster("sandbox").members()).hasSize(3);
+      assertThat(
+              new InventorySource(
+                      runbooks.sandbox.inventoryFile(),
+                      new TemporalInventoryRecords(
+                          runbooks.env.getWorkflowClient(), SandboxRunbooks.RECORDS_TASK_QUEUE),
+                      Duration.ZERO)
+                  .get()
+                  .cluster("sandbox")
+                  .members())
+          .as("another worker's reader")
+          .extracting(MemberSpec::name)
+          .containsExactly("m1", "m2", "m3", "m4", "m5");
       try (ClusterProbe probe = new ClusterProbe(runbooks.cluster())) {
         assertThat(probe.versions().values()).containsOnly("3.3.25");
       }

@@ -6,9 +6,13 @@ import io.etcdrunbooks.activities.release.ReleaseStore;
 import io.etcdrunbooks.activities.release.ReleaseStores;
 import io.etcdrunbooks.activities.targets.ClusterTargets;
 import io.etcdrunbooks.inventory.InventorySource;
+import io.etcdrunbooks.inventory.TemporalInventoryRecords;
 import io.etcdrunbooks.workflows.activities.EtcdActivities;
 import io.etcdrunbooks.workflows.activities.ReleaseActivities;
+import io.etcdrunbooks.workflows.inventory.InventoryRecordWorkflow;
+import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Factory;
+import io.temporal.client.WorkflowClient;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
 
@@ -20,9 +24,20 @@ import java.nio.file.Path;
 @Factory
 public class InventoryBeans {
 
+  /**
+   * The inventory file; with {@code runbooks.inventory-store: temporal}, read-only, with the
+   * runbooks' record of each cluster in Temporal over it.
+   */
   @Singleton
-  public InventorySource inventorySource(RunbooksConfig config) {
-    return new InventorySource(Path.of(config.inventory()));
+  public InventorySource inventorySource(
+      RunbooksConfig config, BeanProvider<WorkflowClient> temporal) {
+    Path file = Path.of(config.inventory());
+    if (!config.recordsInTemporal()) return new InventorySource(file);
+    return new InventorySource(
+        file,
+        new TemporalInventoryRecords(
+            temporal.get(), InventoryRecordWorkflow.taskQueue(config.taskQueue())),
+        InventorySource.RECORD_MAX_AGE);
   }
 
   @Singleton

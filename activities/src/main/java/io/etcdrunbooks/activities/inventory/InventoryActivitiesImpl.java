@@ -34,12 +34,19 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
   private static final Logger log = LoggerFactory.getLogger(InventoryActivitiesImpl.class);
 
   private final InventorySource source;
-  private final InventoryStore store;
-  private final InventoryChanges changes;
+  private final ClusterChanges changes;
 
-  /** Changes recorded in the inventory file itself ({@link FileInventoryStore}). */
+  /**
+   * Changes recorded where {@code source} keeps the runbooks' records ({@link
+   * InventorySource#records()}), else in the inventory file itself ({@link FileInventoryStore}).
+   */
   public InventoryActivitiesImpl(InventorySource source) {
-    this(source, new FileInventoryStore(source.file()));
+    this(
+        source,
+        source
+            .records()
+            .<ClusterChanges>map(records -> new RecordChanges(source, records))
+            .orElseGet(() -> new InventoryChanges(new FileInventoryStore(source.file()))));
   }
 
   /**
@@ -47,9 +54,12 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
    * @param store where they record the changes they make
    */
   public InventoryActivitiesImpl(InventorySource source, InventoryStore store) {
+    this(source, new InventoryChanges(store));
+  }
+
+  private InventoryActivitiesImpl(InventorySource source, ClusterChanges changes) {
     this.source = source;
-    this.store = store;
-    this.changes = new InventoryChanges(store);
+    this.changes = changes;
   }
 
   @Override
@@ -92,7 +102,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
   public void checkWritable(ClusterRef cluster) {
     cluster(cluster.cluster());
     try {
-      store.checkWritable();
+      changes.checkWritable();
     } catch (IllegalStateException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "InventoryReadOnly");
     }
@@ -125,7 +135,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (written)
       log.info(
           "inventory {}: cluster '{}' member '{}' replaced by '{}' ({})",
-          store.location(),
+          changes.location(request.cluster()),
           request.cluster(),
           request.replacedMember(),
           p.name(),
@@ -155,7 +165,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (written)
       log.info(
           "inventory {}: cluster '{}' member '{}' added ({})",
-          store.location(),
+          changes.location(request.cluster()),
           request.cluster(),
           p.name(),
           p.peerUrl());
@@ -175,7 +185,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (written)
       log.info(
           "inventory {}: cluster '{}' member '{}' removed",
-          store.location(),
+          changes.location(request.cluster()),
           request.cluster(),
           request.member());
     return written;
@@ -197,7 +207,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
     if (written)
       log.info(
           "inventory {}: cluster '{}' tombstones {}",
-          store.location(),
+          changes.location(request.cluster()),
           request.cluster(),
           request.members().stream().map(f -> f.member().name()).toList());
     return written;
@@ -252,7 +262,7 @@ public final class InventoryActivitiesImpl implements InventoryActivities {
       TlsSpec tls = recorded.get();
       log.info(
           "inventory {}: cluster '{}' client URLs {}, peer URLs {}, client TLS {}",
-          store.location(),
+          changes.location(request.cluster()),
           request.cluster(),
           request.clientUrls(),
           request.peerUrls(),

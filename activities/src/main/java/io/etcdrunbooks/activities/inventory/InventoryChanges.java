@@ -19,7 +19,7 @@ import java.util.function.UnaryOperator;
  * change to what is there now. A change is a function of the current entry, so applying it again is
  * safe.
  */
-final class InventoryChanges {
+final class InventoryChanges implements ClusterChanges {
 
   /** Two workers meet here for milliseconds; this many lost races in a row means something else. */
   static final int ATTEMPTS = 50;
@@ -39,7 +39,8 @@ final class InventoryChanges {
    *     retried
    * @throws IllegalStateException when other writers kept changing the inventory (retryable)
    */
-  boolean change(String cluster, UnaryOperator<ClusterSpec> change) {
+  @Override
+  public boolean change(String cluster, UnaryOperator<ClusterSpec> change) {
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       InventoryStore.Versioned current = store.read();
       Inventory inventory = InventoryLoader.parse(current.content(), store.location());
@@ -54,7 +55,7 @@ final class InventoryChanges {
       Map<String, ClusterSpec> clusters = new LinkedHashMap<>(inventory.clusters());
       clusters.put(cluster, after);
       String content = InventoryLoader.toYaml(inventory.withClusters(clusters));
-      validate(content, cluster);
+      validate(content, cluster, store.location());
       if (store.writeIfUnchanged(current.version(), content)) return true;
       // apart again, so that the next round does not meet the same writer at the same moment
       LockSupport.parkNanos(
@@ -70,14 +71,28 @@ final class InventoryChanges {
             + "''s change; nothing was written, and the activity will try again");
   }
 
-  /** The validation an operator's edit gets: an entry it refuses is never written. */
-  private void validate(String content, String cluster) {
+  @Override
+  public void checkWritable() {
+    store.checkWritable();
+  }
+
+  @Override
+  public String location(String cluster) {
+    return store.location();
+  }
+
+  /**
+   * The validation an operator's edit gets: an entry it refuses is never written.
+   *
+   * @param where what would have been written, for the message
+   */
+  static void validate(String content, String cluster, String where) {
     try {
-      InventoryLoader.parse(content, store.location()).cluster(cluster);
+      InventoryLoader.parse(content, where).cluster(cluster);
     } catch (IllegalArgumentException e) {
       throw ApplicationFailure.newNonRetryableFailure(
           "the changed inventory would be invalid, so "
-              + store.location()
+              + where
               + " was left as it was: "
               + e.getMessage(),
           "InventoryInvalid");

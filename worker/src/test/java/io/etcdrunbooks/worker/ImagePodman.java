@@ -76,6 +76,8 @@ final class ImagePodman {
       throw new IllegalStateException("podman load " + archive + ": " + loaded.output());
     }
     Files.write(loadedIndex, index);
+    // the image this one replaced under its name, 600 MB in this store
+    podman(List.of("image", "prune", "-f"));
     return name;
   }
 

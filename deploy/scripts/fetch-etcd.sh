@@ -6,7 +6,9 @@
 #   machine's own apt setup is never touched), extracted with dpkg -x; the suite's current revision is taken.
 # - `go`: built from the Go module proxy with the small module in deploy/etcd-build/<version>/ (its go.sum
 #   pins every module; its mains are etcd's own entry points), no other download.
-# Idempotent: a version whose binaries are present and answer `etcd --version` is skipped.
+# Beside the binaries, source.tsv says what each was built from as a package URL (the image's SBOM reads it):
+# `etcd<TAB>pkg:deb/debian/etcd-server@3.5.30-2?arch=amd64&distro=sid` or `pkg:golang/go.etcd.io/etcd/server/v3@v3.6.16`.
+# Idempotent: a version whose binaries are present, answer `etcd --version` and have their source.tsv is skipped.
 set -euo pipefail
 
 CACHE="${ETCD_RUNBOOKS_CACHE:-$HOME/.cache/etcd-runbooks}"
@@ -28,12 +30,20 @@ ready() { # version -> 0 if the cached binaries answer with that version
   [ -x "$bin/etcd" ] && [ -x "$bin/etcdctl" ] && [[ "$("$bin/etcd" --version 2>/dev/null)" == *"etcd Version: $1"* ]]
 }
 
+described() { [ -s "$CACHE/etcd/$1/source.tsv" ]; }
+
+go_source() { # version -> source.tsv of a release built from etcd's Go modules (deploy/etcd-build/<version>/go.mod)
+  printf 'etcd\tpkg:golang/go.etcd.io/etcd/server/v3@v%s\netcdctl\tpkg:golang/go.etcd.io/etcd/etcdctl/v3@v%s\netcdutl\tpkg:golang/go.etcd.io/etcd/etcdutl/v3@v%s\n' "$1" "$1" "$1"
+}
+
 missing=()   # from Debian
 to_build=()  # from the Go module proxy
 for r in "${RELEASES[@]}"; do
   read -r version suite <<<"$r"
   is_wanted "$version" || continue
-  if ready "$version"; then echo "etcd $version: cached in $CACHE/etcd/$version"
+  if ready "$version" && described "$version"; then echo "etcd $version: cached in $CACHE/etcd/$version"
+  elif ready "$version" && [ "$suite" = go ]; then
+    go_source "$version" >"$CACHE/etcd/$version/source.tsv"; echo "etcd $version: cached, its source.tsv written"
   elif [ "$suite" = go ]; then to_build+=("$version")
   else missing+=("$r"); fi
 done
@@ -42,6 +52,11 @@ install_checked() { # version tmp-dir -> moves tmp-dir to the cache once its etc
   local version="$1" tmp="$2" dest="$CACHE/etcd/$1" out
   out="$("$tmp/bin/etcd" --version 2>&1 || true)"
   [[ "$out" == *"etcd Version: $version"* ]] || { echo "etcd $version: unexpected --version output: $out" >&2; exit 1; }
+  # the same binaries already cached (only their source.tsv was missing): left in place, as tests may be running them
+  if [ -d "$dest/bin" ] && diff -r -q "$tmp/bin" "$dest/bin" >/dev/null; then
+    cp "$tmp/source.tsv" "$dest/source.tsv.$$" && mv "$dest/source.tsv.$$" "$dest/source.tsv"; rm -rf "$tmp"
+    echo "etcd $version: cached in $dest, its source.tsv written"; return
+  fi
   rm -rf "$dest"; mv "$tmp" "$dest"
   echo "etcd $version: installed in $dest ($(ls "$dest/bin" | tr '\n' ' '))"
 }
@@ -67,6 +82,7 @@ build_from_go_proxy() { # version
     rm -rf "$tmp" "$log"; exit 1
   fi
   rm -f "$log"
+  go_source "$version" >"$tmp/source.tsv"
   install_checked "$version" "$tmp"
 }
 
@@ -118,7 +134,15 @@ for r in "${missing[@]}"; do
   rm -rf "$tmp"; mkdir -p "$tmp/bin"
   for b in etcd etcdctl etcdutl; do
     src="$(find "$root/usr/bin" "$root/usr/sbin" -maxdepth 1 -name "$b" 2>/dev/null | head -n1 || true)"
-    [ -n "$src" ] && cp "$src" "$tmp/bin/$b"
+    [ -n "$src" ] || continue
+    cp "$src" "$tmp/bin/$b"
+    for deb in "$work"/*.deb; do # the package that holds it, as a package URL (version: ':' and '+' encoded)
+      dpkg-deb -c "$deb" | grep -E " \./usr/s?bin/$b\$" >/dev/null || continue
+      dpkg-deb --showformat='${Package}\t${Version}\n' -W "$deb" | while IFS=$'\t' read -r package debver; do
+        printf '%s\tpkg:deb/debian/%s@%s?arch=%s&distro=%s\n' "$b" "$package" "$(sed 's/:/%3A/g; s/+/%2B/g' <<<"$debver")" \
+          "$ARCH" "$suite"
+      done
+    done >>"$tmp/source.tsv"
   done
   install_checked "$version" "$tmp"; rm -rf "$work"
 done

@@ -76,6 +76,9 @@ fi
 # -T 2: a module whose dependencies are built starts beside the others (activities-it's tests run
 # while api and worker build and test), instead of after them
 # ETCD_RUNBOOKS_IMAGE=1: also the container image (worker's image profile: its base from Debian's archive, Jib, the
-# SBOM, ImageTest; about 1.5 min cold), off by default to keep CI's time
-if [ "${ETCD_RUNBOOKS_IMAGE:-}" = 1 ]; then set -- -Pimage "$@"; fi
+# SBOM, ImageTest, ImageDemoTest under podman; about 4 min cold), off by default to keep CI's time
+if [ "${ETCD_RUNBOOKS_IMAGE:-}" = 1 ]; then
+  step "installing podman and runc (the image's tests)" bash deploy/scripts/fetch-podman.sh
+  set -- -Pimage "$@"
+fi
 step "mvn verify" mvn -B -ntp -T 2 verify "$@"

@@ -15,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -27,11 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The image {@code mvn -Pimage package} makes (target/jib-image.tar, OCI layout) is the product:
  * read without running it, its config runs the product jar as user 10001, and its layers hold the
- * product jar with exactly target/lib's libraries, Debian's JRE with a trust store, the shell tools
- * the chart's init container uses, and etcd, etcdctl (and etcdutl) of every release in
- * deploy/etcd-releases.tsv under /opt/etcd-runbooks/releases, executable. Where podman runs
- * containers, the image is also started read-only as user 10001. Tag {@code image}: only in the
- * image profile's surefire execution, after Jib.
+ * product jar with exactly target/lib's libraries, a JRE jlinked from Debian's openjdk-17 with a
+ * trust store, the shell tools the chart's init container uses, and etcd, etcdctl (and etcdutl) of
+ * every release in deploy/etcd-releases.tsv under /opt/etcd-runbooks/releases, executable. Where
+ * podman runs containers, the image is also started read-only as user 10001. Tag {@code image}:
+ * only in the image profile's surefire execution, after Jib.
  */
 @Tag("image")
 class ImageTest {
@@ -121,43 +123,98 @@ class ImageTest {
     }
   }
 
-  /** Podman 4.3 from Debian: load the image, run it read-only as 10001 with --help. */
+  /**
+   * The CycloneDX SBOM beside the image names everything the image runs: the product jar (its
+   * metadata's component), every library in /app/libs (a Maven component of that file's name),
+   * every etcd binary under /opt/etcd-runbooks/releases (a component at that place, built from the
+   * Debian package or etcd's Go module of that release), and Debian's packages of the base.
+   */
   @Test
-  void startsReadOnlyAsUser10001WherePodmanRuns() throws Exception {
-    assumeThat(Files.isExecutable(Path.of("/usr/bin/podman")))
-        .as("podman is not installed (apt-get install podman): the image is not started")
-        .isTrue();
-    run(List.of("podman", "load", "-q", "-i", target.resolve("jib-image.tar").toString()));
-    String image =
-        JSON.readTree(entry(target.resolve("jib-image.tar"), "index.json"))
-            .at("/manifests/0/annotations/org.opencontainers.image.ref.name")
-            .asText();
-    Result probe =
-        run(
-            List.of(
-                "podman",
-                "run",
-                "--rm",
-                "--read-only",
-                "--user",
-                "10001:10001",
-                "--network=host",
-                "--tmpfs",
-                "/tmp",
-                "localhost/" + image,
-                "--help"));
-    assumeThat(probe.output())
-        .as("podman cannot start containers on this machine: " + probe.output())
-        .doesNotContain("setrlimit", "cgroups in hybrid mode");
-    assertThat(probe.exitCode()).as(probe.output()).isZero();
-    assertThat(probe.output()).contains("run").contains("decrypt-backup");
+  void itsSbomNamesTheProductEveryLibraryEveryEtcdBinaryAndTheDebianPackages() throws IOException {
+    Path file = target.resolve("etcd-runbooks-image.sbom.json");
+    assertThat(file).as("the SBOM is written by the image profile with Maven online").exists();
+    JsonNode sbom = JSON.readTree(file.toFile());
+    assertThat(sbom.path("bomFormat").asText()).isEqualTo("CycloneDX");
+    assertThat(sbom.at("/metadata/component/purl").asText())
+        .startsWith("pkg:maven/io.etcdrunbooks/worker@");
+    List<JsonNode> components = new ArrayList<>();
+    sbom.path("components").forEach(components::add);
+
+    List<String> mavenFiles =
+        components.stream()
+            .filter(c -> c.path("purl").asText().startsWith("pkg:maven/"))
+            .map(ImageTest::jarName)
+            .toList();
+    List<String> libs =
+        files.keySet().stream()
+            .filter(f -> f.startsWith("app/libs/") && f.endsWith(".jar"))
+            .map(f -> f.substring("app/libs/".length()))
+            .toList();
+    assertThat(libs).isNotEmpty();
+    assertThat(mavenFiles).as("a component for each jar in /app/libs").containsAll(libs);
+
+    Map<String, String> purlAt = new HashMap<>();
+    components.forEach(
+        c ->
+            c.at("/evidence/occurrences")
+                .forEach(o -> purlAt.put(o.path("location").asText(), c.path("purl").asText())));
+    List<String> binaries =
+        files.keySet().stream()
+            .filter(f -> f.startsWith(RELEASES) && !f.endsWith("/") && f.contains("/bin/"))
+            .toList();
+    assertThat(binaries).hasSizeGreaterThanOrEqualTo(2 * releases().size());
+    for (String binary : binaries) {
+      String version = binary.substring(RELEASES.length()).split("/")[0];
+      assertThat(purlAt.get("/" + binary))
+          .as("the component of /" + binary)
+          .isNotNull()
+          .matches(
+              "pkg:golang/go\\.etcd\\.io/etcd/.*@v"
+                  + Pattern.quote(version)
+                  + "|pkg:deb/debian/etcd-(server|client)@"
+                  + Pattern.quote(version)
+                  + "[-%].*");
+    }
+
+    List<String> debs =
+        components.stream()
+            .map(c -> c.path("purl").asText())
+            .filter(p -> p.startsWith("pkg:deb/debian/") && p.contains("distro=bookworm"))
+            .map(p -> p.substring("pkg:deb/debian/".length(), p.indexOf('@')))
+            .toList();
+    assertThat(debs)
+        .as("Debian's packages of the base and those its JRE was jlinked from")
+        .contains("libc6", "zlib1g", "ca-certificates", "tzdata", "dash", "coreutils")
+        .contains("openjdk-17-jre-headless", "openjdk-17-jdk-headless");
+  }
+
+  /** A Maven component's file name as Maven's repository names it: name-version[-classifier].jar */
+  private static String jarName(JsonNode component) {
+    Matcher classifier =
+        Pattern.compile("[?&]classifier=([^&]+)").matcher(component.path("purl").asText());
+    return component.path("name").asText()
+        + "-"
+        + component.path("version").asText()
+        + (classifier.find() ? "-" + classifier.group(1) : "")
+        + ".jar";
+  }
+
+  /** Debian's podman runs the image read-only as 10001 ({@link ImagePodman}): --help answers. */
+  @Test
+  void startsReadOnlyAsUser10001UnderPodman() throws Exception {
+    assumeThat(ImagePodman.missing()).isEmpty();
+    ImagePodman podman = ImagePodman.in(target);
+    String image = podman.load(target.resolve("jib-image.tar"));
+    ImagePodman.Result help = podman.run(List.of(), image, List.of("--help"));
+    assertThat(help.exitCode()).as(help.output()).isZero();
+    assertThat(help.output()).contains("usage: etcd-runbooks").contains("decrypt-backup");
   }
 
   /**
-   * Where podman cannot start containers (this machine refuses crun's rlimits and hybrid cgroups),
-   * root can still start the image as a runtime would: its layers unpacked, the root read-only, a
-   * tmpfs on /tmp as the chart's emptyDir, /proc, the config's environment and entry point, as user
-   * 10001. It prints the command's usage, and every release's etcdctl answers with its version.
+   * Without podman, root can still start the image as a runtime would: its layers unpacked, the
+   * root read-only, a tmpfs on /tmp as the chart's emptyDir, /proc, the config's environment and
+   * entry point, as user 10001. It prints the command's usage, and every release's etcdctl answers
+   * with its version.
    */
   @Test
   void startsFromItsLayersReadOnlyAsUser10001(@TempDir Path root) throws Exception {

@@ -8,6 +8,7 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,9 +30,12 @@ import java.util.Map;
  * </ul>
  *
  * Read again in the background when a scrape finds them older than {@link #MAX_AGE}, so a scrape
- * never waits on an off-site host or a bucket.
+ * never waits on an off-site host or a bucket. Made only in a process with the worker role: the
+ * backup directory, the SSH keys of the off-site hosts and the bucket's credentials are the
+ * worker's, and an API-only process would make an SSH client to fail on keys it does not have.
  */
 @Singleton
+@Requires(property = "runbooks.roles", pattern = "(.*,)?worker(,.*)?")
 public final class BackupMetrics {
 
   static final String NEWEST_AGE = "etcd.runbooks.backup.newest.verified.age";

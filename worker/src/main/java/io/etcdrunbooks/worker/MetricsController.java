@@ -5,14 +5,16 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Produces;
+import java.util.Optional;
 
 /**
  * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and
  * outcome), phase, member step and member restart durations (histograms), the phase each runbook is
  * in since when, schedules' next rounds, each member's health, Temporal's worker and client metrics
  * ({@code temporal_*}), the clusters the inventory refuses, the age of each cluster's newest
- * verified backup per target and its last restore drill ({@link BackupMetrics}), and the JVM's. No
- * token: scrapers rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
+ * verified backup per target and its last restore drill ({@link BackupMetrics}, in a process with
+ * the worker role), and the JVM's. No token: scrapers rarely carry one, and the API listens on
+ * 127.0.0.1 unless configured otherwise.
  */
 @Controller
 public final class MetricsController {
@@ -20,14 +22,14 @@ public final class MetricsController {
   private final PrometheusMeterRegistry registry;
   private final CertificateExpiryMetrics certificates;
   private final InventoryMetrics inventory;
-  private final BackupMetrics backups;
+  private final Optional<BackupMetrics> backups;
   private final MemberHealthMetrics members;
 
   public MetricsController(
       PrometheusMeterRegistry registry,
       CertificateExpiryMetrics certificates,
       InventoryMetrics inventory,
-      BackupMetrics backups,
+      Optional<BackupMetrics> backups,
       MemberHealthMetrics members) {
     this.registry = registry;
     this.certificates = certificates;
@@ -44,7 +46,7 @@ public final class MetricsController {
     certificates.refreshIfStale();
     members.refreshIfStale();
     inventory.refresh();
-    backups.refreshIfStale();
+    backups.ifPresent(BackupMetrics::refreshIfStale);
     return registry.scrape();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.testkit.Ports;
 import io.micronaut.context.ApplicationContext;
 import java.net.URI;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The probes of deploy/helm: while Temporal cannot be reached, a process is alive (its liveness
- * probe passes, so a Temporal outage restarts no pod) but not ready, naming Temporal.
+ * probe passes, so a Temporal outage restarts no pod) but not ready, naming Temporal. The API-only
+ * process's metrics need no SSH client.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class HealthProbesTest {
@@ -63,6 +65,56 @@ class HealthProbesTest {
       assertThat(body.path("temporal").path("status").asText()).isEqualTo("DOWN");
     } finally {
       context.close();
+    }
+  }
+
+  @Test
+  void anApiOnlyProcessServesMetricsWithoutAnSshClientOrBackupReads() throws Exception {
+    // the API's pod has no SSH keys, backup directory or bucket credentials (deploy/helm): the
+    // backups' metrics are the workers'
+    Path inventory =
+        Files.writeString(
+            dir.resolve("inventory.yaml"),
+            "releases: {localDir: " + dir.resolve("releases") + "}\nclusters: {}\n");
+    int port = Ports.free();
+    ApplicationContext context =
+        Main.start(
+            List.of("api"),
+            Map.of(
+                "runbooks.inventory",
+                inventory.toString(),
+                "temporal.address",
+                "127.0.0.1:" + Ports.free(),
+                "micronaut.server.port",
+                port));
+    try {
+      HttpResponse<String> metrics = get(port, "/metrics");
+
+      assertThat(metrics.statusCode()).as(metrics.body()).isEqualTo(200);
+      assertThat(metrics.body()).contains("jvm_memory_used_bytes");
+      assertThat(context.getActiveBeanRegistrations(SshConnector.class)).isEmpty();
+      assertThat(context.getActiveBeanRegistrations(BackupMetrics.class)).isEmpty();
+    } finally {
+      context.close();
+    }
+  }
+
+  @Test
+  void everyProcessWithTheWorkerRoleScrapesTheBackupsMetrics() throws Exception {
+    Path inventory =
+        Files.writeString(
+            dir.resolve("inventory.yaml"),
+            "releases: {localDir: " + dir.resolve("releases") + "}\nclusters: {}\n");
+    for (String roles : List.of("worker", "worker,api", "api,worker", "api")) {
+      try (ApplicationContext context =
+          ApplicationContext.run(
+              Map.of("runbooks.roles", roles, "runbooks.inventory", inventory.toString()))) {
+        context.getBean(MetricsController.class).scrape();
+
+        assertThat(context.getActiveBeanRegistrations(BackupMetrics.class))
+            .as(roles)
+            .hasSize(roles.contains("worker") ? 1 : 0);
+      }
     }
   }
 

@@ -63,7 +63,10 @@ public record BackupRecord(
     encryptionConfigSha256 = encryptionConfigSha256 == null ? "" : encryptionConfigSha256;
   }
 
-  /** A record to fill by name; what is not set is 0, false, empty or null (no keyspace hash). */
+  /**
+   * A record to fill by name. Not set: numbers 0, not encrypted, {@code keyId} and the
+   * EncryptionConfiguration's fields empty, the other strings and the keyspace hash null.
+   */
   public static Builder builder() {
     return new Builder();
   }

@@ -8,6 +8,7 @@ import io.etcdrunbooks.inventory.InventorySource;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,9 +37,13 @@ import java.util.TreeMap;
  * Read again in the background when a scrape finds them older than {@link #MAX_AGE}, so a scrape
  * never waits on an off-site host or a bucket; and at once when a cluster's backup directory
  * changed since the last read (a backup or a drill finished), so the dashboard and the backup-age
- * alert see it at the next scrape rather than up to a minute later.
+ * alert see it at the next scrape rather than up to a minute later. Made only in a process with the
+ * worker role: the backup directory, the SSH keys of the off-site hosts and the bucket's
+ * credentials are the worker's, and an API-only process would make an SSH client to fail on keys it
+ * does not have.
  */
 @Singleton
+@Requires(property = "runbooks.roles", pattern = "(.*,)?worker(,.*)?")
 public final class BackupMetrics {
 
   static final String NEWEST_AGE = "etcd.runbooks.backup.newest.verified.age";

@@ -5,6 +5,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Produces;
+import java.util.Optional;
 
 /**
  * The Prometheus scrape endpoint: runbooks started and finished (by runbook type, cluster and
@@ -12,8 +13,9 @@ import io.micronaut.http.annotation.Produces;
  * in since when (read from Temporal), schedules' next rounds and our Temporal Schedules' state
  * ({@link ScheduleMetrics}), each member's health, Temporal's worker and client metrics ({@code
  * temporal_*}), the clusters the inventory refuses, the age of each cluster's newest verified
- * backup per target and its last restore drill ({@link BackupMetrics}), and the JVM's. No token:
- * scrapers rarely carry one, and the API listens on 127.0.0.1 unless configured otherwise.
+ * backup per target and its last restore drill ({@link BackupMetrics}, in a process with the worker
+ * role), and the JVM's. No token: scrapers rarely carry one, and the API listens on 127.0.0.1
+ * unless configured otherwise.
  */
 @Controller
 public final class MetricsController {
@@ -21,7 +23,7 @@ public final class MetricsController {
   private final PrometheusMeterRegistry registry;
   private final CertificateExpiryMetrics certificates;
   private final InventoryMetrics inventory;
-  private final BackupMetrics backups;
+  private final Optional<BackupMetrics> backups;
   private final MemberHealthMetrics members;
   private final RunbookPhaseMetrics phases;
   private final ScheduleMetrics schedules;
@@ -30,7 +32,7 @@ public final class MetricsController {
       PrometheusMeterRegistry registry,
       CertificateExpiryMetrics certificates,
       InventoryMetrics inventory,
-      BackupMetrics backups,
+      Optional<BackupMetrics> backups,
       MemberHealthMetrics members,
       RunbookPhaseMetrics phases,
       ScheduleMetrics schedules) {
@@ -51,7 +53,7 @@ public final class MetricsController {
     certificates.refreshIfStale();
     members.refreshIfStale();
     inventory.refresh();
-    backups.refreshIfStale();
+    backups.ifPresent(BackupMetrics::refreshIfStale);
     phases.refreshIfStale();
     schedules.refreshIfStale();
     return registry.scrape();

@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdrunbooks.activities.ssh.SshConnector;
 import io.etcdrunbooks.testkit.Ports;
 import io.etcdrunbooks.testkit.TemporalDevServer;
 import io.etcdrunbooks.workflows.backup.BackupClusterRequest;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The probes of deploy/helm: while Temporal cannot be reached, a process is alive (its liveness
  * probe passes, so a Temporal outage restarts no pod) but not ready, naming Temporal; a worker
- * started then becomes ready once Temporal answers.
+ * started then becomes ready once Temporal answers. The API-only process's metrics need no SSH
+ * client.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class HealthProbesTest {
@@ -157,6 +159,56 @@ class HealthProbesTest {
     return Files.writeString(
         dir.resolve("inventory.yaml"),
         "releases: {localDir: " + dir.resolve("releases") + "}\nclusters: {}\n");
+  }
+
+  @Test
+  void anApiOnlyProcessServesMetricsWithoutAnSshClientOrBackupReads() throws Exception {
+    // the API's pod has no SSH keys, backup directory or bucket credentials (deploy/helm): the
+    // backups' metrics are the workers'
+    Path inventory =
+        Files.writeString(
+            dir.resolve("inventory.yaml"),
+            "releases: {localDir: " + dir.resolve("releases") + "}\nclusters: {}\n");
+    int port = Ports.free();
+    ApplicationContext context =
+        Main.start(
+            List.of("api"),
+            Map.of(
+                "runbooks.inventory",
+                inventory.toString(),
+                "temporal.address",
+                "127.0.0.1:" + Ports.free(),
+                "micronaut.server.port",
+                port));
+    try {
+      HttpResponse<String> metrics = get(port, "/metrics");
+
+      assertThat(metrics.statusCode()).as(metrics.body()).isEqualTo(200);
+      assertThat(metrics.body()).contains("jvm_memory_used_bytes");
+      assertThat(context.getActiveBeanRegistrations(SshConnector.class)).isEmpty();
+      assertThat(context.getActiveBeanRegistrations(BackupMetrics.class)).isEmpty();
+    } finally {
+      context.close();
+    }
+  }
+
+  @Test
+  void everyProcessWithTheWorkerRoleScrapesTheBackupsMetrics() throws Exception {
+    Path inventory =
+        Files.writeString(
+            dir.resolve("inventory.yaml"),
+            "releases: {localDir: " + dir.resolve("releases") + "}\nclusters: {}\n");
+    for (String roles : List.of("worker", "worker,api", "api,worker", "api")) {
+      try (ApplicationContext context =
+          ApplicationContext.run(
+              Map.of("runbooks.roles", roles, "runbooks.inventory", inventory.toString()))) {
+        context.getBean(MetricsController.class).scrape();
+
+        assertThat(context.getActiveBeanRegistrations(BackupMetrics.class))
+            .as(roles)
+            .hasSize(roles.contains("worker") ? 1 : 0);
+      }
+    }
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {

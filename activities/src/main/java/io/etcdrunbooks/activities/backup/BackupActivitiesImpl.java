@@ -353,22 +353,23 @@ public final class BackupActivitiesImpl implements BackupActivities {
                   + " ms after the stream), read back in "
                   + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - verified)
                   + " ms");
-      return new BackupRecord(
-          id,
-          spec.name(),
-          source.name(),
-          source.serverVersion(),
-          status.revision(),
-          status.hash(),
-          status.totalKey(),
-          Files.size(stored),
-          sha256,
-          stored.toAbsolutePath().toString(),
-          takenAt,
-          key != null,
-          key == null ? "" : key.id(),
-          status.liveKeys(),
-          status.keyspaceHash());
+      return BackupRecord.builder()
+          .id(id)
+          .cluster(spec.name())
+          .member(source.name())
+          .etcdVersion(source.serverVersion())
+          .revision(status.revision())
+          .hash(status.hash())
+          .keyCount(status.totalKey())
+          .sizeBytes(Files.size(stored))
+          .sha256(sha256)
+          .path(stored.toAbsolutePath().toString())
+          .takenAt(takenAt)
+          .encrypted(key != null)
+          .keyId(key == null ? "" : key.id())
+          .liveKeys(status.liveKeys())
+          .keyspaceHash(status.keyspaceHash())
+          .build();
     } catch (RuntimeException | IOException e) {
       PacedSync.deleteIfExists(stored);
       throw e;

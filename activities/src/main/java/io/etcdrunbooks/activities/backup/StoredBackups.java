@@ -34,7 +34,13 @@ import org.slf4j.LoggerFactory;
 final class StoredBackups {
 
   private static final Logger log = LoggerFactory.getLogger(StoredBackups.class);
-  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /** Writes records; reads those of newer releases too ({@link FieldsOfNewerReleases}). */
+  static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          .addHandler(new FieldsOfNewerReleases());
+
   static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 

@@ -94,22 +94,22 @@ class BackupRetentionActivityTest {
     Path file = dir.resolve(id + ".db.enc");
     if (fileIntact) Files.write(file, new byte[100]);
     BackupRecord record =
-        new BackupRecord(
-            id,
-            cluster,
-            "m1",
-            "3.5.30",
-            10,
-            1,
-            20,
-            100,
-            "00",
-            file.toString(),
-            takenAt.toString(),
-            true,
-            "k",
-            5,
-            null);
+        BackupRecord.builder()
+            .id(id)
+            .cluster(cluster)
+            .member("m1")
+            .etcdVersion("3.5.30")
+            .revision(10)
+            .hash(1)
+            .keyCount(20)
+            .sizeBytes(100)
+            .sha256("00")
+            .path(file.toString())
+            .takenAt(takenAt.toString())
+            .encrypted(true)
+            .keyId("k")
+            .liveKeys(5)
+            .build();
     Files.write(dir.resolve(id + ".json"), JSON.writeValueAsBytes(record));
   }
 

@@ -97,22 +97,22 @@ class BackupsAcrossTargetsTest {
   }
 
   private BackupRecord record(String id, Instant takenAt) {
-    return new BackupRecord(
-        id,
-        "c1",
-        "m1",
-        "3.5.30",
-        10,
-        1,
-        20,
-        100,
-        "00",
-        dir.resolve(id + ".db.enc").toString(),
-        takenAt.toString(),
-        true,
-        "k",
-        5,
-        null);
+    return BackupRecord.builder()
+        .id(id)
+        .cluster("c1")
+        .member("m1")
+        .etcdVersion("3.5.30")
+        .revision(10)
+        .hash(1)
+        .keyCount(20)
+        .sizeBytes(100)
+        .sha256("00")
+        .path(dir.resolve(id + ".db.enc").toString())
+        .takenAt(takenAt.toString())
+        .encrypted(true)
+        .keyId("k")
+        .liveKeys(5)
+        .build();
   }
 
   private void keepOnWorker(BackupRecord r) throws Exception {

@@ -66,22 +66,22 @@ class ObjectStoreCredentialsTest {
   @Test
   void objectKeysListByClusterThenUtcTime() {
     BackupRecord record =
-        new BackupRecord(
-            "nightly-1",
-            "prod",
-            "m1",
-            "3.5.30",
-            8,
-            1,
-            1,
-            1,
-            "00",
-            "/b/nightly-1.db.enc",
-            "2026-11-27T05:01:02.345Z",
-            true,
-            "k",
-            0,
-            null);
+        BackupRecord.builder()
+            .id("nightly-1")
+            .cluster("prod")
+            .member("m1")
+            .etcdVersion("3.5.30")
+            .revision(8)
+            .hash(1)
+            .keyCount(1)
+            .sizeBytes(1)
+            .sha256("00")
+            .path("/b/nightly-1.db.enc")
+            .takenAt("2026-11-27T05:01:02.345Z")
+            .encrypted(true)
+            .keyId("k")
+            .liveKeys(0)
+            .build();
     ObjectStore store = new ObjectStore("b", "etcd/backups", null, null, false, null);
 
     assertThat(ObjectStoreCopy.objectKey(store, record, "nightly-1.db.enc"))

@@ -1,7 +1,11 @@
 package io.etcdrunbooks.workflows.model;
 
+import java.util.List;
+
 /**
- * A verified snapshot, as kept beside its file in the cluster's backup directory.
+ * A verified snapshot, as kept beside its file in the cluster's backup directory. Built by name
+ * ({@link #builder()}, {@link #toBuilder()}): the canonical constructor is Jackson's, and a field
+ * added later is left out of the records written before it (read as its default).
  *
  * @param id backup id (unique per cluster)
  * @param cluster cluster name
@@ -49,119 +53,192 @@ public record BackupRecord(
     String keyId,
     long liveKeys,
     KeyspaceHash keyspaceHash,
-    java.util.List<String> encryptionKeys,
+    List<String> encryptionKeys,
     String encryptionConfigFile,
     String encryptionConfigSha256) {
 
   public BackupRecord {
-    encryptionKeys =
-        encryptionKeys == null ? java.util.List.of() : java.util.List.copyOf(encryptionKeys);
+    encryptionKeys = encryptionKeys == null ? List.of() : List.copyOf(encryptionKeys);
     encryptionConfigFile = encryptionConfigFile == null ? "" : encryptionConfigFile;
     encryptionConfigSha256 = encryptionConfigSha256 == null ? "" : encryptionConfigSha256;
   }
 
-  /** A backup whose kept EncryptionConfiguration's SHA-256 is not recorded. */
-  public BackupRecord(
-      String id,
-      String cluster,
-      String member,
-      String etcdVersion,
-      long revision,
-      long hash,
-      long keyCount,
-      long sizeBytes,
-      String sha256,
-      String path,
-      String takenAt,
-      boolean encrypted,
-      String keyId,
-      long liveKeys,
-      KeyspaceHash keyspaceHash,
-      java.util.List<String> encryptionKeys,
-      String encryptionConfigFile) {
-    this(
-        id,
-        cluster,
-        member,
-        etcdVersion,
-        revision,
-        hash,
-        keyCount,
-        sizeBytes,
-        sha256,
-        path,
-        takenAt,
-        encrypted,
-        keyId,
-        liveKeys,
-        keyspaceHash,
-        encryptionKeys,
-        encryptionConfigFile,
-        "");
+  /**
+   * A record to fill by name. Not set: numbers 0, not encrypted, {@code keyId} and the
+   * EncryptionConfiguration's fields empty, the other strings and the keyspace hash null.
+   */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** A backup without the kube-apiserver's EncryptionConfiguration recorded. */
-  public BackupRecord(
-      String id,
-      String cluster,
-      String member,
-      String etcdVersion,
-      long revision,
-      long hash,
-      long keyCount,
-      long sizeBytes,
-      String sha256,
-      String path,
-      String takenAt,
-      boolean encrypted,
-      String keyId,
-      long liveKeys,
-      KeyspaceHash keyspaceHash) {
-    this(
-        id,
-        cluster,
-        member,
-        etcdVersion,
-        revision,
-        hash,
-        keyCount,
-        sizeBytes,
-        sha256,
-        path,
-        takenAt,
-        encrypted,
-        keyId,
-        liveKeys,
-        keyspaceHash,
-        java.util.List.of(),
-        "",
-        "");
+  /** A builder holding this record's fields, to change some of them. */
+  public Builder toBuilder() {
+    return new Builder()
+        .id(id)
+        .cluster(cluster)
+        .member(member)
+        .etcdVersion(etcdVersion)
+        .revision(revision)
+        .hash(hash)
+        .keyCount(keyCount)
+        .sizeBytes(sizeBytes)
+        .sha256(sha256)
+        .path(path)
+        .takenAt(takenAt)
+        .encrypted(encrypted)
+        .keyId(keyId)
+        .liveKeys(liveKeys)
+        .keyspaceHash(keyspaceHash)
+        .encryptionKeys(encryptionKeys)
+        .encryptionConfigFile(encryptionConfigFile)
+        .encryptionConfigSha256(encryptionConfigSha256);
   }
 
   /**
    * This record with the EncryptionConfiguration's key names, and the kept file with its SHA-256
    * (both empty when not kept).
    */
-  public BackupRecord withEncryptionConfig(
-      java.util.List<String> keys, String file, String fileSha256) {
-    return new BackupRecord(
-        id,
-        cluster,
-        member,
-        etcdVersion,
-        revision,
-        hash,
-        keyCount,
-        sizeBytes,
-        sha256,
-        path,
-        takenAt,
-        encrypted,
-        keyId,
-        liveKeys,
-        keyspaceHash,
-        keys,
-        file,
-        fileSha256);
+  public BackupRecord withEncryptionConfig(List<String> keys, String file, String fileSha256) {
+    return toBuilder()
+        .encryptionKeys(keys)
+        .encryptionConfigFile(file)
+        .encryptionConfigSha256(fileSha256)
+        .build();
+  }
+
+  /** Sets a {@link BackupRecord}'s fields by name; see the record for what each means. */
+  public static final class Builder {
+    private String id;
+    private String cluster;
+    private String member;
+    private String etcdVersion;
+    private long revision;
+    private long hash;
+    private long keyCount;
+    private long sizeBytes;
+    private String sha256;
+    private String path;
+    private String takenAt;
+    private boolean encrypted;
+    private String keyId = "";
+    private long liveKeys;
+    private KeyspaceHash keyspaceHash;
+    private List<String> encryptionKeys = List.of();
+    private String encryptionConfigFile = "";
+    private String encryptionConfigSha256 = "";
+
+    private Builder() {}
+
+    public Builder id(String id) {
+      this.id = id;
+      return this;
+    }
+
+    public Builder cluster(String cluster) {
+      this.cluster = cluster;
+      return this;
+    }
+
+    public Builder member(String member) {
+      this.member = member;
+      return this;
+    }
+
+    public Builder etcdVersion(String etcdVersion) {
+      this.etcdVersion = etcdVersion;
+      return this;
+    }
+
+    public Builder revision(long revision) {
+      this.revision = revision;
+      return this;
+    }
+
+    public Builder hash(long hash) {
+      this.hash = hash;
+      return this;
+    }
+
+    public Builder keyCount(long keyCount) {
+      this.keyCount = keyCount;
+      return this;
+    }
+
+    public Builder sizeBytes(long sizeBytes) {
+      this.sizeBytes = sizeBytes;
+      return this;
+    }
+
+    public Builder sha256(String sha256) {
+      this.sha256 = sha256;
+      return this;
+    }
+
+    public Builder path(String path) {
+      this.path = path;
+      return this;
+    }
+
+    public Builder takenAt(String takenAt) {
+      this.takenAt = takenAt;
+      return this;
+    }
+
+    public Builder encrypted(boolean encrypted) {
+      this.encrypted = encrypted;
+      return this;
+    }
+
+    public Builder keyId(String keyId) {
+      this.keyId = keyId;
+      return this;
+    }
+
+    public Builder liveKeys(long liveKeys) {
+      this.liveKeys = liveKeys;
+      return this;
+    }
+
+    public Builder keyspaceHash(KeyspaceHash keyspaceHash) {
+      this.keyspaceHash = keyspaceHash;
+      return this;
+    }
+
+    public Builder encryptionKeys(List<String> encryptionKeys) {
+      this.encryptionKeys = encryptionKeys;
+      return this;
+    }
+
+    public Builder encryptionConfigFile(String encryptionConfigFile) {
+      this.encryptionConfigFile = encryptionConfigFile;
+      return this;
+    }
+
+    public Builder encryptionConfigSha256(String encryptionConfigSha256) {
+      this.encryptionConfigSha256 = encryptionConfigSha256;
+      return this;
+    }
+
+    public BackupRecord build() {
+      return new BackupRecord(
+          id,
+          cluster,
+          member,
+          etcdVersion,
+          revision,
+          hash,
+          keyCount,
+          sizeBytes,
+          sha256,
+          path,
+          takenAt,
+          encrypted,
+          keyId,
+          liveKeys,
+          keyspaceHash,
+          encryptionKeys,
+          encryptionConfigFile,
+          encryptionConfigSha256);
+    }
   }
 }

@@ -61,20 +61,14 @@ public record RestoreRequest(
    * A restore of the backup onto the backup's own etcd version; loses data only once acknowledged.
    */
   public static RestoreRequest of(String cluster, String backupId, RunbookOptions options) {
-    return new RestoreRequest(
-        cluster,
-        backupId,
-        false,
-        null,
-        options.dryRun(),
-        options.memberTimeoutSeconds(),
-        options.apiServerTimeoutSeconds(),
-        "",
-        options.requireApproval(),
-        false,
-        List.of(),
-        false,
-        0);
+    return new Builder()
+        .cluster(cluster)
+        .backupId(backupId)
+        .dryRun(options.dryRun())
+        .memberTimeoutSeconds(options.memberTimeoutSeconds())
+        .apiServerTimeoutSeconds(options.apiServerTimeoutSeconds())
+        .requireApproval(options.requireApproval())
+        .build();
   }
 
   /** Every write since the backup is lost: a restore runs only with this. */
@@ -83,128 +77,154 @@ public record RestoreRequest(
   }
 
   public RestoreRequest withDataLossAcknowledged(boolean acknowledged) {
-    return new RestoreRequest(
-        cluster,
-        backupId,
-        acknowledged,
-        etcdVersion,
-        dryRun,
-        memberTimeoutSeconds,
-        apiServerTimeoutSeconds,
-        takenOnMinor,
-        requireApproval,
-        acknowledgeRevisionsBackward,
-        newMembers,
-        putBackEncryptionConfig,
-        controllersOutSeconds);
+    return toBuilder().acknowledgeDataLoss(acknowledged).build();
   }
 
   /** The etcd version to run after the restore (null: the backup's). */
   public RestoreRequest withEtcdVersion(String version) {
-    return new RestoreRequest(
-        cluster,
-        backupId,
-        acknowledgeDataLoss,
-        version,
-        dryRun,
-        memberTimeoutSeconds,
-        apiServerTimeoutSeconds,
-        takenOnMinor,
-        requireApproval,
-        acknowledgeRevisionsBackward,
-        newMembers,
-        putBackEncryptionConfig,
-        controllersOutSeconds);
+    return toBuilder().etcdVersion(version).build();
   }
 
   /** The minor the backup was taken on, when the caller knows it (a rollback does). */
   public RestoreRequest withTakenOnMinor(String minor) {
-    return new RestoreRequest(
-        cluster,
-        backupId,
-        acknowledgeDataLoss,
-        etcdVersion,
-        dryRun,
-        memberTimeoutSeconds,
-        apiServerTimeoutSeconds,
-        minor,
-        requireApproval,
-        acknowledgeRevisionsBackward,
-        newMembers,
-        putBackEncryptionConfig,
-        controllersOutSeconds);
+    return toBuilder().takenOnMinor(minor).build();
   }
 
   /** The revision may go back to the backup's when no tool can raise it. */
   public RestoreRequest withRevisionsBackwardAcknowledged(boolean acknowledged) {
-    return new RestoreRequest(
-        cluster,
-        backupId,
-        acknowledgeDataLoss,
-        etcdVersion,
-        dryRun,
-        memberTimeoutSeconds,
-        apiServerTimeoutSeconds,
-        takenOnMinor,
-        requireApproval,
-        acknowledged,
-        newMembers,
-        putBackEncryptionConfig,
-        controllersOutSeconds);
+    return toBuilder().acknowledgeRevisionsBackward(acknowledged).build();
   }
 
   /** Restores onto these hosts as a new cluster; empty: in place. */
   public RestoreRequest withNewMembers(List<MemberPlacement> members) {
-    return new RestoreRequest(
-        cluster,
-        backupId,
-        acknowledgeDataLoss,
-        etcdVersion,
-        dryRun,
-        memberTimeoutSeconds,
-        apiServerTimeoutSeconds,
-        takenOnMinor,
-        requireApproval,
-        acknowledgeRevisionsBackward,
-        members,
-        putBackEncryptionConfig,
-        controllersOutSeconds);
+    return toBuilder().newMembers(members).build();
   }
 
   /** Puts the backup's EncryptionConfiguration back where a host's lacks its keys. */
   public RestoreRequest withEncryptionConfigPutBack(boolean putBack) {
-    return new RestoreRequest(
-        cluster,
-        backupId,
-        acknowledgeDataLoss,
-        etcdVersion,
-        dryRun,
-        memberTimeoutSeconds,
-        apiServerTimeoutSeconds,
-        takenOnMinor,
-        requireApproval,
-        acknowledgeRevisionsBackward,
-        newMembers,
-        putBack,
-        controllersOutSeconds);
+    return toBuilder().putBackEncryptionConfig(putBack).build();
   }
 
   /** How long the controllers' manifests stay out (0: 25 s). */
   public RestoreRequest withControllersOutSeconds(int seconds) {
-    return new RestoreRequest(
-        cluster,
-        backupId,
-        acknowledgeDataLoss,
-        etcdVersion,
-        dryRun,
-        memberTimeoutSeconds,
-        apiServerTimeoutSeconds,
-        takenOnMinor,
-        requireApproval,
-        acknowledgeRevisionsBackward,
-        newMembers,
-        putBackEncryptionConfig,
-        seconds);
+    return toBuilder().controllersOutSeconds(seconds).build();
+  }
+
+  /** A builder holding this request's fields: each wither names the one it changes. */
+  private Builder toBuilder() {
+    return new Builder()
+        .cluster(cluster)
+        .backupId(backupId)
+        .acknowledgeDataLoss(acknowledgeDataLoss)
+        .etcdVersion(etcdVersion)
+        .dryRun(dryRun)
+        .memberTimeoutSeconds(memberTimeoutSeconds)
+        .apiServerTimeoutSeconds(apiServerTimeoutSeconds)
+        .takenOnMinor(takenOnMinor)
+        .requireApproval(requireApproval)
+        .acknowledgeRevisionsBackward(acknowledgeRevisionsBackward)
+        .newMembers(newMembers)
+        .putBackEncryptionConfig(putBackEncryptionConfig)
+        .controllersOutSeconds(controllersOutSeconds);
+  }
+
+  /** Sets a request's fields by name; what is not set is as {@link #of} leaves it. */
+  private static final class Builder {
+    private String cluster;
+    private String backupId;
+    private boolean acknowledgeDataLoss;
+    private String etcdVersion;
+    private boolean dryRun;
+    private int memberTimeoutSeconds;
+    private int apiServerTimeoutSeconds;
+    private String takenOnMinor = "";
+    private boolean requireApproval;
+    private boolean acknowledgeRevisionsBackward;
+    private List<MemberPlacement> newMembers = List.of();
+    private boolean putBackEncryptionConfig;
+    private int controllersOutSeconds;
+
+    Builder cluster(String cluster) {
+      this.cluster = cluster;
+      return this;
+    }
+
+    Builder backupId(String backupId) {
+      this.backupId = backupId;
+      return this;
+    }
+
+    Builder acknowledgeDataLoss(boolean acknowledgeDataLoss) {
+      this.acknowledgeDataLoss = acknowledgeDataLoss;
+      return this;
+    }
+
+    Builder etcdVersion(String etcdVersion) {
+      this.etcdVersion = etcdVersion;
+      return this;
+    }
+
+    Builder dryRun(boolean dryRun) {
+      this.dryRun = dryRun;
+      return this;
+    }
+
+    Builder memberTimeoutSeconds(int memberTimeoutSeconds) {
+      this.memberTimeoutSeconds = memberTimeoutSeconds;
+      return this;
+    }
+
+    Builder apiServerTimeoutSeconds(int apiServerTimeoutSeconds) {
+      this.apiServerTimeoutSeconds = apiServerTimeoutSeconds;
+      return this;
+    }
+
+    Builder takenOnMinor(String takenOnMinor) {
+      this.takenOnMinor = takenOnMinor;
+      return this;
+    }
+
+    Builder requireApproval(boolean requireApproval) {
+      this.requireApproval = requireApproval;
+      return this;
+    }
+
+    Builder acknowledgeRevisionsBackward(boolean acknowledgeRevisionsBackward) {
+      this.acknowledgeRevisionsBackward = acknowledgeRevisionsBackward;
+      return this;
+    }
+
+    Builder newMembers(List<MemberPlacement> newMembers) {
+      this.newMembers = newMembers;
+      return this;
+    }
+
+    Builder putBackEncryptionConfig(boolean putBackEncryptionConfig) {
+      this.putBackEncryptionConfig = putBackEncryptionConfig;
+      return this;
+    }
+
+    Builder controllersOutSeconds(int controllersOutSeconds) {
+      this.controllersOutSeconds = controllersOutSeconds;
+      return this;
+    }
+
+    RestoreRequest build() {
+      return new RestoreRequest(
+          cluster,
+          backupId,
+          acknowledgeDataLoss,
+          etcdVersion,
+          dryRun,
+          memberTimeoutSeconds,
+          apiServerTimeoutSeconds,
+          takenOnMinor,
+          requireApproval,
+          acknowledgeRevisionsBackward,
+          newMembers,
+          putBackEncryptionConfig,
+          controllersOutSeconds);
+    }
   }
 
   public int effectiveControllersOutSeconds() {

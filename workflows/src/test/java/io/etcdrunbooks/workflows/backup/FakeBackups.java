@@ -90,22 +90,22 @@ final class FakeBackups implements BackupActivities {
               + ")");
     }
     if (!kept.contains(request.backupId())) kept.add(request.backupId());
-    return new BackupRecord(
-        request.backupId(),
-        request.cluster(),
-        "m1",
-        "3.5.16",
-        100 + kept.size(),
-        42,
-        10,
-        2048,
-        "sha",
-        "/backups/" + request.backupId() + ".db.enc",
-        "2026-01-01T00:00:00Z",
-        true,
-        "k1",
-        10,
-        null);
+    return BackupRecord.builder()
+        .id(request.backupId())
+        .cluster(request.cluster())
+        .member("m1")
+        .etcdVersion("3.5.16")
+        .revision(100 + kept.size())
+        .hash(42)
+        .keyCount(10)
+        .sizeBytes(2048)
+        .sha256("sha")
+        .path("/backups/" + request.backupId() + ".db.enc")
+        .takenAt("2026-01-01T00:00:00Z")
+        .encrypted(true)
+        .keyId("k1")
+        .liveKeys(10)
+        .build();
   }
 
   @Override

@@ -2,6 +2,9 @@ package io.etcdrunbooks.workflows.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcdrunbooks.workflows.model.BackupRecord;
+import io.etcdrunbooks.workflows.model.KeyspaceHash;
+import io.etcdrunbooks.workflows.model.MemberPlacement;
 import io.etcdrunbooks.workflows.restore.RestoreRequest;
 import io.etcdrunbooks.workflows.rollback.RollbackRequest;
 import io.etcdrunbooks.workflows.upgrade.UpgradeRequest;
@@ -16,14 +19,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Runbook inputs are built by name (factories, {@link RunbookOptions}, withers), never by position:
- * their canonical constructors stay only for Jackson and the histories that hold them.
+ * their canonical constructors stay only for Jackson and the histories that hold them. So is the
+ * backup's record, by its builder.
  */
 class RequestConstructionTest {
 
   private static final Pattern POSITIONAL =
       Pattern.compile(
           "new (UpgradeRequest|RollbackRequest|RestoreRequest|ReplaceMemberRequest|BackupClusterRequest"
-              + "|MigrateRequest|ReconfigureTlsRequest)\\(");
+              + "|MigrateRequest|ReconfigureTlsRequest|BackupRecord)\\(");
 
   @Test
   void noCodeOutsideARequestRecordCallsItsConstructor() throws IOException {
@@ -72,6 +76,83 @@ class RequestConstructionTest {
                 java.util.List.of(),
                 false,
                 0));
+    MemberPlacement placed = new MemberPlacement("n1", "h1", 22, "", "", "", "", "");
+    assertThat(
+            RestoreRequest.of("c", "b1", RunbookOptions.defaults())
+                .withRevisionsBackwardAcknowledged(true)
+                .withNewMembers(List.of(placed))
+                .withEncryptionConfigPutBack(true)
+                .withControllersOutSeconds(40)
+                .withDataLossAcknowledged(true))
+        .isEqualTo(
+            new RestoreRequest(
+                "c", "b1", true, null, false, 0, 0, "", false, true, List.of(placed), true, 40));
     assertThat(UpgradeRequest.to("c", "3.5.16", options).options()).isEqualTo(options);
+  }
+
+  @Test
+  void theBackupRecordsBuilderBuildsWhatThePositionalConstructorDid() {
+    KeyspaceHash hashed = new KeyspaceHash(77, 5, 99);
+    BackupRecord built =
+        BackupRecord.builder()
+            .id("b1")
+            .cluster("c")
+            .member("m2")
+            .etcdVersion("3.5.30")
+            .revision(77)
+            .hash(123)
+            .keyCount(300)
+            .sizeBytes(4096)
+            .sha256("ab")
+            .path("/b/b1.db.enc")
+            .takenAt("2026-11-23T00:00:00Z")
+            .encrypted(true)
+            .keyId("k1")
+            .liveKeys(250)
+            .keyspaceHash(hashed)
+            .build();
+    BackupRecord positional =
+        new BackupRecord(
+            "b1",
+            "c",
+            "m2",
+            "3.5.30",
+            77,
+            123,
+            300,
+            4096,
+            "ab",
+            "/b/b1.db.enc",
+            "2026-11-23T00:00:00Z",
+            true,
+            "k1",
+            250,
+            hashed,
+            List.of(),
+            "",
+            "");
+    assertThat(built).isEqualTo(positional);
+    assertThat(built.toBuilder().build()).isEqualTo(built);
+    assertThat(built.withEncryptionConfig(List.of("aescbc/key1"), "/b/b1.ec.enc", "cd"))
+        .isEqualTo(
+            new BackupRecord(
+                "b1",
+                "c",
+                "m2",
+                "3.5.30",
+                77,
+                123,
+                300,
+                4096,
+                "ab",
+                "/b/b1.db.enc",
+                "2026-11-23T00:00:00Z",
+                true,
+                "k1",
+                250,
+                hashed,
+                List.of("aescbc/key1"),
+                "/b/b1.ec.enc",
+                "cd"));
   }
 }

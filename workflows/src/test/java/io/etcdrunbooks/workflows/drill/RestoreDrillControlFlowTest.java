@@ -244,22 +244,23 @@ class RestoreDrillControlFlowTest {
             "backup %s on %s has SHA-256 00ff, its record says 00"
                 .formatted(request.backupId(), corruptOn));
       return new DrillBackup(
-          new BackupRecord(
-              request.backupId().isBlank() ? "backup-1" : request.backupId(),
-              request.cluster(),
-              "m1",
-              "3.5.30",
-              120,
-              7,
-              900,
-              4096,
-              "00",
-              "/backups/backup-1.db.enc",
-              "2026-11-27T02:00:00Z",
-              true,
-              "k1",
-              300,
-              RECORDED),
+          BackupRecord.builder()
+              .id(request.backupId().isBlank() ? "backup-1" : request.backupId())
+              .cluster(request.cluster())
+              .member("m1")
+              .etcdVersion("3.5.30")
+              .revision(120)
+              .hash(7)
+              .keyCount(900)
+              .sizeBytes(4096)
+              .sha256("00")
+              .path("/backups/backup-1.db.enc")
+              .takenAt("2026-11-27T02:00:00Z")
+              .encrypted(true)
+              .keyId("k1")
+              .liveKeys(300)
+              .keyspaceHash(RECORDED)
+              .build(),
           request.fromOneTarget() ? request.target() : "object_store");
     }
 

@@ -61,22 +61,22 @@ class PayloadRoundTripTest {
                     EtcdVersion.parse("3.4.23"),
                     List.of("m2", "m1"))));
     BackupRecord backup =
-        new BackupRecord(
-            "b1",
-            "prod-1",
-            "m2",
-            "3.3.25",
-            77,
-            123,
-            300,
-            4096,
-            "ab",
-            "/b/b1.db.enc",
-            "2026-11-23T00:00:00Z",
-            true,
-            "k1",
-            250,
-            null);
+        BackupRecord.builder()
+            .id("b1")
+            .cluster("prod-1")
+            .member("m2")
+            .etcdVersion("3.3.25")
+            .revision(77)
+            .hash(123)
+            .keyCount(300)
+            .sizeBytes(4096)
+            .sha256("ab")
+            .path("/b/b1.db.enc")
+            .takenAt("2026-11-23T00:00:00Z")
+            .encrypted(true)
+            .keyId("k1")
+            .liveKeys(250)
+            .build();
     KeyspaceDigest digest = new KeyspaceDigest(77, 300, "cd");
     UpgradeResult result =
         new UpgradeResult(

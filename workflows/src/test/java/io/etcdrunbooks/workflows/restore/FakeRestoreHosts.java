@@ -57,22 +57,22 @@ public final class FakeRestoreHosts
    * skipped).
    */
   public static BackupRecord backup(String id, String etcdVersion, long revision) {
-    return new BackupRecord(
-        id,
-        "c",
-        "m1",
-        etcdVersion,
-        revision,
-        42,
-        100,
-        1024,
-        "sha",
-        "/backups/" + id,
-        "2026-01-01T00:00:00Z",
-        true,
-        "k",
-        0,
-        null);
+    return BackupRecord.builder()
+        .id(id)
+        .cluster("c")
+        .member("m1")
+        .etcdVersion(etcdVersion)
+        .revision(revision)
+        .hash(42)
+        .keyCount(100)
+        .sizeBytes(1024)
+        .sha256("sha")
+        .path("/backups/" + id)
+        .takenAt("2026-01-01T00:00:00Z")
+        .encrypted(true)
+        .keyId("k")
+        .liveKeys(0)
+        .build();
   }
 
   /** The backup checkBackup finds (for any id asked for). */

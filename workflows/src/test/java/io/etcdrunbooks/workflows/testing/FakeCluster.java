@@ -631,22 +631,22 @@ public final class FakeCluster
 
   @Override
   public synchronized BackupRecord takeVerifiedBackup(BackupRequest request) {
-    return new BackupRecord(
-        request.backupId(),
-        name,
-        "m1",
-        "3.4.23",
-        revision,
-        42,
-        0,
-        1024,
-        "sha",
-        "/backups/" + request.backupId(),
-        "2026-01-01T00:00:00Z",
-        true,
-        "k",
-        0,
-        null);
+    return BackupRecord.builder()
+        .id(request.backupId())
+        .cluster(name)
+        .member("m1")
+        .etcdVersion("3.4.23")
+        .revision(revision)
+        .hash(42)
+        .keyCount(0)
+        .sizeBytes(1024)
+        .sha256("sha")
+        .path("/backups/" + request.backupId())
+        .takenAt("2026-01-01T00:00:00Z")
+        .encrypted(true)
+        .keyId("k")
+        .liveKeys(0)
+        .build();
   }
 
   @Override

@@ -165,10 +165,7 @@ class HealthProbesTest {
   void anApiOnlyProcessServesMetricsWithoutAnSshClientOrBackupReads() throws Exception {
     // the API's pod has no SSH keys, backup directory or bucket credentials (deploy/helm): the
     // backups' metrics are the workers'
-    Path inventory =
-        Files.writeString(
-            dir.resolve("inventory.yaml"),
-            "releases: {localDir: " + dir.resolve("releases") + "}\nclusters: {}\n");
+    Path inventory = inventory();
     int port = Ports.free();
     ApplicationContext context =
         Main.start(
@@ -194,14 +191,19 @@ class HealthProbesTest {
 
   @Test
   void everyProcessWithTheWorkerRoleScrapesTheBackupsMetrics() throws Exception {
-    Path inventory =
-        Files.writeString(
-            dir.resolve("inventory.yaml"),
-            "releases: {localDir: " + dir.resolve("releases") + "}\nclusters: {}\n");
+    Path inventory = inventory();
+    // a Temporal that does not answer: the scrape's reads of it fail in the background
+    String temporal = "127.0.0.1:" + Ports.free();
     for (String roles : List.of("worker", "worker,api", "api,worker", "api")) {
       try (ApplicationContext context =
           ApplicationContext.run(
-              Map.of("runbooks.roles", roles, "runbooks.inventory", inventory.toString()))) {
+              Map.of(
+                  "runbooks.roles",
+                  roles,
+                  "runbooks.inventory",
+                  inventory.toString(),
+                  "temporal.address",
+                  temporal))) {
         context.getBean(MetricsController.class).scrape();
 
         assertThat(context.getActiveBeanRegistrations(BackupMetrics.class))

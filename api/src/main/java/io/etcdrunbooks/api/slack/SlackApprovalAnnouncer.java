@@ -1,6 +1,7 @@
 package io.etcdrunbooks.api.slack;
 
 import io.etcdrunbooks.api.RunbookList;
+import io.etcdrunbooks.runtime.visibility.RunningProgress;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.etcdrunbooks.workflows.common.RunbookWorkflow;
@@ -210,20 +211,9 @@ public final class SlackApprovalAnnouncer {
   /** A message with buttons: its ts, and the run it names, for its replacement. */
   private record Posted(String ts, String headline) {}
 
+  /** Null when it has ended or its worker is busy: looked at again next time. */
   private Progress progressOf(WorkflowExecution run) {
-    try {
-      WorkflowStub stub =
-          client.newUntypedWorkflowStub(
-              WorkflowTargetOptions.newBuilder().setWorkflowExecution(run).build());
-      // a list can still show a run that has ended, and a query to an ended run waits for a
-      // worker to replay it
-      if (stub.describe().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING)
-        return null;
-      return stub.query("progress", Progress.class);
-    } catch (RuntimeException e) {
-      // ended since it was listed, or its worker is busy: looked at again next time
-      return null;
-    }
+    return RunningProgress.of(client, run).progress();
   }
 
   /** "`id` (UpgradeCluster, cluster sandbox)". */

@@ -3,10 +3,7 @@ package io.etcdrunbooks.runtime.visibility;
 import io.etcdrunbooks.workflows.common.Phase;
 import io.etcdrunbooks.workflows.common.Progress;
 import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowStub;
-import io.temporal.client.WorkflowTargetOptions;
 import jakarta.inject.Singleton;
 import java.util.Collection;
 import java.util.HashMap;
@@ -51,7 +48,7 @@ public final class OpenRunbookPhases {
     Map<String, PhaseEntered> now = new HashMap<>();
     for (WorkflowExecution run : runbooks.running()) {
       String id = run.getWorkflowId() + "/" + run.getRunId();
-      Read read = progressOf(run);
+      RunningProgress read = RunningProgress.of(client, run);
       if (read.ended()) continue;
       Progress progress = read.progress();
       if (progress == null) {
@@ -72,22 +69,5 @@ public final class OpenRunbookPhases {
     for (PhaseEntered entered : now.values())
       oldest.merge(entered.key(), entered, (a, b) -> a.sinceMillis() <= b.sinceMillis() ? a : b);
     return oldest.values();
-  }
-
-  /** A run's progress; null when it could not be read now. */
-  private record Read(boolean ended, Progress progress) {}
-
-  private Read progressOf(WorkflowExecution run) {
-    try {
-      WorkflowStub stub =
-          client.newUntypedWorkflowStub(
-              WorkflowTargetOptions.newBuilder().setWorkflowExecution(run).build());
-      // a query to a run that has ended since the list waits for a worker to replay it
-      if (stub.describe().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING)
-        return new Read(true, null);
-      return new Read(false, stub.query("progress", Progress.class));
-    } catch (RuntimeException e) {
-      return new Read(false, null);
-    }
   }
 }

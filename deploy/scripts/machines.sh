@@ -13,6 +13,7 @@
 #                                           prints "ADDRESS <host key line>" for known_hosts
 #   machines.sh stop DIR NAME               power it off (SIGKILL after 20 s) and remove its copy
 #   machines.sh kill DIR NAME               pull the plug: SIGKILL, the copy is kept
+#   machines.sh remove DIR NAME             pull the plug and remove its copy (a test's machines at its end)
 #
 # Needs root (systemd-nspawn). The machine's etcd listens on ADDRESS:2379 and ADDRESS:2380 and is
 # not started: the caller writes /etc/etcd/etcd.env and starts it.
@@ -144,5 +145,6 @@ case "${1:-}" in
   start) shift; start_machine "$@" ;;
   stop) stop_machine "$2" "$3" TERM ;;
   kill) stop_machine "$2" "$3" KILL ;;
+  remove) stop_machine "$2" "$3" KILL; rm -rf "${2:?}/${3:?}" ;;
   *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

@@ -384,7 +384,10 @@ public final class Machines implements EtcdTestCluster {
     return here;
   }
 
-  /** Powers every machine off, side by side (each an orderly poweroff of up to 20 s). */
+  /**
+   * Pulls every machine's plug and removes its copy, side by side: nothing of them is kept, so an
+   * orderly poweroff (3.7 s for an idle machine on a loaded CI machine) would only cost time.
+   */
   @Override
   public void close() {
     List<String> running;
@@ -401,7 +404,7 @@ public final class Machines implements EtcdTestCluster {
 
   private void stop(String name) {
     try {
-      run(List.of("bash", SCRIPT.toString(), "stop", dir.resolve("hosts").toString(), name));
+      run(List.of("bash", SCRIPT.toString(), "remove", dir.resolve("hosts").toString(), name));
     } catch (IOException e) {
       System.err.println("machine " + name + " not stopped: " + e.getMessage());
     } catch (InterruptedException e) {
